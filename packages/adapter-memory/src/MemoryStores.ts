@@ -1,0 +1,183 @@
+/**
+ * Every store port in memory. Each operation runs synchronously inside one
+ * Effect step, so each is atomic with respect to the others.
+ *
+ * @since 0.1.0
+ */
+import {
+  Idempotency,
+  Pagination,
+  ServiceSecrets,
+  Tenant,
+  TenantStore,
+  Transactor,
+  WorkspaceStore
+} from "@analytics/core"
+import type { Workspace } from "@analytics/core/Workspace"
+import { Context, Effect, Exit, Layer } from "effect"
+
+/**
+ * The undo actions of the transaction the current fiber runs in. Every write
+ * registers how to undo itself, so a failed transaction leaves nothing behind,
+ * as it would on PostgreSQL.
+ */
+const UndoLog = Context.Reference<Array<() => void> | undefined>("@analytics/adapter-memory/UndoLog", {
+  defaultValue: () => undefined
+})
+
+/** Runs a write and records its undo action when inside a transaction. */
+const write = <A>(apply: () => readonly [result: A, undo: () => void]): Effect.Effect<A> =>
+  Effect.withFiber((fiber) => {
+    const [result, undo] = apply()
+    fiber.getRef(UndoLog)?.push(undo)
+    return Effect.succeed(result)
+  })
+
+/** Restores a map entry to what it was. */
+const restore = <K, V>(map: Map<K, V>, key: K): () => void => {
+  const had = map.has(key)
+  const previous = map.get(key)
+  return () => {
+    if (had) map.set(key, previous as V)
+    else map.delete(key)
+  }
+}
+
+/** Set and return how to undo it. */
+const set = <K, V>(map: Map<K, V>, key: K, value: V): () => void => {
+  const undo = restore(map, key)
+  map.set(key, value)
+  return undo
+}
+
+/** Transactions: an undo log per transaction; nested ones hand theirs to the parent on success. */
+export const transactor = Transactor.Transactor.of({
+  transaction: (effect) =>
+    Effect.withFiber((fiber) => {
+      const parent = fiber.getRef(UndoLog)
+      const log: Array<() => void> = []
+      return effect.pipe(
+        Effect.provideService(UndoLog, log),
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            if (Exit.isSuccess(exit)) parent?.push(...log)
+            else for (let i = log.length - 1; i >= 0; i--) log[i]()
+          })
+        )
+      )
+    })
+})
+
+type IdempotencyRecord = Idempotency.IdempotencyRecord
+
+const idempotencyKey = (owner: string, scope: string, key: string) => `${owner}\u0000${scope}\u0000${key}`
+
+/** The in-memory TenantStore. */
+export const tenantStore = Effect.sync(() => {
+  const tenants = new Map<string, Tenant.Tenant>()
+  const tokens = new Map<string, TenantStore.ApiTokenRecord>()
+  return TenantStore.TenantStore.of({
+    insertTenant: (tenant) => write(() => [undefined, set(tenants, tenant.tenant_id, tenant)]),
+    findTenant: (tenantId) => Effect.sync(() => tenants.get(tenantId)),
+    insertToken: (token) =>
+      write(() => tokens.has(token.tokenHash) ? [false, () => {}] : [true, set(tokens, token.tokenHash, token)]),
+    findTokenByHash: (tokenHash) => Effect.sync(() => tokens.get(tokenHash))
+  })
+})
+
+/** The in-memory WorkspaceStore. */
+export const workspaceStore = Effect.sync(() => {
+  const byTenant = new Map<string, Map<string, Workspace>>()
+  const rowsOf = (tenantId: string) => {
+    let rows = byTenant.get(tenantId)
+    if (rows === undefined) byTenant.set(tenantId, rows = new Map())
+    return rows
+  }
+  return WorkspaceStore.WorkspaceStore.of({
+    insert: (workspace) =>
+      write(() => [undefined, set(rowsOf(workspace.tenant_id), workspace.workspace_id, workspace)]),
+    find: (tenantId, workspaceId) => Effect.sync(() => byTenant.get(tenantId)?.get(workspaceId)),
+    list: (tenantId, query) =>
+      Effect.sync(() =>
+        Pagination.applyInMemory(
+          byTenant.get(tenantId)?.values() ?? [],
+          query,
+          WorkspaceStore.workspaceKey,
+          (w) => w.created_at
+        )
+      ),
+    remove: (tenantId, workspaceId) =>
+      write(() => {
+        const rows = byTenant.get(tenantId)
+        if (rows === undefined || !rows.has(workspaceId)) return [false, () => {}]
+        const undo = restore(rows, workspaceId)
+        rows.delete(workspaceId)
+        return [true, undo]
+      })
+  })
+})
+
+/** The in-memory IdempotencyStore. */
+export const idempotencyStore = Effect.sync(() => {
+  const records = new Map<string, IdempotencyRecord>()
+  return Idempotency.IdempotencyStore.of({
+    reserve: (record, cutoffs) =>
+      write((): readonly [Idempotency.Reservation, () => void] => {
+        const id = idempotencyKey(record.owner, record.scope, record.key)
+        const existing = records.get(id)
+        const stale = existing !== undefined && (
+          existing.createdAt < cutoffs.expiredBefore ||
+          (existing.response === undefined && existing.createdAt < cutoffs.abandonedBefore)
+        )
+        if (existing !== undefined && !stale) return [{ _tag: "Existing", record: existing }, () => {}]
+        return [{ _tag: "Reserved" }, set(records, id, { ...record, response: undefined })]
+      }),
+    complete: (owner, scope, key, response) =>
+      write(() => {
+        const id = idempotencyKey(owner, scope, key)
+        const existing = records.get(id)
+        return [undefined, existing === undefined ? () => {} : set(records, id, { ...existing, response })]
+      }),
+    release: (owner, scope, key) =>
+      write(() => {
+        const id = idempotencyKey(owner, scope, key)
+        if (!records.has(id) || records.get(id)?.response !== undefined) return [undefined, () => {}]
+        const undo = restore(records, id)
+        records.delete(id)
+        return [undefined, undo]
+      })
+  })
+})
+
+/** The in-memory ServiceSecrets: generated once per process. */
+export const serviceSecrets = Effect.sync(() => {
+  const secrets = new Map<string, string>()
+  return ServiceSecrets.ServiceSecrets.of({
+    getOrCreate: (name, generate) =>
+      Effect.suspend(() => {
+        const existing = secrets.get(name)
+        if (existing !== undefined) return Effect.succeed(existing)
+        return Effect.map(generate, (value) => {
+          const raced = secrets.get(name)
+          if (raced !== undefined) return raced
+          secrets.set(name, value)
+          return value
+        })
+      })
+  })
+})
+
+/** Every store port, in memory, fresh for each build of the layer. */
+export const layer: Layer.Layer<
+  | TenantStore.TenantStore
+  | WorkspaceStore.WorkspaceStore
+  | Idempotency.IdempotencyStore
+  | ServiceSecrets.ServiceSecrets
+  | Transactor.Transactor
+> = Layer.mergeAll(
+  Layer.effect(TenantStore.TenantStore, tenantStore),
+  Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
+  Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
+  Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
+  Layer.succeed(Transactor.Transactor, transactor)
+)

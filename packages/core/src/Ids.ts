@@ -1,0 +1,43 @@
+/**
+ * Identifiers: UUIDv7 (time-ordered, so primary-key indexes stay append-mostly),
+ * generated from Effect's Clock so they follow TestClock in tests.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Schema } from "effect"
+
+const hex = (bytes: Uint8Array): string => {
+  let out = ""
+  for (const byte of bytes) out += byte.toString(16).padStart(2, "0")
+  return out
+}
+
+/** Formats a UUIDv7 from a millisecond timestamp and 10 random bytes. */
+export const uuidv7From = (millis: number, random: Uint8Array): string => {
+  const bytes = new Uint8Array(16)
+  let ts = millis
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = ts % 256
+    ts = Math.floor(ts / 256)
+  }
+  bytes.set(random.subarray(0, 10), 6)
+  bytes[6] = (bytes[6] & 0x0f) | 0x70
+  bytes[8] = (bytes[8] & 0x3f) | 0x80
+  const h = hex(bytes)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/** Cryptographically secure random bytes (Web Crypto, present in Node and browsers). */
+export const randomBytes = (length: number): Effect.Effect<Uint8Array> =>
+  Effect.sync(() => crypto.getRandomValues(new Uint8Array(length)))
+
+/** A new UUIDv7 stamped with the current Clock time. */
+export const uuidv7: Effect.Effect<string> = Effect.flatMap(
+  Clock.currentTimeMillis,
+  (millis) => Effect.map(randomBytes(10), (random) => uuidv7From(millis, random))
+)
+
+/** A UUID in canonical lowercase form. */
+export const Uuid = Schema.String.check(
+  Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+).annotate({ description: "A UUID in canonical lowercase form", format: "uuid" })

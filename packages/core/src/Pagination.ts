@@ -1,0 +1,188 @@
+/**
+ * Keyset pagination shared by every list endpoint (spec 4.1 and 4.5).
+ *
+ * A list asks its store for `limit + 1` rows after the keyset position, in
+ * the requested order, created no later than the snapshot bound; the extra row
+ * tells whether there is a next page. The order is always the sort field, then
+ * the primary key ascending, so it is total and stable.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect, Schema } from "effect"
+import { type CursorError, CursorCodec, type CursorPayload } from "./Cursor.ts"
+
+/** Page size bounds and default (spec 8.3). */
+export const limits = { min: 1, max: 500, default: 50 } as const
+
+/** The `limit` query parameter: an integer from 1 to 500, 50 when absent. */
+export const Limit = Schema.Int.check(Schema.isBetween({ minimum: limits.min, maximum: limits.max })).annotate({
+  description: "Page size, 1 to 500",
+  default: limits.default
+})
+
+/** The `cursor` query parameter. */
+export const CursorParam = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(4096)).annotate({
+  description: "Opaque cursor copied unchanged from the previous page's next_cursor; omit it for the first page"
+})
+
+/** A sort order: one field, ascending or descending; ties broken by id ascending. */
+export interface SortOrder<Field extends string = string> {
+  readonly field: Field
+  readonly direction: "asc" | "desc"
+}
+
+/** The position after which the next page starts: the last row's sort value and id. */
+export interface Keyset {
+  readonly value: string | number
+  readonly id: string
+}
+
+/** What a store is asked for. */
+export interface PageQuery<Field extends string = string> {
+  /** Rows to return: the page size plus one. */
+  readonly take: number
+  readonly sort: SortOrder<Field>
+  /** Start strictly after this position, when present. */
+  readonly after: Keyset | undefined
+  /** Only rows created at or before this instant. */
+  readonly createdAtOrBefore: Date
+}
+
+/** The list envelope of spec 2.1. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly page: {
+    readonly limit: number
+    readonly next_cursor: string | null
+    readonly has_more: boolean
+  }
+}
+
+/** The `sort` parameter names a field this list cannot be sorted by. */
+export class InvalidSort extends Data.TaggedError("InvalidSort")<{
+  readonly sort: string
+  readonly allowed: ReadonlyArray<string>
+}> {
+  readonly code = "request/invalid" as const
+}
+
+/** Formats a sort as the `sort` parameter spells it: `field` ascending, `-field` descending. */
+export const formatSort = (sort: SortOrder): string => (sort.direction === "desc" ? `-${sort.field}` : sort.field)
+
+/** Parses the `sort` parameter against the fields a list allows. */
+export const parseSort = <Field extends string>(
+  input: string | undefined,
+  allowed: ReadonlyArray<Field>,
+  fallback: SortOrder<Field>
+): Effect.Effect<SortOrder<Field>, InvalidSort> => {
+  if (input === undefined) return Effect.succeed(fallback)
+  const direction = input.startsWith("-") ? "desc" : "asc"
+  const field = direction === "desc" ? input.slice(1) : input
+  return (allowed as ReadonlyArray<string>).includes(field)
+    ? Effect.succeed({ field: field as Field, direction })
+    : Effect.fail(new InvalidSort({ sort: input, allowed }))
+}
+
+/**
+ * The canonical form of a query string that a cursor binds: every parameter
+ * except `cursor` and `limit` (changing the page size mid-way is allowed),
+ * sorted by name then value, percent-encoded.
+ */
+export const canonicalQuery = (params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): string => {
+  const pairs: Array<[string, string]> = []
+  for (const [name, value] of Object.entries(params)) {
+    if (name === "cursor" || name === "limit" || value === undefined) continue
+    for (const v of typeof value === "string" ? [value] : value) pairs.push([name, v])
+  }
+  pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")
+}
+
+/** One list request, as the HTTP adapter hands it to `paginate`. */
+export interface ListRequest<Field extends string> {
+  /** The endpoint the cursor binds, e.g. `GET /v1/workspaces`. */
+  readonly endpoint: string
+  /** The query parameters of the request (the cursor binds all but `cursor` and `limit`). */
+  readonly params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly limit: number | undefined
+  readonly cursor: string | undefined
+  readonly sort: string | undefined
+  readonly sortable: ReadonlyArray<Field>
+  readonly defaultSort: SortOrder<Field>
+}
+
+/**
+ * Runs one page of a keyset-paginated list: checks the cursor, asks the store
+ * for `limit + 1` rows and issues the next cursor.
+ */
+export const paginate = <A, Field extends string, E, R>(
+  request: ListRequest<Field>,
+  fetch: (query: PageQuery<Field>) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  keyOf: (row: A, field: Field) => Keyset
+): Effect.Effect<Page<A>, E | CursorError | InvalidSort, R | CursorCodec> =>
+  Effect.gen(function*() {
+    const codec = yield* CursorCodec
+    const limit = request.limit ?? limits.default
+    const query = canonicalQuery(request.params)
+    const binding = { endpoint: request.endpoint, query }
+    const now = yield* Clock.currentTimeMillis
+    let sort: SortOrder<Field>
+    let after: Keyset | undefined
+    let snapshot: number
+    if (request.cursor !== undefined) {
+      const payload = yield* codec.decode(request.cursor, binding)
+      // The sort is part of the bound query string; the payload repeats it for readers.
+      sort = yield* parseSort(payload.s, request.sortable, request.defaultSort)
+      after = { value: payload.k[0], id: payload.k[1] }
+      snapshot = payload.b
+    } else {
+      sort = yield* parseSort(request.sort, request.sortable, request.defaultSort)
+      after = undefined
+      snapshot = now
+    }
+    const rows = yield* fetch({ take: limit + 1, sort, after, createdAtOrBefore: new Date(snapshot) })
+    const hasMore = rows.length > limit
+    const data = hasMore ? rows.slice(0, limit) : rows
+    let nextCursor: string | null = null
+    if (hasMore) {
+      const last = keyOf(data[data.length - 1], sort.field)
+      const payload: CursorPayload = {
+        v: 1,
+        e: request.endpoint,
+        q: query,
+        s: formatSort(sort),
+        k: [last.value, last.id],
+        b: snapshot,
+        t: now
+      }
+      nextCursor = yield* codec.encode(payload)
+    }
+    return { data, page: { limit, next_cursor: nextCursor, has_more: hasMore } }
+  })
+
+/**
+ * Orders rows the way a store must (sort field, then id ascending) and applies
+ * a page query in memory: the reference semantics every store follows.
+ */
+export const applyInMemory = <A, Field extends string>(
+  rows: Iterable<A>,
+  query: PageQuery<Field>,
+  keyOf: (row: A, field: Field) => Keyset,
+  createdAt: (row: A) => Date
+): Array<A> => {
+  const sign = query.sort.direction === "asc" ? 1 : -1
+  const compare = (a: Keyset, b: Keyset): number => {
+    if (a.value !== b.value) return (a.value < b.value ? -1 : 1) * sign
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  }
+  const bound = query.createdAtOrBefore.getTime()
+  const after = query.after
+  const out: Array<A> = []
+  for (const row of rows) {
+    if (createdAt(row).getTime() > bound) continue
+    if (after !== undefined && compare(keyOf(row, query.sort.field), after) <= 0) continue
+    out.push(row)
+  }
+  out.sort((a, b) => compare(keyOf(a, query.sort.field), keyOf(b, query.sort.field)))
+  return out.slice(0, query.take)
+}

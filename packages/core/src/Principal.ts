@@ -1,0 +1,27 @@
+/**
+ * Who is calling: a tenant member (through an API token or the embedding
+ * app's own authenticator) or the operator, who may only provision tenants.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data } from "effect"
+import type { TenantId } from "./Tenant.ts"
+
+/** A member of a tenant, acting through a token. */
+export class Member extends Data.TaggedClass("Member")<{
+  readonly tenantId: TenantId
+  readonly userId: string
+  readonly email: string | null
+  readonly roles: ReadonlyArray<string>
+}> {}
+
+/** The service operator, who provisions tenants and nothing else. */
+export class Operator extends Data.TaggedClass("Operator")<{}> {}
+
+/** Any authenticated caller. */
+export type Principal = Member | Operator
+
+/** The authenticated caller of the current request. */
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
+  "@analytics/core/CurrentPrincipal"
+) {}

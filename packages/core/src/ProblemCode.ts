@@ -1,0 +1,53 @@
+/**
+ * The catalogue of problem codes: every error the service answers carries one
+ * of these in the `code` member of its RFC 9457 body. The spec names a few;
+ * the rest follow the same `area/condition` shape.
+ *
+ * @since 0.1.0
+ */
+
+/** One entry of the catalogue: the HTTP status and a short human title. */
+export interface ProblemSpec {
+  readonly status: number
+  readonly title: string
+}
+
+/** Every problem code the service can answer, with its status and title. */
+export const catalogue = {
+  "auth/unauthenticated": { status: 401, title: "Missing or invalid bearer token" },
+  "auth/forbidden": { status: 403, title: "The credential is not allowed to do this" },
+  "share/expired": { status: 403, title: "The grant has expired" },
+  "request/invalid": { status: 400, title: "The request failed validation" },
+  "request/malformed-json": { status: 400, title: "The request body is not valid JSON" },
+  "request/body-too-large": { status: 413, title: "The request body is too large" },
+  "request/unsupported-media-type": { status: 415, title: "The request body must be application/json" },
+  "route/not-found": { status: 404, title: "No such route" },
+  "route/method-not-allowed": { status: 405, title: "The route does not accept this method" },
+  "resource/not-found": { status: 404, title: "No such resource" },
+  "pagination/cursor-invalid": { status: 400, title: "The cursor is not one this service issued" },
+  "pagination/cursor-expired": { status: 400, title: "The cursor is older than 24 hours" },
+  "pagination/cursor-mismatch": {
+    status: 400,
+    title: "The cursor was issued for another endpoint or query string"
+  },
+  "idempotency/invalid-key": { status: 400, title: "The Idempotency-Key header is not valid" },
+  "idempotency/key-reused": {
+    status: 422,
+    title: "The Idempotency-Key was already used with a different request"
+  },
+  "idempotency/in-progress": {
+    status: 409,
+    title: "A request with this Idempotency-Key is still in progress"
+  },
+  "webhook/scheme-not-allowed": { status: 400, title: "Only https:// webhook urls are accepted" },
+  "rate-limit/exceeded": { status: 429, title: "Rate limit exceeded" },
+  "rate-limit/query-concurrency": { status: 429, title: "Too many concurrent queries in this workspace" },
+  "service/unavailable": { status: 503, title: "The service is temporarily unavailable" },
+  "internal": { status: 500, title: "Internal error" }
+} as const satisfies Record<string, ProblemSpec>
+
+/** A problem code from the catalogue. */
+export type ProblemCode = keyof typeof catalogue
+
+/** The problem `type` URI of a code: a tag URI, stable and not meant to be dereferenced. */
+export const typeUri = (code: ProblemCode): string => `tag:analytics-service,2026:problem/${code}`

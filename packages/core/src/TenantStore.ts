@@ -1,0 +1,28 @@
+/**
+ * Port: tenants and their API tokens.
+ *
+ * @since 0.1.0
+ */
+import { Context, type Effect } from "effect"
+import type { StoreError } from "./Errors.ts"
+import type { Tenant, TenantId } from "./Tenant.ts"
+
+/** An API token as stored: only its SHA-256 hash, never the token. */
+export interface ApiTokenRecord {
+  readonly tokenId: string
+  readonly tenantId: TenantId
+  readonly tokenHash: string
+  readonly userId: string
+  readonly email: string | null
+  readonly roles: ReadonlyArray<string>
+  readonly createdAt: Date
+}
+
+/** Tenants and their API tokens. */
+export class TenantStore extends Context.Service<TenantStore, {
+  readonly insertTenant: (tenant: Tenant) => Effect.Effect<void, StoreError>
+  readonly findTenant: (tenantId: TenantId) => Effect.Effect<Tenant | undefined, StoreError>
+  /** Stores a token; a hash already stored is left as it is and reported `false`. */
+  readonly insertToken: (token: ApiTokenRecord) => Effect.Effect<boolean, StoreError>
+  readonly findTokenByHash: (tokenHash: string) => Effect.Effect<ApiTokenRecord | undefined, StoreError>
+}>()("@analytics/core/TenantStore") {}

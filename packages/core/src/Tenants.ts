@@ -1,0 +1,89 @@
+/**
+ * Use cases on tenants: provisioning by the operator and the bootstrap
+ * tenant of a packaged host.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import * as ApiToken from "./ApiToken.ts"
+import type { StoreError } from "./Errors.ts"
+import { uuidv7 } from "./Ids.ts"
+import type { Plan } from "./Plan.ts"
+import { Tenant, type TenantId } from "./Tenant.ts"
+import { TenantStore } from "./TenantStore.ts"
+import { Transactor } from "./Transactor.ts"
+
+/** The roles of the token a tenant is created with. */
+export const adminRoles: ReadonlyArray<string> = ["admin"]
+
+/** A new tenant and the one-time view of its admin token. */
+export interface Provisioned {
+  readonly tenant: Tenant
+  readonly token: string
+}
+
+class TokenTaken extends Data.TaggedError("TokenTaken")<{}> {}
+
+const create = (input: { readonly name: string; readonly plan: Plan }, token: string) =>
+  Effect.gen(function*() {
+    const store = yield* TenantStore
+    const now = yield* Clock.currentTimeMillis
+    const tenant = new Tenant({
+      tenant_id: (yield* uuidv7) as TenantId,
+      name: input.name,
+      plan: input.plan,
+      created_at: new Date(now)
+    })
+    yield* store.insertTenant(tenant)
+    const inserted = yield* store.insertToken({
+      tokenId: yield* uuidv7,
+      tenantId: tenant.tenant_id,
+      tokenHash: yield* ApiToken.hash(token),
+      userId: `admin@${tenant.tenant_id}`,
+      email: null,
+      roles: adminRoles,
+      createdAt: new Date(now)
+    })
+    if (!inserted) return yield* new TokenTaken()
+    return tenant
+  })
+
+/** Creates a tenant with a fresh admin token. */
+export const provision = (input: {
+  readonly name: string
+  readonly plan: Plan
+}): Effect.Effect<Provisioned, StoreError, TenantStore | Transactor> =>
+  Effect.gen(function*() {
+    const token = yield* ApiToken.generate
+    const transactor = yield* Transactor
+    const tenant = yield* transactor.transaction(create(input, token)).pipe(
+      // 256 random bits never collide; a collision would be a broken random source.
+      Effect.catchTag("TokenTaken", () => Effect.die(new Error("A freshly generated token already exists")))
+    )
+    return { tenant, token }
+  })
+
+/**
+ * Ensures a tenant whose admin token is `token` exists (the packaged host's
+ * `ANALYTICS_BOOTSTRAP_TOKEN`); safe when several instances start at once.
+ */
+export const ensureBootstrap = (input: {
+  readonly token: string
+  readonly plan: Plan
+  readonly name: string
+}): Effect.Effect<TenantId, StoreError, TenantStore | Transactor> =>
+  Effect.gen(function*() {
+    const store = yield* TenantStore
+    const transactor = yield* Transactor
+    const tokenHash = yield* ApiToken.hash(input.token)
+    const existing = yield* store.findTokenByHash(tokenHash)
+    if (existing !== undefined) return existing.tenantId
+    return yield* transactor.transaction(create(input, input.token)).pipe(
+      Effect.map((tenant) => tenant.tenant_id),
+      Effect.catchTag("TokenTaken", () =>
+        Effect.flatMap(store.findTokenByHash(tokenHash), (record) =>
+          record === undefined
+            ? Effect.die(new Error("The bootstrap token vanished while being created"))
+            : Effect.succeed(record.tenantId)))
+    )
+  })

@@ -1,0 +1,283 @@
+/**
+ * The store contract: one suite every storage adapter must pass unchanged
+ * (the pattern of the Auth.js and better-auth adapter suites). An adapter's
+ * test file calls `storeContract("name", layer)` with a layer providing every
+ * store port.
+ *
+ * @since 0.1.0
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Data, Effect, Exit, type Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { uuidv7 } from "../Ids.ts"
+import type { IdempotencyRecord } from "../Idempotency.ts"
+import { IdempotencyStore } from "../Idempotency.ts"
+import type { PageQuery } from "../Pagination.ts"
+import { ServiceSecrets } from "../ServiceSecrets.ts"
+import { Tenant, type TenantId } from "../Tenant.ts"
+import { TenantStore } from "../TenantStore.ts"
+import { Transactor } from "../Transactor.ts"
+import { Workspace, type WorkspaceId } from "../Workspace.ts"
+import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
+
+/** Every store port an adapter provides. */
+export type Stores = TenantStore | WorkspaceStore | IdempotencyStore | ServiceSecrets | Transactor
+
+const newTenantId = Effect.map(uuidv7, (id) => id as TenantId)
+
+const makeTenant = Effect.gen(function*() {
+  const tenant = new Tenant({
+    tenant_id: yield* newTenantId,
+    name: "Acme",
+    plan: "growth",
+    created_at: new Date(1_700_000_000_123)
+  })
+  yield* (yield* TenantStore).insertTenant(tenant)
+  return tenant
+})
+
+const makeWorkspace = (tenantId: TenantId, name: string, createdAt: number) =>
+  Effect.gen(function*() {
+    const workspace = new Workspace({
+      workspace_id: (yield* uuidv7) as WorkspaceId,
+      tenant_id: tenantId,
+      name,
+      description: null,
+      created_at: new Date(createdAt)
+    })
+    yield* (yield* WorkspaceStore).insert(workspace)
+    return workspace
+  })
+
+const page = (
+  overrides: Partial<PageQuery<WorkspaceSortField>> = {}
+): PageQuery<WorkspaceSortField> => ({
+  take: 100,
+  sort: { field: "created_at", direction: "desc" },
+  after: undefined,
+  createdAtOrBefore: new Date(8_000_000_000_000),
+  ...overrides
+})
+
+const ids = (rows: ReadonlyArray<Workspace>) => rows.map((w) => w.workspace_id)
+
+class Boom extends Data.TaggedError("Boom")<{}> {}
+
+/** Registers the contract suite for one adapter. */
+export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): void => {
+  describe(`store contract: ${name}`, () => {
+    layer(stores, { timeout: "60 seconds" })((it) => {
+      it.effect("tenants round-trip with every field", () =>
+        Effect.gen(function*() {
+          const store = yield* TenantStore
+          const tenant = yield* makeTenant
+          const found = yield* store.findTenant(tenant.tenant_id)
+          assert.deepStrictEqual(found, tenant)
+          assert.strictEqual(yield* store.findTenant(yield* newTenantId), undefined)
+        }))
+
+      it.effect("tokens are found by hash only, and a hash is stored once", () =>
+        Effect.gen(function*() {
+          const store = yield* TenantStore
+          const tenant = yield* makeTenant
+          const tokenHash = `hash-${yield* uuidv7}`
+          const token = {
+            tokenId: yield* uuidv7,
+            tenantId: tenant.tenant_id,
+            tokenHash,
+            userId: "u-1",
+            email: "ana@example.com",
+            roles: ["admin", "analyst"],
+            createdAt: new Date(1_700_000_000_456)
+          }
+          assert.isTrue(yield* store.insertToken(token))
+          assert.isFalse(yield* store.insertToken({ ...token, tokenId: yield* uuidv7, userId: "u-2" }))
+          assert.deepStrictEqual(yield* store.findTokenByHash(tokenHash), token)
+          assert.strictEqual(yield* store.findTokenByHash(`${tokenHash}-other`), undefined)
+        }))
+
+      it.effect("a workspace is found in its tenant and in no other", () =>
+        Effect.gen(function*() {
+          const store = yield* WorkspaceStore
+          const a = yield* makeTenant
+          const b = yield* makeTenant
+          const workspace = yield* makeWorkspace(a.tenant_id, "Sales", 1_000)
+          assert.deepStrictEqual(yield* store.find(a.tenant_id, workspace.workspace_id), workspace)
+          assert.strictEqual(yield* store.find(b.tenant_id, workspace.workspace_id), undefined)
+          assert.deepStrictEqual(ids(yield* store.list(b.tenant_id, page())), [])
+          assert.isFalse(yield* store.remove(b.tenant_id, workspace.workspace_id))
+          assert.deepStrictEqual(yield* store.find(a.tenant_id, workspace.workspace_id), workspace)
+        }))
+
+      it.effect("lists newest first, ties broken by id ascending, after a keyset position", () =>
+        Effect.gen(function*() {
+          const store = yield* WorkspaceStore
+          const { tenant_id } = yield* makeTenant
+          const w1 = yield* makeWorkspace(tenant_id, "one", 1_000)
+          const w2 = yield* makeWorkspace(tenant_id, "two", 2_000)
+          const w3 = yield* makeWorkspace(tenant_id, "three", 2_000)
+          const w4 = yield* makeWorkspace(tenant_id, "four", 3_000)
+          const [tieFirst, tieSecond] = [w2, w3].sort((x, y) => (x.workspace_id < y.workspace_id ? -1 : 1))
+          const all = yield* store.list(tenant_id, page())
+          assert.deepStrictEqual(ids(all), ids([w4, tieFirst, tieSecond, w1]))
+          const after = yield* store.list(tenant_id, page({ after: { value: 2_000, id: tieFirst.workspace_id } }))
+          assert.deepStrictEqual(ids(after), ids([tieSecond, w1]))
+          const two = yield* store.list(tenant_id, page({ take: 2 }))
+          assert.deepStrictEqual(ids(two), ids([w4, tieFirst]))
+          const ascending = yield* store.list(tenant_id, page({ sort: { field: "created_at", direction: "asc" } }))
+          assert.deepStrictEqual(ids(ascending), ids([w1, tieFirst, tieSecond, w4]))
+        }))
+
+      it.effect("sorts names by code point, both directions, ties by id", () =>
+        Effect.gen(function*() {
+          const store = yield* WorkspaceStore
+          const { tenant_id } = yield* makeTenant
+          const lower = yield* makeWorkspace(tenant_id, "alpha", 1_000)
+          const upper = yield* makeWorkspace(tenant_id, "Zulu", 1_000)
+          const accent = yield* makeWorkspace(tenant_id, "\u00e9clair", 1_000)
+          const dupA = yield* makeWorkspace(tenant_id, "beta", 1_000)
+          const dupB = yield* makeWorkspace(tenant_id, "beta", 1_000)
+          const [d1, d2] = [dupA, dupB].sort((x, y) => (x.workspace_id < y.workspace_id ? -1 : 1))
+          const asc = yield* store.list(tenant_id, page({ sort: { field: "name", direction: "asc" } }))
+          assert.deepStrictEqual(ids(asc), ids([upper, lower, d1, d2, accent]))
+          const desc = yield* store.list(tenant_id, page({ sort: { field: "name", direction: "desc" } }))
+          assert.deepStrictEqual(ids(desc), ids([accent, d1, d2, lower, upper]))
+          const afterDup = yield* store.list(
+            tenant_id,
+            page({ sort: { field: "name", direction: "asc" }, after: { value: "beta", id: d1.workspace_id } })
+          )
+          assert.deepStrictEqual(ids(afterDup), ids([d2, accent]))
+        }))
+
+      it.effect("hides rows created after the snapshot bound", () =>
+        Effect.gen(function*() {
+          const store = yield* WorkspaceStore
+          const { tenant_id } = yield* makeTenant
+          const old = yield* makeWorkspace(tenant_id, "old", 5_000)
+          yield* makeWorkspace(tenant_id, "new", 5_001)
+          const seen = yield* store.list(tenant_id, page({ createdAtOrBefore: new Date(5_000) }))
+          assert.deepStrictEqual(ids(seen), ids([old]))
+        }))
+
+      it.effect("a removed workspace is gone, and the list goes on past it", () =>
+        Effect.gen(function*() {
+          const store = yield* WorkspaceStore
+          const { tenant_id } = yield* makeTenant
+          const w1 = yield* makeWorkspace(tenant_id, "one", 1_000)
+          const w2 = yield* makeWorkspace(tenant_id, "two", 2_000)
+          const w3 = yield* makeWorkspace(tenant_id, "three", 3_000)
+          assert.isTrue(yield* store.remove(tenant_id, w2.workspace_id))
+          assert.isFalse(yield* store.remove(tenant_id, w2.workspace_id))
+          assert.strictEqual(yield* store.find(tenant_id, w2.workspace_id), undefined)
+          const after = yield* store.list(tenant_id, page({ after: { value: 2_000, id: w2.workspace_id } }))
+          assert.deepStrictEqual(ids(after), ids([w1]))
+          assert.deepStrictEqual(ids(yield* store.list(tenant_id, page())), ids([w3, w1]))
+        }))
+
+      const record = (owner: string, createdAt: number): Omit<IdempotencyRecord, "response"> => ({
+        owner,
+        scope: "POST /v1/workspaces",
+        key: "key-1",
+        fingerprint: "f1",
+        createdAt: new Date(createdAt)
+      })
+      const cutoffs = (expired: number, abandoned: number) => ({
+        expiredBefore: new Date(expired),
+        abandonedBefore: new Date(abandoned)
+      })
+      const response = { status: 201, headers: { "content-type": "application/json" }, body: "{\"a\":1}" }
+
+      it.effect("idempotency: reserve, see the reservation, complete, replay", () =>
+        Effect.gen(function*() {
+          const store = yield* IdempotencyStore
+          const owner = yield* uuidv7
+          const first = yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          assert.strictEqual(first._tag, "Reserved")
+          const again = yield* store.reserve({ ...record(owner, 10_001), fingerprint: "f2" }, cutoffs(0, 0))
+          assert.strictEqual(again._tag, "Existing")
+          if (again._tag === "Existing") {
+            assert.strictEqual(again.record.fingerprint, "f1")
+            assert.strictEqual(again.record.response, undefined)
+            assert.strictEqual(again.record.createdAt.getTime(), 10_000)
+          }
+          yield* store.complete(owner, "POST /v1/workspaces", "key-1", response)
+          yield* store.release(owner, "POST /v1/workspaces", "key-1")
+          const done = yield* store.reserve(record(owner, 10_002), cutoffs(0, 0))
+          assert.deepStrictEqual(done._tag === "Existing" ? done.record.response : undefined, response)
+          const otherOwner = yield* store.reserve(record(yield* uuidv7, 10_003), cutoffs(0, 0))
+          assert.strictEqual(otherOwner._tag, "Reserved")
+          const otherScope = yield* store.reserve({ ...record(owner, 10_004), scope: "POST /v1/tenants" }, cutoffs(0, 0))
+          assert.strictEqual(otherScope._tag, "Reserved")
+        }))
+
+      it.effect("idempotency: release frees a key; expired and abandoned records are taken over", () =>
+        Effect.gen(function*() {
+          const store = yield* IdempotencyStore
+          const owner = yield* uuidv7
+          yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          yield* store.release(owner, "POST /v1/workspaces", "key-1")
+          assert.strictEqual((yield* store.reserve(record(owner, 11_000), cutoffs(0, 0)))._tag, "Reserved")
+          // still running and not yet abandoned
+          assert.strictEqual((yield* store.reserve(record(owner, 12_000), cutoffs(0, 10_999)))._tag, "Existing")
+          // abandoned: no response and older than the cutoff
+          assert.strictEqual((yield* store.reserve(record(owner, 12_000), cutoffs(0, 11_001)))._tag, "Reserved")
+          yield* store.complete(owner, "POST /v1/workspaces", "key-1", response)
+          // completed records are never abandoned, only expired
+          assert.strictEqual((yield* store.reserve(record(owner, 13_000), cutoffs(0, 20_000)))._tag, "Existing")
+          assert.strictEqual((yield* store.reserve(record(owner, 13_000), cutoffs(12_001, 0)))._tag, "Reserved")
+        }))
+
+      it.effect("idempotency: of many concurrent reservations exactly one wins", () =>
+        Effect.gen(function*() {
+          const store = yield* IdempotencyStore
+          const owner = yield* uuidv7
+          const results = yield* Effect.all(
+            Array.from({ length: 12 }, () => store.reserve(record(owner, 10_000), cutoffs(0, 0))),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(results.filter((r) => r._tag === "Reserved").length, 1)
+        }))
+
+      it.effect("service secrets: created once, the same for every caller", () =>
+        Effect.gen(function*() {
+          const secrets = yield* ServiceSecrets
+          const name = `secret-${yield* uuidv7}`
+          let n = 0
+          const generate = Effect.sync(() => `value-${++n}`)
+          const values = yield* Effect.all(
+            Array.from({ length: 6 }, () => secrets.getOrCreate(name, generate)),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(new Set(values).size, 1)
+          assert.strictEqual(yield* secrets.getOrCreate(name, generate), values[0])
+        }))
+
+      it.effect("a transaction commits together or not at all", () =>
+        Effect.gen(function*() {
+          const { transaction } = yield* Transactor
+          const store = yield* WorkspaceStore
+          const { tenant_id } = yield* makeTenant
+          const failed = yield* transaction(
+            Effect.gen(function*() {
+              yield* makeWorkspace(tenant_id, "doomed", 1_000)
+              return yield* new Boom()
+            })
+          ).pipe(Effect.exit)
+          assert.isTrue(Exit.isFailure(failed))
+          assert.deepStrictEqual(ids(yield* store.list(tenant_id, page())), [])
+          const kept = yield* transaction(makeWorkspace(tenant_id, "kept", 1_000))
+          assert.deepStrictEqual(ids(yield* store.list(tenant_id, page())), [kept.workspace_id])
+        }))
+
+      it.effect("times survive with millisecond precision under any clock", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(1_767_225_600_987)
+          const store = yield* WorkspaceStore
+          const { tenant_id } = yield* makeTenant
+          const w = yield* makeWorkspace(tenant_id, "precise", 1_767_225_600_987)
+          const found = yield* store.find(tenant_id, w.workspace_id)
+          assert.strictEqual(found?.created_at.getTime(), 1_767_225_600_987)
+        }))
+    })
+  })
+}

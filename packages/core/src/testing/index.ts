@@ -1,0 +1,6 @@
+/**
+ * Test kits for adapter authors: the store contract suite.
+ *
+ * @since 0.1.0
+ */
+export { storeContract, type Stores } from "./StoreContract.ts"
