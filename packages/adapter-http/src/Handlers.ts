@@ -1,0 +1,123 @@
+/**
+ * The handlers of each group of the API: thin translations between the
+ * contract and the core's use cases.
+ *
+ * @since 0.1.0
+ */
+import {
+  type Cursor,
+  Principal,
+  type TenantStore,
+  Tenants,
+  type Transactor,
+  type WorkspaceStore,
+  Workspaces
+} from "@analytics/core"
+import type { Workspace } from "@analytics/core/Workspace"
+import { type Context, Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "./Api.ts"
+import * as Problems from "./Problems.ts"
+import { toProblem } from "./ProblemMapping.ts"
+import { ServiceInfo } from "./ServiceInfo.ts"
+
+/**
+ * Captures services when the handlers are built, so each request merges one
+ * prepared context instead of the router providing services per request.
+ */
+const captured = <S>() =>
+  Effect.map(
+    Effect.context<S>(),
+    (context: Context.Context<S>) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideContext(effect, context)
+  )
+
+/** The caller, who must be a tenant member (not the operator). */
+const currentMember = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
+  principal._tag === "Member"
+    ? Effect.succeed(principal)
+    : Effect.fail(new Problems.Forbidden({ detail: "The operator token may only provision tenants" })))
+
+/** The caller, who must be the operator. */
+const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
+  principal._tag === "Operator"
+    ? Effect.succeed(principal)
+    : Effect.fail(new Problems.Forbidden({ detail: "Only the operator token may provision tenants" })))
+
+/** What a list needs from the request: the path it binds (prefix-free) and its raw query parameters. */
+const listContext = Effect.map(
+  Effect.all([HttpServerRequest.HttpServerRequest, HttpServerRequest.ParsedSearchParams]),
+  ([request, params]) => ({ endpoint: `${request.method} ${request.url.split("?")[0]}`, params })
+)
+
+const workspaceJson = (w: Workspace) => ({
+  workspace_id: w.workspace_id,
+  name: w.name,
+  description: w.description,
+  created_at: w.created_at
+})
+
+/** `GET /healthz` and `GET /api/config/public`. */
+export const systemLayer = HttpApiBuilder.group(Api, "system", (handlers) =>
+  Effect.gen(function*() {
+    const info = yield* ServiceInfo
+    const health = { status: "ok", version: info.version } as const
+    const publicConfig = {
+      version: info.version,
+      urls: {
+        api: `${info.publicBaseUrl}/v1`,
+        openapi: `${info.publicBaseUrl}/v1/openapi.json`,
+        reference: `${info.publicBaseUrl}/v1/docs`
+      },
+      branding: {
+        name: info.branding.name,
+        logo_url: info.branding.logoUrl,
+        primary_color: info.branding.primaryColor
+      },
+      features: info.features
+    }
+    return handlers
+      .handle("health", () => Effect.succeed(health))
+      .handle("publicConfig", () => Effect.succeed(publicConfig))
+  }))
+
+/** `POST /v1/tenants`. */
+export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured<TenantStore.TenantStore | Transactor.Transactor>()
+    return handlers.handle("create", ({ payload }) =>
+      Effect.gen(function*() {
+        yield* currentOperator
+        const { tenant, token } = yield* Effect.mapError(provide(Tenants.provision(payload)), toProblem)
+        return { ...tenant, token }
+      }))
+  }))
+
+/** `GET|POST /v1/workspaces`. */
+export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured<WorkspaceStore.WorkspaceStore | Cursor.CursorCodec>()
+    return handlers
+    .handle("list", ({ query }) =>
+      Effect.gen(function*() {
+        const member = yield* currentMember
+        const { endpoint, params } = yield* listContext
+        const page = yield* Effect.mapError(
+          provide(Workspaces.list(member.tenantId, {
+            endpoint,
+            params,
+            limit: query.limit,
+            cursor: query.cursor,
+            sort: query.sort
+          })),
+          toProblem
+        )
+        return { data: page.data.map(workspaceJson), page: page.page }
+      }))
+    .handle("create", ({ payload }) =>
+      Effect.gen(function*() {
+        const member = yield* currentMember
+        const workspace = yield* Effect.mapError(provide(Workspaces.create(member.tenantId, payload)), toProblem)
+        return workspaceJson(workspace)
+      }))
+  }))

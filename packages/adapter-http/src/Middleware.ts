@@ -1,0 +1,164 @@
+/**
+ * The implementations of the API's middleware: authentication, validation
+ * problems and idempotency keys.
+ *
+ * @since 0.1.0
+ */
+import { Authenticator, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
+import { Effect, Exit, Layer } from "effect"
+import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
+import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
+import * as SchemaIssue from "effect/SchemaIssue"
+import { Authentication, Idempotent, Validation } from "./Api.ts"
+import * as Problems from "./Problems.ts"
+import { toProblem } from "./ProblemMapping.ts"
+
+/** Authentication through the `Authenticator` port. */
+export const authenticationLayer = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const authenticator = yield* Authenticator.Authenticator
+    return Authentication.of({
+      bearer: (httpEffect, { credential }) =>
+        Effect.flatMap(
+          Effect.mapError(authenticator.authenticate(credential), toProblem),
+          (principal) => Effect.provideService(httpEffect, Principal.CurrentPrincipal, principal)
+        )
+    })
+  })
+)
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const issuesOf = (error: HttpApiError.HttpApiSchemaError) => {
+  const slot = error.kind.toLowerCase()
+  return formatIssues(error.cause.issue).issues.map((issue) => ({
+    path: [slot, ...(issue.path ?? []).map((p) => {
+      const key = typeof p === "object" && p !== null && "key" in p ? (p as { key: PropertyKey }).key : p
+      return typeof key === "number" ? key : String(key)
+    })],
+    message: issue.message
+  }))
+}
+
+const isMalformedJson = (text: string): boolean => {
+  if (text.trim() === "") return false
+  try {
+    JSON.parse(text)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** Request decoding failures as `request/invalid` (every issue listed) or `request/malformed-json`. */
+export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Validation, (error) =>
+  Effect.gen(function*() {
+    if (error.kind === "Body" || error.kind === "ResponseHeaders") {
+      // The server failed to encode its own answer: a defect, rendered as 500 upstream.
+      return yield* Effect.die(error)
+    }
+    if (error.kind === "Payload") {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const text = yield* Effect.orDie(request.text)
+      if (isMalformedJson(text)) {
+        return yield* new Problems.MalformedJson({ detail: "The request body is not valid JSON" })
+      }
+    }
+    return yield* new Problems.InvalidRequest({
+      detail: "The request failed validation; see errors",
+      errors: issuesOf(error)
+    })
+  }))
+
+const responseToStore = (response: HttpServerResponse.HttpServerResponse): Idempotency.StoredResponse | undefined => {
+  const body = response.body
+  let text: string
+  let contentType: string | undefined
+  switch (body._tag) {
+    case "Empty":
+      text = ""
+      break
+    case "Uint8Array":
+      text = new TextDecoder().decode(body.body)
+      contentType = body.contentType
+      break
+    case "Raw":
+      if (typeof body.body !== "string") return undefined
+      text = body.body
+      contentType = body.contentType
+      break
+    default:
+      return undefined
+  }
+  const headers: Record<string, string> = { ...response.headers }
+  if (contentType !== undefined) headers["content-type"] = contentType
+  return { status: response.status, headers, body: text }
+}
+
+const replay = (stored: Idempotency.StoredResponse) => {
+  const { "content-type": contentType, ...headers } = stored.headers
+  return HttpServerResponse.text(stored.body, {
+    status: stored.status,
+    headers: { ...headers, "idempotent-replayed": "true" },
+    ...(contentType === undefined ? {} : { contentType })
+  })
+}
+
+const isValidationFailure = (error: unknown) =>
+  error instanceof Problems.InvalidRequest || error instanceof Problems.MalformedJson ||
+  HttpApiError.HttpApiSchemaError.is(error)
+
+/**
+ * Idempotency keys on POST. The handler and the stored response commit in
+ * one transaction, so a crash between them can neither lose the response of
+ * a created resource nor leave a resource without its replay.
+ */
+export const idempotentLayer = Layer.effect(
+  Idempotent,
+  Effect.gen(function*() {
+    const store = yield* Idempotency.IdempotencyStore
+    const { transaction } = yield* Transactor.Transactor
+    const provide = Effect.provideService(Idempotency.IdempotencyStore, store)
+    return Idempotent.of((httpEffect) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const header = request.headers["idempotency-key"]
+        if (header === undefined) return yield* httpEffect
+        const key = yield* Effect.mapError(Idempotency.validateKey(header), toProblem)
+        const principal = yield* Principal.CurrentPrincipal
+        const owner = principal._tag === "Member" ? principal.tenantId : "operator"
+        const scope = `${request.method} ${request.url.split("?")[0]}`
+        const fingerprint = yield* Idempotency.fingerprint(yield* Effect.orDie(request.text))
+        const decision = yield* Effect.mapError(provide(Idempotency.begin(owner, scope, key, fingerprint)), toProblem)
+        if (decision._tag === "Replay") return replay(decision.response)
+
+        const exit = yield* transaction(
+          Effect.tap(httpEffect, (response) => {
+            const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
+            return stored === undefined ? Effect.void : store.complete(owner, scope, key, stored)
+          })
+        ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit)
+
+        if (Exit.isSuccess(exit)) {
+          if (!Idempotency.isStorable(exit.value.status) || responseToStore(exit.value) === undefined) {
+            yield* Effect.ignore(store.release(owner, scope, key))
+          }
+          return exit.value
+        }
+        // A decided failure (403, 404...) is replayed like a success; validation failures and 5xx are not kept.
+        const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+        const error = failure?._tag === "Fail" ? failure.error : undefined
+        const rendered = error !== undefined && !isValidationFailure(error) && HttpServerRespondable.isRespondable(error)
+          ? yield* HttpServerRespondable.toResponse(error)
+          : undefined
+        const stored = rendered !== undefined && Idempotency.isStorable(rendered.status)
+          ? responseToStore(rendered)
+          : undefined
+        yield* Effect.ignore(
+          stored === undefined ? store.release(owner, scope, key) : store.complete(owner, scope, key, stored)
+        )
+        return yield* exit
+      }))
+  })
+)

@@ -1,0 +1,74 @@
+/**
+ * Maps the core's domain errors onto the API's problems.
+ *
+ * @since 0.1.0
+ */
+import type { Cursor, Errors, Idempotency, Pagination } from "@analytics/core"
+import * as Problems from "./Problems.ts"
+
+/** Every domain error a handler may meet. */
+export type DomainError =
+  | Errors.Unauthenticated
+  | Errors.Forbidden
+  | Errors.NotFound
+  | Errors.StoreError
+  | Cursor.CursorError
+  | Pagination.InvalidSort
+  | Idempotency.IdempotencyKeyInvalid
+  | Idempotency.IdempotencyKeyReused
+  | Idempotency.IdempotencyInProgress
+
+type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Problems.Unauthenticated
+  : E extends Errors.Forbidden ? Problems.Forbidden
+  : E extends Errors.NotFound ? Problems.NotFound
+  : E extends Errors.StoreError ? Problems.ServiceUnavailable
+  : E extends Cursor.CursorInvalid ? Problems.CursorInvalid
+  : E extends Cursor.CursorExpired ? Problems.CursorExpired
+  : E extends Cursor.CursorMismatch ? Problems.CursorMismatch
+  : E extends Pagination.InvalidSort ? Problems.InvalidRequest
+  : E extends Idempotency.IdempotencyKeyInvalid ? Problems.IdempotencyKeyInvalid
+  : E extends Idempotency.IdempotencyKeyReused ? Problems.IdempotencyKeyReused
+  : E extends Idempotency.IdempotencyInProgress ? Problems.IdempotencyInProgress
+  : never
+
+/** The problem answering a domain error. */
+export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
+  const problem = (() => {
+    switch (error._tag) {
+      case "Unauthenticated":
+        return new Problems.Unauthenticated({ detail: error.detail })
+      case "Forbidden":
+        return new Problems.Forbidden({ detail: error.detail })
+      case "NotFound":
+        return new Problems.NotFound({ detail: `No ${error.resource} ${error.id}` })
+      case "StoreError":
+        return new Problems.ServiceUnavailable({ detail: "The store is unavailable; retry later" })
+      case "CursorInvalid":
+        return new Problems.CursorInvalid({ detail: "The cursor was not issued by this service or was altered" })
+      case "CursorExpired":
+        return new Problems.CursorExpired({
+          detail: `The cursor was issued at ${error.issuedAt.toISOString()}; restart from the first page`
+        })
+      case "CursorMismatch":
+        return new Problems.CursorMismatch({
+          detail: "The cursor belongs to another endpoint or query string; send the same query with it"
+        })
+      case "InvalidSort":
+        return new Problems.InvalidRequest({
+          detail: "The request failed validation; see errors",
+          errors: [{ path: ["query", "sort"], message: `Expected one of ${error.allowed.join(", ")}` }]
+        })
+      case "IdempotencyKeyInvalid":
+        return new Problems.IdempotencyKeyInvalid({ detail: error.detail })
+      case "IdempotencyKeyReused":
+        return new Problems.IdempotencyKeyReused({
+          detail: "This Idempotency-Key was used with a different request body; use a new key"
+        })
+      case "IdempotencyInProgress":
+        return new Problems.IdempotencyInProgress({
+          detail: "The first request with this Idempotency-Key is still running; retry shortly"
+        })
+    }
+  })()
+  return problem as ProblemOf<E>
+}

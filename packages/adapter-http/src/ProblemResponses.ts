@@ -1,0 +1,170 @@
+/**
+ * The last line of defence: a global router middleware that makes every
+ * error answer `application/problem+json` — unknown routes (404), wrong
+ * methods (405 with `Allow`), oversized bodies (413), unsupported media
+ * types (415), defects (500, logged, no stack trace leaves the process) —
+ * and caps request bodies.
+ *
+ * @since 0.1.0
+ */
+import { ProblemCode } from "@analytics/core"
+import { ByteSize, Cause, Context, Effect, type Types } from "effect"
+import {
+  FindMyWay,
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerRespondable,
+  HttpServerResponse,
+  ProblemDetails
+} from "effect/http"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { undeclared } from "./Problems.ts"
+
+/** The largest request body accepted: 1 MiB. */
+export const maxBodyBytes = 1024 * 1024
+
+const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
+
+/** Which methods an API accepts on a URL: for 405 answers and their `Allow` header. */
+export const allowedMethods = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  extra: ReadonlyArray<readonly [string, string]> = []) => {
+  const router = FindMyWay.make<true>({ ignoreTrailingSlash: true })
+  const seen = new Set<string>()
+  const add = (method: string, path: string) => {
+    if (seen.has(`${method} ${path}`)) return
+    seen.add(`${method} ${path}`)
+    router.on(method, path as FindMyWay.PathInput, true)
+  }
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
+  })
+  for (const [method, path] of extra) add(method, path)
+  return (url: string): Array<string> => methods.filter((m) => router.find(m, url) !== undefined)
+}
+
+const problemResponse = (
+  code: ProblemCode.ProblemCode,
+  detail?: string,
+  headers?: Record<string, string>
+): HttpServerResponse.HttpServerResponse => {
+  const body = undeclared(code, detail)
+  return HttpServerResponse.jsonUnsafe(body, {
+    status: body.status,
+    contentType: ProblemDetails.contentType,
+    ...(headers === undefined ? {} : { headers })
+  })
+}
+
+const codeForStatus = (status: number): ProblemCode.ProblemCode => {
+  switch (status) {
+    case 401:
+      return "auth/unauthenticated"
+    case 403:
+      return "auth/forbidden"
+    case 404:
+      return "route/not-found"
+    case 405:
+      return "route/method-not-allowed"
+    case 413:
+      return "request/body-too-large"
+    case 415:
+      return "request/unsupported-media-type"
+    case 503:
+      return "service/unavailable"
+    default:
+      return status >= 500 ? "internal" : "request/invalid"
+  }
+}
+
+const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean => {
+  const body = response.body
+  const contentType = body._tag === "Empty" ? response.headers["content-type"] : body.contentType
+  return contentType?.startsWith(ProblemDetails.contentType) ?? false
+}
+
+const serverErrorReason = (cause: Cause.Cause<unknown>) => {
+  for (const reason of cause.reasons) {
+    const error = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
+    if (error instanceof HttpServerError.HttpServerError) return error.reason
+  }
+  return undefined
+}
+
+/** Turns every failure that reached the router into a problem response. */
+const causeToResponse = (
+  cause: Cause.Cause<unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  allowed: (url: string) => Array<string>
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  const reason = serverErrorReason(cause)
+  if (reason?._tag === "RouteNotFound") {
+    const path = request.url.split("?")[0]
+    const allow = allowed(path)
+    return Effect.succeed(
+      allow.length === 0
+        ? problemResponse("route/not-found", `No route ${request.method} ${path}`)
+        : problemResponse("route/method-not-allowed", `${path} accepts ${allow.join(", ")}`, {
+          allow: allow.join(", ")
+        })
+    )
+  }
+  if (reason?._tag === "RequestParseError") {
+    return Effect.succeed(
+      reason.reason === "BodyTooLarge"
+        ? problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
+        : problemResponse("request/invalid", "The request body could not be read")
+    )
+  }
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined && HttpServerRespondable.isRespondable(failure.error)) {
+    return HttpServerRespondable.toResponse(failure.error)
+  }
+  return Effect.as(
+    Effect.logError("Unhandled failure while serving a request", cause).pipe(
+      Effect.annotateLogs({ method: request.method, url: request.url })
+    ),
+    problemResponse("internal", "An unexpected error occurred; it has been logged")
+  )
+}
+
+/** Ensures an error response is problem+json, and 401s carry `WWW-Authenticate`. */
+const finish = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400) return response
+  let out = response
+  if (!isProblem(out)) {
+    out = problemResponse(codeForStatus(out.status), undefined, { ...out.headers })
+  }
+  if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
+  return out
+}
+
+/**
+ * The global middleware for an API: problem+json everywhere and a body cap.
+ * `extraRoutes` names routes served beside the API (documentation pages) so
+ * 405 answers know them.
+ */
+export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  extraRoutes: ReadonlyArray<readonly [string, string]> = []) => {
+  const allowed = allowedMethods(api, extraRoutes)
+  return HttpRouter.middleware((httpApp) =>
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const length = request.headers["content-length"]
+      if (length !== undefined && Number(length) > maxBodyBytes) {
+        return Effect.succeed(
+          problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
+        )
+      }
+      return httpApp.pipe(
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+        Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),
+        Effect.map(finish)
+      ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
+    }), { global: true })
+}

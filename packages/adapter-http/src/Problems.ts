@@ -1,0 +1,130 @@
+/**
+ * The problems the API declares: RFC 9457 bodies with a `code` extension
+ * member carrying the problem code of the catalogue in core. Each class is
+ * declared on the endpoints that can answer it, so the OpenAPI document and
+ * the typed client know them.
+ *
+ * @since 0.1.0
+ */
+import { ProblemCode } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiError } from "effect/http-api"
+
+type Code = ProblemCode.ProblemCode
+
+const declare = <C extends Code>(code: C) => ({
+  type: ProblemCode.typeUri(code),
+  status: ProblemCode.catalogue[code].status as (typeof ProblemCode.catalogue)[C]["status"],
+  title: ProblemCode.catalogue[code].title
+})
+
+/** One entry of a validation problem's `errors`: where the bad value is and what is wrong. */
+export const Issue = Schema.Struct({
+  path: Schema.Array(Schema.Union([Schema.String, Schema.Number])),
+  message: Schema.String
+})
+
+/** 401 auth/unauthenticated. */
+export class Unauthenticated extends HttpApiError.Problem<Unauthenticated>()(
+  "Unauthenticated",
+  declare("auth/unauthenticated"),
+  { code: Schema.tag("auth/unauthenticated") }
+) {}
+
+/** 403 auth/forbidden. */
+export class Forbidden extends HttpApiError.Problem<Forbidden>()(
+  "Forbidden",
+  declare("auth/forbidden"),
+  { code: Schema.tag("auth/forbidden") }
+) {}
+
+/** 404 resource/not-found. */
+export class NotFound extends HttpApiError.Problem<NotFound>()(
+  "NotFound",
+  declare("resource/not-found"),
+  { code: Schema.tag("resource/not-found") }
+) {}
+
+/** 400 request/invalid, with every issue found. */
+export class InvalidRequest extends HttpApiError.Problem<InvalidRequest>()(
+  "InvalidRequest",
+  declare("request/invalid"),
+  { code: Schema.tag("request/invalid"), errors: Schema.Array(Issue) }
+) {}
+
+/** 400 request/malformed-json. */
+export class MalformedJson extends HttpApiError.Problem<MalformedJson>()(
+  "MalformedJson",
+  declare("request/malformed-json"),
+  { code: Schema.tag("request/malformed-json") }
+) {}
+
+/** 400 pagination/cursor-invalid. */
+export class CursorInvalid extends HttpApiError.Problem<CursorInvalid>()(
+  "CursorInvalid",
+  declare("pagination/cursor-invalid"),
+  { code: Schema.tag("pagination/cursor-invalid") }
+) {}
+
+/** 400 pagination/cursor-expired. */
+export class CursorExpired extends HttpApiError.Problem<CursorExpired>()(
+  "CursorExpired",
+  declare("pagination/cursor-expired"),
+  { code: Schema.tag("pagination/cursor-expired") }
+) {}
+
+/** 400 pagination/cursor-mismatch. */
+export class CursorMismatch extends HttpApiError.Problem<CursorMismatch>()(
+  "CursorMismatch",
+  declare("pagination/cursor-mismatch"),
+  { code: Schema.tag("pagination/cursor-mismatch") }
+) {}
+
+/** 400 idempotency/invalid-key. */
+export class IdempotencyKeyInvalid extends HttpApiError.Problem<IdempotencyKeyInvalid>()(
+  "IdempotencyKeyInvalid",
+  declare("idempotency/invalid-key"),
+  { code: Schema.tag("idempotency/invalid-key") }
+) {}
+
+/** 422 idempotency/key-reused. */
+export class IdempotencyKeyReused extends HttpApiError.Problem<IdempotencyKeyReused>()(
+  "IdempotencyKeyReused",
+  declare("idempotency/key-reused"),
+  { code: Schema.tag("idempotency/key-reused") }
+) {}
+
+/** 409 idempotency/in-progress. */
+export class IdempotencyInProgress extends HttpApiError.Problem<IdempotencyInProgress>()(
+  "IdempotencyInProgress",
+  declare("idempotency/in-progress"),
+  { code: Schema.tag("idempotency/in-progress") }
+) {}
+
+/** 503 service/unavailable: the store failed; the request may be retried. */
+export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  declare("service/unavailable"),
+  { code: Schema.tag("service/unavailable") }
+) {}
+
+/** The cursor problems every list endpoint declares. */
+export const cursorProblems = [CursorInvalid, CursorExpired, CursorMismatch] as const
+
+/** The idempotency problems every POST endpoint declares. */
+export const idempotencyProblems = [IdempotencyKeyInvalid, IdempotencyKeyReused, IdempotencyInProgress] as const
+
+/**
+ * A problem for the conditions no endpoint declares (unknown route, wrong
+ * method, oversized body, defects): rendered straight as problem+json.
+ */
+export const undeclared = (
+  code: Code,
+  detail?: string,
+  extensions?: Record<string, unknown>
+): { readonly type: string; readonly status: number; readonly title: string; readonly [k: string]: unknown } => ({
+  ...declare(code),
+  ...(detail === undefined ? {} : { detail }),
+  code,
+  ...extensions
+})

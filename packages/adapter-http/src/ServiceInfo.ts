@@ -1,0 +1,33 @@
+/**
+ * What the service says about itself: version, public URLs, branding and
+ * features, served by `GET /api/config/public`.
+ *
+ * @since 0.1.0
+ */
+import { Context, Layer } from "effect"
+
+/** The service's public description. */
+export interface ServiceInfoShape {
+  readonly version: string
+  /** The public base URL clients reach the API at, without a trailing slash (e.g. `https://analytics.example.com`). */
+  readonly publicBaseUrl: string
+  readonly branding: {
+    readonly name: string
+    readonly logoUrl: string | null
+    readonly primaryColor: string
+  }
+  readonly features: Readonly<Record<string, boolean>>
+}
+
+/** The service's public description. */
+export class ServiceInfo extends Context.Service<ServiceInfo, ServiceInfoShape>()("@analytics/adapter-http/ServiceInfo") {
+  /** A description with defaults for everything but the public base URL. */
+  static readonly layer = (options: Partial<ServiceInfoShape> & { readonly publicBaseUrl: string }) =>
+    Layer.succeed(ServiceInfo, {
+      version: "0.1.0",
+      branding: { name: "Analytics", logoUrl: null, primaryColor: "#2563eb" },
+      features: {},
+      ...options,
+      publicBaseUrl: options.publicBaseUrl.replace(/\/+$/, "")
+    })
+}

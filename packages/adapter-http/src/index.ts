@@ -1,0 +1,10 @@
+/**
+ * @analytics/adapter-http: the HTTP contract of the analytics service and
+ * the handlers that serve it.
+ *
+ * @since 0.1.0
+ */
+export * as Api from "./Api.ts"
+export * as App from "./App.ts"
+export * as Problems from "./Problems.ts"
+export * as ServiceInfo from "./ServiceInfo.ts"

@@ -1,0 +1,357 @@
+/**
+ * Every store port of `@analytics/core` over `SqlClient`: one implementation
+ * for PostgreSQL and PGlite. Every query names its tenant; concurrency rests
+ * on single statements (`ON CONFLICT`), never on read-then-write.
+ *
+ * @since 0.1.0
+ */
+import {
+  Errors,
+  Idempotency,
+  type Plan,
+  ServiceSecrets,
+  Tenant,
+  TenantStore,
+  Transactor,
+  Workspace,
+  WorkspaceStore
+} from "@analytics/core"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, type Redacted } from "effect"
+import type { MigrationError } from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { migrate } from "./Migrations.ts"
+import * as PgliteClient from "./PgliteClient.ts"
+
+/** Every store port this adapter provides. */
+export type Stores =
+  | TenantStore.TenantStore
+  | WorkspaceStore.WorkspaceStore
+  | Idempotency.IdempotencyStore
+  | ServiceSecrets.ServiceSecrets
+  | Transactor.Transactor
+
+/** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
+const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
+
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Ids the domain never issues cannot match a row; answering "absent" for them
+ * keeps a malformed id a 404 (as in memory) rather than a uuid cast error.
+ */
+const isId = (id: string): boolean => canonicalUuid.test(id)
+
+// --- tenants -----------------------------------------------------------------
+
+interface TenantRow {
+  readonly tenant_id: string
+  readonly name: string
+  readonly plan: string
+  readonly created_at: Date
+}
+
+interface TokenRow {
+  readonly token_id: string
+  readonly tenant_id: string
+  readonly token_hash: string
+  readonly user_id: string
+  readonly email: string | null
+  readonly roles: ReadonlyArray<string>
+  readonly created_at: Date
+}
+
+/** The TenantStore on SQL. */
+export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql) =>
+    TenantStore.TenantStore.of({
+      insertTenant: (tenant) =>
+        sql`INSERT INTO tenants (tenant_id, name, plan, created_at)
+          VALUES (${tenant.tenant_id}, ${tenant.name}, ${tenant.plan}, ${tenant.created_at})`.pipe(
+          Effect.asVoid,
+          failAs("TenantStore.insertTenant")
+        ),
+      findTenant: (tenantId) =>
+        !isId(tenantId) ? Effect.succeed(undefined) : sql<TenantRow>`SELECT tenant_id, name, plan, created_at
+          FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
+          // Rows were validated on the way in.
+          Effect.map(([row]) =>
+            row === undefined ? undefined : new Tenant.Tenant({
+              tenant_id: row.tenant_id as Tenant.TenantId,
+              name: row.name,
+              plan: row.plan as Plan.Plan,
+              created_at: row.created_at
+            }, { disableChecks: true })
+          ),
+          failAs("TenantStore.findTenant")
+        ),
+      insertToken: (token) =>
+        sql`INSERT INTO api_tokens (token_id, tenant_id, token_hash, user_id, email, roles, created_at)
+          VALUES (${token.tokenId}, ${token.tenantId}, ${token.tokenHash}, ${token.userId}, ${token.email},
+            ${token.roles}, ${token.createdAt})
+          ON CONFLICT (token_hash) DO NOTHING
+          RETURNING token_id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          failAs("TenantStore.insertToken")
+        ),
+      findTokenByHash: (tokenHash) =>
+        sql<TokenRow>`SELECT token_id, tenant_id, token_hash, user_id, email, roles, created_at
+          FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(
+          Effect.map(([row]): TenantStore.ApiTokenRecord | undefined =>
+            row === undefined ? undefined : {
+              tokenId: row.token_id,
+              tenantId: row.tenant_id as Tenant.TenantId,
+              tokenHash: row.token_hash,
+              userId: row.user_id,
+              email: row.email,
+              roles: row.roles,
+              createdAt: row.created_at
+            }
+          ),
+          failAs("TenantStore.findTokenByHash")
+        )
+    })
+)
+
+// --- workspaces ------------------------------------------------------------------
+
+interface WorkspaceRow {
+  readonly workspace_id: string
+  readonly tenant_id: string
+  readonly name: string
+  readonly description: string | null
+  readonly created_at: Date
+}
+
+const toWorkspace = (row: WorkspaceRow): Workspace.Workspace =>
+  new Workspace.Workspace({
+    workspace_id: row.workspace_id as Workspace.WorkspaceId,
+    tenant_id: row.tenant_id as Tenant.TenantId,
+    name: row.name,
+    description: row.description,
+    created_at: row.created_at
+  }, { disableChecks: true })
+
+/** The WorkspaceStore on SQL. */
+export const workspaceStore: Effect.Effect<WorkspaceStore.WorkspaceStore["Service"], never, SqlClient.SqlClient> =
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const columns = sql.literal("workspace_id, tenant_id, name, description, created_at")
+    return WorkspaceStore.WorkspaceStore.of({
+      insert: (workspace) =>
+        sql`INSERT INTO workspaces (workspace_id, tenant_id, name, description, created_at)
+          VALUES (${workspace.workspace_id}, ${workspace.tenant_id}, ${workspace.name}, ${workspace.description},
+            ${workspace.created_at})`.pipe(Effect.asVoid, failAs("WorkspaceStore.insert")),
+      find: (tenantId, workspaceId) =>
+        !isId(workspaceId) ? Effect.succeed(undefined) : sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
+          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}`.pipe(
+          Effect.map(([row]) => row === undefined ? undefined : toWorkspace(row)),
+          failAs("WorkspaceStore.find")
+        ),
+      list: (tenantId, query) => {
+        // Names compare by code point (COLLATE "C"), as `applyInMemory` compares JS strings.
+        const byName = query.sort.field === "name"
+        const field = sql.literal(byName ? `name COLLATE "C"` : "created_at")
+        const desc = query.sort.direction === "desc"
+        const after = query.after
+        // Strictly after (value, id) in "field <direction>, id asc" order; no row
+        // comparison because the two keys run in different directions.
+        const afterClause = after === undefined ? sql.literal("") : (() => {
+          const value = byName ? String(after.value) : new Date(after.value)
+          return sql`AND (${field} ${sql.literal(desc ? "<" : ">")} ${value}
+            OR (${field} = ${value} AND workspace_id > ${after.id}))`
+        })()
+        return sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
+          WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterClause}
+          ORDER BY ${field} ${sql.literal(desc ? "DESC" : "ASC")}, workspace_id ASC
+          LIMIT ${query.take}`.pipe(
+          Effect.map((rows) => rows.map(toWorkspace)),
+          failAs("WorkspaceStore.list")
+        )
+      },
+      remove: (tenantId, workspaceId) =>
+        !isId(workspaceId) ? Effect.succeed(false) : sql`DELETE FROM workspaces
+          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}
+          RETURNING workspace_id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          failAs("WorkspaceStore.remove")
+        )
+    })
+  })
+
+// --- idempotency -------------------------------------------------------------------
+
+interface IdempotencyRow {
+  readonly owner: string
+  readonly scope: string
+  readonly key: string
+  readonly fingerprint: string
+  readonly created_at: Date
+  readonly response_status: number | null
+  readonly response_headers: Readonly<Record<string, string>> | null
+  readonly response_body: string | null
+}
+
+const toRecord = (row: IdempotencyRow): Idempotency.IdempotencyRecord => ({
+  owner: row.owner,
+  scope: row.scope,
+  key: row.key,
+  fingerprint: row.fingerprint,
+  createdAt: row.created_at,
+  response: row.response_status === null
+    ? undefined
+    : { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body ?? "" }
+})
+
+/**
+ * How often `reserve` retries when the record it lost to was released before
+ * it could be read. Each retry needs another request to release in that
+ * instant, so more than a couple means something is wrong.
+ */
+const reserveAttempts = 5
+
+/** The IdempotencyStore on SQL. */
+export const idempotencyStore: Effect.Effect<Idempotency.IdempotencyStore["Service"], never, SqlClient.SqlClient> =
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const reserve = (
+      record: Omit<Idempotency.IdempotencyRecord, "response">,
+      cutoffs: { readonly expiredBefore: Date; readonly abandonedBefore: Date },
+      attemptsLeft: number
+    ): Effect.Effect<Idempotency.Reservation, SqlError | Errors.StoreError> =>
+      Effect.gen(function*() {
+        // One statement decides: insert, or take over a stale record, or leave
+        // a live one alone. The row lock of ON CONFLICT makes exactly one of
+        // any number of concurrent callers win.
+        const taken = yield* sql`INSERT INTO idempotency_keys AS k (owner, scope, key, fingerprint, created_at)
+          VALUES (${record.owner}, ${record.scope}, ${record.key}, ${record.fingerprint}, ${record.createdAt})
+          ON CONFLICT (owner, scope, key) DO UPDATE SET
+            fingerprint = excluded.fingerprint,
+            created_at = excluded.created_at,
+            response_status = NULL,
+            response_headers = NULL,
+            response_body = NULL
+          WHERE k.created_at < ${cutoffs.expiredBefore}
+            OR (k.response_status IS NULL AND k.created_at < ${cutoffs.abandonedBefore})
+          RETURNING 1 AS reserved`
+        if (taken.length > 0) return { _tag: "Reserved" } as const
+        const [existing] = yield* sql<IdempotencyRow>`SELECT owner, scope, key, fingerprint, created_at,
+            response_status, response_headers, response_body
+          FROM idempotency_keys
+          WHERE owner = ${record.owner} AND scope = ${record.scope} AND key = ${record.key}`
+        if (existing !== undefined) return { _tag: "Existing", record: toRecord(existing) } as const
+        // Released between the two statements: try again.
+        if (attemptsLeft > 1) return yield* reserve(record, cutoffs, attemptsLeft - 1)
+        return yield* new Errors.StoreError({
+          operation: "IdempotencyStore.reserve",
+          cause: new Error("The key kept being released while it was being reserved")
+        })
+      })
+    return Idempotency.IdempotencyStore.of({
+      reserve: (record, cutoffs) =>
+        reserve(record, cutoffs, reserveAttempts).pipe(
+          Effect.catchTag("SqlError", (cause) =>
+            Effect.fail(new Errors.StoreError({ operation: "IdempotencyStore.reserve", cause })))
+        ),
+      complete: (owner, scope, key, response) =>
+        sql`UPDATE idempotency_keys SET
+            response_status = ${response.status},
+            response_headers = ${JSON.stringify(response.headers)}::jsonb,
+            response_body = ${response.body}
+          WHERE owner = ${owner} AND scope = ${scope} AND key = ${key}`.pipe(
+          Effect.asVoid,
+          failAs("IdempotencyStore.complete")
+        ),
+      release: (owner, scope, key) =>
+        // Only a reservation: a stored response stays for replay.
+        sql`DELETE FROM idempotency_keys
+          WHERE owner = ${owner} AND scope = ${scope} AND key = ${key} AND response_status IS NULL`.pipe(
+          Effect.asVoid,
+          failAs("IdempotencyStore.release")
+        )
+    })
+  })
+
+// --- service secrets -------------------------------------------------------------------
+
+/** ServiceSecrets on SQL: the first instance to store a secret wins, the others read it. */
+export const serviceSecrets: Effect.Effect<ServiceSecrets.ServiceSecrets["Service"], never, SqlClient.SqlClient> =
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const read = (name: string) =>
+      Effect.map(sql<{ readonly value: string }>`SELECT value FROM service_secrets WHERE name = ${name}`, ([row]) =>
+        row?.value)
+    return ServiceSecrets.ServiceSecrets.of({
+      getOrCreate: (name, generate) =>
+        Effect.gen(function*() {
+          const existing = yield* read(name)
+          if (existing !== undefined) return existing
+          const value = yield* generate
+          const inserted = yield* sql`INSERT INTO service_secrets (name, value) VALUES (${name}, ${value})
+            ON CONFLICT (name) DO NOTHING RETURNING value`
+          if (inserted.length > 0) return value
+          // Another instance stored it first (its commit is what we waited on).
+          const winner = yield* read(name)
+          if (winner !== undefined) return winner
+          return yield* Effect.die(new Error(`The service secret ${name} vanished while being created`))
+        }).pipe(failAs("ServiceSecrets.getOrCreate"))
+    })
+  })
+
+// --- transactions -------------------------------------------------------------------------
+
+/** Wraps the unit's own failures, so that only the transaction's (BEGIN, COMMIT) become `StoreError`. */
+class Inner {
+  readonly error: unknown
+  constructor(error: unknown) {
+    this.error = error
+  }
+}
+
+/** The Transactor on SQL: `withTransaction`, savepoints when nested. */
+export const transactor: Effect.Effect<Transactor.Transactor["Service"], never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql) =>
+    Transactor.Transactor.of({
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        sql.withTransaction(Effect.mapError(effect, (error) => new Inner(error))).pipe(
+          Effect.mapError((error) =>
+            error instanceof Inner
+              ? error.error as E
+              : new Errors.StoreError({ operation: "Transactor.transaction", cause: error })
+          )
+        )
+    })
+)
+
+// --- layers -----------------------------------------------------------------------------------
+
+/** Every store port over the `SqlClient` in context (whose schema is migrated). */
+export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.mergeAll(
+  Layer.effect(TenantStore.TenantStore, tenantStore),
+  Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
+  Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
+  Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
+  Layer.effect(Transactor.Transactor, transactor)
+)
+
+/** The stores over a client, migrating its schema when the layer is built. */
+const withClient = <E>(
+  client: Layer.Layer<SqlClient.SqlClient, E>
+): Layer.Layer<Stores | SqlClient.SqlClient, E | SqlError | MigrationError> =>
+  Layer.provideMerge(layer, Layer.provideMerge(Layer.effectDiscard(migrate), client))
+
+/**
+ * The stores on PostgreSQL at `url`, through a connection pool; migrates at
+ * build. `options` tunes the pool (size, timeouts).
+ */
+export const layerPg = (
+  url: Redacted.Redacted<string>,
+  options: Omit<PgClient.PgPoolConfig, "url"> = {}
+): Layer.Layer<Stores | SqlClient.SqlClient, SqlError | MigrationError> =>
+  withClient(PgClient.layer({ ...options, url }))
+
+/** The stores on embedded PGlite (in memory, or persisted in `dataDir`); migrates at build. */
+export const layerPglite = (
+  config: PgliteClient.PgliteClientConfig = {}
+): Layer.Layer<Stores | SqlClient.SqlClient, SqlError | MigrationError> => withClient(PgliteClient.layer(config))
