@@ -17,6 +17,9 @@ import { authenticationLayer, idempotentLayer, validationLayer } from "./Middlew
 import * as ProblemResponses from "./ProblemResponses.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
+/** The version of the service and of its API description. */
+export const version = "0.1.0"
+
 /** Where the OpenAPI document and the reference page are served. */
 export const docsPaths = { openapi: "/v1/openapi.json", reference: "/v1/docs" } as const
 
@@ -71,7 +74,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
           operatorToken: Option.map(Option.fromUndefinedOr(options.operatorToken), Redacted.make)
         })
     ),
-    Layer.provide(ServiceInfo.layer({ ...options.info, publicBaseUrl: options.publicBaseUrl })),
+    Layer.provide(ServiceInfo.layer({ version, ...options.info, publicBaseUrl: options.publicBaseUrl })),
     Layer.provide(options.stores)
   )
 

@@ -1,0 +1,155 @@
+/**
+ * The host's programs: `serve` (the full service) and `migrate`. The host
+ * only assembles: storage adapter by configuration, the HTTP application,
+ * the bootstrap tenant and the demo data.
+ *
+ * @since 0.1.0
+ */
+import { App } from "@analytics/adapter-http"
+import { MemoryStores } from "@analytics/adapter-memory"
+import { Migrations, PgliteClient, SqlStores } from "@analytics/adapter-postgres"
+import { ApiToken, ServiceSecrets, Tenants, Workspaces, WorkspaceStore } from "@analytics/core"
+import type { TenantId } from "@analytics/core/Tenant"
+import { NodeHttpServer } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { Console, Deferred, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { mkdirSync } from "node:fs"
+import { createServer } from "node:http"
+import type { HostConfig } from "./HostConfig.ts"
+
+/** The store layer the configuration selects. */
+export const storesLayer = (config: HostConfig): Layer.Layer<App.Stores, unknown> => {
+  switch (config.store) {
+    case "memory":
+      return MemoryStores.layer
+    case "pglite":
+      return Layer.unwrap(Effect.sync(() => {
+        mkdirSync(config.dataDir, { recursive: true })
+        return SqlStores.layerPglite({ dataDir: config.dataDir })
+      }))
+    case "postgres":
+      return SqlStores.layerPg(Option.getOrThrow(config.databaseUrl))
+  }
+}
+
+const bootstrapName = "Default"
+
+/**
+ * The bootstrap tenant: from `ANALYTICS_BOOTSTRAP_TOKEN`, or, when no token
+ * at all is configured, one generated on first start and printed once, so
+ * that `npm start` with no configuration gives a usable service.
+ */
+const bootstrap = (config: HostConfig) =>
+  Effect.gen(function*() {
+    if (Option.isSome(config.bootstrap)) {
+      const { plan, token } = config.bootstrap.value
+      const tenantId = yield* Tenants.ensureBootstrap({ token: Redacted.value(token), plan, name: bootstrapName })
+      yield* Effect.logInfo("Bootstrap tenant ready").pipe(Effect.annotateLogs({ tenant_id: tenantId, plan }))
+      return Option.some(tenantId)
+    }
+    if (Option.isSome(config.operatorToken)) return Option.none<TenantId>()
+    const secrets = yield* ServiceSecrets.ServiceSecrets
+    let created = false
+    const token = yield* secrets.getOrCreate(
+      "bootstrap-admin-token",
+      Effect.tap(ApiToken.generate, () => Effect.sync(() => (created = true)))
+    )
+    const tenantId = yield* Tenants.ensureBootstrap({ token, plan: "growth", name: bootstrapName })
+    if (created) {
+      yield* Console.log(
+        `\nNo token configured: created tenant ${tenantId} with this admin token (shown once):\n\n  ${token}\n\n` +
+          `Use it as "Authorization: Bearer <token>". Set ANALYTICS_BOOTSTRAP_TOKEN or ANALYTICS_OPERATOR_TOKEN to choose your own.\n`
+      )
+    } else {
+      yield* Effect.logInfo("Default tenant ready; its admin token was printed at first start").pipe(
+        Effect.annotateLogs({ tenant_id: tenantId })
+      )
+    }
+    return Option.some(tenantId)
+  })
+
+/** Demo data for the bootstrap tenant: a workspace (later issues add a dataset and a report). */
+const seedDemo = (tenantId: TenantId) =>
+  Effect.gen(function*() {
+    const store = yield* WorkspaceStore.WorkspaceStore
+    const existing = yield* store.list(tenantId, {
+      take: 1,
+      sort: Workspaces.defaultSort,
+      after: undefined,
+      createdAtOrBefore: new Date(8.64e15)
+    })
+    if (existing.length > 0) return
+    yield* Workspaces.create(tenantId, { name: "Demo workspace", description: "Sample data to explore the API" })
+    yield* Effect.logInfo("Demo workspace created").pipe(Effect.annotateLogs({ tenant_id: tenantId }))
+  })
+
+/** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
+const initialize = (config: HostConfig) =>
+  Effect.gen(function*() {
+    const stores = yield* Layer.build(storesLayer(config))
+    const tenantId = yield* bootstrap(config).pipe(Effect.provideContext(stores))
+    if (config.demo) {
+      if (Option.isSome(tenantId)) {
+        yield* seedDemo(tenantId.value).pipe(Effect.provideContext(stores))
+      } else {
+        yield* Effect.logWarning("ANALYTICS_DEMO=1 needs a bootstrap tenant: set ANALYTICS_BOOTSTRAP_TOKEN")
+      }
+    }
+    return yield* HttpRouter.toHttpEffect(App.layer({
+      stores: Layer.succeedContext(stores),
+      publicBaseUrl: config.publicBaseUrl,
+      operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value))
+    }))
+  })
+
+/**
+ * `analytics-host serve`: the whole service until a signal stops it.
+ *
+ * The port opens first and `/healthz` answers at once; API requests that
+ * arrive while storage initialises (the first start of an embedded database
+ * creates it, which takes seconds) wait for it rather than fail.
+ */
+export const serve = (config: HostConfig) =>
+  Effect.gen(function*() {
+    type HttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
+    const app = yield* Deferred.make<HttpApp>()
+    let ready: HttpApp | undefined
+    const starting = HttpServerResponse.jsonUnsafe({ status: "ok", version: App.version })
+    const gate = Effect.suspend(() =>
+      ready ?? Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        request.method === "GET" && request.url === "/healthz"
+          ? Effect.succeed(starting)
+          : Effect.flatten(Deferred.await(app)))
+    )
+    yield* Layer.build(
+      HttpServer.serve(gate).pipe(
+        HttpServer.withLogAddress,
+        Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
+      )
+    )
+    yield* Effect.logInfo("Initialising storage").pipe(Effect.annotateLogs({ store: config.store }))
+    ready = yield* initialize(config)
+    yield* Deferred.succeed(app, ready)
+    yield* Effect.logInfo("Ready").pipe(
+      Effect.annotateLogs({ port: config.port, store: config.store, public_base_url: config.publicBaseUrl })
+    )
+    return yield* Effect.never
+  }).pipe(Effect.scoped)
+
+/** `analytics-host migrate`: applies pending migrations and exits. */
+export const migrate = (config: HostConfig) =>
+  Effect.gen(function*() {
+    if (config.store === "memory") {
+      yield* Effect.logInfo("ANALYTICS_STORE=memory has no schema to migrate")
+      return
+    }
+    if (config.store === "pglite") mkdirSync(config.dataDir, { recursive: true })
+    const client = config.store === "pglite"
+      ? PgliteClient.layer({ dataDir: config.dataDir })
+      : PgClient.layer({ url: Option.getOrThrow(config.databaseUrl) })
+    const applied = yield* Migrations.migrate.pipe(Effect.provide(client))
+    yield* Effect.logInfo(applied.length === 0 ? "The schema is up to date" : "Migrations applied").pipe(
+      Effect.annotateLogs({ applied: applied.map(([id, name]) => `${id}_${name}`) })
+    )
+  })

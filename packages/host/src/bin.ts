@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * `analytics-host serve | migrate`: the packaged service's command line.
+ *
+ * @since 0.1.0
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Config, Effect, Exit, Layer } from "effect"
+import { config as hostConfig, crossCheck, type HostConfig } from "./HostConfig.ts"
+import { migrate, serve } from "./Main.ts"
+import * as PinoLogger from "./PinoLogger.ts"
+
+const usage = `Usage: analytics-host <command>
+
+Commands:
+  serve     run the service (HTTP API on PORT)
+  migrate   apply pending database migrations and exit
+
+Configuration comes from the environment; see the README's configuration table.`
+
+const commands: Record<string, (config: HostConfig) => Effect.Effect<unknown, unknown>> = { serve, migrate }
+
+const [command = "serve", ...rest] = process.argv.slice(2)
+if (command === "--help" || command === "-h" || command === "help") {
+  console.log(usage)
+  process.exit(0)
+}
+const run = commands[command]
+if (run === undefined || rest.length > 0) {
+  console.error(`analytics-host: unknown command "${[command, ...rest].join(" ")}"\n\n${usage}`)
+  process.exit(2)
+}
+
+const loaded = await Effect.runPromiseExit(Effect.gen(function*() {
+  return yield* hostConfig
+}))
+if (Exit.isFailure(loaded)) {
+  const error = Cause.squash(loaded.cause)
+  console.error(`analytics-host: invalid configuration\n  ${error instanceof Config.ConfigError ? error.message : String(error)}`)
+  process.exit(1)
+}
+const config = loaded.value
+const problems = crossCheck(config)
+if (problems.length > 0) {
+  console.error(`analytics-host: invalid configuration\n${problems.map((p) => `  ${p}`).join("\n")}`)
+  process.exit(1)
+}
+
+run(config).pipe(
+  Effect.tapCause((cause) =>
+    Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(`analytics-host ${command} failed`, cause)
+  ),
+  Effect.provide(Layer.mergeAll(PinoLogger.layer({ level: config.logLevel }), NodeServices.layer)),
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)
