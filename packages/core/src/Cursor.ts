@@ -26,7 +26,7 @@ export const CursorPayload = Schema.Struct({
   v: Schema.Literal(1),
   /** The endpoint, e.g. `GET /v1/workspaces`. */
   e: Schema.String,
-  /** The canonical query string, without `cursor` and `limit`. */
+  /** SHA-256 (hex) of the canonical query string, without `cursor` and `limit`; a hash keeps cursors short. */
   q: Schema.String,
   /** The sort, e.g. `-created_at`. */
   s: Schema.String,
@@ -79,8 +79,10 @@ export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape>
         const dot = cursor.indexOf(".")
         if (dot <= 0 || cursor.length > 4096) return yield* new CursorInvalid()
         const body = cursor.slice(0, dot)
-        const sig = Base64Url.decode(cursor.slice(dot + 1))
-        if (Result.isFailure(sig)) return yield* new CursorInvalid()
+        const sigText = cursor.slice(dot + 1)
+        const sig = Base64Url.decode(sigText)
+        // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
+        if (Result.isFailure(sig) || Base64Url.encode(sig.success) !== sigText) return yield* new CursorInvalid()
         if (!(yield* hmacVerify(key, sig.success, body))) return yield* new CursorInvalid()
         const json = Base64Url.decodeString(body)
         if (Result.isFailure(json)) return yield* new CursorInvalid()

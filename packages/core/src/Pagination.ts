@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Clock, Data, Effect, Schema } from "effect"
+import { sha256Hex } from "./Crypto.ts"
 import { type CursorError, CursorCodec, type CursorPayload } from "./Cursor.ts"
 
 /** Page size bounds and default (spec 8.3). */
@@ -123,7 +124,7 @@ export const paginate = <A, Field extends string, E, R>(
   Effect.gen(function*() {
     const codec = yield* CursorCodec
     const limit = request.limit ?? limits.default
-    const query = canonicalQuery(request.params)
+    const query = yield* sha256Hex(canonicalQuery(request.params))
     const binding = { endpoint: request.endpoint, query }
     const now = yield* Clock.currentTimeMillis
     let sort: SortOrder<Field>
@@ -161,6 +162,25 @@ export const paginate = <A, Field extends string, E, R>(
   })
 
 /**
+ * Compares strings by Unicode code point, as PostgreSQL's `COLLATE "C"` on
+ * UTF-8 does (`<` compares UTF-16 code units, which puts U+E000..U+FFFF after
+ * the supplementary planes).
+ */
+export const compareCodePoints = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x === y) continue
+    // shift surrogates above the rest of the BMP so code-unit order becomes code-point order
+    x = x >= 0xd800 && x <= 0xdfff ? x + 0x2000 : x >= 0xe000 ? x - 0x800 : x
+    y = y >= 0xd800 && y <= 0xdfff ? y + 0x2000 : y >= 0xe000 ? y - 0x800 : y
+    return x < y ? -1 : 1
+  }
+  return a.length - b.length
+}
+
+/**
  * Orders rows the way a store must (sort field, then id ascending) and applies
  * a page query in memory: the reference semantics every store follows.
  */
@@ -172,7 +192,12 @@ export const applyInMemory = <A, Field extends string>(
 ): Array<A> => {
   const sign = query.sort.direction === "asc" ? 1 : -1
   const compare = (a: Keyset, b: Keyset): number => {
-    if (a.value !== b.value) return (a.value < b.value ? -1 : 1) * sign
+    if (a.value !== b.value) {
+      const order = typeof a.value === "string" && typeof b.value === "string"
+        ? compareCodePoints(a.value, b.value)
+        : a.value < b.value ? -1 : 1
+      return Math.sign(order) * sign
+    }
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
   }
   const bound = query.createdAtOrBefore.getTime()

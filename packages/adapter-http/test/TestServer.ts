@@ -1,0 +1,103 @@
+/**
+ * A real HTTP server on a loopback socket, serving the whole application
+ * with the stores given, built inside the test's Effect context so that
+ * request fibers see the test's Clock (TestClock in `it.effect`).
+ */
+import { App } from "@analytics/adapter-http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { type Context, Effect, Layer, type Scope } from "effect"
+import { HttpRouter } from "effect/http"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** The operator token every test server accepts. */
+export const operatorToken = "test-operator-token"
+
+/** A JSON response, parsed. */
+export interface JsonResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+/** A running server and a small client for it. */
+export interface TestServer {
+  readonly url: string
+  /** The stores behind the server, to arrange or inspect state directly. */
+  readonly stores: Context.Context<App.Stores>
+  readonly request: (
+    method: string,
+    path: string,
+    options?: { readonly token?: string; readonly body?: unknown; readonly headers?: Record<string, string> }
+  ) => Effect.Effect<JsonResponse>
+  /** Provisions a tenant through the operator endpoint and returns its admin token. */
+  readonly tenant: (plan?: string) => Effect.Effect<{ readonly tenantId: string; readonly token: string }>
+}
+
+/** Starts a server on 127.0.0.1 with a free port, for the length of the scope. */
+export const start = <E>(
+  stores: Layer.Layer<App.Stores, E>
+): Effect.Effect<TestServer, E, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const context = yield* Layer.build(stores)
+    const httpEffect = yield* HttpRouter.toHttpEffect(App.layer({
+      stores: Layer.succeedContext(context),
+      publicBaseUrl: "http://127.0.0.1",
+      operatorToken
+    }))
+    const handler = yield* NodeHttpServer.makeHandler(httpEffect, { scope })
+    const server = createServer(handler)
+    yield* Effect.acquireRelease(
+      Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+      () =>
+        Effect.callback<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const request: TestServer["request"] = (method, path, options = {}) =>
+      Effect.promise(async () => {
+        const headers: Record<string, string> = { ...options.headers }
+        if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+        let body: string | undefined
+        if (options.body !== undefined) {
+          body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+          headers["content-type"] ??= "application/json"
+        }
+        const response = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) })
+        const text = await response.text()
+        let parsed: unknown = undefined
+        try {
+          parsed = text === "" ? undefined : JSON.parse(text)
+        } catch {
+          parsed = undefined
+        }
+        return { status: response.status, headers: response.headers, body: parsed, text }
+      })
+    const tenant = (plan = "growth") =>
+      Effect.map(
+        request("POST", "/v1/tenants", { token: operatorToken, body: { name: "Acme", plan } }),
+        (r) => {
+          if (r.status !== 201) throw new Error(`tenant provisioning answered ${r.status}: ${r.text}`)
+          return { tenantId: r.body.tenant_id as string, token: r.body.token as string }
+        }
+      )
+    return { url, stores: context, request, tenant }
+  })
+
+/** Asserts the RFC 9457 shape and returns the problem code. */
+export const problemCode = (response: JsonResponse): string => {
+  const contentType = response.headers.get("content-type") ?? ""
+  if (!contentType.startsWith("application/problem+json")) {
+    throw new Error(`expected problem+json, got ${contentType}: ${response.text}`)
+  }
+  for (const member of ["type", "title", "status", "code"]) {
+    if (!(member in response.body)) throw new Error(`problem without ${member}: ${response.text}`)
+  }
+  if (response.body.status !== response.status) throw new Error(`problem status ${response.body.status} != ${response.status}`)
+  if (/\n\s+at\s/.test(response.text)) throw new Error(`a stack trace leaked: ${response.text}`)
+  return response.body.code
+}

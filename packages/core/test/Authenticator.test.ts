@@ -1,0 +1,194 @@
+import { MemoryStores } from "@analytics/adapter-memory"
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { createHash } from "node:crypto"
+import * as ApiToken from "../src/ApiToken.ts"
+import { Authenticator, layerTokens } from "../src/Authenticator.ts"
+import type { TenantId } from "../src/Tenant.ts"
+import { TenantStore } from "../src/TenantStore.ts"
+
+const tenantA = "0199a1b2-0000-7000-8000-00000000000a" as TenantId
+const tenantB = "0199a1b2-0000-7000-8000-00000000000b" as TenantId
+
+const operatorToken = "ast_operator-token-for-tests-only"
+
+/** Stores a token for a member and returns the token. */
+const storeToken = (
+  tenantId: TenantId,
+  userId: string,
+  options: { readonly token?: string; readonly email?: string | null; readonly roles?: ReadonlyArray<string> } = {}
+) =>
+  Effect.gen(function*() {
+    const store = yield* TenantStore
+    const token = options.token ?? (yield* ApiToken.generate)
+    const inserted = yield* store.insertToken({
+      tokenId: `token-${userId}`,
+      tenantId,
+      tokenHash: yield* ApiToken.hash(token),
+      userId,
+      email: options.email === undefined ? `${userId}@example.com` : options.email,
+      roles: options.roles ?? ["analyst"],
+      createdAt: new Date(0)
+    })
+    assert.isTrue(inserted)
+    return token
+  })
+
+const authenticate = (token: string) =>
+  Effect.flatMap(Authenticator, (auth) => auth.authenticate(Redacted.make(token)))
+
+/** The authenticator over a fresh memory TenantStore, the store itself exposed too. */
+const setup = (operator: Option.Option<string>, store = MemoryStores.tenantStore) => {
+  const stores = Layer.effect(TenantStore, store)
+  return Layer.merge(
+    layerTokens({ operatorToken: Option.map(operator, (t) => Redacted.make(t)) }).pipe(Layer.provide(stores)),
+    stores
+  )
+}
+
+const withOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore>) =>
+  Effect.provide(effect, setup(Option.some(operatorToken)))
+const withoutOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore>) =>
+  Effect.provide(effect, setup(Option.none()))
+
+describe("ApiToken", () => {
+  it.effect("generate gives `ast_` and 43 base64url characters (256 bits)", () =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 50; i++) {
+        const token = yield* ApiToken.generate
+        assert.match(token, /^ast_[A-Za-z0-9_-]{43}$/)
+        assert.isTrue(token.startsWith(ApiToken.tokenPrefix))
+      }
+    }))
+
+  it.effect("two generated tokens differ", () =>
+    Effect.gen(function*() {
+      const tokens = new Set<string>()
+      for (let i = 0; i < 100; i++) tokens.add(yield* ApiToken.generate)
+      assert.strictEqual(tokens.size, 100)
+    }))
+
+  it.effect("hash is the lowercase hex SHA-256 of the token", () =>
+    Effect.gen(function*() {
+      const token = yield* ApiToken.generate
+      const hash = yield* ApiToken.hash(token)
+      assert.strictEqual(hash, createHash("sha256").update(token).digest("hex"))
+      assert.strictEqual(yield* ApiToken.hash(token), hash)
+      assert.notStrictEqual(yield* ApiToken.hash(`${token}x`), hash)
+    }))
+})
+
+describe("Authenticator.layerTokens", () => {
+  it.effect("a stored token authenticates to its own member", () =>
+    withOperator(Effect.gen(function*() {
+      const ana = yield* storeToken(tenantA, "ana", { roles: ["admin", "analyst"] })
+      const bob = yield* storeToken(tenantB, "bob", { email: null, roles: [] })
+      const asAna = yield* authenticate(ana)
+      assert.strictEqual(asAna._tag, "Member")
+      if (asAna._tag === "Member") {
+        assert.strictEqual(asAna.tenantId, tenantA)
+        assert.strictEqual(asAna.userId, "ana")
+        assert.strictEqual(asAna.email, "ana@example.com")
+        assert.deepStrictEqual(asAna.roles, ["admin", "analyst"])
+      }
+      const asBob = yield* authenticate(bob)
+      assert.strictEqual(asBob._tag, "Member")
+      if (asBob._tag === "Member") {
+        assert.strictEqual(asBob.tenantId, tenantB)
+        assert.strictEqual(asBob.userId, "bob")
+        assert.isNull(asBob.email)
+        assert.deepStrictEqual(asBob.roles, [])
+      }
+      // again, from the cache
+      const again = yield* authenticate(ana)
+      assert.isTrue(again._tag === "Member" && again.tenantId === tenantA && again.userId === "ana")
+    })))
+
+  it.effect("unknown, empty, altered and over-long tokens give Unauthenticated", () =>
+    withOperator(Effect.gen(function*() {
+      const stored = yield* storeToken(tenantA, "ana")
+      const long = `ast_${"a".repeat(596)}`
+      assert.strictEqual(long.length, 600)
+      yield* storeToken(tenantA, "long", { token: long })
+      const rejected = [
+        yield* ApiToken.generate,
+        "",
+        long,
+        stored.toUpperCase(),
+        `${stored} `,
+        ` ${stored}`,
+        stored.slice(0, -1),
+        `Bearer ${stored}`,
+        stored.slice(4),
+        `${operatorToken}x`,
+        yield* ApiToken.hash(stored)
+      ]
+      for (const token of rejected) {
+        const error = yield* Effect.flip(authenticate(token))
+        assert.strictEqual(error._tag, "Unauthenticated", JSON.stringify(token.slice(0, 40)))
+        if (error._tag === "Unauthenticated") assert.strictEqual(error.code, "auth/unauthenticated")
+      }
+      // the stored one still works
+      assert.strictEqual((yield* authenticate(stored))._tag, "Member")
+    })))
+
+  it.effect("tokens up to 512 characters are looked up, longer ones are not", () =>
+    withOperator(Effect.gen(function*() {
+      const at512 = `ast_${"b".repeat(508)}`
+      const at513 = `ast_${"c".repeat(509)}`
+      yield* storeToken(tenantA, "u512", { token: at512 })
+      yield* storeToken(tenantA, "u513", { token: at513 })
+      assert.strictEqual((yield* authenticate(at512))._tag, "Member")
+      assert.strictEqual((yield* Effect.flip(authenticate(at513)))._tag, "Unauthenticated")
+    })))
+
+  it.effect("the operator token authenticates as the Operator", () =>
+    withOperator(Effect.gen(function*() {
+      const principal = yield* authenticate(operatorToken)
+      assert.strictEqual(principal._tag, "Operator")
+      // member tokens still work next to it
+      assert.strictEqual((yield* authenticate(yield* storeToken(tenantA, "ana")))._tag, "Member")
+    })))
+
+  it.effect("with no operator configured, the operator token is rejected", () =>
+    withoutOperator(Effect.gen(function*() {
+      const error = yield* Effect.flip(authenticate(operatorToken))
+      assert.strictEqual(error._tag, "Unauthenticated")
+      assert.strictEqual((yield* Effect.flip(authenticate("")))._tag, "Unauthenticated")
+      assert.strictEqual((yield* authenticate(yield* storeToken(tenantA, "ana")))._tag, "Member")
+    })))
+
+  it.effect("a verified token is remembered for 30 seconds, then looked up again", () => {
+    let lookups = 0
+    const counting = Effect.map(MemoryStores.tenantStore, (store) =>
+      TenantStore.of({
+        ...store,
+        findTokenByHash: (hash) => Effect.suspend(() => (lookups++, store.findTokenByHash(hash)))
+      }))
+    return Effect.provide(
+      Effect.gen(function*() {
+        const token = yield* storeToken(tenantA, "ana")
+        yield* authenticate(token)
+        assert.strictEqual(lookups, 1)
+        yield* TestClock.adjust(Duration.millis(29_999))
+        yield* authenticate(token)
+        assert.strictEqual(lookups, 1)
+        yield* TestClock.adjust(Duration.millis(1))
+        yield* authenticate(token)
+        assert.strictEqual(lookups, 2)
+        // unknown tokens are never cached
+        const unknown = yield* ApiToken.generate
+        yield* Effect.flip(authenticate(unknown))
+        yield* Effect.flip(authenticate(unknown))
+        assert.strictEqual(lookups, 4)
+        // the operator and malformed tokens never reach the store
+        yield* authenticate(operatorToken)
+        yield* Effect.flip(authenticate(""))
+        yield* Effect.flip(authenticate("x".repeat(600)))
+        assert.strictEqual(lookups, 4)
+      }),
+      setup(Option.some(operatorToken), counting)
+    )
+  })
+})
