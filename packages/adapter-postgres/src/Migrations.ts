@@ -90,8 +90,10 @@ const runMigrator = Migrator.make({})({
  *
  * The whole run is one transaction holding a transaction-level advisory lock,
  * so processes that migrate at once run one after the other, and the later
- * ones find nothing to do. (The Migrator's own `LOCK TABLE` would also do,
- * but only once its table exists; creating that table is the racy part.)
+ * ones find nothing to do. The Migrator alone also survives that race (its
+ * `LOCK TABLE`, and a re-check when creating its table fails), but the lock
+ * makes it independent of those internals and creates the migrations table
+ * in the same transaction as the schema.
  */
 export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,

@@ -19,6 +19,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient, PgTypes } from "@effect/sql-pg"
 import { Context, Effect, Layer, type Scope, Semaphore, Stream } from "effect"
+import { mkdir } from "node:fs/promises"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
@@ -54,7 +55,7 @@ export const PgliteClient = Context.Service<PgliteClient>("@analytics/adapter-po
 /** Where the database lives. */
 export interface PgliteClientConfig {
   /**
-   * A directory on disk (created if missing, kept on close), or `undefined`
+   * A directory on disk (created with its parents if missing, kept on close), or `undefined`
    * for a fresh in-memory database. One process at a time may open a data
    * directory: PGlite has no locking between processes.
    */
@@ -78,7 +79,7 @@ const timestampPattern =
  * the PostgreSQL epoch (`new Date(text)` would read zone-less values as local
  * time and round differently).
  */
-export const parseTimestamp = (text: string): Date => {
+const parseTimestamp = (text: string): Date => {
   const m = timestampPattern.exec(text)
   if (m === null) return new Date(Number.NaN)
   const [, y, mo, d, h, mi, s, fraction, sign, oh, om, os, bc] = m
@@ -171,7 +172,7 @@ class PgliteConnection implements Connection {
     return Stream.unwrap(Effect.map(this.execute(sql, params, transformRows), Stream.fromIterable))
   }
   executeValues(sql: string, params: ReadonlyArray<unknown>) {
-    return Effect.map(this.query(sql, params, "array"), (result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)
+    return Effect.map(this.query(sql, params, "array"), (result) => result.rows as ReadonlyArray<ReadonlyArray<any>>)
   }
   executeValuesUnprepared(sql: string, params: ReadonlyArray<unknown>) {
     return this.executeValues(sql, params)
@@ -207,9 +208,14 @@ export const make = (
   config: PgliteClientConfig = {}
 ): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
+    const dataDir = config.dataDir
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(config.dataDir ?? "memory://", { parsers }),
+        try: async () => {
+          // PGlite creates the last directory only; a path (not a `scheme://` URL) gets its parents too.
+          if (dataDir !== undefined && !dataDir.includes("://")) await mkdir(dataDir, { recursive: true })
+          return PGlite.create(dataDir ?? "memory://", { parsers })
+        },
         catch: (cause) =>
           new SqlError({
             reason: new ConnectionError({ cause, message: "PGlite could not open the database", operation: "connect" })
@@ -239,5 +245,6 @@ export const make = (
 /** Provides `PgliteClient` and `SqlClient` on one PGlite database, open for the layer's lifetime. */
 export const layer = (config: PgliteClientConfig = {}): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
   Layer.effectContext(
-    Effect.map(make(config), (client) => Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client)))
+    Effect.map(make(config), (client) =>
+      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client)))
   ).pipe(Layer.provide(Reactivity.layer))

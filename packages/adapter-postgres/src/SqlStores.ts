@@ -17,7 +17,7 @@ import {
   WorkspaceStore
 } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, type Redacted } from "effect"
+import { Clock, Effect, Layer, type Redacted } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -74,9 +74,9 @@ export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], neve
           Effect.asVoid,
           failAs("TenantStore.insertTenant")
         ),
-      findTenant: (tenantId) =>
-        !isId(tenantId) ? Effect.succeed(undefined) : sql<TenantRow>`SELECT tenant_id, name, plan, created_at
-          FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
+      findTenant: (tenantId) => {
+        if (!isId(tenantId)) return Effect.succeed(undefined)
+        return sql<TenantRow>`SELECT tenant_id, name, plan, created_at FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
           // Rows were validated on the way in.
           Effect.map(([row]) =>
             row === undefined ? undefined : new Tenant.Tenant({
@@ -87,7 +87,8 @@ export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], neve
             }, { disableChecks: true })
           ),
           failAs("TenantStore.findTenant")
-        ),
+        )
+      },
       insertToken: (token) =>
         sql`INSERT INTO api_tokens (token_id, tenant_id, token_hash, user_id, email, roles, created_at)
           VALUES (${token.tokenId}, ${token.tenantId}, ${token.tokenHash}, ${token.userId}, ${token.email},
@@ -144,24 +145,30 @@ export const workspaceStore: Effect.Effect<WorkspaceStore.WorkspaceStore["Servic
         sql`INSERT INTO workspaces (workspace_id, tenant_id, name, description, created_at)
           VALUES (${workspace.workspace_id}, ${workspace.tenant_id}, ${workspace.name}, ${workspace.description},
             ${workspace.created_at})`.pipe(Effect.asVoid, failAs("WorkspaceStore.insert")),
-      find: (tenantId, workspaceId) =>
-        !isId(workspaceId) ? Effect.succeed(undefined) : sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
+      find: (tenantId, workspaceId) => {
+        if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed(undefined)
+        return sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
           WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}`.pipe(
           Effect.map(([row]) => row === undefined ? undefined : toWorkspace(row)),
           failAs("WorkspaceStore.find")
-        ),
+        )
+      },
       list: (tenantId, query) => {
+        if (!isId(tenantId)) return Effect.succeed([])
         // Names compare by code point (COLLATE "C"), as `applyInMemory` compares JS strings.
         const byName = query.sort.field === "name"
         const field = sql.literal(byName ? `name COLLATE "C"` : "created_at")
         const desc = query.sort.direction === "desc"
         const after = query.after
         // Strictly after (value, id) in "field <direction>, id asc" order; no row
-        // comparison because the two keys run in different directions.
+        // comparison because the two keys run in different directions. The
+        // redundant inclusive bound lets the index seek to the page instead of
+        // filtering every earlier row.
         const afterClause = after === undefined ? sql.literal("") : (() => {
           const value = byName ? String(after.value) : new Date(after.value)
-          return sql`AND (${field} ${sql.literal(desc ? "<" : ">")} ${value}
-            OR (${field} = ${value} AND workspace_id > ${after.id}))`
+          return sql`AND ${field} ${sql.literal(desc ? "<=" : ">=")} ${value}
+            AND (${field} ${sql.literal(desc ? "<" : ">")} ${value}
+              OR (${field} = ${value} AND workspace_id > ${after.id}))`
         })()
         return sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
           WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterClause}
@@ -171,13 +178,14 @@ export const workspaceStore: Effect.Effect<WorkspaceStore.WorkspaceStore["Servic
           failAs("WorkspaceStore.list")
         )
       },
-      remove: (tenantId, workspaceId) =>
-        !isId(workspaceId) ? Effect.succeed(false) : sql`DELETE FROM workspaces
-          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}
+      remove: (tenantId, workspaceId) => {
+        if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed(false)
+        return sql`DELETE FROM workspaces WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}
           RETURNING workspace_id`.pipe(
           Effect.map((rows) => rows.length > 0),
           failAs("WorkspaceStore.remove")
         )
+      }
     })
   })
 
@@ -342,6 +350,13 @@ const withClient = <E>(
   Layer.provideMerge(layer, Layer.provideMerge(Layer.effectDiscard(migrate), client))
 
 /**
+ * The pool's timers (idle connections, connect timeout) measure real time, so
+ * they run on the live clock even under a TestClock, which would otherwise
+ * replay every idle check when a test moves the clock years ahead.
+ */
+const liveClock = Layer.succeed(Clock.Clock, Clock.Clock.defaultValue())
+
+/**
  * The stores on PostgreSQL at `url`, through a connection pool; migrates at
  * build. `options` tunes the pool (size, timeouts).
  */
@@ -349,7 +364,7 @@ export const layerPg = (
   url: Redacted.Redacted<string>,
   options: Omit<PgClient.PgPoolConfig, "url"> = {}
 ): Layer.Layer<Stores | SqlClient.SqlClient, SqlError | MigrationError> =>
-  withClient(PgClient.layer({ ...options, url }))
+  withClient(Layer.provide(PgClient.layer({ ...options, url }), liveClock))
 
 /** The stores on embedded PGlite (in memory, or persisted in `dataDir`); migrates at build. */
 export const layerPglite = (

@@ -51,5 +51,9 @@ run(config).pipe(
     Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError(`analytics-host ${command} failed`, cause)
   ),
   Effect.provide(Layer.mergeAll(PinoLogger.layer({ level: config.logLevel }), NodeServices.layer)),
-  NodeRuntime.runMain({ disableErrorReporting: true })
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    // A stop by SIGTERM or SIGINT is the normal way to end a server: exit 0 once shut down.
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+  })
 )

@@ -1,0 +1,11 @@
+import { storeContract } from "@analytics/core/testing"
+import { Effect, Layer } from "effect"
+import { SqlStores } from "../src/index.ts"
+import { tempDir } from "./TestDatabase.ts"
+
+storeContract("pglite (in memory)", SqlStores.layerPglite())
+
+storeContract(
+  "pglite (data dir)",
+  Layer.unwrap(Effect.map(tempDir("analytics-pglite-"), (dataDir) => SqlStores.layerPglite({ dataDir })))
+)

@@ -1,0 +1,14 @@
+import { storeContract } from "@analytics/core/testing"
+import { describe } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlStores } from "../src/index.ts"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "./TestDatabase.ts"
+
+if (databaseUrl === "") {
+  describe.skip(`store contract: postgresql ${skippedForNoPostgres}`, () => {})
+} else {
+  storeContract(
+    "postgresql",
+    Layer.unwrap(Effect.map(freshDatabase(databaseUrl), (url) => SqlStores.layerPg(Redacted.make(url))))
+  )
+}

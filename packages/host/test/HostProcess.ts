@@ -1,0 +1,87 @@
+/**
+ * Runs `analytics-host` as a real child process, as a user would.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+
+const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+/** A free TCP port on this machine. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+/** A running host process. */
+export interface Host {
+  readonly url: string
+  readonly process: ChildProcess
+  /** Everything written to stdout and stderr so far. */
+  readonly output: () => string
+  /** Waits for the process to end; resolves its exit code (or signal). */
+  readonly exited: Promise<number | string>
+}
+
+/** Runs the host with the given command and environment (PATH and HOME are kept). */
+export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Host => {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown"))
+  )
+  return { url: `http://127.0.0.1:${env.PORT ?? 3000}`, process: child, output: () => output, exited }
+}
+
+/** Polls until `GET /healthz` answers 200, the process exits, or the time runs out. */
+export const healthy = async (host: Host, timeoutMs = 30_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  let ended = false
+  void host.exited.then(() => (ended = true))
+  while (Date.now() < deadline && !ended) {
+    try {
+      const response = await fetch(`${host.url}/healthz`)
+      if (response.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the host did not become healthy:\n${host.output()}`)
+}
+
+/** Sends SIGTERM and waits for the exit. */
+export const stop = async (host: Host): Promise<number | string> => {
+  host.process.kill("SIGTERM")
+  return host.exited
+}
+
+/** A JSON request against the host. */
+export const call = async (
+  host: Host,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown
+): Promise<{ status: number; body: any }> => {
+  const headers: Record<string, string> = {}
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  if (body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(host.url + path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+}
