@@ -132,17 +132,18 @@ export const idempotentLayer = Layer.effect(
         const fingerprint = yield* Idempotency.fingerprint(yield* Effect.orDie(request.text))
         const decision = yield* Effect.mapError(provide(Idempotency.begin(owner, scope, key, fingerprint)), toProblem)
         if (decision._tag === "Replay") return replay(decision.response)
+        const reservation = decision.reservation
 
         const exit = yield* transaction(
           Effect.tap(httpEffect, (response) => {
             const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
-            return stored === undefined ? Effect.void : store.complete(owner, scope, key, stored)
+            return stored === undefined ? Effect.void : store.complete(reservation, stored)
           })
         ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit)
 
         if (Exit.isSuccess(exit)) {
           if (!Idempotency.isStorable(exit.value.status) || responseToStore(exit.value) === undefined) {
-            yield* Effect.ignore(store.release(owner, scope, key))
+            yield* Effect.ignore(store.release(reservation))
           }
           return exit.value
         }
@@ -156,7 +157,7 @@ export const idempotentLayer = Layer.effect(
           ? responseToStore(rendered)
           : undefined
         yield* Effect.ignore(
-          stored === undefined ? store.release(owner, scope, key) : store.complete(owner, scope, key, stored)
+          stored === undefined ? store.release(reservation) : store.complete(reservation, stored)
         )
         return yield* exit
       }))

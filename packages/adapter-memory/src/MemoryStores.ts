@@ -72,6 +72,10 @@ type IdempotencyRecord = Idempotency.IdempotencyRecord
 
 const idempotencyKey = (owner: string, scope: string, key: string) => `${owner}\u0000${scope}\u0000${key}`
 
+/** Whether a record is still the unanswered reservation `reservation` made. */
+const holds = (record: IdempotencyRecord, reservation: Idempotency.Reservation) =>
+  record.response === undefined && record.createdAt.getTime() === reservation.createdAt.getTime()
+
 /** The in-memory TenantStore. */
 export const tenantStore = Effect.sync(() => {
   const tenants = new Map<string, Tenant.Tenant>()
@@ -122,7 +126,7 @@ export const idempotencyStore = Effect.sync(() => {
   const records = new Map<string, IdempotencyRecord>()
   return Idempotency.IdempotencyStore.of({
     reserve: (record, cutoffs) =>
-      write((): readonly [Idempotency.Reservation, () => void] => {
+      write((): readonly [Idempotency.ReserveResult, () => void] => {
         const id = idempotencyKey(record.owner, record.scope, record.key)
         const existing = records.get(id)
         const stale = existing !== undefined && (
@@ -132,19 +136,32 @@ export const idempotencyStore = Effect.sync(() => {
         if (existing !== undefined && !stale) return [{ _tag: "Existing", record: existing }, () => {}]
         return [{ _tag: "Reserved" }, set(records, id, { ...record, response: undefined })]
       }),
-    complete: (owner, scope, key, response) =>
+    complete: (reservation, response) =>
       write(() => {
-        const id = idempotencyKey(owner, scope, key)
+        const id = idempotencyKey(reservation.owner, reservation.scope, reservation.key)
         const existing = records.get(id)
-        return [undefined, existing === undefined ? () => {} : set(records, id, { ...existing, response })]
+        return existing !== undefined && holds(existing, reservation)
+          ? [undefined, set(records, id, { ...existing, response })]
+          : [undefined, () => {}]
       }),
-    release: (owner, scope, key) =>
+    release: (reservation) =>
       write(() => {
-        const id = idempotencyKey(owner, scope, key)
-        if (!records.has(id) || records.get(id)?.response !== undefined) return [undefined, () => {}]
+        const id = idempotencyKey(reservation.owner, reservation.scope, reservation.key)
+        const existing = records.get(id)
+        if (existing === undefined || !holds(existing, reservation)) return [undefined, () => {}]
         const undo = restore(records, id)
         records.delete(id)
         return [undefined, undo]
+      }),
+    purgeExpired: (before) =>
+      write(() => {
+        const undos: Array<() => void> = []
+        for (const [id, record] of records) {
+          if (record.createdAt >= before) continue
+          undos.push(restore(records, id))
+          records.delete(id)
+        }
+        return [undos.length, () => undos.forEach((undo) => undo())]
       })
   })
 })

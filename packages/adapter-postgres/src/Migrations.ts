@@ -72,9 +72,15 @@ const initial = ddl([
   )`
 ])
 
+/** Purging expired idempotency records scans by age. */
+const idempotencyPurgeIndex = ddl([
+  `CREATE INDEX idempotency_keys_by_created_at ON idempotency_keys (created_at)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "1_initial": initial
+  "1_initial": initial,
+  "2_idempotency_purge_index": idempotencyPurgeIndex
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

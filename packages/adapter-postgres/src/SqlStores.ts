@@ -227,7 +227,7 @@ export const idempotencyStore: Effect.Effect<Idempotency.IdempotencyStore["Servi
       record: Omit<Idempotency.IdempotencyRecord, "response">,
       cutoffs: { readonly expiredBefore: Date; readonly abandonedBefore: Date },
       attemptsLeft: number
-    ): Effect.Effect<Idempotency.Reservation, SqlError | Errors.StoreError> =>
+    ): Effect.Effect<Idempotency.ReserveResult, SqlError | Errors.StoreError> =>
       Effect.gen(function*() {
         // One statement decides: insert, or take over a stale record, or leave
         // a live one alone. The row lock of ON CONFLICT makes exactly one of
@@ -262,21 +262,31 @@ export const idempotencyStore: Effect.Effect<Idempotency.IdempotencyStore["Servi
           Effect.catchTag("SqlError", (cause) =>
             Effect.fail(new Errors.StoreError({ operation: "IdempotencyStore.reserve", cause })))
         ),
-      complete: (owner, scope, key, response) =>
+      complete: ({ createdAt, key, owner, scope }, response) =>
+        // Only the reservation this request holds: a successor that took the key over is left alone.
         sql`UPDATE idempotency_keys SET
             response_status = ${response.status},
             response_headers = ${JSON.stringify(response.headers)}::jsonb,
             response_body = ${response.body}
-          WHERE owner = ${owner} AND scope = ${scope} AND key = ${key}`.pipe(
+          WHERE owner = ${owner} AND scope = ${scope} AND key = ${key}
+            AND created_at = ${createdAt} AND response_status IS NULL`.pipe(
           Effect.asVoid,
           failAs("IdempotencyStore.complete")
         ),
-      release: (owner, scope, key) =>
-        // Only a reservation: a stored response stays for replay.
+      release: ({ createdAt, key, owner, scope }) =>
+        // Only this request's unanswered reservation: a stored response stays for replay.
         sql`DELETE FROM idempotency_keys
-          WHERE owner = ${owner} AND scope = ${scope} AND key = ${key} AND response_status IS NULL`.pipe(
+          WHERE owner = ${owner} AND scope = ${scope} AND key = ${key}
+            AND created_at = ${createdAt} AND response_status IS NULL`.pipe(
           Effect.asVoid,
           failAs("IdempotencyStore.release")
+        ),
+      purgeExpired: (before) =>
+        sql<{ readonly purged: number | bigint }>`WITH purged AS (
+            DELETE FROM idempotency_keys WHERE created_at < ${before} RETURNING 1
+          ) SELECT count(*) AS purged FROM purged`.pipe(
+          Effect.map(([row]) => Number(row?.purged ?? 0)),
+          failAs("IdempotencyStore.purgeExpired")
         )
     })
   })

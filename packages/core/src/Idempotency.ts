@@ -42,8 +42,20 @@ export interface IdempotencyRecord {
   readonly response: StoredResponse | undefined
 }
 
+/**
+ * Which reservation a request holds: its key and the instant it reserved
+ * it. A request whose reservation was taken over as abandoned no longer
+ * matches, so it can neither complete nor release its successor's.
+ */
+export interface Reservation {
+  readonly owner: string
+  readonly scope: string
+  readonly key: string
+  readonly createdAt: Date
+}
+
 /** The outcome of reserving a key. */
-export type Reservation =
+export type ReserveResult =
   | { readonly _tag: "Reserved" }
   | { readonly _tag: "Existing"; readonly record: IdempotencyRecord }
 
@@ -57,16 +69,13 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   readonly reserve: (
     record: Omit<IdempotencyRecord, "response">,
     cutoffs: { readonly expiredBefore: Date; readonly abandonedBefore: Date }
-  ) => Effect.Effect<Reservation, StoreError>
-  /** Stores the response of the reserving request. */
-  readonly complete: (
-    owner: string,
-    scope: string,
-    key: string,
-    response: StoredResponse
-  ) => Effect.Effect<void, StoreError>
-  /** Drops a reservation whose request stored nothing (validation failure, crash, 5xx). */
-  readonly release: (owner: string, scope: string, key: string) => Effect.Effect<void, StoreError>
+  ) => Effect.Effect<ReserveResult, StoreError>
+  /** Stores the response of the request holding `reservation`; nothing if it no longer holds it. */
+  readonly complete: (reservation: Reservation, response: StoredResponse) => Effect.Effect<void, StoreError>
+  /** Drops `reservation` while it has no response (validation failure, 5xx); nothing if it is not held. */
+  readonly release: (reservation: Reservation) => Effect.Effect<void, StoreError>
+  /** Deletes records created before `before`; returns how many. */
+  readonly purgeExpired: (before: Date) => Effect.Effect<number, StoreError>
 }>()("@analytics/core/IdempotencyStore") {}
 
 /** The key is empty, too long or not printable ASCII. */
@@ -115,7 +124,7 @@ export const fingerprint = (body: string): Effect.Effect<string> => {
 
 /** What to do with a request, given what the store already holds for its key. */
 export type Decision =
-  | { readonly _tag: "Run" }
+  | { readonly _tag: "Run"; readonly reservation: Reservation }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
 
 /**
@@ -131,19 +140,27 @@ export const begin = (
   Effect.gen(function*() {
     const store = yield* IdempotencyStore
     const now = yield* Clock.currentTimeMillis
-    const reservation = yield* store.reserve(
-      { owner, scope, key, fingerprint: requestFingerprint, createdAt: new Date(now) },
+    const reservation: Reservation = { owner, scope, key, createdAt: new Date(now) }
+    const result = yield* store.reserve(
+      { ...reservation, fingerprint: requestFingerprint },
       {
         expiredBefore: new Date(now - Duration.toMillis(retention)),
         abandonedBefore: new Date(now - Duration.toMillis(inFlightTimeout))
       }
     )
-    if (reservation._tag === "Reserved") return { _tag: "Run" } as const
-    const record = reservation.record
+    if (result._tag === "Reserved") return { _tag: "Run", reservation } as const
+    const record = result.record
     if (record.fingerprint !== requestFingerprint) return yield* new IdempotencyKeyReused()
     if (record.response === undefined) return yield* new IdempotencyInProgress()
     return { _tag: "Replay", response: record.response } as const
   })
+
+/** Deletes the records past their retention; the host runs it periodically. */
+export const purgeExpired: Effect.Effect<number, StoreError, IdempotencyStore> = Effect.gen(function*() {
+  const store = yield* IdempotencyStore
+  const now = yield* Clock.currentTimeMillis
+  return yield* store.purgeExpired(new Date(now - Duration.toMillis(retention)))
+})
 
 /** Whether a response is kept for replay: everything the handler decided, not 5xx. */
 export const isStorable = (status: number): boolean => status < 500

@@ -5,6 +5,7 @@ import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
 import {
   begin,
+  type Decision,
   fingerprint,
   IdempotencyStore,
   inFlightTimeout,
@@ -30,7 +31,26 @@ const response: StoredResponse = {
   body: "{\"workspace_id\":\"1\",\"name\":\"Sales\"}"
 }
 
-const complete = (k = key) => Effect.flatMap(IdempotencyStore, (store) => store.complete(owner, scope, k, response))
+/** Completes the reservation currently holding the key, as the request that made it would. */
+const complete = (k = key) =>
+  Effect.gen(function*() {
+    const store = yield* IdempotencyStore
+    const current = yield* store.reserve(
+      { owner, scope, key: k, fingerprint: "", createdAt: new Date(0) },
+      { expiredBefore: new Date(-1), abandonedBefore: new Date(-1) }
+    )
+    if (current._tag !== "Existing") throw new Error("no reservation to complete")
+    yield* store.complete({ owner, scope, key: k, createdAt: current.record.createdAt }, response)
+  })
+
+/** Asserts that a decision is to run, holding a reservation of this key. */
+const assertRun = (decision: Decision) => {
+  assert.strictEqual(decision._tag, "Run")
+  if (decision._tag === "Run") {
+    assert.strictEqual(decision.reservation.owner, owner)
+    assert.strictEqual(decision.reservation.scope, scope)
+  }
+}
 
 describe("Idempotency.validateKey", () => {
   it.effect("accepts 1 to 255 printable ASCII characters", () =>
@@ -126,7 +146,7 @@ describe("Idempotency.begin", () => {
     withStore(Effect.gen(function*() {
       const fp = yield* fingerprint("{\"name\":\"Sales\"}")
       const other = yield* fingerprint("{\"name\":\"Marketing\"}")
-      assert.deepStrictEqual(yield* begin(owner, scope, key, fp), { _tag: "Run" })
+      assertRun(yield* begin(owner, scope, key, fp))
       const inProgress = yield* Effect.flip(begin(owner, scope, key, fp))
       assert.strictEqual(inProgress._tag, "IdempotencyInProgress")
       if (inProgress._tag === "IdempotencyInProgress") assert.strictEqual(inProgress.code, "idempotency/in-progress")
@@ -168,7 +188,7 @@ describe("Idempotency.begin", () => {
       yield* TestClock.adjust(Duration.hours(24))
       assert.strictEqual((yield* begin(owner, scope, key, fp))._tag, "Replay")
       yield* TestClock.adjust(Duration.millis(1))
-      assert.deepStrictEqual(yield* begin(owner, scope, key, fp), { _tag: "Run" })
+      assertRun(yield* begin(owner, scope, key, fp))
       // the new run holds the key again
       assert.strictEqual((yield* Effect.flip(begin(owner, scope, key, fp)))._tag, "IdempotencyInProgress")
     })))
@@ -179,7 +199,7 @@ describe("Idempotency.begin", () => {
       yield* begin(owner, scope, key, fp)
       yield* complete()
       yield* TestClock.adjust(Duration.sum(retention, Duration.millis(1)))
-      assert.deepStrictEqual(yield* begin(owner, scope, key, yield* fingerprint("{\"name\":\"Other\"}")), { _tag: "Run" })
+      assertRun(yield* begin(owner, scope, key, yield* fingerprint("{\"name\":\"Other\"}")))
     })))
 
   it.effect("an abandoned reservation is taken over after inFlightTimeout, not before", () =>
@@ -191,12 +211,12 @@ describe("Idempotency.begin", () => {
       yield* TestClock.adjust(Duration.seconds(60))
       assert.strictEqual((yield* Effect.flip(begin(owner, scope, key, fp)))._tag, "IdempotencyInProgress")
       yield* TestClock.adjust(Duration.millis(1))
-      assert.deepStrictEqual(yield* begin(owner, scope, key, fp), { _tag: "Run" })
+      assertRun(yield* begin(owner, scope, key, fp))
       // the takeover is a fresh reservation: in progress again, for another minute
       yield* TestClock.adjust(Duration.seconds(30))
       assert.strictEqual((yield* Effect.flip(begin(owner, scope, key, fp)))._tag, "IdempotencyInProgress")
       yield* TestClock.adjust(Duration.seconds(31))
-      assert.deepStrictEqual(yield* begin(owner, scope, key, fp), { _tag: "Run" })
+      assertRun(yield* begin(owner, scope, key, fp))
     })))
 
   it.effect("a completed record is never abandoned: it replays long after inFlightTimeout", () =>

@@ -8,11 +8,11 @@
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Migrations, PgliteClient, SqlStores } from "@analytics/adapter-postgres"
-import { ApiToken, ServiceSecrets, Tenants, Workspaces, WorkspaceStore } from "@analytics/core"
+import { ApiToken, Idempotency, ServiceSecrets, Tenants, Workspaces, WorkspaceStore } from "@analytics/core"
 import type { TenantId } from "@analytics/core/Tenant"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Console, Deferred, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import { Console, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { mkdirSync } from "node:fs"
 import { createServer } from "node:http"
@@ -84,6 +84,15 @@ const seedDemo = (tenantId: TenantId) =>
     yield* Effect.logInfo("Demo workspace created").pipe(Effect.annotateLogs({ tenant_id: tenantId }))
   })
 
+/** Deletes expired idempotency records at start and every hour; a failure is logged and retried next time. */
+const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
+  Effect.tap((purged) =>
+    purged > 0 ? Effect.logInfo("Expired idempotency records purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
+  ),
+  Effect.catchCause((cause) => Effect.logWarning("Purging idempotency records failed", cause)),
+  Effect.repeat(Schedule.spaced("1 hour"))
+)
+
 /** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
@@ -96,6 +105,7 @@ const initialize = (config: HostConfig) =>
         yield* Effect.logWarning("ANALYTICS_DEMO=1 needs a bootstrap tenant: set ANALYTICS_BOOTSTRAP_TOKEN")
       }
     }
+    yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
       publicBaseUrl: config.publicBaseUrl,

@@ -174,13 +174,15 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.deepStrictEqual(ids(yield* store.list(tenant_id, page())), ids([w3, w1]))
         }))
 
+      const scope = "POST /v1/workspaces"
       const record = (owner: string, createdAt: number): Omit<IdempotencyRecord, "response"> => ({
         owner,
-        scope: "POST /v1/workspaces",
+        scope,
         key: "key-1",
         fingerprint: "f1",
         createdAt: new Date(createdAt)
       })
+      const held = (owner: string, createdAt: number) => ({ owner, scope, key: "key-1", createdAt: new Date(createdAt) })
       const cutoffs = (expired: number, abandoned: number) => ({
         expiredBefore: new Date(expired),
         abandonedBefore: new Date(abandoned)
@@ -200,8 +202,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
             assert.strictEqual(again.record.response, undefined)
             assert.strictEqual(again.record.createdAt.getTime(), 10_000)
           }
-          yield* store.complete(owner, "POST /v1/workspaces", "key-1", response)
-          yield* store.release(owner, "POST /v1/workspaces", "key-1")
+          yield* store.complete(held(owner, 10_000), response)
+          yield* store.release(held(owner, 10_000))
           const done = yield* store.reserve(record(owner, 10_002), cutoffs(0, 0))
           assert.deepStrictEqual(done._tag === "Existing" ? done.record.response : undefined, response)
           const otherOwner = yield* store.reserve(record(yield* uuidv7, 10_003), cutoffs(0, 0))
@@ -215,16 +217,49 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           const store = yield* IdempotencyStore
           const owner = yield* uuidv7
           yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
-          yield* store.release(owner, "POST /v1/workspaces", "key-1")
+          yield* store.release(held(owner, 10_000))
           assert.strictEqual((yield* store.reserve(record(owner, 11_000), cutoffs(0, 0)))._tag, "Reserved")
           // still running and not yet abandoned
           assert.strictEqual((yield* store.reserve(record(owner, 12_000), cutoffs(0, 10_999)))._tag, "Existing")
           // abandoned: no response and older than the cutoff
           assert.strictEqual((yield* store.reserve(record(owner, 12_000), cutoffs(0, 11_001)))._tag, "Reserved")
-          yield* store.complete(owner, "POST /v1/workspaces", "key-1", response)
+          yield* store.complete(held(owner, 12_000), response)
           // completed records are never abandoned, only expired
           assert.strictEqual((yield* store.reserve(record(owner, 13_000), cutoffs(0, 20_000)))._tag, "Existing")
           assert.strictEqual((yield* store.reserve(record(owner, 13_000), cutoffs(12_001, 0)))._tag, "Reserved")
+        }))
+
+      it.effect("idempotency: a request whose reservation was taken over cannot complete or release it", () =>
+        Effect.gen(function*() {
+          const store = yield* IdempotencyStore
+          const owner = yield* uuidv7
+          yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          // the first request stalls; a retry takes the abandoned key over
+          assert.strictEqual((yield* store.reserve(record(owner, 80_000), cutoffs(0, 70_000)))._tag, "Reserved")
+          yield* store.complete(held(owner, 10_000), { ...response, body: "stale" })
+          yield* store.release(held(owner, 10_000))
+          const current = yield* store.reserve(record(owner, 80_001), cutoffs(0, 0))
+          assert.strictEqual(current._tag, "Existing")
+          if (current._tag === "Existing") {
+            assert.strictEqual(current.record.createdAt.getTime(), 80_000)
+            assert.strictEqual(current.record.response, undefined)
+          }
+          yield* store.complete(held(owner, 80_000), response)
+          const replay = yield* store.reserve(record(owner, 80_002), cutoffs(0, 0))
+          assert.deepStrictEqual(replay._tag === "Existing" ? replay.record.response : undefined, response)
+        }))
+
+      it.effect("idempotency: purging deletes only records created before the bound", () =>
+        Effect.gen(function*() {
+          const store = yield* IdempotencyStore
+          const owner = yield* uuidv7
+          yield* store.reserve({ ...record(owner, 1_000), key: "old" }, cutoffs(0, 0))
+          yield* store.reserve({ ...record(owner, 5_000), key: "new" }, cutoffs(0, 0))
+          assert.isAtLeast(yield* store.purgeExpired(new Date(2_000)), 1)
+          const old = yield* store.reserve({ ...record(owner, 6_000), key: "old" }, cutoffs(0, 0))
+          assert.strictEqual(old._tag, "Reserved")
+          const kept = yield* store.reserve({ ...record(owner, 6_000), key: "new" }, cutoffs(0, 0))
+          assert.strictEqual(kept._tag, "Existing")
         }))
 
       it.effect("idempotency: of many concurrent reservations exactly one wins", () =>
