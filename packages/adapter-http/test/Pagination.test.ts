@@ -5,7 +5,7 @@ import type { WorkspaceId } from "@analytics/core/Workspace"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { problemCode, start, type TestServer } from "./TestServer.ts"
+import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
 
 const create = (server: TestServer, token: string, names: ReadonlyArray<string>) =>
   Effect.forEach(names, (name) =>

@@ -1,7 +1,7 @@
 import { storeContract } from "@analytics/core/testing"
 import { Effect, Layer } from "effect"
 import { SqlStores } from "../src/index.ts"
-import { tempDir } from "./TestDatabase.ts"
+import { tempDir } from "@analytics/adapter-postgres/testing"
 
 storeContract("pglite (in memory)", SqlStores.layerPglite())
 

@@ -2,7 +2,7 @@ import { storeContract } from "@analytics/core/testing"
 import { describe } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlStores } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "./TestDatabase.ts"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 
 if (databaseUrl === "") {
   describe.skip(`store contract: postgresql ${skippedForNoPostgres}`, () => {})

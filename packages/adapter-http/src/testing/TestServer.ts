@@ -3,7 +3,7 @@
  * with the stores given, built inside the test's Effect context so that
  * request fibers see the test's Clock (TestClock in `it.effect`).
  */
-import { App } from "@analytics/adapter-http"
+import * as App from "../App.ts"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter } from "effect/http"

@@ -1,0 +1,7 @@
+/**
+ * Test kit: the whole service on a real loopback socket, under the test's
+ * clock, with a small client.
+ *
+ * @since 0.1.0
+ */
+export * from "./TestServer.ts"
