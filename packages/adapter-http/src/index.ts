@@ -6,5 +6,6 @@
  */
 export * as Api from "./Api.ts"
 export * as App from "./App.ts"
+export * as Client from "./Client.ts"
 export * as Problems from "./Problems.ts"
 export * as ServiceInfo from "./ServiceInfo.ts"
