@@ -8,13 +8,14 @@
 import { Authenticator, Cursor, type Idempotency, type Principal, type ServiceSecrets, type TenantStore, type Transactor, type WorkspaceStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { HttpRouter } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import { systemLayer, tenantsLayer, workspacesLayer } from "./Handlers.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./Middleware.ts"
 import * as ProblemResponses from "./ProblemResponses.ts"
+import * as Problems from "./Problems.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
@@ -36,9 +37,21 @@ export type Requirements = Stores | Authenticator.Authenticator | Cursor.CursorC
 
 const middleware = Layer.mergeAll(authenticationLayer, validationLayer, idempotentLayer)
 
+/**
+ * `GET /v1/openapi.json`: the document derived from the contract, with the
+ * `servers` entry this deployment is reached at (so generated clients call
+ * the mounted prefix, not the site root).
+ */
+const openapiRoute = Layer.unwrap(Effect.gen(function*() {
+  const info = yield* ServiceInfo
+  const document = HttpServerResponse.jsonUnsafe({ ...OpenApi.fromApi(Api), servers: [{ url: info.publicBaseUrl }] })
+  return HttpRouter.add("GET", docsPaths.openapi, document)
+}))
+
 /** The API's routes, documentation and problem handling, registered on the `HttpRouter`. */
 export const routes = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: docsPaths.openapi }),
+  HttpApiBuilder.layer(Api),
+  openapiRoute,
   HttpApiScalar.layer(Api, { path: docsPaths.reference }),
   ProblemResponses.layer(Api, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
 ).pipe(
@@ -78,6 +91,16 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(options.stores)
   )
 
+/** The problem+json answer for a request the handler will not serve. */
+const refusal = (status: 404 | 503, detail: string) => {
+  const code = status === 404 ? "route/not-found" : "service/unavailable"
+  return {
+    status,
+    body: JSON.stringify(Problems.undeclared(code, detail)),
+    headers: { "content-type": "application/problem+json" }
+  }
+}
+
 const stripPrefix = (url: string, prefix: string | undefined): string | undefined => {
   if (prefix === undefined || prefix === "" || prefix === "/") return url
   const normalized = prefix.replace(/\/+$/, "")
@@ -94,22 +117,35 @@ export const webHandler = <E>(options: Options<E>): {
   readonly handler: (request: Request) => Promise<Response>
   readonly dispose: () => Promise<void>
 } => {
-  const { dispose, handler } = HttpRouter.toWebHandler(layer(options), { disableLogger: true })
+  const web = HttpRouter.toWebHandler(layer(options), { disableLogger: true })
+  let disposed = false
+  const refuse = (status: 404 | 503, detail: string) => {
+    const { body, ...init } = refusal(status, detail)
+    return Promise.resolve(new Response(body, init))
+  }
   return {
     handler: (request) => {
+      if (disposed) return refuse(503, "The analytics API has been shut down")
       const url = new URL(request.url)
       const path = stripPrefix(url.pathname + url.search, options.prefix)
-      if (path === undefined) return Promise.resolve(new Response(null, { status: 404 }))
-      if (path === url.pathname + url.search) return handler(request)
-      return handler(new Request(new URL(path, url.origin), request))
+      if (path === undefined) return refuse(404, `No route ${request.method} ${url.pathname}`)
+      if (path === url.pathname + url.search) return web.handler(request)
+      return web.handler(new Request(new URL(path, url.origin), request))
     },
-    dispose
+    dispose: () => {
+      disposed = true
+      return web.dispose()
+    }
   }
 }
 
-/** A Node `(req, res)` handler, for `node:http`, Express, Fastify (raw) or Koa. */
+/**
+ * A Node `(req, res, next?)` handler, for `node:http`, Express, Fastify
+ * (through middie) or Koa. A request outside `prefix` goes to `next` when
+ * given (connect-style), else answers a 404 problem.
+ */
 export const nodeHandler = async <E>(options: Options<E>): Promise<{
-  readonly handler: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly handler: (request: Http.IncomingMessage, response: Http.ServerResponse, next?: () => void) => void
   readonly dispose: () => Promise<void>
 }> => {
   const scope = Effect.runSync(Scope.make())
@@ -119,17 +155,25 @@ export const nodeHandler = async <E>(options: Options<E>): Promise<{
       return yield* NodeHttpServer.makeHandler(httpEffect, { scope })
     }).pipe(Scope.provide(scope))
   )
+  let disposed = false
+  const refuse = (response: Http.ServerResponse, status: 404 | 503, detail: string) => {
+    const { body, headers } = refusal(status, detail)
+    response.writeHead(status, headers).end(body)
+  }
   return {
-    handler: (request, response) => {
+    handler: (request, response, next) => {
+      if (disposed) return refuse(response, 503, "The analytics API has been shut down")
       const path = stripPrefix(request.url ?? "/", options.prefix)
       if (path === undefined) {
-        response.writeHead(404).end()
-        return
+        return next === undefined ? refuse(response, 404, `No route ${request.method} ${request.url}`) : next()
       }
       request.url = path
       handle(request, response)
     },
-    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    dispose: () => {
+      disposed = true
+      return Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   }
 }
 
