@@ -1,0 +1,40 @@
+/**
+ * Ours: the full service stack (HttpApi routes, middleware, core use cases,
+ * in-memory stores) behind `node:http`, exactly as an embedding app mounts it.
+ * The tenant and its workspaces are created through the API itself.
+ */
+import { App } from "@analytics/adapter-http"
+import { MemoryStores } from "@analytics/adapter-memory"
+import * as Http from "node:http"
+import { operatorToken, serve, workspaceCount, workspaceName } from "./shared.ts"
+
+const post = async (base: string, path: string, token: string, body: unknown): Promise<Record<string, unknown>> => {
+  const response = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  const json = (await response.json()) as Record<string, unknown>
+  if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(json)}`)
+  return json
+}
+
+const server = Http.createServer()
+let dispose: () => Promise<void> = () => Promise.resolve()
+
+await serve("ours", server, async (port) => {
+  const publicBaseUrl = `http://127.0.0.1:${port}`
+  const app = await App.nodeHandler({ stores: MemoryStores.layer, publicBaseUrl, operatorToken })
+  dispose = app.dispose
+  server.on("request", app.handler)
+
+  const tenant = await post(publicBaseUrl, "/v1/tenants", operatorToken, { name: "Bench", plan: "scale" })
+  const token = tenant["token"]
+  if (typeof token !== "string" || typeof tenant["tenant_id"] !== "string") {
+    throw new Error(`POST /v1/tenants answered no token: ${JSON.stringify(tenant)}`)
+  }
+  for (let i = 1; i <= workspaceCount; i++) {
+    await post(publicBaseUrl, "/v1/workspaces", token, { name: workspaceName(i) })
+  }
+  return token
+}, () => dispose())

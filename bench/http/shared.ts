@@ -1,0 +1,290 @@
+/**
+ * What the three servers of the HTTP benchmark share: the benchmarked request,
+ * the data set, the work the two reference peers (Fastify and bare
+ * `node:http`) do by hand to match ours, and the child-process protocol the
+ * runner speaks with every server.
+ *
+ * The peers do the same work per request as the service does for
+ * `GET /v1/workspaces?limit=20`:
+ * - bearer authentication: SHA-256 of the token, looked up in a Map;
+ * - `limit` validation: an integer from 1 to 500 (50 when absent);
+ * - a keyset page: rows created at or before now, sorted by `created_at`
+ *   descending then `workspace_id` ascending, `limit + 1` taken to learn
+ *   `has_more` (the service sorts its in-memory rows per request as well);
+ * - the next cursor: base64url(JSON payload) "." base64url(HMAC-SHA256), with
+ *   the same payload fields the service signs (`q` is the SHA-256 hex of the
+ *   canonical query string, as in `Pagination.paginate`); the runner checks
+ *   that every server's cursor payload has the same fields, endpoint, query
+ *   hash and sort, so a change to the service's cursor shows up there;
+ * - the same JSON envelope, `created_at` as an ISO 8601 string.
+ */
+import * as Crypto from "node:crypto"
+import type * as Http from "node:http"
+
+/** The benchmarked request. */
+export const benchPath = "/v1/workspaces?limit=20"
+/** The endpoint a cursor binds, as the service spells it. */
+export const endpoint = "GET /v1/workspaces"
+/** How many workspaces the tenant has, and how many a page shows. */
+export const workspaceCount = 100
+export const pageLimit = 20
+/** The operator token the service is started with. */
+export const operatorToken = "op"
+
+/** Page size bounds and default, as the service's `Pagination.limits`. */
+export const limits = { min: 1, max: 500, default: 50 } as const
+
+/** The name of the i-th workspace (every server holds the same names). */
+export const workspaceName = (i: number): string => `Workspace ${String(i).padStart(3, "0")}`
+
+// ---------------------------------------------------------------------------
+// data
+
+/** A workspace row as the reference peers keep it. */
+export interface WorkspaceRow {
+  readonly workspace_id: string
+  readonly tenant_id: string
+  readonly name: string
+  readonly description: string | null
+  readonly created_at: Date
+}
+
+/** A UUIDv7 like the service's `uuidv7`: 48-bit millisecond timestamp, version and variant bits, random rest. */
+export const uuidv7 = (millis: number): string => {
+  const bytes = Crypto.randomBytes(16)
+  let ts = millis
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = ts % 256
+    ts = Math.floor(ts / 256)
+  }
+  bytes[6] = (bytes[6] & 0x0f) | 0x70
+  bytes[8] = (bytes[8] & 0x3f) | 0x80
+  const h = bytes.toString("hex")
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/**
+ * The tenant's workspaces, created a few milliseconds apart (several share a
+ * millisecond, as when the service creates them back to back), in Map
+ * insertion order like the in-memory store.
+ */
+export const makeWorkspaces = (tenantId: string, count = workspaceCount): Array<WorkspaceRow> => {
+  const start = Date.now() - 60_000
+  const rows: Array<WorkspaceRow> = []
+  for (let i = 0; i < count; i++) {
+    const millis = start + Math.floor(i / 3)
+    rows.push({
+      workspace_id: uuidv7(millis),
+      tenant_id: tenantId,
+      name: workspaceName(i + 1),
+      description: null,
+      created_at: new Date(millis)
+    })
+  }
+  return rows
+}
+
+// ---------------------------------------------------------------------------
+// tokens
+
+/** SHA-256 of a UTF-8 string, lowercase hex (the service's `ApiToken.hash`). */
+export const sha256Hex = (input: string): string => Crypto.createHash("sha256").update(input).digest("hex")
+
+/** What a token hash resolves to. */
+export interface TokenRecord {
+  readonly tenantId: string
+  readonly userId: string
+  readonly roles: ReadonlyArray<string>
+}
+
+/** A provisioned tenant: its admin token (shown once) and the hash-keyed token table. */
+export const makeTenant = (): {
+  readonly tenantId: string
+  readonly token: string
+  readonly tokens: Map<string, TokenRecord>
+} => {
+  const tenantId = uuidv7(Date.now())
+  const token = `ast_${Crypto.randomBytes(32).toString("base64url")}`
+  const tokens = new Map<string, TokenRecord>([
+    [sha256Hex(token), { tenantId, userId: `admin@${tenantId}`, roles: ["admin"] }]
+  ])
+  return { tenantId, token, tokens }
+}
+
+/**
+ * The caller's token record, or `undefined` when the `authorization` header is
+ * missing, not a bearer credential, or names no token.
+ */
+export const authenticate = (
+  tokens: ReadonlyMap<string, TokenRecord>,
+  authorization: string | undefined
+): TokenRecord | undefined => {
+  if (authorization === undefined || authorization.length < 8) return undefined
+  if (authorization.slice(0, 7).toLowerCase() !== "bearer ") return undefined
+  const token = authorization.slice(7)
+  if (token.length === 0 || token.length > 512) return undefined
+  return tokens.get(sha256Hex(token))
+}
+
+// ---------------------------------------------------------------------------
+// query validation (bare node:http; Fastify validates with its JSON schema)
+
+/** `limit` as the service accepts it: absent (default 50) or an integer from 1 to 500. */
+export const parseLimit = (raw: string | null): number | undefined => {
+  if (raw === null) return limits.default
+  if (raw.length === 0 || raw.length > 16) return undefined
+  const n = Number(raw)
+  return Number.isInteger(n) && n >= limits.min && n <= limits.max ? n : undefined
+}
+
+/**
+ * The canonical query string a cursor binds: every parameter except `cursor`
+ * and `limit`, sorted by name then value, percent-encoded (the service's
+ * `Pagination.canonicalQuery`).
+ */
+export const canonicalQuery = (params: Readonly<Record<string, unknown>>): string => {
+  const pairs: Array<[string, string]> = []
+  for (const [name, value] of Object.entries(params)) {
+    if (name === "cursor" || name === "limit" || value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, String(v)])
+  }
+  if (pairs.length === 0) return ""
+  pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")
+}
+
+// ---------------------------------------------------------------------------
+// the page
+
+/** The cursor payload the service signs (`Cursor.CursorPayload`). */
+interface CursorPayload {
+  readonly v: 1
+  readonly e: string
+  readonly q: string
+  readonly s: string
+  readonly k: readonly [string | number, string]
+  readonly b: number
+  readonly t: number
+}
+
+/**
+ * Cursor signing: `base64url(JSON) "." base64url(HMAC-SHA256)`, keyed by a
+ * per-process secret imported once as a `KeyObject`, as the service imports
+ * its `CryptoKey` once (a raw Buffer key would be re-imported on every call).
+ */
+const cursorKey = Crypto.createSecretKey(Crypto.randomBytes(32))
+export const signCursor = (payload: CursorPayload): string => {
+  const body = Buffer.from(JSON.stringify(payload)).toString("base64url")
+  const sig = Crypto.createHmac("sha256", cursorKey).update(body).digest("base64url")
+  return `${body}.${sig}`
+}
+
+/** The list envelope. */
+export interface WorkspacePage {
+  readonly data: ReadonlyArray<{
+    readonly workspace_id: string
+    readonly name: string
+    readonly description: string | null
+    readonly created_at: Date
+  }>
+  readonly page: { readonly limit: number; readonly next_cursor: string | null; readonly has_more: boolean }
+}
+
+/** `created_at` descending, then `workspace_id` ascending. */
+const newestFirst = (a: WorkspaceRow, b: WorkspaceRow): number => {
+  const x = a.created_at.getTime()
+  const y = b.created_at.getTime()
+  if (x !== y) return x < y ? 1 : -1
+  return a.workspace_id < b.workspace_id ? -1 : a.workspace_id > b.workspace_id ? 1 : 0
+}
+
+/**
+ * The first page of the default sort (`-created_at`), with its signed next
+ * cursor; `query` is the canonical query string, which the cursor binds by hash.
+ */
+export const firstPage = (rows: ReadonlyArray<WorkspaceRow>, limit: number, query: string): WorkspacePage => {
+  const now = Date.now()
+  const queryHash = sha256Hex(query)
+  const taken: Array<WorkspaceRow> = []
+  for (const row of rows) if (row.created_at.getTime() <= now) taken.push(row)
+  taken.sort(newestFirst)
+  const hasMore = taken.length > limit
+  const page = taken.slice(0, limit)
+  let nextCursor: string | null = null
+  if (hasMore) {
+    const last = page[page.length - 1]
+    nextCursor = signCursor({
+      v: 1,
+      e: endpoint,
+      q: queryHash,
+      s: "-created_at",
+      k: [last.created_at.getTime(), last.workspace_id],
+      b: now,
+      t: now
+    })
+  }
+  return {
+    data: page.map((w) => ({
+      workspace_id: w.workspace_id,
+      name: w.name,
+      description: w.description,
+      created_at: w.created_at
+    })),
+    page: { limit, next_cursor: nextCursor, has_more: hasMore }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// the child-process protocol
+
+/** What a server child tells the runner once it listens and holds its data. */
+export interface Ready {
+  readonly type: "ready"
+  readonly name: string
+  readonly port: number
+  readonly token: string
+}
+
+/**
+ * The child's CPU time so far, in microseconds, answered to `{ type: "cpu" }`,
+ * with its monotonic clock in microseconds (the clock of `--cpu-prof`
+ * timestamps), so a profile can be cut to the measured window.
+ */
+export interface CpuReport {
+  readonly type: "cpu"
+  readonly user: number
+  readonly system: number
+  readonly monotonicMicros: number
+}
+
+/**
+ * Listens on an ephemeral loopback port, tells the runner, answers CPU-time
+ * queries and exits cleanly on `{ type: "stop" }` (so `--cpu-prof` writes its
+ * profile).
+ */
+export const serve = async (
+  name: string,
+  server: Http.Server,
+  prepare: (port: number) => Promise<string>,
+  dispose: () => Promise<void> = () => Promise.resolve()
+): Promise<void> => {
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("no TCP address")
+  const token = await prepare(address.port)
+  const send = (message: Ready | CpuReport) => process.send?.(message)
+  process.on("message", (message: { readonly type: string }) => {
+    if (message.type === "cpu") {
+      const usage = process.cpuUsage()
+      const monotonicMicros = Number(process.hrtime.bigint() / 1000n)
+      send({ type: "cpu", user: usage.user, system: usage.system, monotonicMicros })
+    } else if (message.type === "stop") {
+      server.closeAllConnections()
+      server.close()
+      void dispose().finally(() => process.exit(0))
+    }
+  })
+  process.on("disconnect", () => process.exit(0))
+  send({ type: "ready", name, port: address.port, token })
+}
