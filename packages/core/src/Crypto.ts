@@ -1,35 +1,80 @@
 /**
- * The few primitives the core needs from Web Crypto (present in Node,
- * Deno, Bun and browsers, so the core stays free of Node).
+ * The few cryptographic primitives the core needs. Where the runtime has
+ * Node's `crypto` module (found at run time through
+ * `process.getBuiltinModule`, so the core imports nothing from Node) they
+ * run synchronously, which matters on the request path: Web Crypto's
+ * promise-based calls each cost a thread-pool round trip. Elsewhere (Deno,
+ * browsers, workers) they fall back to Web Crypto.
  *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import * as Hex from "effect/encoding/Hex"
 
+/** The part of `node:crypto` used here. */
+interface NodeCrypto {
+  readonly hash: (algorithm: string, data: string, encoding: "hex") => string
+  readonly createHmac: (algorithm: string, key: unknown) => {
+    update(data: string): { digest(): Uint8Array }
+  }
+  readonly createSecretKey: (key: Uint8Array) => unknown
+  readonly timingSafeEqual: (a: Uint8Array, b: Uint8Array) => boolean
+}
+
+const nodeCrypto: NodeCrypto | undefined = (() => {
+  const candidate = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule?.("node:crypto") as Partial<NodeCrypto> | undefined
+  return typeof candidate?.hash === "function" && typeof candidate.createHmac === "function"
+    ? candidate as NodeCrypto
+    : undefined
+})()
+
 const encoder = new TextEncoder()
 
 /** SHA-256 of a UTF-8 string, as lowercase hex. */
-export const sha256Hex = (input: string): Effect.Effect<string> =>
-  Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(input))).pipe(
-    Effect.map((digest) => Hex.encode(new Uint8Array(digest)))
-  )
+export const sha256Hex: (input: string) => Effect.Effect<string> = nodeCrypto !== undefined
+  ? (input) => Effect.sync(() => nodeCrypto.hash("sha256", input, "hex"))
+  : (input) =>
+    Effect.map(
+      Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(input))),
+      (digest) => Hex.encode(new Uint8Array(digest))
+    )
 
-/** Imports an HMAC-SHA256 key from its raw bytes. */
-export const hmacKey = (raw: Uint8Array): Effect.Effect<CryptoKey> =>
-  Effect.promise(() =>
-    crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify"
-    ])
-  )
+/** An HMAC-SHA256 key, prepared once for many signatures. */
+export interface HmacKey {
+  readonly sign: (data: string) => Effect.Effect<Uint8Array>
+  /** Constant-time comparison of a signature against the data's. */
+  readonly verify: (signature: Uint8Array, data: string) => Effect.Effect<boolean>
+}
 
-/** HMAC-SHA256 of a UTF-8 string. */
-export const hmacSign = (key: CryptoKey, data: string): Effect.Effect<Uint8Array> =>
-  Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(data))).pipe(
-    Effect.map((signature) => new Uint8Array(signature))
+/** Prepares an HMAC-SHA256 key from its raw bytes. */
+export const hmacKey = (raw: Uint8Array): Effect.Effect<HmacKey> => {
+  if (nodeCrypto !== undefined) {
+    const key = nodeCrypto.createSecretKey(raw)
+    const sign = (data: string) => nodeCrypto.createHmac("sha256", key).update(data).digest()
+    return Effect.succeed({
+      sign: (data) => Effect.sync(() => sign(data)),
+      verify: (signature, data) =>
+        Effect.sync(() => {
+          const expected = sign(data)
+          return signature.length === expected.length && nodeCrypto.timingSafeEqual(signature, expected)
+        })
+    })
+  }
+  return Effect.map(
+    Effect.promise(() =>
+      crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
+        "sign",
+        "verify"
+      ])
+    ),
+    (key): HmacKey => ({
+      sign: (data) =>
+        Effect.map(Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(data))), (s) => new Uint8Array(s)),
+      verify: (signature, data) =>
+        Effect.promise(() =>
+          crypto.subtle.verify("HMAC", key, signature as Uint8Array<ArrayBuffer>, encoder.encode(data))
+        )
+    })
   )
-
-/** Verifies an HMAC-SHA256 signature in constant time. */
-export const hmacVerify = (key: CryptoKey, signature: Uint8Array, data: string): Effect.Effect<boolean> =>
-  Effect.promise(() => crypto.subtle.verify("HMAC", key, signature as Uint8Array<ArrayBuffer>, encoder.encode(data)))
+}

@@ -13,7 +13,7 @@
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { hmacKey, hmacSign, hmacVerify } from "./Crypto.ts"
+import { hmacKey } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
@@ -72,7 +72,7 @@ export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape>
   Effect.map(hmacKey(keyBytes), (key) => ({
     encode: (payload) => {
       const body = Base64Url.encode(JSON.stringify(payload))
-      return Effect.map(hmacSign(key, body), (sig) => `${body}.${Base64Url.encode(sig)}`)
+      return Effect.map(key.sign(body), (sig) => `${body}.${Base64Url.encode(sig)}`)
     },
     decode: (cursor, binding) =>
       Effect.gen(function*() {
@@ -83,7 +83,7 @@ export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape>
         const sig = Base64Url.decode(sigText)
         // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
         if (Result.isFailure(sig) || Base64Url.encode(sig.success) !== sigText) return yield* new CursorInvalid()
-        if (!(yield* hmacVerify(key, sig.success, body))) return yield* new CursorInvalid()
+        if (!(yield* key.verify(sig.success, body))) return yield* new CursorInvalid()
         const json = Base64Url.decodeString(body)
         if (Result.isFailure(json)) return yield* new CursorInvalid()
         const payload = decodePayload(json.success)

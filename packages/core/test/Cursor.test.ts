@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { TestClock } from "effect/testing"
-import { hmacKey, hmacSign } from "../src/Crypto.ts"
+import { hmacKey } from "../src/Crypto.ts"
 import {
   CursorCodec,
   type CursorCodecShape,
@@ -50,7 +50,7 @@ const decodeError = (
 /** A cursor whose body is `body` verbatim, correctly signed with `key`: reaches the checks after the signature. */
 const signedWith = (key: Uint8Array, body: string) =>
   Effect.gen(function*() {
-    const sig = yield* hmacSign(yield* hmacKey(key), body)
+    const sig = yield* (yield* hmacKey(key)).sign(body)
     return `${body}.${Base64Url.encode(sig)}`
   })
 

@@ -15,7 +15,9 @@ const setup = (inserted: Array<TenantId> = []) => {
   const tenantStore = Effect.map(MemoryStores.tenantStore, (store) =>
     TenantStore.of({
       ...store,
-      insertTenant: (tenant) => Effect.suspend(() => (inserted.push(tenant.tenant_id), store.insertTenant(tenant)))
+      // yielding lets concurrent racers interleave here, as they would over a network store
+      insertTenant: (tenant) =>
+        Effect.suspend(() => (inserted.push(tenant.tenant_id), Effect.andThen(Effect.yieldNow, store.insertTenant(tenant))))
     }))
   const stores = Layer.merge(Layer.effect(TenantStore, tenantStore), Layer.succeed(Transactor, MemoryStores.transactor))
   return Layer.merge(layerTokens({ operatorToken: Option.none() }).pipe(Layer.provide(stores)), stores)
