@@ -10,6 +10,7 @@ import {
   Idempotency,
   type Plan,
   ServiceSecrets,
+  type Stores,
   Tenant,
   TenantStore,
   Transactor,
@@ -24,13 +25,6 @@ import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "./Migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 
-/** Every store port this adapter provides. */
-export type Stores =
-  | TenantStore.TenantStore
-  | WorkspaceStore.WorkspaceStore
-  | Idempotency.IdempotencyStore
-  | ServiceSecrets.ServiceSecrets
-  | Transactor.Transactor
 
 /** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>

@@ -20,8 +20,7 @@ import { Transactor } from "../Transactor.ts"
 import { Workspace, type WorkspaceId } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
 
-/** Every store port an adapter provides. */
-export type Stores = TenantStore | WorkspaceStore | IdempotencyStore | ServiceSecrets | Transactor
+import type { Stores } from "../Stores.ts"
 
 const newTenantId = Effect.map(uuidv7, (id) => id as TenantId)
 

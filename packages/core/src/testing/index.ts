@@ -3,4 +3,4 @@
  *
  * @since 0.1.0
  */
-export { storeContract, type Stores } from "./StoreContract.ts"
+export { storeContract } from "./StoreContract.ts"

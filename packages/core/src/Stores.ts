@@ -1,0 +1,13 @@
+/**
+ * The set of store ports a storage adapter provides, as one type.
+ *
+ * @since 0.1.0
+ */
+import type { IdempotencyStore } from "./Idempotency.ts"
+import type { ServiceSecrets } from "./ServiceSecrets.ts"
+import type { TenantStore } from "./TenantStore.ts"
+import type { Transactor } from "./Transactor.ts"
+import type { WorkspaceStore } from "./WorkspaceStore.ts"
+
+/** Every store port: what `MemoryStores.layer`, `SqlStores.layerPg` and `SqlStores.layerPglite` provide. */
+export type Stores = TenantStore | WorkspaceStore | IdempotencyStore | ServiceSecrets | Transactor
