@@ -14,7 +14,6 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Console, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { mkdirSync } from "node:fs"
 import { createServer } from "node:http"
 import type { HostConfig } from "./HostConfig.ts"
 
@@ -24,10 +23,7 @@ export const storesLayer = (config: HostConfig): Layer.Layer<App.Stores, unknown
     case "memory":
       return MemoryStores.layer
     case "pglite":
-      return Layer.unwrap(Effect.sync(() => {
-        mkdirSync(config.dataDir, { recursive: true })
-        return SqlStores.layerPglite({ dataDir: config.dataDir })
-      }))
+      return SqlStores.layerPglite({ dataDir: config.dataDir })
     case "postgres":
       return SqlStores.layerPg(Option.getOrThrow(config.databaseUrl))
   }
@@ -154,7 +150,6 @@ export const migrate = (config: HostConfig) =>
       yield* Effect.logInfo("ANALYTICS_STORE=memory has no schema to migrate")
       return
     }
-    if (config.store === "pglite") mkdirSync(config.dataDir, { recursive: true })
     const client = config.store === "pglite"
       ? PgliteClient.layer({ dataDir: config.dataDir })
       : PgClient.layer({ url: Option.getOrThrow(config.databaseUrl) })

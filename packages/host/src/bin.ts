@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Effect, Exit, Layer } from "effect"
+import { Cause, Config, Effect, Exit, Layer, Schema } from "effect"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { config as hostConfig, crossCheck, type HostConfig } from "./HostConfig.ts"
 import { migrate, serve } from "./Main.ts"
 import * as PinoLogger from "./PinoLogger.ts"
@@ -31,12 +32,23 @@ if (run === undefined || rest.length > 0) {
   process.exit(2)
 }
 
+/** One line per configuration problem: `VARIABLE: what is wrong`. */
+const describe = (error: unknown): Array<string> => {
+  if (!(error instanceof Config.ConfigError)) return [String(error)]
+  const cause = error.cause
+  if (!Schema.isSchemaError(cause)) return [error.message]
+  return formatIssues(cause.issue).issues.map((issue) =>
+    `${(issue.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")}: ${issue.message}`
+  )
+}
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
 const loaded = await Effect.runPromiseExit(Effect.gen(function*() {
   return yield* hostConfig
 }))
 if (Exit.isFailure(loaded)) {
-  const error = Cause.squash(loaded.cause)
-  console.error(`analytics-host: invalid configuration\n  ${error instanceof Config.ConfigError ? error.message : String(error)}`)
+  const lines = describe(Cause.squash(loaded.cause))
+  console.error(`analytics-host: invalid configuration\n${lines.map((line) => `  ${line}`).join("\n")}`)
   process.exit(1)
 }
 const config = loaded.value
