@@ -52,7 +52,8 @@ const openapiRoute = Layer.unwrap(Effect.gen(function*() {
 export const routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api),
   openapiRoute,
-  HttpApiScalar.layer(Api, { path: docsPaths.reference }),
+  // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
+  HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
   ProblemResponses.layer(Api, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
 ).pipe(
   Layer.provide(Layer.mergeAll(systemLayer, tenantsLayer, workspacesLayer).pipe(Layer.provide(middleware))),

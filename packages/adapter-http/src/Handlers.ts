@@ -4,17 +4,9 @@
  *
  * @since 0.1.0
  */
-import {
-  type Cursor,
-  Principal,
-  type TenantStore,
-  Tenants,
-  type Transactor,
-  type WorkspaceStore,
-  Workspaces
-} from "@analytics/core"
+import { Cursor, Principal, TenantStore, Tenants, Transactor, WorkspaceStore, Workspaces } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
-import { type Context, Effect } from "effect"
+import { Context, Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "./Api.ts"
@@ -23,13 +15,22 @@ import { toProblem } from "./ProblemMapping.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
 
 /**
- * Captures services when the handlers are built, so each request merges one
- * prepared context instead of the router providing services per request.
+ * Captures services when the handlers are built and provides them to each
+ * request as overlays on its context: O(1) per service, where providing a
+ * whole captured `Context` would copy the request's (large) context per call.
  */
-const captured = <S>() =>
+const captured = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...keys: Keys) =>
   Effect.map(
-    Effect.context<S>(),
-    (context: Context.Context<S>) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideContext(effect, context)
+    Effect.context<Keys[number]["Identifier"]>(),
+    (context) => {
+      const services = keys.map((key) => [key, Context.get(context, key)] as const)
+      return <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Keys[number]["Identifier"]>> =>
+        Effect.updateContext(effect, (requestContext: Context.Context<any>) => {
+          let next = requestContext
+          for (const [key, service] of services) next = Context.add(next, key, service)
+          return next
+        }) as any
+    }
   )
 
 /** The caller, who must be a tenant member (not the operator). */
@@ -45,10 +46,11 @@ const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =
     : Effect.fail(new Problems.Forbidden({ detail: "Only the operator token may provision tenants" })))
 
 /** What a list needs from the request: the path it binds (prefix-free) and its raw query parameters. */
-const listContext = Effect.map(
-  Effect.all([HttpServerRequest.HttpServerRequest, HttpServerRequest.ParsedSearchParams]),
-  ([request, params]) => ({ endpoint: `${request.method} ${request.url.split("?")[0]}`, params })
-)
+const listContext = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+    const query = request.url.indexOf("?")
+    return { endpoint: `${request.method} ${query === -1 ? request.url : request.url.slice(0, query)}`, params }
+  }))
 
 const workspaceJson = (w: Workspace) => ({
   workspace_id: w.workspace_id,
@@ -84,7 +86,7 @@ export const systemLayer = HttpApiBuilder.group(Api, "system", (handlers) =>
 /** `POST /v1/tenants`. */
 export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured<TenantStore.TenantStore | Transactor.Transactor>()
+    const provide = yield* captured(TenantStore.TenantStore, Transactor.Transactor)
     return handlers.handle("create", ({ payload }) =>
       Effect.gen(function*() {
         yield* currentOperator
@@ -96,28 +98,28 @@ export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
 /** `GET|POST /v1/workspaces`. */
 export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured<WorkspaceStore.WorkspaceStore | Cursor.CursorCodec>()
+    const provide = yield* captured(WorkspaceStore.WorkspaceStore, Cursor.CursorCodec)
     return handlers
-    .handle("list", ({ query }) =>
-      Effect.gen(function*() {
-        const member = yield* currentMember
-        const { endpoint, params } = yield* listContext
-        const page = yield* Effect.mapError(
-          provide(Workspaces.list(member.tenantId, {
-            endpoint,
-            params,
-            limit: query.limit,
-            cursor: query.cursor,
-            sort: query.sort
-          })),
-          toProblem
-        )
-        return { data: page.data.map(workspaceJson), page: page.page }
-      }))
-    .handle("create", ({ payload }) =>
-      Effect.gen(function*() {
-        const member = yield* currentMember
-        const workspace = yield* Effect.mapError(provide(Workspaces.create(member.tenantId, payload)), toProblem)
-        return workspaceJson(workspace)
-      }))
+      .handle("list", ({ query }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const { endpoint, params } = yield* listContext
+          const page = yield* Effect.mapError(
+            provide(Workspaces.list(member.tenantId, {
+              endpoint,
+              params,
+              limit: query.limit,
+              cursor: query.cursor,
+              sort: query.sort
+            })),
+            toProblem
+          )
+          return { data: page.data.map(workspaceJson), page: page.page }
+        }))
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const workspace = yield* Effect.mapError(provide(Workspaces.create(member.tenantId, payload)), toProblem)
+          return workspaceJson(workspace)
+        }))
   }))

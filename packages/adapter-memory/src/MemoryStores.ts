@@ -89,34 +89,55 @@ export const tenantStore = Effect.sync(() => {
   })
 })
 
+/** One tenant's workspaces, with their rows kept sorted per sort order until the next write. */
+interface TenantWorkspaces {
+  readonly rows: Map<string, Workspace>
+  readonly sorted: Map<string, ReadonlyArray<Workspace>>
+}
+
 /** The in-memory WorkspaceStore. */
 export const workspaceStore = Effect.sync(() => {
-  const byTenant = new Map<string, Map<string, Workspace>>()
-  const rowsOf = (tenantId: string) => {
-    let rows = byTenant.get(tenantId)
-    if (rows === undefined) byTenant.set(tenantId, rows = new Map())
-    return rows
+  const byTenant = new Map<string, TenantWorkspaces>()
+  const tenant = (tenantId: string) => {
+    let entry = byTenant.get(tenantId)
+    if (entry === undefined) byTenant.set(tenantId, entry = { rows: new Map(), sorted: new Map() })
+    return entry
+  }
+  /** A write to a tenant's rows, whose sorted copies it (and its undo) invalidates. */
+  const change = (entry: TenantWorkspaces, undo: () => void): () => void => {
+    entry.sorted.clear()
+    return () => {
+      undo()
+      entry.sorted.clear()
+    }
   }
   return WorkspaceStore.WorkspaceStore.of({
     insert: (workspace) =>
-      write(() => [undefined, set(rowsOf(workspace.tenant_id), workspace.workspace_id, workspace)]),
-    find: (tenantId, workspaceId) => Effect.sync(() => byTenant.get(tenantId)?.get(workspaceId)),
+      write(() => {
+        const entry = tenant(workspace.tenant_id)
+        return [undefined, change(entry, set(entry.rows, workspace.workspace_id, workspace))]
+      }),
+    find: (tenantId, workspaceId) => Effect.sync(() => byTenant.get(tenantId)?.rows.get(workspaceId)),
     list: (tenantId, query) =>
-      Effect.sync(() =>
-        Pagination.applyInMemory(
-          byTenant.get(tenantId)?.values() ?? [],
-          query,
-          WorkspaceStore.workspaceKey,
-          (w) => w.created_at
-        )
-      ),
+      Effect.sync(() => {
+        const entry = byTenant.get(tenantId)
+        if (entry === undefined) return []
+        // Sorting happens once per write, not per request: pages are cut from the sorted rows.
+        const order = Pagination.formatSort(query.sort)
+        let sorted = entry.sorted.get(order)
+        if (sorted === undefined) {
+          sorted = Pagination.sortInMemory(entry.rows.values(), query.sort, WorkspaceStore.workspaceKey)
+          entry.sorted.set(order, sorted)
+        }
+        return Pagination.pageOfSorted(sorted, query, WorkspaceStore.workspaceKey, (w) => w.created_at)
+      }),
     remove: (tenantId, workspaceId) =>
       write(() => {
-        const rows = byTenant.get(tenantId)
-        if (rows === undefined || !rows.has(workspaceId)) return [false, () => {}]
-        const undo = restore(rows, workspaceId)
-        rows.delete(workspaceId)
-        return [true, undo]
+        const entry = byTenant.get(tenantId)
+        if (entry === undefined || !entry.rows.has(workspaceId)) return [false, () => {}]
+        const undo = restore(entry.rows, workspaceId)
+        entry.rows.delete(workspaceId)
+        return [true, change(entry, undo)]
       })
   })
 })

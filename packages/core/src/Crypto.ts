@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
+import * as Base64Url from "effect/encoding/Base64Url"
 import * as Hex from "effect/encoding/Hex"
 
 /** The part of `node:crypto` used here. */
@@ -30,6 +31,30 @@ const nodeCrypto: NodeCrypto | undefined = (() => {
 })()
 
 const encoder = new TextEncoder()
+
+/** The part of Node's `Buffer` used here. */
+interface NodeBuffer {
+  readonly from: (input: string | ArrayBufferLike, offsetOrEncoding?: number | "utf8", length?: number) => {
+    toString(encoding: "base64url"): string
+  }
+}
+
+const nodeBuffer: NodeBuffer | undefined = nodeCrypto === undefined
+  ? undefined
+  : ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+    "node:buffer"
+  ) as { Buffer?: NodeBuffer } | undefined)?.Buffer
+
+/**
+ * Unpadded base64url of a UTF-8 string or of bytes, as `Base64Url.encode`
+ * spells it; Node's native encoder where there is one (several times faster).
+ */
+export const base64UrlEncode: (input: string | Uint8Array) => string = nodeBuffer !== undefined
+  ? (input) =>
+    typeof input === "string"
+      ? nodeBuffer.from(input, "utf8").toString("base64url")
+      : nodeBuffer.from(input.buffer, input.byteOffset, input.byteLength).toString("base64url")
+  : Base64Url.encode
 
 /** SHA-256 of a UTF-8 string, as lowercase hex. */
 export const sha256Hex: (input: string) => Effect.Effect<string> = nodeCrypto !== undefined

@@ -13,7 +13,7 @@
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { hmacKey } from "./Crypto.ts"
+import { base64UrlEncode, hmacKey } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
@@ -71,8 +71,8 @@ export interface CursorCodecShape {
 export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape> =>
   Effect.map(hmacKey(keyBytes), (key) => ({
     encode: (payload) => {
-      const body = Base64Url.encode(JSON.stringify(payload))
-      return Effect.map(key.sign(body), (sig) => `${body}.${Base64Url.encode(sig)}`)
+      const body = base64UrlEncode(JSON.stringify(payload))
+      return Effect.map(key.sign(body), (sig) => `${body}.${base64UrlEncode(sig)}`)
     },
     decode: (cursor, binding) =>
       Effect.gen(function*() {
@@ -82,7 +82,7 @@ export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape>
         const sigText = cursor.slice(dot + 1)
         const sig = Base64Url.decode(sigText)
         // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
-        if (Result.isFailure(sig) || Base64Url.encode(sig.success) !== sigText) return yield* new CursorInvalid()
+        if (Result.isFailure(sig) || base64UrlEncode(sig.success) !== sigText) return yield* new CursorInvalid()
         if (!(yield* key.verify(sig.success, body))) return yield* new CursorInvalid()
         const json = Base64Url.decodeString(body)
         if (Result.isFailure(json)) return yield* new CursorInvalid()

@@ -180,6 +180,67 @@ export const compareCodePoints = (a: string, b: string): number => {
   return a.length - b.length
 }
 
+/** The order of keysets under a sort direction: the sort value (strings by code point), then id ascending. */
+const compareKeysets = (direction: SortOrder["direction"]) => {
+  const sign = direction === "asc" ? 1 : -1
+  return (a: Keyset, b: Keyset): number => {
+    if (a.value !== b.value) {
+      const order = typeof a.value === "string" && typeof b.value === "string"
+        ? compareCodePoints(a.value, b.value)
+        : a.value < b.value ? -1 : 1
+      return Math.sign(order) * sign
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  }
+}
+
+/**
+ * Rows in the order a store must list them under `sort` (sort field, then id
+ * ascending). Each row's keyset is computed once, not per comparison.
+ */
+export const sortInMemory = <A, Field extends string>(
+  rows: Iterable<A>,
+  sort: SortOrder<Field>,
+  keyOf: (row: A, field: Field) => Keyset
+): Array<A> => {
+  const compare = compareKeysets(sort.direction)
+  const keyed: Array<{ readonly row: A; readonly key: Keyset }> = []
+  for (const row of rows) keyed.push({ row, key: keyOf(row, sort.field) })
+  keyed.sort((a, b) => compare(a.key, b.key))
+  return keyed.map((entry) => entry.row)
+}
+
+/**
+ * Applies a page query to rows already in `sortInMemory` order: the rows
+ * strictly after the keyset position, created no later than the bound, at
+ * most `take` of them.
+ */
+export const pageOfSorted = <A, Field extends string>(
+  sorted: ReadonlyArray<A>,
+  query: PageQuery<Field>,
+  keyOf: (row: A, field: Field) => Keyset,
+  createdAt: (row: A) => Date
+): Array<A> => {
+  const compare = compareKeysets(query.sort.direction)
+  const after = query.after
+  // The first row past the keyset position, by binary search over the sorted rows.
+  let start = 0
+  if (after !== undefined) {
+    let end = sorted.length
+    while (start < end) {
+      const middle = (start + end) >>> 1
+      if (compare(keyOf(sorted[middle], query.sort.field), after) <= 0) start = middle + 1
+      else end = middle
+    }
+  }
+  const bound = query.createdAtOrBefore.getTime()
+  const out: Array<A> = []
+  for (let i = start; i < sorted.length && out.length < query.take; i++) {
+    if (createdAt(sorted[i]).getTime() <= bound) out.push(sorted[i])
+  }
+  return out
+}
+
 /**
  * Orders rows the way a store must (sort field, then id ascending) and applies
  * a page query in memory: the reference semantics every store follows.
@@ -189,25 +250,4 @@ export const applyInMemory = <A, Field extends string>(
   query: PageQuery<Field>,
   keyOf: (row: A, field: Field) => Keyset,
   createdAt: (row: A) => Date
-): Array<A> => {
-  const sign = query.sort.direction === "asc" ? 1 : -1
-  const compare = (a: Keyset, b: Keyset): number => {
-    if (a.value !== b.value) {
-      const order = typeof a.value === "string" && typeof b.value === "string"
-        ? compareCodePoints(a.value, b.value)
-        : a.value < b.value ? -1 : 1
-      return Math.sign(order) * sign
-    }
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-  }
-  const bound = query.createdAtOrBefore.getTime()
-  const after = query.after
-  const out: Array<A> = []
-  for (const row of rows) {
-    if (createdAt(row).getTime() > bound) continue
-    if (after !== undefined && compare(keyOf(row, query.sort.field), after) <= 0) continue
-    out.push(row)
-  }
-  out.sort((a, b) => compare(keyOf(a, query.sort.field), keyOf(b, query.sort.field)))
-  return out.slice(0, query.take)
-}
+): Array<A> => pageOfSorted(sortInMemory(rows, query.sort, keyOf), query, keyOf, createdAt)
