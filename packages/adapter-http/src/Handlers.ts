@@ -10,6 +10,7 @@ import { Context, Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "./Api.ts"
+import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
 import { toProblem } from "./ProblemMapping.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
@@ -52,6 +53,13 @@ const listContext = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request
     return { endpoint: `${request.method} ${query === -1 ? request.url : request.url.slice(0, query)}`, params }
   }))
 
+/**
+ * Every handler answers its success with the endpoint's compiled JSON encoder
+ * (same body, status and content type as HttpApiBuilder's Schema encoding,
+ * without walking the schema per response).
+ */
+const respond = JsonResponse.make(Api)
+
 const workspaceJson = (w: Workspace) => ({
   workspace_id: w.workspace_id,
   name: w.name,
@@ -79,19 +87,19 @@ export const systemLayer = HttpApiBuilder.group(Api, "system", (handlers) =>
       features: info.features
     }
     return handlers
-      .handle("health", () => Effect.succeed(health))
-      .handle("publicConfig", () => Effect.succeed(publicConfig))
+      .handle("health", ({ endpoint }) => Effect.sync(() => respond(endpoint, health)))
+      .handle("publicConfig", ({ endpoint }) => Effect.sync(() => respond(endpoint, publicConfig)))
   }))
 
 /** `POST /v1/tenants`. */
 export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(TenantStore.TenantStore, Transactor.Transactor)
-    return handlers.handle("create", ({ payload }) =>
+    return handlers.handle("create", ({ endpoint, payload }) =>
       Effect.gen(function*() {
         yield* currentOperator
         const { tenant, token } = yield* Effect.mapError(provide(Tenants.provision(payload)), toProblem)
-        return { ...tenant, token }
+        return respond(endpoint, { ...tenant, token })
       }))
   }))
 
@@ -100,7 +108,7 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
   Effect.gen(function*() {
     const provide = yield* captured(WorkspaceStore.WorkspaceStore, Cursor.CursorCodec)
     return handlers
-      .handle("list", ({ query }) =>
+      .handle("list", (request) =>
         Effect.gen(function*() {
           const member = yield* currentMember
           const { endpoint, params } = yield* listContext
@@ -108,18 +116,18 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
             provide(Workspaces.list(member.tenantId, {
               endpoint,
               params,
-              limit: query.limit,
-              cursor: query.cursor,
-              sort: query.sort
+              limit: request.query.limit,
+              cursor: request.query.cursor,
+              sort: request.query.sort
             })),
             toProblem
           )
-          return { data: page.data.map(workspaceJson), page: page.page }
+          return respond(request.endpoint, { data: page.data.map(workspaceJson), page: page.page })
         }))
-      .handle("create", ({ payload }) =>
+      .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
           const member = yield* currentMember
           const workspace = yield* Effect.mapError(provide(Workspaces.create(member.tenantId, payload)), toProblem)
-          return workspaceJson(workspace)
+          return respond(endpoint, workspaceJson(workspace))
         }))
   }))
