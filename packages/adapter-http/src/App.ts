@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, type Idempotency, type Principal, type ServiceSecrets, type TenantStore, type Transactor, type WorkspaceStore } from "@analytics/core"
+import { Authenticator, Cursor, type Principal, type Stores, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
@@ -24,16 +24,16 @@ export const version = "0.1.0"
 /** Where the OpenAPI document and the reference page are served. */
 export const docsPaths = { openapi: "/v1/openapi.json", reference: "/v1/docs" } as const
 
-/** The ports the application needs from a storage adapter. */
-export type Stores =
-  | TenantStore.TenantStore
-  | WorkspaceStore.WorkspaceStore
-  | Idempotency.IdempotencyStore
-  | ServiceSecrets.ServiceSecrets
-  | Transactor.Transactor
+/** The ports the application needs from a storage adapter (core's `Stores`). */
+export type { Stores }
 
 /** Everything the routes need, before storage. */
-export type Requirements = Stores | Authenticator.Authenticator | Cursor.CursorCodec | ServiceInfo
+export type Requirements =
+  | Stores
+  | Authenticator.Authenticator
+  | Cursor.CursorCodec
+  | TenantDirectory.TenantDirectory
+  | ServiceInfo
 
 const middleware = Layer.mergeAll(authenticationLayer, validationLayer, idempotentLayer)
 
@@ -82,6 +82,7 @@ export interface Options<E> {
 export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.HttpRouter> =>
   routes.pipe(
     Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
+    Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(
       options.authenticator ??
         Authenticator.layerTokens({

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
-import { Effect, Exit, Layer } from "effect"
+import { Authenticator, Errors, Idempotency, Principal, TenantDirectory, Transactor } from "@analytics/core"
+import { Effect, Exit, Layer, type Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -13,15 +13,30 @@ import { Authentication, Idempotent, Validation } from "./Api.ts"
 import * as Problems from "./Problems.ts"
 import { toProblem } from "./ProblemMapping.ts"
 
-/** Authentication through the `Authenticator` port. */
+/**
+ * Authentication through the `Authenticator` port. A member's tenant must
+ * exist: an embedding app's authenticator may name any tenant id.
+ */
 export const authenticationLayer = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const authenticator = yield* Authenticator.Authenticator
+    const directory = yield* TenantDirectory.TenantDirectory
+    const authenticate = (credential: Redacted.Redacted<string>) =>
+      Effect.flatMap(authenticator.authenticate(credential), (principal): Effect.Effect<
+        Principal.Principal,
+        Errors.Unauthenticated | Errors.StoreError
+      > =>
+        principal._tag === "Operator"
+          ? Effect.succeed(principal)
+          : Effect.flatMap(directory.get(principal.tenantId), (tenant) =>
+            tenant === undefined
+              ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
+              : Effect.succeed(principal)))
     return Authentication.of({
       bearer: (httpEffect, { credential }) =>
         Effect.flatMap(
-          Effect.mapError(authenticator.authenticate(credential), toProblem),
+          Effect.mapError(authenticate(credential), toProblem),
           (principal) => Effect.provideService(httpEffect, Principal.CurrentPrincipal, principal)
         )
     })

@@ -1,5 +1,8 @@
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
+import { Authenticator, Principal, Tenants } from "@analytics/core"
+import type { TenantId } from "@analytics/core/Tenant"
+import { Effect, Layer, Redacted } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -62,5 +65,27 @@ describe("embedding handlers", () => {
     await api.dispose()
     const after = await api.handler(new Request("http://x/a/healthz"))
     expect(after.status).toBe(503)
+  })
+})
+
+describe("a custom Authenticator", () => {
+  it("may not act for a tenant that does not exist (401), and works for one that does", async () => {
+    // the embedding app's own scheme: the bearer token is the tenant id itself
+    const authenticator = Layer.succeed(Authenticator.Authenticator, {
+      authenticate: (credential) =>
+        Effect.succeed(
+          new Principal.Member({ tenantId: Redacted.value(credential) as TenantId, userId: "u-1", email: null, roles: [] })
+        )
+    })
+    const stores = await Effect.runPromise(Layer.build(MemoryStores.layer).pipe(Effect.scoped))
+    const { tenant } = await Effect.runPromise(Tenants.provision({ name: "Real", plan: "growth" }).pipe(Effect.provideContext(stores)))
+    const api = App.webHandler({ stores: Layer.succeedContext(stores), publicBaseUrl: "http://x", authenticator })
+    const list = (token: string) =>
+      api.handler(new Request("http://x/v1/workspaces", { headers: { authorization: `Bearer ${token}` } }))
+    const ghost = await list("019a0000-0000-7000-8000-00000000dead")
+    expect(ghost.status).toBe(401)
+    expect((await ghost.json()).code).toBe("auth/unauthenticated")
+    expect((await list(tenant.tenant_id)).status).toBe(200)
+    await api.dispose()
   })
 })

@@ -1,0 +1,44 @@
+/**
+ * Tenants as the request path reads them: by id, cached for a short while,
+ * so every request can check that its principal's tenant exists (and later
+ * read its plan) without a store round trip. Absent tenants are not cached,
+ * so a tenant is usable the moment it is provisioned.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Layer } from "effect"
+import type { StoreError } from "./Errors.ts"
+import type { Tenant, TenantId } from "./Tenant.ts"
+import { TenantStore } from "./TenantStore.ts"
+
+/** How long a tenant read from the store is reused. */
+export const cacheMillis = 30_000
+const cacheCapacity = 10_000
+
+/** Cached tenant reads. */
+export class TenantDirectory extends Context.Service<TenantDirectory, {
+  readonly get: (tenantId: TenantId) => Effect.Effect<Tenant | undefined, StoreError>
+}>()("@analytics/core/TenantDirectory") {
+  /** The directory over the TenantStore. */
+  static readonly layer = Layer.effect(
+    TenantDirectory,
+    Effect.gen(function*() {
+      const store = yield* TenantStore
+      const cache = new Map<string, { readonly tenant: Tenant; readonly until: number }>()
+      return {
+        get: (tenantId) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const cached = cache.get(tenantId)
+            if (cached !== undefined && cached.until > now) return Effect.succeed(cached.tenant)
+            return Effect.map(store.findTenant(tenantId), (tenant) => {
+              if (tenant !== undefined) {
+                if (cache.size >= cacheCapacity) cache.clear()
+                cache.set(tenantId, { tenant, until: now + cacheMillis })
+              }
+              return tenant
+            })
+          })
+      }
+    })
+  )
+}
