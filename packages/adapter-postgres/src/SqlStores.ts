@@ -25,7 +25,6 @@ import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "./Migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 
-
 /** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
   Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
