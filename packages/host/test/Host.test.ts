@@ -109,7 +109,7 @@ describe("analytics-host", () => {
 
   const databaseUrl = inject("databaseUrl")
   it.skipIf(databaseUrl === "")(
-    "migrates and serves on PostgreSQL (skipped when no PostgreSQL is available)",
+    `migrates and serves on PostgreSQL${databaseUrl === "" ? " (skipped: no PostgreSQL; set TEST_DATABASE_URL)" : ""}`,
     async () => {
       const env = { ANALYTICS_STORE: "postgres", DATABASE_URL: databaseUrl, ANALYTICS_BOOTSTRAP_TOKEN: "pg-boot" }
       const migrate = run(["migrate"], env)

@@ -12,7 +12,7 @@ const onPostgres = Effect.gen(function*() {
 
 const suite = databaseUrl === "" ? describe.skip : describe
 
-suite(`HTTP on PostgreSQL ${databaseUrl === "" ? skippedForNoPostgres : ""}`, () => {
+suite(`HTTP on PostgreSQL${databaseUrl === "" ? ` ${skippedForNoPostgres}` : ""}`, () => {
   it.live("identical requests at the same instant with one Idempotency-Key create one resource", () =>
     Effect.gen(function*() {
       const server = yield* onPostgres
