@@ -12,6 +12,7 @@ import { ByteSize, Cause, Context, Effect, type Types } from "effect"
 import {
   FindMyWay,
   HttpIncomingMessage,
+  HttpMethod,
   HttpRouter,
   HttpServerError,
   HttpServerRequest,
@@ -24,6 +25,7 @@ import { undeclared } from "./Problems.ts"
 
 /** The largest request body accepted: 1 MiB. */
 export const maxBodyBytes = 1024 * 1024
+const maxBodySize = ByteSize.bytes(maxBodyBytes)
 
 const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 
@@ -161,8 +163,11 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
           problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
         )
       }
-      return httpApp.pipe(
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+      // Only requests that may carry a body need the cap (one context entry less on every GET).
+      const capped = HttpMethod.hasBody(request.method)
+        ? Effect.provideService(httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+        : httpApp
+      return capped.pipe(
         Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),
         Effect.map(finish)
       ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
