@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { Plan } from "@analytics/core"
-import { Config, Option, type Redacted, Schema } from "effect"
+import { Config, Effect, Option, type Redacted, Result, Schema } from "effect"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 /** Where the stores live. */
 export const StoreKind = Schema.Literals(["pglite", "memory", "postgres"])
@@ -32,8 +33,8 @@ const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "Expected an http:// or https:// URL" })
 )
 
-/** Reads and validates the configuration from the environment. */
-export const config: Config.Config<HostConfig> = Config.all({
+/** Each variable on its own, so that every invalid one is reported at once. */
+const variables = {
   port: Config.Port("PORT").pipe(Config.withDefault(3000)),
   publicBaseUrl: Config.option(Config.schema(HttpUrl, "PUBLIC_BASE_URL")),
   store: Config.schema(StoreKind, "ANALYTICS_STORE").pipe(Config.withDefault("pglite" as const)),
@@ -44,8 +45,50 @@ export const config: Config.Config<HostConfig> = Config.all({
   bootstrapPlan: Config.schema(Plan.Plan, "ANALYTICS_BOOTSTRAP_PLAN").pipe(Config.withDefault("growth" as const)),
   demo: Config.Boolean("ANALYTICS_DEMO").pipe(Config.withDefault(false)),
   logLevel: Config.schema(LogLevel, "LOG_LEVEL").pipe(Config.withDefault("info" as const))
-}).pipe(
-  Config.map((c): HostConfig => ({
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** One line per problem of a configuration error: `VARIABLE: what is wrong`. */
+const describe = (error: Config.ConfigError): Array<string> => {
+  const cause = error.cause
+  if (!Schema.isSchemaError(cause)) return [error.message]
+  return formatIssues(cause.issue).issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    return `${path.join(".")}: ${issue.message}`
+  })
+}
+
+/** Checks that need several variables at once; returns the problems found. */
+const crossCheck = (c: HostConfig): Array<string> => {
+  const problems: Array<string> = []
+  if (c.store === "postgres" && Option.isNone(c.databaseUrl)) {
+    problems.push("ANALYTICS_STORE=postgres needs DATABASE_URL (postgres://user:password@host:5432/database)")
+  }
+  return problems
+}
+
+/**
+ * Reads and validates the configuration from the environment; fails with
+ * one line per problem, every invalid variable included.
+ */
+export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen(function*() {
+  const parsed = yield* Effect.all(
+    Object.entries(variables as Record<string, Config.Config<unknown>>).map(([name, variable]) =>
+      Effect.map(
+        Effect.result(Effect.gen(function*() {
+          return yield* variable
+        })),
+        (result) => [name, result] as const
+      )
+    )
+  )
+  const problems = parsed.flatMap(([, result]) => (Result.isFailure(result) ? describe(result.failure) : []))
+  if (problems.length > 0) return yield* Effect.fail(problems)
+  const c = Object.fromEntries(parsed.map(([name, result]) => [name, Result.getOrThrow(result)])) as {
+    readonly [K in keyof typeof variables]: Config.Success<(typeof variables)[K]>
+  }
+  const config: HostConfig = {
     port: c.port,
     publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, ""),
     store: c.store,
@@ -55,14 +98,7 @@ export const config: Config.Config<HostConfig> = Config.all({
     bootstrap: Option.map(c.bootstrapToken, (token) => ({ token, plan: c.bootstrapPlan })),
     demo: c.demo,
     logLevel: c.logLevel
-  }))
-)
-
-/** Checks that need several variables at once; returns the problems found. */
-export const crossCheck = (c: HostConfig): Array<string> => {
-  const problems: Array<string> = []
-  if (c.store === "postgres" && Option.isNone(c.databaseUrl)) {
-    problems.push("ANALYTICS_STORE=postgres needs DATABASE_URL (postgres://user:password@host:5432/database)")
   }
-  return problems
-}
+  const crossProblems = crossCheck(config)
+  return crossProblems.length > 0 ? yield* Effect.fail(crossProblems) : config
+})

@@ -5,9 +5,8 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Effect, Exit, Layer, Schema } from "effect"
-import * as SchemaIssue from "effect/SchemaIssue"
-import { config as hostConfig, crossCheck, type HostConfig } from "./HostConfig.ts"
+import { Cause, Effect, Exit, Layer } from "effect"
+import * as HostConfig from "./HostConfig.ts"
 import { migrate, serve } from "./Main.ts"
 import * as PinoLogger from "./PinoLogger.ts"
 
@@ -19,7 +18,7 @@ Commands:
 
 Configuration comes from the environment; see the README's configuration table.`
 
-const commands: Record<string, (config: HostConfig) => Effect.Effect<unknown, unknown>> = { serve, migrate }
+const commands: Record<string, (config: HostConfig.HostConfig) => Effect.Effect<unknown, unknown>> = { serve, migrate }
 
 const [command = "serve", ...rest] = process.argv.slice(2)
 if (command === "--help" || command === "-h" || command === "help") {
@@ -32,31 +31,13 @@ if (run === undefined || rest.length > 0) {
   process.exit(2)
 }
 
-/** One line per configuration problem: `VARIABLE: what is wrong`. */
-const describe = (error: unknown): Array<string> => {
-  if (!(error instanceof Config.ConfigError)) return [String(error)]
-  const cause = error.cause
-  if (!Schema.isSchemaError(cause)) return [error.message]
-  return formatIssues(cause.issue).issues.map((issue) =>
-    `${(issue.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")}: ${issue.message}`
-  )
-}
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
-const loaded = await Effect.runPromiseExit(Effect.gen(function*() {
-  return yield* hostConfig
-}))
+const loaded = await Effect.runPromiseExit(HostConfig.load)
 if (Exit.isFailure(loaded)) {
-  const lines = describe(Cause.squash(loaded.cause))
-  console.error(`analytics-host: invalid configuration\n${lines.map((line) => `  ${line}`).join("\n")}`)
+  const problems = Cause.hasFails(loaded.cause) ? Cause.squash(loaded.cause) as ReadonlyArray<string> : [Cause.pretty(loaded.cause)]
+  console.error(`analytics-host: invalid configuration\n${problems.map((line) => `  ${line}`).join("\n")}`)
   process.exit(1)
 }
 const config = loaded.value
-const problems = crossCheck(config)
-if (problems.length > 0) {
-  console.error(`analytics-host: invalid configuration\n${problems.map((p) => `  ${p}`).join("\n")}`)
-  process.exit(1)
-}
 
 run(config).pipe(
   Effect.tapCause((cause) =>

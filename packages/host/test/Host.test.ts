@@ -102,6 +102,11 @@ describe("analytics-host", () => {
     const badStore = run(["serve"], { ANALYTICS_STORE: "mysql" })
     expect(await badStore.exited).toBe(1)
     expect(badStore.output()).toContain("ANALYTICS_STORE")
+    const several = run(["serve"], { PORT: "-1", ANALYTICS_DEMO: "maybe", LOG_LEVEL: "loud", PUBLIC_BASE_URL: "ftp://x" })
+    expect(await several.exited).toBe(1)
+    for (const variable of ["PORT", "ANALYTICS_DEMO", "LOG_LEVEL", "PUBLIC_BASE_URL"]) {
+      expect(several.output()).toContain(`${variable}: `)
+    }
     const badCommand = run(["frobnicate"], {})
     expect(await badCommand.exited).toBe(2)
     expect(badCommand.output()).toContain("Usage: analytics-host")
