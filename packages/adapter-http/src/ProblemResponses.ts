@@ -13,6 +13,7 @@ import {
   FindMyWay,
   HttpIncomingMessage,
   HttpMethod,
+  HttpMiddleware,
   HttpRouter,
   HttpServerError,
   HttpServerRequest,
@@ -26,6 +27,7 @@ import { undeclared } from "./Problems.ts"
 /** The largest request body accepted: 1 MiB. */
 export const maxBodyBytes = 1024 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
+const decompress = HttpMiddleware.decompression({ maxDecompressedSize: maxBodySize })
 
 const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 
@@ -164,8 +166,9 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
         )
       }
       // Only requests that may carry a body need the cap (one context entry less on every GET).
+      // gzip and deflate bodies are accepted, capped after decompression; other codings answer 415.
       const capped = HttpMethod.hasBody(request.method)
-        ? Effect.provideService(httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+        ? Effect.provideService(decompress(httpApp) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
         : httpApp
       return capped.pipe(
         Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),

@@ -197,3 +197,30 @@ describe("system endpoints and documentation", () => {
       assert.include(reference.text, "Analytics Service API")
     }).pipe(Effect.scoped))
 })
+
+describe("compressed request bodies", () => {
+  it.live("gzip bodies are accepted; unknown codings answer 415; a gzip bomb answers 413", () =>
+    Effect.gen(function*() {
+      const { gzipSync } = yield* Effect.promise(() => import("node:zlib"))
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant()
+      const send = (body: Uint8Array<ArrayBuffer>, encoding: string) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${server.url}/v1/workspaces`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-encoding": encoding },
+            body
+          })
+          return { status: response.status, contentType: response.headers.get("content-type"), body: await response.json() }
+        })
+      const created = yield* send(gzipSync(JSON.stringify({ name: "Zipped" })), "gzip")
+      assert.strictEqual(created.status, 201)
+      assert.strictEqual(created.body.name, "Zipped")
+      const unknown = yield* send(new Uint8Array(Buffer.from("{}")), "br-unknown")
+      assert.strictEqual(unknown.status, 415)
+      assert.strictEqual(unknown.contentType, "application/problem+json")
+      const bomb = yield* send(gzipSync(JSON.stringify({ name: "x", description: " ".repeat(5_000_000) })), "gzip")
+      assert.strictEqual(bomb.status, 413)
+      assert.strictEqual(bomb.body.code, "request/body-too-large")
+    }).pipe(Effect.scoped))
+})
