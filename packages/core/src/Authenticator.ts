@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Cache, Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as ApiToken from "./ApiToken.ts"
 import { type StoreError, Unauthenticated } from "./Errors.ts"
 import { Member, Operator, type Principal } from "./Principal.ts"
@@ -36,7 +36,17 @@ export const layerTokens = (options: {
       const operatorHash = Option.isSome(options.operatorToken)
         ? yield* ApiToken.hash(Redacted.value(options.operatorToken.value))
         : undefined
-      const cache = new Map<string, { readonly principal: Principal; readonly until: number }>()
+      const principals = yield* Cache.makeWith(
+        (tokenHash: string) =>
+          Effect.flatMap(store.findTokenByHash(tokenHash), (record): Effect.Effect<Principal, Unauthenticated> =>
+            record === undefined
+              ? Effect.fail(invalid)
+              : Effect.succeed(
+                new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles })
+              )),
+        // Valid tokens are remembered; unknown ones and store failures are asked again.
+        { capacity: cacheCapacity, timeToLive: (exit) => (Exit.isSuccess(exit) ? cacheMillis : 0) }
+      )
       const operator = new Operator()
       return {
         authenticate: (credential) =>
@@ -45,20 +55,7 @@ export const layerTokens = (options: {
             if (token.length === 0 || token.length > 512) return yield* invalid
             const tokenHash = yield* ApiToken.hash(token)
             if (tokenHash === operatorHash) return operator
-            const now = yield* Clock.currentTimeMillis
-            const cached = cache.get(tokenHash)
-            if (cached !== undefined && cached.until > now) return cached.principal
-            const record = yield* store.findTokenByHash(tokenHash)
-            if (record === undefined) return yield* invalid
-            const principal = new Member({
-              tenantId: record.tenantId,
-              userId: record.userId,
-              email: record.email,
-              roles: record.roles
-            })
-            if (cache.size >= cacheCapacity) cache.clear()
-            cache.set(tokenHash, { principal, until: now + cacheMillis })
-            return principal
+            return yield* Cache.get(principals, tokenHash)
           })
       }
     })

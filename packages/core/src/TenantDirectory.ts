@@ -6,14 +6,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Cache, Context, Effect, Exit, Layer } from "effect"
 import type { StoreError } from "./Errors.ts"
 import type { Tenant, TenantId } from "./Tenant.ts"
 import { TenantStore } from "./TenantStore.ts"
 
 /** How long a tenant read from the store is reused. */
 export const cacheMillis = 30_000
-const cacheCapacity = 10_000
 
 /** Cached tenant reads. */
 export class TenantDirectory extends Context.Service<TenantDirectory, {
@@ -24,21 +23,12 @@ export class TenantDirectory extends Context.Service<TenantDirectory, {
     TenantDirectory,
     Effect.gen(function*() {
       const store = yield* TenantStore
-      const cache = new Map<string, { readonly tenant: Tenant; readonly until: number }>()
-      return {
-        get: (tenantId) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const cached = cache.get(tenantId)
-            if (cached !== undefined && cached.until > now) return Effect.succeed(cached.tenant)
-            return Effect.map(store.findTenant(tenantId), (tenant) => {
-              if (tenant !== undefined) {
-                if (cache.size >= cacheCapacity) cache.clear()
-                cache.set(tenantId, { tenant, until: now + cacheMillis })
-              }
-              return tenant
-            })
-          })
-      }
+      const cache = yield* Cache.makeWith((tenantId: TenantId) => store.findTenant(tenantId), {
+        capacity: 10_000,
+        // Only found tenants are kept: absent ones and failures are asked again next time.
+        timeToLive: (exit) => (Exit.isSuccess(exit) && exit.value !== undefined ? cacheMillis : 0)
+      })
+      return { get: (tenantId) => Cache.get(cache, tenantId) }
     })
   )
 }
