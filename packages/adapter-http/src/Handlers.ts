@@ -14,6 +14,7 @@ import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
 import { toProblem } from "./ProblemMapping.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
+import { pathOf } from "./Url.ts"
 
 /**
  * Captures services when the handlers are built and provides them to each
@@ -48,10 +49,10 @@ const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =
 
 /** What a list needs from the request: the path it binds (prefix-free) and its raw query parameters. */
 const listContext = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-  Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
-    const query = request.url.indexOf("?")
-    return { endpoint: `${request.method} ${query === -1 ? request.url : request.url.slice(0, query)}`, params }
-  }))
+  Effect.map(HttpServerRequest.ParsedSearchParams, (params) => ({
+    endpoint: `${request.method} ${pathOf(request.url)}`,
+    params
+  })))
 
 /**
  * Every handler answers its success with the endpoint's compiled JSON encoder

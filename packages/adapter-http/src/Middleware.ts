@@ -12,6 +12,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import { Authentication, Idempotent, Validation } from "./Api.ts"
 import * as Problems from "./Problems.ts"
 import { toProblem } from "./ProblemMapping.ts"
+import { pathOf } from "./Url.ts"
 
 /**
  * Authentication through the `Authenticator` port. A member's tenant must
@@ -143,23 +144,25 @@ export const idempotentLayer = Layer.effect(
         const key = yield* Effect.mapError(Idempotency.validateKey(header), toProblem)
         const principal = yield* Principal.CurrentPrincipal
         const owner = principal._tag === "Member" ? principal.tenantId : "operator"
-        const scope = `${request.method} ${request.url.split("?")[0]}`
+        const scope = `${request.method} ${pathOf(request.url)}`
         const fingerprint = yield* Idempotency.fingerprint(yield* Effect.orDie(request.text))
         const decision = yield* Effect.mapError(provide(Idempotency.begin(owner, scope, key, fingerprint)), toProblem)
         if (decision._tag === "Replay") return replay(decision.response)
         const reservation = decision.reservation
 
+        // Whether the handler's response went into the store with it, to release the key otherwise.
+        let kept = false
         const exit = yield* transaction(
           Effect.tap(httpEffect, (response) => {
             const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
-            return stored === undefined ? Effect.void : store.complete(reservation, stored)
+            if (stored === undefined) return Effect.void
+            kept = true
+            return store.complete(reservation, stored)
           })
         ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit)
 
         if (Exit.isSuccess(exit)) {
-          if (!Idempotency.isStorable(exit.value.status) || responseToStore(exit.value) === undefined) {
-            yield* Effect.ignore(store.release(reservation))
-          }
+          if (!kept) yield* Effect.ignore(store.release(reservation))
           return exit.value
         }
         // A decided failure (403, 404...) is replayed like a success; validation failures and 5xx are not kept.

@@ -23,6 +23,7 @@ import {
 } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { undeclared } from "./Problems.ts"
+import { pathOf } from "./Url.ts"
 
 /** The largest request body accepted: 1 MiB. */
 export const maxBodyBytes = 1024 * 1024
@@ -62,6 +63,10 @@ const problemResponse = (
     ...(headers === undefined ? {} : { headers })
   })
 }
+
+/** 413, closing the connection so the rest of the body is not read. */
+const bodyTooLarge = () =>
+  problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
 
 const codeForStatus = (status: number): ProblemCode.ProblemCode => {
   switch (status) {
@@ -107,7 +112,7 @@ const causeToResponse = (
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
   const reason = serverErrorReason(cause)
   if (reason?._tag === "RouteNotFound") {
-    const path = request.url.split("?")[0]
+    const path = pathOf(request.url)
     const allow = allowed(path)
     return Effect.succeed(
       allow.length === 0
@@ -120,7 +125,7 @@ const causeToResponse = (
   if (reason?._tag === "RequestParseError") {
     return Effect.succeed(
       reason.reason === "BodyTooLarge"
-        ? problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
+        ? bodyTooLarge()
         : problemResponse("request/invalid", "The request body could not be read")
     )
   }
@@ -161,9 +166,7 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const length = request.headers["content-length"]
       if (length !== undefined && Number(length) > maxBodyBytes) {
-        return Effect.succeed(
-          problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
-        )
+        return Effect.succeed(bodyTooLarge())
       }
       // Only requests that may carry a body need the cap (one context entry less on every GET).
       // gzip and deflate bodies are accepted, capped after decompression; other codings answer 415.

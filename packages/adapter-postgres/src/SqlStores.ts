@@ -8,6 +8,7 @@
 import {
   Errors,
   Idempotency,
+  Ids,
   type Plan,
   ServiceSecrets,
   type Stores,
@@ -29,13 +30,11 @@ import * as PgliteClient from "./PgliteClient.ts"
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
   Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
 
-const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
 /**
  * Ids the domain never issues cannot match a row; answering "absent" for them
  * keeps a malformed id a 404 (as in memory) rather than a uuid cast error.
  */
-const isId = (id: string): boolean => canonicalUuid.test(id)
+const isId = Ids.isUuid
 
 // --- tenants -----------------------------------------------------------------
 

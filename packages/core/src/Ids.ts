@@ -37,7 +37,13 @@ export const uuidv7: Effect.Effect<string> = Effect.flatMap(
   (millis) => Effect.map(randomBytes(10), (random) => uuidv7From(millis, random))
 )
 
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Whether a string is a UUID in canonical lowercase form. */
+export const isUuid = (input: string): boolean => canonicalUuid.test(input)
+
 /** A UUID in canonical lowercase form. */
-export const Uuid = Schema.String.check(
-  Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
-).annotate({ description: "A UUID in canonical lowercase form", format: "uuid" })
+export const Uuid = Schema.String.check(Schema.isPattern(canonicalUuid)).annotate({
+  description: "A UUID in canonical lowercase form",
+  format: "uuid"
+})
