@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, type Principal, type Stores, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, type Stores, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
@@ -26,14 +26,6 @@ export const docsPaths = { openapi: "/v1/openapi.json", reference: "/v1/docs" } 
 
 /** The ports the application needs from a storage adapter (core's `Stores`). */
 export type { Stores }
-
-/** Everything the routes need, before storage. */
-export type Requirements =
-  | Stores
-  | Authenticator.Authenticator
-  | Cursor.CursorCodec
-  | TenantDirectory.TenantDirectory
-  | ServiceInfo
 
 const middleware = Layer.mergeAll(authenticationLayer, validationLayer, idempotentLayer)
 
@@ -178,6 +170,3 @@ export const nodeHandler = async <E>(options: Options<E>): Promise<{
     }
   }
 }
-
-/** Re-exported for embedding apps that provide principals themselves. */
-export type { Principal }

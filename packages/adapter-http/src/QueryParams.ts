@@ -10,12 +10,7 @@ import { Pagination } from "@analytics/core"
 import { Schema } from "effect"
 
 /** `limit`: an integer from 1 to 500; 50 when absent. */
-export const limit = Schema.optionalKey(
-  Schema.FiniteFromString.check(
-    Schema.isInt(),
-    Schema.isBetween({ minimum: Pagination.limits.min, maximum: Pagination.limits.max })
-  ).annotate({ description: "Page size, an integer from 1 to 500 (default 50)" })
-)
+export const limit = Schema.optionalKey(Schema.FiniteFromString.pipe(Schema.decodeTo(Pagination.Limit)))
 
 /** `cursor`: the previous page's `next_cursor`, unchanged. */
 export const cursor = Schema.optionalKey(Pagination.CursorParam)

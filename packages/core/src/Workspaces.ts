@@ -5,7 +5,7 @@
  */
 import { Clock, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import type { StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type ListRequest, type Page, paginate } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
@@ -32,17 +32,6 @@ export const create = (
     yield* store.insert(workspace)
     return workspace
   })
-
-/** One workspace of the tenant; another tenant's is not found. */
-export const get = (
-  tenantId: TenantId,
-  workspaceId: WorkspaceId
-): Effect.Effect<Workspace, NotFound | StoreError, WorkspaceStore> =>
-  Effect.flatMap(WorkspaceStore, (store) =>
-    Effect.flatMap(store.find(tenantId, workspaceId), (workspace) =>
-      workspace === undefined
-        ? Effect.fail(new NotFound({ resource: "workspace", id: workspaceId }))
-        : Effect.succeed(workspace)))
 
 /** One page of the tenant's workspaces. */
 export const list = (
