@@ -1,0 +1,214 @@
+import { RateLimit, SlidingWindow, TokenBucket } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+
+/**
+ * The brute-force reference: it keeps the instant of every admitted request
+ * and recomputes both layers from that history, with no state of its own.
+ */
+const reference = (limits: RateLimit.Limits) => {
+  const { capacity: c, fillMillis: f } = limits.burst
+  const { limit: l, windowMillis: w } = limits.sustained
+  const admitted: Array<number> = []
+  /** The bucket's level at `t`, replaying every admitted request from a full bucket. */
+  const level = (t: number): number => {
+    let lvl = c * f
+    let last = admitted.length === 0 ? t : admitted[0]
+    for (const ts of admitted) {
+      lvl = Math.min(c * f, lvl + (ts - last) * c) - f
+      last = ts
+    }
+    return Math.min(c * f, lvl + (t - last) * c)
+  }
+  /** The window's weighted count at `t`, times `w`, counted from the history. */
+  const scaled = (t: number): number => {
+    const start = Math.floor(t / w) * w
+    const current = admitted.filter((ts) => ts >= start && ts <= t).length
+    const previous = admitted.filter((ts) => ts >= start - w && ts < start).length
+    return previous * (w - (t - start)) + current * w
+  }
+  const passes = (t: number) => level(t) >= f && scaled(t) + w <= l * w
+  return {
+    passes,
+    admitted,
+    remaining: (t: number) => ({
+      burst: Math.floor(level(t) / f),
+      sustained: Math.max(0, Math.floor((l * w - scaled(t)) / w))
+    }),
+    /** Tries every whole second until one passes. */
+    retryAfter: (t: number): number => {
+      for (let s = 1;; s++) if (passes(t + s * 1000)) return s
+    }
+  }
+}
+
+const limitsArb = fc.record({
+  burst: fc.record({ capacity: fc.integer({ min: 1, max: 8 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) }),
+  sustained: fc.record({ limit: fc.integer({ min: 1, max: 20 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
+})
+
+/** Limits with the instants of a run of requests (never going back in time). */
+const runArb = limitsArb.chain((limits) =>
+  fc.tuple(
+    fc.constant(limits),
+    fc.integer({ min: 0, max: 10 ** 12 }),
+    fc.array(fc.integer({ min: 0, max: 2 * limits.sustained.windowMillis }), { minLength: 1, maxLength: 60 })
+  ).map(([limits, start, gaps]) => {
+    let t = start
+    return { limits, instants: gaps.map((g) => (t += g > limits.sustained.windowMillis / 2 ? g : g % 700)) }
+  })
+)
+
+describe("RateLimit.decide", () => {
+  it("admits exactly what the reference model admits, with its remaining counts and Retry-After", () => {
+    fc.assert(
+      fc.property(runArb, ({ instants, limits }) => {
+        const model = reference(limits)
+        let state: RateLimit.State | undefined
+        for (const t of instants) {
+          const expected = model.passes(t)
+          const decision = RateLimit.decide(state, t, limits)
+          assert.strictEqual(decision.allowed, expected, `at ${t}`)
+          if (decision.allowed) {
+            model.admitted.push(t)
+            assert.strictEqual(decision.retryAfterSeconds, 0)
+            assert.strictEqual(decision.refusedBy, undefined)
+          } else {
+            // A refused request consumes nothing.
+            assert.strictEqual(decision.state, state ?? decision.state)
+            assert.strictEqual(decision.retryAfterSeconds, model.retryAfter(t), `Retry-After at ${t}`)
+          }
+          assert.deepStrictEqual(
+            { burst: decision.burst.remaining, sustained: decision.sustained.remaining },
+            model.remaining(t)
+          )
+          state = decision.state
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("never admits more than the bucket's envelope or the window's limit", () => {
+    fc.assert(
+      fc.property(runArb, ({ instants, limits }) => {
+        const admitted: Array<number> = []
+        let state: RateLimit.State | undefined
+        for (const t of instants) {
+          const decision = RateLimit.decide(state, t, limits)
+          if (decision.allowed) admitted.push(t)
+          state = decision.state
+        }
+        const { capacity: c, fillMillis: f } = limits.burst
+        for (let i = 0; i < admitted.length; i++) {
+          for (let j = i; j < admitted.length; j++) {
+            // Between two admitted requests: at most a full bucket plus what refilled meanwhile.
+            assert.isAtMost(j - i + 1, c + Math.floor(((admitted[j] - admitted[i]) * c) / f))
+          }
+          // Within any span of one fixed window length, at most twice the limit (the estimate's known slack).
+          const inSpan = admitted.filter((t) => t >= admitted[i] && t < admitted[i] + limits.sustained.windowMillis)
+          assert.isAtMost(inSpan.length, 2 * limits.sustained.limit)
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("resets: the bucket is full and the window empty at their reset instants", () => {
+    fc.assert(
+      fc.property(runArb, ({ instants, limits }) => {
+        let state: RateLimit.State | undefined
+        let last: RateLimit.Decision | undefined
+        for (const t of instants) {
+          last = RateLimit.decide(state, t, limits)
+          state = last.state
+        }
+        const burst = TokenBucket.status(state?.bucket, last!.burst.resetAt, limits.burst)
+        assert.strictEqual(burst.remaining, limits.burst.capacity)
+        const sustained = SlidingWindow.status(state?.window, last!.sustained.resetAt, limits.sustained)
+        assert.strictEqual(sustained.remaining, limits.sustained.limit)
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("nextAllowedAt is the first millisecond each layer lets a request through", () => {
+    fc.assert(
+      fc.property(runArb, ({ instants, limits }) => {
+        let state: RateLimit.State | undefined
+        for (const t of instants) {
+          state = RateLimit.decide(state, t, limits).state
+          const bucketAt = TokenBucket.status(state.bucket, t, limits.burst).nextAllowedAt
+          assert.isDefined(TokenBucket.consume(state.bucket, bucketAt, limits.burst))
+          if (bucketAt > t) assert.isUndefined(TokenBucket.consume(state.bucket, bucketAt - 1, limits.burst))
+          const windowAt = SlidingWindow.status(state.window, t, limits.sustained).nextAllowedAt
+          assert.isDefined(SlidingWindow.consume(state.window, windowAt, limits.sustained))
+          if (windowAt > t) assert.isUndefined(SlidingWindow.consume(state.window, windowAt - 1, limits.sustained))
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("starts full: a plan's burst capacity passes at once, the next request waits for one token", () => {
+    const limits = RateLimit.limitsOf("starter")
+    let state: RateLimit.State | undefined
+    const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+    for (let i = 0; i < 60; i++) {
+      const decision = RateLimit.decide(state, now, limits)
+      assert.isTrue(decision.allowed)
+      assert.strictEqual(decision.burst.remaining, 59 - i)
+      state = decision.state
+    }
+    const refused = RateLimit.decide(state, now, limits)
+    assert.isFalse(refused.allowed)
+    assert.strictEqual(refused.refusedBy, "burst")
+    // 60 per minute: one token a second.
+    assert.strictEqual(refused.retryAfterSeconds, 1)
+    assert.strictEqual(refused.burst.resetAt, now + 60_000)
+    assert.isTrue(RateLimit.decide(state, now + 1_000, limits).allowed)
+  })
+
+  it("sustained: a full hour waits for the previous window's weight to fall", () => {
+    const limits: RateLimit.Limits = {
+      burst: { capacity: 1_000, fillMillis: 60_000 },
+      sustained: { limit: 10, windowMillis: 3_600_000 }
+    }
+    const hour = Date.UTC(2026, 10, 21, 12, 0, 0)
+    let state: RateLimit.State | undefined
+    for (let i = 0; i < 10; i++) state = RateLimit.decide(state, hour + 30 * 60_000, limits).state
+    const refused = RateLimit.decide(state, hour + 59 * 60_000, limits)
+    assert.isFalse(refused.allowed)
+    assert.strictEqual(refused.refusedBy, "sustained")
+    // At 13:00 the ten count at full weight; one fits once a tenth of the hour (6 min) has passed: 13:06.
+    assert.strictEqual(refused.retryAfterSeconds, 7 * 60)
+    assert.strictEqual(refused.sustained.resetAt, hour + 2 * 3_600_000)
+  })
+
+  it("a clock that stepped back neither refills the bucket twice nor reopens the window", () => {
+    const limits: RateLimit.Limits = {
+      burst: { capacity: 2, fillMillis: 60_000 },
+      sustained: { limit: 100, windowMillis: 3_600_000 }
+    }
+    const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+    let state = RateLimit.decide(undefined, now, limits).state
+    state = RateLimit.decide(state, now, limits).state
+    // Another host's clock, 10 s behind, sees an empty bucket.
+    assert.isFalse(RateLimit.decide(state, now - 10_000, limits).allowed)
+    assert.strictEqual(RateLimit.decide(state, now - 10_000, limits).burst.remaining, 0)
+    // 30 s after the last take, one token is back: not two.
+    const later = RateLimit.decide(state, now + 30_000, limits)
+    assert.isTrue(later.allowed)
+    assert.strictEqual(later.burst.remaining, 0)
+  })
+
+  it("limitsOf: the plans of spec 8.1", () => {
+    assert.deepStrictEqual(
+      (["starter", "growth", "scale"] as const).map((plan) => {
+        const { burst, sustained } = RateLimit.limitsOf(plan)
+        return [burst.capacity, burst.fillMillis, sustained.limit, sustained.windowMillis]
+      }),
+      [[60, 60_000, 2_000, 3_600_000], [180, 60_000, 20_000, 3_600_000], [600, 60_000, 100_000, 3_600_000]]
+    )
+  })
+})
