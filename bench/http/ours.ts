@@ -19,12 +19,18 @@ const post = async (base: string, path: string, token: string, body: unknown): P
   return json
 }
 
+const unlimited = {
+  burst: { capacity: 1_000_000_000, fillMillis: 60_000 },
+  sustained: { limit: 1_000_000_000, windowMillis: 3_600_000 }
+}
+
 const server = Http.createServer()
 let dispose: () => Promise<void> = () => Promise.resolve()
 
 await serve("ours", server, async (port) => {
   const publicBaseUrl = `http://127.0.0.1:${port}`
-  const app = await App.nodeHandler({ stores: MemoryStores.layer, publicBaseUrl, operatorToken })
+  // Rate limiting runs on every request (counted, headers written), with limits no benchmark run reaches.
+  const app = await App.nodeHandler({ stores: MemoryStores.layer, publicBaseUrl, operatorToken, rateLimits: () => unlimited })
   dispose = app.dispose
   server.on("request", app.handler)
 

@@ -17,6 +17,7 @@ import {
 } from "effect/http-api"
 import * as Problems from "./Problems.ts"
 import * as QueryParams from "./QueryParams.ts"
+import { RateLimitClass } from "./RateLimiting.ts"
 
 /** Bearer-token authentication; provides the caller as `CurrentPrincipal`. */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, {
@@ -81,8 +82,8 @@ export const PublicConfig = Schema.Struct({
 
 /** Health and public configuration; no token needed. */
 export const SystemGroup = HttpApiGroup.make("system", { topLevel: true })
-  .add(HttpApiEndpoint.get("health", "/healthz", { success: Health }))
-  .add(HttpApiEndpoint.get("publicConfig", "/api/config/public", { success: PublicConfig }))
+  .add(HttpApiEndpoint.get("health", "/healthz", { success: Health }).annotate(RateLimitClass, "read"))
+  .add(HttpApiEndpoint.get("publicConfig", "/api/config/public", { success: PublicConfig }).annotate(RateLimitClass, "read"))
   .annotate(OpenApi.Description, "Liveness and public configuration; no token needed.")
 
 // ---------------------------------------------------------------------------
@@ -110,7 +111,7 @@ export const TenantsGroup = HttpApiGroup.make("tenants")
       payload: Schema.Struct({ name: Tenant.Name, plan: Plan.Plan }),
       success: ProvisionedTenant.pipe(HttpApiSchema.status(201)),
       error: Problems.Forbidden
-    }).middleware(Idempotent)
+    }).middleware(Idempotent).annotate(RateLimitClass, "write")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Tenant provisioning, for the service operator's token only.")
@@ -137,7 +138,7 @@ export const WorkspacesGroup = HttpApiGroup.make("workspaces")
       },
       success: ListEnvelope(WorkspaceJson),
       error: [...Problems.cursorProblems, Problems.Forbidden]
-    })
+    }).annotate(RateLimitClass, "read")
   )
   .add(
     HttpApiEndpoint.post("create", "/v1/workspaces", {
@@ -145,7 +146,7 @@ export const WorkspacesGroup = HttpApiGroup.make("workspaces")
       payload: Workspace.WorkspaceCreate,
       success: WorkspaceJson.pipe(HttpApiSchema.status(201)),
       error: Problems.Forbidden
-    }).middleware(Idempotent)
+    }).middleware(Idempotent).annotate(RateLimitClass, "write")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Workspaces of the caller's tenant.")

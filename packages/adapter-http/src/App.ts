@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, type Stores, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
@@ -16,6 +16,7 @@ import { systemLayer, tenantsLayer, workspacesLayer } from "./Handlers.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./Middleware.ts"
 import * as ProblemResponses from "./ProblemResponses.ts"
 import * as Problems from "./Problems.ts"
+import * as RateLimiting from "./RateLimiting.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
@@ -40,13 +41,28 @@ const openapiRoute = Layer.unwrap(Effect.gen(function*() {
   return HttpRouter.add("GET", docsPaths.openapi, document)
 }))
 
-/** The API's routes, documentation and problem handling, registered on the `HttpRouter`. */
-export const routes = Layer.mergeAll(
+/**
+ * What every request goes through, outermost first: rate limits (and their
+ * headers on whatever answers), then problem+json for every error and the
+ * body cap.
+ */
+const edge = (limitsOf: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined) => HttpRouter.middleware(
+  Effect.map(RateLimiting.middleware(Api, limitsOf), (rateLimited) => {
+    const problems = ProblemResponses.middleware(Api, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
+    // Every failure is answered, so the router's "unhandled" marker passes through untouched.
+    return (httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+      rateLimited(problems(httpApp)) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  }),
+  { global: true }
+)
+
+/** The API's routes, documentation and edge middleware, registered on the `HttpRouter`. */
+export const routes = (limitsOf?: (tenant: Tenant.Tenant) => RateLimit.Limits) => Layer.mergeAll(
   HttpApiBuilder.layer(Api),
   openapiRoute,
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
-  ProblemResponses.layer(Api, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
+  edge(limitsOf)
 ).pipe(
   Layer.provide(Layer.mergeAll(systemLayer, tenantsLayer, workspacesLayer).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
@@ -65,6 +81,13 @@ export interface Options<E> {
    * the TenantStore (and the operator token, when given).
    */
   readonly authenticator?: Layer.Layer<Authenticator.Authenticator, never, TenantStore.TenantStore> | undefined
+  /**
+   * Where rate-limit counts live: by default this process's memory, right for
+   * one process; several processes need one shared store.
+   */
+  readonly rateLimitStore?: Layer.Layer<RateLimitStore.RateLimitStore, E> | undefined
+  /** A tenant's rate limits; by default its plan's (spec 8.1). */
+  readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
   /** The operator token, which may only provision tenants. */
   readonly operatorToken?: string | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
@@ -72,7 +95,7 @@ export interface Options<E> {
 
 /** The full application layer for the given options, storage included. */
 export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.HttpRouter> =>
-  routes.pipe(
+  routes(options.rateLimits).pipe(
     Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(
@@ -82,6 +105,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
         })
     ),
     Layer.provide(ServiceInfo.layer({ version, ...options.info, publicBaseUrl: options.publicBaseUrl })),
+    Layer.provide(options.rateLimitStore ?? RateLimitStore.RateLimitStore.layerMemory),
     Layer.provide(options.stores)
   )
 

@@ -8,13 +8,12 @@
  * @since 0.1.0
  */
 import { ProblemCode } from "@analytics/core"
-import { ByteSize, Cause, Context, Effect, type Types } from "effect"
+import { ByteSize, Cause, Context, Effect } from "effect"
 import {
   FindMyWay,
   HttpIncomingMessage,
   HttpMethod,
   HttpMiddleware,
-  HttpRouter,
   HttpServerError,
   HttpServerRequest,
   HttpServerRespondable,
@@ -153,15 +152,15 @@ const finish = (response: HttpServerResponse.HttpServerResponse): HttpServerResp
 }
 
 /**
- * The global middleware for an API: problem+json everywhere and a body cap.
- * `extraRoutes` names routes served beside the API (documentation pages) so
- * 405 answers know them.
+ * Wraps an HTTP app so that it answers problem+json for every error and caps
+ * request bodies. `extraRoutes` names routes served beside the API
+ * (documentation pages) so 405 answers know them.
  */
-export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   extraRoutes: ReadonlyArray<readonly [string, string]> = []) => {
   const allowed = allowedMethods(api, extraRoutes)
-  return HttpRouter.middleware((httpApp) =>
+  return <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.withFiber((fiber) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const length = request.headers["content-length"]
@@ -176,6 +175,6 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
       return capped.pipe(
         Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),
         Effect.map(finish)
-      ) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
-    }), { global: true })
+      ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+    })
 }

@@ -40,7 +40,8 @@ export const catalogue = {
     title: "A request with this Idempotency-Key is still in progress"
   },
   "webhook/scheme-not-allowed": { status: 400, title: "Only https:// webhook urls are accepted" },
-  "rate-limit/exceeded": { status: 429, title: "Rate limit exceeded" },
+  "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },
+  "rate-limit/sustained-exceeded": { status: 429, title: "Hourly rate limit exceeded" },
   "rate-limit/query-concurrency": { status: 429, title: "Too many concurrent queries in this workspace" },
   "service/unavailable": { status: 503, title: "The service is temporarily unavailable" },
   "internal": { status: 500, title: "Internal error" }

@@ -24,7 +24,7 @@ export const burstFillMillis = 60_000
 /** The sustained window is one hour. */
 export const sustainedWindowMillis = 3_600_000
 
-/** The two layers' shapes. */
+/** The two layers' shapes; `capacity * fillMillis` and `limit * windowMillis` must stay below 2^53 (exact integers). */
 export interface Limits {
   readonly burst: TokenBucket.Bucket
   readonly sustained: SlidingWindow.Window

@@ -15,15 +15,18 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
   readonly consume: (key: string, now: number, limits: RateLimit.Limits) => Effect.Effect<RateLimit.Decision, StoreError>
 }>()("@analytics/core/RateLimitStore") {
   /** States in this process's memory: for one process, and for tests. */
-  static readonly layerMemory = Layer.sync(RateLimitStore, () => {
-    const states = new Map<string, RateLimit.State>()
-    return {
-      consume: (key, now, limits) =>
-        Effect.sync(() => {
-          const decision = RateLimit.decide(states.get(key), now, limits)
-          if (decision.allowed) states.set(key, decision.state)
-          return decision
-        })
-    }
-  })
+  static readonly layerMemory = Layer.sync(RateLimitStore, () => makeMemory())
+}
+
+/** A store in this process's memory (also the fallback while a shared store is unreachable). */
+export const makeMemory = (): RateLimitStore["Service"] => {
+  const states = new Map<string, RateLimit.State>()
+  return {
+    consume: (key, now, limits) =>
+      Effect.sync(() => {
+        const decision = RateLimit.decide(states.get(key), now, limits)
+        if (decision.allowed) states.set(key, decision.state)
+        return decision
+      })
+  }
 }

@@ -1,0 +1,150 @@
+import { Api } from "@analytics/adapter-http/Api"
+import { classifier } from "@analytics/adapter-http/RateLimiting"
+import { problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
+import { MemoryStores } from "@analytics/adapter-memory"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { TestClock } from "effect/testing"
+
+const names = [
+  "x-ratelimit-limit-burst",
+  "x-ratelimit-remaining-burst",
+  "x-ratelimit-reset-burst",
+  "x-ratelimit-limit-sustained",
+  "x-ratelimit-remaining-sustained",
+  "x-ratelimit-reset-sustained",
+  "ratelimit-policy",
+  "ratelimit"
+]
+
+/** The limit headers of a response (throws when one is missing). */
+const limitHeaders = (response: JsonResponse) => {
+  const missing = names.filter((name) => !response.headers.has(name))
+  if (missing.length > 0) throw new Error(`${response.status} without ${missing.join(", ")}: ${response.text}`)
+  const get = (name: string) => response.headers.get(name)!
+  return {
+    burst: Number(get("x-ratelimit-remaining-burst")),
+    sustained: Number(get("x-ratelimit-remaining-sustained")),
+    limits: [Number(get("x-ratelimit-limit-burst")), Number(get("x-ratelimit-limit-sustained"))],
+    resets: [get("x-ratelimit-reset-burst"), get("x-ratelimit-reset-sustained")],
+    policy: get("ratelimit-policy"),
+    ratelimit: get("ratelimit")
+  }
+}
+
+const list = (server: TestServer, token: string) => server.request("GET", "/v1/workspaces", { token })
+
+describe("rate limiting over HTTP", () => {
+  it.effect("every response of an authenticated tenant carries the limit headers, whatever its status", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant("starter")
+      const responses = [
+        yield* list(server, token),
+        yield* server.request("POST", "/v1/workspaces", { token, body: { name: "Sales" } }),
+        yield* server.request("GET", "/v1/workspaces?limit=0", { token }),
+        yield* server.request("POST", "/v1/workspaces", { token, body: "{not json" }),
+        yield* server.request("GET", "/v1/nothing-here", { token }),
+        yield* server.request("DELETE", "/v1/workspaces", { token }),
+        yield* server.request("GET", "/healthz", { token })
+      ]
+      assert.deepStrictEqual(responses.map((r) => r.status), [200, 201, 400, 400, 404, 405, 200])
+      const seen = responses.map(limitHeaders)
+      // Reads and writes are counted apart: 4 reads (unknown GET route included), 3 writes (DELETE included).
+      assert.deepStrictEqual(seen.map((h) => h.burst), [59, 59, 58, 58, 57, 57, 56])
+      assert.deepStrictEqual(seen.map((h) => h.sustained), [1999, 1999, 1998, 1998, 1997, 1997, 1996])
+      for (const h of seen) {
+        assert.deepStrictEqual(h.limits, [60, 2000])
+        assert.strictEqual(h.policy, `"burst";q=60;w=60, "sustained";q=2000;w=3600`)
+      }
+      // Under the test clock (epoch 0), with no time passing: the bucket is full again after 4 tokens' worth (4 s).
+      assert.deepStrictEqual(seen[6].resets, ["1970-01-01T00:00:04.000Z", "1970-01-01T02:00:00.000Z"])
+      assert.strictEqual(seen[6].ratelimit, `"burst";r=56;t=4, "sustained";r=1996;t=7200`)
+    }))
+
+  it.effect("requests without a tenant credential are not counted and carry no limit headers", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant("starter")
+      const anonymous = [
+        yield* server.request("GET", "/v1/workspaces"),
+        yield* server.request("GET", "/v1/workspaces", { token: "ast_unknown" }),
+        yield* server.request("GET", "/healthz"),
+        yield* server.request("GET", "/v1/workspaces", { token: "test-operator-token" })
+      ]
+      assert.deepStrictEqual(anonymous.map((r) => r.status), [401, 401, 200, 403])
+      for (const r of anonymous) assert.isFalse(r.headers.has("x-ratelimit-limit-burst"), `${r.status}`)
+      assert.strictEqual(limitHeaders(yield* list(server, token)).burst, 59)
+    }))
+
+  it.effect("burst: a full bucket, then 429 rate-limit/burst-exceeded with Retry-After; a refusal consumes nothing", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant("starter")
+      for (let i = 0; i < 60; i++) {
+        const ok = yield* list(server, token)
+        assert.strictEqual(ok.status, 200)
+        assert.strictEqual(limitHeaders(ok).burst, 59 - i)
+      }
+      for (let i = 0; i < 5; i++) {
+        const refused = yield* list(server, token)
+        assert.strictEqual(refused.status, 429)
+        assert.strictEqual(problemCode(refused), "rate-limit/burst-exceeded")
+        assert.strictEqual(refused.headers.get("retry-after"), "1")
+        assert.strictEqual(refused.body.retry_after, 1)
+        assert.strictEqual(limitHeaders(refused).burst, 0)
+        // The refused requests were not counted against the hour either.
+        assert.strictEqual(limitHeaders(refused).sustained, 1940)
+      }
+      // The write class has its own budget.
+      const write = yield* server.request("POST", "/v1/workspaces", { token, body: { name: "Ops" } })
+      assert.strictEqual(write.status, 201)
+      assert.strictEqual(limitHeaders(write).burst, 59)
+      // One second later exactly one token is back: the five refusals took none.
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* list(server, token)).status, 200)
+      assert.strictEqual((yield* list(server, token)).status, 429)
+    }))
+
+  it.effect("sustained: the hour's 2000 requests, then 429 rate-limit/sustained-exceeded until the window has slid", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant("starter")
+      // 2000 reads in the first 34 minutes: 60 a minute, within the burst.
+      for (let sent = 0; sent < 2000;) {
+        const batch = Math.min(60, 2000 - sent)
+        const statuses = yield* Effect.forEach(
+          Array.from({ length: batch }),
+          () => Effect.map(list(server, token), (r) => r.status),
+          { concurrency: 10 }
+        )
+        assert.deepStrictEqual(statuses, Array(batch).fill(200))
+        sent += batch
+        yield* TestClock.adjust("1 minute")
+      }
+      const now = 34 * 60_000
+      const refused = yield* list(server, token)
+      assert.strictEqual(refused.status, 429)
+      assert.strictEqual(problemCode(refused), "rate-limit/sustained-exceeded")
+      assert.strictEqual(limitHeaders(refused).sustained, 0)
+      // The next hour starts with the 2000 at full weight; one fits once 1/2000 of it (1.8 s) has passed.
+      const retryAfter = Math.ceil((3_600_000 + 1_800 - now) / 1000)
+      assert.strictEqual(refused.headers.get("retry-after"), String(retryAfter))
+      yield* TestClock.adjust(`${(retryAfter - 1) * 1000} millis`)
+      assert.strictEqual((yield* list(server, token)).status, 429)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* list(server, token)).status, 200)
+    }))
+
+  it("every endpoint of the API declares its class; an API with one that does not is refused", () => {
+    const classOf = classifier(Api)
+    assert.strictEqual(classOf("GET", "/v1/workspaces"), "read")
+    assert.strictEqual(classOf("POST", "/v1/workspaces"), "write")
+    assert.strictEqual(classOf("POST", "/v1/tenants"), "write")
+    const unclassified = HttpApi.make("x").add(
+      HttpApiGroup.make("g").add(HttpApiEndpoint.get("e", "/e", { success: Schema.String }))
+    )
+    assert.throws(() => classifier(unclassified), /GET \/e/)
+  })
+})
