@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Errors, Idempotency, Principal, TenantDirectory, Transactor } from "@analytics/core"
+import { Caller, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
 import { Effect, Exit, Layer, type Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
@@ -21,19 +21,15 @@ import { pathOf } from "./Url.ts"
 export const authenticationLayer = Layer.effect(
   Authentication,
   Effect.gen(function*() {
-    const authenticator = yield* Authenticator.Authenticator
-    const directory = yield* TenantDirectory.TenantDirectory
+    const resolve = yield* Caller.resolver
     const authenticate = (credential: Redacted.Redacted<string>) =>
-      Effect.flatMap(authenticator.authenticate(credential), (principal): Effect.Effect<
+      Effect.flatMap(resolve(credential), ({ principal, tenant }): Effect.Effect<
         Principal.Principal,
-        Errors.Unauthenticated | Errors.StoreError
+        Errors.Unauthenticated
       > =>
-        principal._tag === "Operator"
-          ? Effect.succeed(principal)
-          : Effect.flatMap(directory.get(principal.tenantId), (tenant) =>
-            tenant === undefined
-              ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
-              : Effect.succeed(principal)))
+        principal._tag === "Member" && tenant === undefined
+          ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
+          : Effect.succeed(principal))
     return Authentication.of({
       bearer: (httpEffect, { credential }) =>
         Effect.flatMap(

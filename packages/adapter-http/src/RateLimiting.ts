@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, RateLimit, RateLimitStore, type Tenant, TenantDirectory } from "@analytics/core"
+import { Caller, RateLimit, RateLimitStore, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
@@ -46,7 +46,7 @@ export const classifier = <Id extends string, Groups extends HttpApiGroup.Constr
       (method === "GET" || method === "HEAD" ? "read" : "write")
 }
 
-const isoSeconds = (epochMillis: number): string => new Date(epochMillis).toISOString()
+const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const secondsUntil = (epochMillis: number, now: number): number => Math.max(0, Math.ceil((epochMillis - now) / 1000))
 
 /**
@@ -58,10 +58,10 @@ export const headers = (decision: RateLimit.Decision, limits: RateLimit.Limits, 
   return {
     "x-ratelimit-limit-burst": String(burst.limit),
     "x-ratelimit-remaining-burst": String(burst.remaining),
-    "x-ratelimit-reset-burst": isoSeconds(burst.resetAt),
+    "x-ratelimit-reset-burst": iso(burst.resetAt),
     "x-ratelimit-limit-sustained": String(sustained.limit),
     "x-ratelimit-remaining-sustained": String(sustained.remaining),
-    "x-ratelimit-reset-sustained": isoSeconds(sustained.resetAt),
+    "x-ratelimit-reset-sustained": iso(sustained.resetAt),
     "ratelimit-policy": `"burst";q=${burst.limit};w=${Math.round(limits.burst.fillMillis / 1000)}, ` +
       `"sustained";q=${sustained.limit};w=${Math.round(limits.sustained.windowMillis / 1000)}`,
     "ratelimit": `"burst";r=${burst.remaining};t=${secondsUntil(burst.resetAt, now)}, ` +
@@ -97,9 +97,6 @@ const bearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer) as Effect.E
   HttpServerRequest.HttpServerRequest
 >
 
-/** A tenant's limits by default: its plan's (spec 8.1). */
-export const planLimits = (tenant: Tenant.Tenant): RateLimit.Limits => RateLimit.limitsOf(tenant.plan)
-
 /**
  * Wraps an HTTP app with the rate limits of `api`'s routes. Requests without
  * a valid tenant credential (anonymous, the operator, unknown tokens) are not
@@ -107,12 +104,12 @@ export const planLimits = (tenant: Tenant.Tenant): RateLimit.Limits => RateLimit
  */
 export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
-  limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = planLimits
+  // By default, the tenant's plan's (spec 8.1).
+  limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) => RateLimit.limitsOf(tenant.plan)
 ) =>
   Effect.gen(function*() {
     const classOf = classifier(api)
-    const authenticator = yield* Authenticator.Authenticator
-    const directory = yield* TenantDirectory.TenantDirectory
+    const resolve = yield* Caller.resolver
     const store = yield* RateLimitStore.RateLimitStore
     // While the shared store is unreachable, each process limits on its own rather than failing every request.
     const fallback = RateLimitStore.makeMemory()
@@ -128,10 +125,8 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
     const tenantOf = Effect.flatMap(bearer, (credential) =>
       Redacted.value(credential) === ""
         ? Effect.undefined
-        : authenticator.authenticate(credential).pipe(
-          Effect.flatMap((principal) =>
-            principal._tag === "Member" ? directory.get(principal.tenantId) : Effect.undefined
-          ),
+        : resolve(credential).pipe(
+          Effect.map((caller) => caller.tenant),
           // An unknown token or a failed lookup: authentication answers it, uncounted.
           Effect.orElseSucceed(() => undefined)
         ))

@@ -48,14 +48,14 @@ interface Counts {
 /** The counts as seen at `now` (a clock that stepped behind the stored window reads that window's start). */
 const countsAt = (state: State | undefined, now: number, { windowMillis }: Window): Counts => {
   const nowWindow = Math.floor(now / windowMillis)
-  if (state === undefined || state.window < nowWindow - 1) {
-    return { window: nowWindow, start: nowWindow * windowMillis, elapsed: now - nowWindow * windowMillis, current: 0, previous: 0 }
+  if (state !== undefined && state.window >= nowWindow) {
+    const start = state.window * windowMillis
+    return { window: state.window, start, elapsed: Math.max(0, now - start), current: state.current, previous: state.previous }
   }
-  if (state.window === nowWindow - 1) {
-    return { window: nowWindow, start: nowWindow * windowMillis, elapsed: now - nowWindow * windowMillis, current: 0, previous: state.current }
-  }
-  const start = state.window * windowMillis
-  return { window: state.window, start, elapsed: Math.max(0, now - start), current: state.current, previous: state.previous }
+  // A later window: the stored counts are the previous window's when adjacent, else forgotten.
+  const start = nowWindow * windowMillis
+  const previous = state !== undefined && state.window === nowWindow - 1 ? state.current : 0
+  return { window: nowWindow, start, elapsed: now - start, current: 0, previous }
 }
 
 /** The weighted count times `windowMillis`. */

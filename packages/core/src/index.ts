@@ -6,6 +6,7 @@
  */
 export * as ApiToken from "./ApiToken.ts"
 export * as Authenticator from "./Authenticator.ts"
+export * as Caller from "./Caller.ts"
 export * as Crypto from "./Crypto.ts"
 export * as Cursor from "./Cursor.ts"
 export * as Errors from "./Errors.ts"
