@@ -5,6 +5,7 @@
  */
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
+import { RateLimit } from "@analytics/core"
 import * as Http from "node:http"
 import { operatorToken, serve, workspaceCount, workspaceName } from "./shared.ts"
 
@@ -19,10 +20,7 @@ const post = async (base: string, path: string, token: string, body: unknown): P
   return json
 }
 
-const unlimited = {
-  burst: { capacity: 1_000_000_000, fillMillis: 60_000 },
-  sustained: { limit: 1_000_000_000, windowMillis: 3_600_000 }
-}
+const unlimited = { burst: RateLimit.bucket(1_000_000_000), sustained: RateLimit.window(1_000_000_000) }
 
 const server = Http.createServer()
 let dispose: () => Promise<void> = () => Promise.resolve()

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, Limiter, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -105,7 +105,9 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
         })
     ),
     Layer.provide(ServiceInfo.layer({ version, ...options.info, publicBaseUrl: options.publicBaseUrl })),
-    Layer.provide(options.rateLimitStore ?? RateLimitStore.RateLimitStore.layerMemory),
+    Layer.provide(Limiter.Limiter.layer.pipe(
+      Layer.provide(options.rateLimitStore ?? RateLimitStore.RateLimitStore.layerMemory)
+    )),
     Layer.provide(options.stores)
   )
 

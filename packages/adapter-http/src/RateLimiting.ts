@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Caller, RateLimit, RateLimitStore, type Tenant } from "@analytics/core"
+import { Caller, Limiter, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
@@ -48,45 +48,56 @@ export const classifier = <Id extends string, Groups extends HttpApiGroup.Constr
 
 const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
 const secondsUntil = (epochMillis: number, now: number): number => Math.max(0, Math.ceil((epochMillis - now) / 1000))
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
+const periodSeconds = (rule: RateLimit.Rule) =>
+  Math.round((rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis) / 1000)
 
 /**
- * The headers of spec 8.1, and the IETF draft's `RateLimit-Policy` and
- * `RateLimit` (draft-ietf-httpapi-ratelimit-headers) naming the two layers.
+ * The headers of spec 8.1 (`X-RateLimit-Limit-Burst`... for the quotas
+ * named `burst` and `sustained`), and the IETF draft's `RateLimit-Policy`
+ * and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) naming each quota.
  */
-export const headers = (decision: RateLimit.Decision, limits: RateLimit.Limits, now: number): Record<string, string> => {
-  const { burst, sustained } = decision
-  return {
-    "x-ratelimit-limit-burst": String(burst.limit),
-    "x-ratelimit-remaining-burst": String(burst.remaining),
-    "x-ratelimit-reset-burst": iso(burst.resetAt),
-    "x-ratelimit-limit-sustained": String(sustained.limit),
-    "x-ratelimit-remaining-sustained": String(sustained.remaining),
-    "x-ratelimit-reset-sustained": iso(sustained.resetAt),
-    "ratelimit-policy": `"burst";q=${burst.limit};w=${Math.round(limits.burst.fillMillis / 1000)}, ` +
-      `"sustained";q=${sustained.limit};w=${Math.round(limits.sustained.windowMillis / 1000)}`,
-    "ratelimit": `"burst";r=${burst.remaining};t=${secondsUntil(burst.resetAt, now)}, ` +
-      `"sustained";r=${sustained.remaining};t=${secondsUntil(sustained.resetAt, now)}`
-  }
+export const headers = (
+  quotas: ReadonlyArray<RateLimit.Quota>,
+  decision: RateLimit.Decision,
+  now: number
+): Record<string, string> => {
+  const result: Record<string, string> = {}
+  const policies: Array<string> = []
+  const states: Array<string> = []
+  quotas.forEach((quota, i) => {
+    const status = decision.statuses[i]
+    const name = capitalized(quota.name)
+    result[`x-ratelimit-limit-${name}`] = String(status.limit)
+    result[`x-ratelimit-remaining-${name}`] = String(status.remaining)
+    result[`x-ratelimit-reset-${name}`] = iso(status.resetAt)
+    policies.push(`"${quota.name}";q=${status.limit};w=${periodSeconds(quota.rule)}`)
+    states.push(`"${quota.name}";r=${status.remaining};t=${secondsUntil(status.resetAt, now)}`)
+  })
+  result["ratelimit-policy"] = policies.join(", ")
+  result["ratelimit"] = states.join(", ")
+  return result
 }
 
-/** The 429 problem for a refused request, with `Retry-After`. */
+/** The 429 problem for a request refused by its tenant's limits, with `Retry-After`. */
 export const tooManyRequests = (
+  quotas: ReadonlyArray<RateLimit.Quota>,
   decision: RateLimit.Decision,
-  limits: RateLimit.Limits,
   now: number
 ): HttpServerResponse.HttpServerResponse => {
+  const refused = decision.statuses[quotas.findIndex((quota) => quota.name === decision.refusedBy)]
   const sustained = decision.refusedBy === "sustained"
   const body = undeclared(
     sustained ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded",
     sustained
-      ? `The hourly limit of ${decision.sustained.limit} requests of this class is reached`
-      : `The burst limit of ${decision.burst.limit} requests per minute of this class is reached`,
+      ? `The hourly limit of ${refused.limit} requests of this class is reached`
+      : `The burst limit of ${refused.limit} requests per minute of this class is reached`,
     { retry_after: decision.retryAfterSeconds }
   )
   return HttpServerResponse.jsonUnsafe(body, {
     status: 429,
     contentType: ProblemDetails.contentType,
-    headers: { ...headers(decision, limits, now), "retry-after": String(decision.retryAfterSeconds) }
+    headers: { ...headers(quotas, decision, now), "retry-after": String(decision.retryAfterSeconds) }
   })
 }
 
@@ -96,6 +107,23 @@ const bearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer) as Effect.E
   never,
   HttpServerRequest.HttpServerRequest
 >
+
+/**
+ * A 429 problem answered by a per-operation limit carries `retry_after` in
+ * its body (handlers answer through the contract, which sets no headers);
+ * this copies it into `Retry-After`.
+ */
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status !== 429 || response.headers["retry-after"] !== undefined || response.body._tag !== "Uint8Array") {
+    return response
+  }
+  try {
+    const { retry_after } = JSON.parse(new TextDecoder().decode(response.body.body)) as { retry_after?: unknown }
+    return typeof retry_after === "number" ? HttpServerResponse.setHeader(response, "retry-after", String(retry_after)) : response
+  } catch {
+    return response
+  }
+}
 
 /**
  * Wraps an HTTP app with the rate limits of `api`'s routes. Requests without
@@ -110,17 +138,7 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
   Effect.gen(function*() {
     const classOf = classifier(api)
     const resolve = yield* Caller.resolver
-    const store = yield* RateLimitStore.RateLimitStore
-    // While the shared store is unreachable, each process limits on its own rather than failing every request.
-    const fallback = RateLimitStore.makeMemory()
-    const consume = (key: string, now: number, limits: RateLimit.Limits) =>
-      store.consume(key, now, limits).pipe(
-        Effect.catchTag("StoreError", (error) =>
-          Effect.andThen(
-            Effect.logWarning("Rate-limit store unreachable; limiting in this process", error),
-            Effect.orDie(fallback.consume(key, now, limits))
-          ))
-      )
+    const limiter = yield* Limiter.Limiter
     /** The tenant a request is counted for, if it carries a valid member credential. */
     const tenantOf = Effect.flatMap(bearer, (credential) =>
       Redacted.value(credential) === ""
@@ -135,14 +153,13 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
         const tenant = yield* tenantOf
-        if (tenant === undefined) return yield* httpApp
+        if (tenant === undefined) return withRetryAfter(yield* httpApp)
         const request = yield* HttpServerRequest.HttpServerRequest
-        const endpointClass = classOf(request.method, pathOf(request.url))
+        const quotas = RateLimit.tenantQuotas(tenant.tenant_id, classOf(request.method, pathOf(request.url)), limitsOf(tenant))
+        const decision = yield* limiter.decide(quotas)
         const now = yield* Clock.currentTimeMillis
-        const limits = limitsOf(tenant)
-        const decision = yield* consume(RateLimit.key(tenant.tenant_id, endpointClass), now, limits)
-        if (!decision.allowed) return tooManyRequests(decision, limits, now)
-        const response = yield* httpApp
-        return HttpServerResponse.setHeaders(response, headers(decision, limits, now))
+        if (!decision.allowed) return tooManyRequests(quotas, decision, now)
+        const response = withRetryAfter(yield* httpApp)
+        return HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
       })
   })

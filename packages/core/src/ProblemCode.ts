@@ -43,6 +43,9 @@ export const catalogue = {
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },
   "rate-limit/sustained-exceeded": { status: 429, title: "Hourly rate limit exceeded" },
   "rate-limit/query-concurrency": { status: 429, title: "Too many concurrent queries in this workspace" },
+  "rate-limit/ai-questions-exceeded": { status: 429, title: "AI question limit exceeded" },
+  "rate-limit/exports-exceeded": { status: 429, title: "Export limit exceeded" },
+  "rate-limit/password-attempts-exceeded": { status: 429, title: "Too many failed password attempts" },
   "service/unavailable": { status: 503, title: "The service is temporarily unavailable" },
   "internal": { status: 500, title: "Internal error" }
 } as const satisfies Record<string, ProblemSpec>

@@ -1,10 +1,13 @@
 /**
- * Two-layer rate limiting (spec 8.1): a request passes only if both the
- * burst bucket and the sustained window let it through, and a rejected
- * request consumes nothing. Counts are kept per (tenant, endpoint class).
+ * Rate limiting (spec 8): a request passes only if every quota it is
+ * counted against lets it through, and a rejected request consumes nothing.
+ * A quota is a named rule (a token bucket or a sliding-window counter)
+ * counted under a key: the API's two layers are the `burst` bucket and the
+ * `sustained` window of a (tenant, endpoint class); per-operation limits
+ * (spec 8.2) are other quotas on other keys.
  *
- * `decide` is a pure function of (state, now, limits); a `RateLimitStore`
- * applies it atomically to the state it keeps.
+ * Everything here is a pure function of (states, now, quotas); a
+ * `RateLimitStore` applies `decide` atomically to the states it keeps.
  *
  * @since 0.1.0
  */
@@ -24,55 +27,132 @@ export const burstFillMillis = 60_000
 /** The sustained window is one hour. */
 export const sustainedWindowMillis = 3_600_000
 
-/** The two layers' shapes; `capacity * fillMillis` and `limit * windowMillis` must stay below 2^53 (exact integers). */
-export interface Limits {
-  readonly burst: TokenBucket.Bucket
-  readonly sustained: SlidingWindow.Window
+/** A token bucket rule; `capacity * fillMillis` must stay below 2^53 (exact integers). */
+export interface BucketRule extends TokenBucket.Bucket {
+  readonly _tag: "Bucket"
+}
+/** A sliding-window rule; `limit * windowMillis` must stay below 2^52 (exact integers). */
+export interface WindowRule extends SlidingWindow.Window {
+  readonly _tag: "Window"
+}
+/** How a quota counts. */
+export type Rule = BucketRule | WindowRule
+
+/** A bucket of `capacity` requests refilling from empty in `fillMillis` (one minute by default). */
+export const bucket = (capacity: number, fillMillis: number = burstFillMillis): BucketRule => ({
+  _tag: "Bucket",
+  capacity,
+  fillMillis
+})
+/** A window of `limit` requests per `windowMillis` (one hour by default). */
+export const window = (limit: number, windowMillis: number = sustainedWindowMillis): WindowRule => ({
+  _tag: "Window",
+  limit,
+  windowMillis
+})
+
+/** A rule counted under a key, named for headers and problems (`burst`, `sustained`...). */
+export interface Quota {
+  readonly name: string
+  readonly key: string
+  readonly rule: Rule
 }
 
-/** Both layers' stored states (absent: never used, a full bucket and an empty window). */
-export interface State {
-  readonly bucket?: TokenBucket.State | undefined
-  readonly window?: SlidingWindow.State | undefined
+/** What a store keeps for one quota: a bucket's or a window's state. */
+export type QuotaState = TokenBucket.State | SlidingWindow.State
+
+/** What a quota shows at an instant (epoch ms). */
+export interface Status {
+  readonly limit: number
+  readonly remaining: number
+  /** When the quota is whole again. */
+  readonly resetAt: number
+  /** The first instant a request would pass (`now` when it would pass now). */
+  readonly nextAllowedAt: number
 }
 
-/** Which layer refused a request. */
-export type Layer = "burst" | "sustained"
-
-/** The outcome of one request. */
+/** The outcome of one request against its quotas. */
 export interface Decision {
   readonly allowed: boolean
-  /** The state to keep: the consumed one when allowed, the given one (unchanged) when not. */
-  readonly state: State
-  /** Each layer as it stands after the decision. */
-  readonly burst: TokenBucket.Status
-  readonly sustained: SlidingWindow.Status
-  /** When refused: the layer that holds the request back longest. */
-  readonly refusedBy: Layer | undefined
-  /** When refused: the smallest whole number of seconds after which the next request passes both layers; else 0. */
+  /** The states to keep, by quota: the consumed ones when allowed, the given ones when not. */
+  readonly states: ReadonlyArray<QuotaState | undefined>
+  /** Each quota as it stands after the decision, in the order given. */
+  readonly statuses: ReadonlyArray<Status>
+  /** When refused: the name of the quota that holds the request back longest. */
+  readonly refusedBy: string | undefined
+  /** When refused: the smallest whole number of seconds after which the next request passes every quota; else 0. */
   readonly retryAfterSeconds: number
 }
 
-/** Decides one request at `now` (epoch ms). */
-export const decide = (state: State | undefined, now: number, limits: Limits): Decision => {
-  const bucket = TokenBucket.consume(state?.bucket, now, limits.burst)
-  const window = SlidingWindow.consume(state?.window, now, limits.sustained)
-  const allowed = bucket !== undefined && window !== undefined
-  const next: State = allowed ? { bucket, window } : state ?? {}
-  const burst = TokenBucket.status(next.bucket, now, limits.burst)
-  const sustained = SlidingWindow.status(next.window, now, limits.sustained)
-  if (allowed) return { allowed, state: next, burst, sustained, refusedBy: undefined, retryAfterSeconds: 0 }
-  // Both layers only loosen as time passes, so the later of their next instants passes both.
-  const refusedBy: Layer = burst.nextAllowedAt >= sustained.nextAllowedAt ? "burst" : "sustained"
-  const passesAt = Math.max(burst.nextAllowedAt, sustained.nextAllowedAt)
-  return { allowed, state: next, burst, sustained, refusedBy, retryAfterSeconds: Math.max(1, Math.ceil((passesAt - now) / 1000)) }
+/** Counts one request on one quota's state: the new state, or `undefined` when it does not fit. */
+export const consumeOne = (rule: Rule, state: QuotaState | undefined, now: number): QuotaState | undefined =>
+  rule._tag === "Bucket"
+    ? TokenBucket.consume(state as TokenBucket.State | undefined, now, rule)
+    : SlidingWindow.consume(state as SlidingWindow.State | undefined, now, rule)
+
+/** What one quota's state shows at `now`. */
+export const statusOf = (rule: Rule, state: QuotaState | undefined, now: number): Status =>
+  rule._tag === "Bucket"
+    ? TokenBucket.status(state as TokenBucket.State | undefined, now, rule)
+    : SlidingWindow.status(state as SlidingWindow.State | undefined, now, rule)
+
+/** Gives back one request counted at `countedAt`, seen at `now` (a right password: spec 8.2 counts failures only). */
+export const refundOne = (rule: Rule, state: QuotaState | undefined, countedAt: number, now: number): QuotaState | undefined =>
+  state === undefined
+    ? undefined
+    : rule._tag === "Bucket"
+    ? TokenBucket.refund(state as TokenBucket.State, now, rule)
+    : SlidingWindow.refund(state as SlidingWindow.State, countedAt, rule)
+
+/**
+ * The instant from which a state decides exactly like no state at all (a
+ * full bucket, an empty window): a store may forget it then.
+ */
+export const expiresAt = (rule: Rule, state: QuotaState): number =>
+  rule._tag === "Bucket"
+    ? TokenBucket.status(state as TokenBucket.State, 0, rule).resetAt
+    : ((state as SlidingWindow.State).window + 2) * rule.windowMillis
+
+/** Decides one request at `now` (epoch ms) against `quotas`, whose states are given in the same order. */
+export const decide = (
+  states: ReadonlyArray<QuotaState | undefined>,
+  now: number,
+  quotas: ReadonlyArray<Quota>
+): Decision => {
+  const consumed = quotas.map((quota, i) => consumeOne(quota.rule, states[i], now))
+  const allowed = consumed.every((state) => state !== undefined)
+  const next = allowed ? consumed : states
+  const statuses = quotas.map((quota, i) => statusOf(quota.rule, next[i], now))
+  if (allowed) return { allowed, states: next, statuses, refusedBy: undefined, retryAfterSeconds: 0 }
+  // Every quota only loosens as time passes, so the latest of their next instants passes them all.
+  let longest = 0
+  for (let i = 1; i < statuses.length; i++) {
+    if (statuses[i].nextAllowedAt > statuses[longest].nextAllowedAt) longest = i
+  }
+  const passesAt = statuses[longest].nextAllowedAt
+  return {
+    allowed,
+    states: next,
+    statuses,
+    refusedBy: quotas[longest].name,
+    retryAfterSeconds: Math.max(1, Math.ceil((passesAt - now) / 1000))
+  }
 }
 
-/** A plan's limits for the API's two layers. */
+/** The API's two layers for one plan (spec 8.1). */
+export interface Limits {
+  readonly burst: BucketRule
+  readonly sustained: WindowRule
+}
+
+/** A plan's limits. */
 export const limitsOf = (plan: Plan): Limits => ({
-  burst: { capacity: planLimits[plan].burst, fillMillis: burstFillMillis },
-  sustained: { limit: planLimits[plan].sustained, windowMillis: sustainedWindowMillis }
+  burst: bucket(planLimits[plan].burst),
+  sustained: window(planLimits[plan].sustained)
 })
 
-/** The key a tenant's class is counted under. */
-export const key = (tenantId: TenantId, endpointClass: EndpointClass): string => `tenant:${tenantId}:${endpointClass}`
+/** The quotas a tenant's request of `endpointClass` is counted against: `burst` then `sustained`. */
+export const tenantQuotas = (tenantId: TenantId, endpointClass: EndpointClass, limits: Limits): ReadonlyArray<Quota> => [
+  { name: "burst", key: `tenant:${tenantId}:${endpointClass}:burst`, rule: limits.burst },
+  { name: "sustained", key: `tenant:${tenantId}:${endpointClass}:sustained`, rule: limits.sustained }
+]

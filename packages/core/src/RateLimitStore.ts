@@ -1,7 +1,12 @@
 /**
  * Port: where rate-limit states live. A store applies `RateLimit.decide` to
- * the state of a key atomically, so concurrent requests (and several host
- * processes on one shared store) never admit more than the limits.
+ * the states of a request's quotas atomically, so concurrent requests (and
+ * several host processes on one shared store) never admit more than the
+ * limits; and it keeps the leased slots of concurrency caps (spec 8.2).
+ *
+ * Every store computes with the same integer arithmetic, and
+ * `rateLimitStoreContract` (in `@analytics/core/testing`) checks that each
+ * one decides exactly like `RateLimit.decide`.
  *
  * @since 0.1.0
  */
@@ -9,24 +14,86 @@ import { Context, Effect, Layer } from "effect"
 import type { StoreError } from "./Errors.ts"
 import * as RateLimit from "./RateLimit.ts"
 
-/** Keeps rate-limit states and decides requests against them. */
+/** Keeps rate-limit states and concurrency slots. */
 export class RateLimitStore extends Context.Service<RateLimitStore, {
-  /** Decides one request on `key` at `now` (epoch ms) and keeps the resulting state. */
-  readonly consume: (key: string, now: number, limits: RateLimit.Limits) => Effect.Effect<RateLimit.Decision, StoreError>
+  /** Decides one request against `quotas` at `now` (epoch ms) and keeps the resulting states, all or nothing. */
+  readonly consume: (
+    quotas: ReadonlyArray<RateLimit.Quota>,
+    now: number
+  ) => Effect.Effect<RateLimit.Decision, StoreError>
+  /** Gives back a request admitted at `countedAt` on each of `quotas`. */
+  readonly refund: (
+    quotas: ReadonlyArray<RateLimit.Quota>,
+    countedAt: number,
+    now: number
+  ) => Effect.Effect<void, StoreError>
+  /**
+   * Takes one of `capacity` slots of `key` for `lease` until `expiresAt`
+   * (epoch ms), unless all are held by unexpired leases: a holder that dies
+   * without releasing gives its slot back when its lease expires.
+   */
+  readonly acquireSlot: (
+    key: string,
+    lease: string,
+    capacity: number,
+    now: number,
+    expiresAt: number
+  ) => Effect.Effect<boolean, StoreError>
+  /** Gives a slot back (nothing when the lease holds none). */
+  readonly releaseSlot: (key: string, lease: string) => Effect.Effect<void, StoreError>
 }>()("@analytics/core/RateLimitStore") {
   /** States in this process's memory: for one process, and for tests. */
   static readonly layerMemory = Layer.sync(RateLimitStore, () => makeMemory())
 }
 
+/** How often (in the store's own `now`, ms) the memory store forgets expired states. */
+const sweepEveryMillis = 60_000
+
 /** A store in this process's memory (also the fallback while a shared store is unreachable). */
 export const makeMemory = (): RateLimitStore["Service"] => {
-  const states = new Map<string, RateLimit.State>()
+  const states = new Map<string, { readonly state: RateLimit.QuotaState; readonly expiresAt: number }>()
+  const slots = new Map<string, Map<string, number>>()
+  let sweptAt = 0
+  // Keys are per tenant, user and client IP: forget the ones that decide like new, or memory grows with every IP seen.
+  const sweep = (now: number) => {
+    if (now - sweptAt < sweepEveryMillis) return
+    sweptAt = now
+    for (const [key, kept] of states) if (kept.expiresAt <= now) states.delete(key)
+    for (const [key, leases] of slots) {
+      for (const [lease, expiresAt] of leases) if (expiresAt <= now) leases.delete(lease)
+      if (leases.size === 0) slots.delete(key)
+    }
+  }
+  const keep = (quota: RateLimit.Quota, state: RateLimit.QuotaState | undefined) => {
+    if (state !== undefined) states.set(quota.key, { state, expiresAt: RateLimit.expiresAt(quota.rule, state) })
+  }
   return {
-    consume: (key, now, limits) =>
+    consume: (quotas, now) =>
       Effect.sync(() => {
-        const decision = RateLimit.decide(states.get(key), now, limits)
-        if (decision.allowed) states.set(key, decision.state)
+        sweep(now)
+        const decision = RateLimit.decide(quotas.map((quota) => states.get(quota.key)?.state), now, quotas)
+        if (decision.allowed) quotas.forEach((quota, i) => keep(quota, decision.states[i]))
         return decision
+      }),
+    refund: (quotas, countedAt, now) =>
+      Effect.sync(() => {
+        for (const quota of quotas) {
+          keep(quota, RateLimit.refundOne(quota.rule, states.get(quota.key)?.state, countedAt, now))
+        }
+      }),
+    acquireSlot: (key, lease, capacity, now, expiresAt) =>
+      Effect.sync(() => {
+        sweep(now)
+        const leases = slots.get(key) ?? new Map<string, number>()
+        for (const [held, until] of leases) if (until <= now) leases.delete(held)
+        if (leases.size >= capacity && !leases.has(lease)) return false
+        leases.set(lease, expiresAt)
+        slots.set(key, leases)
+        return true
+      }),
+    releaseSlot: (key, lease) =>
+      Effect.sync(() => {
+        slots.get(key)?.delete(lease)
       })
   }
 }

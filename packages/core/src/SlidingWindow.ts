@@ -70,6 +70,14 @@ export const consume = (state: State | undefined, now: number, window: Window): 
     : undefined
 }
 
+/** Uncounts one request counted at `countedAt`: from its window if that is still kept, else nothing changes. */
+export const refund = (state: State, countedAt: number, { windowMillis }: Window): State => {
+  const counted = Math.floor(countedAt / windowMillis)
+  if (state.window === counted) return { ...state, current: Math.max(0, state.current - 1) }
+  if (state.window === counted + 1) return { ...state, previous: Math.max(0, state.previous - 1) }
+  return state
+}
+
 /** What the counter shows at `now`, without counting anything. */
 export const status = (state: State | undefined, now: number, window: Window): Status => {
   const { limit, windowMillis: w } = window

@@ -59,3 +59,9 @@ export const status = (state: State | undefined, now: number, bucket: Bucket): S
     nextAllowedAt: level >= bucket.fillMillis ? at : at + Math.ceil((bucket.fillMillis - level) / bucket.capacity)
   }
 }
+
+/** Gives one token back at `now` (never beyond a full bucket). */
+export const refund = (state: State, now: number, bucket: Bucket): State => {
+  const { at, level } = levelAt(state, now, bucket)
+  return { level: Math.min(bucket.capacity * bucket.fillMillis, level + bucket.fillMillis), updatedAt: at }
+}

@@ -42,9 +42,41 @@ const reference = (limits: RateLimit.Limits) => {
   }
 }
 
+/** The two layers' states, as the tests below keep them. */
+interface State {
+  readonly bucket?: TokenBucket.State | undefined
+  readonly window?: SlidingWindow.State | undefined
+}
+
+interface LayersDecision extends RateLimit.Decision {
+  readonly state: State
+  readonly burst: RateLimit.Status
+  readonly sustained: RateLimit.Status
+}
+
+/** `RateLimit.decide` on a tenant's two quotas, seen as the two layers. */
+const decideLayers = (state: State | undefined, now: number, limits: RateLimit.Limits): LayersDecision => {
+  const decision = RateLimit.decide(
+    [state?.bucket, state?.window],
+    now,
+    RateLimit.tenantQuotas("tenant" as never, "read", limits)
+  )
+  return {
+    ...decision,
+    state: {
+      bucket: decision.states[0] as TokenBucket.State | undefined,
+      window: decision.states[1] as SlidingWindow.State | undefined
+    },
+    burst: decision.statuses[0],
+    sustained: decision.statuses[1]
+  }
+}
+
 const limitsArb = fc.record({
-  burst: fc.record({ capacity: fc.integer({ min: 1, max: 8 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) }),
+  burst: fc.record({ capacity: fc.integer({ min: 1, max: 8 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) })
+    .map(({ capacity, fillMillis }) => RateLimit.bucket(capacity, fillMillis)),
   sustained: fc.record({ limit: fc.integer({ min: 1, max: 20 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
+    .map(({ limit, windowMillis }) => RateLimit.window(limit, windowMillis))
 })
 
 /** Limits with the instants of a run of requests (never going back in time). */
@@ -64,10 +96,10 @@ describe("RateLimit.decide", () => {
     fc.assert(
       fc.property(runArb, ({ instants, limits }) => {
         const model = reference(limits)
-        let state: RateLimit.State | undefined
+        let state: State | undefined
         for (const t of instants) {
           const expected = model.passes(t)
-          const decision = RateLimit.decide(state, t, limits)
+          const decision = decideLayers(state, t, limits)
           assert.strictEqual(decision.allowed, expected, `at ${t}`)
           if (decision.allowed) {
             model.admitted.push(t)
@@ -75,7 +107,8 @@ describe("RateLimit.decide", () => {
             assert.strictEqual(decision.refusedBy, undefined)
           } else {
             // A refused request consumes nothing.
-            assert.strictEqual(decision.state, state ?? decision.state)
+            assert.strictEqual(decision.states[0], state?.bucket)
+            assert.strictEqual(decision.states[1], state?.window)
             assert.strictEqual(decision.retryAfterSeconds, model.retryAfter(t), `Retry-After at ${t}`)
           }
           assert.deepStrictEqual(
@@ -93,9 +126,9 @@ describe("RateLimit.decide", () => {
     fc.assert(
       fc.property(runArb, ({ instants, limits }) => {
         const admitted: Array<number> = []
-        let state: RateLimit.State | undefined
+        let state: State | undefined
         for (const t of instants) {
-          const decision = RateLimit.decide(state, t, limits)
+          const decision = decideLayers(state, t, limits)
           if (decision.allowed) admitted.push(t)
           state = decision.state
         }
@@ -117,10 +150,10 @@ describe("RateLimit.decide", () => {
   it("resets: the bucket is full and the window empty at their reset instants", () => {
     fc.assert(
       fc.property(runArb, ({ instants, limits }) => {
-        let state: RateLimit.State | undefined
-        let last: RateLimit.Decision | undefined
+        let state: State | undefined
+        let last: LayersDecision | undefined
         for (const t of instants) {
-          last = RateLimit.decide(state, t, limits)
+          last = decideLayers(state, t, limits)
           state = last.state
         }
         const burst = TokenBucket.status(state?.bucket, last!.burst.resetAt, limits.burst)
@@ -135,15 +168,16 @@ describe("RateLimit.decide", () => {
   it("nextAllowedAt is the first millisecond each layer lets a request through", () => {
     fc.assert(
       fc.property(runArb, ({ instants, limits }) => {
-        let state: RateLimit.State | undefined
+        let state: State | undefined
         for (const t of instants) {
-          state = RateLimit.decide(state, t, limits).state
-          const bucketAt = TokenBucket.status(state.bucket, t, limits.burst).nextAllowedAt
-          assert.isDefined(TokenBucket.consume(state.bucket, bucketAt, limits.burst))
-          if (bucketAt > t) assert.isUndefined(TokenBucket.consume(state.bucket, bucketAt - 1, limits.burst))
-          const windowAt = SlidingWindow.status(state.window, t, limits.sustained).nextAllowedAt
-          assert.isDefined(SlidingWindow.consume(state.window, windowAt, limits.sustained))
-          if (windowAt > t) assert.isUndefined(SlidingWindow.consume(state.window, windowAt - 1, limits.sustained))
+          const kept = decideLayers(state, t, limits).state
+          state = kept
+          const bucketAt = TokenBucket.status(kept.bucket, t, limits.burst).nextAllowedAt
+          assert.isDefined(TokenBucket.consume(kept.bucket, bucketAt, limits.burst))
+          if (bucketAt > t) assert.isUndefined(TokenBucket.consume(kept.bucket, bucketAt - 1, limits.burst))
+          const windowAt = SlidingWindow.status(kept.window, t, limits.sustained).nextAllowedAt
+          assert.isDefined(SlidingWindow.consume(kept.window, windowAt, limits.sustained))
+          if (windowAt > t) assert.isUndefined(SlidingWindow.consume(kept.window, windowAt - 1, limits.sustained))
         }
       }),
       { numRuns: 300 }
@@ -152,32 +186,29 @@ describe("RateLimit.decide", () => {
 
   it("starts full: a plan's burst capacity passes at once, the next request waits for one token", () => {
     const limits = RateLimit.limitsOf("starter")
-    let state: RateLimit.State | undefined
+    let state: State | undefined
     const now = Date.UTC(2026, 10, 21, 12, 0, 0)
     for (let i = 0; i < 60; i++) {
-      const decision = RateLimit.decide(state, now, limits)
+      const decision = decideLayers(state, now, limits)
       assert.isTrue(decision.allowed)
       assert.strictEqual(decision.burst.remaining, 59 - i)
       state = decision.state
     }
-    const refused = RateLimit.decide(state, now, limits)
+    const refused = decideLayers(state, now, limits)
     assert.isFalse(refused.allowed)
     assert.strictEqual(refused.refusedBy, "burst")
     // 60 per minute: one token a second.
     assert.strictEqual(refused.retryAfterSeconds, 1)
     assert.strictEqual(refused.burst.resetAt, now + 60_000)
-    assert.isTrue(RateLimit.decide(state, now + 1_000, limits).allowed)
+    assert.isTrue(decideLayers(state, now + 1_000, limits).allowed)
   })
 
   it("sustained: a full hour waits for the previous window's weight to fall", () => {
-    const limits: RateLimit.Limits = {
-      burst: { capacity: 1_000, fillMillis: 60_000 },
-      sustained: { limit: 10, windowMillis: 3_600_000 }
-    }
+    const limits: RateLimit.Limits = { burst: RateLimit.bucket(1_000), sustained: RateLimit.window(10) }
     const hour = Date.UTC(2026, 10, 21, 12, 0, 0)
-    let state: RateLimit.State | undefined
-    for (let i = 0; i < 10; i++) state = RateLimit.decide(state, hour + 30 * 60_000, limits).state
-    const refused = RateLimit.decide(state, hour + 59 * 60_000, limits)
+    let state: State | undefined
+    for (let i = 0; i < 10; i++) state = decideLayers(state, hour + 30 * 60_000, limits).state
+    const refused = decideLayers(state, hour + 59 * 60_000, limits)
     assert.isFalse(refused.allowed)
     assert.strictEqual(refused.refusedBy, "sustained")
     // At 13:00 the ten count at full weight; one fits once a tenth of the hour (6 min) has passed: 13:06.
@@ -186,18 +217,15 @@ describe("RateLimit.decide", () => {
   })
 
   it("a clock that stepped back neither refills the bucket twice nor reopens the window", () => {
-    const limits: RateLimit.Limits = {
-      burst: { capacity: 2, fillMillis: 60_000 },
-      sustained: { limit: 100, windowMillis: 3_600_000 }
-    }
+    const limits: RateLimit.Limits = { burst: RateLimit.bucket(2), sustained: RateLimit.window(100) }
     const now = Date.UTC(2026, 10, 21, 12, 0, 0)
-    let state = RateLimit.decide(undefined, now, limits).state
-    state = RateLimit.decide(state, now, limits).state
+    let state = decideLayers(undefined, now, limits).state
+    state = decideLayers(state, now, limits).state
     // Another host's clock, 10 s behind, sees an empty bucket.
-    assert.isFalse(RateLimit.decide(state, now - 10_000, limits).allowed)
-    assert.strictEqual(RateLimit.decide(state, now - 10_000, limits).burst.remaining, 0)
+    assert.isFalse(decideLayers(state, now - 10_000, limits).allowed)
+    assert.strictEqual(decideLayers(state, now - 10_000, limits).burst.remaining, 0)
     // 30 s after the last take, one token is back: not two.
-    const later = RateLimit.decide(state, now + 30_000, limits)
+    const later = decideLayers(state, now + 30_000, limits)
     assert.isTrue(later.allowed)
     assert.strictEqual(later.burst.remaining, 0)
   })
@@ -209,6 +237,46 @@ describe("RateLimit.decide", () => {
         return [burst.capacity, burst.fillMillis, sustained.limit, sustained.windowMillis]
       }),
       [[60, 60_000, 2_000, 3_600_000], [180, 60_000, 20_000, 3_600_000], [600, 60_000, 100_000, 3_600_000]]
+    )
+  })
+
+  it("a state past expiresAt decides exactly like no state: stores may forget it", () => {
+    fc.assert(
+      fc.property(runArb, fc.integer({ min: 0, max: 10 ** 7 }), ({ instants, limits }, later) => {
+        let state: State | undefined
+        for (const t of instants) state = decideLayers(state, t, limits).state
+        const quotas = RateLimit.tenantQuotas("tenant" as never, "read", limits)
+        quotas.forEach((quota, i) => {
+          const kept = i === 0 ? state!.bucket : state!.window
+          if (kept === undefined) return
+          const at = RateLimit.expiresAt(quota.rule, kept) + later
+          assert.deepStrictEqual(
+            RateLimit.decide([kept], at, [quota]).statuses,
+            RateLimit.decide([undefined], at, [quota]).statuses
+          )
+        })
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a refund right after an admission gives back exactly what it took", () => {
+    fc.assert(
+      fc.property(runArb, ({ instants, limits }) => {
+        let state: State | undefined
+        for (const t of instants) {
+          const decision = decideLayers(state, t, limits)
+          if (decision.allowed) {
+            const before = decideLayers(state, t, limits)
+            const quotas = RateLimit.tenantQuotas("tenant" as never, "read", limits)
+            const refunded = quotas.map((quota, i) => RateLimit.refundOne(quota.rule, decision.states[i], t, t))
+            const after = RateLimit.decide(refunded, t, quotas)
+            assert.deepStrictEqual(after.statuses.map((status) => status.remaining), before.statuses.map((status) => status.remaining))
+          }
+          state = decision.state
+        }
+      }),
+      { numRuns: 300 }
     )
   })
 })

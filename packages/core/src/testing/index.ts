@@ -1,6 +1,7 @@
 /**
- * Test kits for adapter authors: the store contract suite.
+ * Test kits for adapter authors: the store contract suites.
  *
  * @since 0.1.0
  */
 export { storeContract } from "./StoreContract.ts"
+export { rateLimitStoreContract } from "./RateLimitStoreContract.ts"

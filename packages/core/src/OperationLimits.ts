@@ -1,0 +1,80 @@
+/**
+ * The per-operation limits of spec 8.2, as definitions the features plug
+ * into: each names its quotas (keyed by user, workspace or client IP), the
+ * problem code a refusal answers, and how to say why.
+ *
+ * @since 0.1.0
+ */
+import { type Plan, planLimits } from "./Plan.ts"
+import type { ProblemCode } from "./ProblemCode.ts"
+import * as RateLimit from "./RateLimit.ts"
+
+/** The codes a per-operation refusal answers with (all 429). */
+export type RefusalCode = Extract<ProblemCode, `rate-limit/${string}`>
+
+/** A limit on one operation: quotas counted together, all or nothing. */
+export interface OperationLimit {
+  readonly quotas: ReadonlyArray<RateLimit.Quota>
+  readonly code: RefusalCode
+  /** The `detail` of a refusal, naming the quota that refused. */
+  readonly detail: (refusedBy: string) => string
+}
+
+/** A cap on concurrent runs of an operation: `capacity` slots under `key`. */
+export interface ConcurrencyLimit {
+  readonly key: string
+  readonly capacity: number
+  readonly code: RefusalCode
+  readonly detail: string
+}
+
+/** `POST /v1/ai/ask`: 30 questions per minute per user (burst), 500 per hour per workspace; a streamed answer counts once. */
+export const aiQuestions = (subject: { readonly userId: string; readonly workspaceId: string }): OperationLimit => ({
+  quotas: [
+    { name: "user", key: `ai:user:${subject.userId}`, rule: RateLimit.bucket(30) },
+    { name: "workspace", key: `ai:workspace:${subject.workspaceId}`, rule: RateLimit.window(500) }
+  ],
+  code: "rate-limit/ai-questions-exceeded",
+  detail: (refusedBy) =>
+    refusedBy === "user"
+      ? "You have asked 30 questions in the last minute"
+      : "This workspace has asked 500 questions in the last hour"
+})
+
+/** Exports started from the UI (a signed-in user): 30 per minute per user. */
+export const userExports = (userId: string): OperationLimit => ({
+  quotas: [{ name: "user", key: `export:user:${userId}`, rule: RateLimit.bucket(30) }],
+  code: "rate-limit/exports-exceeded",
+  detail: () => "You have started 30 exports in the last minute"
+})
+
+/** Exports started with an API token: 300 per hour per workspace, in bursts of at most 10. */
+export const apiExports = (workspaceId: string): OperationLimit => ({
+  quotas: [
+    { name: "burst", key: `export:workspace:${workspaceId}:burst`, rule: RateLimit.bucket(10) },
+    { name: "sustained", key: `export:workspace:${workspaceId}:sustained`, rule: RateLimit.window(300) }
+  ],
+  code: "rate-limit/exports-exceeded",
+  detail: (refusedBy) =>
+    refusedBy === "burst"
+      ? "This workspace has started 10 exports in a burst; they refill at 10 a minute"
+      : "This workspace has started 300 exports in the last hour"
+})
+
+/** Public-link password attempts: 5 failed per 5 minutes per client IP (a right password is not counted). */
+export const passwordAttempts = (clientIp: string): OperationLimit => ({
+  quotas: [{ name: "ip", key: `password:ip:${clientIp}`, rule: RateLimit.window(5, 5 * 60_000) }],
+  code: "rate-limit/password-attempts-exceeded",
+  detail: () => "Too many wrong passwords from this address in the last 5 minutes"
+})
+
+/** Concurrent semantic queries per workspace: by plan (Starter 4, Growth 8, Scale 32, Custom as negotiated). */
+export const queryConcurrency = (workspaceId: string, capacity: number): ConcurrencyLimit => ({
+  key: `query:workspace:${workspaceId}`,
+  capacity,
+  code: "rate-limit/query-concurrency",
+  detail: `This workspace already runs ${capacity} queries; retry when one finishes`
+})
+
+/** A plan's query concurrency cap. */
+export const queryConcurrencyOf = (plan: Plan): number => planLimits[plan].queryConcurrency

@@ -1,0 +1,171 @@
+/**
+ * The rate-limit store contract: one suite every `RateLimitStore` must pass
+ * unchanged (memory, PostgreSQL, PGlite, Redis). A store must decide exactly
+ * like the pure `RateLimit.decide` on the states it keeps, atomically under
+ * concurrency, and keep concurrency slots to their capacity.
+ *
+ * @since 0.1.0
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import * as fc from "fast-check"
+import { uuidv7 } from "../Ids.ts"
+import * as RateLimit from "../RateLimit.ts"
+import { RateLimitStore } from "../RateLimitStore.ts"
+
+/** A fresh key prefix, so runs on one shared database or Redis never meet. */
+const freshPrefix = Effect.map(uuidv7, (id) => `contract:${id}`)
+
+const ruleArb: fc.Arbitrary<RateLimit.Rule> = fc.oneof(
+  fc.record({ capacity: fc.integer({ min: 1, max: 6 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) })
+    .map(({ capacity, fillMillis }) => RateLimit.bucket(capacity, fillMillis)),
+  fc.record({ limit: fc.integer({ min: 1, max: 12 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
+    .map(({ limit, windowMillis }) => RateLimit.window(limit, windowMillis))
+)
+
+/** One step of a run: a request on some of the quotas, or a refund of the last admitted one. */
+type Step =
+  | { readonly _tag: "consume"; readonly at: number; readonly quotas: ReadonlyArray<number> }
+  | { readonly _tag: "refund"; readonly at: number }
+
+/** Three rules, and steps on subsets of them at non-decreasing instants (with a few steps back in time). */
+const runArb = fc.record({
+  rules: fc.array(ruleArb, { minLength: 3, maxLength: 3 }),
+  start: fc.integer({ min: 10 ** 12, max: 2 * 10 ** 12 }),
+  steps: fc.array(
+    fc.record({
+      gap: fc.oneof(fc.integer({ min: 0, max: 800 }), fc.integer({ min: -5_000, max: 130_000 })),
+      refund: fc.integer({ min: 0, max: 99 }).map((n) => n < 15),
+      quotas: fc.subarray([0, 1, 2], { minLength: 1 })
+    }),
+    { minLength: 5, maxLength: 40 }
+  )
+}).map(({ rules, start, steps }) => {
+  let at = start
+  return {
+    rules,
+    steps: steps.map(({ gap, quotas, refund }): Step => {
+      at += gap
+      return refund ? { _tag: "refund", at } : { _tag: "consume", at, quotas }
+    })
+  }
+})
+
+/** Registers the contract suite for one rate-limit store. */
+export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateLimitStore, E>): void => {
+  describe(`rate-limit store contract: ${name}`, () => {
+    layer(store, { timeout: "120 seconds" })((it) => {
+      it.effect("decides every request exactly like RateLimit.decide, refunds included", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          for (const run of fc.sample(runArb, { numRuns: 25, seed: 20261121 })) {
+            const prefix = yield* freshPrefix
+            const quotas = run.rules.map((rule, i): RateLimit.Quota => ({ name: `q${i}`, key: `${prefix}:${i}`, rule }))
+            const model = new Map<string, RateLimit.QuotaState>()
+            let lastAdmitted: { readonly at: number; readonly quotas: ReadonlyArray<RateLimit.Quota> } | undefined
+            for (const step of run.steps) {
+              if (step._tag === "refund") {
+                if (lastAdmitted === undefined) continue
+                yield* store.refund(lastAdmitted.quotas, lastAdmitted.at, step.at)
+                for (const quota of lastAdmitted.quotas) {
+                  const refunded = RateLimit.refundOne(quota.rule, model.get(quota.key), lastAdmitted.at, step.at)
+                  if (refunded !== undefined) model.set(quota.key, refunded)
+                }
+                lastAdmitted = undefined
+                continue
+              }
+              const asked = step.quotas.map((i) => quotas[i])
+              const expected = RateLimit.decide(asked.map((quota) => model.get(quota.key)), step.at, asked)
+              const actual = yield* store.consume(asked, step.at)
+              assert.deepStrictEqual(actual, expected, `at ${step.at} on ${step.quotas.join(",")}`)
+              if (expected.allowed) {
+                asked.forEach((quota, i) => model.set(quota.key, expected.states[i]!))
+                lastAdmitted = { at: step.at, quotas: asked }
+              }
+            }
+          }
+        }))
+
+      it.effect("a plan's quotas: a full burst passes, the next request is refused and consumes nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const prefix = yield* freshPrefix
+          const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const quotas = RateLimit.tenantQuotas(prefix as never, "read", RateLimit.limitsOf("starter"))
+          for (let i = 0; i < 60; i++) assert.isTrue((yield* store.consume(quotas, now)).allowed)
+          const refused = yield* store.consume(quotas, now + 500)
+          assert.isFalse(refused.allowed)
+          assert.strictEqual(refused.refusedBy, "burst")
+          assert.strictEqual(refused.retryAfterSeconds, 1)
+          // The sustained window did not count the refusal.
+          assert.strictEqual(refused.statuses[1].remaining, 2_000 - 60)
+          assert.isTrue((yield* store.consume(quotas, now + 1_000)).allowed)
+        }))
+
+      it.effect("concurrent requests never admit more than the quota", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const prefix = yield* freshPrefix
+          const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const quotas: ReadonlyArray<RateLimit.Quota> = [
+            { name: "burst", key: `${prefix}:b`, rule: RateLimit.bucket(25) },
+            { name: "sustained", key: `${prefix}:s`, rule: RateLimit.window(1_000) }
+          ]
+          const decisions = yield* Effect.forEach(
+            Array.from({ length: 80 }, (_, i) => i),
+            () => store.consume(quotas, now),
+            { concurrency: 40 }
+          )
+          assert.strictEqual(decisions.filter((d) => d.allowed).length, 25)
+          const after = yield* store.consume(quotas, now)
+          assert.strictEqual(after.statuses[1].remaining, 1_000 - 25)
+        }))
+
+      it.effect("all or nothing: a quota that passes is not charged when another refuses", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const prefix = yield* freshPrefix
+          const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const perUser: RateLimit.Quota = { name: "user", key: `${prefix}:user`, rule: RateLimit.bucket(30) }
+          const perWorkspace: RateLimit.Quota = { name: "workspace", key: `${prefix}:ws`, rule: RateLimit.window(2) }
+          assert.isTrue((yield* store.consume([perUser, perWorkspace], now)).allowed)
+          assert.isTrue((yield* store.consume([perUser, perWorkspace], now)).allowed)
+          const refused = yield* store.consume([perUser, perWorkspace], now)
+          assert.isFalse(refused.allowed)
+          assert.strictEqual(refused.refusedBy, "workspace")
+          assert.strictEqual(refused.statuses[0].remaining, 28)
+          assert.strictEqual((yield* store.consume([perUser], now)).statuses[0].remaining, 27)
+        }))
+
+      it.effect("slots: capacity held, released, reclaimed from expired leases", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const key = yield* freshPrefix
+          const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+          assert.isTrue(yield* store.acquireSlot(key, "a", 2, now, now + 60_000))
+          assert.isTrue(yield* store.acquireSlot(key, "b", 2, now, now + 1_000))
+          assert.isFalse(yield* store.acquireSlot(key, "c", 2, now, now + 60_000))
+          yield* store.releaseSlot(key, "a")
+          yield* store.releaseSlot(key, "a")
+          assert.isTrue(yield* store.acquireSlot(key, "c", 2, now, now + 60_000))
+          assert.isFalse(yield* store.acquireSlot(key, "d", 2, now + 999, now + 60_000))
+          // b's lease ran out: its holder died without releasing.
+          assert.isTrue(yield* store.acquireSlot(key, "d", 2, now + 1_000, now + 60_000))
+          assert.isFalse(yield* store.acquireSlot(`${key}:other`, "x", 0, now, now + 60_000))
+        }))
+
+      it.effect("slots: concurrent acquirers get exactly the capacity", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const key = yield* freshPrefix
+          const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const got = yield* Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => `lease-${i}`),
+            (lease) => store.acquireSlot(key, lease, 8, now, now + 60_000),
+            { concurrency: 40 }
+          )
+          assert.strictEqual(got.filter(Boolean).length, 8)
+        }))
+    })
+  })
+}
