@@ -7,3 +7,4 @@
 export * as Migrations from "./Migrations.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * as SqlStores from "./SqlStores.ts"
+export * as SqlRateLimitStore from "./SqlRateLimitStore.ts"

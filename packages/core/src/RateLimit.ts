@@ -113,6 +113,13 @@ export const expiresAt = (rule: Rule, state: QuotaState): number =>
     ? TokenBucket.status(state as TokenBucket.State, 0, rule).resetAt
     : ((state as SlidingWindow.State).window + 2) * rule.windowMillis
 
+/**
+ * How long past `expiresAt` a store keeps a state before forgetting it:
+ * hosts' clocks disagree, and one running behind (by up to this much) must
+ * still find the state another host wrote.
+ */
+export const retainAfterExpiryMillis = 5 * 60_000
+
 /** Decides one request at `now` (epoch ms) against `quotas`, whose states are given in the same order. */
 export const decide = (
   states: ReadonlyArray<QuotaState | undefined>,

@@ -51,21 +51,21 @@ const sweepEveryMillis = 60_000
 
 /** A store in this process's memory (also the fallback while a shared store is unreachable). */
 export const makeMemory = (): RateLimitStore["Service"] => {
-  const states = new Map<string, { readonly state: RateLimit.QuotaState; readonly expiresAt: number }>()
+  const states = new Map<string, { readonly state: RateLimit.QuotaState; readonly forgetAt: number }>()
   const slots = new Map<string, Map<string, number>>()
   let sweptAt = 0
   // Keys are per tenant, user and client IP: forget the ones that decide like new, or memory grows with every IP seen.
   const sweep = (now: number) => {
     if (now - sweptAt < sweepEveryMillis) return
     sweptAt = now
-    for (const [key, kept] of states) if (kept.expiresAt <= now) states.delete(key)
+    for (const [key, kept] of states) if (kept.forgetAt <= now) states.delete(key)
     for (const [key, leases] of slots) {
       for (const [lease, expiresAt] of leases) if (expiresAt <= now) leases.delete(lease)
       if (leases.size === 0) slots.delete(key)
     }
   }
   const keep = (quota: RateLimit.Quota, state: RateLimit.QuotaState | undefined) => {
-    if (state !== undefined) states.set(quota.key, { state, expiresAt: RateLimit.expiresAt(quota.rule, state) })
+    if (state !== undefined) states.set(quota.key, { state, forgetAt: RateLimit.expiresAt(quota.rule, state) + RateLimit.retainAfterExpiryMillis })
   }
   return {
     consume: (quotas, now) =>

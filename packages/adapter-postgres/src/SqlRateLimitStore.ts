@@ -1,0 +1,91 @@
+/**
+ * The `RateLimitStore` on PostgreSQL (and PGlite): every decision is one
+ * call of a function installed by migration 3 (one statement, one round
+ * trip), which locks the request's keys, decides with the integer
+ * arithmetic of `RateLimit.decide`, and keeps the new states only when
+ * every quota passes. The function returns the states it read, and the
+ * decision's details are computed from them here with `RateLimit.decide`
+ * itself, so the two can never drift apart unnoticed.
+ *
+ * Several host processes on one database share the counts: none admits
+ * more than the limits between them.
+ *
+ * @since 0.1.0
+ */
+import { Errors, RateLimit, RateLimitStore } from "@analytics/core"
+import { Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+
+const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
+
+/** What the consume function answers: its verdict and the states it read (nulls where none). */
+interface ConsumeRow {
+  readonly allowed: boolean
+  readonly prior_a: ReadonlyArray<bigint | number | null>
+  readonly prior_b: ReadonlyArray<bigint | number | null>
+  readonly prior_c: ReadonlyArray<bigint | number | null>
+}
+
+/** A stored row's numbers as the state `RateLimit` works on. */
+const stateOf = (rule: RateLimit.Rule, a: bigint | number | null, b: bigint | number | null, c: bigint | number | null): RateLimit.QuotaState | undefined => {
+  if (a === null || b === null) return undefined
+  return rule._tag === "Bucket"
+    ? { level: Number(a), updatedAt: Number(b) }
+    : { window: Number(a), current: Number(b), previous: Number(c) }
+}
+
+/** The quotas as the SQL functions take them: parallel arrays. */
+const columns = (quotas: ReadonlyArray<RateLimit.Quota>) => ({
+  keys: quotas.map((quota) => quota.key),
+  buckets: quotas.map((quota) => quota.rule._tag === "Bucket"),
+  sizes: quotas.map(({ rule }) => rule._tag === "Bucket" ? rule.capacity : rule.limit),
+  periods: quotas.map(({ rule }) => rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis)
+})
+
+/** The rate-limit store over the `SqlClient` in context (whose schema is migrated). */
+export const rateLimitStore: Effect.Effect<RateLimitStore.RateLimitStore["Service"], never, SqlClient.SqlClient> =
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    RateLimitStore.RateLimitStore.of({
+      consume: (quotas, now) => {
+        const { buckets, keys, periods, sizes } = columns(quotas)
+        return sql<ConsumeRow>`SELECT allowed, prior_a, prior_b, prior_c
+          FROM analytics_rate_limit_consume(${keys}::text[], ${buckets}::boolean[], ${sizes}::bigint[],
+            ${periods}::bigint[], ${now}::bigint)`.pipe(
+          failAs("RateLimitStore.consume"),
+          Effect.flatMap(([row]) => {
+            const prior = quotas.map((quota, i) => stateOf(quota.rule, row.prior_a[i], row.prior_b[i], row.prior_c[i]))
+            const decision = RateLimit.decide(prior, now, quotas)
+            return decision.allowed === row.allowed
+              ? Effect.succeed(decision)
+              : Effect.die(new Error(`analytics_rate_limit_consume decided ${row.allowed} where RateLimit.decide decides ${decision.allowed}`))
+          })
+        )
+      },
+      refund: (quotas, countedAt, now) => {
+        const { buckets, keys, periods, sizes } = columns(quotas)
+        return sql`SELECT analytics_rate_limit_refund(${keys}::text[], ${buckets}::boolean[], ${sizes}::bigint[],
+            ${periods}::bigint[], ${countedAt}::bigint, ${now}::bigint)`.pipe(
+          Effect.asVoid,
+          failAs("RateLimitStore.refund")
+        )
+      },
+      acquireSlot: (key, lease, capacity, now, expiresAt) =>
+        sql<{ readonly acquired: boolean }>`SELECT analytics_rate_limit_acquire_slot(${key}, ${lease}, ${capacity}::int,
+            ${now}::bigint, ${expiresAt}::bigint) AS acquired`.pipe(
+          Effect.map(([row]) => row.acquired),
+          failAs("RateLimitStore.acquireSlot")
+        ),
+      releaseSlot: (key, lease) =>
+        sql`DELETE FROM rate_limit_slots WHERE key = ${key} AND lease = ${lease}`.pipe(
+          Effect.asVoid,
+          failAs("RateLimitStore.releaseSlot")
+        )
+    }))
+
+/** The rate-limit store over the `SqlClient` in context. */
+export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, SqlClient.SqlClient> = Layer.effect(
+  RateLimitStore.RateLimitStore,
+  rateLimitStore
+)
