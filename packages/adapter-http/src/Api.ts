@@ -24,7 +24,8 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: Principal.CurrentPrincipal
 }>()("@analytics/adapter-http/Authentication", {
   security: { bearer: HttpApiSecurity.bearer },
-  error: [Problems.Unauthenticated, Problems.ServiceUnavailable]
+  // A tenant's requests are counted at the edge (spec 8.1); declared here so every authenticated endpoint documents its 429s.
+  error: [Problems.Unauthenticated, Problems.ServiceUnavailable, ...Problems.rateLimitProblems]
 }) {}
 
 /** Idempotency-Key handling for a POST endpoint (replay, 409, 422). */
@@ -94,8 +95,17 @@ export const TenantJson = Schema.Struct({
   tenant_id: Tenant.TenantId,
   name: Tenant.Name,
   plan: Plan.Plan,
+  limits: Schema.NullOr(Plan.NegotiatedLimits).annotate({
+    description: "The custom plan's negotiated limits; null on other plans (their limits are the plan's)"
+  }),
   created_at: Schema.Date
 })
+
+/** A plan, with negotiated limits when it is custom. */
+const PlanChoice = {
+  plan: Plan.Plan,
+  limits: Schema.optionalKey(Plan.NegotiatedLimits)
+}
 
 /** A provisioned tenant, with its admin token shown this once. */
 export const ProvisionedTenant = Schema.Struct({
@@ -108,13 +118,24 @@ export const TenantsGroup = HttpApiGroup.make("tenants")
   .add(
     HttpApiEndpoint.post("create", "/v1/tenants", {
       headers: idempotencyHeader,
-      payload: Schema.Struct({ name: Tenant.Name, plan: Plan.Plan }),
+      payload: Schema.Struct({ name: Tenant.Name, ...PlanChoice }),
       success: ProvisionedTenant.pipe(HttpApiSchema.status(201)),
       error: Problems.Forbidden
     }).middleware(Idempotent).annotate(RateLimitClass, "write")
   )
+  .add(
+    HttpApiEndpoint.patch("changePlan", "/v1/tenants/:tenant_id", {
+      params: { tenant_id: Schema.String },
+      payload: Schema.Struct(PlanChoice),
+      success: TenantJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Moves a tenant to another plan; its limits apply from its next request. Negotiated limits go with the custom plan only."
+    )
+  )
   .middleware(Authentication)
-  .annotate(OpenApi.Description, "Tenant provisioning, for the service operator's token only.")
+  .annotate(OpenApi.Description, "Tenant provisioning and plans, for the service operator's token only.")
 
 // ---------------------------------------------------------------------------
 // workspaces

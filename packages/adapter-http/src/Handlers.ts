@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Cursor, Principal, TenantStore, Tenants, Transactor, WorkspaceStore, Workspaces } from "@analytics/core"
+import { Cursor, Principal, type Tenant, TenantStore, Tenants, Transactor, WorkspaceStore, Workspaces } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
@@ -45,7 +45,7 @@ const currentMember = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
 const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
   principal._tag === "Operator"
     ? Effect.succeed(principal)
-    : Effect.fail(new Problems.Forbidden({ detail: "Only the operator token may provision tenants" })))
+    : Effect.fail(new Problems.Forbidden({ detail: "Only the operator token may provision tenants and change plans" })))
 
 /** What a list needs from the request: the path it binds (prefix-free) and its raw query parameters. */
 const listContext = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -92,16 +92,29 @@ export const systemLayer = HttpApiBuilder.group(Api, "system", (handlers) =>
       .handle("publicConfig", ({ endpoint }) => Effect.sync(() => respond(endpoint, publicConfig)))
   }))
 
-/** `POST /v1/tenants`. */
+/** A tenant as the API shows it. */
+const tenantJson = (tenant: Tenant.Tenant) => ({ ...tenant, limits: tenant.limits ?? null })
+
+/** `POST /v1/tenants`, `PATCH /v1/tenants/{tenant_id}`. */
 export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(TenantStore.TenantStore, Transactor.Transactor)
-    return handlers.handle("create", ({ endpoint, payload }) =>
-      Effect.gen(function*() {
-        yield* currentOperator
-        const { tenant, token } = yield* Effect.mapError(provide(Tenants.provision(payload)), toProblem)
-        return respond(endpoint, { ...tenant, token })
-      }))
+    return handlers
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          yield* currentOperator
+          const { tenant, token } = yield* Effect.mapError(provide(Tenants.provision(payload)), toProblem)
+          return respond(endpoint, { ...tenantJson(tenant), token })
+        }))
+      .handle("changePlan", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          yield* currentOperator
+          const tenant = yield* Effect.mapError(
+            provide(Tenants.changePlan(params.tenant_id as Tenant.TenantId, payload)),
+            toProblem
+          )
+          return respond(endpoint, tenantJson(tenant))
+        }))
   }))
 
 /** `GET|POST /v1/workspaces`. */

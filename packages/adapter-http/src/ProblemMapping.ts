@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Cursor, Errors, Idempotency, Pagination } from "@analytics/core"
+import type { Cursor, Errors, Idempotency, Limiter, Pagination, Tenants } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -17,6 +17,21 @@ export type DomainError =
   | Idempotency.IdempotencyKeyInvalid
   | Idempotency.IdempotencyKeyReused
   | Idempotency.IdempotencyInProgress
+  | Tenants.LimitsNeedCustomPlan
+  | Limiter.RateLimited
+
+/** The problem class of each per-operation refusal code. */
+const refusals = {
+  "rate-limit/burst-exceeded": Problems.BurstExceeded,
+  "rate-limit/sustained-exceeded": Problems.SustainedExceeded,
+  "rate-limit/query-concurrency": Problems.QueryConcurrency,
+  "rate-limit/ai-questions-exceeded": Problems.AiQuestionsExceeded,
+  "rate-limit/exports-exceeded": Problems.ExportsExceeded,
+  "rate-limit/password-attempts-exceeded": Problems.PasswordAttemptsExceeded
+} as const
+
+/** A 429 problem of a per-operation refusal. */
+type Refusal = InstanceType<(typeof refusals)[keyof typeof refusals]>
 
 type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Problems.Unauthenticated
   : E extends Errors.Forbidden ? Problems.Forbidden
@@ -29,6 +44,8 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Idempotency.IdempotencyKeyInvalid ? Problems.IdempotencyKeyInvalid
   : E extends Idempotency.IdempotencyKeyReused ? Problems.IdempotencyKeyReused
   : E extends Idempotency.IdempotencyInProgress ? Problems.IdempotencyInProgress
+  : E extends Tenants.LimitsNeedCustomPlan ? Problems.InvalidRequest
+  : E extends Limiter.RateLimited ? Refusal
   : never
 
 /** The problem answering a domain error. */
@@ -64,6 +81,13 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.IdempotencyKeyReused({
           detail: "This Idempotency-Key was used with a different request body; use a new key"
         })
+      case "LimitsNeedCustomPlan":
+        return new Problems.InvalidRequest({
+          detail: "The request failed validation; see errors",
+          errors: [{ path: ["body", "limits"], message: `Negotiated limits apply to the custom plan only, not ${error.plan}` }]
+        })
+      case "RateLimited":
+        return new refusals[error.code]({ detail: error.detail, retry_after: error.retryAfterSeconds })
       case "IdempotencyInProgress":
         return new Problems.IdempotencyInProgress({
           detail: "The first request with this Idempotency-Key is still running; retry shortly"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Caller, Limiter, RateLimit, type Tenant } from "@analytics/core"
+import { Caller, Limiter, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
@@ -132,8 +132,9 @@ const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) => {
  */
 export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
-  // By default, the tenant's plan's (spec 8.1).
-  limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) => RateLimit.limitsOf(tenant.plan)
+  // By default, the tenant's plan's, or its negotiated ones on Custom (spec 8.1).
+  limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) =>
+    RateLimit.limitsOf(Plan.limitsFor(tenant.plan, tenant.limits))
 ) =>
   Effect.gen(function*() {
     const classOf = classifier(api)

@@ -1,6 +1,6 @@
 import { Api } from "@analytics/adapter-http/Api"
 import { classifier } from "@analytics/adapter-http/RateLimiting"
-import { problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
+import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
@@ -135,6 +135,42 @@ describe("rate limiting over HTTP", () => {
       assert.strictEqual((yield* list(server, token)).status, 429)
       yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* list(server, token)).status, 200)
+    }))
+
+  it.effect("a plan change applies from the tenant's next request; custom limits are the negotiated ones", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { tenantId, token } = yield* server.tenant("starter")
+      for (let i = 0; i < 60; i++) yield* list(server, token)
+      assert.strictEqual((yield* list(server, token)).status, 429)
+      const patch = (body: unknown, as = operatorToken) =>
+        server.request("PATCH", `/v1/tenants/${tenantId}`, { token: as, body })
+      const custom = yield* patch({ plan: "custom", limits: { burst: 100, sustained: 5_000, query_concurrency: 12 } })
+      assert.strictEqual(custom.status, 200, custom.text)
+      assert.deepStrictEqual(custom.body.limits, { burst: 100, sustained: 5_000, query_concurrency: 12 })
+      // The bucket keeps what it held (nothing) and now refills at 100 a minute, up to 100.
+      const next = yield* list(server, token)
+      assert.strictEqual(next.status, 429, next.text)
+      assert.deepStrictEqual(limitHeaders(next).limits, [100, 5_000])
+      yield* TestClock.adjust("6 seconds")
+      const refilled = yield* list(server, token)
+      assert.strictEqual(refilled.status, 200, refilled.text)
+      assert.strictEqual(limitHeaders(refilled).burst, 9)
+      const growth = yield* patch({ plan: "growth" })
+      assert.strictEqual(growth.status, 200)
+      assert.strictEqual(growth.body.limits, null)
+      assert.deepStrictEqual(limitHeaders(yield* list(server, token)).limits, [180, 20_000])
+      // Refusals change nothing.
+      const mismatched = yield* patch({ plan: "scale", limits: { burst: 1, sustained: 1, query_concurrency: 1 } })
+      assert.strictEqual(mismatched.status, 400)
+      assert.strictEqual(problemCode(mismatched), "request/invalid")
+      assert.deepStrictEqual(mismatched.body.errors.map((e: { path: Array<string> }) => e.path), [["body", "limits"]])
+      assert.strictEqual(problemCode(yield* patch({ plan: "custom", limits: { burst: 0, sustained: 1, query_concurrency: 1 } })), "request/invalid")
+      assert.strictEqual(problemCode(yield* patch({ plan: "gold" })), "request/invalid")
+      assert.strictEqual(problemCode(yield* patch({ plan: "scale" }, token)), "auth/forbidden")
+      const unknown = yield* server.request("PATCH", "/v1/tenants/not-a-tenant", { token: operatorToken, body: { plan: "scale" } })
+      assert.strictEqual(problemCode(unknown), "resource/not-found")
+      assert.deepStrictEqual(limitHeaders(yield* list(server, token)).limits, [180, 20_000])
     }))
 
   it("every endpoint of the API declares its class; an API with one that does not is refused", () => {

@@ -14,7 +14,7 @@ import {
   WorkspaceStore
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit, Layer, PubSub, Stream } from "effect"
 
 /**
  * The undo actions of the transaction the current fiber runs in. Every write
@@ -77,12 +77,18 @@ const holds = (record: IdempotencyRecord, reservation: Idempotency.Reservation) 
   record.response === undefined && record.createdAt.getTime() === reservation.createdAt.getTime()
 
 /** The in-memory TenantStore. */
-export const tenantStore = Effect.sync(() => {
+export const tenantStore = Effect.gen(function*() {
   const tenants = new Map<string, Tenant.Tenant>()
   const tokens = new Map<string, TenantStore.ApiTokenRecord>()
+  const changes = yield* PubSub.unbounded<Tenant.TenantId>()
   return TenantStore.TenantStore.of({
     insertTenant: (tenant) => write(() => [undefined, set(tenants, tenant.tenant_id, tenant)]),
     findTenant: (tenantId) => Effect.sync(() => tenants.get(tenantId)),
+    updateTenant: (tenant) =>
+      write((): [boolean, () => void] =>
+        tenants.has(tenant.tenant_id) ? [true, set(tenants, tenant.tenant_id, tenant)] : [false, () => {}]
+      ).pipe(Effect.tap((updated) => updated ? PubSub.publish(changes, tenant.tenant_id) : Effect.void)),
+    changes: Effect.map(PubSub.subscribe(changes), Stream.fromSubscription),
     insertToken: (token) =>
       write(() => tokens.has(token.tokenHash) ? [false, () => {}] : [true, set(tokens, token.tokenHash, token)]),
     findTokenByHash: (tokenHash) => Effect.sync(() => tokens.get(tokenHash))

@@ -216,11 +216,15 @@ const rateLimits = ddl([
   END $$`
 ])
 
+/** A Custom plan's negotiated limits (spec 8.1), as the API writes them; NULL on the other plans. */
+const tenantLimits = ddl([`ALTER TABLE tenants ADD COLUMN limits jsonb`])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
   "2_idempotency_purge_index": idempotencyPurgeIndex,
-  "3_rate_limits": rateLimits
+  "3_rate_limits": rateLimits,
+  "4_tenant_limits": tenantLimits
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

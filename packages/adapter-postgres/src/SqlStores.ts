@@ -19,7 +19,7 @@ import {
   WorkspaceStore
 } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Effect, Layer, type Redacted } from "effect"
+import { Clock, Effect, Layer, Option, PubSub, type Queue, type Redacted, Schedule, type Scope, Stream } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -42,8 +42,47 @@ interface TenantRow {
   readonly tenant_id: string
   readonly name: string
   readonly plan: string
+  readonly limits: Plan.NegotiatedLimits | null
   readonly created_at: Date
 }
+
+/** A tenant's negotiated limits as a jsonb parameter (SQL NULL when none). */
+const limitsJson = (tenant: Tenant.Tenant): string | null =>
+  tenant.limits === undefined ? null : JSON.stringify(tenant.limits)
+
+/** The channel tenant updates are announced on, to every process on the database. */
+const tenantChangesChannel = "analytics_tenant_changes"
+
+/**
+ * Subscribes to tenant updates announced by other processes (PostgreSQL's
+ * LISTEN; none on PGlite, which serves one process). If the listening
+ * connection fails, listening starts again a second later; meanwhile other
+ * processes' changes reach this one by the cache's expiry.
+ */
+const remoteTenantChanges: Effect.Effect<Option.Option<Stream.Stream<Tenant.TenantId>>, never, Scope.Scope> = Effect.gen(
+  function*() {
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    if (Option.isNone(pg)) return Option.none()
+    const listen = pg.value.listen(tenantChangesChannel)
+    const toIds = (queue: Queue.Dequeue<{ readonly payload: string }, SqlError>) =>
+      Stream.map(Stream.fromQueue(queue), (notification) => notification.payload as Tenant.TenantId)
+    // The first LISTEN is confirmed before this returns; later ones (after a failure) as they come.
+    const first = yield* Effect.option(listen)
+    const failed = (error: SqlError) => Effect.logWarning("Listening for tenant changes failed; retrying", error)
+    const again = Stream.unwrap(Effect.map(listen, toIds)).pipe(
+      Stream.tapError(failed),
+      Stream.retry(Schedule.spaced("1 second")),
+      // Retried forever: never fails.
+      Stream.orDie
+    )
+    return Option.some(
+      Option.match(first, {
+        onNone: () => again,
+        onSome: (queue) => Stream.catch(toIds(queue), (error) => Stream.unwrap(Effect.as(failed(error), again)))
+      })
+    )
+  }
+)
 
 interface TokenRow {
   readonly token_id: string
@@ -56,25 +95,45 @@ interface TokenRow {
 }
 
 /** The TenantStore on SQL. */
-export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlClient.SqlClient> = Effect.map(
-  SqlClient.SqlClient,
-  (sql) =>
-    TenantStore.TenantStore.of({
+export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlClient.SqlClient> = Effect.gen(
+  function*() {
+    const sql = yield* SqlClient.SqlClient
+    const local = yield* PubSub.unbounded<Tenant.TenantId>()
+    return TenantStore.TenantStore.of({
       insertTenant: (tenant) =>
-        sql`INSERT INTO tenants (tenant_id, name, plan, created_at)
-          VALUES (${tenant.tenant_id}, ${tenant.name}, ${tenant.plan}, ${tenant.created_at})`.pipe(
+        sql`INSERT INTO tenants (tenant_id, name, plan, limits, created_at)
+          VALUES (${tenant.tenant_id}, ${tenant.name}, ${tenant.plan}, ${limitsJson(tenant)}::jsonb, ${tenant.created_at})`.pipe(
           Effect.asVoid,
           failAs("TenantStore.insertTenant")
         ),
+      updateTenant: (tenant) => {
+        if (!isId(tenant.tenant_id)) return Effect.succeed(false)
+        // One statement updates and announces; the announcement is sent only if the update commits.
+        return sql`WITH updated AS (
+            UPDATE tenants SET plan = ${tenant.plan}, limits = ${limitsJson(tenant)}::jsonb
+            WHERE tenant_id = ${tenant.tenant_id} RETURNING tenant_id
+          )
+          SELECT pg_notify(${tenantChangesChannel}, tenant_id::text) FROM updated`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.tap((updated) => updated ? PubSub.publish(local, tenant.tenant_id) : Effect.void),
+          failAs("TenantStore.updateTenant")
+        )
+      },
+      changes: Effect.gen(function*() {
+        const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
+        const remote = yield* remoteTenantChanges
+        return Option.match(remote, { onNone: () => here, onSome: (others) => Stream.merge(here, others) })
+      }),
       findTenant: (tenantId) => {
         if (!isId(tenantId)) return Effect.succeed(undefined)
-        return sql<TenantRow>`SELECT tenant_id, name, plan, created_at FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
+        return sql<TenantRow>`SELECT tenant_id, name, plan, limits, created_at FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
           // Rows were validated on the way in.
           Effect.map(([row]) =>
             row === undefined ? undefined : new Tenant.Tenant({
               tenant_id: row.tenant_id as Tenant.TenantId,
               name: row.name,
               plan: row.plan as Plan.Plan,
+              ...(row.limits === null ? {} : { limits: row.limits }),
               created_at: row.created_at
             }, { disableChecks: true })
           ),
@@ -107,6 +166,7 @@ export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], neve
           failAs("TenantStore.findTokenByHash")
         )
     })
+  }
 )
 
 // --- workspaces ------------------------------------------------------------------

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { type Plan, planLimits } from "./Plan.ts"
+import { type Plan, type PlanLimits, planLimits } from "./Plan.ts"
 import * as SlidingWindow from "./SlidingWindow.ts"
 import type { TenantId } from "./Tenant.ts"
 import * as TokenBucket from "./TokenBucket.ts"
@@ -152,11 +152,11 @@ export interface Limits {
   readonly sustained: WindowRule
 }
 
-/** A plan's limits. */
-export const limitsOf = (plan: Plan): Limits => ({
-  burst: bucket(planLimits[plan].burst),
-  sustained: window(planLimits[plan].sustained)
-})
+/** The API's two layers for a plan's numbers (a plan's by default). */
+export const limitsOf = (plan: Plan | PlanLimits): Limits => {
+  const numbers = typeof plan === "string" ? planLimits[plan] : plan
+  return { burst: bucket(numbers.burst), sustained: window(numbers.sustained) }
+}
 
 /** The quotas a tenant's request of `endpointClass` is counted against: `burst` then `sustained`. */
 export const tenantQuotas = (tenantId: TenantId, endpointClass: EndpointClass, limits: Limits): ReadonlyArray<Quota> => [

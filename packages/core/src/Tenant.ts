@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { Uuid } from "./Ids.ts"
-import { Plan } from "./Plan.ts"
+import { NegotiatedLimits, Plan } from "./Plan.ts"
 
 /** A tenant's identifier. */
 export const TenantId = Uuid.pipe(Schema.brand("TenantId"))
@@ -24,5 +24,7 @@ export class Tenant extends Schema.Class<Tenant>("Tenant")({
   tenant_id: TenantId,
   name: Name,
   plan: Plan,
+  /** The Custom plan's negotiated numbers; absent on the other plans. */
+  limits: Schema.optionalKey(NegotiatedLimits),
   created_at: Schema.Date
 }) {}

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Scope, type Stream } from "effect"
 import type { StoreError } from "./Errors.ts"
 import type { Tenant, TenantId } from "./Tenant.ts"
 
@@ -22,6 +22,15 @@ export interface ApiTokenRecord {
 export class TenantStore extends Context.Service<TenantStore, {
   readonly insertTenant: (tenant: Tenant) => Effect.Effect<void, StoreError>
   readonly findTenant: (tenantId: TenantId) => Effect.Effect<Tenant | undefined, StoreError>
+  /** Replaces a tenant's plan and limits; `false` when there is no such tenant. */
+  readonly updateTenant: (tenant: Tenant) => Effect.Effect<boolean, StoreError>
+  /**
+   * Subscribes to tenant updates, by this process or (for a shared store)
+   * any other, so caches can drop them at once: the stream carries the ids
+   * of tenants updated after the subscription is made, until the scope
+   * closes.
+   */
+  readonly changes: Effect.Effect<Stream.Stream<TenantId>, never, Scope.Scope>
   /** Stores a token; a hash already stored is left as it is and reported `false`. */
   readonly insertToken: (token: ApiTokenRecord) => Effect.Effect<boolean, StoreError>
   readonly findTokenByHash: (tokenHash: string) => Effect.Effect<ApiTokenRecord | undefined, StoreError>

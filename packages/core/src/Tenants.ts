@@ -6,9 +6,9 @@
  */
 import { Clock, Data, Effect } from "effect"
 import * as ApiToken from "./ApiToken.ts"
-import type { StoreError } from "./Errors.ts"
+import { NotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
-import type { Plan } from "./Plan.ts"
+import type { NegotiatedLimits, Plan } from "./Plan.ts"
 import { Tenant, type TenantId } from "./Tenant.ts"
 import { TenantStore } from "./TenantStore.ts"
 import { Transactor } from "./Transactor.ts"
@@ -24,7 +24,22 @@ export interface Provisioned {
 
 class TokenTaken extends Data.TaggedError("TokenTaken")<{}> {}
 
-const create = (input: { readonly name: string; readonly plan: Plan }, token: string) =>
+/** Negotiated limits given with a plan other than Custom: they would silently not apply. */
+export class LimitsNeedCustomPlan extends Data.TaggedError("LimitsNeedCustomPlan")<{
+  readonly plan: Plan
+}> {}
+
+/** What a tenant is provisioned with. */
+export interface TenantInput {
+  readonly name: string
+  readonly plan: Plan
+  readonly limits?: NegotiatedLimits | undefined
+}
+
+const checkLimits = (input: { readonly plan: Plan; readonly limits?: NegotiatedLimits | undefined }) =>
+  input.limits !== undefined && input.plan !== "custom" ? Effect.fail(new LimitsNeedCustomPlan({ plan: input.plan })) : Effect.void
+
+const create = (input: TenantInput, token: string) =>
   Effect.gen(function*() {
     const store = yield* TenantStore
     const now = yield* Clock.currentTimeMillis
@@ -32,6 +47,7 @@ const create = (input: { readonly name: string; readonly plan: Plan }, token: st
       tenant_id: (yield* uuidv7) as TenantId,
       name: input.name,
       plan: input.plan,
+      ...(input.limits === undefined ? {} : { limits: input.limits }),
       created_at: new Date(now)
     })
     yield* store.insertTenant(tenant)
@@ -49,11 +65,11 @@ const create = (input: { readonly name: string; readonly plan: Plan }, token: st
   })
 
 /** Creates a tenant with a fresh admin token. */
-export const provision = (input: {
-  readonly name: string
-  readonly plan: Plan
-}): Effect.Effect<Provisioned, StoreError, TenantStore | Transactor> =>
+export const provision = (
+  input: TenantInput
+): Effect.Effect<Provisioned, LimitsNeedCustomPlan | StoreError, TenantStore | Transactor> =>
   Effect.gen(function*() {
+    yield* checkLimits(input)
     const token = yield* ApiToken.generate
     const transactor = yield* Transactor
     const tenant = yield* transactor.transaction(create(input, token)).pipe(
@@ -86,4 +102,25 @@ export const ensureBootstrap = (input: {
             ? Effect.die(new Error("The bootstrap token vanished while being created"))
             : Effect.succeed(record.tenantId)))
     )
+  })
+
+/**
+ * Moves a tenant to another plan (with negotiated limits on Custom; leaving
+ * Custom drops them). It applies from the tenant's next request: the store
+ * reports the change to every process's TenantDirectory.
+ */
+export const changePlan = (
+  tenantId: TenantId,
+  change: { readonly plan: Plan; readonly limits?: NegotiatedLimits | undefined }
+): Effect.Effect<Tenant, LimitsNeedCustomPlan | NotFound | StoreError, TenantStore> =>
+  Effect.gen(function*() {
+    yield* checkLimits(change)
+    const store = yield* TenantStore
+    const current = yield* store.findTenant(tenantId)
+    const notFound = new NotFound({ resource: "tenant", id: tenantId })
+    if (current === undefined) return yield* notFound
+    const { limits: _, ...rest } = current
+    const updated = new Tenant({ ...rest, plan: change.plan, ...(change.limits === undefined ? {} : { limits: change.limits }) })
+    if (!(yield* store.updateTenant(updated))) return yield* notFound
+    return updated
   })

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Data, Effect, Exit, type Layer } from "effect"
+import { Data, Effect, Exit, type Layer, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { uuidv7 } from "../Ids.ts"
 import type { IdempotencyRecord } from "../Idempotency.ts"
@@ -74,6 +74,29 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.deepStrictEqual(found, tenant)
           assert.strictEqual(yield* store.findTenant(yield* newTenantId), undefined)
         }))
+
+      it.effect("a tenant's plan and negotiated limits change, and the change is announced", () =>
+        Effect.gen(function*() {
+          const store = yield* TenantStore
+          const tenant = yield* makeTenant
+          const announced = yield* Queue.unbounded<TenantId>()
+          yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, (id) => Queue.offer(announced, id)))
+          const custom = new Tenant({
+            ...tenant,
+            plan: "custom",
+            limits: { burst: 1_000, sustained: 50_000, query_concurrency: 12 }
+          })
+          assert.isTrue(yield* store.updateTenant(custom))
+          assert.deepStrictEqual(yield* store.findTenant(tenant.tenant_id), custom)
+          assert.strictEqual(yield* Queue.take(announced), tenant.tenant_id)
+          const { limits: _, ...rest } = custom
+          const starter = new Tenant({ ...rest, plan: "starter" })
+          assert.isTrue(yield* store.updateTenant(starter))
+          assert.deepStrictEqual(yield* store.findTenant(tenant.tenant_id), starter)
+          const unknown = new Tenant({ ...rest, tenant_id: yield* newTenantId })
+          assert.isFalse(yield* store.updateTenant(unknown))
+          assert.strictEqual(yield* store.findTenant(unknown.tenant_id), undefined)
+        }).pipe(Effect.scoped))
 
       it.effect("tokens are found by hash only, and a hash is stored once", () =>
         Effect.gen(function*() {
