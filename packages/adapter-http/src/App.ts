@@ -8,8 +8,9 @@
 import { Authenticator, Cursor, Limiter, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import { systemLayer, tenantsLayer, workspacesLayer } from "./Handlers.ts"
@@ -41,35 +42,56 @@ const openapiRoute = Layer.unwrap(Effect.gen(function*() {
   return HttpRouter.add("GET", docsPaths.openapi, document)
 }))
 
+/** How the edge treats requests. */
+export interface EdgeOptions {
+  /** A tenant's rate limits; by default its plan's (spec 8.1). */
+  readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
+  /**
+   * The networks of the proxies in front of the service (CIDRs such as
+   * `10.0.0.0/8`): only requests from them have their `X-Forwarded-For`
+   * believed, and the client address (which per-IP limits count) is the
+   * first untrusted one from the right. None by default: the peer is the client.
+   */
+  readonly trustedProxies?: ReadonlyArray<string> | undefined
+}
+
 /**
- * What every request goes through, outermost first: rate limits (and their
- * headers on whatever answers), then problem+json for every error and the
- * body cap.
+ * What every request goes through, outermost first: the client address from
+ * trusted proxies, rate limits (and their headers on whatever answers), then
+ * problem+json for every error and the body cap.
  */
-const edge = (limitsOf: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined) => HttpRouter.middleware(
-  Effect.map(RateLimiting.middleware(Api, limitsOf), (rateLimited) => {
+const edge = (options: EdgeOptions) => HttpRouter.middleware(
+  Effect.map(RateLimiting.middleware(Api, options.rateLimits), (rateLimited) => {
     const problems = ProblemResponses.middleware(Api, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
+    const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
+    const forwarded = trustedProxies.length === 0
+      ? <A>(app: A) => app
+      : HttpMiddleware.xForwardedHeaders({ trustedProxies })
     // Every failure is answered, so the router's "unhandled" marker passes through untouched.
     return (httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-      rateLimited(problems(httpApp)) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+      forwarded(rateLimited(problems(httpApp))) as Effect.Effect<
+        HttpServerResponse.HttpServerResponse,
+        Types.unhandled,
+        HttpServerRequest.HttpServerRequest
+      >
   }),
   { global: true }
 )
 
 /** The API's routes, documentation and edge middleware, registered on the `HttpRouter`. */
-export const routes = (limitsOf?: (tenant: Tenant.Tenant) => RateLimit.Limits) => Layer.mergeAll(
+export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   HttpApiBuilder.layer(Api),
   openapiRoute,
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
-  edge(limitsOf)
+  edge(options)
 ).pipe(
   Layer.provide(Layer.mergeAll(systemLayer, tenantsLayer, workspacesLayer).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
 
 /** What an embedding app supplies. */
-export interface Options<E> {
+export interface Options<E> extends EdgeOptions {
   /** Every store port: `MemoryStores.layer`, or a PostgreSQL / PGlite layer. */
   readonly stores: Layer.Layer<Stores, E>
   /** The public base URL of the mounted API, e.g. `https://example.com/analytics`. */
@@ -86,8 +108,6 @@ export interface Options<E> {
    * one process; several processes need one shared store.
    */
   readonly rateLimitStore?: Layer.Layer<RateLimitStore.RateLimitStore, E> | undefined
-  /** A tenant's rate limits; by default its plan's (spec 8.1). */
-  readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
   /** The operator token, which may only provision tenants. */
   readonly operatorToken?: string | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
@@ -95,7 +115,7 @@ export interface Options<E> {
 
 /** The full application layer for the given options, storage included. */
 export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.HttpRouter> =>
-  routes(options.rateLimits).pipe(
+  routes(options).pipe(
     Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(

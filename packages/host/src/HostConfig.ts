@@ -6,12 +6,23 @@
  */
 import { Plan } from "@analytics/core"
 import { Config, Effect, Option, type Redacted, Result, Schema } from "effect"
+import { IpNetwork } from "effect/net"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /** Where the stores live. */
 export const StoreKind = Schema.Literals(["pglite", "memory", "postgres"])
 /** Where the stores live. */
 export type StoreKind = typeof StoreKind.Type
+
+/**
+ * Where rate-limit counts live: this process's memory (one process), the
+ * database (several processes on one PostgreSQL), or Redis (when a database
+ * round trip per request is too much).
+ */
+export const RateLimitStoreKind = Schema.Literals(["memory", "database", "redis"])
+/** Where rate-limit counts live. */
+export type RateLimitStoreKind = typeof RateLimitStoreKind.Type
 
 /** Log levels the host accepts. */
 export const LogLevel = Schema.Literals(["trace", "debug", "info", "warn", "error", "fatal"])
@@ -23,6 +34,9 @@ export interface HostConfig {
   readonly store: StoreKind
   readonly dataDir: string
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly rateLimitStore: RateLimitStoreKind
+  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  readonly trustedProxies: ReadonlyArray<string>
   readonly operatorToken: Option.Option<Redacted.Redacted<string>>
   readonly bootstrap: Option.Option<{ readonly token: Redacted.Redacted<string>; readonly plan: Plan.Plan }>
   readonly demo: boolean
@@ -33,6 +47,19 @@ const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "Expected an http:// or https:// URL" })
 )
 
+/** Comma-separated networks (`10.0.0.0/8, 192.168.1.7/32`) whose `X-Forwarded-For` is believed. */
+const TrustedProxies = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Array(Schema.String.check(Schema.makeFilter((cidr) =>
+      Result.isSuccess(IpNetwork.fromString(cidr)) || `Expected a network such as 10.0.0.0/8, got "${cidr}"`
+    ))),
+    SchemaTransformation.transform({
+      decode: (list: string): ReadonlyArray<string> => list.split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
+      encode: (networks: ReadonlyArray<string>) => networks.join(",")
+    })
+  )
+)
+
 /** Each variable on its own, so that every invalid one is reported at once. */
 const variables = {
   port: Config.Port("PORT").pipe(Config.withDefault(3000)),
@@ -40,6 +67,9 @@ const variables = {
   store: Config.schema(StoreKind, "ANALYTICS_STORE").pipe(Config.withDefault("pglite" as const)),
   dataDir: Config.NonEmptyString("ANALYTICS_DATA_DIR").pipe(Config.withDefault(".data")),
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  rateLimitStore: Config.option(Config.schema(RateLimitStoreKind, "ANALYTICS_RATE_LIMIT_STORE")),
+  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  trustedProxies: Config.schema(TrustedProxies, "ANALYTICS_TRUSTED_PROXIES").pipe(Config.withDefault([] as ReadonlyArray<string>)),
   operatorToken: Config.option(Config.Redacted("ANALYTICS_OPERATOR_TOKEN")),
   bootstrapToken: Config.option(Config.Redacted("ANALYTICS_BOOTSTRAP_TOKEN")),
   bootstrapPlan: Config.schema(Plan.Plan, "ANALYTICS_BOOTSTRAP_PLAN").pipe(Config.withDefault("growth" as const)),
@@ -64,6 +94,12 @@ const crossCheck = (c: HostConfig): Array<string> => {
   const problems: Array<string> = []
   if (c.store === "postgres" && Option.isNone(c.databaseUrl)) {
     problems.push("ANALYTICS_STORE=postgres needs DATABASE_URL (postgres://user:password@host:5432/database)")
+  }
+  if (c.rateLimitStore === "database" && c.store === "memory") {
+    problems.push("ANALYTICS_RATE_LIMIT_STORE=database needs a database: ANALYTICS_STORE=postgres or pglite")
+  }
+  if (c.rateLimitStore === "redis" && Option.isNone(c.redisUrl)) {
+    problems.push("ANALYTICS_RATE_LIMIT_STORE=redis needs REDIS_URL (redis://host:6379)")
   }
   return problems
 }
@@ -94,6 +130,10 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
     store: c.store,
     dataDir: c.dataDir,
     databaseUrl: c.databaseUrl,
+    // Processes share a PostgreSQL database, so they share its counts; PGlite and memory serve one process.
+    rateLimitStore: Option.getOrElse(c.rateLimitStore, () => (c.store === "postgres" ? "database" : "memory")),
+    redisUrl: c.redisUrl,
+    trustedProxies: c.trustedProxies,
     operatorToken: c.operatorToken,
     bootstrap: Option.map(c.bootstrapToken, (token) => ({ token, plan: c.bootstrapPlan })),
     demo: c.demo,

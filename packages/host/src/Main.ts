@@ -7,25 +7,47 @@
  */
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { Migrations, PgliteClient, SqlStores } from "@analytics/adapter-postgres"
-import { ApiToken, Idempotency, ServiceSecrets, Tenants, Workspaces, WorkspaceStore } from "@analytics/core"
+import { Migrations, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
+import { RedisRateLimitStore } from "@analytics/adapter-redis"
+import { ApiToken, Idempotency, RateLimitStore, ServiceSecrets, Tenants, Workspaces, WorkspaceStore } from "@analytics/core"
 import type { TenantId } from "@analytics/core/Tenant"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Console, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { createServer } from "node:http"
 import type { HostConfig } from "./HostConfig.ts"
 
-/** The store layer the configuration selects. */
-export const storesLayer = (config: HostConfig): Layer.Layer<App.Stores, unknown> => {
+/** Where rate-limit counts live, given the database the stores use when there is one. */
+const rateLimitStoreLayer = (
+  config: HostConfig,
+  database: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
+): Layer.Layer<RateLimitStore.RateLimitStore, unknown> => {
+  switch (config.rateLimitStore) {
+    case "memory":
+      return RateLimitStore.RateLimitStore.layerMemory
+    case "redis":
+      return RedisRateLimitStore.layerUrl(Redacted.value(Option.getOrThrow(config.redisUrl)))
+    case "database":
+      return database === undefined
+        ? Layer.effect(RateLimitStore.RateLimitStore, Effect.fail("ANALYTICS_RATE_LIMIT_STORE=database needs a database"))
+        : Layer.provide(SqlRateLimitStore.layer, database)
+  }
+}
+
+/** The stores the configuration selects, rate-limit counts included. */
+export const storesLayer = (config: HostConfig): Layer.Layer<App.Stores | RateLimitStore.RateLimitStore, unknown> => {
+  // One layer value serves both: layers are shared by reference, so the database opens once.
+  const onDatabase = (database: Layer.Layer<App.Stores | SqlClient.SqlClient, unknown>) =>
+    Layer.merge(database, rateLimitStoreLayer(config, database))
   switch (config.store) {
     case "memory":
-      return MemoryStores.layer
+      return Layer.merge(MemoryStores.layer, rateLimitStoreLayer(config, undefined))
     case "pglite":
-      return SqlStores.layerPglite({ dataDir: config.dataDir })
+      return onDatabase(SqlStores.layerPglite({ dataDir: config.dataDir }))
     case "postgres":
-      return SqlStores.layerPg(Option.getOrThrow(config.databaseUrl))
+      return onDatabase(SqlStores.layerPg(Option.getOrThrow(config.databaseUrl)))
   }
 }
 
@@ -104,6 +126,8 @@ const initialize = (config: HostConfig) =>
     yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
+      rateLimitStore: Layer.succeedContext(stores),
+      trustedProxies: config.trustedProxies,
       publicBaseUrl: config.publicBaseUrl,
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value))
     }))
@@ -134,7 +158,9 @@ export const serve = (config: HostConfig) =>
         Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
       )
     )
-    yield* Effect.logInfo("Initialising storage").pipe(Effect.annotateLogs({ store: config.store }))
+    yield* Effect.logInfo("Initialising storage").pipe(
+      Effect.annotateLogs({ store: config.store, rate_limit_store: config.rateLimitStore })
+    )
     ready = yield* initialize(config)
     yield* Deferred.succeed(app, ready)
     yield* Effect.logInfo("Ready").pipe(
