@@ -9,7 +9,7 @@ import { Authenticator, Cursor, Limiter, type RateLimit, RateLimitStore, type St
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
 import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
@@ -56,13 +56,19 @@ export interface EdgeOptions {
 }
 
 /**
- * What every request goes through, outermost first: the client address from
- * trusted proxies, rate limits (and their headers on whatever answers), then
- * problem+json for every error and the body cap.
+ * What every request to `api`'s routes (and `extraRoutes`) goes through,
+ * outermost first: the client address from trusted proxies, rate limits (and
+ * their headers on whatever answers), then problem+json for every error and
+ * the body cap. Exported so an app serving another contract (tests, an
+ * embedding app's own API) gets the same edge.
  */
-const edge = (options: EdgeOptions) => HttpRouter.middleware(
-  Effect.map(RateLimiting.middleware(Api, options.rateLimits), (rateLimited) => {
-    const problems = ProblemResponses.middleware(Api, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
+export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  options: EdgeOptions = {},
+  extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = []
+) => HttpRouter.middleware(
+  Effect.map(RateLimiting.middleware(api, options.rateLimits), (rateLimited) => {
+    const problems = ProblemResponses.middleware(api, extraRoutes)
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
     const forwarded = trustedProxies.length === 0
       ? <A>(app: A) => app
@@ -84,7 +90,7 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   openapiRoute,
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
-  edge(options)
+  edgeFor(Api, options, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
 ).pipe(
   Layer.provide(Layer.mergeAll(systemLayer, tenantsLayer, workspacesLayer).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)

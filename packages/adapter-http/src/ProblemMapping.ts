@@ -30,8 +30,8 @@ const refusals = {
   "rate-limit/password-attempts-exceeded": Problems.PasswordAttemptsExceeded
 } as const
 
-/** A 429 problem of a per-operation refusal. */
-type Refusal = InstanceType<(typeof refusals)[keyof typeof refusals]>
+/** The 429 problem of a refusal code. */
+type RefusalOf<Code extends keyof typeof refusals> = InstanceType<(typeof refusals)[Code]>
 
 type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Problems.Unauthenticated
   : E extends Errors.Forbidden ? Problems.Forbidden
@@ -45,7 +45,7 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Idempotency.IdempotencyKeyReused ? Problems.IdempotencyKeyReused
   : E extends Idempotency.IdempotencyInProgress ? Problems.IdempotencyInProgress
   : E extends Tenants.LimitsNeedCustomPlan ? Problems.InvalidRequest
-  : E extends Limiter.RateLimited ? Refusal
+  : E extends Limiter.RateLimited ? RefusalOf<E["code"]>
   : never
 
 /** The problem answering a domain error. */

@@ -24,31 +24,36 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfterSeconds: number
 }> {}
 
+/** A refusal with the code of the limit that refused it. */
+export type RateLimitedWith<Code extends RefusalCode> = RateLimited & { readonly code: Code }
+
 /** Enforces quotas and concurrency caps. */
 export class Limiter extends Context.Service<Limiter, {
   /** Decides one request against `quotas` now (the API's two layers use this and render the decision). */
   readonly decide: (quotas: ReadonlyArray<RateLimit.Quota>) => Effect.Effect<RateLimit.Decision>
   /** Counts one run of an operation, or refuses it. */
-  readonly enforce: (limit: OperationLimit) => Effect.Effect<RateLimit.Decision, RateLimited>
+  readonly enforce: <Code extends RefusalCode>(
+    limit: OperationLimit<Code>
+  ) => Effect.Effect<RateLimit.Decision, RateLimitedWith<Code>>
   /**
    * Counts an attempt, runs `verify`, and gives the attempt back when it
    * succeeds: only failures count (spec 8.2 password attempts), and
    * concurrent guesses cannot slip past the count.
    */
-  readonly attempt: <E, R>(
-    limit: OperationLimit,
+  readonly attempt: <Code extends RefusalCode, E, R>(
+    limit: OperationLimit<Code>,
     verify: Effect.Effect<boolean, E, R>
-  ) => Effect.Effect<boolean, E | RateLimited, R>
+  ) => Effect.Effect<boolean, E | RateLimitedWith<Code>, R>
   /**
    * Runs `use` holding one slot of `limit`, or refuses with `Retry-After: 1`.
    * The slot is given back however `use` ends (success, failure,
    * interruption such as a client disconnect or a timeout); a process that
    * dies holding it loses it after `leaseMillis`.
    */
-  readonly withSlot: (
-    limit: ConcurrencyLimit,
+  readonly withSlot: <Code extends RefusalCode>(
+    limit: ConcurrencyLimit<Code>,
     leaseMillis: number
-  ) => <A, E, R>(use: Effect.Effect<A, E, R>) => Effect.Effect<A, E | RateLimited, R>
+  ) => <A, E, R>(use: Effect.Effect<A, E, R>) => Effect.Effect<A, E | RateLimitedWith<Code>, R>
 }>()("@analytics/core/Limiter") {
   /** Enforces limits on the `RateLimitStore`. */
   static readonly layer = Layer.effect(Limiter, Effect.gen(function*() {
@@ -67,17 +72,13 @@ export class Limiter extends Context.Service<Limiter, {
       )
     const decideAt = (quotas: ReadonlyArray<RateLimit.Quota>, now: number) =>
       orFallback((store) => store.consume(quotas, now))
-    const enforceAt = (limit: OperationLimit, now: number) =>
+    const refusal = <Code extends RefusalCode>(code: Code, detail: string, retryAfterSeconds: number) =>
+      new RateLimited({ code, detail, retryAfterSeconds }) as RateLimitedWith<Code>
+    const enforceAt = <Code extends RefusalCode>(limit: OperationLimit<Code>, now: number) =>
       Effect.flatMap(decideAt(limit.quotas, now), (decision) =>
         decision.allowed
           ? Effect.succeed(decision)
-          : Effect.fail(
-            new RateLimited({
-              code: limit.code,
-              detail: limit.detail(decision.refusedBy ?? ""),
-              retryAfterSeconds: decision.retryAfterSeconds
-            })
-          ))
+          : Effect.fail(refusal(limit.code, limit.detail(decision.refusedBy ?? ""), decision.retryAfterSeconds)))
     return {
       decide: (quotas) => Effect.flatMap(Clock.currentTimeMillis, (now) => decideAt(quotas, now)),
       enforce: (limit) => Effect.flatMap(Clock.currentTimeMillis, (now) => enforceAt(limit, now)),
@@ -101,7 +102,7 @@ export class Limiter extends Context.Service<Limiter, {
               store.acquireSlot(limit.key, lease, limit.capacity, now, now + leaseMillis)
             )
             if (!acquired) {
-              return yield* new RateLimited({ code: limit.code, detail: limit.detail, retryAfterSeconds: 1 })
+              return yield* Effect.fail(refusal(limit.code, limit.detail, 1))
             }
             return lease
           }),

@@ -13,23 +13,25 @@ import * as RateLimit from "./RateLimit.ts"
 export type RefusalCode = Extract<ProblemCode, `rate-limit/${string}`>
 
 /** A limit on one operation: quotas counted together, all or nothing. */
-export interface OperationLimit {
+export interface OperationLimit<Code extends RefusalCode = RefusalCode> {
   readonly quotas: ReadonlyArray<RateLimit.Quota>
-  readonly code: RefusalCode
+  readonly code: Code
   /** The `detail` of a refusal, naming the quota that refused. */
   readonly detail: (refusedBy: string) => string
 }
 
 /** A cap on concurrent runs of an operation: `capacity` slots under `key`. */
-export interface ConcurrencyLimit {
+export interface ConcurrencyLimit<Code extends RefusalCode = RefusalCode> {
   readonly key: string
   readonly capacity: number
-  readonly code: RefusalCode
+  readonly code: Code
   readonly detail: string
 }
 
 /** `POST /v1/ai/ask`: 30 questions per minute per user (burst), 500 per hour per workspace; a streamed answer counts once. */
-export const aiQuestions = (subject: { readonly userId: string; readonly workspaceId: string }): OperationLimit => ({
+export const aiQuestions = (
+  subject: { readonly userId: string; readonly workspaceId: string }
+): OperationLimit<"rate-limit/ai-questions-exceeded"> => ({
   quotas: [
     { name: "user", key: `ai:user:${subject.userId}`, rule: RateLimit.bucket(30) },
     { name: "workspace", key: `ai:workspace:${subject.workspaceId}`, rule: RateLimit.window(500) }
@@ -42,14 +44,14 @@ export const aiQuestions = (subject: { readonly userId: string; readonly workspa
 })
 
 /** Exports started from the UI (a signed-in user): 30 per minute per user. */
-export const userExports = (userId: string): OperationLimit => ({
+export const userExports = (userId: string): OperationLimit<"rate-limit/exports-exceeded"> => ({
   quotas: [{ name: "user", key: `export:user:${userId}`, rule: RateLimit.bucket(30) }],
   code: "rate-limit/exports-exceeded",
   detail: () => "You have started 30 exports in the last minute"
 })
 
 /** Exports started with an API token: 300 per hour per workspace, in bursts of at most 10. */
-export const apiExports = (workspaceId: string): OperationLimit => ({
+export const apiExports = (workspaceId: string): OperationLimit<"rate-limit/exports-exceeded"> => ({
   quotas: [
     { name: "burst", key: `export:workspace:${workspaceId}:burst`, rule: RateLimit.bucket(10) },
     { name: "sustained", key: `export:workspace:${workspaceId}:sustained`, rule: RateLimit.window(300) }
@@ -62,14 +64,17 @@ export const apiExports = (workspaceId: string): OperationLimit => ({
 })
 
 /** Public-link password attempts: 5 failed per 5 minutes per client IP (a right password is not counted). */
-export const passwordAttempts = (clientIp: string): OperationLimit => ({
+export const passwordAttempts = (clientIp: string): OperationLimit<"rate-limit/password-attempts-exceeded"> => ({
   quotas: [{ name: "ip", key: `password:ip:${clientIp}`, rule: RateLimit.window(5, 5 * 60_000) }],
   code: "rate-limit/password-attempts-exceeded",
   detail: () => "Too many wrong passwords from this address in the last 5 minutes"
 })
 
 /** Concurrent semantic queries per workspace: by plan (Starter 4, Growth 8, Scale 32, Custom as negotiated). */
-export const queryConcurrency = (workspaceId: string, capacity: number): ConcurrencyLimit => ({
+export const queryConcurrency = (
+  workspaceId: string,
+  capacity: number
+): ConcurrencyLimit<"rate-limit/query-concurrency"> => ({
   key: `query:workspace:${workspaceId}`,
   capacity,
   code: "rate-limit/query-concurrency",
