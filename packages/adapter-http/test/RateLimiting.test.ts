@@ -3,8 +3,9 @@ import { classifier } from "@analytics/adapter-http/RateLimiting"
 import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { Errors, RateLimitStore } from "@analytics/core"
+import { Effect, Fiber, Layer, Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { TestClock } from "effect/testing"
 
 const names = [
@@ -172,6 +173,58 @@ describe("rate limiting over HTTP", () => {
       assert.strictEqual(problemCode(unknown), "resource/not-found")
       assert.deepStrictEqual(limitHeaders(yield* list(server, token)).limits, [180, 20_000])
     }))
+
+  it.effect("a store that fails: each request is still limited, by this process alone, and answered", () =>
+    Effect.gen(function*() {
+      const down = new Errors.StoreError({ operation: "test", cause: new Error("connection refused") })
+      const failing = Layer.succeed(RateLimitStore.RateLimitStore, {
+        consume: () => Effect.fail(down),
+        refund: () => Effect.fail(down),
+        acquireSlot: () => Effect.fail(down),
+        releaseSlot: () => Effect.fail(down)
+      })
+      const server = yield* start(MemoryStores.layer, { rateLimitStore: failing })
+      const { token } = yield* server.tenant("starter")
+      for (let i = 0; i < 60; i++) assert.strictEqual(limitHeaders(yield* list(server, token)).burst, 59 - i)
+      const refused = yield* list(server, token)
+      assert.strictEqual(problemCode(refused), "rate-limit/burst-exceeded")
+    }))
+
+  it.effect("a store that does not answer: after 500 ms the process decides alone", () =>
+    Effect.gen(function*() {
+      const silent = Layer.succeed(RateLimitStore.RateLimitStore, {
+        consume: () => Effect.never,
+        refund: () => Effect.never,
+        acquireSlot: () => Effect.never,
+        releaseSlot: () => Effect.never
+      })
+      const server = yield* start(MemoryStores.layer, { rateLimitStore: silent })
+      const provisioned = yield* Effect.forkChild(server.tenant("starter"))
+      const pending = yield* Effect.forkChild(Effect.flatMap(Fiber.join(provisioned), ({ token }) => list(server, token)))
+      // The clock moves only when told; the request waits for the store until then.
+      for (let i = 0; i < 50 && pending.pollUnsafe() === undefined; i++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+        yield* TestClock.adjust("500 millis")
+      }
+      const answered = yield* Fiber.join(pending)
+      assert.strictEqual(answered.status, 200, answered.text)
+      assert.strictEqual(limitHeaders(answered).burst, 59)
+    }))
+
+  it("the OpenAPI document declares the 429s on every authenticated endpoint", () => {
+    const document = OpenApi.fromApi(Api) as any
+    for (const [path, method] of [["/v1/workspaces", "get"], ["/v1/workspaces", "post"], ["/v1/tenants", "post"]]) {
+      const responses = document.paths[path][method].responses
+      assert.property(responses, "429", `${method} ${path}`)
+      assert.include(JSON.stringify(responses["429"]), "#/components/schemas/BurstExceededEncoded")
+      assert.include(JSON.stringify(responses["429"]), "#/components/schemas/SustainedExceededEncoded")
+    }
+    for (const name of ["BurstExceeded", "SustainedExceeded"]) {
+      const schema = JSON.stringify(document.components.schemas[`${name}Encoded`])
+      assert.include(schema, "retry_after")
+      assert.include(schema, name === "BurstExceeded" ? "rate-limit/burst-exceeded" : "rate-limit/sustained-exceeded")
+    }
+  })
 
   it("every endpoint of the API declares its class; an API with one that does not is refused", () => {
     const classOf = classifier(Api)

@@ -37,7 +37,8 @@ export interface TestServer {
 
 /** Starts a server on 127.0.0.1 with a free port, for the length of the scope. */
 export const start = <E>(
-  stores: Layer.Layer<App.Stores, E>
+  stores: Layer.Layer<App.Stores, E>,
+  options: Omit<App.Options<E>, "stores" | "publicBaseUrl"> = {}
 ): Effect.Effect<TestServer, E, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
@@ -45,7 +46,8 @@ export const start = <E>(
     const httpEffect = yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(context),
       publicBaseUrl: "http://127.0.0.1",
-      operatorToken
+      operatorToken,
+      ...options
     }))
     const handler = yield* NodeHttpServer.makeHandler(httpEffect, { scope })
     const server = createServer(handler)
