@@ -5,13 +5,14 @@
  * @since 0.1.0
  */
 import { Caller, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
-import { Effect, Exit, Layer, type Redacted } from "effect"
+import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { Authentication, Idempotent, Validation } from "./Api.ts"
 import * as Problems from "./Problems.ts"
 import { toProblem } from "./ProblemMapping.ts"
+import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 
 /**
@@ -22,8 +23,14 @@ export const authenticationLayer = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const resolve = yield* Caller.resolver
+    // The edge resolved this very credential already when it counted the request.
+    const resolved = (credential: Redacted.Redacted<string>) =>
+      Effect.flatMap(Effect.serviceOption(ResolvedCaller), (known) =>
+        Option.isSome(known) && known.value.credential === Redacted.value(credential)
+          ? Effect.succeed(known.value.caller)
+          : resolve(credential))
     const authenticate = (credential: Redacted.Redacted<string>) =>
-      Effect.flatMap(resolve(credential), ({ principal, tenant }): Effect.Effect<
+      Effect.flatMap(resolved(credential), ({ principal, tenant }): Effect.Effect<
         Principal.Principal,
         Errors.Unauthenticated
       > =>

@@ -11,6 +11,7 @@ import { Clock, Context, Effect, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
 import { undeclared } from "./Problems.ts"
+import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 
 /**
@@ -140,27 +141,30 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
     const classOf = classifier(api)
     const resolve = yield* Caller.resolver
     const limiter = yield* Limiter.Limiter
-    /** The tenant a request is counted for, if it carries a valid member credential. */
-    const tenantOf = Effect.flatMap(bearer, (credential) =>
-      Redacted.value(credential) === ""
+    /** Who a request's credential names, if it is a valid one. */
+    const callerOf = Effect.flatMap(bearer, (credential) => {
+      const value = Redacted.value(credential)
+      return value === ""
         ? Effect.undefined
         : resolve(credential).pipe(
-          Effect.map((caller) => caller.tenant),
+          Effect.map((caller) => ({ credential: value, caller })),
           // An unknown token or a failed lookup: authentication answers it, uncounted.
           Effect.orElseSucceed(() => undefined)
-        ))
+        )
+    })
     return <E, R>(
       httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
-        const tenant = yield* tenantOf
-        if (tenant === undefined) return withRetryAfter(yield* httpApp)
+        const resolved = yield* callerOf
+        const tenant = resolved?.caller.tenant
+        if (resolved === undefined || tenant === undefined) return withRetryAfter(yield* httpApp)
         const request = yield* HttpServerRequest.HttpServerRequest
         const quotas = RateLimit.tenantQuotas(tenant.tenant_id, classOf(request.method, pathOf(request.url)), limitsOf(tenant))
         const decision = yield* limiter.decide(quotas)
         const now = yield* Clock.currentTimeMillis
         if (!decision.allowed) return tooManyRequests(quotas, decision, now)
-        const response = withRetryAfter(yield* httpApp)
+        const response = withRetryAfter(yield* Effect.provideService(httpApp, ResolvedCaller, resolved))
         return HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
       })
   })

@@ -3,8 +3,8 @@ import { classifier } from "@analytics/adapter-http/RateLimiting"
 import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
-import { Errors, RateLimitStore } from "@analytics/core"
-import { Effect, Fiber, Layer, Schema } from "effect"
+import { Authenticator, Errors, RateLimitStore } from "@analytics/core"
+import { Effect, Fiber, Layer, Option, Redacted, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { TestClock } from "effect/testing"
 
@@ -209,6 +209,28 @@ describe("rate limiting over HTTP", () => {
       const answered = yield* Fiber.join(pending)
       assert.strictEqual(answered.status, 200, answered.text)
       assert.strictEqual(limitHeaders(answered).burst, 59)
+    }))
+
+  it.effect("a counted request's credential is authenticated once, by the edge, not again by the route", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const counting = Layer.effect(
+        Authenticator.Authenticator,
+        Effect.map(Effect.service(Authenticator.Authenticator), (inner) => ({
+          authenticate: (credential: Redacted.Redacted<string>) => {
+            calls++
+            return inner.authenticate(credential)
+          }
+        }))
+      ).pipe(Layer.provide(Authenticator.layerTokens({ operatorToken: Option.some(Redacted.make(operatorToken)) })))
+      const server = yield* start(MemoryStores.layer, { authenticator: counting })
+      const { token } = yield* server.tenant("growth")
+      calls = 0
+      for (let i = 0; i < 5; i++) assert.strictEqual((yield* list(server, token)).status, 200)
+      assert.strictEqual(calls, 5)
+      // Unknown tokens are not counted: authentication answers them, once too.
+      assert.strictEqual((yield* list(server, "ast_unknown")).status, 401)
+      assert.strictEqual(calls, 7, "an unknown token is tried by the edge and by authentication")
     }))
 
   it("the OpenAPI document declares the 429s on every authenticated endpoint", () => {
