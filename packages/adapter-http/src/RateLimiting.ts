@@ -141,6 +141,7 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
     const classOf = classifier(api)
     const resolve = yield* Caller.resolver
     const limiter = yield* Limiter.Limiter
+    const quotasOf = RateLimit.makeTenantQuotas()
     /** Who a request's credential names, if it is a valid one. */
     const callerOf = Effect.flatMap(bearer, (credential) => {
       const value = Redacted.value(credential)
@@ -160,7 +161,7 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
         const tenant = resolved?.caller.tenant
         if (resolved === undefined || tenant === undefined) return withRetryAfter(yield* httpApp)
         const request = yield* HttpServerRequest.HttpServerRequest
-        const quotas = RateLimit.tenantQuotas(tenant.tenant_id, classOf(request.method, pathOf(request.url)), limitsOf(tenant))
+        const quotas = quotasOf(tenant.tenant_id, classOf(request.method, pathOf(request.url)), limitsOf(tenant))
         const decision = yield* limiter.decide(quotas)
         const now = yield* Clock.currentTimeMillis
         if (!decision.allowed) return tooManyRequests(quotas, decision, now)

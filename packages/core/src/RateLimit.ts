@@ -126,10 +126,18 @@ export const decide = (
   now: number,
   quotas: ReadonlyArray<Quota>
 ): Decision => {
-  const consumed = quotas.map((quota, i) => consumeOne(quota.rule, states[i], now))
-  const allowed = consumed.every((state) => state !== undefined)
+  // Plain loops: this runs on every request.
+  const n = quotas.length
+  const consumed: Array<QuotaState | undefined> = new Array(n)
+  let allowed = true
+  for (let i = 0; i < n; i++) {
+    const state = consumeOne(quotas[i].rule, states[i], now)
+    consumed[i] = state
+    if (state === undefined) allowed = false
+  }
   const next = allowed ? consumed : states
-  const statuses = quotas.map((quota, i) => statusOf(quota.rule, next[i], now))
+  const statuses: Array<Status> = new Array(n)
+  for (let i = 0; i < n; i++) statuses[i] = statusOf(quotas[i].rule, next[i], now)
   if (allowed) return { allowed, states: next, statuses, refusedBy: undefined, retryAfterSeconds: 0 }
   // Every quota only loosens as time passes, so the latest of their next instants passes them all.
   let longest = 0
@@ -163,3 +171,29 @@ export const tenantQuotas = (tenantId: TenantId, endpointClass: EndpointClass, l
   { name: "burst", key: `tenant:${tenantId}:${endpointClass}:burst`, rule: limits.burst },
   { name: "sustained", key: `tenant:${tenantId}:${endpointClass}:sustained`, rule: limits.sustained }
 ]
+
+const sameLimits = (a: Limits, b: Limits): boolean =>
+  a.burst.capacity === b.burst.capacity && a.burst.fillMillis === b.burst.fillMillis &&
+  a.sustained.limit === b.sustained.limit && a.sustained.windowMillis === b.sustained.windowMillis
+
+/**
+ * `tenantQuotas`, remembered per (tenant, class) until the limits change.
+ * Building key strings per request costs more than the decision: a fresh
+ * string is hashed anew by every store's lookup, a kept one once. Keeps up
+ * to `capacity` tenants, then starts over.
+ */
+export const makeTenantQuotas = (capacity = 10_000) => {
+  const byTenant = new Map<TenantId, Map<EndpointClass, { readonly limits: Limits; readonly quotas: ReadonlyArray<Quota> }>>()
+  return (tenantId: TenantId, endpointClass: EndpointClass, limits: Limits): ReadonlyArray<Quota> => {
+    let classes = byTenant.get(tenantId)
+    if (classes === undefined) {
+      if (byTenant.size >= capacity) byTenant.clear()
+      byTenant.set(tenantId, classes = new Map())
+    }
+    const kept = classes.get(endpointClass)
+    if (kept !== undefined && sameLimits(kept.limits, limits)) return kept.quotas
+    const quotas = tenantQuotas(tenantId, endpointClass, limits)
+    classes.set(endpointClass, { limits, quotas })
+    return quotas
+  }
+}

@@ -71,8 +71,18 @@ export const makeMemory = (): RateLimitStore["Service"] => {
     consume: (quotas, now) =>
       Effect.sync(() => {
         sweep(now)
-        const decision = RateLimit.decide(quotas.map((quota) => states.get(quota.key)?.state), now, quotas)
-        if (decision.allowed) quotas.forEach((quota, i) => keep(quota, decision.states[i]))
+        const kept: Array<RateLimit.QuotaState | undefined> = new Array(quotas.length)
+        for (let i = 0; i < quotas.length; i++) kept[i] = states.get(quotas[i].key)?.state
+        const decision = RateLimit.decide(kept, now, quotas)
+        if (decision.allowed) {
+          // A consumed state's reset instant is its expiresAt: no need to work it out again.
+          for (let i = 0; i < quotas.length; i++) {
+            states.set(quotas[i].key, {
+              state: decision.states[i]!,
+              forgetAt: decision.statuses[i].resetAt + RateLimit.retainAfterExpiryMillis
+            })
+          }
+        }
         return decision
       }),
     refund: (quotas, countedAt, now) =>

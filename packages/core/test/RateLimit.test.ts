@@ -244,8 +244,17 @@ describe("RateLimit.decide", () => {
     fc.assert(
       fc.property(runArb, fc.integer({ min: 0, max: 10 ** 7 }), ({ instants, limits }, later) => {
         let state: State | undefined
-        for (const t of instants) state = decideLayers(state, t, limits).state
         const quotas = RateLimit.tenantQuotas("tenant" as never, "read", limits)
+        for (const t of instants) {
+          const decision = decideLayers(state, t, limits)
+          // An admitted request's reset instants are its new states' expiresAt (the memory store relies on it).
+          if (decision.allowed) {
+            quotas.forEach((quota, i) =>
+              assert.strictEqual(decision.statuses[i].resetAt, RateLimit.expiresAt(quota.rule, decision.states[i]!))
+            )
+          }
+          state = decision.state
+        }
         quotas.forEach((quota, i) => {
           const kept = i === 0 ? state!.bucket : state!.window
           if (kept === undefined) return
