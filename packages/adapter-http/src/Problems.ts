@@ -113,46 +113,35 @@ const retryAfter = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
   description: "Seconds until the next request passes; the same as the Retry-After header"
 })
 
+/** A 429 problem class for a rate-limit code, with `retry_after`. */
+const tooManyRequests = <Self>() => <const Tag extends string, const C extends Code>(tag: Tag, code: C) =>
+  HttpApiError.Problem<Self>()(tag, declare(code), { code: Schema.tag(code), retry_after: retryAfter })
+
 /** 429 rate-limit/burst-exceeded: the tenant's burst bucket for this endpoint class is empty (spec 8.1). */
-export class BurstExceeded extends HttpApiError.Problem<BurstExceeded>()(
-  "BurstExceeded",
-  declare("rate-limit/burst-exceeded"),
-  { code: Schema.tag("rate-limit/burst-exceeded"), retry_after: retryAfter }
-) {}
+export class BurstExceeded extends tooManyRequests<BurstExceeded>()("BurstExceeded", "rate-limit/burst-exceeded") {}
 
 /** 429 rate-limit/sustained-exceeded: the tenant's hourly window for this endpoint class is full (spec 8.1). */
-export class SustainedExceeded extends HttpApiError.Problem<SustainedExceeded>()(
-  "SustainedExceeded",
-  declare("rate-limit/sustained-exceeded"),
-  { code: Schema.tag("rate-limit/sustained-exceeded"), retry_after: retryAfter }
-) {}
+export class SustainedExceeded
+  extends tooManyRequests<SustainedExceeded>()("SustainedExceeded", "rate-limit/sustained-exceeded")
+{}
 
 /** 429 rate-limit/query-concurrency: the workspace runs as many queries as its plan allows (spec 8.2). */
-export class QueryConcurrency extends HttpApiError.Problem<QueryConcurrency>()(
-  "QueryConcurrency",
-  declare("rate-limit/query-concurrency"),
-  { code: Schema.tag("rate-limit/query-concurrency"), retry_after: retryAfter }
-) {}
+export class QueryConcurrency
+  extends tooManyRequests<QueryConcurrency>()("QueryConcurrency", "rate-limit/query-concurrency")
+{}
 
 /** 429 rate-limit/ai-questions-exceeded (spec 8.2). */
-export class AiQuestionsExceeded extends HttpApiError.Problem<AiQuestionsExceeded>()(
-  "AiQuestionsExceeded",
-  declare("rate-limit/ai-questions-exceeded"),
-  { code: Schema.tag("rate-limit/ai-questions-exceeded"), retry_after: retryAfter }
-) {}
+export class AiQuestionsExceeded
+  extends tooManyRequests<AiQuestionsExceeded>()("AiQuestionsExceeded", "rate-limit/ai-questions-exceeded")
+{}
 
 /** 429 rate-limit/exports-exceeded (spec 8.2). */
-export class ExportsExceeded extends HttpApiError.Problem<ExportsExceeded>()(
-  "ExportsExceeded",
-  declare("rate-limit/exports-exceeded"),
-  { code: Schema.tag("rate-limit/exports-exceeded"), retry_after: retryAfter }
-) {}
+export class ExportsExceeded extends tooManyRequests<ExportsExceeded>()("ExportsExceeded", "rate-limit/exports-exceeded") {}
 
 /** 429 rate-limit/password-attempts-exceeded (spec 8.2). */
-export class PasswordAttemptsExceeded extends HttpApiError.Problem<PasswordAttemptsExceeded>()(
+export class PasswordAttemptsExceeded extends tooManyRequests<PasswordAttemptsExceeded>()(
   "PasswordAttemptsExceeded",
-  declare("rate-limit/password-attempts-exceeded"),
-  { code: Schema.tag("rate-limit/password-attempts-exceeded"), retry_after: retryAfter }
+  "rate-limit/password-attempts-exceeded"
 ) {}
 
 /** The 429s of the tenant's own limits, which any authenticated request can meet. */

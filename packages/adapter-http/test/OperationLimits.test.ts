@@ -7,7 +7,7 @@
 import { App, Problems } from "@analytics/adapter-http"
 import { RateLimitClass } from "@analytics/adapter-http/RateLimiting"
 import { toProblem } from "@analytics/adapter-http/ProblemMapping"
-import { problemCode } from "@analytics/adapter-http/testing"
+import { listen, problemCode } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Authenticator, Limiter, OperationLimits, RateLimitStore, TenantDirectory } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -16,8 +16,6 @@ import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { TestClock } from "effect/testing"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 
 const Subject = { user: Schema.String, workspace: Schema.String }
 
@@ -94,7 +92,6 @@ const handlers = HttpApiBuilder.group(TestApi, "ops", (handlers) =>
 /** Serves the test API behind the service's edge; the base URL. */
 const serve = (options: { readonly trustedProxies?: ReadonlyArray<string> } = {}) =>
   Effect.gen(function*() {
-    const scope = yield* Effect.scope
     const app = Layer.mergeAll(HttpApiBuilder.layer(TestApi), App.edgeFor(TestApi, options)).pipe(
       Layer.provide(handlers),
       Layer.provide(Limiter.Limiter.layer),
@@ -104,17 +101,7 @@ const serve = (options: { readonly trustedProxies?: ReadonlyArray<string> } = {}
       Layer.provide(MemoryStores.layer),
       Layer.provide(NodeHttpServer.layerHttpServices)
     )
-    const handler = yield* NodeHttpServer.makeHandler(yield* HttpRouter.toHttpEffect(app), { scope })
-    const server = createServer(handler)
-    yield* Effect.acquireRelease(
-      Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
-      () =>
-        Effect.callback<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-    )
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    return yield* listen(yield* HttpRouter.toHttpEffect(app))
   })
 
 interface Answer {

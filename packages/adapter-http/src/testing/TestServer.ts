@@ -6,7 +6,7 @@
 import * as App from "../App.ts"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Layer, type Scope } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -35,21 +35,12 @@ export interface TestServer {
   readonly tenant: (plan?: string) => Effect.Effect<{ readonly tenantId: string; readonly token: string }>
 }
 
-/** Starts a server on 127.0.0.1 with a free port, for the length of the scope. */
-export const start = <E>(
-  stores: Layer.Layer<App.Stores, E>,
-  options: Omit<App.Options<E>, "stores" | "publicBaseUrl"> = {}
-): Effect.Effect<TestServer, E, Scope.Scope> =>
+/** Serves an HTTP app on 127.0.0.1 at a free port, for the length of the scope; its base URL. */
+export const listen = <E>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>
+): Effect.Effect<string, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const scope = yield* Effect.scope
-    const context = yield* Layer.build(stores)
-    const httpEffect = yield* HttpRouter.toHttpEffect(App.layer({
-      stores: Layer.succeedContext(context),
-      publicBaseUrl: "http://127.0.0.1",
-      operatorToken,
-      ...options
-    }))
-    const handler = yield* NodeHttpServer.makeHandler(httpEffect, { scope })
+    const handler = yield* NodeHttpServer.makeHandler(httpEffect, { scope: yield* Effect.scope })
     const server = createServer(handler)
     yield* Effect.acquireRelease(
       Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
@@ -59,7 +50,23 @@ export const start = <E>(
           server.close(() => resume(Effect.void))
         })
     )
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+
+/** Starts a server on 127.0.0.1 with a free port, for the length of the scope. */
+export const start = <E>(
+  stores: Layer.Layer<App.Stores, E>,
+  options: Omit<App.Options<E>, "stores" | "publicBaseUrl"> = {}
+): Effect.Effect<TestServer, E, Scope.Scope> =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(stores)
+    const httpEffect = yield* HttpRouter.toHttpEffect(App.layer({
+      stores: Layer.succeedContext(context),
+      publicBaseUrl: "http://127.0.0.1",
+      operatorToken,
+      ...options
+    }))
+    const url = yield* listen(httpEffect)
     const request: TestServer["request"] = (method, path, options = {}) =>
       Effect.promise(async () => {
         const headers: Record<string, string> = { ...options.headers }
