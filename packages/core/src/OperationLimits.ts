@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import { type Plan, planLimits } from "./Plan.ts"
 import type { ProblemCode } from "./ProblemCode.ts"
 import * as RateLimit from "./RateLimit.ts"
 
@@ -70,7 +69,11 @@ export const passwordAttempts = (clientIp: string): OperationLimit<"rate-limit/p
   detail: () => "Too many wrong passwords from this address in the last 5 minutes"
 })
 
-/** Concurrent semantic queries per workspace: by plan (Starter 4, Growth 8, Scale 32, Custom as negotiated). */
+/**
+ * Concurrent semantic queries per workspace: `capacity` is the tenant's
+ * (`Plan.limitsFor(plan, limits).queryConcurrency`: Starter 4, Growth 8,
+ * Scale 32, Custom as negotiated).
+ */
 export const queryConcurrency = (
   workspaceId: string,
   capacity: number
@@ -80,6 +83,3 @@ export const queryConcurrency = (
   code: "rate-limit/query-concurrency",
   detail: `This workspace already runs ${capacity} queries; retry when one finishes`
 })
-
-/** A plan's query concurrency cap. */
-export const queryConcurrencyOf = (plan: Plan): number => planLimits[plan].queryConcurrency

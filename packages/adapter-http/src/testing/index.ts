@@ -5,3 +5,4 @@
  * @since 0.1.0
  */
 export * from "./TestServer.ts"
+export { operationLimitsSuite } from "./OperationLimitsSuite.ts"

@@ -1,0 +1,278 @@
+/**
+ * The per-operation limits of spec 8.2 over real HTTP, as a suite any
+ * rate-limit store runs unchanged. The endpoints exist only here: each
+ * handler plugs a core limit definition into the Limiter the way the later
+ * features will (AI questions, exports, public-link passwords, semantic
+ * queries), behind the same edge as the API.
+ *
+ * @since 0.1.0
+ */
+import { Authenticator, Errors, Limiter, OperationLimits, type RateLimitStore, TenantDirectory } from "@analytics/core"
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { TestClock } from "effect/testing"
+import * as App from "../App.ts"
+import { toProblem } from "../ProblemMapping.ts"
+import * as Problems from "../Problems.ts"
+import { RateLimitClass } from "../RateLimiting.ts"
+import { listen, problemCode } from "./TestServer.ts"
+
+const Subject = { user: Schema.String, workspace: Schema.String }
+
+const Ops = HttpApiGroup.make("ops")
+  .add(HttpApiEndpoint.post("ask", "/ask", { payload: Schema.Struct(Subject), error: Problems.AiQuestionsExceeded })
+    .annotate(RateLimitClass, "ai"))
+  .add(HttpApiEndpoint.post("export", "/export", {
+    payload: Schema.Struct({ ...Subject, via: Schema.Literals(["ui", "api"]) }),
+    error: Problems.ExportsExceeded
+  }).annotate(RateLimitClass, "export"))
+  .add(HttpApiEndpoint.post("unlock", "/unlock", {
+    // `scope` keeps runs apart on a shared store; a public link's attempts are counted per IP alone.
+    payload: Schema.Struct({ password: Schema.String, scope: Schema.String }),
+    error: [Problems.PasswordAttemptsExceeded, Problems.Forbidden]
+  }).annotate(RateLimitClass, "read"))
+  .add(HttpApiEndpoint.post("query", "/query", {
+    payload: Schema.Struct({
+      workspace: Schema.String,
+      capacity: Schema.Int,
+      run: Schema.Literals(["forever", "fail", "timeout", "done"])
+    }),
+    error: [Problems.QueryConcurrency, Problems.Forbidden, Problems.ServiceUnavailable]
+  }).annotate(RateLimitClass, "read"))
+
+const TestApi = HttpApi.make("operation-limits").add(Ops)
+
+const encoder = new TextEncoder()
+
+const handlers = HttpApiBuilder.group(TestApi, "ops", (handlers) =>
+  Effect.gen(function*() {
+    const limiter = yield* Limiter.Limiter
+    return handlers
+      // A streamed answer: counted once, before the first byte.
+      .handle("ask", ({ payload }) =>
+        Effect.as(
+          Effect.mapError(limiter.enforce(OperationLimits.aiQuestions({ userId: payload.user, workspaceId: payload.workspace })), toProblem),
+          HttpServerResponse.stream(Stream.map(Stream.fromIterable(["The ", "answer ", "streams."]), (s) => encoder.encode(s)))
+        ))
+      .handle("export", ({ payload }) =>
+        Effect.as(
+          Effect.mapError(
+            limiter.enforce(payload.via === "ui" ? OperationLimits.userExports(payload.user) : OperationLimits.apiExports(payload.workspace)),
+            toProblem
+          ),
+          HttpServerResponse.empty({ status: 202 })
+        ))
+      .handle("unlock", ({ payload }) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const ip = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const right = yield* Effect.mapError(
+            limiter.attempt(OperationLimits.passwordAttempts(`${payload.scope}/${ip}`), Effect.succeed(payload.password === "sesame")),
+            toProblem
+          )
+          if (!right) return yield* new Problems.Forbidden({ detail: "Wrong password" })
+          return HttpServerResponse.text(ip)
+        }))
+      .handle("query", ({ payload }) => {
+        const work: Effect.Effect<void, Problems.Forbidden | Problems.ServiceUnavailable> = {
+          forever: Effect.never,
+          fail: Effect.fail(new Problems.Forbidden({ detail: "The query failed" })),
+          timeout: Effect.sleep("1 hour").pipe(
+            Effect.timeout("5 seconds"),
+            Effect.catchTag("TimeoutError", () => Effect.fail(new Problems.ServiceUnavailable({ detail: "Timed out" })))
+          ),
+          done: Effect.void
+        }[payload.run]
+        return limiter.withSlot(OperationLimits.queryConcurrency(payload.workspace, payload.capacity), 60_000)(work).pipe(
+          Effect.catchTag("RateLimited", (refused) => Effect.fail(toProblem(refused))),
+          Effect.as(HttpServerResponse.text("done"))
+        )
+      })
+  }))
+
+/** No credentials: these endpoints are anonymous (the edge counts no tenant for them). */
+const anonymous = Layer.mergeAll(
+  Layer.succeed(Authenticator.Authenticator, {
+    authenticate: () => Effect.fail(new Errors.Unauthenticated({ detail: "No credentials here" }))
+  }),
+  Layer.succeed(TenantDirectory.TenantDirectory, { get: () => Effect.undefined })
+)
+
+/** Serves the test API behind the service's edge; the base URL. */
+const serve = (options: { readonly trustedProxies?: ReadonlyArray<string> } = {}) =>
+  Effect.gen(function*() {
+    const app = Layer.mergeAll(HttpApiBuilder.layer(TestApi), App.edgeFor(TestApi, options)).pipe(
+      Layer.provide(handlers),
+      Layer.provide(anonymous),
+      Layer.provide(NodeHttpServer.layerHttpServices)
+    )
+    return yield* listen(yield* HttpRouter.toHttpEffect(app))
+  })
+
+interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+const post = (base: string, path: string, body: unknown, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}) =>
+  Effect.promise(async (): Promise<Answer> => {
+    const response = await fetch(base + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...init.headers },
+      body: JSON.stringify(body),
+      ...(init.signal === undefined ? {} : { signal: init.signal })
+    })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  })
+
+/** A refusal: 429, the code, Retry-After equal to the body's retry_after. */
+const assertRefused = (answer: Answer, code: string, retryAfter: number) => {
+  assert.strictEqual(answer.status, 429, answer.text)
+  assert.strictEqual(problemCode(answer), code)
+  assert.strictEqual(answer.headers.get("retry-after"), String(retryAfter))
+  assert.strictEqual(answer.body.retry_after, retryAfter)
+}
+
+const times = <A>(n: number, effect: Effect.Effect<A>) => Effect.forEach(Array.from({ length: n }), () => effect)
+
+/** Waits (real time) until `effect` answers `status`, for what a server learns asynchronously (a client gone). */
+const eventually = (effect: Effect.Effect<Answer>, status: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 100; i++) {
+      const answer = yield* effect
+      if (answer.status === status) return answer
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+    }
+    return assert.fail(`never answered ${status}`)
+  })
+
+/**
+ * Registers the suite on a rate-limit store. Each test uses keys of its own
+ * (a fresh run id), so the suite may share one store with other suites.
+ */
+export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLimitStore.RateLimitStore, E>): void => {
+  describe(`per-operation limits over HTTP (spec 8.2): ${name}`, () => {
+    layer(Limiter.Limiter.layer.pipe(Layer.provideMerge(store)), { timeout: "120 seconds" })((it) => {
+  it.effect("AI questions: 30 a minute per user, a streamed answer counting once; 500 an hour per workspace", () =>
+    Effect.gen(function*() {
+      const base = yield* serve()
+      const run = crypto.randomUUID()
+      const ask = (user: string, workspace = "w1") => post(base, "/ask", { user: `${run}:${user}`, workspace: `${run}:${workspace}` })
+      const first = yield* ask("ann")
+      assert.strictEqual(first.status, 200)
+      assert.strictEqual(first.text, "The answer streams.")
+      assert.deepStrictEqual((yield* times(29, ask("ann"))).map((a) => a.status), Array(29).fill(200))
+      // 30 a minute refill one every 2 s.
+      assertRefused(yield* ask("ann"), "rate-limit/ai-questions-exceeded", 2)
+      assert.strictEqual((yield* ask("bob")).status, 200, "another user of the workspace has their own burst")
+      yield* TestClock.adjust("2 seconds")
+      assert.strictEqual((yield* ask("ann")).status, 200)
+      // The workspace's hour: 32 asked; 468 more from other users, then the 501st is refused for everyone.
+      for (let i = 0; i < 468; i++) assert.strictEqual((yield* ask(`user-${i % 20}-${Math.floor(i / 20)}`)).status, 200)
+      const refused = yield* ask("carol")
+      assert.strictEqual(problemCode(refused), "rate-limit/ai-questions-exceeded")
+      assert.match(refused.body.detail, /500 questions in the last hour/)
+      assert.strictEqual((yield* ask("carol", "w2")).status, 200, "another workspace has its own hour")
+    }))
+
+  it.effect("exports: 30 a minute per user from the UI; 300 an hour per workspace by API token, in bursts of 10", () =>
+    Effect.gen(function*() {
+      const base = yield* serve()
+      const run = crypto.randomUUID()
+      const exportVia = (via: "ui" | "api", user = "ann", workspace = "w1") =>
+        post(base, "/export", { via, user: `${run}:${user}`, workspace: `${run}:${workspace}` })
+      assert.deepStrictEqual((yield* times(30, exportVia("ui"))).map((a) => a.status), Array(30).fill(202))
+      assertRefused(yield* exportVia("ui"), "rate-limit/exports-exceeded", 2)
+      assert.deepStrictEqual((yield* times(10, exportVia("api"))).map((a) => a.status), Array(10).fill(202))
+      // Ten a minute refill one every 6 s.
+      assertRefused(yield* exportVia("api"), "rate-limit/exports-exceeded", 6)
+      // Steadily, 10 a minute: 300 in the first 30 minutes, then the hour is full.
+      for (let minute = 1; minute < 30; minute++) {
+        yield* TestClock.adjust("1 minute")
+        assert.deepStrictEqual((yield* times(10, exportVia("api"))).map((a) => a.status), Array(10).fill(202))
+      }
+      yield* TestClock.adjust("1 minute")
+      const refused = yield* exportVia("api")
+      assert.strictEqual(problemCode(refused), "rate-limit/exports-exceeded")
+      assert.match(refused.body.detail, /300 exports in the last hour/)
+      assert.strictEqual((yield* exportVia("api", "ann", "w2")).status, 202)
+    }))
+
+  it.effect("password attempts: 5 failures per 5 minutes per client IP; a right password is not counted", () =>
+    Effect.gen(function*() {
+      const base = yield* serve()
+      const scope = crypto.randomUUID()
+      const unlock = (password: string, headers: Record<string, string> = {}) =>
+        post(base, "/unlock", { password, scope }, { headers })
+      for (let i = 0; i < 10; i++) assert.strictEqual((yield* unlock("sesame")).status, 200)
+      for (let i = 0; i < 5; i++) assert.strictEqual(problemCode(yield* unlock("guess")), "auth/forbidden")
+      // Locked out: even the right password waits, and a forged X-Forwarded-For from an untrusted peer changes nothing.
+      const refused = yield* unlock("sesame", { "x-forwarded-for": "203.0.113.9" })
+      assert.strictEqual(refused.status, 429)
+      assert.strictEqual(problemCode(refused), "rate-limit/password-attempts-exceeded")
+      assert.isAtLeast(Number(refused.headers.get("retry-after")), 1)
+      yield* TestClock.adjust(`${Number(refused.headers.get("retry-after"))} seconds`)
+      assert.strictEqual((yield* unlock("sesame")).status, 200)
+    }))
+
+  it.effect("behind a trusted proxy the client address is X-Forwarded-For's, so clients are counted apart", () =>
+    Effect.gen(function*() {
+      const base = yield* serve({ trustedProxies: ["127.0.0.1/32"] })
+      const scope = crypto.randomUUID()
+      const unlock = (password: string, client: string) =>
+        post(base, "/unlock", { password, scope }, { headers: { "x-forwarded-for": `198.51.100.1, ${client}` } })
+      const seen = yield* unlock("sesame", "203.0.113.5")
+      assert.strictEqual(seen.text, "203.0.113.5", "the rightmost untrusted address")
+      for (let i = 0; i < 5; i++) yield* unlock("guess", "203.0.113.5")
+      assert.strictEqual((yield* unlock("sesame", "203.0.113.5")).status, 429)
+      assert.strictEqual((yield* unlock("sesame", "203.0.113.6")).status, 200)
+    }))
+
+  it.effect("query concurrency: over the cap 429 with Retry-After 1; a slot comes back on success, failure, timeout and disconnect", () =>
+    Effect.gen(function*() {
+      const base = yield* serve()
+      const id = crypto.randomUUID()
+      const query = (run: string, signal?: AbortSignal) =>
+        post(base, "/query", { workspace: `${id}:w1`, capacity: 8, run }, signal === undefined ? {} : { signal })
+      /** A query that keeps asking while refused (a poll below may hold a slot for an instant). */
+      const holding = (run: string, signal?: AbortSignal) =>
+        Effect.repeat(query(run, signal), { while: (answer) => answer.status === 429 })
+      // Eight queries that never end, each held by a client that can hang up.
+      const clients = Array.from({ length: 8 }, () => new AbortController())
+      for (const client of clients) yield* Effect.forkChild(Effect.ignore(Effect.exit(holding("forever", client.signal))))
+      yield* eventually(query("done"), 429)
+      assertRefused(yield* query("done"), "rate-limit/query-concurrency", 1)
+      assert.strictEqual(
+        (yield* post(base, "/query", { workspace: `${id}:w2`, capacity: 8, run: "done" })).status,
+        200,
+        "another workspace has its own slots"
+      )
+      // A client hangs up: its query is interrupted and its slot is free.
+      clients[0].abort()
+      assert.strictEqual((yield* eventually(query("done"), 200)).text, "done")
+      // Success gave it back (the previous line), and so does failure:
+      assert.strictEqual(problemCode(yield* query("fail")), "auth/forbidden")
+      assert.strictEqual((yield* query("done")).status, 200)
+      // and a timeout.
+      const timingOut = yield* Effect.forkChild(holding("timeout"))
+      yield* eventually(query("done"), 429)
+      yield* TestClock.adjust("5 seconds")
+      assert.strictEqual(problemCode(yield* Fiber.join(timingOut)), "service/unavailable")
+      assert.strictEqual((yield* query("done")).status, 200)
+      for (const client of clients) client.abort()
+    }))
+  })
+  })
+}
