@@ -155,12 +155,16 @@ describe("HTTP errors are problem+json", () => {
       assert.strictEqual(defect.status, 500)
       assert.strictEqual(problemCode(defect), "internal")
       assert.notInclude(defect.text, "disk on fire")
+      // 5xx answers of a tenant carry the rate-limit headers too (spec 8.1: every response).
+      assert.strictEqual(defect.headers.get("x-ratelimit-limit-burst"), "180")
+      assert.isNotNull(defect.headers.get("ratelimit"))
 
       const down = yield* start(faultyInsert(Effect.fail(new Errors.StoreError({ operation: "insert", cause: "down" }))))
       const other = yield* down.tenant()
       const unavailable = yield* down.request("POST", "/v1/workspaces", { token: other.token, body: { name: "Sales" } })
       assert.strictEqual(unavailable.status, 503)
       assert.strictEqual(problemCode(unavailable), "service/unavailable")
+      assert.strictEqual(unavailable.headers.get("x-ratelimit-remaining-burst"), "179")
     }).pipe(Effect.scoped))
 })
 
