@@ -17,6 +17,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pickFreePort } from "./FreePort.ts"
 
 export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
@@ -239,24 +240,6 @@ const pickBaseDir = (): string => {
     (!isRoot() || isWorldTraversable(base))
   return ok ? base : "/tmp"
 }
-
-/** Binds port 0 on 127.0.0.1, reads the assigned port and releases it. */
-const pickFreePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.on("error", reject)
-    server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
-      const address = server.address()
-      if (address === null || typeof address === "string") {
-        server.close()
-        reject(new Error("TestPostgres: could not determine a free port"))
-        return
-      }
-      const port = address.port
-      server.close((err) => (err ? reject(err) : resolve(port)))
-    })
-  })
 
 const tcpConnects = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

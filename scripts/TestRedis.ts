@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pickFreePort } from "./FreePort.ts"
 
 export interface TestRedis {
   /** `redis://127.0.0.1:<port>` */
@@ -41,24 +42,6 @@ export const findRedisServer = (): string | undefined => {
   const dirs = (process.env["PATH"] ?? "").split(path.delimiter).filter((d) => d !== "")
   return [...dirs, "/usr/bin"].map((dir) => path.join(dir, "redis-server")).find(isExecutable)
 }
-
-/** Binds port 0 on 127.0.0.1, reads the assigned port and releases it. */
-const pickFreePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.on("error", reject)
-    server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
-      const address = server.address()
-      if (address === null || typeof address === "string") {
-        server.close()
-        reject(new Error("TestRedis: could not determine a free port"))
-        return
-      }
-      const port = address.port
-      server.close((err) => (err ? reject(err) : resolve(port)))
-    })
-  })
 
 /** Whether a server on `port` answers PING with PONG. */
 const answersPing = (port: number): Promise<boolean> =>
