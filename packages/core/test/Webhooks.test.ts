@@ -1,0 +1,167 @@
+import { RetrySchedule, WebhookSignature, WebhookUrl } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Result } from "effect"
+import { createHmac } from "node:crypto"
+import Stripe from "stripe"
+
+const body = JSON.stringify({
+  id: "evt_01",
+  type: "export.succeeded",
+  created_at: "2026-11-21T12:00:00.000Z",
+  workspace_id: "w",
+  data: { é: "☃" }
+})
+const secret = "whsec_current"
+const previous = "whsec_previous"
+const t = 1_795_000_000
+const now = t * 1000
+
+const reasonOf = (effect: Effect.Effect<unknown, WebhookSignature.WebhookVerificationError>) =>
+  Effect.map(Effect.flip(effect), (error) => error.reason)
+
+describe("WebhookSignature", () => {
+  it.effect("the header is t=<unix>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">, computed independently", () =>
+    Effect.gen(function*() {
+      const value = yield* WebhookSignature.sign(body, [secret], t)
+      const expected = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")
+      assert.strictEqual(value, `t=${t},v1=${expected}`)
+    }))
+
+  it.effect("Stripe's own verifier accepts our header, and ours accepts Stripe's", () =>
+    Effect.gen(function*() {
+      const value = yield* WebhookSignature.sign(body, [secret], t)
+      assert.isTrue(Stripe.webhooks.signature!.verifyHeader(body, value, secret, 300, undefined, t))
+      const theirs = Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: t })
+      assert.deepStrictEqual(yield* WebhookSignature.verify(body, { "x-service-signature": theirs }, [secret], { now }), {
+        timestampSeconds: t
+      })
+    }))
+
+  it.effect("during a rotation each secret signs, and a receiver on either one verifies", () =>
+    Effect.gen(function*() {
+      const value = yield* WebhookSignature.sign(body, [secret, previous], t)
+      assert.strictEqual(WebhookSignature.parse(value)?.v1.length, 2)
+      const headers = new Headers({ "X-Service-Signature": value })
+      yield* WebhookSignature.verify(body, headers, [secret], { now })
+      yield* WebhookSignature.verify(body, headers, [previous], { now })
+      assert.isTrue(Stripe.webhooks.signature!.verifyHeader(body, value, previous, 300, undefined, t))
+      assert.strictEqual(yield* reasonOf(WebhookSignature.verify(body, headers, ["whsec_other"], { now })), "no-matching-signature")
+    }))
+
+  it.effect("the replay window is 300 s either way, to the second", () =>
+    Effect.gen(function*() {
+      const headers = { "x-service-signature": yield* WebhookSignature.sign(body, [secret], t) }
+      for (const offset of [-300, 0, 300]) yield* WebhookSignature.verify(body, headers, [secret], { now: now + offset * 1000 })
+      yield* WebhookSignature.verify(body, headers, [secret], { now: now + 300_999 })
+      for (const offset of [-301, 301]) {
+        assert.strictEqual(
+          yield* reasonOf(WebhookSignature.verify(body, headers, [secret], { now: now + offset * 1000 })),
+          "timestamp-outside-tolerance"
+        )
+      }
+      yield* WebhookSignature.verify(body, headers, [secret], { now: now + 3_600_000, toleranceSeconds: 3_600 })
+    }))
+
+  it.effect("a changed body, timestamp or signature fails; so do missing and malformed headers", () =>
+    Effect.gen(function*() {
+      const value = yield* WebhookSignature.sign(body, [secret], t)
+      const check = (raw: string, headers: Record<string, string>) => reasonOf(WebhookSignature.verify(raw, headers, [secret], { now }))
+      assert.strictEqual(yield* check(`${body} `, { "x-service-signature": value }), "no-matching-signature")
+      assert.strictEqual(yield* check(body, { "x-service-signature": value.replace(`t=${t}`, `t=${t + 1}`) }), "no-matching-signature")
+      assert.strictEqual(yield* check(body, { "x-service-signature": value.slice(0, -1) + (value.endsWith("0") ? "1" : "0") }), "no-matching-signature")
+      assert.strictEqual(yield* check(body, {}), "missing-header")
+      for (const malformed of ["v1=abc", "t=abc,v1=00", "t=1,t=2", "garbage", "t=,v1="]) {
+        assert.strictEqual(yield* check(body, { "x-service-signature": malformed }), "malformed-header", malformed)
+      }
+      // A header whose only signatures are of another scheme verifies nothing.
+      assert.strictEqual(yield* check(body, { "x-service-signature": `t=${t},v0=${"0".repeat(64)}` }), "no-matching-signature")
+    }))
+
+  it("verifyWebhook: the same for receivers outside Effect, as a promise", async () => {
+    const value = await Effect.runPromise(WebhookSignature.sign(body, [secret], t))
+    assert.deepStrictEqual(await WebhookSignature.verifyWebhook(body, { "x-service-signature": value }, [secret], { now }), {
+      timestampSeconds: t
+    })
+    const error = await WebhookSignature.verifyWebhook(`${body}x`, { "x-service-signature": value }, [secret], { now }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    assert.instanceOf(error, WebhookSignature.WebhookVerificationError)
+  })
+})
+
+describe("RetrySchedule", () => {
+  it("the first attempt, then retries after 5, 10, 20, 40, 60, 60 s; then the delivery is failed", () => {
+    const start = 1_000_000
+    const attempts = [start]
+    for (let failed = 1;; failed++) {
+      const next = RetrySchedule.nextAttemptAt(failed, attempts[attempts.length - 1])
+      if (next === undefined) break
+      attempts.push(next)
+    }
+    assert.deepStrictEqual(attempts.map((at) => (at - start) / 1000), [0, 5, 15, 35, 75, 135, 195])
+  })
+
+  it("outcomes: 2xx succeeds, 404/410 is gone, everything else (3xx included) is retried", () => {
+    assert.deepStrictEqual([200, 204, 299].map((s) => RetrySchedule.outcome(s)._tag), ["Succeeded", "Succeeded", "Succeeded"])
+    assert.deepStrictEqual([404, 410].map((s) => RetrySchedule.outcome(s)._tag), ["Gone", "Gone"])
+    assert.deepStrictEqual(
+      [undefined, 301, 302, 400, 401, 429, 500, 503].map((s) => RetrySchedule.outcome(s)._tag),
+      Array(8).fill("Retryable")
+    )
+  })
+
+  it("Retry-After of a 429 or 503 lengthens a wait up to the schedule's longest, never shortens it", () => {
+    const retryAfterOf = (status: number, seconds: number) => {
+      const result = RetrySchedule.outcome(status, seconds)
+      return result._tag === "Retryable" ? result.retryAfterSeconds : undefined
+    }
+    assert.strictEqual(retryAfterOf(429, 30), 30)
+    assert.strictEqual(retryAfterOf(500, 30), undefined)
+    assert.strictEqual(RetrySchedule.nextAttemptAt(1, 0, 30), 30_000)
+    assert.strictEqual(RetrySchedule.nextAttemptAt(1, 0, 3_600), 60_000)
+    assert.strictEqual(RetrySchedule.nextAttemptAt(3, 0, 1), 20_000)
+  })
+})
+
+describe("WebhookUrl", () => {
+  const reasonOf = (input: string) => {
+    const result = WebhookUrl.parse(input)
+    return Result.isSuccess(result) ? "accepted" : result.failure.reason
+  }
+
+  it("accepts absolute https URLs with a host", () => {
+    for (const url of ["https://hooks.example.com/in", "HTTPS://Example.COM:8443/a?b=c", "https://[2001:db8::1]/x", "https://127.0.0.1/"]) {
+      assert.strictEqual(reasonOf(url), "accepted", url)
+    }
+    assert.deepStrictEqual(WebhookUrl.parse("HTTPS://Example.COM:443/a"), Result.succeed("https://example.com/a"))
+  })
+
+  it("refuses every other scheme as webhook/scheme-not-allowed, scheme-relative and bare hosts included", () => {
+    for (const url of [
+      "http://example.com/",
+      "file:///etc/passwd",
+      "ftp://example.com/",
+      "javascript:alert(1)",
+      "data:text/plain,x",
+      "ws://example.com/",
+      "//example.com/in",
+      "example.com/in",
+      "https//example.com"
+    ]) assert.strictEqual(reasonOf(url), "scheme", url)
+  })
+
+  it("refuses credentials, fragments, control characters and malformed hosts", () => {
+    for (const url of [
+      "https://user:pass@example.com/",
+      "https://evil.com@example.com/",
+      "https://example.com/#frag",
+      "https:///path-only",
+      "https:\\\\example.com",
+      "https://exa mple.com/",
+      "https://example.com/\n",
+      "https://",
+      `https://example.com/${"a".repeat(2_100)}`
+    ]) assert.strictEqual(reasonOf(url), "invalid", url)
+  })
+})
