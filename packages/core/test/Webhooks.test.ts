@@ -1,4 +1,4 @@
-import { RetrySchedule, WebhookSignature, WebhookUrl } from "@analytics/core"
+import { EgressGuard, RetrySchedule, WebhookSignature, WebhookUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { createHmac } from "node:crypto"
@@ -163,5 +163,49 @@ describe("WebhookUrl", () => {
       "https://",
       `https://example.com/${"a".repeat(2_100)}`
     ]) assert.strictEqual(reasonOf(url), "invalid", url)
+  })
+})
+
+describe("EgressGuard", () => {
+  it("refuses every special-purpose address, IPv4 inside IPv6 included", () => {
+    const cases: ReadonlyArray<readonly [string, EgressGuard.Refusal]> = [
+      ["127.0.0.1", "loopback"],
+      ["127.255.0.9", "loopback"],
+      ["::1", "loopback"],
+      ["[::1]", "loopback"],
+      ["0.0.0.0", "unspecified"],
+      ["::", "unspecified"],
+      ["10.1.2.3", "private"],
+      ["172.16.0.1", "private"],
+      ["172.31.255.255", "private"],
+      ["192.168.1.1", "private"],
+      ["fd00:ec2::254", "private"],
+      ["fc00::1", "private"],
+      ["100.64.0.1", "carrier-grade-nat"],
+      ["100.127.255.254", "carrier-grade-nat"],
+      ["169.254.169.254", "link-local"],
+      ["fe80::1", "link-local"],
+      ["fe80::1%eth0", "link-local"],
+      ["224.0.0.1", "multicast"],
+      ["ff02::1", "multicast"],
+      ["255.255.255.255", "reserved"],
+      ["198.18.0.1", "reserved"],
+      ["192.0.2.10", "reserved"],
+      ["2001:db8::1", "reserved"],
+      ["::ffff:127.0.0.1", "loopback"],
+      ["::ffff:7f00:1", "loopback"],
+      ["::ffff:169.254.169.254", "link-local"],
+      ["64:ff9b::10.0.0.1", "private"],
+      ["2002:c0a8:0101::1", "private"],
+      ["localhost", "not-an-address"],
+      ["2130706433", "not-an-address"]
+    ]
+    for (const [address, refusal] of cases) assert.strictEqual(EgressGuard.refusalOf(address), refusal, address)
+  })
+
+  it("lets public unicast addresses through", () => {
+    for (const address of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"]) {
+      assert.strictEqual(EgressGuard.refusalOf(address), undefined, address)
+    }
   })
 })
