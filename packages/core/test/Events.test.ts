@@ -1,0 +1,67 @@
+import { Events } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
+
+describe("Events", () => {
+  it("the catalog has the twelve types of spec 6.1", () => {
+    assert.deepStrictEqual(Events.eventTypes, [
+      "alert.fire",
+      "alert.resolve",
+      "export.succeeded",
+      "export.failed",
+      "dataset.refresh.started",
+      "dataset.refresh.succeeded",
+      "dataset.refresh.failed",
+      "sharing.grant.created",
+      "sharing.grant.revoked",
+      "scim.user.provisioned",
+      "scim.user.deprovisioned",
+      "audit.event"
+    ])
+  })
+
+  it.effect("make: the envelope of 2.8, a time-ordered id, created_at ISO 8601 UTC with milliseconds", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2026, 10, 21, 12, 30, 0, 7))
+      for (const type of Events.eventTypes) {
+        const event = yield* Events.make(type, "ws_1", Events.examples[type])
+        assert.deepStrictEqual(Object.keys(event), ["id", "type", "created_at", "workspace_id", "data"])
+        assert.strictEqual(event.type, type)
+        assert.strictEqual(event.created_at, "2026-11-21T12:30:00.007Z")
+        assert.strictEqual(event.workspace_id, "ws_1")
+        assert.deepStrictEqual(event.data, Events.examples[type])
+        // Any event decodes as the union, told apart by its type.
+        assert.deepStrictEqual(Schema.decodeUnknownSync(Events.Envelope)(JSON.parse(JSON.stringify(event))), event)
+      }
+      const a = yield* Events.make("alert.fire", "ws_1", Events.examples["alert.fire"])
+      const b = yield* Events.make("alert.fire", "ws_1", Events.examples["alert.fire"])
+      assert.notStrictEqual(a.id, b.id)
+    }))
+
+  it.effect("make refuses data that does not fit its type", () =>
+    Effect.gen(function*() {
+      const wrong = { ...Events.examples["export.succeeded"], result_expires_at: "tomorrow" }
+      const error = yield* Effect.flip(Events.make("export.succeeded", "ws_1", wrong))
+      assert.include(String(error), "result_expires_at")
+      yield* Effect.flip(Events.make("alert.fire", "ws_1", { alert_id: "a" } as never))
+    }))
+
+  it("an unknown type or a mislabelled envelope does not decode", () => {
+    const envelope = { id: "e", type: "alert.fire", created_at: "2026-11-21T12:30:00.007Z", workspace_id: "w", data: Events.examples["alert.fire"] }
+    assert.doesNotThrow(() => Schema.decodeUnknownSync(Events.Envelope)(envelope))
+    assert.throws(() => Schema.decodeUnknownSync(Events.Envelope)({ ...envelope, type: "alert.exploded" }))
+    assert.throws(() => Schema.decodeUnknownSync(Events.Envelope)({ ...envelope, type: "export.failed" }))
+    assert.throws(() => Schema.decodeUnknownSync(Events.Envelope)({ ...envelope, created_at: "2026-11-21T12:30:00Z" }))
+  })
+
+  it("the catalog as JSON Schema: one document per type, describing its envelope and data", () => {
+    const schemas = Events.jsonSchemas() as Record<string, { schema: any; definitions?: unknown }>
+    assert.deepStrictEqual(Object.keys(schemas), [...Events.eventTypes])
+    const grant = JSON.stringify(schemas["sharing.grant.created"])
+    for (const field of ["id", "type", "created_at", "workspace_id", "data", "subject_type", "principal_type", "watermark"]) {
+      assert.include(grant, `"${field}"`)
+    }
+    assert.include(JSON.stringify(schemas["alert.fire"]), "alert.fire")
+  })
+})
