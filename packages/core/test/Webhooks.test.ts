@@ -1,4 +1,4 @@
-import { EgressGuard, RetrySchedule, WebhookSignature, WebhookUrl } from "@analytics/core"
+import { EgressGuard, RetrySchedule, WebhookSecrets, WebhookSignature, WebhookUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { createHmac } from "node:crypto"
@@ -208,4 +208,28 @@ describe("EgressGuard", () => {
       assert.strictEqual(EgressGuard.refusalOf(address), undefined, address)
     }
   })
+})
+
+describe("WebhookSecrets", () => {
+  it.effect("generated secrets are whsec_ and 256 random bits, never twice the same", () =>
+    Effect.gen(function*() {
+      const a = yield* WebhookSecrets.generate
+      const b = yield* WebhookSecrets.generate
+      assert.match(a, /^whsec_[A-Za-z0-9_-]{43}$/)
+      assert.notStrictEqual(a, b)
+    }))
+
+  it.effect("after a rotation both secrets sign for 24 h, then only the new one; receivers on either verify meanwhile", () =>
+    Effect.gen(function*() {
+      const rotatedAt = now
+      const secrets = WebhookSecrets.rotate({ current: previous }, secret, rotatedAt)
+      const during = WebhookSecrets.signing(secrets, rotatedAt + WebhookSecrets.overlapMillis - 1)
+      assert.deepStrictEqual(during, [secret, previous])
+      assert.deepStrictEqual(WebhookSecrets.signing(secrets, rotatedAt + WebhookSecrets.overlapMillis), [secret])
+      const header = yield* WebhookSignature.sign(body, during, t)
+      yield* WebhookSignature.verify(body, { "x-service-signature": header }, [previous], { now })
+      // A second rotation keeps only the secret it replaces.
+      const again = WebhookSecrets.rotate(secrets, "whsec_third", rotatedAt + 1_000)
+      assert.deepStrictEqual(WebhookSecrets.signing(again, rotatedAt + 2_000), ["whsec_third", secret])
+    }))
 })
