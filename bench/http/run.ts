@@ -15,8 +15,9 @@
  *
  * Results are printed and written to `bench/http/last-run.json`.
  */
+import { writeRunRecord } from "../RunRecord.ts"
 import autocannon from "autocannon"
-import { execFileSync, fork } from "node:child_process"
+import { fork } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -329,34 +330,14 @@ if (unsaturated.length > 0) {
   )
 }
 
-const commit = (() => {
-  try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" }).trim()
-  } catch {
-    return null
-  }
-})()
-const output = Path.join(here, "last-run.json")
-Fs.writeFileSync(
-  output,
-  JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      commit,
-      node: process.version,
-      cpus: Os.cpus().length,
-      cpuModel: Os.cpus()[0]?.model ?? null,
+const output = writeRunRecord(here, {
       request: `GET ${benchPath}`,
       settings: { seconds, warmupSeconds, connections, pipelining, rounds, profiled: profiled ?? null },
       profileWindowMicros: profileWindow ?? null,
       results,
       rounds: allRounds,
       ratios
-    },
-    null,
-    2
-  ) + "\n"
-)
+    })
 console.log(`results written to ${Path.relative(process.cwd(), output)}`)
 
 if (profiled !== undefined) {

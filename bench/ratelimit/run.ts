@@ -21,8 +21,7 @@
  *
  * Results are printed and written to `bench/ratelimit/last-run.json`.
  */
-import { execFileSync } from "node:child_process"
-import * as Fs from "node:fs"
+import { writeRunRecord } from "../RunRecord.ts"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { startTestPostgres } from "../../scripts/TestPostgres.ts"
@@ -221,23 +220,7 @@ console.log("\nbar:")
 for (const v of verdicts) console.log(`  ${v.pass === null ? "----" : v.pass ? "PASS" : "FAIL"}  ${v.check}: ${v.detail}`)
 console.log(`load average ${load()}`)
 
-const commit = (() => {
-  try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" }).trim()
-  } catch {
-    return null
-  }
-})()
-const output = Path.join(here, "last-run.json")
-Fs.writeFileSync(
-  output,
-  JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      commit,
-      node: process.version,
-      cpus: Os.cpus().length,
-      cpuModel: Os.cpus()[0]?.model ?? null,
+const output = writeRunRecord(here, {
       loadAverageAtEnd: Os.loadavg(),
       settings: {
         ...settings,
@@ -251,9 +234,5 @@ Fs.writeFileSync(
       postgres: stores.postgres ?? null,
       redis: stores.redis ?? null,
       verdicts
-    },
-    null,
-    2
-  ) + "\n"
-)
+    })
 console.log(`results written to ${Path.relative(process.cwd(), output)}`)
