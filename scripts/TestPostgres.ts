@@ -17,7 +17,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pickFreePort } from "./FreePort.ts"
+import { isExecutable, pickFreePort, readLogTail, removeDir, sleep, tail } from "./LocalServer.ts"
 
 export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
@@ -33,15 +33,6 @@ const READY_TIMEOUT_MS = 30_000
 const REQUIRED_BINARIES = ["initdb", "pg_ctl", "postgres"] as const
 /** sockaddr_un.sun_path is 108 bytes; leave room for "/.s.PGSQL.65535.lock". */
 const MAX_SOCKET_DIR_LENGTH = 80
-
-const isExecutable = (file: string): boolean => {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
 
 const hasServerBinaries = (dir: string): boolean =>
   REQUIRED_BINARIES.every((name) => isExecutable(path.join(dir, name)))
@@ -254,27 +245,7 @@ const tcpConnects = (port: number): Promise<boolean> =>
     socket.once("error", () => done(false))
   })
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const tail = (text: string, lines: number): string => text.trimEnd().split("\n").slice(-lines).join("\n")
-
-const readLogTail = (logFile: string, lines = 40): string => {
-  try {
-    return tail(fs.readFileSync(logFile, "utf8"), lines)
-  } catch {
-    return "(no server log)"
-  }
-}
-
 const quoteConf = (value: string): string => `'${value.replace(/'/g, "''")}'`
-
-const removeDir = (dir: string): void => {
-  try {
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
-  } catch {
-    // best effort
-  }
-}
 
 /** Kills the postmaster directly; used if `pg_ctl stop` fails. */
 const killPostmaster = (dataDir: string): void => {
@@ -319,7 +290,7 @@ export const startTestPostgres = async (): Promise<TestPostgres> => {
 
   function fail(message: string, output: string): never {
     killPostmaster(dataDir)
-    const log = readLogTail(logFile)
+    const log = readLogTail(logFile, 40)
     removeDir(dir)
     throw new Error(
       `TestPostgres: ${message}\n--- command output ---\n${tail(output, 40) || "(none)"}\n--- server log tail (${logFile}) ---\n${log}`

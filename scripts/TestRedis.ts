@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pickFreePort } from "./FreePort.ts"
+import { isExecutable, pickFreePort, readLogTail, removeDir, sleep } from "./LocalServer.ts"
 
 export interface TestRedis {
   /** `redis://127.0.0.1:<port>` */
@@ -27,15 +27,6 @@ export interface TestRedis {
 }
 
 const READY_TIMEOUT_MS = 15_000
-
-const isExecutable = (file: string): boolean => {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
 
 /** `redis-server` on `$PATH`, else Debian's `/usr/bin/redis-server`; `undefined` when neither exists. */
 export const findRedisServer = (): string | undefined => {
@@ -61,24 +52,6 @@ const answersPing = (port: number): Promise<boolean> =>
     })
     socket.once("error", () => done(false))
   })
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const readLogTail = (logFile: string, lines = 30): string => {
-  try {
-    return fs.readFileSync(logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n")
-  } catch {
-    return "(no server log)"
-  }
-}
-
-const removeDir = (dir: string): void => {
-  try {
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
-  } catch {
-    // best effort
-  }
-}
 
 /** Starts `redis-server` on `port`; resolves with the process once it answers PING, or with why it did not. */
 const startOn = async (
@@ -127,8 +100,8 @@ export const startTestRedis = async (): Promise<TestRedis> => {
     const started = await startOn(bin, port, dir, logFile, deadline)
     if ("child" in started) {
       child = started.child
-    } else if (attempt >= 3 || Date.now() >= deadline || !/address already in use/i.test(readLogTail(logFile))) {
-      const log = readLogTail(logFile)
+    } else if (attempt >= 3 || Date.now() >= deadline || !/address already in use/i.test(readLogTail(logFile, 30))) {
+      const log = readLogTail(logFile, 30)
       removeDir(dir)
       throw new Error(`TestRedis: ${bin} on port ${port} ${started.failure}\n--- server log tail ---\n${log}`)
     }
