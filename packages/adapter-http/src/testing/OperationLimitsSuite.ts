@@ -18,7 +18,7 @@ import * as App from "../App.ts"
 import { toProblem } from "../ProblemMapping.ts"
 import * as Problems from "../Problems.ts"
 import { RateLimitClass } from "../RateLimiting.ts"
-import { listen, problemCode } from "./TestServer.ts"
+import { client, type JsonResponse, listen, problemCode, type RequestOptions } from "./TestServer.ts"
 
 const Subject = { user: Schema.String, workspace: Schema.String }
 
@@ -112,33 +112,11 @@ const serve = (options: { readonly trustedProxies?: ReadonlyArray<string> } = {}
     return yield* listen(yield* HttpRouter.toHttpEffect(app))
   })
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: any
-  readonly text: string
-}
-
-const post = (base: string, path: string, body: unknown, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}) =>
-  Effect.promise(async (): Promise<Answer> => {
-    const response = await fetch(base + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...init.headers },
-      body: JSON.stringify(body),
-      ...(init.signal === undefined ? {} : { signal: init.signal })
-    })
-    const text = await response.text()
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      parsed = undefined
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text }
-  })
+const post = (base: string, path: string, body: unknown, options: Omit<RequestOptions, "body"> = {}) =>
+  client(base)("POST", path, { ...options, body })
 
 /** A refusal: 429, the code, Retry-After equal to the body's retry_after. */
-const assertRefused = (answer: Answer, code: string, retryAfter: number) => {
+const assertRefused = (answer: JsonResponse, code: string, retryAfter: number) => {
   assert.strictEqual(answer.status, 429, answer.text)
   assert.strictEqual(problemCode(answer), code)
   assert.strictEqual(answer.headers.get("retry-after"), String(retryAfter))
@@ -148,7 +126,7 @@ const assertRefused = (answer: Answer, code: string, retryAfter: number) => {
 const times = <A>(n: number, effect: Effect.Effect<A>) => Effect.forEach(Array.from({ length: n }), () => effect)
 
 /** Waits (real time) until `effect` answers `status`, for what a server learns asynchronously (a client gone). */
-const eventually = (effect: Effect.Effect<Answer>, status: number) =>
+const eventually = (effect: Effect.Effect<JsonResponse>, status: number) =>
   Effect.gen(function*() {
     for (let i = 0; i < 100; i++) {
       const answer = yield* effect
@@ -245,13 +223,13 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       const base = yield* serve()
       const id = crypto.randomUUID()
       const query = (run: string, signal?: AbortSignal) =>
-        post(base, "/query", { workspace: `${id}:w1`, capacity: 8, run }, signal === undefined ? {} : { signal })
+        post(base, "/query", { workspace: `${id}:w1`, capacity: 8, run }, { signal })
       /** A query that keeps asking while refused (a poll below may hold a slot for an instant). */
       const holding = (run: string, signal?: AbortSignal) =>
         Effect.repeat(query(run, signal), { while: (answer) => answer.status === 429 })
       // Eight queries that never end, each held by a client that can hang up.
-      const clients = Array.from({ length: 8 }, () => new AbortController())
-      for (const client of clients) yield* Effect.forkChild(Effect.ignore(Effect.exit(holding("forever", client.signal))))
+      const hangUps = Array.from({ length: 8 }, () => new AbortController())
+      for (const hangUp of hangUps) yield* Effect.forkChild(Effect.ignore(Effect.exit(holding("forever", hangUp.signal))))
       yield* eventually(query("done"), 429)
       assertRefused(yield* query("done"), "rate-limit/query-concurrency", 1)
       assert.strictEqual(
@@ -260,7 +238,7 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
         "another workspace has its own slots"
       )
       // A client hangs up: its query is interrupted and its slot is free.
-      clients[0].abort()
+      hangUps[0].abort()
       assert.strictEqual((yield* eventually(query("done"), 200)).text, "done")
       // Success gave it back (the previous line), and so does failure:
       assert.strictEqual(problemCode(yield* query("fail")), "auth/forbidden")
@@ -271,7 +249,7 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       yield* TestClock.adjust("5 seconds")
       assert.strictEqual(problemCode(yield* Fiber.join(timingOut)), "service/unavailable")
       assert.strictEqual((yield* query("done")).status, 200)
-      for (const client of clients) client.abort()
+      for (const hangUp of hangUps) hangUp.abort()
     }))
   })
   })

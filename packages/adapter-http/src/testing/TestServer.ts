@@ -21,16 +21,49 @@ export interface JsonResponse {
   readonly text: string
 }
 
+/** What a request may carry besides its method and path. */
+export interface RequestOptions {
+  readonly token?: string | undefined
+  /** A string is sent as is; anything else as JSON. */
+  readonly body?: unknown
+  readonly headers?: Record<string, string> | undefined
+  /** Aborts the request (a client hanging up). */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** A small client for a server at `url`: a request, its answer parsed when it is JSON. */
+export const client = (url: string) =>
+(method: string, path: string, options: RequestOptions = {}): Effect.Effect<JsonResponse> =>
+  Effect.promise(async () => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(url + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(options.signal === undefined ? {} : { signal: options.signal })
+    })
+    const text = await response.text()
+    let parsed: unknown = undefined
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  })
+
 /** A running server and a small client for it. */
 export interface TestServer {
   readonly url: string
   /** The stores behind the server, to arrange or inspect state directly. */
   readonly stores: Context.Context<App.Stores>
-  readonly request: (
-    method: string,
-    path: string,
-    options?: { readonly token?: string; readonly body?: unknown; readonly headers?: Record<string, string> }
-  ) => Effect.Effect<JsonResponse>
+  readonly request: ReturnType<typeof client>
   /** Provisions a tenant through the operator endpoint and returns its admin token. */
   readonly tenant: (plan?: string) => Effect.Effect<{ readonly tenantId: string; readonly token: string }>
 }
@@ -67,25 +100,7 @@ export const start = <E>(
       ...options
     }))
     const url = yield* listen(httpEffect)
-    const request: TestServer["request"] = (method, path, options = {}) =>
-      Effect.promise(async () => {
-        const headers: Record<string, string> = { ...options.headers }
-        if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-        let body: string | undefined
-        if (options.body !== undefined) {
-          body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
-          headers["content-type"] ??= "application/json"
-        }
-        const response = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) })
-        const text = await response.text()
-        let parsed: unknown = undefined
-        try {
-          parsed = text === "" ? undefined : JSON.parse(text)
-        } catch {
-          parsed = undefined
-        }
-        return { status: response.status, headers: response.headers, body: parsed, text }
-      })
+    const request = client(url)
     const tenant = (plan = "growth") =>
       Effect.map(
         request("POST", "/v1/tenants", { token: operatorToken, body: { name: "Acme", plan } }),
