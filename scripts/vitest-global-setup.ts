@@ -32,11 +32,48 @@ declare module "vitest" {
 
 type Teardown = () => Promise<void>
 
+/** A server the tests may use: how the run finds, requires or starts one. */
+interface ServerSetup {
+  readonly name: string
+  /** The `inject` key the URL is provided under. */
+  readonly key: "databaseUrl" | "redisUrl"
+  /** The variable that points at an existing server (and carries the URL to the workers). */
+  readonly urlVariable: string
+  /** The variable that turns a missing server into a failure. */
+  readonly requireVariable: string
+  /** Whether a throwaway server can be started here. */
+  readonly installed: () => boolean
+  /** What to say when none is available. */
+  readonly missing: string
+  readonly start: () => Promise<{ readonly url: string; readonly stop: () => Promise<void> }>
+}
+
+const postgres: ServerSetup = {
+  name: "PostgreSQL",
+  key: "databaseUrl",
+  urlVariable: "TEST_DATABASE_URL",
+  requireVariable: "REQUIRE_POSTGRES",
+  installed: () => findPostgresBin() !== undefined,
+  missing: "no PostgreSQL server binaries (initdb, pg_ctl, postgres) were found on PATH or in /usr/lib/postgresql/*/bin. " +
+    "Install them (Debian: apt-get install postgresql) or set TEST_DATABASE_URL.",
+  start: startTestPostgres
+}
+
+const redis: ServerSetup = {
+  name: "Redis",
+  key: "redisUrl",
+  urlVariable: "TEST_REDIS_URL",
+  requireVariable: "REQUIRE_REDIS",
+  installed: () => findRedisServer() !== undefined,
+  missing: "no redis-server was found on PATH or in /usr/bin. Install it (Debian: apt-get install redis-server) or set TEST_REDIS_URL.",
+  start: startTestRedis
+}
+
 export default async function setup(project: TestProject): Promise<Teardown> {
-  const stopPostgres = await setupPostgres(project)
+  const stopPostgres = await setupServer(project, postgres)
   let stopRedis: Teardown | undefined
   try {
-    stopRedis = await setupRedis(project)
+    stopRedis = await setupServer(project, redis)
   } catch (error) {
     await stopPostgres?.()
     throw error
@@ -47,67 +84,35 @@ export default async function setup(project: TestProject): Promise<Teardown> {
   }
 }
 
-async function setupPostgres(project: TestProject): Promise<Teardown | undefined> {
-  const external = process.env["TEST_DATABASE_URL"]
+/** Provides the server's URL: the configured one, a throwaway server's, or "" (or fails when required). */
+async function setupServer(project: TestProject, server: ServerSetup): Promise<Teardown | undefined> {
+  const external = process.env[server.urlVariable]
   if (external !== undefined && external !== "") {
-    project.provide("databaseUrl", external)
+    project.provide(server.key, external)
     return undefined
   }
 
-  if (findPostgresBin() === undefined) {
-    if (process.env["REQUIRE_POSTGRES"] === "1") {
+  if (!server.installed()) {
+    if (process.env[server.requireVariable] === "1") {
       throw new Error(
-        "REQUIRE_POSTGRES=1 but no PostgreSQL is available: TEST_DATABASE_URL is unset and no PostgreSQL server " +
-          "binaries (initdb, pg_ctl, postgres) were found on PATH or in /usr/lib/postgresql/*/bin. " +
-          "Install them (Debian: apt-get install postgresql) or set TEST_DATABASE_URL."
+        `${server.requireVariable}=1 but no ${server.name} is available: ${server.urlVariable} is unset and ${server.missing}`
       )
     }
     console.warn(
-      "[vitest-global-setup] No PostgreSQL available (no TEST_DATABASE_URL, no server binaries): database tests will skip."
+      `[vitest-global-setup] No ${server.name} available (no ${server.urlVariable}, none installed): its tests will skip.`
     )
-    project.provide("databaseUrl", "")
+    project.provide(server.key, "")
     return undefined
   }
 
   const startedAt = Date.now()
-  const pg = await startTestPostgres()
-  console.log(`[vitest-global-setup] PostgreSQL ready at ${pg.url} (${Date.now() - startedAt} ms)`)
-  project.provide("databaseUrl", pg.url)
-  process.env["TEST_DATABASE_URL"] = pg.url
+  const started = await server.start()
+  console.log(`[vitest-global-setup] ${server.name} ready at ${started.url} (${Date.now() - startedAt} ms)`)
+  project.provide(server.key, started.url)
+  process.env[server.urlVariable] = started.url
 
   return async () => {
-    if (process.env["TEST_DATABASE_URL"] === pg.url) delete process.env["TEST_DATABASE_URL"]
-    await pg.stop()
-  }
-}
-
-async function setupRedis(project: TestProject): Promise<Teardown | undefined> {
-  const external = process.env["TEST_REDIS_URL"]
-  if (external !== undefined && external !== "") {
-    project.provide("redisUrl", external)
-    return undefined
-  }
-
-  if (findRedisServer() === undefined) {
-    if (process.env["REQUIRE_REDIS"] === "1") {
-      throw new Error(
-        "REQUIRE_REDIS=1 but no Redis is available: TEST_REDIS_URL is unset and no redis-server was found on PATH " +
-          "or in /usr/bin. Install it (Debian: apt-get install redis-server) or set TEST_REDIS_URL."
-      )
-    }
-    console.warn("[vitest-global-setup] No Redis available (no TEST_REDIS_URL, no redis-server): Redis tests will skip.")
-    project.provide("redisUrl", "")
-    return undefined
-  }
-
-  const startedAt = Date.now()
-  const redis = await startTestRedis()
-  console.log(`[vitest-global-setup] Redis ready at ${redis.url} (${Date.now() - startedAt} ms)`)
-  project.provide("redisUrl", redis.url)
-  process.env["TEST_REDIS_URL"] = redis.url
-
-  return async () => {
-    if (process.env["TEST_REDIS_URL"] === redis.url) delete process.env["TEST_REDIS_URL"]
-    await redis.stop()
+    if (process.env[server.urlVariable] === started.url) delete process.env[server.urlVariable]
+    await started.stop()
   }
 }
