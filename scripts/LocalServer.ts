@@ -2,6 +2,17 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 
+/** A throwaway server started for a test run. */
+export interface LocalServer {
+  /** How clients connect, e.g. `redis://127.0.0.1:<port>`. */
+  readonly url: string
+  readonly port: number
+  /** The temporary directory holding its files and log. */
+  readonly dir: string
+  /** Stops the server and removes the temporary directory. Idempotent. */
+  readonly stop: () => Promise<void>
+}
+
 /** Whether `file` is an executable regular file. */
 export const isExecutable = (file: string): boolean => {
   try {

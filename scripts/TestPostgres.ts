@@ -17,17 +17,10 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { isExecutable, pickFreePort, readLogTail, removeDir, sleep, tail } from "./LocalServer.ts"
+import { isExecutable, type LocalServer, pickFreePort, readLogTail, removeDir, sleep, tail } from "./LocalServer.ts"
 
-export interface TestPostgres {
-  /** `postgres://postgres@127.0.0.1:<port>/postgres` */
-  readonly url: string
-  readonly port: number
-  /** Temporary directory holding the data directory, socket and log. */
-  readonly dir: string
-  /** Stops the server (immediate mode) and removes the temporary directory. Idempotent. */
-  readonly stop: () => Promise<void>
-}
+/** A throwaway server at `postgres://postgres@127.0.0.1:<port>/postgres`; its directory holds the data directory, socket and log; stopped in immediate mode. */
+export type TestPostgres = LocalServer
 
 const READY_TIMEOUT_MS = 30_000
 const REQUIRED_BINARIES = ["initdb", "pg_ctl", "postgres"] as const

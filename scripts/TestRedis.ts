@@ -14,17 +14,10 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { isExecutable, pickFreePort, readLogTail, removeDir, sleep } from "./LocalServer.ts"
+import { isExecutable, type LocalServer, pickFreePort, readLogTail, removeDir, sleep } from "./LocalServer.ts"
 
-export interface TestRedis {
-  /** `redis://127.0.0.1:<port>` */
-  readonly url: string
-  readonly port: number
-  /** Temporary working directory holding the log. */
-  readonly dir: string
-  /** Stops the server and removes the temporary directory. Idempotent. */
-  readonly stop: () => Promise<void>
-}
+/** A throwaway server at `redis://127.0.0.1:<port>`; its directory holds the log. */
+export type TestRedis = LocalServer
 
 const READY_TIMEOUT_MS = 15_000
 
