@@ -17,8 +17,11 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 
+/** A SQL failure, or no answer in time, is a `StoreError` (the Limiter then decides in process). */
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
-  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
+  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause })).pipe(
+    RateLimitStore.timeLimited(operation)
+  )
 
 /** What the consume function answers: its verdict and the states it read (nulls where none). */
 interface ConsumeRow {

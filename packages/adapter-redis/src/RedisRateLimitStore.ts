@@ -219,7 +219,9 @@ const priorStates = (reply: ReadonlyArray<number>, quotas: ReadonlyArray<RateLim
 
 /** Every Redis failure leaves the store as a `StoreError` naming the operation. */
 const failAs = (operation: string) => <A>(effect: Effect.Effect<A, Redis.RedisError>) =>
-  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation: `RateLimitStore.${operation}`, cause }))
+  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation: `RateLimitStore.${operation}`, cause })).pipe(
+    RateLimitStore.timeLimited(`RateLimitStore.${operation}`)
+  )
 
 /** The store on the `Redis` service. */
 export const make = (options?: Options): Effect.Effect<RateLimitStore.RateLimitStore["Service"], never, Redis.Redis> =>

@@ -3,22 +3,19 @@
  * the clock's now, and gives the features the per-operation guards of spec
  * 8.2 (quotas, password attempts, concurrency slots).
  *
- * When the shared store fails or does not answer within `storeTimeout`, each
- * process limits on its own memory rather than failing every request or
+ * When the shared store fails (or does not answer in time:
+ * `RateLimitStore.timeLimited`), each process limits on its own memory rather than failing every request or
  * letting every request through (decision 0009): an outage of the store
  * loosens limits by at most the number of processes, and never answers a 5xx.
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Data, Effect, Layer } from "effect"
 import type { StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import type { ConcurrencyLimit, OperationLimit, RefusalCode } from "./OperationLimits.ts"
 import type * as RateLimit from "./RateLimit.ts"
 import { makeMemory, RateLimitStore } from "./RateLimitStore.ts"
-
-/** How long a decision waits for the store before this process decides alone. */
-export const storeTimeout = Duration.millis(500)
 
 /** A request refused by a per-operation limit (429 with `Retry-After`). */
 export class RateLimited extends Data.TaggedError("RateLimited")<{
@@ -67,14 +64,11 @@ export class Limiter extends Context.Service<Limiter, {
       operation: (store: RateLimitStore["Service"]) => Effect.Effect<A, StoreError>
     ): Effect.Effect<A> =>
       operation(store).pipe(
-        Effect.timeout(storeTimeout),
-        // A StoreError or a timeout.
-        Effect.catch((error) =>
+        Effect.catchTag("StoreError", (error) =>
           Effect.andThen(
             Effect.logWarning("Rate-limit store unreachable; limiting in this process", error),
             Effect.orDie(operation(fallback))
-          )
-        )
+          ))
       )
     const decideAt = (quotas: ReadonlyArray<RateLimit.Quota>, now: number) =>
       orFallback((store) => store.consume(quotas, now))

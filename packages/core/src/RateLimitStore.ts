@@ -4,14 +4,16 @@
  * several host processes on one shared store) never admit more than the
  * limits; and it keeps the leased slots of concurrency caps (spec 8.2).
  *
- * Every store computes with the same integer arithmetic, and
+ * A store over a network bounds each operation with `timeLimited`, so a
+ * slow store never holds a request. Every store computes with the same
+ * integer arithmetic, and
  * `rateLimitStoreContract` (in `@analytics/core/testing`) checks that each
  * one decides exactly like `RateLimit.decide`.
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
-import type { StoreError } from "./Errors.ts"
+import { Context, Duration, Effect, Layer } from "effect"
+import { StoreError } from "./Errors.ts"
 import * as RateLimit from "./RateLimit.ts"
 
 /** Keeps rate-limit states and concurrency slots. */
@@ -45,6 +47,20 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
   /** States in this process's memory: for one process, and for tests. */
   static readonly layerMemory = Layer.sync(RateLimitStore, () => makeMemory())
 }
+
+/** How long a shared store may take to answer before the decision is made without it. */
+export const answerTimeout = Duration.millis(500)
+
+/**
+ * For shared stores (over a network): an operation that has not answered
+ * within `answerTimeout` fails as a `StoreError`, so the Limiter decides in
+ * process instead of holding the request. An in-process store needs none.
+ */
+export const timeLimited = (operation: string) => <A, R>(effect: Effect.Effect<A, StoreError, R>): Effect.Effect<A, StoreError, R> =>
+  Effect.timeoutOrElse(effect, {
+    duration: answerTimeout,
+    orElse: () => Effect.fail(new StoreError({ operation, cause: `no answer within ${Duration.format(answerTimeout)}` }))
+  })
 
 /** How often (in the store's own `now`, ms) the memory store forgets expired states. */
 const sweepEveryMillis = 60_000
