@@ -5,68 +5,23 @@
  * @since 0.1.0
  */
 import {
+  DeliveryStore,
   Idempotency,
   Pagination,
   ServiceSecrets,
   Tenant,
   TenantStore,
+  type Stores,
   Transactor,
+  WebhookStore,
   WorkspaceStore
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
-import { Context, Effect, Exit, Layer, PubSub, Stream } from "effect"
+import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
+import { restore, set, transactor, write } from "./Transactions.ts"
 
-/**
- * The undo actions of the transaction the current fiber runs in. Every write
- * registers how to undo itself, so a failed transaction leaves nothing behind,
- * as it would on PostgreSQL.
- */
-const UndoLog = Context.Reference<Array<() => void> | undefined>("@analytics/adapter-memory/UndoLog", {
-  defaultValue: () => undefined
-})
-
-/** Runs a write and records its undo action when inside a transaction. */
-const write = <A>(apply: () => readonly [result: A, undo: () => void]): Effect.Effect<A> =>
-  Effect.withFiber((fiber) => {
-    const [result, undo] = apply()
-    fiber.getRef(UndoLog)?.push(undo)
-    return Effect.succeed(result)
-  })
-
-/** Restores a map entry to what it was. */
-const restore = <K, V>(map: Map<K, V>, key: K): () => void => {
-  const had = map.has(key)
-  const previous = map.get(key)
-  return () => {
-    if (had) map.set(key, previous as V)
-    else map.delete(key)
-  }
-}
-
-/** Set and return how to undo it. */
-const set = <K, V>(map: Map<K, V>, key: K, value: V): () => void => {
-  const undo = restore(map, key)
-  map.set(key, value)
-  return undo
-}
-
-/** Transactions: an undo log per transaction; nested ones hand theirs to the parent on success. */
-export const transactor = Transactor.Transactor.of({
-  transaction: (effect) =>
-    Effect.withFiber((fiber) => {
-      const parent = fiber.getRef(UndoLog)
-      const log: Array<() => void> = []
-      return effect.pipe(
-        Effect.provideService(UndoLog, log),
-        Effect.onExit((exit) =>
-          Effect.sync(() => {
-            if (Exit.isSuccess(exit)) parent?.push(...log)
-            else for (let i = log.length - 1; i >= 0; i--) log[i]()
-          })
-        )
-      )
-    })
-})
+export { transactor } from "./Transactions.ts"
 
 type IdempotencyRecord = Idempotency.IdempotencyRecord
 
@@ -211,17 +166,16 @@ export const serviceSecrets = Effect.sync(() => {
   })
 })
 
+/** The webhook registrations and their deliveries, sharing one state. */
+const webhookStores = Layer.effectContext(Effect.map(MemoryWebhookStores.make, ({ deliveryStore, webhookStore }) =>
+  Context.make(WebhookStore.WebhookStore, webhookStore).pipe(Context.add(DeliveryStore.DeliveryStore, deliveryStore))))
+
 /** Every store port, in memory, fresh for each build of the layer. */
-export const layer: Layer.Layer<
-  | TenantStore.TenantStore
-  | WorkspaceStore.WorkspaceStore
-  | Idempotency.IdempotencyStore
-  | ServiceSecrets.ServiceSecrets
-  | Transactor.Transactor
-> = Layer.mergeAll(
+export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
   Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
-  Layer.succeed(Transactor.Transactor, transactor)
+  Layer.succeed(Transactor.Transactor, transactor),
+  webhookStores
 )

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import {
+  DeliveryStore,
   Errors,
   Idempotency,
   Ids,
@@ -15,16 +16,18 @@ import {
   Tenant,
   TenantStore,
   Transactor,
+  WebhookStore,
   Workspace,
   WorkspaceStore
 } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Effect, Layer, Option, PubSub, type Queue, type Redacted, Schedule, type Scope, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, PubSub, type Queue, type Redacted, Schedule, type Scope, Stream } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "./Migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as SqlWebhookStores from "./SqlWebhookStores.ts"
 
 /** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
@@ -396,8 +399,13 @@ export const transactor: Effect.Effect<Transactor.Transactor["Service"], never, 
 
 // --- layers -----------------------------------------------------------------------------------
 
+/** Webhook registrations and their deliveries. */
+const webhookStores = Layer.effectContext(Effect.map(SqlWebhookStores.make, ({ deliveryStore, webhookStore }) =>
+  Context.make(WebhookStore.WebhookStore, webhookStore).pipe(Context.add(DeliveryStore.DeliveryStore, deliveryStore))))
+
 /** Every store port over the `SqlClient` in context (whose schema is migrated). */
 export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.mergeAll(
+  webhookStores,
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -3,11 +3,20 @@
  *
  * @since 0.1.0
  */
+import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { IdempotencyStore } from "./Idempotency.ts"
 import type { ServiceSecrets } from "./ServiceSecrets.ts"
 import type { TenantStore } from "./TenantStore.ts"
 import type { Transactor } from "./Transactor.ts"
+import type { WebhookStore } from "./WebhookStore.ts"
 import type { WorkspaceStore } from "./WorkspaceStore.ts"
 
 /** Every store port: what `MemoryStores.layer`, `SqlStores.layerPg` and `SqlStores.layerPglite` provide. */
-export type Stores = TenantStore | WorkspaceStore | IdempotencyStore | ServiceSecrets | Transactor
+export type Stores =
+  | TenantStore
+  | WorkspaceStore
+  | IdempotencyStore
+  | ServiceSecrets
+  | Transactor
+  | WebhookStore
+  | DeliveryStore

@@ -19,6 +19,7 @@ import { TenantStore } from "../TenantStore.ts"
 import { Transactor } from "../Transactor.ts"
 import { Workspace, type WorkspaceId } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
+import { webhookStoreContract } from "./WebhookStoreContract.ts"
 
 import type { Stores } from "../Stores.ts"
 
@@ -66,6 +67,8 @@ class Boom extends Data.TaggedError("Boom")<{}> {}
 export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): void => {
   describe(`store contract: ${name}`, () => {
     layer(stores, { timeout: "60 seconds" })((it) => {
+      webhookStoreContract(it)
+
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {
           const store = yield* TenantStore

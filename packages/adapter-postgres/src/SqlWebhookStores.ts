@@ -1,0 +1,335 @@
+/**
+ * The WebhookStore and the DeliveryStore over `SqlClient` (PostgreSQL and
+ * PGlite). The deliveries table is the outbox and the queue: `publish` is
+ * one statement in the caller's transaction; `claim` leases due rows with
+ * `FOR UPDATE SKIP LOCKED`, so any number of workers on one database share
+ * the work without taking a row twice; a crashed worker's leases run out.
+ *
+ * @since 0.1.0
+ */
+import { DeliveryStore, Errors, type Events, Ids, type Tenant, type Webhook, WebhookStore, type Workspace } from "@analytics/core"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Option, PubSub, Schedule, Stream } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+
+const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
+  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
+
+const isId = Ids.isUuid
+
+/** The channel that tells every worker on the database that deliveries may be due. */
+const wakeupChannel = "analytics_webhook_deliveries"
+
+// --- rows ------------------------------------------------------------------------------
+
+interface WebhookRow {
+  readonly webhook_id: string
+  readonly tenant_id: string
+  readonly workspace_id: string | null
+  readonly url: string
+  readonly events: ReadonlyArray<string>
+  readonly description: string | null
+  readonly enabled: boolean
+  readonly disabled_reason: string | null
+  readonly owner_user_id: string
+  readonly owner_email: string | null
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_until: number | string | bigint | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+const webhookColumns = `webhook_id, tenant_id, workspace_id, url, events, description, enabled, disabled_reason,
+  owner_user_id, owner_email, secret, previous_secret, previous_secret_until, created_at, updated_at`
+
+const toWebhook = (row: WebhookRow): Webhook.Webhook => ({
+  webhook_id: row.webhook_id as Webhook.WebhookId,
+  tenant_id: row.tenant_id as Tenant.TenantId,
+  workspace_id: row.workspace_id as Workspace.WorkspaceId | null,
+  url: row.url,
+  events: row.events as ReadonlyArray<Events.EventType>,
+  description: row.description,
+  enabled: row.enabled,
+  disabled_reason: row.disabled_reason,
+  owner: { userId: row.owner_user_id, email: row.owner_email },
+  secrets: row.previous_secret === null
+    ? { current: row.secret }
+    : { current: row.secret, previous: { secret: row.previous_secret, until: Number(row.previous_secret_until) } },
+  created_at: row.created_at,
+  updated_at: row.updated_at
+})
+
+interface AttemptJson {
+  readonly attempted_at: string
+  readonly status_code: number | null
+  readonly latency_ms: number
+  readonly error: string | null
+}
+
+interface DeliveryRow {
+  readonly delivery_id: string
+  readonly tenant_id: string
+  readonly webhook_id: string
+  readonly body: string
+  readonly status: Webhook.DeliveryStatus
+  readonly attempts: ReadonlyArray<AttemptJson> | string
+  readonly failures: number
+  readonly next_attempt_at: Date | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+const deliveryColumns = `delivery_id, tenant_id, webhook_id, body, status, attempts, failures, next_attempt_at,
+  created_at, updated_at`
+
+const toDelivery = (row: DeliveryRow): Webhook.Delivery => {
+  const attempts = typeof row.attempts === "string" ? JSON.parse(row.attempts) as ReadonlyArray<AttemptJson> : row.attempts
+  return {
+    delivery_id: row.delivery_id as Webhook.DeliveryId,
+    tenant_id: row.tenant_id as Tenant.TenantId,
+    webhook_id: row.webhook_id as Webhook.WebhookId,
+    // Written by `publish` from a checked envelope.
+    event: JSON.parse(row.body),
+    status: row.status,
+    attempts: attempts.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at) })),
+    failures: row.failures,
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at
+  }
+}
+
+const attemptJson = (attempt: Webhook.Attempt): string =>
+  JSON.stringify([{ ...attempt, attempted_at: attempt.attempted_at.toISOString() }])
+
+// --- wake-ups ------------------------------------------------------------------------------
+
+/** Other hosts' publishes, by LISTEN (PostgreSQL only); listening restarts a second after it fails. */
+const remoteWakeups = Effect.gen(function*() {
+  const pg = yield* Effect.serviceOption(PgClient.PgClient)
+  if (Option.isNone(pg)) return Stream.empty
+  return Stream.unwrap(Effect.map(pg.value.listen(wakeupChannel), Stream.fromQueue)).pipe(
+    Stream.tapError((error) => Effect.logWarning("Listening for webhook deliveries failed; retrying", error)),
+    Stream.retry(Schedule.spaced("1 second")),
+    Stream.orDie,
+    Stream.map(() => undefined)
+  )
+})
+
+// --- stores ------------------------------------------------------------------------------
+
+/** Both stores over the `SqlClient` in context. */
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const local = yield* PubSub.sliding<void>(1)
+  const wake = PubSub.publish(local, undefined)
+  const webhookSelect = sql.literal(webhookColumns)
+  const deliverySelect = sql.literal(deliveryColumns)
+  const findWebhook = (tenantId: string, webhookId: string) =>
+    sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId}`
+
+  const webhookStore = WebhookStore.WebhookStore.of({
+    insert: (w) =>
+      sql`INSERT INTO webhooks (${webhookSelect}) VALUES (${w.webhook_id}, ${w.tenant_id}, ${w.workspace_id}, ${w.url},
+          ${w.events}, ${w.description}, ${w.enabled}, ${w.disabled_reason}, ${w.owner.userId}, ${w.owner.email},
+          ${w.secrets.current}, ${w.secrets.previous?.secret ?? null}, ${w.secrets.previous?.until ?? null},
+          ${w.created_at}, ${w.updated_at})`.pipe(Effect.asVoid, failAs("WebhookStore.insert")),
+    find: (tenantId, webhookId) => {
+      if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed(undefined)
+      return findWebhook(tenantId, webhookId).pipe(
+        Effect.map(([row]) => row === undefined ? undefined : toWebhook(row)),
+        failAs("WebhookStore.find")
+      )
+    },
+    list: (tenantId, query) => {
+      if (!isId(tenantId)) return Effect.succeed([])
+      const after = query.after
+      const afterClause = after === undefined ? sql.literal("") : sql`AND created_at <= ${new Date(after.value)}
+        AND (created_at < ${new Date(after.value)} OR (created_at = ${new Date(after.value)} AND webhook_id > ${after.id}))`
+      return sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks
+        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterClause}
+        ORDER BY created_at DESC, webhook_id ASC LIMIT ${query.take}`.pipe(
+        Effect.map((rows) => rows.map(toWebhook)),
+        failAs("WebhookStore.list")
+      )
+    },
+    update: (w) => {
+      if (!isId(w.tenant_id) || !isId(w.webhook_id)) return Effect.succeed(false)
+      return sql`UPDATE webhooks SET url = ${w.url}, events = ${w.events}, description = ${w.description},
+          enabled = ${w.enabled}, disabled_reason = ${w.disabled_reason}, secret = ${w.secrets.current},
+          previous_secret = ${w.secrets.previous?.secret ?? null},
+          previous_secret_until = ${w.secrets.previous?.until ?? null}, updated_at = ${w.updated_at}
+        WHERE tenant_id = ${w.tenant_id} AND webhook_id = ${w.webhook_id} RETURNING webhook_id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        failAs("WebhookStore.update")
+      )
+    },
+    remove: (tenantId, webhookId) => {
+      if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed(false)
+      return sql`DELETE FROM webhooks WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} RETURNING webhook_id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        failAs("WebhookStore.remove")
+      )
+    }
+  })
+
+  /** Fails a webhook's unfinished deliveries. */
+  const failUnfinished = (tenantId: string, webhookId: string, now: Date) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease = NULL, lease_until = NULL,
+        updated_at = ${now}
+      WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND next_attempt_at IS NOT NULL
+      RETURNING 1`.pipe(Effect.map((rows) => rows.length))
+
+  const deliveryStore = DeliveryStore.DeliveryStore.of({
+    publish: (tenantId, event, now) =>
+      // One statement: the deliveries of every webhook that hears the event, and the wake-up PostgreSQL sends at commit.
+      sql<{ readonly n: number | string }>`WITH inserted AS (
+          INSERT INTO webhook_deliveries (delivery_id, tenant_id, webhook_id, event_type, body, status, next_attempt_at,
+            created_at, updated_at)
+          SELECT analytics_uuidv7(${now.getTime()}), tenant_id, webhook_id, ${event.type}, ${JSON.stringify(event)},
+            'pending', ${now}, ${now}, ${now}
+          FROM webhooks
+          WHERE tenant_id = ${tenantId} AND enabled AND ${event.type} = ANY (events)
+            AND (workspace_id IS NULL OR workspace_id::text = ${event.workspace_id})
+          RETURNING 1
+        )
+        SELECT count(*) AS n, CASE WHEN count(*) > 0 THEN pg_notify(${wakeupChannel}, '') END AS notified FROM inserted`.pipe(
+        Effect.map(([row]) => Number(row?.n ?? 0)),
+        Effect.tap((n) => n > 0 ? wake : Effect.void),
+        failAs("DeliveryStore.publish")
+      ),
+    enqueue: (webhook, event, now) =>
+      Effect.gen(function*() {
+        const id = yield* Ids.uuidv7
+        const [row] = yield* sql<DeliveryRow>`INSERT INTO webhook_deliveries (delivery_id, tenant_id, webhook_id, event_type,
+            body, status, next_attempt_at, created_at, updated_at)
+          VALUES (${id}, ${webhook.tenant_id}, ${webhook.webhook_id}, ${event.type}, ${JSON.stringify(event)}, 'pending',
+            ${now}, ${now}, ${now})
+          RETURNING ${deliverySelect}`
+        yield* sql`SELECT pg_notify(${wakeupChannel}, '')`
+        yield* wake
+        return toDelivery(row)
+      }).pipe(failAs("DeliveryStore.enqueue")),
+    find: (tenantId, webhookId, deliveryId) => {
+      if (!isId(tenantId) || !isId(webhookId) || !isId(deliveryId)) return Effect.succeed(undefined)
+      return sql<DeliveryRow>`SELECT ${deliverySelect} FROM webhook_deliveries
+        WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND delivery_id = ${deliveryId}`.pipe(
+        Effect.map(([row]) => row === undefined ? undefined : toDelivery(row)),
+        failAs("DeliveryStore.find")
+      )
+    },
+    list: (tenantId, webhookId, query, filter) => {
+      if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed([])
+      const after = query.after
+      const afterClause = after === undefined ? sql.literal("") : sql`AND created_at <= ${new Date(after.value)}
+        AND (created_at < ${new Date(after.value)} OR (created_at = ${new Date(after.value)} AND delivery_id > ${after.id}))`
+      const status = filter.status === undefined ? sql.literal("") : sql`AND status = ${filter.status}`
+      const type = filter.eventType === undefined ? sql.literal("") : sql`AND event_type = ${filter.eventType}`
+      return sql<DeliveryRow>`SELECT ${deliverySelect} FROM webhook_deliveries
+        WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore}
+          ${afterClause} ${status} ${type}
+        ORDER BY created_at DESC, delivery_id ASC LIMIT ${query.take}`.pipe(
+        Effect.map((rows) => rows.map(toDelivery)),
+        failAs("DeliveryStore.list")
+      )
+    },
+    restart: (tenantId, webhookId, deliveryId, now) => {
+      if (!isId(tenantId) || !isId(webhookId) || !isId(deliveryId)) return Effect.succeed(undefined)
+      return sql<DeliveryRow>`UPDATE webhook_deliveries SET status = 'pending', failures = 0, next_attempt_at = ${now},
+          updated_at = ${now}
+        WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND delivery_id = ${deliveryId}
+          AND status IN ('succeeded', 'failed')
+        RETURNING ${deliverySelect}`.pipe(
+        Effect.tap((rows) => rows.length > 0 ? Effect.andThen(sql`SELECT pg_notify(${wakeupChannel}, '')`, wake) : Effect.void),
+        Effect.map(([row]) => row === undefined ? undefined : toDelivery(row)),
+        failAs("DeliveryStore.restart")
+      )
+    },
+    restartFailed: (tenantId, webhookId, range, now) => {
+      if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed(0)
+      return sql`UPDATE webhook_deliveries SET status = 'pending', failures = 0, next_attempt_at = ${now},
+          updated_at = ${now}
+        WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND status = 'failed'
+          AND created_at >= ${range.from} AND created_at < ${range.to}
+        RETURNING 1`.pipe(
+        Effect.tap((rows) => rows.length > 0 ? Effect.andThen(sql`SELECT pg_notify(${wakeupChannel}, '')`, wake) : Effect.void),
+        Effect.map((rows) => rows.length),
+        failAs("DeliveryStore.restartFailed")
+      )
+    },
+    failUnfinished: (tenantId, webhookId, now) => {
+      if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed(0)
+      return failUnfinished(tenantId, webhookId, now).pipe(failAs("DeliveryStore.failUnfinished"))
+    },
+    claim: (request) =>
+      Effect.gen(function*() {
+        const lease = yield* Ids.uuidv7
+        const leaseUntil = new Date(request.now.getTime() + request.leaseMillis)
+        // Candidates are locked (skipping rows other workers hold), at most `perWebhook` of each webhook
+        // are leased; the rest stay unlocked for the next claim, here or elsewhere.
+        const rows = yield* sql<DeliveryRow & { readonly webhook: WebhookRow }>`WITH candidates AS (
+            SELECT d.delivery_id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+            JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.enabled
+            WHERE d.next_attempt_at <= ${request.now}
+              AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
+              AND NOT (d.webhook_id = ANY (${request.exclude}::uuid[]))
+            ORDER BY d.next_attempt_at
+            LIMIT ${request.limit * 4}
+            FOR UPDATE OF d SKIP LOCKED
+          ), chosen AS (
+            SELECT delivery_id FROM (
+              SELECT delivery_id, next_attempt_at,
+                row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at) AS n
+              FROM candidates
+            ) ranked WHERE n <= ${request.perWebhook} ORDER BY next_attempt_at LIMIT ${request.limit}
+          ), leased AS (
+            UPDATE webhook_deliveries d SET lease = ${lease}, lease_until = ${leaseUntil}
+            FROM chosen WHERE d.delivery_id = chosen.delivery_id
+            RETURNING d.delivery_id, d.tenant_id, d.webhook_id, d.body, d.status, d.attempts, d.failures,
+              d.next_attempt_at, d.created_at, d.updated_at
+          )
+          SELECT leased.*, row_to_json(w.*) AS webhook FROM leased JOIN webhooks w ON w.webhook_id = leased.webhook_id
+          ORDER BY leased.next_attempt_at`
+        return rows.map((row): DeliveryStore.Claim => {
+          const webhook = typeof row.webhook === "string" ? JSON.parse(row.webhook) as WebhookRow : row.webhook
+          return {
+            delivery: toDelivery(row),
+            webhook: toWebhook({
+              ...webhook,
+              created_at: new Date(webhook.created_at),
+              updated_at: new Date(webhook.updated_at)
+            }),
+            body: row.body,
+            lease
+          }
+        })
+      }).pipe(failAs("DeliveryStore.claim")),
+    settle: (claim, s, now) =>
+      Effect.gen(function*() {
+        const settled = yield* sql`UPDATE webhook_deliveries SET status = ${s.status},
+            attempts = attempts || ${attemptJson(s.attempt)}::jsonb, failures = ${s.failures},
+            next_attempt_at = ${s.nextAttemptAt}, lease = NULL, lease_until = NULL, updated_at = ${now}
+          WHERE delivery_id = ${claim.delivery.delivery_id} AND lease = ${claim.lease}
+          RETURNING 1`
+        if (settled.length === 0) return false
+        if (s.disableWebhook !== undefined) {
+          const disabled = yield* sql`UPDATE webhooks SET enabled = false, disabled_reason = ${s.disableWebhook},
+              updated_at = ${now}
+            WHERE webhook_id = ${claim.webhook.webhook_id} AND enabled RETURNING 1`
+          if (disabled.length > 0) yield* failUnfinished(claim.webhook.tenant_id, claim.webhook.webhook_id, now)
+        }
+        return true
+      }).pipe(
+        // One statement unless the webhook is disabled with it.
+        (effect) => s.disableWebhook === undefined ? effect : sql.withTransaction(effect),
+        failAs("DeliveryStore.settle")
+      ),
+    wakeups: Effect.gen(function*() {
+      const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
+      return Stream.merge(here, yield* remoteWakeups)
+    })
+  })
+  return { webhookStore, deliveryStore }
+})

@@ -1,0 +1,200 @@
+/**
+ * The delivery worker: claims due deliveries from the DeliveryStore, signs
+ * and sends each through the WebhookTransport, and settles the result by
+ * the retry schedule (spec 6.2). It runs apart from the API, in any number
+ * of processes on one store.
+ *
+ * Concurrency is bounded overall and per webhook, so one slow receiver
+ * cannot take every slot. Time is the Effect Clock: under a TestClock the
+ * whole schedule runs in milliseconds.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect, Queue, Stream } from "effect"
+import { type Claim, DeliveryStore, type Settlement } from "./DeliveryStore.ts"
+import { Mailer } from "./Mailer.ts"
+import * as RetrySchedule from "./RetrySchedule.ts"
+import type { WebhookId } from "./Webhook.ts"
+import * as WebhookSecrets from "./WebhookSecrets.ts"
+import * as WebhookSignature from "./WebhookSignature.ts"
+import { type Answer, type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
+
+/** How a dispatcher works. */
+export interface Options {
+  /** How long a claimed delivery is held before another worker may take it (a crashed worker's, say). */
+  readonly leaseMillis: number
+  /** Deliveries in flight at once, in this process. */
+  readonly concurrency: number
+  /** Deliveries to one webhook in flight at once, in this process. */
+  readonly perWebhook: number
+  /** How long to wait for a wake-up before looking for due deliveries anyway (retries come due this way). */
+  readonly pollMillis: number
+  /** The retry schedule. */
+  readonly waitsSeconds: ReadonlyArray<number>
+  readonly attemptTimeoutMillis: number
+}
+
+/** The defaults: spec 6.2's schedule and timeout. */
+export const defaults: Options = {
+  leaseMillis: 30_000,
+  concurrency: 256,
+  perWebhook: 16,
+  pollMillis: 1_000,
+  waitsSeconds: RetrySchedule.defaultWaitsSeconds,
+  attemptTimeoutMillis: RetrySchedule.attemptTimeoutMillis
+}
+
+/** The headers of one attempt (spec 6.2). */
+export const headers = (claim: Claim, signature: string): Record<string, string> => ({
+  "content-type": "application/json",
+  "user-agent": "analytics-service-webhooks/0.1",
+  [WebhookSignature.header]: signature,
+  "x-service-event": claim.delivery.event.type,
+  "x-service-delivery": claim.delivery.delivery_id
+})
+
+/** What an attempt's answer (or failure) does to the delivery, by the schedule. */
+export const settlementOf = (
+  claim: Claim,
+  result: { readonly answer: Answer } | { readonly failure: TransportFailure },
+  attemptedAt: Date,
+  latencyMs: number,
+  waitsSeconds: ReadonlyArray<number>
+): Settlement => {
+  const answer = "answer" in result ? result.answer : undefined
+  const outcome = answer === undefined
+    ? { _tag: "Retryable", retryAfterSeconds: undefined } as const
+    : RetrySchedule.outcome(answer.status, answer.retryAfterSeconds)
+  const error = "failure" in result
+    ? `${result.failure.reason}: ${result.failure.message}`
+    : outcome._tag === "Succeeded" ? null : `The receiver answered ${answer!.status}`
+  const attempt = { attempted_at: attemptedAt, status_code: answer?.status ?? null, latency_ms: latencyMs, error }
+  switch (outcome._tag) {
+    case "Succeeded":
+      return { attempt, status: "succeeded", failures: claim.delivery.failures, nextAttemptAt: null }
+    case "Gone":
+      return {
+        attempt,
+        status: "failed",
+        failures: claim.delivery.failures + 1,
+        nextAttemptAt: null,
+        disableWebhook: `The receiver answered ${answer!.status} at ${attemptedAt.toISOString()}`
+      }
+    case "Retryable": {
+      const failures = claim.delivery.failures + 1
+      const next = RetrySchedule.nextAttemptAt(failures, attemptedAt.getTime() + latencyMs, outcome.retryAfterSeconds, waitsSeconds)
+      return next === undefined
+        ? { attempt, status: "failed", failures, nextAttemptAt: null }
+        : { attempt, status: "retrying", failures, nextAttemptAt: new Date(next) }
+    }
+  }
+}
+
+/** The e-mail telling a webhook's owner it was disabled (spec 6.2 rule 5). */
+export const disabledMail = (claim: Claim, reason: string) => ({
+  subject: `Webhook disabled: ${claim.webhook.url}`,
+  text: [
+    `Your webhook ${claim.webhook.webhook_id} (${claim.webhook.url}) was disabled.`,
+    "",
+    `${reason}: the receiver says it is gone, so no more events are sent to it.`,
+    "Fix the receiver, enable the webhook again (PATCH /v1/webhooks/{id} with {\"enabled\": true}),",
+    "then recover the failed deliveries (POST /v1/webhooks/{id}/recover)."
+  ].join("\n")
+})
+
+/** Makes, sends and settles one attempt of a claimed delivery. */
+export const attempt = (claim: Claim, options: Pick<Options, "waitsSeconds" | "attemptTimeoutMillis">) =>
+  Effect.gen(function*() {
+    const transport = yield* WebhookTransport
+    const store = yield* DeliveryStore
+    const started = yield* Clock.currentTimeMillis
+    const signature = yield* WebhookSignature.sign(
+      claim.body,
+      WebhookSecrets.signing(claim.webhook.secrets, started),
+      Math.floor(started / 1000)
+    )
+    const result = yield* transport.send({
+      url: claim.webhook.url,
+      body: claim.body,
+      headers: headers(claim, signature),
+      timeoutMillis: options.attemptTimeoutMillis
+    }).pipe(
+      Effect.map((answer) => ({ answer })),
+      Effect.catch((failure) => Effect.succeed({ failure }))
+    )
+    const ended = yield* Clock.currentTimeMillis
+    const settlement = settlementOf(claim, result, new Date(started), ended - started, options.waitsSeconds)
+    const settled = yield* store.settle(claim, settlement, new Date(ended))
+    if (settled && settlement.disableWebhook !== undefined) yield* tellOwner(claim, settlement.disableWebhook)
+    return settlement
+  })
+
+/** Mails a disabled webhook's owner; a mail failure is logged, the webhook stays disabled. */
+const tellOwner = (claim: Claim, reason: string) =>
+  Effect.gen(function*() {
+    const email = claim.webhook.owner.email
+    if (email === null) {
+      return yield* Effect.logWarning("A webhook was disabled; its owner has no e-mail address", {
+        webhook_id: claim.webhook.webhook_id
+      })
+    }
+    const mailer = yield* Mailer
+    yield* mailer.send({ to: [email], ...disabledMail(claim, reason) }).pipe(
+      Effect.catch((error) => Effect.logWarning("Could not e-mail the owner of a disabled webhook", error))
+    )
+  })
+
+/**
+ * Runs the worker until interrupted: claims due deliveries whenever the
+ * store signals (or every `pollMillis`), within the concurrency bounds.
+ * Store failures are logged and retried; nothing here fails.
+ */
+export const run = (options: Options = defaults): Effect.Effect<never, never, DeliveryStore | WebhookTransport | Mailer> =>
+  Effect.scoped(Effect.gen(function*() {
+    const store = yield* DeliveryStore
+    const wake = yield* Queue.sliding<void>(1)
+    yield* (yield* store.wakeups).pipe(
+      Stream.runForEach(() => Queue.offer(wake, undefined)),
+      Effect.forkScoped
+    )
+    const inFlight = new Map<WebhookId, number>()
+    let total = 0
+    const finished = (claim: Claim) =>
+      Effect.sync(() => {
+        total--
+        const left = (inFlight.get(claim.webhook.webhook_id) ?? 1) - 1
+        if (left === 0) inFlight.delete(claim.webhook.webhook_id)
+        else inFlight.set(claim.webhook.webhook_id, left)
+      }).pipe(Effect.andThen(Queue.offer(wake, undefined)))
+    const idle = Effect.raceFirst(Queue.take(wake), Effect.sleep(options.pollMillis))
+    while (true) {
+      const capacity = options.concurrency - total
+      if (capacity <= 0) {
+        yield* idle
+        continue
+      }
+      const exclude = [...inFlight].filter(([, n]) => n >= options.perWebhook).map(([id]) => id)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const claims = yield* store.claim({
+        now,
+        leaseMillis: options.leaseMillis,
+        limit: Math.min(capacity, 100),
+        perWebhook: options.perWebhook,
+        exclude
+      }).pipe(
+        Effect.catch((error) => Effect.as(Effect.logWarning("Claiming webhook deliveries failed; retrying", error), []))
+      )
+      for (const claim of claims) {
+        total++
+        inFlight.set(claim.webhook.webhook_id, (inFlight.get(claim.webhook.webhook_id) ?? 0) + 1)
+        yield* attempt(claim, options).pipe(
+          Effect.catchCause((cause) =>
+            Effect.logError("A webhook attempt failed; its lease will run out and it will be tried again", Cause.pretty(cause))
+          ),
+          Effect.ensuring(finished(claim)),
+          Effect.forkScoped
+        )
+      }
+      if (claims.length === 0) yield* idle
+    }
+  }))
