@@ -16,8 +16,17 @@
  * The URLs are also exported as `process.env.TEST_DATABASE_URL` and
  * `process.env.TEST_REDIS_URL` for the test workers (they inherit the
  * environment of the main vitest process).
+ *
+ * TLS: a throwaway CA and a loopback server certificate (scripts/TestCertificates.ts)
+ * in `TEST_TLS_DIR`, trusted by every worker through `NODE_EXTRA_CA_CERTS`, which
+ * Node reads when a worker starts: HTTPS receivers in tests are trusted the way an
+ * operator trusts a private CA.
  */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import type { TestProject } from "vitest/node"
+import { makeTestCertificates } from "./TestCertificates.ts"
 import { findPostgresBin, startTestPostgres } from "./TestPostgres.ts"
 import { findRedisServer, startTestRedis } from "./TestRedis.ts"
 
@@ -70,6 +79,9 @@ const redis: ServerSetup = {
 }
 
 export default async function setup(project: TestProject): Promise<Teardown> {
+  const tls = makeTestCertificates(fs.mkdtempSync(path.join(os.tmpdir(), "analytics-tls-")))
+  process.env.TEST_TLS_DIR = tls.dir
+  process.env.NODE_EXTRA_CA_CERTS = tls.caCert
   const stopPostgres = await setupServer(project, postgres)
   let stopRedis: Teardown | undefined
   try {
@@ -81,6 +93,7 @@ export default async function setup(project: TestProject): Promise<Teardown> {
   return async () => {
     await stopRedis?.()
     await stopPostgres?.()
+    fs.rmSync(tls.dir, { recursive: true, force: true })
   }
 }
 

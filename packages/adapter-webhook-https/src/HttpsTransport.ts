@@ -1,0 +1,136 @@
+/**
+ * The `WebhookTransport` port over Node's HTTPS (spec 6.2, decision 0010).
+ *
+ * - The host is resolved once; the first address the egress guard allows is
+ *   pinned for the connection (Node's `lookup` hook answers with it), so a
+ *   DNS rebinding between the check and the connect cannot swap it. A host
+ *   whose addresses are all refused is not contacted.
+ * - TLS is verified against Node's root store plus `NODE_EXTRA_CA_CERTS`
+ *   (read by Node at start-up), for the URL's host name.
+ * - 5 s of real time (not the Effect clock: a network wait is physical) for
+ *   the whole attempt; redirects are never followed (Node never does); the
+ *   response body is drained and dropped.
+ *
+ * @since 0.1.0
+ */
+import { EgressGuard, WebhookTransport } from "@analytics/core"
+import { Effect, Layer } from "effect"
+import * as dns from "node:dns"
+import * as https from "node:https"
+import * as net from "node:net"
+
+/** How the transport connects. */
+export interface Options {
+  /** Allow private, loopback and other non-public addresses (`ANALYTICS_WEBHOOK_ALLOW_PRIVATE=true`: tests, private deployments). */
+  readonly allowPrivate?: boolean | undefined
+  /** Resolves a host name to its addresses (default: the system resolver, `dns.lookup` with `all`). */
+  readonly resolve?: ((host: string) => Promise<ReadonlyArray<string>>) | undefined
+  /** Extra certificate authorities for this transport only (PEM), on top of Node's (tests). */
+  readonly ca?: ReadonlyArray<string> | undefined
+  /** Open connections kept per receiver for reuse (default 16). */
+  readonly maxSocketsPerHost?: number | undefined
+}
+
+const systemResolve = (host: string): Promise<ReadonlyArray<string>> =>
+  dns.promises.lookup(host, { all: true, verbatim: true }).then((entries) => entries.map((e) => e.address))
+
+const tlsCodes = /^(ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_SSL_|HOSTNAME_MISMATCH)/
+
+const failure = (reason: WebhookTransport.TransportFailure["reason"], message: string) =>
+  new WebhookTransport.TransportFailure({ reason, message })
+
+/** The failure a socket or TLS error stands for. */
+const classify = (error: NodeJS.ErrnoException): WebhookTransport.TransportFailure => {
+  const code = error.code ?? ""
+  if (error.name === "AbortError" || error.name === "TimeoutError") return failure("timeout", "No answer within the attempt's time")
+  if (tlsCodes.test(code)) return failure("tls", `TLS: ${error.message}`)
+  return failure("network", code === "" ? error.message : `${code}: ${error.message}`)
+}
+
+/** Rejects when the signal aborts. */
+const aborted = (signal: AbortSignal): Promise<never> =>
+  new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))
+
+/** Makes a transport; its keep-alive sockets are closed by `close`. */
+export const make = (options: Options = {}): WebhookTransport.WebhookTransport["Service"] & { readonly close: () => void } => {
+  const resolve = options.resolve ?? systemResolve
+  const agent = new https.Agent({
+    keepAlive: true,
+    maxSockets: options.maxSocketsPerHost ?? 16,
+    ...(options.ca === undefined ? {} : { ca: [...(tlsRootCertificates()), ...options.ca] })
+  })
+
+  /** The address to connect to: the first the guard allows. */
+  const pick = (host: string, signal: AbortSignal): Effect.Effect<string, WebhookTransport.TransportFailure> =>
+    Effect.gen(function*() {
+      const addresses = net.isIP(host) !== 0 ? [host] : yield* Effect.tryPromise({
+        try: () => Promise.race([resolve(host), aborted(signal)]),
+        catch: (error) =>
+          signal.aborted
+            ? failure("timeout", `${host} did not resolve in time`)
+            : failure("dns", `${host} did not resolve: ${(error as Error).message}`)
+      })
+      if (addresses.length === 0) return yield* failure("dns", `${host} has no address`)
+      if (options.allowPrivate === true) return addresses[0]
+      const allowed = addresses.find((address) => EgressGuard.refusalOf(address) === undefined)
+      if (allowed !== undefined) return allowed
+      return yield* failure(
+        "refused",
+        `${host} resolves only to addresses deliveries may not reach (${addresses[0]}: ${EgressGuard.refusalOf(addresses[0])})`
+      )
+    })
+
+  const post = (url: URL, address: string, request: WebhookTransport.Request, signal: AbortSignal) =>
+    Effect.callback<WebhookTransport.Answer, WebhookTransport.TransportFailure>((resume) => {
+      const req = https.request(url, {
+        method: "POST",
+        agent,
+        signal,
+        headers: { ...request.headers, "content-length": Buffer.byteLength(request.body) },
+        // The pinned address, whatever the host name resolves to now.
+        lookup: (_hostname, lookupOptions, callback) => {
+          const family = net.isIP(address)
+          if ((lookupOptions as dns.LookupAllOptions).all) callback(null, [{ address, family }] as any)
+          else (callback as any)(null, address, family)
+        }
+      }, (res) => {
+        // Only the status matters; the body is read to the end so the socket can be reused.
+        res.on("error", () => {})
+        res.resume()
+        const retryAfter = res.headers["retry-after"]
+        resume(Effect.succeed({
+          status: res.statusCode ?? 0,
+          retryAfterSeconds: WebhookTransport.retryAfterSeconds(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)
+        }))
+      })
+      req.on("error", (error) => resume(Effect.fail(classify(error))))
+      req.end(request.body)
+      return Effect.sync(() => req.destroy())
+    })
+
+  return {
+    send: (request) =>
+      Effect.gen(function*() {
+        const url = new URL(request.url)
+        const signal = AbortSignal.timeout(request.timeoutMillis)
+        const host = url.hostname.replace(/^\[|\]$/g, "")
+        const address = yield* pick(host, signal)
+        return yield* post(url, address, request, signal)
+      }),
+    close: () => agent.destroy()
+  }
+}
+
+/** Node's bundled root certificates plus those of `NODE_EXTRA_CA_CERTS`. */
+const tlsRootCertificates = (): ReadonlyArray<string> => {
+  // `tls.getCACertificates("default")` (Node 22.15+) includes NODE_EXTRA_CA_CERTS; `rootCertificates` does not.
+  const tls = process.getBuiltinModule("node:tls") as typeof import("node:tls")
+  return tls.getCACertificates("default")
+}
+
+/** The transport as a layer; its sockets close with the layer. */
+export const layer = (options: Options = {}): Layer.Layer<WebhookTransport.WebhookTransport> =>
+  Layer.effect(
+    WebhookTransport.WebhookTransport,
+    Effect.map(Effect.acquireRelease(Effect.sync(() => make(options)), (t) => Effect.sync(t.close)), (t) => ({ send: t.send }))
+  )

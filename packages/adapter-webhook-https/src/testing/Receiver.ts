@@ -1,0 +1,108 @@
+/**
+ * A real HTTPS webhook receiver on loopback for tests: records every request
+ * (headers, raw body, arrival time) and answers as the test scripts it.
+ *
+ * Its certificate comes from `TEST_TLS_DIR` (the test run's CA, trusted
+ * through `NODE_EXTRA_CA_CERTS`), or from the `tls` option.
+ *
+ * @since 0.1.0
+ */
+import * as fs from "node:fs"
+import type * as http from "node:http"
+import * as https from "node:https"
+import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+
+/** One request the receiver got. */
+export interface Received {
+  readonly method: string
+  readonly path: string
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+  /** `Date.now()` when the body had arrived. */
+  readonly at: number
+}
+
+/** How to answer: a status (and headers), or `"hang"` to never answer. */
+export type Answer = { readonly status: number; readonly headers?: Readonly<Record<string, string>> } | "hang"
+
+/** A running receiver. */
+export interface Receiver {
+  /** `https://localhost:<port><path>`. */
+  readonly url: (path?: string) => string
+  readonly port: number
+  readonly received: ReadonlyArray<Received>
+  /** Sets how the next requests are answered (default 200); a function decides per request. */
+  answer(answer: Answer | ((request: Received) => Answer)): void
+  /** Resolves when `count` requests have arrived (or rejects after `timeoutMillis`). */
+  waitFor(count: number, timeoutMillis?: number): Promise<ReadonlyArray<Received>>
+  close(): Promise<void>
+}
+
+/** The test run's server key and certificate. */
+const runCertificates = () => {
+  const dir = process.env.TEST_TLS_DIR
+  if (dir === undefined || dir === "") throw new Error("TEST_TLS_DIR is not set: run the tests through vitest's global setup")
+  return { key: fs.readFileSync(path.join(dir, "server.key")), cert: fs.readFileSync(path.join(dir, "server.pem")) }
+}
+
+/** Starts a receiver on 127.0.0.1 (and `localhost`) at a free port. */
+export const start = async (options: { readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer } } = {}): Promise<Receiver> => {
+  const received: Array<Received> = []
+  let decide: (request: Received) => Answer = () => ({ status: 200 })
+  const waiters: Array<() => void> = []
+  const hung = new Set<http.ServerResponse>()
+  const server = https.createServer({ ...(options.tls ?? runCertificates()), keepAlive: true } as https.ServerOptions, (req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const request: Received = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now()
+      }
+      received.push(request)
+      for (const wake of waiters.splice(0)) wake()
+      const answer = decide(request)
+      if (answer === "hang") {
+        hung.add(res)
+        return
+      }
+      res.writeHead(answer.status, answer.headers ?? {})
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: (p = "/hook") => `https://localhost:${port}${p}`,
+    port,
+    received,
+    answer(answer) {
+      decide = typeof answer === "function" ? answer : () => answer
+    },
+    waitFor(count, timeoutMillis = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`Expected ${count} requests within ${timeoutMillis} ms, got ${received.length}`)),
+          timeoutMillis
+        )
+        const check = () => {
+          if (received.length >= count) {
+            clearTimeout(timer)
+            resolve(received.slice())
+          } else waiters.push(check)
+        }
+        check()
+      })
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hung) res.destroy()
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
