@@ -189,6 +189,18 @@ export const make = Effect.gen(function*() {
         }
         return claims
       }),
+    nextDue: (exclude) =>
+      Effect.sync(() => {
+        let next: number | undefined
+        for (const id of active) {
+          const row = rows.get(id)!
+          const d = row.delivery
+          if (d.next_attempt_at === null || !webhooks.get(d.webhook_id)?.enabled || exclude.includes(d.webhook_id)) continue
+          const due = Math.max(d.next_attempt_at.getTime(), row.leaseUntil)
+          if (next === undefined || due < next) next = due
+        }
+        return next === undefined ? undefined : new Date(next)
+      }),
     settle: (claim, settlement, now) =>
       write((): readonly [boolean, () => void] => {
         const row = rows.get(claim.delivery.delivery_id)

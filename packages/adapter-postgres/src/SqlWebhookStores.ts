@@ -306,6 +306,13 @@ export const make = Effect.gen(function*() {
           }
         })
       }).pipe(failAs("DeliveryStore.claim")),
+    nextDue: (exclude) =>
+      sql<{ readonly due: Date | null }>`SELECT min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) AS due
+        FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.enabled
+        WHERE d.next_attempt_at IS NOT NULL AND NOT (d.webhook_id = ANY (${exclude}::uuid[]))`.pipe(
+        Effect.map(([row]) => row?.due ?? undefined),
+        failAs("DeliveryStore.nextDue")
+      ),
     settle: (claim, s, now) =>
       Effect.gen(function*() {
         const settled = yield* sql`UPDATE webhook_deliveries SET status = ${s.status},

@@ -82,6 +82,8 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly failUnfinished: (tenantId: TenantId, webhookId: WebhookId, now: Date) => Effect.Effect<number, StoreError>
   /** Leases due deliveries of enabled webhooks, oldest due first. */
   readonly claim: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<Claim>, StoreError>
+  /** When the next delivery of an enabled webhook not in `exclude` comes due (or its lease runs out); `undefined`: none is waiting. */
+  readonly nextDue: (exclude: ReadonlyArray<WebhookId>) => Effect.Effect<Date | undefined, StoreError>
   /** Records an attempt under the claim's lease; `false` (nothing written) when the lease was lost. */
   readonly settle: (claim: Claim, settlement: Settlement, now: Date) => Effect.Effect<boolean, StoreError>
   /** Signals that deliveries may have become due (published or restarted here or, on PostgreSQL, by any host). */

@@ -27,7 +27,7 @@ export interface Options {
   readonly concurrency: number
   /** Deliveries to one webhook in flight at once, in this process. */
   readonly perWebhook: number
-  /** How long to wait for a wake-up before looking for due deliveries anyway (retries come due this way). */
+  /** The longest wait for a wake-up before looking for due deliveries anyway (the next due one is waited for exactly). */
   readonly pollMillis: number
   /** The retry schedule. */
   readonly waitsSeconds: ReadonlyArray<number>
@@ -166,11 +166,11 @@ export const run = (options: Options = defaults): Effect.Effect<never, never, De
         if (left === 0) inFlight.delete(claim.webhook.webhook_id)
         else inFlight.set(claim.webhook.webhook_id, left)
       }).pipe(Effect.andThen(Queue.offer(wake, undefined)))
-    const idle = Effect.raceFirst(Queue.take(wake), Effect.sleep(options.pollMillis))
+    const idle = (millis: number) => Effect.raceFirst(Queue.take(wake), Effect.sleep(millis))
     while (true) {
       const capacity = options.concurrency - total
       if (capacity <= 0) {
-        yield* idle
+        yield* idle(options.pollMillis)
         continue
       }
       const exclude = [...inFlight].filter(([, n]) => n >= options.perWebhook).map(([id]) => id)
@@ -195,6 +195,11 @@ export const run = (options: Options = defaults): Effect.Effect<never, never, De
           Effect.forkScoped
         )
       }
-      if (claims.length === 0) yield* idle
+      if (claims.length === 0) {
+        // Sleep until the next delivery comes due (a retry), a wake-up, or the poll, whichever is first.
+        const due = yield* store.nextDue(exclude).pipe(Effect.catch(() => Effect.succeed(undefined)))
+        const wait = due === undefined ? options.pollMillis : Math.max(1, Math.min(options.pollMillis, due.getTime() - now.getTime()))
+        yield* idle(wait)
+      }
     }
   }))

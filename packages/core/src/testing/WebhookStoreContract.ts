@@ -221,10 +221,14 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       const webhook = yield* makeWebhook(tenant)
       yield* deliveries.publish(tenant, yield* event("export.succeeded", ws), at(50_000))
       const [claim] = yield* claimOf([webhook], at(50_000))
+      const nextDue = () => Effect.flatMap(DeliveryStore, (store) => store.nextDue([]))
+      // Other tests' deliveries share the store: only an upper bound holds for ours.
+      assert.isAtMost((yield* nextDue())!.getTime(), t0 + 80_000)
       const retry = { attempt: attempt(50_000, 500), status: "retrying", failures: 1, nextAttemptAt: at(55_000) } as const
       assert.isTrue(yield* deliveries.settle(claim, retry, at(50_020)))
       assert.isFalse(yield* deliveries.settle(claim, retry, at(50_020)))
       assert.deepStrictEqual(yield* claimOf([webhook], at(54_999)), [])
+      assert.isAtMost((yield* nextDue())!.getTime(), t0 + 55_000)
       const [next] = yield* claimOf([webhook], at(55_000))
       assert.deepStrictEqual(next.delivery.attempts, [attempt(50_000, 500)])
       assert.strictEqual(next.delivery.failures, 1)
