@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Cursor, Errors, Idempotency, Limiter, Pagination, Tenants } from "@analytics/core"
+import type { Cursor, Errors, Idempotency, Limiter, Pagination, Tenants, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -19,6 +19,11 @@ export type DomainError =
   | Idempotency.IdempotencyInProgress
   | Tenants.LimitsNeedCustomPlan
   | Limiter.RateLimited
+  | WebhookUrl.WebhookUrlRefused
+  | Webhook.FirehoseNeedsScalePlan
+  | Webhooks.UnknownWorkspace
+  | Webhooks.WebhookDisabled
+  | Webhooks.DeliveryInProgress
 
 /** The problem class of each per-operation refusal code. */
 const refusals = {
@@ -46,6 +51,11 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Idempotency.IdempotencyInProgress ? Problems.IdempotencyInProgress
   : E extends Tenants.LimitsNeedCustomPlan ? Problems.InvalidRequest
   : E extends Limiter.RateLimited ? RefusalOf<E["code"]>
+  : E extends WebhookUrl.WebhookUrlRefused ? Problems.SchemeNotAllowed | Problems.InvalidRequest
+  : E extends Webhook.FirehoseNeedsScalePlan ? Problems.FirehoseNotInPlan
+  : E extends Webhooks.UnknownWorkspace ? Problems.InvalidRequest
+  : E extends Webhooks.WebhookDisabled ? Problems.WebhookDisabled
+  : E extends Webhooks.DeliveryInProgress ? Problems.DeliveryInProgress
   : never
 
 /** The problem answering a domain error. */
@@ -88,6 +98,30 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         })
       case "RateLimited":
         return new refusals[error.code]({ detail: error.detail, retry_after: error.retryAfterSeconds })
+      case "WebhookUrlRefused":
+        return error.reason === "scheme"
+          ? new Problems.SchemeNotAllowed({ detail: error.message })
+          : new Problems.InvalidRequest({
+            detail: "The request failed validation; see errors",
+            errors: [{ path: ["body", "url"], message: error.message }]
+          })
+      case "FirehoseNeedsScalePlan":
+        return new Problems.FirehoseNotInPlan({
+          detail: `audit.event is available on the Scale plan; this tenant is on ${error.plan}`
+        })
+      case "UnknownWorkspace":
+        return new Problems.InvalidRequest({
+          detail: "The request failed validation; see errors",
+          errors: [{ path: ["body", "workspace_id"], message: `No workspace ${error.workspaceId} in this tenant` }]
+        })
+      case "WebhookDisabled":
+        return new Problems.WebhookDisabled({
+          detail: `Webhook ${error.webhookId} is disabled; enable it with PATCH {"enabled": true} first`
+        })
+      case "DeliveryInProgress":
+        return new Problems.DeliveryInProgress({
+          detail: `Delivery ${error.deliveryId} is still being attempted; re-deliver it once it has succeeded or failed`
+        })
       case "IdempotencyInProgress":
         return new Problems.IdempotencyInProgress({
           detail: "The first request with this Idempotency-Key is still running; retry shortly"

@@ -101,6 +101,34 @@ export class IdempotencyInProgress extends HttpApiError.Problem<IdempotencyInPro
   { code: Schema.tag("idempotency/in-progress") }
 ) {}
 
+/** 400 webhook/scheme-not-allowed (spec 6.2 rule 3). */
+export class SchemeNotAllowed extends HttpApiError.Problem<SchemeNotAllowed>()(
+  "SchemeNotAllowed",
+  declare("webhook/scheme-not-allowed"),
+  { code: Schema.tag("webhook/scheme-not-allowed") }
+) {}
+
+/** 403 webhook/firehose-not-in-plan (spec 6.1: audit.event on Scale only). */
+export class FirehoseNotInPlan extends HttpApiError.Problem<FirehoseNotInPlan>()(
+  "FirehoseNotInPlan",
+  declare("webhook/firehose-not-in-plan"),
+  { code: Schema.tag("webhook/firehose-not-in-plan") }
+) {}
+
+/** 409 webhook/disabled. */
+export class WebhookDisabled extends HttpApiError.Problem<WebhookDisabled>()(
+  "WebhookDisabled",
+  declare("webhook/disabled"),
+  { code: Schema.tag("webhook/disabled") }
+) {}
+
+/** 409 webhook/delivery-in-progress. */
+export class DeliveryInProgress extends HttpApiError.Problem<DeliveryInProgress>()(
+  "DeliveryInProgress",
+  declare("webhook/delivery-in-progress"),
+  { code: Schema.tag("webhook/delivery-in-progress") }
+) {}
+
 /** 503 service/unavailable: the store failed; the request may be retried. */
 export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
   "ServiceUnavailable",

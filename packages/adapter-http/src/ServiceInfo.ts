@@ -17,6 +17,8 @@ export interface ServiceInfoShape {
     readonly primaryColor: string
   }
   readonly features: Readonly<Record<string, boolean>>
+  /** The fixed addresses webhook deliveries leave from, for receivers to allowlist (spec 6.2 rule 11); none when not fixed. */
+  readonly webhookEgressAddresses: ReadonlyArray<string>
 }
 
 /** The service's public description. */
@@ -27,6 +29,7 @@ export class ServiceInfo extends Context.Service<ServiceInfo, ServiceInfoShape>(
       version: "0.1.0",
       branding: { name: "Analytics", logoUrl: null, primaryColor: "#2563eb" },
       features: {},
+      webhookEgressAddresses: [],
       ...options,
       publicBaseUrl: options.publicBaseUrl.replace(/\/+$/, "")
     })

@@ -75,14 +75,24 @@ export const make = Effect.gen(function*() {
       created_at: now,
       updated_at: now
     }))
+  /** Drops a row's lease (its worker's settlement will be refused); returns the undo. */
+  const release = (row: Row): () => void => {
+    const { lease, leaseUntil } = row
+    row.lease = undefined
+    row.leaseUntil = 0
+    return () => {
+      row.lease = lease
+      row.leaseUntil = leaseUntil
+    }
+  }
   const failUnfinished = (webhookId: string, now: Date) => {
     const undos: Array<() => void> = []
     for (const id of active) {
       const row = rows.get(id)!
       if (row.delivery.webhook_id !== webhookId) continue
-      undos.push(change(row, { ...row.delivery, status: "failed", next_attempt_at: null, updated_at: now }))
+      undos.push(change(row, { ...row.delivery, status: "failed", next_attempt_at: null, updated_at: now }), release(row))
     }
-    return [undos.length, () => undos.forEach((undo) => undo())] as const
+    return [undos.length / 2, () => undos.reverse().forEach((undo) => undo())] as const
   }
 
   const webhookStore = WebhookStore.WebhookStore.of({
@@ -213,12 +223,7 @@ export const make = Effect.gen(function*() {
           next_attempt_at: settlement.nextAttemptAt,
           updated_at: now
         })]
-        const lease = row.lease
-        row.lease = undefined
-        row.leaseUntil = 0
-        undos.push(() => {
-          row.lease = lease
-        })
+        undos.push(release(row))
         const webhook = webhooks.get(claim.webhook.webhook_id)
         if (settlement.disableWebhook !== undefined && webhook !== undefined && webhook.enabled) {
           undos.push(set(webhooks, webhook.webhook_id, {

@@ -40,6 +40,9 @@ export const catalogue = {
     title: "A request with this Idempotency-Key is still in progress"
   },
   "webhook/scheme-not-allowed": { status: 400, title: "Only https:// webhook urls are accepted" },
+  "webhook/firehose-not-in-plan": { status: 403, title: "The audit.event firehose is available on the Scale plan only" },
+  "webhook/disabled": { status: 409, title: "The webhook is disabled; enable it first" },
+  "webhook/delivery-in-progress": { status: 409, title: "The delivery has not finished; it can be re-delivered once it has" },
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },
   "rate-limit/sustained-exceeded": { status: 429, title: "Hourly rate limit exceeded" },
   "rate-limit/query-concurrency": { status: 429, title: "Too many concurrent queries in this workspace" },

@@ -310,6 +310,13 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(due.map((c) => byTime(c) - t0).sort(), [71_000, 72_000, 73_000])
       assert.isTrue(due.every((c) => c.delivery.failures === 0 && c.delivery.status === "pending"))
       assert.strictEqual(yield* deliveries.failUnfinished(tenant, webhook.webhook_id, at(81_000)), 3)
+      // Failing drops the leases: recovered at once, they are claimed at once, and the old claims settle nothing.
+      assert.strictEqual(yield* deliveries.restartFailed(tenant, webhook.webhook_id, { from: at(73_000), to: at(73_001) }, at(81_000)), 1)
+      const [reclaimed, ...none] = yield* claimOf([webhook], at(81_000))
+      assert.strictEqual(none.length, 0)
+      const stale = due.find((c) => c.delivery.delivery_id === reclaimed.delivery.delivery_id)!
+      assert.isFalse(yield* deliveries.settle(stale, { attempt: attempt(81_000, 500), status: "retrying", failures: 1, nextAttemptAt: at(86_000) }, at(81_001)))
+      assert.strictEqual(yield* deliveries.failUnfinished(tenant, webhook.webhook_id, at(81_000)), 1)
       assert.deepStrictEqual((yield* deliveries.list(tenant, webhook.webhook_id, page, {})).map((d) => d.status), ["failed", "failed", "failed", "failed"])
     }))
 
