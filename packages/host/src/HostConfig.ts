@@ -41,24 +41,45 @@ export interface HostConfig {
   readonly bootstrap: Option.Option<{ readonly token: Redacted.Redacted<string>; readonly plan: Plan.Plan }>
   readonly demo: boolean
   readonly logLevel: typeof LogLevel.Type
+  readonly webhooks: {
+    /** Run the delivery worker in this process (several processes on one database share the work). */
+    readonly worker: boolean
+    /** Let deliveries reach private and loopback addresses (tests, private deployments). */
+    readonly allowPrivate: boolean
+    /** The fixed addresses deliveries leave from, published for receivers' allowlists. */
+    readonly egressAddresses: ReadonlyArray<string>
+    /** How long a worker holds a delivery before another may take it (after a crash). */
+    readonly leaseSeconds: number
+  }
+  /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
+  readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
 }
 
 const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "Expected an http:// or https:// URL" })
 )
 
-/** Comma-separated networks (`10.0.0.0/8, 192.168.1.7/32`) whose `X-Forwarded-For` is believed. */
-const TrustedProxies = Schema.String.pipe(
-  Schema.decodeTo(
-    Schema.Array(Schema.String.check(Schema.makeFilter((cidr) =>
-      Result.isSuccess(IpNetwork.fromString(cidr)) || `Expected a network such as 10.0.0.0/8, got "${cidr}"`
-    ))),
-    SchemaTransformation.transform({
-      decode: (list: string): ReadonlyArray<string> => list.split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
-      encode: (networks: ReadonlyArray<string>) => networks.join(",")
-    })
+/** A comma-separated list, trimmed, empty entries dropped. */
+const commaList = <S extends Schema.Codec<string, string>>(item: S) =>
+  Schema.String.pipe(
+    Schema.decodeTo(
+      Schema.Array(item),
+      SchemaTransformation.transform({
+        decode: (list: string): ReadonlyArray<string> => list.split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
+        encode: (entries: ReadonlyArray<string>) => entries.join(",")
+      })
+    )
   )
-)
+
+/** Comma-separated networks (`10.0.0.0/8, 192.168.1.7/32`) whose `X-Forwarded-For` is believed. */
+const TrustedProxies = commaList(Schema.String.check(Schema.makeFilter((cidr) =>
+  Result.isSuccess(IpNetwork.fromString(cidr)) || `Expected a network such as 10.0.0.0/8, got "${cidr}"`
+)))
+
+/** Comma-separated IP addresses (`203.0.113.7, 2001:db8::7`). */
+const IpList = commaList(Schema.String.check(Schema.makeFilter((ip) =>
+  Result.isSuccess(IpNetwork.fromString(ip.includes(":") ? `${ip}/128` : `${ip}/32`)) || `Expected an IP address, got "${ip}"`
+)))
 
 /** Each variable on its own, so that every invalid one is reported at once. */
 const variables = {
@@ -74,7 +95,17 @@ const variables = {
   bootstrapToken: Config.option(Config.Redacted("ANALYTICS_BOOTSTRAP_TOKEN")),
   bootstrapPlan: Config.schema(Plan.Plan, "ANALYTICS_BOOTSTRAP_PLAN").pipe(Config.withDefault("growth" as const)),
   demo: Config.Boolean("ANALYTICS_DEMO").pipe(Config.withDefault(false)),
-  logLevel: Config.schema(LogLevel, "LOG_LEVEL").pipe(Config.withDefault("info" as const))
+  logLevel: Config.schema(LogLevel, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  webhookWorker: Config.Boolean("ANALYTICS_WEBHOOK_WORKER").pipe(Config.withDefault(true)),
+  webhookAllowPrivate: Config.Boolean("ANALYTICS_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
+  webhookEgressIps: Config.schema(IpList, "ANALYTICS_WEBHOOK_EGRESS_IPS").pipe(Config.withDefault([] as ReadonlyArray<string>)),
+  // Longer than an attempt (5 s), so a live worker never loses a delivery to another.
+  webhookLeaseSeconds: Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 6, maximum: 3600 })),
+    "ANALYTICS_WEBHOOK_LEASE_SECONDS"
+  ).pipe(Config.withDefault(30)),
+  smtpUrl: Config.option(Config.Redacted("SMTP_URL")),
+  mailFrom: Config.NonEmptyString("MAIL_FROM").pipe(Config.withDefault("Analytics <noreply@localhost>"))
 }
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -137,7 +168,14 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
     operatorToken: c.operatorToken,
     bootstrap: Option.map(c.bootstrapToken, (token) => ({ token, plan: c.bootstrapPlan })),
     demo: c.demo,
-    logLevel: c.logLevel
+    logLevel: c.logLevel,
+    webhooks: {
+      worker: c.webhookWorker,
+      allowPrivate: c.webhookAllowPrivate,
+      egressAddresses: c.webhookEgressIps,
+      leaseSeconds: c.webhookLeaseSeconds
+    },
+    mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
   }
   const crossProblems = crossCheck(config)
   return crossProblems.length > 0 ? yield* Effect.fail(crossProblems) : config

@@ -9,7 +9,19 @@ import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Migrations, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
 import { RedisRateLimitStore } from "@analytics/adapter-redis"
-import { ApiToken, Idempotency, RateLimitStore, ServiceSecrets, Tenants, Workspaces, WorkspaceStore } from "@analytics/core"
+import { SmtpMailer } from "@analytics/adapter-smtp"
+import { HttpsTransport } from "@analytics/adapter-webhook-https"
+import {
+  ApiToken,
+  Idempotency,
+  Mailer,
+  RateLimitStore,
+  ServiceSecrets,
+  Tenants,
+  WebhookDispatcher,
+  Workspaces,
+  WorkspaceStore
+} from "@analytics/core"
 import type { TenantId } from "@analytics/core/Tenant"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
@@ -111,6 +123,30 @@ const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
+/** Without SMTP, mail is logged (subject and recipients), not sent. */
+const loggingMailer = Layer.succeed(Mailer.Mailer, {
+  send: (mail) =>
+    Effect.logWarning("No SMTP_URL configured; this e-mail was not sent").pipe(
+      Effect.annotateLogs({ to: mail.to.join(", "), subject: mail.subject })
+    )
+})
+
+/**
+ * The webhook delivery worker, until the host stops: claims due deliveries
+ * from the stores (shared with any other host on the database) and sends
+ * them over HTTPS behind the egress guard.
+ */
+const webhookWorker = (config: HostConfig) =>
+  WebhookDispatcher.run({ ...WebhookDispatcher.defaults, leaseMillis: config.webhooks.leaseSeconds * 1000 }).pipe(
+    Effect.provide(Layer.mergeAll(
+      HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }),
+      Option.match(config.mail, {
+        onNone: () => loggingMailer,
+        onSome: ({ from, url }) => SmtpMailer.layer({ url: Redacted.value(url), from })
+      })
+    ))
+  )
+
 /** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
@@ -124,12 +160,14 @@ const initialize = (config: HostConfig) =>
       }
     }
     yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
+    if (config.webhooks.worker) yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
       rateLimitStore: Layer.succeedContext(stores),
       trustedProxies: config.trustedProxies,
       publicBaseUrl: config.publicBaseUrl,
-      operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value))
+      operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
+      info: { webhookEgressAddresses: config.webhooks.egressAddresses }
     }))
   })
 
