@@ -12,6 +12,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as Batcher from "./Batcher.ts"
 
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
   Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
@@ -118,6 +119,13 @@ const remoteWakeups = Effect.gen(function*() {
   )
 })
 
+/** One attempt to record. */
+interface Settling {
+  readonly claim: DeliveryStore.Claim
+  readonly s: DeliveryStore.Settlement
+  readonly now: Date
+}
+
 // --- stores ------------------------------------------------------------------------------
 
 /** Both stores over the `SqlClient` in context. */
@@ -181,6 +189,29 @@ export const make = Effect.gen(function*() {
         updated_at = ${now}
       WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND next_attempt_at IS NOT NULL
       RETURNING 1`.pipe(Effect.map((rows) => rows.length))
+
+  /** Records attempts under their leases, in one statement; for each, whether its lease still held. */
+  const settleRows = (rows: ReadonlyArray<Settling>) =>
+    Effect.map(
+      sql<{ readonly delivery_id: string }>`UPDATE webhook_deliveries d SET status = v.status,
+          attempts = d.attempts || v.attempt, failures = v.failures, next_attempt_at = NULLIF(v.next_attempt_at, '')::timestamptz,
+          lease = NULL, lease_until = NULL, updated_at = v.updated_at::timestamptz
+        FROM unnest(${rows.map((r) => r.claim.delivery.delivery_id)}::uuid[], ${rows.map((r) => r.claim.lease)}::uuid[],
+          ${rows.map((r) => r.s.status)}::text[], ${rows.map((r) => attemptJson(r.s.attempt))}::jsonb[],
+          ${rows.map((r) => String(r.s.failures))}::int[],
+          -- Arrays of text: '' stands for no next attempt.
+          ${rows.map((r) => r.s.nextAttemptAt?.toISOString() ?? "")}::text[],
+          ${rows.map((r) => r.now.toISOString())}::text[])
+          AS v(delivery_id, lease, status, attempt, failures, next_attempt_at, updated_at)
+        WHERE d.delivery_id = v.delivery_id AND d.lease = v.lease
+        RETURNING d.delivery_id`,
+      (settled) => {
+        const ids = new Set(settled.map((row) => row.delivery_id))
+        return rows.map((r) => ids.has(r.claim.delivery.delivery_id))
+      }
+    )
+  // Workers settle many attempts at once: they share statements (see Batcher).
+  const settleBatched = Batcher.make(settleRows, 500)
 
   const deliveryStore = DeliveryStore.DeliveryStore.of({
     publish: (tenantId, event, now) =>
@@ -314,25 +345,18 @@ export const make = Effect.gen(function*() {
         failAs("DeliveryStore.nextDue")
       ),
     settle: (claim, s, now) =>
-      Effect.gen(function*() {
-        const settled = yield* sql`UPDATE webhook_deliveries SET status = ${s.status},
-            attempts = attempts || ${attemptJson(s.attempt)}::jsonb, failures = ${s.failures},
-            next_attempt_at = ${s.nextAttemptAt}, lease = NULL, lease_until = NULL, updated_at = ${now}
-          WHERE delivery_id = ${claim.delivery.delivery_id} AND lease = ${claim.lease}
-          RETURNING 1`
-        if (settled.length === 0) return false
-        if (s.disableWebhook !== undefined) {
+      s.disableWebhook === undefined
+        ? settleBatched({ claim, s, now }).pipe(failAs("DeliveryStore.settle"))
+        // A gone receiver: the delivery, the webhook and its other deliveries change together.
+        : Effect.gen(function*() {
+          const [settled] = yield* settleRows([{ claim, s, now }])
+          if (!settled) return false
           const disabled = yield* sql`UPDATE webhooks SET enabled = false, disabled_reason = ${s.disableWebhook},
               updated_at = ${now}
             WHERE webhook_id = ${claim.webhook.webhook_id} AND enabled RETURNING 1`
           if (disabled.length > 0) yield* failUnfinished(claim.webhook.tenant_id, claim.webhook.webhook_id, now)
-        }
-        return true
-      }).pipe(
-        // One statement unless the webhook is disabled with it.
-        (effect) => s.disableWebhook === undefined ? effect : sql.withTransaction(effect),
-        failAs("DeliveryStore.settle")
-      ),
+          return true
+        }).pipe(sql.withTransaction, failAs("DeliveryStore.settle")),
     wakeups: Effect.gen(function*() {
       const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
       return Stream.merge(here, yield* remoteWakeups)

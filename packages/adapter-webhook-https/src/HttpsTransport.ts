@@ -7,6 +7,8 @@
  *   whose addresses are all refused is not contacted.
  * - TLS is verified against Node's root store plus `NODE_EXTRA_CA_CERTS`
  *   (read by Node at start-up), for the URL's host name.
+ * - A resolution is reused for a second (the guard still checks it on each
+ *   use), so a busy receiver is not looked up per attempt.
  * - 5 s of real time (not the Effect clock: a network wait is physical) for
  *   the whole attempt; redirects are never followed (Node never does); the
  *   response body is drained and dropped.
@@ -18,6 +20,7 @@ import { Effect, Layer } from "effect"
 import * as dns from "node:dns"
 import * as https from "node:https"
 import * as net from "node:net"
+import * as tls from "node:tls"
 
 /** How the transport connects. */
 export interface Options {
@@ -31,6 +34,11 @@ export interface Options {
   readonly maxSocketsPerHost?: number | undefined
 }
 
+/** How long a resolution is reused. */
+const resolutionTtlMillis = 1_000
+/** Resolutions kept at most (the cache is emptied beyond). */
+const maxCachedHosts = 10_000
+
 const systemResolve = (host: string): Promise<ReadonlyArray<string>> =>
   dns.promises.lookup(host, { all: true, verbatim: true }).then((entries) => entries.map((e) => e.address))
 
@@ -42,14 +50,9 @@ const failure = (reason: WebhookTransport.TransportFailure["reason"], message: s
 /** The failure a socket or TLS error stands for. */
 const classify = (error: NodeJS.ErrnoException): WebhookTransport.TransportFailure => {
   const code = error.code ?? ""
-  if (error.name === "AbortError" || error.name === "TimeoutError") return failure("timeout", "No answer within the attempt's time")
   if (tlsCodes.test(code)) return failure("tls", `TLS: ${error.message}`)
   return failure("network", code === "" ? error.message : `${code}: ${error.message}`)
 }
-
-/** Rejects when the signal aborts. */
-const aborted = (signal: AbortSignal): Promise<never> =>
-  new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))
 
 /** Makes a transport; its keep-alive sockets are closed by `close`. */
 export const make = (options: Options = {}): WebhookTransport.WebhookTransport["Service"] & { readonly close: () => void } => {
@@ -57,19 +60,35 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
   const agent = new https.Agent({
     keepAlive: true,
     maxSockets: options.maxSocketsPerHost ?? 16,
-    ...(options.ca === undefined ? {} : { ca: [...(tlsRootCertificates()), ...options.ca] })
+    // A secure context made once: a `ca` option would be copied into the agent's key of every request.
+    ...(options.ca === undefined ? {} : { secureContext: tls.createSecureContext({ ca: [...tls.getCACertificates("default"), ...options.ca] }) })
   })
 
+  /** Recent answers of the resolver: a busy receiver is not looked up per attempt; the guard still checks each use. */
+  const resolved = new Map<string, { readonly addresses: ReadonlyArray<string>; readonly until: number }>()
+  const lookup = (host: string): Promise<ReadonlyArray<string>> => {
+    const now = Date.now()
+    const cached = resolved.get(host)
+    if (cached !== undefined && cached.until > now) return Promise.resolve(cached.addresses)
+    return resolve(host).then((addresses) => {
+      if (resolved.size >= maxCachedHosts) resolved.clear()
+      resolved.set(host, { addresses, until: now + resolutionTtlMillis })
+      return addresses
+    })
+  }
+
   /** The address to connect to: the first the guard allows. */
-  const pick = (host: string, signal: AbortSignal): Effect.Effect<string, WebhookTransport.TransportFailure> =>
+  const pick = (host: string, deadline: number): Effect.Effect<string, WebhookTransport.TransportFailure> =>
     Effect.gen(function*() {
-      const addresses = net.isIP(host) !== 0 ? [host] : yield* Effect.tryPromise({
-        try: () => Promise.race([resolve(host), aborted(signal)]),
-        catch: (error) =>
-          signal.aborted
-            ? failure("timeout", `${host} did not resolve in time`)
-            : failure("dns", `${host} did not resolve: ${(error as Error).message}`)
-      })
+      const addresses = net.isIP(host) !== 0 ? [host] : yield* Effect.callback<ReadonlyArray<string>, WebhookTransport.TransportFailure>(
+        (resume) => {
+          const timer = setTimeout(() => resume(Effect.fail(failure("timeout", `${host} did not resolve in time`))), deadline - Date.now())
+          lookup(host).then(
+            (found) => resume(Effect.succeed(found)),
+            (error) => resume(Effect.fail(failure("dns", `${host} did not resolve: ${(error as Error).message}`)))
+          ).finally(() => clearTimeout(timer))
+        }
+      )
       if (addresses.length === 0) return yield* failure("dns", `${host} has no address`)
       if (options.allowPrivate === true) return addresses[0]
       const allowed = addresses.find((address) => EgressGuard.refusalOf(address) === undefined)
@@ -80,12 +99,11 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
       )
     })
 
-  const post = (url: URL, address: string, request: WebhookTransport.Request, signal: AbortSignal) =>
+  const post = (url: URL, address: string, request: WebhookTransport.Request, deadline: number) =>
     Effect.callback<WebhookTransport.Answer, WebhookTransport.TransportFailure>((resume) => {
       const req = https.request(url, {
         method: "POST",
         agent,
-        signal,
         headers: { ...request.headers, "content-length": Buffer.byteLength(request.body) },
         // The pinned address, whatever the host name resolves to now.
         lookup: (_hostname, lookupOptions, callback) => {
@@ -94,6 +112,7 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
           else (callback as any)(null, address, family)
         }
       }, (res) => {
+        clearTimeout(timer)
         // Only the status matters; the body is read to the end so the socket can be reused.
         res.on("error", () => {})
         res.resume()
@@ -103,29 +122,32 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
           retryAfterSeconds: WebhookTransport.retryAfterSeconds(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)
         }))
       })
-      req.on("error", (error) => resume(Effect.fail(classify(error))))
+      // Real time, not the Effect clock: the network does not run on a TestClock.
+      const timer = setTimeout(() => {
+        resume(Effect.fail(failure("timeout", "No answer within the attempt's time")))
+        req.destroy()
+      }, Math.max(0, deadline - Date.now()))
+      req.on("error", (error) => {
+        clearTimeout(timer)
+        resume(Effect.fail(classify(error)))
+      })
       req.end(request.body)
-      return Effect.sync(() => req.destroy())
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        req.destroy()
+      })
     })
 
   return {
     send: (request) =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
         const url = new URL(request.url)
-        const signal = AbortSignal.timeout(request.timeoutMillis)
+        const deadline = Date.now() + request.timeoutMillis
         const host = url.hostname.replace(/^\[|\]$/g, "")
-        const address = yield* pick(host, signal)
-        return yield* post(url, address, request, signal)
+        return Effect.flatMap(pick(host, deadline), (address) => post(url, address, request, deadline))
       }),
     close: () => agent.destroy()
   }
-}
-
-/** Node's bundled root certificates plus those of `NODE_EXTRA_CA_CERTS`. */
-const tlsRootCertificates = (): ReadonlyArray<string> => {
-  // `tls.getCACertificates("default")` (Node 22.15+) includes NODE_EXTRA_CA_CERTS; `rootCertificates` does not.
-  const tls = process.getBuiltinModule("node:tls") as typeof import("node:tls")
-  return tls.getCACertificates("default")
 }
 
 /** The transport as a layer; its sockets close with the layer. */
