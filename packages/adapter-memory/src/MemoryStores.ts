@@ -170,12 +170,13 @@ export const serviceSecrets = Effect.sync(() => {
 const webhookStores = Layer.effectContext(Effect.map(MemoryWebhookStores.make, ({ deliveryStore, webhookStore }) =>
   Context.make(WebhookStore.WebhookStore, webhookStore).pipe(Context.add(DeliveryStore.DeliveryStore, deliveryStore))))
 
+const tenants = Layer.effect(TenantStore.TenantStore, tenantStore)
+
 /** Every store port, in memory, fresh for each build of the layer. */
 export const layer: Layer.Layer<Stores> = Layer.mergeAll(
-  Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
   Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
   Layer.succeed(Transactor.Transactor, transactor),
-  webhookStores
-)
+  Layer.provide(webhookStores, tenants)
+).pipe(Layer.provideMerge(tenants))

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { DeliveryStore, Ids, Pagination, Webhook, WebhookStore } from "@analytics/core"
+import { DeliveryStore, Ids, Pagination, TenantStore, Webhook, WebhookStore } from "@analytics/core"
 import { Effect, PubSub, Stream } from "effect"
 import { afterCommit, restore, set, write } from "./Transactions.ts"
 
@@ -18,8 +18,9 @@ interface Row {
 
 const unchanged = () => {}
 
-/** Both stores, sharing their state. */
+/** Both stores, sharing their state; the TenantStore tells the tenants' plans. */
 export const make = Effect.gen(function*() {
+  const tenants = yield* TenantStore.TenantStore
   const webhooks = new Map<string, Webhook.Webhook>()
   const rows = new Map<string, Row>()
   /** Unfinished deliveries: what `claim` looks through. */
@@ -132,6 +133,11 @@ export const make = Effect.gen(function*() {
     publish: (tenantId, event, now) =>
       Effect.gen(function*() {
         const body = JSON.stringify(event)
+        // The firehose reaches Scale tenants only, whatever they subscribed to before a change of plan.
+        if (event.type === Webhook.firehose) {
+          const tenant = yield* tenants.findTenant(tenantId)
+          if (tenant === undefined || !Webhook.mayHear(tenant.plan, [event.type])) return 0
+        }
         const hearing = [...webhooks.values()].filter((w) => w.tenant_id === tenantId && Webhook.hears(w, event))
         const deliveries = []
         for (const webhook of hearing) deliveries.push({ delivery: yield* newDelivery(webhook, event, now), body })

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { DeliveryStore, Errors, type Events, Ids, type Tenant, type Webhook, WebhookStore, type Workspace } from "@analytics/core"
+import { DeliveryStore, Errors, type Events, Ids, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -224,6 +224,9 @@ export const make = Effect.gen(function*() {
           FROM webhooks
           WHERE tenant_id = ${tenantId} AND enabled AND ${event.type} = ANY (events)
             AND (workspace_id IS NULL OR workspace_id::text = ${event.workspace_id})
+            -- The firehose reaches Scale tenants only, whatever they subscribed to before a change of plan.
+            AND (${event.type} <> ${Webhook.firehose}
+              OR EXISTS (SELECT 1 FROM tenants t WHERE t.tenant_id = ${tenantId} AND t.plan = 'scale'))
           RETURNING 1
         )
         SELECT count(*) AS n, CASE WHEN count(*) > 0 THEN pg_notify(${wakeupChannel}, '') END AS notified FROM inserted`.pipe(

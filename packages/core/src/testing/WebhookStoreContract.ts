@@ -155,6 +155,21 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.strictEqual(yield* deliveries.publish(other, yield* event("scim.user.provisioned", ws), at(5_000)), 0)
     }))
 
+  it.effect("the firehose reaches a Scale tenant only", () =>
+    Effect.gen(function*() {
+      const deliveries = yield* DeliveryStore
+      const tenants = yield* TenantStore
+      const tenant = yield* makeTenant
+      const ws = yield* makeWorkspace(tenant)
+      yield* makeWebhook(tenant, { events: ["audit.event", "alert.fire"] })
+      assert.strictEqual(yield* deliveries.publish(tenant, yield* event("audit.event", ws), at(5_500)), 1)
+      // Moved to Growth: the subscription stays, the firehose stops (other events still flow).
+      const current = (yield* tenants.findTenant(tenant))!
+      assert.isTrue(yield* tenants.updateTenant(new Tenant({ ...current, plan: "growth" })))
+      assert.strictEqual(yield* deliveries.publish(tenant, yield* event("audit.event", ws), at(5_600)), 0)
+      assert.strictEqual(yield* deliveries.publish(tenant, yield* event("alert.fire", ws), at(5_700)), 1)
+    }))
+
   it.effect("a publish commits with its transaction, or not at all", () =>
     Effect.gen(function*() {
       const deliveries = yield* DeliveryStore
