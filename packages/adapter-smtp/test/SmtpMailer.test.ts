@@ -7,43 +7,7 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { Mailer } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { AddressInfo } from "node:net"
-import { SMTPServer } from "smtp-server"
-
-interface Received {
-  readonly from: string
-  readonly to: ReadonlyArray<string>
-  readonly raw: string
-}
-
-/** An SMTP server on a free loopback port for the scope; what it received. */
-const smtpServer = (options: { readonly refuse?: boolean } = {}) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly port: number; readonly received: Array<Received>; readonly server: SMTPServer }>((resume) => {
-      const received: Array<Received> = []
-      const server = new SMTPServer({
-        authOptional: true,
-        disabledCommands: ["STARTTLS"],
-        onData(stream, session, callback) {
-          let raw = ""
-          stream.setEncoding("utf8")
-          stream.on("data", (chunk: string) => (raw += chunk))
-          stream.on("end", () => {
-            if (options.refuse) return callback(Object.assign(new Error("Mailbox unavailable"), { responseCode: 550 }))
-            received.push({
-              from: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-              to: session.envelope.rcptTo.map((r) => r.address),
-              raw
-            })
-            callback()
-          })
-        }
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ port: (server.server.address() as AddressInfo).port, received, server })))
-    }),
-    ({ server }) => Effect.callback<void>((resume) => server.close(() => resume(Effect.void)))
-  )
+import { SmtpServer } from "@analytics/adapter-smtp/testing"
 
 const send = (port: number, mail: Mailer.Mail) =>
   Effect.flatMap(Effect.service(Mailer.Mailer), (mailer) => mailer.send(mail)).pipe(
@@ -53,7 +17,7 @@ const send = (port: number, mail: Mailer.Mail) =>
 describe("SmtpMailer", () => {
   it.live("delivers to a real SMTP server: envelope, headers and body", () =>
     Effect.gen(function*() {
-      const { port, received } = yield* smtpServer()
+      const { port, received } = yield* SmtpServer.start()
       yield* send(port, {
         to: ["owner@example.com", "ops@example.com"],
         subject: "Webhook disabled",
@@ -70,12 +34,12 @@ describe("SmtpMailer", () => {
 
   it.live("a refusal or an unreachable server is a MailError", () =>
     Effect.gen(function*() {
-      const { port } = yield* smtpServer({ refuse: true })
+      const { port } = yield* SmtpServer.start({ refuse: true })
       const refused = yield* Effect.flip(send(port, { to: ["owner@example.com"], subject: "x", text: "y" }))
       assert.strictEqual(refused._tag, "MailError")
       assert.include(refused.message, "550")
       // Nothing listens on the port of a closed server.
-      const closed = yield* Effect.scoped(Effect.map(smtpServer(), ({ port }) => port))
+      const closed = yield* Effect.scoped(Effect.map(SmtpServer.start(), ({ port }) => port))
       const unreachable = yield* Effect.flip(send(closed, { to: ["owner@example.com"], subject: "x", text: "y" }))
       assert.strictEqual(unreachable._tag, "MailError")
     }).pipe(Effect.scoped))

@@ -21,6 +21,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import Stripe from "stripe"
+import { SmtpMailer } from "@analytics/adapter-smtp"
+import { SmtpServer } from "@analytics/adapter-smtp/testing"
 import { HttpsTransport } from "../src/index.ts"
 import { Receiver } from "../src/testing/index.ts"
 
@@ -176,6 +178,25 @@ describe("WebhookDispatcher over HTTPS", () => {
         yield* TestClock.adjust("10 minutes")
         yield* realPause(30)
         assert.strictEqual(receiver.received.length, 1)
+      })).pipe(Effect.scoped, Effect.provide(services)))
+
+  it.live("the owner of a webhook disabled by a 410 gets an e-mail through a real SMTP server", () =>
+    withReceiver((receiver) =>
+      Effect.gen(function*() {
+        receiver.answer({ status: 410 })
+        const smtp = yield* SmtpServer.start()
+        const { tenantId, webhook, workspace } = yield* setup(receiver)
+        yield* Effect.forkScoped(WebhookDispatcher.run().pipe(
+          Effect.provide(SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@analytics.test>" }))
+        ))
+        yield* EventPublisher.publish(tenantId, "export.succeeded", workspace.workspace_id, exportSucceeded)
+        yield* eventually(Effect.sync(() => smtp.received.length), (n) => n === 1)
+        const [message] = smtp.received
+        assert.deepStrictEqual(message.to, ["owner@example.com"])
+        assert.strictEqual(message.from, "noreply@analytics.test")
+        assert.include(message.raw, `Subject: Webhook disabled: ${webhook.url}`)
+        assert.include(message.raw, webhook.webhook_id)
+        assert.isFalse((yield* Webhooks.get(tenantId, webhook.webhook_id)).enabled)
       })).pipe(Effect.scoped, Effect.provide(services)))
 
   it.effect("a 3xx is a failure and is not followed; a hung receiver is given up after the timeout and retried", () =>
