@@ -94,6 +94,11 @@ export interface Envelope<T extends EventType = EventType> {
 /** Any event of the catalog, told apart by `type`. */
 export const Envelope = Schema.Union(eventTypes.map(envelopeOf))
 
+/** Each type's envelope decoder, built once (building a schema per event costs more than checking it). */
+const decoders = Object.fromEntries(
+  eventTypes.map((type) => [type, Schema.decodeUnknownEffect(envelopeOf(type))])
+) as { readonly [T in EventType]: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError> }
+
 /** A new event: a fresh time-ordered id, now as its time. The `data` is checked against its type's schema. */
 export const make = <T extends EventType>(
   type: T,
@@ -108,7 +113,7 @@ export const make = <T extends EventType>(
       workspace_id: workspaceId,
       data
     }
-    return (yield* Schema.decodeUnknownEffect(envelopeOf(type))(envelope)) as Envelope<T>
+    return (yield* decoders[type](envelope)) as Envelope<T>
   })
 
 /** The catalog as JSON Schema (draft 2020-12), one envelope schema per type, for the docs and the API. */
