@@ -1,6 +1,8 @@
 /**
  * Runs `analytics-host` as a real child process, as a user would.
  */
+import { databaseUrl, freshDatabase } from "@analytics/adapter-postgres/testing"
+import { Effect, Exit, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
@@ -84,4 +86,15 @@ export const call = async (
   })
   const text = await response.text()
   return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+}
+
+/** Cleanups a test file runs after its tests (`afterAll`), last registered first. */
+export type Cleanups = Array<() => Promise<void>>
+
+/** A fresh database on the test server; dropped by `cleanups`. */
+export const freshDatabaseUrl = async (cleanups: Cleanups): Promise<string> => {
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.provide(freshDatabase(databaseUrl), scope))
+  cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+  return url
 }

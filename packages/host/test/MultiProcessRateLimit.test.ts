@@ -4,26 +4,19 @@
  * BRIEF: multi-instance safe). The same hammer with per-process memory
  * counts admits more, which shows the test can tell the difference.
  */
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
-import { Effect, Exit, Scope } from "effect"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, inject, it } from "vitest"
-import { call, freePort, healthy, type Host, run, stop } from "./HostProcess.ts"
+import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"
 
 const redisUrl: string = inject("redisUrl")
 const operatorToken = "multi-process-operator"
-const cleanups: Array<() => Promise<void>> = []
+const cleanups: Cleanups = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
 
-/** A fresh database on the test server, dropped after the file. */
-const database = async (): Promise<string> => {
-  const scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.provide(freshDatabase(databaseUrl), scope))
-  cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
-  return url
-}
+const database = () => freshDatabaseUrl(cleanups)
 
 /** Starts two hosts on one database with the given rate-limit store; the starter tenant's token. */
 const twoHosts = async (rateLimitStore: "database" | "redis" | "memory"): Promise<{ hosts: Array<Host>; token: string }> => {

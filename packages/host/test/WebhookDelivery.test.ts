@@ -6,24 +6,18 @@
  * Receivers are real HTTPS servers on loopback, trusted through
  * NODE_EXTRA_CA_CERTS as an operator would trust a private CA.
  */
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 import { Receiver } from "@analytics/adapter-webhook-https/testing"
-import { Effect, Exit, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, freePort, healthy, type Host, run, stop } from "./HostProcess.ts"
+import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"
 
-const cleanups: Array<() => Promise<void>> = []
+const cleanups: Cleanups = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
 
-const database = async (): Promise<string> => {
-  const scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.provide(freshDatabase(databaseUrl), scope))
-  cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
-  return url
-}
+const database = () => freshDatabaseUrl(cleanups)
 
 const receiver = async () => {
   const r = await Receiver.start()
