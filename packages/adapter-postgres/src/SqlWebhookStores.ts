@@ -349,7 +349,11 @@ export const make = Effect.gen(function*() {
       ),
     settle: (claim, s, now) =>
       s.disableWebhook === undefined
-        ? settleBatched({ claim, s, now }).pipe(failAs("DeliveryStore.settle"))
+        ? Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
+          // Inside a caller's transaction the write joins it; otherwise it shares a batch with other workers' writes.
+          Option.isSome(transaction)
+            ? Effect.map(settleRows([{ claim, s, now }]), ([settled]) => settled)
+            : settleBatched({ claim, s, now })).pipe(failAs("DeliveryStore.settle"))
         // A gone receiver: the delivery, the webhook and its other deliveries change together.
         : Effect.gen(function*() {
           const [settled] = yield* settleRows([{ claim, s, now }])

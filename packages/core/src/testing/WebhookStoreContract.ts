@@ -259,6 +259,24 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* claimOf([webhook], at(999_000)), [])
     }))
 
+  it.effect("settling inside a transaction commits with it, or not at all", () =>
+    Effect.gen(function*() {
+      const deliveries = yield* DeliveryStore
+      const transactor = yield* Transactor
+      const tenant = yield* makeTenant
+      const webhook = yield* makeWebhook(tenant)
+      yield* deliveries.publish(tenant, yield* event("alert.fire", yield* makeWorkspace(tenant)), at(56_000))
+      const [claim] = yield* claimOf([webhook], at(56_000))
+      const done = { attempt: attempt(56_000, 200), status: "succeeded", failures: 0, nextAttemptAt: null } as const
+      const failed = yield* Effect.exit(transactor.transaction(Effect.andThen(deliveries.settle(claim, done, at(56_010)), Effect.fail(new Rollback()))))
+      assert.isTrue(Exit.isFailure(failed))
+      const [untouched] = yield* deliveries.list(tenant, webhook.webhook_id, page, {})
+      assert.deepStrictEqual([untouched.status, untouched.attempts], ["pending", []])
+      assert.isTrue(yield* transactor.transaction(deliveries.settle(claim, done, at(56_020))))
+      const [settled] = yield* deliveries.list(tenant, webhook.webhook_id, page, {})
+      assert.strictEqual(settled.status, "succeeded")
+    }))
+
   it.effect("a gone receiver disables its webhook and fails its unfinished deliveries; none is claimed", () =>
     Effect.gen(function*() {
       const deliveries = yield* DeliveryStore
