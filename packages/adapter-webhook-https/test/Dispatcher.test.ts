@@ -180,10 +180,10 @@ describe("WebhookDispatcher over HTTPS", () => {
         assert.strictEqual(receiver.received.length, 1)
       })).pipe(Effect.scoped, Effect.provide(services)))
 
-  it.live("the owner of a webhook disabled by a 410 gets an e-mail through a real SMTP server", () =>
+  it.live("the owner of a webhook disabled by a 404 gets an e-mail through a real SMTP server", () =>
     withReceiver((receiver) =>
       Effect.gen(function*() {
-        receiver.answer({ status: 410 })
+        receiver.answer({ status: 404 })
         const smtp = yield* SmtpServer.start()
         const { tenantId, webhook, workspace } = yield* setup(receiver)
         yield* Effect.forkScoped(WebhookDispatcher.run().pipe(
@@ -220,6 +220,19 @@ describe("WebhookDispatcher over HTTPS", () => {
         assert.match(delivery.attempts[1].error!, /^timeout/)
         assert.strictEqual(delivery.status, "succeeded")
         assert.deepStrictEqual(receiver.received.map((r) => r.path), ["/hook", "/hook", "/hook"])
+      })).pipe(Effect.scoped, Effect.provide(services)))
+
+  it.live("by default an attempt gets the spec's 5 seconds, then counts as a timeout and is retried", () =>
+    withReceiver((receiver) =>
+      Effect.gen(function*() {
+        receiver.answer("hang")
+        const { tenantId, webhook, workspace } = yield* setup(receiver)
+        yield* Effect.forkScoped(WebhookDispatcher.run())
+        yield* EventPublisher.publish(tenantId, "export.succeeded", workspace.workspace_id, exportSucceeded)
+        const [delivery] = yield* eventually(deliveriesOf(tenantId, webhook.webhook_id), ([d]) => d?.attempts.length === 1, 15_000)
+        assert.strictEqual(delivery.status, "retrying")
+        assert.isAtLeast(delivery.attempts[0].latency_ms, 5_000)
+        assert.match(delivery.attempts[0].error!, /^timeout/)
       })).pipe(Effect.scoped, Effect.provide(services)))
 
   it.live("in real time, retries come after their waits", () =>
