@@ -198,6 +198,21 @@ describe("webhooks API", () => {
       assert.deepStrictEqual(mail.sent.map((m) => m.to), [])
     }).pipe(Effect.scoped))
 
+  it.live("a delivery still being attempted cannot be re-delivered", () =>
+    Effect.gen(function*() {
+      const { receiver, server } = yield* setup
+      const { token } = yield* server.tenant()
+      receiver.answer("hang")
+      const hook = yield* register(server, token, { url: receiver.url(), events: ["alert.fire"] })
+      const sent = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/test`, { token, body: { type: "alert.fire" } })
+      yield* Effect.promise(() => receiver.waitFor(1))
+      const again = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/deliveries/${sent.body.delivery_id}/redeliver`, { token })
+      assert.strictEqual(again.status, 409)
+      assert.strictEqual(problemCode(again), "webhook/delivery-in-progress")
+      const unknown = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/deliveries/not-a-delivery/redeliver`, { token })
+      assert.strictEqual(problemCode(unknown), "resource/not-found")
+    }).pipe(Effect.scoped))
+
   it.live("rotation returns the new secret once and reports until when the old one signs too; delete removes everything", () =>
     Effect.gen(function*() {
       const { receiver, server } = yield* setup

@@ -96,6 +96,26 @@ describe.skipIf(databaseUrl === "")(`webhook delivery survives kill -9 (PostgreS
   }, 90_000)
 })
 
+describe.skipIf(databaseUrl === "")(`two hosts share the deliveries of one database ${databaseUrl === "" ? skippedForNoPostgres : ""}`, () => {
+  it("every delivery is sent once, whichever host published it", async () => {
+    const url = await database()
+    const token = `shared-${randomUUID()}`
+    const env = { ANALYTICS_STORE: "postgres", DATABASE_URL: url, ANALYTICS_BOOTSTRAP_TOKEN: token, ANALYTICS_WEBHOOK_ALLOW_PRIVATE: "true" }
+    const hook = await receiver()
+    const hosts = [await startHost(env), await startHost(env)]
+    const created = await call(hosts[0], "POST", "/v1/webhooks", token, { url: hook.url(), events: ["alert.fire"] })
+    const sends = await Promise.all(Array.from({ length: 100 }, (_, i) =>
+      call(hosts[i % 2], "POST", `/v1/webhooks/${created.body.webhook_id}/test`, token, { type: "alert.fire" })))
+    expect(sends.every((r) => r.status === 202)).toBe(true)
+    await hook.waitFor(100, 30_000)
+    // Nothing more arrives: no delivery was taken by both workers.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const ids = hook.received.map((r) => r.headers["x-service-delivery"])
+    expect(ids.length).toBe(100)
+    expect(new Set(ids)).toEqual(new Set(sends.map((r) => r.body.delivery_id)))
+  }, 60_000)
+})
+
 describe("webhook egress in the host", () => {
   it("refuses a receiver on loopback unless ANALYTICS_WEBHOOK_ALLOW_PRIVATE=true, and publishes the egress addresses", async () => {
     const token = `egress-${randomUUID()}`
