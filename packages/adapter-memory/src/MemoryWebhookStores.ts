@@ -242,6 +242,16 @@ export const make = Effect.gen(function*() {
         }
         return [true, () => undos.reverse().forEach((undo) => undo())]
       }),
+    purgeFinished: (before) =>
+      write(() => {
+        const undos: Array<() => void> = []
+        for (const [id, row] of rows) {
+          if (!Webhook.isFinished(row.delivery.status) || row.delivery.updated_at >= before) continue
+          undos.push(restore(rows, id))
+          rows.delete(id)
+        }
+        return [undos.length, () => undos.forEach((undo) => undo())] as const
+      }),
     wakeups: Effect.map(PubSub.subscribe(wakeups), Stream.fromSubscription)
   })
 

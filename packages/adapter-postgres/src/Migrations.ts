@@ -265,6 +265,8 @@ const webhooks = ddl([
   )`,
   `CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at DESC, delivery_id)`,
   `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE next_attempt_at IS NOT NULL`,
+  // Purging the log's finished deliveries by age.
+  `CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (updated_at) WHERE next_attempt_at IS NULL`,
   // A time-ordered id (UUIDv7) for the given epoch milliseconds: publishing makes one per hearing webhook in SQL.
   `CREATE FUNCTION analytics_uuidv7(millis bigint) RETURNS uuid LANGUAGE sql VOLATILE AS $$
     SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())

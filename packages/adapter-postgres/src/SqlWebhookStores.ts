@@ -364,6 +364,13 @@ export const make = Effect.gen(function*() {
           if (disabled.length > 0) yield* failUnfinished(claim.webhook.tenant_id, claim.webhook.webhook_id, now)
           return true
         }).pipe(sql.withTransaction, failAs("DeliveryStore.settle")),
+    purgeFinished: (before) =>
+      sql<{ readonly purged: number | string }>`WITH purged AS (
+          DELETE FROM webhook_deliveries WHERE next_attempt_at IS NULL AND updated_at < ${before} RETURNING 1
+        ) SELECT count(*) AS purged FROM purged`.pipe(
+        Effect.map(([row]) => Number(row?.purged ?? 0)),
+        failAs("DeliveryStore.purgeFinished")
+      ),
     wakeups: Effect.gen(function*() {
       const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
       return Stream.merge(here, yield* remoteWakeups)

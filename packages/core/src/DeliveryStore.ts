@@ -86,6 +86,8 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly nextDue: (exclude: ReadonlyArray<WebhookId>) => Effect.Effect<Date | undefined, StoreError>
   /** Records an attempt under the claim's lease; `false` (nothing written) when the lease was lost. */
   readonly settle: (claim: Claim, settlement: Settlement, now: Date) => Effect.Effect<boolean, StoreError>
+  /** Deletes finished deliveries last changed before `before` (the log's retention); how many. */
+  readonly purgeFinished: (before: Date) => Effect.Effect<number, StoreError>
   /** Signals that deliveries may have become due (published or restarted here or, on PostgreSQL, by any host). */
   readonly wakeups: Effect.Effect<Stream.Stream<void>, never, Scope.Scope>
 }>()("@analytics/core/DeliveryStore") {}

@@ -276,3 +276,15 @@ export const recover = (
       to: range.to ?? new Date(now.getTime() + 1)
     }, now)
   })
+
+/** How long finished deliveries stay in the log (Svix keeps 90 days on its paid plans; Stripe 30 days of events). */
+export const deliveryRetentionDays = 30
+
+/** Deletes the finished deliveries older than the retention (unfinished ones are never purged); how many. */
+export const purgeDeliveries = (
+  retentionDays: number = deliveryRetentionDays
+): Effect.Effect<number, StoreError, DeliveryStore> =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    return yield* (yield* DeliveryStore).purgeFinished(new Date(now - retentionDays * 24 * 60 * 60 * 1000))
+  })

@@ -19,6 +19,7 @@ import {
   ServiceSecrets,
   Tenants,
   WebhookDispatcher,
+  Webhooks,
   Workspaces,
   WorkspaceStore
 } from "@analytics/core"
@@ -147,6 +148,15 @@ const webhookWorker = (config: HostConfig) =>
     ))
   )
 
+/** Deletes webhook deliveries past the log's retention at start and every hour; a failure is logged and retried next time. */
+const purgeWebhookDeliveries = Webhooks.purgeDeliveries().pipe(
+  Effect.tap((purged) =>
+    purged > 0 ? Effect.logInfo("Old webhook deliveries purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
+  ),
+  Effect.catchCause((cause) => Effect.logWarning("Purging webhook deliveries failed", cause)),
+  Effect.repeat(Schedule.spaced("1 hour"))
+)
+
 /** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
@@ -160,7 +170,10 @@ const initialize = (config: HostConfig) =>
       }
     }
     yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
-    if (config.webhooks.worker) yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
+    if (config.webhooks.worker) {
+      yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
+      yield* Effect.forkScoped(purgeWebhookDeliveries.pipe(Effect.provideContext(stores)))
+    }
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
       rateLimitStore: Layer.succeedContext(stores),

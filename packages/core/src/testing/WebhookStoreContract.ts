@@ -353,6 +353,23 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual((yield* deliveries.list(tenant, webhook.webhook_id, page, {})).map((d) => d.status), ["failed", "failed", "failed", "failed"])
     }))
 
+  it.effect("purging deletes finished deliveries last changed before the cutoff, never unfinished ones", () =>
+    Effect.gen(function*() {
+      const deliveries = yield* DeliveryStore
+      const tenant = yield* makeTenant
+      const ws = yield* makeWorkspace(tenant)
+      const webhook = yield* makeWebhook(tenant)
+      // Far in the past, before every other test's deliveries.
+      const old = new Date(1_000_000_000_000)
+      yield* deliveries.publish(tenant, yield* event("alert.fire", ws), old)
+      yield* deliveries.publish(tenant, yield* event("alert.fire", ws), old)
+      const [first] = yield* claimOf([webhook], old)
+      yield* deliveries.settle(first, { attempt: attempt(0, 200), status: "succeeded", failures: 0, nextAttemptAt: null }, old)
+      assert.strictEqual(yield* deliveries.purgeFinished(new Date(old.getTime() + 1)), 1)
+      const left = yield* deliveries.list(tenant, webhook.webhook_id, page, {})
+      assert.deepStrictEqual(left.map((d) => d.status), ["pending"])
+    }))
+
   it.effect("removing a webhook removes its deliveries", () =>
     Effect.gen(function*() {
       const deliveries = yield* DeliveryStore
