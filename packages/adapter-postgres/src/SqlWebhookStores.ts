@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { DeliveryStore, Errors, type Events, Ids, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
+import { DeliveryStore, Errors, type Events, Ids, type Pagination, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -135,6 +135,15 @@ export const make = Effect.gen(function*() {
   const wake = PubSub.publish(local, undefined)
   const webhookSelect = sql.literal(webhookColumns)
   const deliverySelect = sql.literal(deliveryColumns)
+  /**
+   * Strictly after a keyset position in "created_at DESC, id ASC" order (both lists' order); the
+   * redundant inclusive bound lets the index seek to the page.
+   */
+  const after = (query: Pagination.PageQuery<"created_at">, idColumn: "webhook_id" | "delivery_id") => {
+    if (query.after === undefined) return sql.literal("")
+    const at = new Date(query.after.value)
+    return sql`AND created_at <= ${at} AND (created_at < ${at} OR (created_at = ${at} AND ${sql.literal(idColumn)} > ${query.after.id}))`
+  }
   const findWebhook = (tenantId: string, webhookId: string) =>
     sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId}`
 
@@ -153,11 +162,8 @@ export const make = Effect.gen(function*() {
     },
     list: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      const after = query.after
-      const afterClause = after === undefined ? sql.literal("") : sql`AND created_at <= ${new Date(after.value)}
-        AND (created_at < ${new Date(after.value)} OR (created_at = ${new Date(after.value)} AND webhook_id > ${after.id}))`
       return sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks
-        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterClause}
+        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${after(query, "webhook_id")}
         ORDER BY created_at DESC, webhook_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toWebhook)),
         failAs("WebhookStore.list")
@@ -256,14 +262,11 @@ export const make = Effect.gen(function*() {
     },
     list: (tenantId, webhookId, query, filter) => {
       if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed([])
-      const after = query.after
-      const afterClause = after === undefined ? sql.literal("") : sql`AND created_at <= ${new Date(after.value)}
-        AND (created_at < ${new Date(after.value)} OR (created_at = ${new Date(after.value)} AND delivery_id > ${after.id}))`
       const status = filter.status === undefined ? sql.literal("") : sql`AND status = ${filter.status}`
       const type = filter.eventType === undefined ? sql.literal("") : sql`AND event_type = ${filter.eventType}`
       return sql<DeliveryRow>`SELECT ${deliverySelect} FROM webhook_deliveries
         WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore}
-          ${afterClause} ${status} ${type}
+          ${after(query, "delivery_id")} ${status} ${type}
         ORDER BY created_at DESC, delivery_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toDelivery)),
         failAs("DeliveryStore.list")
