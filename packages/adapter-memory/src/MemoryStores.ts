@@ -6,6 +6,7 @@
  */
 import {
   DeliveryStore,
+  DirectoryStore,
   Idempotency,
   Pagination,
   ServiceSecrets,
@@ -18,6 +19,7 @@ import {
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
 import { restore, set, transactor, write } from "./Transactions.ts"
 
@@ -178,5 +180,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
   Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
   Layer.succeed(Transactor.Transactor, transactor),
+  Layer.effect(DirectoryStore.DirectoryStore, MemoryDirectoryStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -274,13 +274,52 @@ const webhooks = ddl([
   $$`
 ])
 
+/**
+ * The directory (issue 5): users (one e-mail per tenant, lower-cased by the
+ * domain), teams and memberships. Ids are unique across tenants, and every
+ * query names its tenant.
+ */
+const directory = ddl([
+  `CREATE TABLE users (
+    user_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    email text NOT NULL,
+    name text NOT NULL,
+    status text NOT NULL,
+    roles text[] NOT NULL,
+    external_id text,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL,
+    UNIQUE (tenant_id, email)
+  )`,
+  `CREATE INDEX users_by_created_at ON users (tenant_id, created_at DESC, user_id)`,
+  `CREATE TABLE teams (
+    team_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    name text NOT NULL,
+    source text NOT NULL,
+    external_id text,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX teams_by_created_at ON teams (tenant_id, created_at DESC, team_id)`,
+  `CREATE TABLE team_members (
+    team_id uuid NOT NULL REFERENCES teams (team_id) ON DELETE CASCADE,
+    user_id uuid NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+    PRIMARY KEY (team_id, user_id)
+  )`,
+  // A user's teams, read when access is decided.
+  `CREATE INDEX team_members_by_user ON team_members (user_id)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
   "2_idempotency_purge_index": idempotencyPurgeIndex,
   "3_rate_limits": rateLimits,
   "4_tenant_limits": tenantLimits,
-  "5_webhooks": webhooks
+  "5_webhooks": webhooks,
+  "6_directory": directory
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

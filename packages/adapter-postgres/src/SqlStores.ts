@@ -7,6 +7,7 @@
  */
 import {
   DeliveryStore,
+  DirectoryStore,
   Errors,
   Idempotency,
   Ids,
@@ -27,6 +28,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "./Migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
 
 /** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
@@ -406,6 +408,7 @@ const webhookStores = Layer.effectContext(Effect.map(SqlWebhookStores.make, ({ d
 /** Every store port over the `SqlClient` in context (whose schema is migrated). */
 export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.mergeAll(
   webhookStores,
+  Layer.effect(DirectoryStore.DirectoryStore, SqlDirectoryStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

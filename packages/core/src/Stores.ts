@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type { DeliveryStore } from "./DeliveryStore.ts"
+import type { DirectoryStore } from "./DirectoryStore.ts"
 import type { IdempotencyStore } from "./Idempotency.ts"
 import type { ServiceSecrets } from "./ServiceSecrets.ts"
 import type { TenantStore } from "./TenantStore.ts"
@@ -20,3 +21,4 @@ export type Stores =
   | Transactor
   | WebhookStore
   | DeliveryStore
+  | DirectoryStore

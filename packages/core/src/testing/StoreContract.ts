@@ -19,6 +19,7 @@ import { TenantStore } from "../TenantStore.ts"
 import { Transactor } from "../Transactor.ts"
 import { Workspace, type WorkspaceId } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
+import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
 
 import type { Stores } from "../Stores.ts"
@@ -68,6 +69,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
   describe(`store contract: ${name}`, () => {
     layer(stores, { timeout: "60 seconds" })((it) => {
       webhookStoreContract(it)
+      directoryStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {
