@@ -31,6 +31,8 @@ const twoHosts = async (rateLimitStore: "database" | "redis" | "memory"): Promis
     ANALYTICS_BOOTSTRAP_TOKEN: token,
     ANALYTICS_BOOTSTRAP_PLAN: "starter",
     ANALYTICS_OPERATOR_TOKEN: operatorToken,
+    // Only the rate limits are under test: no webhook worker polling the same database.
+    ANALYTICS_WEBHOOK_WORKER: "false",
     LOG_LEVEL: "warn"
   })
   const hosts: Array<Host> = []
