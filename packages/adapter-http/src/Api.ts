@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Events, Plan, Principal, Tenant, Webhook, Workspace } from "@analytics/core"
+import { Events, Plan, Principal, Team, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -359,6 +359,137 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Webhooks: registration, secret rotation, test sends, the deliveries log and recovery.")
 
+// ---------------------------------------------------------------------------
+// directory
+
+/** A user as the API shows it. */
+export const UserJson = Schema.Struct({
+  user_id: User.UserId,
+  email: Schema.String,
+  name: Schema.String,
+  status: User.UserStatus,
+  roles: Schema.Array(User.ServiceRole),
+  external_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+/** A team as the API shows it. */
+export const TeamJson = Schema.Struct({
+  team_id: Team.TeamId,
+  name: Schema.String,
+  source: Team.TeamSource,
+  external_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+const pageQuery = { limit: QueryParams.limit, cursor: QueryParams.cursor }
+const userParams = { user_id: Schema.String }
+const teamParams = { team_id: Schema.String }
+
+/** The tenant's directory: users, teams, memberships. Tenant admins only. */
+export const DirectoryGroup = HttpApiGroup.make("directory")
+  .add(
+    HttpApiEndpoint.get("listUsers", "/v1/users", {
+      query: pageQuery,
+      success: ListEnvelope(UserJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.post("createUser", "/v1/users", {
+      headers: idempotencyHeader,
+      payload: User.UserCreate,
+      success: UserJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.EmailTaken]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.get("getUser", "/v1/users/:user_id", {
+      params: userParams,
+      success: UserJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateUser", "/v1/users/:user_id", {
+      params: userParams,
+      payload: User.UserUpdate,
+      success: UserJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Changes a user's name, service roles or status; a deprovisioned user has no access from their next request."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("listTeams", "/v1/teams", {
+      query: pageQuery,
+      success: ListEnvelope(TeamJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.post("createTeam", "/v1/teams", {
+      headers: idempotencyHeader,
+      payload: Team.TeamInput,
+      success: TeamJson.pipe(HttpApiSchema.status(201)),
+      error: Problems.Forbidden
+    }).middleware(Idempotent).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.get("getTeam", "/v1/teams/:team_id", {
+      params: teamParams,
+      success: TeamJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("renameTeam", "/v1/teams/:team_id", {
+      params: teamParams,
+      payload: Team.TeamInput,
+      success: TeamJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.delete("deleteTeam", "/v1/teams/:team_id", {
+      params: teamParams,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.get("listMembers", "/v1/teams/:team_id/members", {
+      params: teamParams,
+      query: pageQuery,
+      success: ListEnvelope(UserJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.post("addMember", "/v1/teams/:team_id/members", {
+      params: teamParams,
+      headers: idempotencyHeader,
+      payload: Schema.Struct({ user_id: Schema.String }),
+      success: UserJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Adds a user to a manual team (adding a member again changes nothing); grants to the team reach them from their next request."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("removeMember", "/v1/teams/:team_id/members/:user_id", {
+      params: { team_id: Schema.String, user_id: Schema.String },
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }).annotate(RateLimitClass, "write")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "The tenant's directory: users, teams and their members. Tenant admins only.")
+
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
 export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
   const schemas = Events.jsonSchemas() as Record<string, { schema: unknown }>
@@ -381,6 +512,7 @@ export const Api = HttpApi.make("analytics")
   .add(TenantsGroup)
   .add(WorkspacesGroup)
   .add(WebhooksGroup)
+  .add(DirectoryGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

@@ -7,13 +7,17 @@
 import {
   Cursor,
   DeliveryStore,
+  Directory,
+  DirectoryStore,
   Events,
   Principal,
+  type Team,
   type Tenant,
   TenantDirectory,
   TenantStore,
   Tenants,
   Transactor,
+  type User,
   type Webhook,
   Webhooks,
   WebhookStore,
@@ -27,7 +31,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "./Api.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
-import { toProblem } from "./ProblemMapping.ts"
+import { type DomainError, toProblem } from "./ProblemMapping.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
 import { pathOf } from "./Url.ts"
 
@@ -55,6 +59,12 @@ const currentMember = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
   principal._tag === "Member"
     ? Effect.succeed(principal)
     : Effect.fail(new Problems.Forbidden({ detail: "The operator token may only provision tenants" })))
+
+/** The caller, who must be an admin of their tenant. */
+const currentAdmin = Effect.flatMap(currentMember, (member) =>
+  member.roles.includes("admin")
+    ? Effect.succeed(member)
+    : Effect.fail(new Problems.Forbidden({ detail: "Only a tenant admin may manage the directory" })))
 
 /** The caller, who must be the operator. */
 const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
@@ -310,4 +320,84 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           )
           return respond(endpoint, { recovered })
         }))
+  }))
+
+/** A user as the API shows it. */
+const userJson = (u: User.User) => ({
+  user_id: u.user_id,
+  email: u.email,
+  name: u.name,
+  status: u.status,
+  roles: u.roles,
+  external_id: u.external_id,
+  created_at: u.created_at,
+  updated_at: u.updated_at
+})
+
+/** A team as the API shows it. */
+const teamJson = (t: Team.Team) => ({
+  team_id: t.team_id,
+  name: t.name,
+  source: t.source,
+  external_id: t.external_id,
+  created_at: t.created_at,
+  updated_at: t.updated_at
+})
+
+/** `/v1/users...` and `/v1/teams...`: tenant admins only. */
+export const directoryLayer = HttpApiBuilder.group(Api, "directory", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(DirectoryStore.DirectoryStore, Cursor.CursorCodec)
+    /** Runs a use case for the calling admin's tenant, its errors as problems. */
+    const asAdmin = <A, E extends DomainError>(
+      f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | Cursor.CursorCodec>
+    ) => Effect.flatMap(currentAdmin, (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
+    /** A list request's cursor binding and page size. */
+    const listOf = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) =>
+      Effect.map(listContext, ({ endpoint, params }) => ({ endpoint, params, limit: query.limit, cursor: query.cursor }))
+    return handlers
+      .handle("listUsers", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const request = yield* listOf(query)
+          const page = yield* asAdmin((tenantId) => Directory.listUsers(tenantId, request))
+          return respond(endpoint, { data: page.data.map(userJson), page: page.page })
+        }))
+      .handle("createUser", ({ endpoint, payload }) =>
+        Effect.map(asAdmin((tenantId) => Directory.createUser(tenantId, payload)), (user) => respond(endpoint, userJson(user))))
+      .handle("getUser", ({ endpoint, params }) =>
+        Effect.map(asAdmin((tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
+      .handle("updateUser", ({ endpoint, params, payload }) =>
+        Effect.map(
+          asAdmin((tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
+          (user) => respond(endpoint, userJson(user))
+        ))
+      .handle("listTeams", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const request = yield* listOf(query)
+          const page = yield* asAdmin((tenantId) => Directory.listTeams(tenantId, request))
+          return respond(endpoint, { data: page.data.map(teamJson), page: page.page })
+        }))
+      .handle("createTeam", ({ endpoint, payload }) =>
+        Effect.map(asAdmin((tenantId) => Directory.createTeam(tenantId, payload)), (team) => respond(endpoint, teamJson(team))))
+      .handle("getTeam", ({ endpoint, params }) =>
+        Effect.map(asAdmin((tenantId) => Directory.getTeam(tenantId, params.team_id)), (team) => respond(endpoint, teamJson(team))))
+      .handle("renameTeam", ({ endpoint, params, payload }) =>
+        Effect.map(
+          asAdmin((tenantId) => Directory.renameTeam(tenantId, params.team_id, payload)),
+          (team) => respond(endpoint, teamJson(team))
+        ))
+      .handle("deleteTeam", ({ params }) => asAdmin((tenantId) => Directory.deleteTeam(tenantId, params.team_id)))
+      .handle("listMembers", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const request = yield* listOf(query)
+          const page = yield* asAdmin((tenantId) => Directory.listMembers(tenantId, params.team_id, request))
+          return respond(endpoint, { data: page.data.map(userJson), page: page.page })
+        }))
+      .handle("addMember", ({ endpoint, params, payload }) =>
+        Effect.map(
+          asAdmin((tenantId) => Directory.addMember(tenantId, params.team_id, payload.user_id)),
+          (user) => respond(endpoint, userJson(user))
+        ))
+      .handle("removeMember", ({ params }) =>
+        asAdmin((tenantId) => Directory.removeMember(tenantId, params.team_id, params.user_id)))
   }))

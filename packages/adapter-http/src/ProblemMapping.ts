@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Cursor, Errors, Idempotency, Limiter, Pagination, Tenants, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { Cursor, Directory, Errors, Idempotency, Limiter, Pagination, Tenants, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -24,6 +24,8 @@ export type DomainError =
   | Webhooks.UnknownWorkspace
   | Webhooks.WebhookDisabled
   | Webhooks.DeliveryInProgress
+  | Directory.EmailTaken
+  | Directory.ManagedByIdentityProvider
 
 /** The problem class of each per-operation refusal code. */
 const refusals = {
@@ -56,6 +58,8 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Webhooks.UnknownWorkspace ? Problems.InvalidRequest
   : E extends Webhooks.WebhookDisabled ? Problems.WebhookDisabled
   : E extends Webhooks.DeliveryInProgress ? Problems.DeliveryInProgress
+  : E extends Directory.EmailTaken ? Problems.EmailTaken
+  : E extends Directory.ManagedByIdentityProvider ? Problems.ManagedByIdentityProvider
   : never
 
 /** The problem answering a domain error. */
@@ -121,6 +125,12 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
       case "DeliveryInProgress":
         return new Problems.DeliveryInProgress({
           detail: `Delivery ${error.deliveryId} is still being attempted; re-deliver it once it has succeeded or failed`
+        })
+      case "EmailTaken":
+        return new Problems.EmailTaken({ detail: `A user of this tenant already has ${error.email}` })
+      case "ManagedByIdentityProvider":
+        return new Problems.ManagedByIdentityProvider({
+          detail: `Team ${error.teamId} is synced from the identity provider over SCIM; change it there`
         })
       case "IdempotencyInProgress":
         return new Problems.IdempotencyInProgress({

@@ -129,6 +129,20 @@ export class DeliveryInProgress extends HttpApiError.Problem<DeliveryInProgress>
   { code: Schema.tag("webhook/delivery-in-progress") }
 ) {}
 
+/** 409 directory/email-taken. */
+export class EmailTaken extends HttpApiError.Problem<EmailTaken>()(
+  "EmailTaken",
+  declare("directory/email-taken"),
+  { code: Schema.tag("directory/email-taken") }
+) {}
+
+/** 409 directory/managed-by-identity-provider. */
+export class ManagedByIdentityProvider extends HttpApiError.Problem<ManagedByIdentityProvider>()(
+  "ManagedByIdentityProvider",
+  declare("directory/managed-by-identity-provider"),
+  { code: Schema.tag("directory/managed-by-identity-provider") }
+) {}
+
 /** 503 service/unavailable: the store failed; the request may be retried. */
 export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
   "ServiceUnavailable",

@@ -43,6 +43,11 @@ export const catalogue = {
   "webhook/firehose-not-in-plan": { status: 403, title: "The audit.event firehose is available on the Scale plan only" },
   "webhook/disabled": { status: 409, title: "The webhook is disabled; enable it first" },
   "webhook/delivery-in-progress": { status: 409, title: "The delivery has not finished; it can be re-delivered once it has" },
+  "directory/email-taken": { status: 409, title: "Another user of the tenant has this e-mail address" },
+  "directory/managed-by-identity-provider": {
+    status: 409,
+    title: "The team is synced from the identity provider; change it there"
+  },
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },
   "rate-limit/sustained-exceeded": { status: 429, title: "Hourly rate limit exceeded" },
   "rate-limit/query-concurrency": { status: 429, title: "Too many concurrent queries in this workspace" },

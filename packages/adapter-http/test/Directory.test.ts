@@ -1,0 +1,115 @@
+/**
+ * The directory API over real HTTP (in-memory stores): users, teams and
+ * memberships, for tenant admins only.
+ */
+import { MemoryStores } from "@analytics/adapter-memory"
+import { ApiToken, DirectoryStore, type Team, type Tenant, TenantStore } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect } from "effect"
+import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
+
+/** A token of a plain member of the tenant (no admin role). */
+const memberToken = (server: TestServer, tenantId: string) =>
+  Effect.gen(function*() {
+    const token = yield* ApiToken.generate
+    yield* Context.get(server.stores, TenantStore.TenantStore).insertToken({
+      tokenId: crypto.randomUUID(),
+      tenantId: tenantId as Tenant.TenantId,
+      tokenHash: yield* ApiToken.hash(token),
+      userId: "member-1",
+      email: "member@example.com",
+      roles: ["member"],
+      createdAt: new Date()
+    })
+    return token
+  })
+
+const created = (server: TestServer, token: string, path: string, body: unknown) =>
+  Effect.map(server.request("POST", path, { token, body }), (r) => {
+    assert.strictEqual(r.status, 201, r.text)
+    return r.body
+  })
+
+describe("directory API", () => {
+  it.live("an admin creates, lists, reads and deprovisions users; e-mails are one user's per tenant, case-insensitively", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { tenantId, token } = yield* server.tenant()
+      const ada = yield* created(server, token, "/v1/users", { email: "  Ada@Example.COM ", name: "Ada Lovelace", roles: ["admin"] })
+      assert.deepInclude(ada, { email: "ada@example.com", name: "Ada Lovelace", status: "active", roles: ["admin"], external_id: null })
+      const bob = yield* created(server, token, "/v1/users", { email: "bob@example.com", name: "Bob" })
+      assert.deepStrictEqual(bob.roles, ["member"])
+      const taken = yield* server.request("POST", "/v1/users", { token, body: { email: "ADA@example.com", name: "Other Ada" } })
+      assert.strictEqual(taken.status, 409)
+      assert.strictEqual(problemCode(taken), "directory/email-taken")
+      for (const body of [{ email: "not-an-address", name: "X" }, { email: "x@example.com", name: "" }, { email: "x@example.com", name: "X", roles: ["owner"] }, { email: "x@example.com", name: "X", roles: [] }]) {
+        assert.strictEqual(problemCode(yield* server.request("POST", "/v1/users", { token, body })), "request/invalid", JSON.stringify(body))
+      }
+      const first = yield* server.request("GET", "/v1/users?limit=1", { token })
+      assert.deepStrictEqual(first.body.data.map((u: any) => u.email), ["bob@example.com"])
+      const second = yield* server.request("GET", `/v1/users?limit=1&cursor=${encodeURIComponent(first.body.page.next_cursor)}`, { token })
+      assert.deepStrictEqual(second.body.data.map((u: any) => u.email), ["ada@example.com"])
+      const off = yield* server.request("PATCH", `/v1/users/${bob.user_id}`, { token, body: { status: "deprovisioned", name: "Robert" } })
+      assert.deepInclude(off.body, { status: "deprovisioned", name: "Robert", email: "bob@example.com" })
+      assert.deepStrictEqual((yield* server.request("GET", `/v1/users/${bob.user_id}`, { token })).body, off.body)
+      assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/users/${bob.user_id}`, { token, body: { email: "x@example.com" } })), "request/invalid")
+      // Only admins; another tenant sees nothing.
+      const member = yield* memberToken(server, tenantId)
+      const refused = yield* server.request("GET", "/v1/users", { token: member })
+      assert.strictEqual(refused.status, 403)
+      assert.strictEqual(problemCode(refused), "auth/forbidden")
+      assert.strictEqual(problemCode(yield* server.request("POST", "/v1/users", { token: member, body: { email: "m@example.com", name: "M" } })), "auth/forbidden")
+      const other = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/users/${ada.user_id}`, { token: other.token })), "resource/not-found")
+      assert.deepStrictEqual((yield* server.request("GET", "/v1/users", { token: other.token })).body.data, [])
+      yield* created(server, other.token, "/v1/users", { email: "ada@example.com", name: "Another tenant's Ada" })
+    }).pipe(Effect.scoped))
+
+  it.live("teams: create, rename, members in and out, delete; teams synced over SCIM are read-only here", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { tenantId, token } = yield* server.tenant()
+      const ada = yield* created(server, token, "/v1/users", { email: "ada@example.com", name: "Ada" })
+      const bob = yield* created(server, token, "/v1/users", { email: "bob@example.com", name: "Bob" })
+      const team = yield* created(server, token, "/v1/teams", { name: "Finance" })
+      assert.deepInclude(team, { name: "Finance", source: "manual", external_id: null })
+      const renamed = yield* server.request("PATCH", `/v1/teams/${team.team_id}`, { token, body: { name: "Finance & Ops" } })
+      assert.strictEqual(renamed.body.name, "Finance & Ops")
+      const members = `/v1/teams/${team.team_id}/members`
+      yield* created(server, token, members, { user_id: ada.user_id })
+      yield* created(server, token, members, { user_id: ada.user_id })
+      yield* created(server, token, members, { user_id: bob.user_id })
+      assert.strictEqual(problemCode(yield* server.request("POST", members, { token, body: { user_id: crypto.randomUUID() } })), "resource/not-found")
+      const listed = yield* server.request("GET", members, { token })
+      assert.deepStrictEqual(listed.body.data.map((u: any) => u.email), ["bob@example.com", "ada@example.com"])
+      assert.strictEqual((yield* server.request("DELETE", `${members}/${bob.user_id}`, { token })).status, 204)
+      assert.strictEqual(problemCode(yield* server.request("DELETE", `${members}/${bob.user_id}`, { token })), "resource/not-found")
+      assert.deepStrictEqual((yield* server.request("GET", members, { token })).body.data.map((u: any) => u.email), ["ada@example.com"])
+      const teams = yield* server.request("GET", "/v1/teams", { token })
+      assert.deepStrictEqual(teams.body.data.map((t: any) => t.team_id), [team.team_id])
+
+      const store = Context.get(server.stores, DirectoryStore.DirectoryStore)
+      const synced: Team.Team = {
+        team_id: crypto.randomUUID() as Team.TeamId,
+        tenant_id: tenantId as Tenant.TenantId,
+        name: "Okta: Engineering",
+        source: "scim",
+        external_id: "00g1",
+        created_at: new Date(),
+        updated_at: new Date()
+      }
+      yield* store.insertTeam(synced)
+      for (const [method, path, body] of [
+        ["PATCH", `/v1/teams/${synced.team_id}`, { name: "Mine now" }],
+        ["DELETE", `/v1/teams/${synced.team_id}`, undefined],
+        ["POST", `/v1/teams/${synced.team_id}/members`, { user_id: ada.user_id }]
+      ] as const) {
+        const r = yield* server.request(method, path, { token, body })
+        assert.strictEqual(r.status, 409, `${method} ${path}`)
+        assert.strictEqual(problemCode(r), "directory/managed-by-identity-provider")
+      }
+      assert.strictEqual((yield* server.request("DELETE", `/v1/teams/${team.team_id}`, { token })).status, 204)
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/teams/${team.team_id}`, { token })), "resource/not-found")
+      assert.deepStrictEqual(yield* store.teamsOf(tenantId as Tenant.TenantId, ada.user_id), [])
+    }).pipe(Effect.scoped))
+})
