@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * as Access from "./Access.ts"
 export * as ApiToken from "./ApiToken.ts"
 export * as Authenticator from "./Authenticator.ts"
 export * as Caller from "./Caller.ts"
@@ -16,6 +17,7 @@ export * as DirectoryStore from "./DirectoryStore.ts"
 export * as Errors from "./Errors.ts"
 export * as EventPublisher from "./EventPublisher.ts"
 export * as Events from "./Events.ts"
+export * as Grant from "./Grant.ts"
 export * as Idempotency from "./Idempotency.ts"
 export * as Ids from "./Ids.ts"
 export * as Limiter from "./Limiter.ts"
