@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Events, Plan, Principal, Team, Tenant, User, Webhook, Workspace } from "@analytics/core"
+import { Events, Group, Plan, Principal, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -376,29 +376,37 @@ export const UserJson = Schema.Struct({
 
 /** A team as the API shows it. */
 export const TeamJson = Schema.Struct({
-  team_id: Team.TeamId,
+  team_id: Group.GroupId,
   name: Schema.String,
-  source: Team.TeamSource,
+  source: Group.GroupSource.annotate({ description: "manual: made here; scim: the identity provider's group, changed there only" }),
   external_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+/** An executive role as the API shows it. */
+export const ExecutiveRoleJson = Schema.Struct({
+  role_id: Group.GroupId,
+  name: Schema.String,
   created_at: Schema.Date,
   updated_at: Schema.Date
 })
 
 const pageQuery = { limit: QueryParams.limit, cursor: QueryParams.cursor }
 const userParams = { user_id: Schema.String }
-const teamParams = { team_id: Schema.String }
+const groupParams = { id: Schema.String }
 
-/** The tenant's directory: users, teams, memberships. Tenant admins only. */
-export const DirectoryGroup = HttpApiGroup.make("directory")
+/** The tenant's users. Tenant admins only. */
+export const UsersGroup = HttpApiGroup.make("users")
   .add(
-    HttpApiEndpoint.get("listUsers", "/v1/users", {
+    HttpApiEndpoint.get("list", "/v1/users", {
       query: pageQuery,
       success: ListEnvelope(UserJson),
       error: [...Problems.cursorProblems, Problems.Forbidden]
     }).annotate(RateLimitClass, "read")
   )
   .add(
-    HttpApiEndpoint.post("createUser", "/v1/users", {
+    HttpApiEndpoint.post("create", "/v1/users", {
       headers: idempotencyHeader,
       payload: User.UserCreate,
       success: UserJson.pipe(HttpApiSchema.status(201)),
@@ -406,14 +414,14 @@ export const DirectoryGroup = HttpApiGroup.make("directory")
     }).middleware(Idempotent).annotate(RateLimitClass, "write")
   )
   .add(
-    HttpApiEndpoint.get("getUser", "/v1/users/:user_id", {
+    HttpApiEndpoint.get("get", "/v1/users/:user_id", {
       params: userParams,
       success: UserJson,
       error: [Problems.Forbidden, Problems.NotFound]
     }).annotate(RateLimitClass, "read")
   )
   .add(
-    HttpApiEndpoint.patch("updateUser", "/v1/users/:user_id", {
+    HttpApiEndpoint.patch("update", "/v1/users/:user_id", {
       params: userParams,
       payload: User.UserUpdate,
       success: UserJson,
@@ -423,72 +431,99 @@ export const DirectoryGroup = HttpApiGroup.make("directory")
       "Changes a user's name, service roles or status; a deprovisioned user has no access from their next request."
     )
   )
-  .add(
-    HttpApiEndpoint.get("listTeams", "/v1/teams", {
-      query: pageQuery,
-      success: ListEnvelope(TeamJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.post("createTeam", "/v1/teams", {
-      headers: idempotencyHeader,
-      payload: Team.TeamInput,
-      success: TeamJson.pipe(HttpApiSchema.status(201)),
-      error: Problems.Forbidden
-    }).middleware(Idempotent).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.get("getTeam", "/v1/teams/:team_id", {
-      params: teamParams,
-      success: TeamJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("renameTeam", "/v1/teams/:team_id", {
-      params: teamParams,
-      payload: Team.TeamInput,
-      success: TeamJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-    }).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.delete("deleteTeam", "/v1/teams/:team_id", {
-      params: teamParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-    }).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.get("listMembers", "/v1/teams/:team_id/members", {
-      params: teamParams,
-      query: pageQuery,
-      success: ListEnvelope(UserJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.post("addMember", "/v1/teams/:team_id/members", {
-      params: teamParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({ user_id: Schema.String }),
-      success: UserJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Adds a user to a manual team (adding a member again changes nothing); grants to the team reach them from their next request."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("removeMember", "/v1/teams/:team_id/members/:user_id", {
-      params: { team_id: Schema.String, user_id: Schema.String },
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-    }).annotate(RateLimitClass, "write")
-  )
   .middleware(Authentication)
-  .annotate(OpenApi.Description, "The tenant's directory: users, teams and their members. Tenant admins only.")
+  .annotate(OpenApi.Description, "The tenant's users. Tenant admins only.")
+
+/** The endpoints of one kind of group (teams, executive roles): the same contract under its own path. */
+const groupEndpoints = <const Name extends string, const Path extends `/${string}`, S extends Schema.Top>(
+  name: Name,
+  path: Path,
+  json: S,
+  description: string
+) =>
+  HttpApiGroup.make(name)
+    .add(
+      HttpApiEndpoint.get("list", path, {
+        query: pageQuery,
+        success: ListEnvelope(json),
+        error: [...Problems.cursorProblems, Problems.Forbidden]
+      }).annotate(RateLimitClass, "read")
+    )
+    .add(
+      HttpApiEndpoint.post("create", path, {
+        headers: idempotencyHeader,
+        payload: Group.GroupInput,
+        success: json.pipe(HttpApiSchema.status(201)),
+        error: Problems.Forbidden
+      }).middleware(Idempotent).annotate(RateLimitClass, "write")
+    )
+    .add(
+      HttpApiEndpoint.get("get", `${path}/:id`, {
+        params: groupParams,
+        success: json,
+        error: [Problems.Forbidden, Problems.NotFound]
+      }).annotate(RateLimitClass, "read")
+    )
+    .add(
+      HttpApiEndpoint.patch("rename", `${path}/:id`, {
+        params: groupParams,
+        payload: Group.GroupInput,
+        success: json,
+        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+      }).annotate(RateLimitClass, "write")
+    )
+    .add(
+      HttpApiEndpoint.delete("delete", `${path}/:id`, {
+        params: groupParams,
+        success: HttpApiSchema.NoContent,
+        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+      }).annotate(RateLimitClass, "write")
+    )
+    .add(
+      HttpApiEndpoint.get("listMembers", `${path}/:id/members`, {
+        params: groupParams,
+        query: pageQuery,
+        success: ListEnvelope(UserJson),
+        error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+      }).annotate(RateLimitClass, "read")
+    )
+    .add(
+      HttpApiEndpoint.post("addMember", `${path}/:id/members`, {
+        params: groupParams,
+        headers: idempotencyHeader,
+        payload: Schema.Struct({ user_id: Schema.String }),
+        success: UserJson.pipe(HttpApiSchema.status(201)),
+        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+      }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+        OpenApi.Description,
+        "Adds a user (adding them again changes nothing); grants to the group reach them from their next request."
+      )
+    )
+    .add(
+      HttpApiEndpoint.delete("removeMember", `${path}/:id/members/:user_id`, {
+        params: { id: Schema.String, user_id: Schema.String },
+        success: HttpApiSchema.NoContent,
+        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+      }).annotate(RateLimitClass, "write")
+    )
+    .middleware(Authentication)
+    .annotate(OpenApi.Description, description)
+
+/** Teams (spec 2.6 rule 4): made here or synced over SCIM. Tenant admins only. */
+export const TeamsGroup = groupEndpoints(
+  "teams",
+  "/v1/teams",
+  TeamJson,
+  "Teams: made here, or the identity provider's groups synced over SCIM (changed there only). Tenant admins only."
+)
+
+/** Executive roles (spec 2.6 rule 2): grants to a role reach whoever holds it when access is decided. Tenant admins only. */
+export const ExecutiveRolesGroup = groupEndpoints(
+  "executiveRoles",
+  "/v1/executive-roles",
+  ExecutiveRoleJson,
+  "Executive roles (CFO, VP Sales…) and who holds them; a grant to a role reaches its holders as they are when access is decided. Tenant admins only."
+)
 
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
 export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
@@ -512,7 +547,9 @@ export const Api = HttpApi.make("analytics")
   .add(TenantsGroup)
   .add(WorkspacesGroup)
   .add(WebhooksGroup)
-  .add(DirectoryGroup)
+  .add(UsersGroup)
+  .add(TeamsGroup)
+  .add(ExecutiveRolesGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

@@ -13,7 +13,15 @@ import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar, OpenApi
 import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
-import { directoryLayer, systemLayer, tenantsLayer, webhooksLayer, workspacesLayer } from "./Handlers.ts"
+import {
+  executiveRolesLayer,
+  systemLayer,
+  teamsLayer,
+  tenantsLayer,
+  usersLayer,
+  webhooksLayer,
+  workspacesLayer
+} from "./Handlers.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./Middleware.ts"
 import * as ProblemResponses from "./ProblemResponses.ts"
 import * as Problems from "./Problems.ts"
@@ -92,7 +100,15 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
   edgeFor(Api, options, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
 ).pipe(
-  Layer.provide(Layer.mergeAll(systemLayer, tenantsLayer, workspacesLayer, webhooksLayer, directoryLayer).pipe(Layer.provide(middleware))),
+  Layer.provide(Layer.mergeAll(
+    systemLayer,
+    tenantsLayer,
+    workspacesLayer,
+    webhooksLayer,
+    usersLayer,
+    teamsLayer,
+    executiveRolesLayer
+  ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
 

@@ -11,7 +11,7 @@ import {
   DirectoryStore,
   Events,
   Principal,
-  type Team,
+  type Group,
   type Tenant,
   TenantDirectory,
   TenantStore,
@@ -25,10 +25,10 @@ import {
   Workspaces
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Effect, type Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "./Api.ts"
+import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
+import { Api, type Authentication, type Idempotent, type Validation } from "./Api.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
 import { type DomainError, toProblem } from "./ProblemMapping.ts"
@@ -335,69 +335,111 @@ const userJson = (u: User.User) => ({
 })
 
 /** A team as the API shows it. */
-const teamJson = (t: Team.Team) => ({
-  team_id: t.team_id,
-  name: t.name,
-  source: t.source,
-  external_id: t.external_id,
-  created_at: t.created_at,
-  updated_at: t.updated_at
+const teamJson = (g: Group.Group) => ({
+  team_id: g.group_id,
+  name: g.name,
+  source: g.source,
+  external_id: g.external_id,
+  created_at: g.created_at,
+  updated_at: g.updated_at
 })
 
-/** `/v1/users...` and `/v1/teams...`: tenant admins only. */
-export const directoryLayer = HttpApiBuilder.group(Api, "directory", (handlers) =>
+/** An executive role as the API shows it. */
+const executiveRoleJson = (g: Group.Group) => ({
+  role_id: g.group_id,
+  name: g.name,
+  created_at: g.created_at,
+  updated_at: g.updated_at
+})
+
+/** What every directory handler needs: the admin's tenant, the store, list bindings. */
+const directoryTools = Effect.gen(function*() {
+  const provide = yield* captured(DirectoryStore.DirectoryStore, Cursor.CursorCodec)
+  /** Runs a use case for the calling admin's tenant, its errors as problems. */
+  const asAdmin = <A, E extends DomainError>(
+    f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | Cursor.CursorCodec>
+  ) => Effect.flatMap(currentAdmin, (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
+  /** A list request's cursor binding and page size. */
+  const listOf = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) =>
+    Effect.map(listContext, ({ endpoint, params }) => ({ endpoint, params, limit: query.limit, cursor: query.cursor }))
+  return { asAdmin, listOf }
+})
+
+/** `/v1/users...`: tenant admins only. */
+export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(DirectoryStore.DirectoryStore, Cursor.CursorCodec)
-    /** Runs a use case for the calling admin's tenant, its errors as problems. */
-    const asAdmin = <A, E extends DomainError>(
-      f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | Cursor.CursorCodec>
-    ) => Effect.flatMap(currentAdmin, (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
-    /** A list request's cursor binding and page size. */
-    const listOf = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) =>
-      Effect.map(listContext, ({ endpoint, params }) => ({ endpoint, params, limit: query.limit, cursor: query.cursor }))
+    const { asAdmin, listOf } = yield* directoryTools
     return handlers
-      .handle("listUsers", ({ endpoint, query }) =>
+      .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
           const request = yield* listOf(query)
           const page = yield* asAdmin((tenantId) => Directory.listUsers(tenantId, request))
           return respond(endpoint, { data: page.data.map(userJson), page: page.page })
         }))
-      .handle("createUser", ({ endpoint, payload }) =>
+      .handle("create", ({ endpoint, payload }) =>
         Effect.map(asAdmin((tenantId) => Directory.createUser(tenantId, payload)), (user) => respond(endpoint, userJson(user))))
-      .handle("getUser", ({ endpoint, params }) =>
+      .handle("get", ({ endpoint, params }) =>
         Effect.map(asAdmin((tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
-      .handle("updateUser", ({ endpoint, params, payload }) =>
+      .handle("update", ({ endpoint, params, payload }) =>
         Effect.map(
           asAdmin((tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
           (user) => respond(endpoint, userJson(user))
         ))
-      .handle("listTeams", ({ endpoint, query }) =>
-        Effect.gen(function*() {
-          const request = yield* listOf(query)
-          const page = yield* asAdmin((tenantId) => Directory.listTeams(tenantId, request))
-          return respond(endpoint, { data: page.data.map(teamJson), page: page.page })
-        }))
-      .handle("createTeam", ({ endpoint, payload }) =>
-        Effect.map(asAdmin((tenantId) => Directory.createTeam(tenantId, payload)), (team) => respond(endpoint, teamJson(team))))
-      .handle("getTeam", ({ endpoint, params }) =>
-        Effect.map(asAdmin((tenantId) => Directory.getTeam(tenantId, params.team_id)), (team) => respond(endpoint, teamJson(team))))
-      .handle("renameTeam", ({ endpoint, params, payload }) =>
-        Effect.map(
-          asAdmin((tenantId) => Directory.renameTeam(tenantId, params.team_id, payload)),
-          (team) => respond(endpoint, teamJson(team))
-        ))
-      .handle("deleteTeam", ({ params }) => asAdmin((tenantId) => Directory.deleteTeam(tenantId, params.team_id)))
-      .handle("listMembers", ({ endpoint, params, query }) =>
-        Effect.gen(function*() {
-          const request = yield* listOf(query)
-          const page = yield* asAdmin((tenantId) => Directory.listMembers(tenantId, params.team_id, request))
-          return respond(endpoint, { data: page.data.map(userJson), page: page.page })
-        }))
-      .handle("addMember", ({ endpoint, params, payload }) =>
-        Effect.map(
-          asAdmin((tenantId) => Directory.addMember(tenantId, params.team_id, payload.user_id)),
-          (user) => respond(endpoint, userJson(user))
-        ))
-      .handle("removeMember", ({ params }) =>
-        asAdmin((tenantId) => Directory.removeMember(tenantId, params.team_id, params.user_id)))
   }))
+
+/**
+ * The handlers of one kind of group's endpoints (`/v1/teams`,
+ * `/v1/executive-roles`): both groups have the same endpoints (see
+ * `Api.groupEndpoints`), so one implementation serves them; the handler
+ * builder's types do not follow a group name chosen by a type parameter,
+ * hence the loose typing inside and the declared type outside.
+ */
+const groupLayer = <Name extends "teams" | "executiveRoles">(
+  name: Name,
+  kind: Group.GroupKind,
+  toJson: (group: Group.Group) => unknown
+): Layer.Layer<
+  HttpApiGroup.Service<"analytics", Name>,
+  never,
+  Cursor.CursorCodec | DirectoryStore.DirectoryStore | Authentication | Idempotent | Validation
+> =>
+  HttpApiBuilder.group(Api, name, (handlers: any) =>
+    Effect.gen(function*() {
+      const { asAdmin, listOf } = yield* directoryTools
+      return handlers
+        .handle("list", ({ endpoint, query }: any) =>
+          Effect.gen(function*() {
+            const request = yield* listOf(query)
+            const page = yield* asAdmin((tenantId) => Directory.listGroups(tenantId, kind, request))
+            return respond(endpoint, { data: page.data.map(toJson), page: page.page })
+          }))
+        .handle("create", ({ endpoint, payload }: any) =>
+          Effect.map(asAdmin((tenantId) => Directory.createGroup(tenantId, kind, payload)), (group) => respond(endpoint, toJson(group))))
+        .handle("get", ({ endpoint, params }: any) =>
+          Effect.map(asAdmin((tenantId) => Directory.getGroup(tenantId, kind, params.id)), (group) => respond(endpoint, toJson(group))))
+        .handle("rename", ({ endpoint, params, payload }: any) =>
+          Effect.map(
+            asAdmin((tenantId) => Directory.renameGroup(tenantId, kind, params.id, payload)),
+            (group) => respond(endpoint, toJson(group))
+          ))
+        .handle("delete", ({ params }: any) => asAdmin((tenantId) => Directory.deleteGroup(tenantId, kind, params.id)))
+        .handle("listMembers", ({ endpoint, params, query }: any) =>
+          Effect.gen(function*() {
+            const request = yield* listOf(query)
+            const page = yield* asAdmin((tenantId) => Directory.listMembers(tenantId, kind, params.id, request))
+            return respond(endpoint, { data: page.data.map(userJson), page: page.page })
+          }))
+        .handle("addMember", ({ endpoint, params, payload }: any) =>
+          Effect.map(
+            asAdmin((tenantId) => Directory.addMember(tenantId, kind, params.id, payload.user_id)),
+            (user) => respond(endpoint, userJson(user))
+          ))
+        .handle("removeMember", ({ params }: any) =>
+          asAdmin((tenantId) => Directory.removeMember(tenantId, kind, params.id, params.user_id)))
+    })) as any
+
+/** `/v1/teams...`: tenant admins only. */
+export const teamsLayer = groupLayer("teams", "team", teamJson)
+
+/** `/v1/executive-roles...`: tenant admins only. */
+export const executiveRolesLayer = groupLayer("executiveRoles", "executive_role", executiveRoleJson)

@@ -130,7 +130,7 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.EmailTaken({ detail: `A user of this tenant already has ${error.email}` })
       case "ManagedByIdentityProvider":
         return new Problems.ManagedByIdentityProvider({
-          detail: `Team ${error.teamId} is synced from the identity provider over SCIM; change it there`
+          detail: `Group ${error.groupId} is synced from the identity provider over SCIM; change it there`
         })
       case "IdempotencyInProgress":
         return new Problems.IdempotencyInProgress({

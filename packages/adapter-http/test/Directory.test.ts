@@ -3,7 +3,7 @@
  * memberships, for tenant admins only.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { ApiToken, DirectoryStore, type Team, type Tenant, TenantStore } from "@analytics/core"
+import { ApiToken, DirectoryStore, type Group, type Tenant, TenantStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
@@ -89,20 +89,21 @@ describe("directory API", () => {
       assert.deepStrictEqual(teams.body.data.map((t: any) => t.team_id), [team.team_id])
 
       const store = Context.get(server.stores, DirectoryStore.DirectoryStore)
-      const synced: Team.Team = {
-        team_id: crypto.randomUUID() as Team.TeamId,
+      const synced: Group.Group = {
+        group_id: crypto.randomUUID() as Group.GroupId,
         tenant_id: tenantId as Tenant.TenantId,
+        kind: "team",
         name: "Okta: Engineering",
         source: "scim",
         external_id: "00g1",
         created_at: new Date(),
         updated_at: new Date()
       }
-      yield* store.insertTeam(synced)
+      yield* store.insertGroup(synced)
       for (const [method, path, body] of [
-        ["PATCH", `/v1/teams/${synced.team_id}`, { name: "Mine now" }],
-        ["DELETE", `/v1/teams/${synced.team_id}`, undefined],
-        ["POST", `/v1/teams/${synced.team_id}/members`, { user_id: ada.user_id }]
+        ["PATCH", `/v1/teams/${synced.group_id}`, { name: "Mine now" }],
+        ["DELETE", `/v1/teams/${synced.group_id}`, undefined],
+        ["POST", `/v1/teams/${synced.group_id}/members`, { user_id: ada.user_id }]
       ] as const) {
         const r = yield* server.request(method, path, { token, body })
         assert.strictEqual(r.status, 409, `${method} ${path}`)
@@ -110,6 +111,27 @@ describe("directory API", () => {
       }
       assert.strictEqual((yield* server.request("DELETE", `/v1/teams/${team.team_id}`, { token })).status, 204)
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/teams/${team.team_id}`, { token })), "resource/not-found")
-      assert.deepStrictEqual(yield* store.teamsOf(tenantId as Tenant.TenantId, ada.user_id), [])
+      assert.deepStrictEqual(yield* store.membershipsOf(tenantId as Tenant.TenantId, ada.user_id), { teams: [], roles: [] })
+    }).pipe(Effect.scoped))
+
+  it.live("executive roles: created, held by users, kept apart from teams", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { tenantId, token } = yield* server.tenant()
+      const ada = yield* created(server, token, "/v1/users", { email: "ada@example.com", name: "Ada" })
+      const cfo = yield* created(server, token, "/v1/executive-roles", { name: "CFO" })
+      assert.deepStrictEqual(Object.keys(cfo).sort(), ["created_at", "name", "role_id", "updated_at"])
+      yield* created(server, token, `/v1/executive-roles/${cfo.role_id}/members`, { user_id: ada.user_id })
+      const holders = yield* server.request("GET", `/v1/executive-roles/${cfo.role_id}/members`, { token })
+      assert.deepStrictEqual(holders.body.data.map((u: any) => u.user_id), [ada.user_id])
+      // A role is not a team, and the other way round.
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/teams/${cfo.role_id}`, { token })), "resource/not-found")
+      assert.deepStrictEqual((yield* server.request("GET", "/v1/teams", { token })).body.data, [])
+      const store = Context.get(server.stores, DirectoryStore.DirectoryStore)
+      assert.deepStrictEqual(yield* store.membershipsOf(tenantId as Tenant.TenantId, ada.user_id), { teams: [], roles: [cfo.role_id] })
+      assert.strictEqual((yield* server.request("PATCH", `/v1/executive-roles/${cfo.role_id}`, { token, body: { name: "Chief Financial Officer" } })).body.name, "Chief Financial Officer")
+      assert.strictEqual((yield* server.request("DELETE", `/v1/executive-roles/${cfo.role_id}/members/${ada.user_id}`, { token })).status, 204)
+      assert.deepStrictEqual(yield* store.membershipsOf(tenantId as Tenant.TenantId, ada.user_id), { teams: [], roles: [] })
+      assert.strictEqual((yield* server.request("DELETE", `/v1/executive-roles/${cfo.role_id}`, { token })).status, 204)
     }).pipe(Effect.scoped))
 })

@@ -1,32 +1,32 @@
 /**
- * The DirectoryStore in memory: users (one e-mail per tenant), teams and
+ * The DirectoryStore in memory: users (one e-mail per tenant), groups and
  * memberships.
  *
  * @since 0.1.0
  */
-import { DirectoryStore, Pagination, type Team, type User } from "@analytics/core"
+import { DirectoryStore, type Group, Pagination, type User } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
 const unchanged = () => {}
 const emailKey = (tenantId: string, email: string) => `${tenantId}\u0000${email}`
-const memberKey = (teamId: string, userId: string) => `${teamId}\u0000${userId}`
+const memberKey = (groupId: string, userId: string) => `${groupId}\u0000${userId}`
 
 /** A fresh in-memory directory. */
 export const make = Effect.sync(() => {
   const users = new Map<string, User.User>()
   const byEmail = new Map<string, string>()
-  const teams = new Map<string, Team.Team>()
-  /** `team \0 user` of each membership. */
+  const groups = new Map<string, Group.Group>()
+  /** `group \0 user` of each membership. */
   const members = new Set<string>()
 
   const userOf = (tenantId: string, userId: string) => {
     const user = users.get(userId)
     return user !== undefined && user.tenant_id === tenantId ? user : undefined
   }
-  const teamOf = (tenantId: string, teamId: string) => {
-    const team = teams.get(teamId)
-    return team !== undefined && team.tenant_id === tenantId ? team : undefined
+  const groupOf = (tenantId: string, groupId: string, kind?: Group.GroupKind) => {
+    const group = groups.get(groupId)
+    return group !== undefined && group.tenant_id === tenantId && (kind === undefined || group.kind === kind) ? group : undefined
   }
   const page = <A extends { readonly created_at: Date }>(
     rows: Iterable<A>,
@@ -69,45 +69,53 @@ export const make = Effect.sync(() => {
         undos.push(set(byEmail, key, user.user_id), set(users, user.user_id, user))
         return ["written", () => undos.reverse().forEach((undo) => undo())]
       }),
-    insertTeam: (team) => write(() => [undefined, set(teams, team.team_id, team)]),
-    findTeam: (tenantId, teamId) => Effect.sync(() => teamOf(tenantId, teamId)),
-    listTeams: (tenantId, query) =>
-      Effect.sync(() => page([...teams.values()].filter((t) => t.tenant_id === tenantId), query, DirectoryStore.teamKey)),
-    updateTeam: (team) =>
-      write(() => teamOf(team.tenant_id, team.team_id) === undefined ? [false, unchanged] : [true, set(teams, team.team_id, team)]),
-    removeTeam: (tenantId, teamId) =>
+    insertGroup: (group) => write(() => [undefined, set(groups, group.group_id, group)]),
+    findGroup: (tenantId, kind, groupId) => Effect.sync(() => groupOf(tenantId, groupId, kind)),
+    listGroups: (tenantId, kind, query) =>
+      Effect.sync(() =>
+        page([...groups.values()].filter((g) => g.tenant_id === tenantId && g.kind === kind), query, DirectoryStore.groupKey)
+      ),
+    updateGroup: (group) =>
+      write(() =>
+        groupOf(group.tenant_id, group.group_id) === undefined ? [false, unchanged] : [true, set(groups, group.group_id, group)]
+      ),
+    removeGroup: (tenantId, groupId) =>
       write(() => {
-        if (teamOf(tenantId, teamId) === undefined) return [false, unchanged]
-        const undos = [restore(teams, teamId)]
-        teams.delete(teamId)
-        for (const key of [...members]) if (key.startsWith(`${teamId}\u0000`)) undos.push(toggle(key, false))
+        if (groupOf(tenantId, groupId) === undefined) return [false, unchanged]
+        const undos = [restore(groups, groupId)]
+        groups.delete(groupId)
+        for (const key of [...members]) if (key.startsWith(`${groupId}\u0000`)) undos.push(toggle(key, false))
         return [true, () => undos.reverse().forEach((undo) => undo())]
       }),
-    addMember: (tenantId, teamId, userId) =>
+    addMember: (tenantId, groupId, userId) =>
       write(() => {
-        const key = memberKey(teamId, userId)
-        if (teamOf(tenantId, teamId) === undefined || userOf(tenantId, userId) === undefined || members.has(key)) {
+        const key = memberKey(groupId, userId)
+        if (groupOf(tenantId, groupId) === undefined || userOf(tenantId, userId) === undefined || members.has(key)) {
           return [false, unchanged]
         }
         return [true, toggle(key, true)]
       }),
-    removeMember: (tenantId, teamId, userId) =>
+    removeMember: (tenantId, groupId, userId) =>
       write(() => {
-        const key = memberKey(teamId, userId)
-        if (teamOf(tenantId, teamId) === undefined || !members.has(key)) return [false, unchanged]
+        const key = memberKey(groupId, userId)
+        if (groupOf(tenantId, groupId) === undefined || !members.has(key)) return [false, unchanged]
         return [true, toggle(key, false)]
       }),
-    listMembers: (tenantId, teamId, query) =>
+    listMembers: (tenantId, groupId, query) =>
       Effect.sync(() => {
-        if (teamOf(tenantId, teamId) === undefined) return []
-        const inTeam = [...users.values()].filter((u) => members.has(memberKey(teamId, u.user_id)))
-        return page(inTeam, query, DirectoryStore.userKey)
+        if (groupOf(tenantId, groupId) === undefined) return []
+        const inGroup = [...users.values()].filter((u) => members.has(memberKey(groupId, u.user_id)))
+        return page(inGroup, query, DirectoryStore.userKey)
       }),
-    teamsOf: (tenantId, userId) =>
-      Effect.sync(() =>
-        [...teams.values()]
-          .filter((t) => t.tenant_id === tenantId && members.has(memberKey(t.team_id, userId)))
-          .map((t) => t.team_id)
-      )
+    membershipsOf: (tenantId, userId) =>
+      Effect.sync(() => {
+        const teams: Array<Group.GroupId> = []
+        const roles: Array<Group.GroupId> = []
+        for (const group of groups.values()) {
+          if (group.tenant_id !== tenantId || !members.has(memberKey(group.group_id, userId))) continue
+          ;(group.kind === "team" ? teams : roles).push(group.group_id)
+        }
+        return { teams, roles }
+      })
   })
 })

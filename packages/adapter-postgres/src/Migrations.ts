@@ -276,7 +276,7 @@ const webhooks = ddl([
 
 /**
  * The directory (issue 5): users (one e-mail per tenant, lower-cased by the
- * domain), teams and memberships. Ids are unique across tenants, and every
+ * domain), groups (teams and executive roles) and memberships. Ids are unique across tenants, and every
  * query names its tenant.
  */
 const directory = ddl([
@@ -293,23 +293,25 @@ const directory = ddl([
     UNIQUE (tenant_id, email)
   )`,
   `CREATE INDEX users_by_created_at ON users (tenant_id, created_at DESC, user_id)`,
-  `CREATE TABLE teams (
-    team_id uuid PRIMARY KEY,
+  // Teams and executive roles: named sets of users that grants are made to.
+  `CREATE TABLE groups (
+    group_id uuid PRIMARY KEY,
     tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    kind text NOT NULL,
     name text NOT NULL,
     source text NOT NULL,
     external_id text,
     created_at timestamptz(3) NOT NULL,
     updated_at timestamptz(3) NOT NULL
   )`,
-  `CREATE INDEX teams_by_created_at ON teams (tenant_id, created_at DESC, team_id)`,
-  `CREATE TABLE team_members (
-    team_id uuid NOT NULL REFERENCES teams (team_id) ON DELETE CASCADE,
+  `CREATE INDEX groups_by_created_at ON groups (tenant_id, kind, created_at DESC, group_id)`,
+  `CREATE TABLE group_members (
+    group_id uuid NOT NULL REFERENCES groups (group_id) ON DELETE CASCADE,
     user_id uuid NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
-    PRIMARY KEY (team_id, user_id)
+    PRIMARY KEY (group_id, user_id)
   )`,
-  // A user's teams, read when access is decided.
-  `CREATE INDEX team_members_by_user ON team_members (user_id)`
+  // A user's groups, read when access is decided.
+  `CREATE INDEX group_members_by_user ON group_members (user_id)`
 ])
 
 /** Every migration, keyed `<id>_<name>`. */

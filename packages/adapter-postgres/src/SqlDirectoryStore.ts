@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { DirectoryStore, Errors, Ids, type Pagination, type Team, type Tenant, type User } from "@analytics/core"
+import { DirectoryStore, Errors, type Group, Ids, type Pagination, type Tenant, type User } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -39,24 +39,29 @@ const toUser = (row: UserRow): User.User => ({
   updated_at: row.updated_at
 })
 
-interface TeamRow {
-  readonly team_id: string
+interface GroupRow {
+  readonly group_id: string
   readonly tenant_id: string
+  readonly kind: Group.GroupKind
   readonly name: string
-  readonly source: Team.TeamSource
+  readonly source: Group.GroupSource
   readonly external_id: string | null
   readonly created_at: Date
   readonly updated_at: Date
 }
 
-const toTeam = (row: TeamRow): Team.Team => ({ ...row, team_id: row.team_id as Team.TeamId, tenant_id: row.tenant_id as Tenant.TenantId })
+const toGroup = (row: GroupRow): Group.Group => ({
+  ...row,
+  group_id: row.group_id as Group.GroupId,
+  tenant_id: row.tenant_id as Tenant.TenantId
+})
 
 /** The DirectoryStore over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
   const userColumns = sql.literal("u.user_id, u.tenant_id, u.email, u.name, u.status, u.roles, u.external_id, u.created_at, u.updated_at")
-  const teamColumns = sql.literal("team_id, tenant_id, name, source, external_id, created_at, updated_at")
+  const groupColumns = sql.literal("group_id, tenant_id, kind, name, source, external_id, created_at, updated_at")
   /** Strictly after a keyset position in "created_at DESC, id ASC" order. */
-  const after = (query: Pagination.PageQuery<"created_at">, table: "u" | "t", idColumn: "user_id" | "team_id") => {
+  const after = (query: Pagination.PageQuery<"created_at">, table: "u" | "g", idColumn: "user_id" | "group_id") => {
     if (query.after === undefined) return sql.literal("")
     const at = new Date(query.after.value)
     const created = sql.literal(`${table}.created_at`)
@@ -109,76 +114,85 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.updateUser")
       )
     },
-    insertTeam: (team) =>
-      sql`INSERT INTO teams (${teamColumns}) VALUES (${team.team_id}, ${team.tenant_id}, ${team.name}, ${team.source},
-          ${team.external_id}, ${team.created_at}, ${team.updated_at})`.pipe(Effect.asVoid, failAs("DirectoryStore.insertTeam")),
-    findTeam: (tenantId, teamId) => {
-      if (!isId(tenantId) || !isId(teamId)) return Effect.succeed(undefined)
-      return sql<TeamRow>`SELECT ${teamColumns} FROM teams WHERE tenant_id = ${tenantId} AND team_id = ${teamId}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toTeam(row)),
-        failAs("DirectoryStore.findTeam")
+    insertGroup: (group) =>
+      sql`INSERT INTO groups (${groupColumns}) VALUES (${group.group_id}, ${group.tenant_id}, ${group.kind}, ${group.name},
+          ${group.source}, ${group.external_id}, ${group.created_at}, ${group.updated_at})`.pipe(
+        Effect.asVoid,
+        failAs("DirectoryStore.insertGroup")
+      ),
+    findGroup: (tenantId, kind, groupId) => {
+      if (!isId(tenantId) || !isId(groupId)) return Effect.succeed(undefined)
+      return sql<GroupRow>`SELECT ${groupColumns} FROM groups g
+        WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind} AND g.group_id = ${groupId}`.pipe(
+        Effect.map(([row]) => row === undefined ? undefined : toGroup(row)),
+        failAs("DirectoryStore.findGroup")
       )
     },
-    listTeams: (tenantId, query) => {
+    listGroups: (tenantId, kind, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      return sql<TeamRow>`SELECT ${teamColumns} FROM teams t
-        WHERE t.tenant_id = ${tenantId} AND t.created_at <= ${query.createdAtOrBefore} ${after(query, "t", "team_id")}
-        ORDER BY t.created_at DESC, t.team_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toTeam)),
-        failAs("DirectoryStore.listTeams")
+      return sql<GroupRow>`SELECT ${groupColumns} FROM groups g
+        WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind} AND g.created_at <= ${query.createdAtOrBefore}
+          ${after(query, "g", "group_id")}
+        ORDER BY g.created_at DESC, g.group_id ASC LIMIT ${query.take}`.pipe(
+        Effect.map((rows) => rows.map(toGroup)),
+        failAs("DirectoryStore.listGroups")
       )
     },
-    updateTeam: (team) => {
-      if (!isId(team.tenant_id) || !isId(team.team_id)) return Effect.succeed(false)
-      return sql`UPDATE teams SET name = ${team.name}, external_id = ${team.external_id}, updated_at = ${team.updated_at}
-        WHERE tenant_id = ${team.tenant_id} AND team_id = ${team.team_id} RETURNING team_id`.pipe(
+    updateGroup: (group) => {
+      if (!isId(group.tenant_id) || !isId(group.group_id)) return Effect.succeed(false)
+      return sql`UPDATE groups SET name = ${group.name}, external_id = ${group.external_id}, updated_at = ${group.updated_at}
+        WHERE tenant_id = ${group.tenant_id} AND group_id = ${group.group_id} RETURNING group_id`.pipe(
         Effect.map((rows) => rows.length > 0),
-        failAs("DirectoryStore.updateTeam")
+        failAs("DirectoryStore.updateGroup")
       )
     },
-    removeTeam: (tenantId, teamId) => {
-      if (!isId(tenantId) || !isId(teamId)) return Effect.succeed(false)
-      return sql`DELETE FROM teams WHERE tenant_id = ${tenantId} AND team_id = ${teamId} RETURNING team_id`.pipe(
+    removeGroup: (tenantId, groupId) => {
+      if (!isId(tenantId) || !isId(groupId)) return Effect.succeed(false)
+      return sql`DELETE FROM groups WHERE tenant_id = ${tenantId} AND group_id = ${groupId} RETURNING group_id`.pipe(
         Effect.map((rows) => rows.length > 0),
-        failAs("DirectoryStore.removeTeam")
+        failAs("DirectoryStore.removeGroup")
       )
     },
-    addMember: (tenantId, teamId, userId) => {
-      if (!isId(tenantId) || !isId(teamId) || !isId(userId)) return Effect.succeed(false)
+    addMember: (tenantId, groupId, userId) => {
+      if (!isId(tenantId) || !isId(groupId) || !isId(userId)) return Effect.succeed(false)
       // Both must be the tenant's: the SELECT finds nothing otherwise.
-      return sql`INSERT INTO team_members (team_id, user_id)
-        SELECT t.team_id, u.user_id FROM teams t, users u
-        WHERE t.tenant_id = ${tenantId} AND t.team_id = ${teamId} AND u.tenant_id = ${tenantId} AND u.user_id = ${userId}
-        ON CONFLICT DO NOTHING RETURNING team_id`.pipe(
+      return sql`INSERT INTO group_members (group_id, user_id)
+        SELECT g.group_id, u.user_id FROM groups g, users u
+        WHERE g.tenant_id = ${tenantId} AND g.group_id = ${groupId} AND u.tenant_id = ${tenantId} AND u.user_id = ${userId}
+        ON CONFLICT DO NOTHING RETURNING group_id`.pipe(
         Effect.map((rows) => rows.length > 0),
         failAs("DirectoryStore.addMember")
       )
     },
-    removeMember: (tenantId, teamId, userId) => {
-      if (!isId(tenantId) || !isId(teamId) || !isId(userId)) return Effect.succeed(false)
-      return sql`DELETE FROM team_members m USING teams t
-        WHERE m.team_id = ${teamId} AND m.user_id = ${userId} AND t.team_id = m.team_id AND t.tenant_id = ${tenantId}
-        RETURNING m.team_id`.pipe(
+    removeMember: (tenantId, groupId, userId) => {
+      if (!isId(tenantId) || !isId(groupId) || !isId(userId)) return Effect.succeed(false)
+      return sql`DELETE FROM group_members m USING groups g
+        WHERE m.group_id = ${groupId} AND m.user_id = ${userId} AND g.group_id = m.group_id AND g.tenant_id = ${tenantId}
+        RETURNING m.group_id`.pipe(
         Effect.map((rows) => rows.length > 0),
         failAs("DirectoryStore.removeMember")
       )
     },
-    listMembers: (tenantId, teamId, query) => {
-      if (!isId(tenantId) || !isId(teamId)) return Effect.succeed([])
-      return sql<UserRow>`SELECT ${userColumns} FROM team_members m JOIN users u ON u.user_id = m.user_id
-        WHERE m.team_id = ${teamId} AND u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore}
+    listMembers: (tenantId, groupId, query) => {
+      if (!isId(tenantId) || !isId(groupId)) return Effect.succeed([])
+      return sql<UserRow>`SELECT ${userColumns} FROM group_members m JOIN users u ON u.user_id = m.user_id
+        WHERE m.group_id = ${groupId} AND u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore}
           ${after(query, "u", "user_id")}
         ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toUser)),
         failAs("DirectoryStore.listMembers")
       )
     },
-    teamsOf: (tenantId, userId) => {
-      if (!isId(tenantId) || !isId(userId)) return Effect.succeed([])
-      return sql<{ readonly team_id: string }>`SELECT m.team_id FROM team_members m JOIN teams t ON t.team_id = m.team_id
-        WHERE m.user_id = ${userId} AND t.tenant_id = ${tenantId}`.pipe(
-        Effect.map((rows) => rows.map((row) => row.team_id as Team.TeamId)),
-        failAs("DirectoryStore.teamsOf")
+    membershipsOf: (tenantId, userId) => {
+      if (!isId(tenantId) || !isId(userId)) return Effect.succeed({ teams: [], roles: [] })
+      return sql<{ readonly group_id: string; readonly kind: Group.GroupKind }>`SELECT g.group_id, g.kind
+        FROM group_members m JOIN groups g ON g.group_id = m.group_id
+        WHERE m.user_id = ${userId} AND g.tenant_id = ${tenantId}`.pipe(
+        Effect.map((rows) => ({
+          teams: rows.filter((row) => row.kind === "team").map((row) => row.group_id as Group.GroupId),
+          roles: rows.filter((row) => row.kind === "executive_role").map((row) => row.group_id as Group.GroupId)
+        })),
+        failAs("DirectoryStore.membershipsOf")
       )
     }
   })

@@ -1,16 +1,17 @@
 /**
- * Use cases on a tenant's directory: users, teams and memberships, for
- * tenant admins (the HTTP adapter checks the role; these check the rest).
+ * Use cases on a tenant's directory: users, groups (teams and executive
+ * roles) and memberships, for tenant admins (the HTTP adapter checks the
+ * role; these check the rest).
  *
  * @since 0.1.0
  */
 import { Clock, Data, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
-import { DirectoryStore, teamKey, userKey } from "./DirectoryStore.ts"
+import { DirectoryStore, groupKey, userKey } from "./DirectoryStore.ts"
 import { NotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type Keyset, type ListRequest, type Page, type PageQuery, paginate } from "./Pagination.ts"
-import type { Team, TeamId, TeamInput } from "./Team.ts"
+import type { Group, GroupId, GroupInput, GroupKind } from "./Group.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { User, UserCreate, UserId, UserUpdate } from "./User.ts"
 
@@ -19,9 +20,9 @@ export class EmailTaken extends Data.TaggedError("EmailTaken")<{
   readonly email: string
 }> {}
 
-/** The team is an identity provider's group: it changes there (over SCIM), not here. */
+/** The group is an identity provider's: it changes there (over SCIM), not here. */
 export class ManagedByIdentityProvider extends Data.TaggedError("ManagedByIdentityProvider")<{
-  readonly teamId: TeamId
+  readonly groupId: GroupId
 }> {}
 
 /** The sort every directory list uses: newest first. */
@@ -37,7 +38,6 @@ const list = <A, R>(
   paginate({ ...request, sort: undefined, sortable: ["created_at"], defaultSort: newestFirst }, fetch, keyOf)
 
 const userNotFound = (userId: string) => new NotFound({ resource: "user", id: userId })
-const teamNotFound = (teamId: string) => new NotFound({ resource: "team", id: teamId })
 
 /** A user of the tenant, or `NotFound`. */
 export const getUser = (tenantId: TenantId, userId: string): Effect.Effect<User, NotFound | StoreError, DirectoryStore> =>
@@ -96,97 +96,117 @@ export const updateUser = (
     return updated
   })
 
-/** A team of the tenant, or `NotFound`. */
-export const getTeam = (tenantId: TenantId, teamId: string): Effect.Effect<Team, NotFound | StoreError, DirectoryStore> =>
-  Effect.flatMap(DirectoryStore, (store) => store.findTeam(tenantId, teamId as TeamId)).pipe(
-    Effect.flatMap((team) => team === undefined ? Effect.fail(teamNotFound(teamId)) : Effect.succeed(team))
+/** How a group of each kind is named to clients (in errors). */
+const resourceOf = { team: "team", executive_role: "executive role" } as const
+
+const groupNotFound = (kind: GroupKind, groupId: string) => new NotFound({ resource: resourceOf[kind], id: groupId })
+
+/** A group of the kind in the tenant, or `NotFound`. */
+export const getGroup = (
+  tenantId: TenantId,
+  kind: GroupKind,
+  groupId: string
+): Effect.Effect<Group, NotFound | StoreError, DirectoryStore> =>
+  Effect.flatMap(DirectoryStore, (store) => store.findGroup(tenantId, kind, groupId as GroupId)).pipe(
+    Effect.flatMap((group) => group === undefined ? Effect.fail(groupNotFound(kind, groupId)) : Effect.succeed(group))
   )
 
-/** A team an admin may change: made here, not synced from the identity provider. */
-const manualTeam = (tenantId: TenantId, teamId: string) =>
-  Effect.flatMap(getTeam(tenantId, teamId), (team) =>
-    team.source === "scim" ? Effect.fail(new ManagedByIdentityProvider({ teamId: team.team_id })) : Effect.succeed(team))
+/** A group an admin may change: made here, not synced from the identity provider. */
+const manualGroup = (tenantId: TenantId, kind: GroupKind, groupId: string) =>
+  Effect.flatMap(getGroup(tenantId, kind, groupId), (group) =>
+    group.source === "scim" ? Effect.fail(new ManagedByIdentityProvider({ groupId: group.group_id })) : Effect.succeed(group))
 
-/** Creates a manual team. */
-export const createTeam = (tenantId: TenantId, input: TeamInput): Effect.Effect<Team, StoreError, DirectoryStore> =>
+/** Creates a group made here. */
+export const createGroup = (
+  tenantId: TenantId,
+  kind: GroupKind,
+  input: GroupInput
+): Effect.Effect<Group, StoreError, DirectoryStore> =>
   Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
-    const team: Team = {
-      team_id: (yield* uuidv7) as TeamId,
+    const group: Group = {
+      group_id: (yield* uuidv7) as GroupId,
       tenant_id: tenantId,
+      kind,
       name: input.name,
       source: "manual",
       external_id: null,
       created_at: now,
       updated_at: now
     }
-    yield* (yield* DirectoryStore).insertTeam(team)
-    return team
+    yield* (yield* DirectoryStore).insertGroup(group)
+    return group
   })
 
-/** One page of the tenant's teams, newest first. */
-export const listTeams = (
+/** One page of the tenant's groups of a kind, newest first. */
+export const listGroups = (
   tenantId: TenantId,
+  kind: GroupKind,
   request: ListOptions
-): Effect.Effect<Page<Team>, StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
-  Effect.flatMap(DirectoryStore, (store) => list(request, (query) => store.listTeams(tenantId, query), teamKey))
+): Effect.Effect<Page<Group>, StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
+  Effect.flatMap(DirectoryStore, (store) => list(request, (query) => store.listGroups(tenantId, kind, query), groupKey))
 
-/** Renames a manual team. */
-export const renameTeam = (
+/** Renames a group made here. */
+export const renameGroup = (
   tenantId: TenantId,
-  teamId: string,
-  input: TeamInput
-): Effect.Effect<Team, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
+  kind: GroupKind,
+  groupId: string,
+  input: GroupInput
+): Effect.Effect<Group, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
   Effect.gen(function*() {
-    const current = yield* manualTeam(tenantId, teamId)
-    const updated: Team = { ...current, name: input.name, updated_at: new Date(yield* Clock.currentTimeMillis) }
-    if (!(yield* (yield* DirectoryStore).updateTeam(updated))) return yield* teamNotFound(teamId)
+    const current = yield* manualGroup(tenantId, kind, groupId)
+    const updated: Group = { ...current, name: input.name, updated_at: new Date(yield* Clock.currentTimeMillis) }
+    if (!(yield* (yield* DirectoryStore).updateGroup(updated))) return yield* groupNotFound(kind, groupId)
     return updated
   })
 
-/** Deletes a manual team and its memberships. */
-export const deleteTeam = (
+/** Deletes a group made here, and its memberships (grants to it reach no one from then on). */
+export const deleteGroup = (
   tenantId: TenantId,
-  teamId: string
+  kind: GroupKind,
+  groupId: string
 ): Effect.Effect<void, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
   Effect.gen(function*() {
-    const team = yield* manualTeam(tenantId, teamId)
-    if (!(yield* (yield* DirectoryStore).removeTeam(tenantId, team.team_id))) return yield* teamNotFound(teamId)
+    const group = yield* manualGroup(tenantId, kind, groupId)
+    if (!(yield* (yield* DirectoryStore).removeGroup(tenantId, group.group_id))) return yield* groupNotFound(kind, groupId)
   })
 
-/** Adds a user to a manual team (idempotent). */
+/** Puts a user in a group made here (again changes nothing). */
 export const addMember = (
   tenantId: TenantId,
-  teamId: string,
+  kind: GroupKind,
+  groupId: string,
   userId: string
 ): Effect.Effect<User, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
   Effect.gen(function*() {
-    const team = yield* manualTeam(tenantId, teamId)
+    const group = yield* manualGroup(tenantId, kind, groupId)
     const user = yield* getUser(tenantId, userId)
-    yield* (yield* DirectoryStore).addMember(tenantId, team.team_id, user.user_id)
+    yield* (yield* DirectoryStore).addMember(tenantId, group.group_id, user.user_id)
     return user
   })
 
-/** Removes a user from a manual team; `NotFound` when they were not a member. */
+/** Takes a user out of a group made here; `NotFound` when they were not in it. */
 export const removeMember = (
   tenantId: TenantId,
-  teamId: string,
+  kind: GroupKind,
+  groupId: string,
   userId: string
 ): Effect.Effect<void, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
   Effect.gen(function*() {
-    const team = yield* manualTeam(tenantId, teamId)
-    const removed = yield* (yield* DirectoryStore).removeMember(tenantId, team.team_id, userId as UserId)
-    if (!removed) return yield* new NotFound({ resource: "team member", id: userId })
+    const group = yield* manualGroup(tenantId, kind, groupId)
+    const removed = yield* (yield* DirectoryStore).removeMember(tenantId, group.group_id, userId as UserId)
+    if (!removed) return yield* new NotFound({ resource: `${resourceOf[kind]} member`, id: userId })
   })
 
-/** One page of a team's members, newest users first. */
+/** One page of a group's members, newest users first. */
 export const listMembers = (
   tenantId: TenantId,
-  teamId: string,
+  kind: GroupKind,
+  groupId: string,
   request: ListOptions
 ): Effect.Effect<Page<User>, NotFound | StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
   Effect.gen(function*() {
-    const team = yield* getTeam(tenantId, teamId)
+    const group = yield* getGroup(tenantId, kind, groupId)
     const store = yield* DirectoryStore
-    return yield* list(request, (query) => store.listMembers(tenantId, team.team_id, query), userKey)
+    return yield* list(request, (query) => store.listMembers(tenantId, group.group_id, query), userKey)
   })

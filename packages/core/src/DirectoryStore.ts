@@ -1,27 +1,27 @@
 /**
- * Port: a tenant's directory — users, teams and who is in which team.
- * Every method is scoped by tenant: another tenant's user or team is
- * indistinguishable from a missing one. An e-mail address is one user's
- * per tenant.
+ * Port: a tenant's directory — users, groups (teams and executive roles)
+ * and who is in which group. Every method is scoped by tenant: another
+ * tenant's user or group is indistinguishable from a missing one. An e-mail
+ * address is one user's per tenant.
  *
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./Errors.ts"
+import type { Group, GroupId, GroupKind, Memberships } from "./Group.ts"
 import type { Keyset, PageQuery } from "./Pagination.ts"
-import type { Team, TeamId } from "./Team.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { User, UserId } from "./User.ts"
 
 /** The keyset position of a user (lists sort by `created_at`). */
 export const userKey = (user: User): Keyset => ({ value: user.created_at.getTime(), id: user.user_id })
-/** The keyset position of a team (lists sort by `created_at`). */
-export const teamKey = (team: Team): Keyset => ({ value: team.created_at.getTime(), id: team.team_id })
+/** The keyset position of a group (lists sort by `created_at`). */
+export const groupKey = (group: Group): Keyset => ({ value: group.created_at.getTime(), id: group.group_id })
 
 /** What writing a user did: written, or refused because another user of the tenant has the e-mail. */
 export type UserWrite = "written" | "missing" | "email-taken"
 
-/** Users, teams and memberships, scoped by tenant. */
+/** Users, groups and memberships, scoped by tenant. */
 export class DirectoryStore extends Context.Service<DirectoryStore, {
   /** Stores a new user; `email-taken` when the tenant has a user with its e-mail. */
   readonly insertUser: (user: User) => Effect.Effect<Exclude<UserWrite, "missing">, StoreError>
@@ -31,24 +31,29 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   readonly listUsers: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<User>, StoreError>
   /** Replaces a user's fields. */
   readonly updateUser: (user: User) => Effect.Effect<UserWrite, StoreError>
-  readonly insertTeam: (team: Team) => Effect.Effect<void, StoreError>
-  readonly findTeam: (tenantId: TenantId, teamId: TeamId) => Effect.Effect<Team | undefined, StoreError>
-  /** One page, in `Pagination.applyInMemory` order. */
-  readonly listTeams: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<Team>, StoreError>
-  /** Replaces a team's fields; `false` when there was none in this tenant. */
-  readonly updateTeam: (team: Team) => Effect.Effect<boolean, StoreError>
-  /** Deletes a team and its memberships; `false` when there was none in this tenant. */
-  readonly removeTeam: (tenantId: TenantId, teamId: TeamId) => Effect.Effect<boolean, StoreError>
-  /** Adds a user of the tenant to a team of the tenant; `false` when either is missing or it is a member already. */
-  readonly addMember: (tenantId: TenantId, teamId: TeamId, userId: UserId) => Effect.Effect<boolean, StoreError>
+  readonly insertGroup: (group: Group) => Effect.Effect<void, StoreError>
+  /** A group of this kind in the tenant. */
+  readonly findGroup: (tenantId: TenantId, kind: GroupKind, groupId: GroupId) => Effect.Effect<Group | undefined, StoreError>
+  /** One page of the tenant's groups of a kind, in `Pagination.applyInMemory` order. */
+  readonly listGroups: (
+    tenantId: TenantId,
+    kind: GroupKind,
+    query: PageQuery<"created_at">
+  ) => Effect.Effect<ReadonlyArray<Group>, StoreError>
+  /** Replaces a group's name and external id; `false` when there was none in this tenant. */
+  readonly updateGroup: (group: Group) => Effect.Effect<boolean, StoreError>
+  /** Deletes a group and its memberships; `false` when there was none in this tenant. */
+  readonly removeGroup: (tenantId: TenantId, groupId: GroupId) => Effect.Effect<boolean, StoreError>
+  /** Adds a user of the tenant to a group of the tenant; `false` when either is missing or it is a member already. */
+  readonly addMember: (tenantId: TenantId, groupId: GroupId, userId: UserId) => Effect.Effect<boolean, StoreError>
   /** `false` when it was not a member. */
-  readonly removeMember: (tenantId: TenantId, teamId: TeamId, userId: UserId) => Effect.Effect<boolean, StoreError>
-  /** One page of a team's members, in `Pagination.applyInMemory` order of the users. */
+  readonly removeMember: (tenantId: TenantId, groupId: GroupId, userId: UserId) => Effect.Effect<boolean, StoreError>
+  /** One page of a group's members, in `Pagination.applyInMemory` order of the users. */
   readonly listMembers: (
     tenantId: TenantId,
-    teamId: TeamId,
+    groupId: GroupId,
     query: PageQuery<"created_at">
   ) => Effect.Effect<ReadonlyArray<User>, StoreError>
-  /** The teams a user is in now: what access evaluation reads on each request. */
-  readonly teamsOf: (tenantId: TenantId, userId: UserId) => Effect.Effect<ReadonlyArray<TeamId>, StoreError>
+  /** The groups a user is in now, by kind: what access evaluation reads on each request. */
+  readonly membershipsOf: (tenantId: TenantId, userId: UserId) => Effect.Effect<Memberships, StoreError>
 }>()("@analytics/core/DirectoryStore") {}

@@ -1,7 +1,7 @@
 /**
  * The directory part of the store contract: users (one e-mail per tenant,
- * even under concurrent creation), teams and memberships, all scoped by
- * tenant. Run by `storeContract` on every adapter.
+ * even under concurrent creation), groups (teams, executive roles) and
+ * memberships, all scoped by tenant. Run by `storeContract` on every adapter.
  *
  * @since 0.1.0
  */
@@ -11,7 +11,7 @@ import { DirectoryStore } from "../DirectoryStore.ts"
 import { uuidv7 } from "../Ids.ts"
 import type { PageQuery } from "../Pagination.ts"
 import type { Stores } from "../Stores.ts"
-import type { Team, TeamId } from "../Team.ts"
+import type { Group, GroupId, GroupKind } from "../Group.ts"
 import { Tenant, type TenantId } from "../Tenant.ts"
 import { TenantStore } from "../TenantStore.ts"
 import type { User, UserId } from "../User.ts"
@@ -45,19 +45,20 @@ const makeUser = (tenantId: TenantId, email: string, offset: number, overrides: 
     return user
   })
 
-const makeTeam = (tenantId: TenantId, name: string, offset: number) =>
+const makeGroup = (tenantId: TenantId, kind: GroupKind, name: string, offset: number) =>
   Effect.gen(function*() {
-    const team: Team = {
-      team_id: (yield* uuidv7) as TeamId,
+    const group: Group = {
+      group_id: (yield* uuidv7) as GroupId,
       tenant_id: tenantId,
+      kind,
       name,
       source: "manual",
       external_id: null,
       created_at: at(offset),
       updated_at: at(offset)
     }
-    yield* (yield* DirectoryStore).insertTeam(team)
-    return team
+    yield* (yield* DirectoryStore).insertGroup(group)
+    return group
   })
 
 const page: PageQuery<"created_at"> = {
@@ -120,7 +121,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.strictEqual(yield* store.updateUser({ ...gone, tenant_id: other }), "missing")
     }))
 
-  it.effect("teams and memberships: scoped by tenant, idempotent, listed, and gone with their team", () =>
+  it.effect("groups and memberships: by kind, scoped by tenant, idempotent, listed, and gone with their group", () =>
     Effect.gen(function*() {
       const store = yield* DirectoryStore
       const tenant = yield* makeTenant
@@ -128,32 +129,39 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       const ada = yield* makeUser(tenant, "ada@example.net", 1_000)
       const bob = yield* makeUser(tenant, "bob@example.net", 2_000)
       const stranger = yield* makeUser(other, "eve@example.net", 2_500)
-      const finance = yield* makeTeam(tenant, "Finance", 3_000)
-      const sales = yield* makeTeam(tenant, "Sales", 4_000)
-      assert.deepStrictEqual(yield* store.findTeam(tenant, finance.team_id), finance)
-      assert.strictEqual(yield* store.findTeam(other, finance.team_id), undefined)
-      assert.deepStrictEqual((yield* store.listTeams(tenant, page)).map((t) => t.name), ["Sales", "Finance"])
-      assert.isTrue(yield* store.addMember(tenant, finance.team_id, ada.user_id))
-      assert.isFalse(yield* store.addMember(tenant, finance.team_id, ada.user_id))
-      assert.isTrue(yield* store.addMember(tenant, finance.team_id, bob.user_id))
-      assert.isTrue(yield* store.addMember(tenant, sales.team_id, ada.user_id))
-      // Another tenant's user or team cannot be joined.
-      assert.isFalse(yield* store.addMember(tenant, finance.team_id, stranger.user_id))
-      assert.isFalse(yield* store.addMember(other, finance.team_id, stranger.user_id))
-      assert.deepStrictEqual((yield* store.listMembers(tenant, finance.team_id, page)).map((u) => u.email), ["bob@example.net", "ada@example.net"])
-      assert.deepStrictEqual(yield* store.listMembers(other, finance.team_id, page), [])
-      assert.deepStrictEqual([...(yield* store.teamsOf(tenant, ada.user_id))].sort(), [finance.team_id, sales.team_id].sort())
-      assert.deepStrictEqual(yield* store.teamsOf(other, ada.user_id), [])
-      assert.isFalse(yield* store.removeMember(other, finance.team_id, bob.user_id))
-      assert.isTrue(yield* store.removeMember(tenant, finance.team_id, bob.user_id))
-      assert.isFalse(yield* store.removeMember(tenant, finance.team_id, bob.user_id))
+      const finance = yield* makeGroup(tenant, "team", "Finance", 3_000)
+      const sales = yield* makeGroup(tenant, "team", "Sales", 4_000)
+      const cfo = yield* makeGroup(tenant, "executive_role", "CFO", 4_500)
+      assert.deepStrictEqual(yield* store.findGroup(tenant, "team", finance.group_id), finance)
+      assert.strictEqual(yield* store.findGroup(tenant, "executive_role", finance.group_id), undefined)
+      assert.strictEqual(yield* store.findGroup(other, "team", finance.group_id), undefined)
+      assert.deepStrictEqual((yield* store.listGroups(tenant, "team", page)).map((g) => g.name), ["Sales", "Finance"])
+      assert.deepStrictEqual((yield* store.listGroups(tenant, "executive_role", page)).map((g) => g.name), ["CFO"])
+      assert.isTrue(yield* store.addMember(tenant, finance.group_id, ada.user_id))
+      assert.isFalse(yield* store.addMember(tenant, finance.group_id, ada.user_id))
+      assert.isTrue(yield* store.addMember(tenant, finance.group_id, bob.user_id))
+      assert.isTrue(yield* store.addMember(tenant, sales.group_id, ada.user_id))
+      assert.isTrue(yield* store.addMember(tenant, cfo.group_id, ada.user_id))
+      // Another tenant's user or group cannot be joined.
+      assert.isFalse(yield* store.addMember(tenant, finance.group_id, stranger.user_id))
+      assert.isFalse(yield* store.addMember(other, finance.group_id, stranger.user_id))
+      assert.deepStrictEqual((yield* store.listMembers(tenant, finance.group_id, page)).map((u) => u.email), ["bob@example.net", "ada@example.net"])
+      assert.deepStrictEqual(yield* store.listMembers(other, finance.group_id, page), [])
+      const memberships = yield* store.membershipsOf(tenant, ada.user_id)
+      assert.deepStrictEqual([...memberships.teams].sort(), [finance.group_id, sales.group_id].sort())
+      assert.deepStrictEqual(memberships.roles, [cfo.group_id])
+      assert.deepStrictEqual(yield* store.membershipsOf(other, ada.user_id), { teams: [], roles: [] })
+      assert.isFalse(yield* store.removeMember(other, finance.group_id, bob.user_id))
+      assert.isTrue(yield* store.removeMember(tenant, finance.group_id, bob.user_id))
+      assert.isFalse(yield* store.removeMember(tenant, finance.group_id, bob.user_id))
       const renamed = { ...finance, name: "Finance & Ops", updated_at: at(6_000) }
-      assert.isTrue(yield* store.updateTeam(renamed))
-      assert.isFalse(yield* store.updateTeam({ ...renamed, tenant_id: other }))
-      assert.deepStrictEqual(yield* store.findTeam(tenant, finance.team_id), renamed)
-      assert.isFalse(yield* store.removeTeam(other, finance.team_id))
-      assert.isTrue(yield* store.removeTeam(tenant, finance.team_id))
-      assert.deepStrictEqual(yield* store.teamsOf(tenant, ada.user_id), [sales.team_id])
-      assert.deepStrictEqual(yield* store.listMembers(tenant, finance.team_id, page), [])
+      assert.isTrue(yield* store.updateGroup(renamed))
+      assert.isFalse(yield* store.updateGroup({ ...renamed, tenant_id: other }))
+      assert.deepStrictEqual(yield* store.findGroup(tenant, "team", finance.group_id), renamed)
+      assert.isFalse(yield* store.removeGroup(other, finance.group_id))
+      assert.isTrue(yield* store.removeGroup(tenant, finance.group_id))
+      assert.isTrue(yield* store.removeGroup(tenant, cfo.group_id))
+      assert.deepStrictEqual(yield* store.membershipsOf(tenant, ada.user_id), { teams: [sales.group_id], roles: [] })
+      assert.deepStrictEqual(yield* store.listMembers(tenant, finance.group_id, page), [])
     }))
 }
