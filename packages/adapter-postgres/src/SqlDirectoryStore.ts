@@ -5,15 +5,11 @@
  *
  * @since 0.1.0
  */
-import { DirectoryStore, Errors, type Group, Ids, type Pagination, type Tenant, type User } from "@analytics/core"
+import { DirectoryStore, type Group, type Pagination, type Tenant, type User } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-
-const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
-  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
-
-const isId = Ids.isUuid
+import { failAs, isId } from "./StoreErrors.ts"
 
 interface UserRow {
   readonly user_id: string

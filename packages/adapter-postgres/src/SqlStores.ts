@@ -10,7 +10,6 @@ import {
   DirectoryStore,
   Errors,
   Idempotency,
-  Ids,
   type Plan,
   ServiceSecrets,
   type Stores,
@@ -26,20 +25,11 @@ import { Clock, Context, Effect, Layer, Option, PubSub, type Queue, type Redacte
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { failAs, isId } from "./StoreErrors.ts"
 import { migrate } from "./Migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
-
-/** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
-const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
-  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
-
-/**
- * Ids the domain never issues cannot match a row; answering "absent" for them
- * keeps a malformed id a 404 (as in memory) rather than a uuid cast error.
- */
-const isId = Ids.isUuid
 
 // --- tenants -----------------------------------------------------------------
 

@@ -7,17 +7,12 @@
  *
  * @since 0.1.0
  */
-import { DeliveryStore, Errors, type Events, Ids, type Pagination, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
+import { DeliveryStore, type Events, Ids, type Pagination, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import { failAs, isId } from "./StoreErrors.ts"
 import * as Batcher from "./Batcher.ts"
-
-const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
-  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
-
-const isId = Ids.isUuid
 
 /** The channel that tells every worker on the database that deliveries may be due. */
 const wakeupChannel = "analytics_webhook_deliveries"
