@@ -39,7 +39,7 @@ export interface TenantInput {
 const checkLimits = (input: { readonly plan: Plan; readonly limits?: NegotiatedLimits | undefined }) =>
   input.limits !== undefined && input.plan !== "custom" ? Effect.fail(new LimitsNeedCustomPlan({ plan: input.plan })) : Effect.void
 
-const create = (input: TenantInput, token: string) =>
+const create = (input: TenantInput, token: string, email: string | null = null) =>
   Effect.gen(function*() {
     const store = yield* TenantStore
     const now = yield* Clock.currentTimeMillis
@@ -56,7 +56,7 @@ const create = (input: TenantInput, token: string) =>
       tenantId: tenant.tenant_id,
       tokenHash: yield* ApiToken.hash(token),
       userId: `admin@${tenant.tenant_id}`,
-      email: null,
+      email,
       roles: adminRoles,
       createdAt: new Date(now)
     })
@@ -87,6 +87,8 @@ export const ensureBootstrap = (input: {
   readonly token: string
   readonly plan: Plan
   readonly name: string
+  /** The admin's e-mail address (where, for example, a disabled webhook's notice goes). */
+  readonly email?: string | null | undefined
 }): Effect.Effect<TenantId, StoreError, TenantStore | Transactor> =>
   Effect.gen(function*() {
     const store = yield* TenantStore
@@ -94,7 +96,7 @@ export const ensureBootstrap = (input: {
     const tokenHash = yield* ApiToken.hash(input.token)
     const existing = yield* store.findTokenByHash(tokenHash)
     if (existing !== undefined) return existing.tenantId
-    return yield* transactor.transaction(create(input, input.token)).pipe(
+    return yield* transactor.transaction(create(input, input.token, input.email ?? null)).pipe(
       Effect.map((tenant) => tenant.tenant_id),
       Effect.catchTag("TokenTaken", () =>
         Effect.flatMap(store.findTokenByHash(tokenHash), (record) =>

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Plan } from "@analytics/core"
+import { Plan, User } from "@analytics/core"
 import { Config, Effect, Option, type Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -38,7 +38,11 @@ export interface HostConfig {
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
   readonly trustedProxies: ReadonlyArray<string>
   readonly operatorToken: Option.Option<Redacted.Redacted<string>>
-  readonly bootstrap: Option.Option<{ readonly token: Redacted.Redacted<string>; readonly plan: Plan.Plan }>
+  readonly bootstrap: Option.Option<{
+    readonly token: Redacted.Redacted<string>
+    readonly plan: Plan.Plan
+    readonly email: string | null
+  }>
   readonly demo: boolean
   readonly logLevel: typeof LogLevel.Type
   readonly webhooks: {
@@ -94,6 +98,7 @@ const variables = {
   operatorToken: Config.option(Config.Redacted("ANALYTICS_OPERATOR_TOKEN")),
   bootstrapToken: Config.option(Config.Redacted("ANALYTICS_BOOTSTRAP_TOKEN")),
   bootstrapPlan: Config.schema(Plan.Plan, "ANALYTICS_BOOTSTRAP_PLAN").pipe(Config.withDefault("growth" as const)),
+  bootstrapEmail: Config.option(Config.schema(User.Email, "ANALYTICS_BOOTSTRAP_EMAIL")),
   demo: Config.Boolean("ANALYTICS_DEMO").pipe(Config.withDefault(false)),
   logLevel: Config.schema(LogLevel, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   webhookWorker: Config.Boolean("ANALYTICS_WEBHOOK_WORKER").pipe(Config.withDefault(true)),
@@ -166,7 +171,11 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
     redisUrl: c.redisUrl,
     trustedProxies: c.trustedProxies,
     operatorToken: c.operatorToken,
-    bootstrap: Option.map(c.bootstrapToken, (token) => ({ token, plan: c.bootstrapPlan })),
+    bootstrap: Option.map(c.bootstrapToken, (token) => ({
+      token,
+      plan: c.bootstrapPlan,
+      email: Option.getOrNull(c.bootstrapEmail)
+    })),
     demo: c.demo,
     logLevel: c.logLevel,
     webhooks: {

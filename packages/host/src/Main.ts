@@ -74,8 +74,8 @@ const bootstrapName = "Default"
 const bootstrap = (config: HostConfig) =>
   Effect.gen(function*() {
     if (Option.isSome(config.bootstrap)) {
-      const { plan, token } = config.bootstrap.value
-      const tenantId = yield* Tenants.ensureBootstrap({ token: Redacted.value(token), plan, name: bootstrapName })
+      const { email, plan, token } = config.bootstrap.value
+      const tenantId = yield* Tenants.ensureBootstrap({ token: Redacted.value(token), plan, name: bootstrapName, email })
       yield* Effect.logInfo("Bootstrap tenant ready").pipe(Effect.annotateLogs({ tenant_id: tenantId, plan }))
       return Option.some(tenantId)
     }

@@ -7,7 +7,9 @@
  * NODE_EXTRA_CA_CERTS as an operator would trust a private CA.
  */
 import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { SmtpServer } from "@analytics/adapter-smtp/testing"
 import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Effect, Exit, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
 import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"
@@ -137,6 +139,31 @@ describe("webhook egress in the host", () => {
       expect(log.data[0].attempts[0].error).toMatch(/^refused: .*loopback/)
     }
     expect(hook.received.length).toBe(0)
+  }, 60_000)
+
+  it("a webhook disabled by a 410 e-mails its owner through the configured SMTP server", async () => {
+    const token = `mail-${randomUUID()}`
+    const hook = await receiver()
+    hook.answer({ status: 410 })
+    const scope = Effect.runSync(Scope.make())
+    cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+    const smtp = await Effect.runPromise(Scope.provide(SmtpServer.start(), scope))
+    const host = await startHost({
+      ANALYTICS_STORE: "memory",
+      ANALYTICS_BOOTSTRAP_TOKEN: token,
+      ANALYTICS_BOOTSTRAP_EMAIL: "Owner@Example.com",
+      ANALYTICS_WEBHOOK_ALLOW_PRIVATE: "true",
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      MAIL_FROM: "Analytics <noreply@analytics.test>"
+    })
+    const created = await call(host, "POST", "/v1/webhooks", token, { url: hook.url(), events: ["alert.fire"] })
+    await call(host, "POST", `/v1/webhooks/${created.body.webhook_id}/test`, token, { type: "alert.fire" })
+    const deadline = Date.now() + 15_000
+    while (smtp.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(smtp.received.map((m) => m.to)).toEqual([["owner@example.com"]])
+    expect(smtp.received[0].raw).toContain(created.body.webhook_id)
+    const disabled = await call(host, "GET", `/v1/webhooks/${created.body.webhook_id}`, token)
+    expect(disabled.body.enabled).toBe(false)
   }, 60_000)
 
   it("a bad webhook setting stops the host at start with a clear message", async () => {
