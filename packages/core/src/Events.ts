@@ -72,13 +72,27 @@ export const EventType = Schema.Literals(eventTypes as [EventType, ...Array<Even
 /** The `data` of an event type. */
 export type Data<T extends EventType> = (typeof catalog)[T]["Type"]
 
+/**
+ * The types whose events concern the tenant, not one workspace: their
+ * `workspace_id` is `null` (decision 0012). The firehose carries either.
+ */
+export const tenantWide: ReadonlySet<EventType> = new Set(["scim.user.provisioned", "scim.user.deprovisioned"])
+
+/** The envelope's `workspace_id` for a type: a workspace, `null` for tenant-wide types, either for the firehose. */
+const workspaceOf = (type: EventType) =>
+  tenantWide.has(type)
+    ? Schema.Null.annotate({ description: "null: the event concerns the tenant, not one workspace" })
+    : type === "audit.event"
+    ? Schema.NullOr(Id).annotate({ description: "The workspace, or null for a tenant-wide entry" })
+    : Id
+
 /** The envelope of one event type (spec 2.8). */
 export const envelopeOf = <T extends EventType>(type: T) =>
   Schema.Struct({
     id: Id,
     type: Schema.Literal(type),
     created_at: Instant,
-    workspace_id: Id,
+    workspace_id: workspaceOf(type) as Schema.Codec<string | null>,
     data: catalog[type] as (typeof catalog)[T]
   })
 
@@ -87,7 +101,8 @@ export interface Envelope<T extends EventType = EventType> {
   readonly id: string
   readonly type: T
   readonly created_at: string
-  readonly workspace_id: string
+  /** `null` for tenant-wide events (`tenantWide`). */
+  readonly workspace_id: string | null
   readonly data: Data<T>
 }
 
@@ -102,7 +117,7 @@ const decoders = Object.fromEntries(
 /** A new event: a fresh time-ordered id, now as its time. The `data` is checked against its type's schema. */
 export const make = <T extends EventType>(
   type: T,
-  workspaceId: string,
+  workspaceId: string | null,
   data: Data<T>
 ): Effect.Effect<Envelope<T>, Schema.SchemaError> =>
   Effect.gen(function*() {

@@ -25,11 +25,12 @@ describe("Events", () => {
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2026, 10, 21, 12, 30, 0, 7))
       for (const type of Events.eventTypes) {
-        const event = yield* Events.make(type, "ws_1", Events.examples[type])
+        const workspaceId = Events.tenantWide.has(type) ? null : "ws_1"
+        const event = yield* Events.make(type, workspaceId, Events.examples[type])
         assert.deepStrictEqual(Object.keys(event), ["id", "type", "created_at", "workspace_id", "data"])
         assert.strictEqual(event.type, type)
         assert.strictEqual(event.created_at, "2026-11-21T12:30:00.007Z")
-        assert.strictEqual(event.workspace_id, "ws_1")
+        assert.strictEqual(event.workspace_id, workspaceId)
         assert.deepStrictEqual(event.data, Events.examples[type])
         // Any event decodes as the union, told apart by its type.
         assert.deepStrictEqual(Schema.decodeUnknownSync(Events.Envelope)(JSON.parse(JSON.stringify(event))), event)
@@ -45,6 +46,10 @@ describe("Events", () => {
       const error = yield* Effect.flip(Events.make("export.succeeded", "ws_1", wrong))
       assert.include(String(error), "result_expires_at")
       yield* Effect.flip(Events.make("alert.fire", "ws_1", { alert_id: "a" } as never))
+      // Tenant-wide events name no workspace; workspace events must.
+      yield* Effect.flip(Events.make("scim.user.provisioned", "ws_1", Events.examples["scim.user.provisioned"]))
+      yield* Effect.flip(Events.make("alert.fire", null, Events.examples["alert.fire"]))
+      assert.isNull((yield* Events.make("audit.event", null, Events.examples["audit.event"])).workspace_id)
     }))
 
   it("an unknown type or a mislabelled envelope does not decode", () => {
