@@ -33,6 +33,13 @@ export const make = Effect.sync(() => {
     query: Pagination.PageQuery<"created_at">,
     keyOf: (a: A) => Pagination.Keyset
   ) => Pagination.applyInMemory(rows, query, keyOf, (a) => a.created_at)
+  /** The first made of several matches. */
+  const oldestFirst: Pagination.PageQuery<"created_at"> = {
+    take: 1,
+    sort: { field: "created_at", direction: "asc" },
+    after: undefined,
+    createdAtOrBefore: new Date(8.64e15)
+  }
   const toggle = (key: string, present: boolean): () => void => {
     const had = members.has(key)
     if (present) members.add(key)
@@ -49,10 +56,13 @@ export const make = Effect.sync(() => {
         return ["written" as const, () => undos.reverse().forEach((undo) => undo())]
       }),
     findUser: (tenantId, userId) => Effect.sync(() => userOf(tenantId, userId)),
-    findUserByEmail: (tenantId, email) =>
+    findUserBy: (tenantId, by) =>
       Effect.sync(() => {
-        const id = byEmail.get(emailKey(tenantId, email))
-        return id === undefined ? undefined : users.get(id)
+        if ("email" in by) {
+          const id = byEmail.get(emailKey(tenantId, by.email))
+          return id === undefined ? undefined : users.get(id)
+        }
+        return page([...users.values()].filter((u) => u.tenant_id === tenantId && DirectoryStore.userMatches(u, by)), oldestFirst, DirectoryStore.userKey)[0]
       }),
     listUsers: (tenantId, query) =>
       Effect.sync(() => page([...users.values()].filter((u) => u.tenant_id === tenantId), query, DirectoryStore.userKey)),
@@ -74,6 +84,14 @@ export const make = Effect.sync(() => {
     listGroups: (tenantId, kind, query) =>
       Effect.sync(() =>
         page([...groups.values()].filter((g) => g.tenant_id === tenantId && g.kind === kind), query, DirectoryStore.groupKey)
+      ),
+    findGroupBy: (tenantId, kind, by) =>
+      Effect.sync(() =>
+        page(
+          [...groups.values()].filter((g) => g.tenant_id === tenantId && g.kind === kind && DirectoryStore.groupMatches(g, by)),
+          oldestFirst,
+          DirectoryStore.groupKey
+        )[0]
       ),
     updateGroup: (group) =>
       write(() =>

@@ -288,11 +288,15 @@ const directory = ddl([
     status text NOT NULL,
     roles text[] NOT NULL,
     external_id text,
+    user_name text,
     created_at timestamptz(3) NOT NULL,
     updated_at timestamptz(3) NOT NULL,
     UNIQUE (tenant_id, email)
   )`,
   `CREATE INDEX users_by_created_at ON users (tenant_id, created_at DESC, user_id)`,
+  // SCIM looks users up by the identity provider's user name and id.
+  `CREATE INDEX users_by_user_name ON users (tenant_id, lower(user_name)) WHERE user_name IS NOT NULL`,
+  `CREATE INDEX users_by_external_id ON users (tenant_id, external_id) WHERE external_id IS NOT NULL`,
   // Teams and executive roles: named sets of users that grants are made to.
   `CREATE TABLE groups (
     group_id uuid PRIMARY KEY,
@@ -305,6 +309,7 @@ const directory = ddl([
     updated_at timestamptz(3) NOT NULL
   )`,
   `CREATE INDEX groups_by_created_at ON groups (tenant_id, kind, created_at DESC, group_id)`,
+  `CREATE INDEX groups_by_external_id ON groups (tenant_id, external_id) WHERE external_id IS NOT NULL`,
   `CREATE TABLE group_members (
     group_id uuid NOT NULL REFERENCES groups (group_id) ON DELETE CASCADE,
     user_id uuid NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,

@@ -19,6 +19,7 @@ interface UserRow {
   readonly status: User.UserStatus
   readonly roles: ReadonlyArray<User.ServiceRole>
   readonly external_id: string | null
+  readonly user_name: string | null
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -31,6 +32,7 @@ const toUser = (row: UserRow): User.User => ({
   status: row.status,
   roles: row.roles,
   external_id: row.external_id,
+  user_name: row.user_name,
   created_at: row.created_at,
   updated_at: row.updated_at
 })
@@ -54,7 +56,7 @@ const toGroup = (row: GroupRow): Group.Group => ({
 
 /** The DirectoryStore over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
-  const userColumns = sql.literal("u.user_id, u.tenant_id, u.email, u.name, u.status, u.roles, u.external_id, u.created_at, u.updated_at")
+  const userColumns = sql.literal("u.user_id, u.tenant_id, u.email, u.name, u.status, u.roles, u.external_id, u.user_name, u.created_at, u.updated_at")
   const groupColumns = sql.literal("group_id, tenant_id, kind, name, source, external_id, created_at, updated_at")
   /** Strictly after a keyset position in "created_at DESC, id ASC" order. */
   const after = (query: Pagination.PageQuery<"created_at">, table: "u" | "g", idColumn: "user_id" | "group_id") => {
@@ -69,9 +71,9 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
 
   return DirectoryStore.DirectoryStore.of({
     insertUser: (user) =>
-      sql`INSERT INTO users (user_id, tenant_id, email, name, status, roles, external_id, created_at, updated_at)
+      sql`INSERT INTO users (user_id, tenant_id, email, name, status, roles, external_id, user_name, created_at, updated_at)
         VALUES (${user.user_id}, ${user.tenant_id}, ${user.email}, ${user.name}, ${user.status}, ${user.roles},
-          ${user.external_id}, ${user.created_at}, ${user.updated_at})
+          ${user.external_id}, ${user.user_name}, ${user.created_at}, ${user.updated_at})
         ON CONFLICT (tenant_id, email) DO NOTHING
         RETURNING user_id`.pipe(
         Effect.map((rows) => (rows.length > 0 ? "written" as const : "email-taken" as const)),
@@ -84,11 +86,15 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.findUser")
       )
     },
-    findUserByEmail: (tenantId, email) => {
+    findUserBy: (tenantId, by) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
-      return sql<UserRow>`SELECT ${userColumns} FROM users u WHERE u.tenant_id = ${tenantId} AND u.email = ${email}`.pipe(
+      const condition = "email" in by ? sql`u.email = ${by.email}`
+        : "userName" in by ? sql`lower(u.user_name) = lower(${by.userName})`
+        : sql`u.external_id = ${by.externalId}`
+      return sql<UserRow>`SELECT ${userColumns} FROM users u WHERE u.tenant_id = ${tenantId} AND ${condition}
+        ORDER BY u.created_at, u.user_id LIMIT 1`.pipe(
         Effect.map(([row]) => row === undefined ? undefined : toUser(row)),
-        failAs("DirectoryStore.findUserByEmail")
+        failAs("DirectoryStore.findUserBy")
       )
     },
     listUsers: (tenantId, query) => {
@@ -103,7 +109,8 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     updateUser: (user) => {
       if (!isId(user.tenant_id) || !isId(user.user_id)) return Effect.succeed("missing" as const)
       return sql`UPDATE users SET email = ${user.email}, name = ${user.name}, status = ${user.status},
-          roles = ${user.roles}, external_id = ${user.external_id}, updated_at = ${user.updated_at}
+          roles = ${user.roles}, external_id = ${user.external_id}, user_name = ${user.user_name},
+          updated_at = ${user.updated_at}
         WHERE tenant_id = ${user.tenant_id} AND user_id = ${user.user_id} RETURNING user_id`.pipe(
         Effect.map((rows): DirectoryStore.UserWrite => (rows.length > 0 ? "written" : "missing")),
         Effect.catchIf(emailTaken, () => Effect.succeed("email-taken" as const)),
@@ -132,6 +139,15 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         ORDER BY g.created_at DESC, g.group_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toGroup)),
         failAs("DirectoryStore.listGroups")
+      )
+    },
+    findGroupBy: (tenantId, kind, by) => {
+      if (!isId(tenantId)) return Effect.succeed(undefined)
+      const condition = "name" in by ? sql`g.name = ${by.name}` : sql`g.external_id = ${by.externalId}`
+      return sql<GroupRow>`SELECT ${groupColumns} FROM groups g WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind}
+        AND ${condition} ORDER BY g.created_at, g.group_id LIMIT 1`.pipe(
+        Effect.map(([row]) => row === undefined ? undefined : toGroup(row)),
+        failAs("DirectoryStore.findGroupBy")
       )
     },
     updateGroup: (group) => {

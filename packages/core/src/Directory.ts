@@ -48,7 +48,7 @@ export const getUser = (tenantId: TenantId, userId: string): Effect.Effect<User,
 /** Creates an active user (a member unless roles are given). */
 export const createUser = (
   tenantId: TenantId,
-  input: UserCreate & { readonly externalId?: string | null | undefined }
+  input: UserCreate & { readonly externalId?: string | null | undefined; readonly userName?: string | null | undefined }
 ): Effect.Effect<User, EmailTaken | StoreError, DirectoryStore> =>
   Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -60,6 +60,7 @@ export const createUser = (
       status: "active",
       roles: input.roles ?? ["member"],
       external_id: input.externalId ?? null,
+      user_name: input.userName ?? null,
       created_at: now,
       updated_at: now
     }

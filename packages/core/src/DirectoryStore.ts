@@ -18,6 +18,25 @@ export const userKey = (user: User): Keyset => ({ value: user.created_at.getTime
 /** The keyset position of a group (lists sort by `created_at`). */
 export const groupKey = (group: Group): Keyset => ({ value: group.created_at.getTime(), id: group.group_id })
 
+/** How a user is looked up besides its id. */
+export type UserLookup =
+  | { readonly email: string }
+  | { readonly userName: string }
+  | { readonly externalId: string }
+
+/** How a group is looked up besides its id. */
+export type GroupLookup = { readonly name: string } | { readonly externalId: string }
+
+/** Whether a user matches a lookup (the reference every store follows). */
+export const userMatches = (user: User, by: UserLookup): boolean =>
+  "email" in by ? user.email === by.email
+  : "userName" in by ? user.user_name !== null && user.user_name.toLowerCase() === by.userName.toLowerCase()
+  : user.external_id === by.externalId
+
+/** Whether a group matches a lookup. */
+export const groupMatches = (group: Group, by: GroupLookup): boolean =>
+  "name" in by ? group.name === by.name : group.external_id === by.externalId
+
 /** What writing a user did: written, or refused because another user of the tenant has the e-mail. */
 export type UserWrite = "written" | "missing" | "email-taken"
 
@@ -26,7 +45,8 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   /** Stores a new user; `email-taken` when the tenant has a user with its e-mail. */
   readonly insertUser: (user: User) => Effect.Effect<Exclude<UserWrite, "missing">, StoreError>
   readonly findUser: (tenantId: TenantId, userId: UserId) => Effect.Effect<User | undefined, StoreError>
-  readonly findUserByEmail: (tenantId: TenantId, email: string) => Effect.Effect<User | undefined, StoreError>
+  /** The tenant's user with this e-mail, identity provider user name (compared case-insensitively) or external id. */
+  readonly findUserBy: (tenantId: TenantId, by: UserLookup) => Effect.Effect<User | undefined, StoreError>
   /** One page, in `Pagination.applyInMemory` order. */
   readonly listUsers: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<User>, StoreError>
   /** Replaces a user's fields. */
@@ -41,6 +61,8 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
     query: PageQuery<"created_at">
   ) => Effect.Effect<ReadonlyArray<Group>, StoreError>
   /** Replaces a group's name and external id; `false` when there was none in this tenant. */
+  /** The tenant's group of this kind with this name or external id (the first made, if several). */
+  readonly findGroupBy: (tenantId: TenantId, kind: GroupKind, by: GroupLookup) => Effect.Effect<Group | undefined, StoreError>
   readonly updateGroup: (group: Group) => Effect.Effect<boolean, StoreError>
   /** Deletes a group and its memberships; `false` when there was none in this tenant. */
   readonly removeGroup: (tenantId: TenantId, groupId: GroupId) => Effect.Effect<boolean, StoreError>

@@ -124,7 +124,7 @@ export const userResource = (user: User, baseUrl: string) => ({
   schemas: [urn.user],
   id: user.user_id,
   ...(user.external_id === null ? {} : { externalId: user.external_id }),
-  userName: user.email,
+  userName: user.user_name ?? user.email,
   name: { formatted: user.name },
   displayName: user.name,
   emails: [{ value: user.email, type: "work", primary: true }],

@@ -51,6 +51,8 @@ export interface User {
   readonly roles: ReadonlyArray<ServiceRole>
   /** The identity provider's id for the user (SCIM `externalId`); `null` for users made here. */
   readonly external_id: string | null
+  /** The identity provider's user name (SCIM `userName`, not always the e-mail); `null` for users made here. */
+  readonly user_name: string | null
   readonly created_at: Date
   readonly updated_at: Date
 }

@@ -14,6 +14,7 @@ const user: User.User = {
   status: "active",
   roles: ["member"],
   external_id: "00ujl29u0le5T6Aj10h7",
+  user_name: "test.user@okta.local",
   created_at: new Date("2026-11-01T00:00:00.000Z"),
   updated_at: new Date("2026-11-02T00:00:00.000Z")
 }

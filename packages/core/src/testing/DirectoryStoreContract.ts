@@ -33,6 +33,7 @@ const newUser = (tenantId: TenantId, email: string, offset: number, overrides: P
     status: "active",
     roles: ["member"],
     external_id: null,
+    user_name: null,
     created_at: at(offset),
     updated_at: at(offset),
     ...overrides
@@ -75,13 +76,22 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       const store = yield* DirectoryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
-      const ada = yield* makeUser(tenant, "ada@example.com", 1_000, { roles: ["admin", "member"], external_id: "00u1" })
+      const ada = yield* makeUser(tenant, "ada@example.com", 1_000, {
+        roles: ["admin", "member"],
+        external_id: "00u1",
+        user_name: "Ada_Lovelace_7"
+      })
       const bob = yield* makeUser(tenant, "bob@example.com", 2_000)
       assert.deepStrictEqual(yield* store.findUser(tenant, ada.user_id), ada)
       assert.strictEqual(yield* store.findUser(other, ada.user_id), undefined)
       assert.strictEqual(yield* store.findUser(tenant, "not-a-uuid" as UserId), undefined)
-      assert.deepStrictEqual(yield* store.findUserByEmail(tenant, "bob@example.com"), bob)
-      assert.strictEqual(yield* store.findUserByEmail(other, "bob@example.com"), undefined)
+      assert.deepStrictEqual(yield* store.findUserBy(tenant, { email: "bob@example.com" }), bob)
+      assert.strictEqual(yield* store.findUserBy(other, { email: "bob@example.com" }), undefined)
+      assert.deepStrictEqual(yield* store.findUserBy(tenant, { userName: "ada_lovelace_7" }), ada)
+      assert.deepStrictEqual(yield* store.findUserBy(tenant, { externalId: "00u1" }), ada)
+      assert.strictEqual(yield* store.findUserBy(tenant, { externalId: "00U1" }), undefined)
+      assert.strictEqual(yield* store.findUserBy(other, { userName: "Ada_Lovelace_7" }), undefined)
+      assert.strictEqual(yield* store.findUserBy(tenant, { userName: "bob@example.com" }), undefined)
       assert.deepStrictEqual((yield* store.listUsers(tenant, page)).map((u) => u.user_id), [bob.user_id, ada.user_id])
       const rest = yield* store.listUsers(tenant, { ...page, after: { value: bob.created_at.getTime(), id: bob.user_id } })
       assert.deepStrictEqual(rest.map((u) => u.user_id), [ada.user_id])
@@ -116,8 +126,8 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.deepStrictEqual(yield* store.findUser(tenant, ada.user_id), gone)
       const renamed = { ...gone, email: "ada.l@example.org" }
       assert.strictEqual(yield* store.updateUser(renamed), "written")
-      assert.deepStrictEqual(yield* store.findUserByEmail(tenant, "ada.l@example.org"), renamed)
-      assert.strictEqual(yield* store.findUserByEmail(tenant, "ada@example.org"), undefined)
+      assert.deepStrictEqual(yield* store.findUserBy(tenant, { email: "ada.l@example.org" }), renamed)
+      assert.strictEqual(yield* store.findUserBy(tenant, { email: "ada@example.org" }), undefined)
       assert.strictEqual(yield* store.updateUser({ ...gone, tenant_id: other }), "missing")
     }))
 
@@ -137,6 +147,12 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.strictEqual(yield* store.findGroup(other, "team", finance.group_id), undefined)
       assert.deepStrictEqual((yield* store.listGroups(tenant, "team", page)).map((g) => g.name), ["Sales", "Finance"])
       assert.deepStrictEqual((yield* store.listGroups(tenant, "executive_role", page)).map((g) => g.name), ["CFO"])
+      assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", { name: "Sales" }), sales)
+      assert.strictEqual(yield* store.findGroupBy(tenant, "executive_role", { name: "Sales" }), undefined)
+      assert.strictEqual(yield* store.findGroupBy(other, "team", { name: "Sales" }), undefined)
+      const synced = { ...sales, external_id: "okta-g1", updated_at: at(4_100) }
+      assert.isTrue(yield* store.updateGroup(synced))
+      assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", { externalId: "okta-g1" }), synced)
       assert.isTrue(yield* store.addMember(tenant, finance.group_id, ada.user_id))
       assert.isFalse(yield* store.addMember(tenant, finance.group_id, ada.user_id))
       assert.isTrue(yield* store.addMember(tenant, finance.group_id, bob.user_id))
@@ -161,7 +177,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.isFalse(yield* store.removeGroup(other, finance.group_id))
       assert.isTrue(yield* store.removeGroup(tenant, finance.group_id))
       assert.isTrue(yield* store.removeGroup(tenant, cfo.group_id))
-      assert.deepStrictEqual(yield* store.membershipsOf(tenant, ada.user_id), { teams: [sales.group_id], roles: [] })
+      assert.deepStrictEqual(yield* store.membershipsOf(tenant, ada.user_id), { teams: [synced.group_id], roles: [] })
       assert.deepStrictEqual(yield* store.listMembers(tenant, finance.group_id, page), [])
     }))
 }
