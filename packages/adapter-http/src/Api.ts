@@ -525,6 +525,25 @@ export const ExecutiveRolesGroup = groupEndpoints(
   "Executive roles (CFO, VP Sales…) and who holds them; a grant to a role reaches its holders as they are when access is decided. Tenant admins only."
 )
 
+/** Tokens for the tenant's identity provider to provision over SCIM 2.0 at `/scim/v2`. Tenant admins only. */
+export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/scim-tokens", {
+      headers: idempotencyHeader,
+      success: Schema.Struct({
+        token: Schema.String.annotate({ description: "Shown this once; give it to the identity provider as its bearer token" }),
+        scim_url: Schema.String.annotate({ description: "The SCIM 2.0 base URL to configure in the identity provider" }),
+        created_at: Schema.Date
+      }).pipe(HttpApiSchema.status(201)),
+      error: Problems.Forbidden
+    }).middleware(Idempotent).annotate(RateLimitClass, "write")
+  )
+  .middleware(Authentication)
+  .annotate(
+    OpenApi.Description,
+    "SCIM 2.0 provisioning (RFC 7643/7644) at /scim/v2: Users, Groups (synced as teams), ServiceProviderConfig, ResourceTypes, Schemas. A SCIM token serves /scim/v2 only."
+  )
+
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
 export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
   const schemas = Events.jsonSchemas() as Record<string, { schema: unknown }>
@@ -550,6 +569,7 @@ export const Api = HttpApi.make("analytics")
   .add(UsersGroup)
   .add(TeamsGroup)
   .add(ExecutiveRolesGroup)
+  .add(ScimTokensGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

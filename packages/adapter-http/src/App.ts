@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, Limiter, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, EventPublisher, Limiter, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -15,6 +15,7 @@ import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
   executiveRolesLayer,
+  scimTokensLayer,
   systemLayer,
   teamsLayer,
   tenantsLayer,
@@ -26,6 +27,7 @@ import { authenticationLayer, idempotentLayer, validationLayer } from "./Middlew
 import * as ProblemResponses from "./ProblemResponses.ts"
 import * as Problems from "./Problems.ts"
 import * as RateLimiting from "./RateLimiting.ts"
+import * as ScimRoutes from "./ScimRoutes.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
@@ -98,7 +100,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   openapiRoute,
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
-  edgeFor(Api, options, [["GET", docsPaths.openapi], ["GET", docsPaths.reference]])
+  ScimRoutes.layer,
+  edgeFor(Api, options, [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes])
 ).pipe(
   Layer.provide(Layer.mergeAll(
     systemLayer,
@@ -107,7 +110,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     webhooksLayer,
     usersLayer,
     teamsLayer,
-    executiveRolesLayer
+    executiveRolesLayer,
+    scimTokensLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
@@ -140,6 +144,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
   routes(options).pipe(
     Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
+    Layer.provide(EventPublisher.EventPublisher.layer),
     Layer.provide(
       options.authenticator ??
         Authenticator.layerTokens({

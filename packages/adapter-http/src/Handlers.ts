@@ -11,6 +11,7 @@ import {
   DirectoryStore,
   Events,
   Principal,
+  ScimProvisioning,
   type Group,
   type Tenant,
   TenantDirectory,
@@ -54,11 +55,13 @@ const captured = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...ke
     }
   )
 
-/** The caller, who must be a tenant member (not the operator). */
+/** The caller, who must be a tenant member (not the operator, not an identity provider's SCIM token). */
 const currentMember = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
-  principal._tag === "Member"
-    ? Effect.succeed(principal)
-    : Effect.fail(new Problems.Forbidden({ detail: "The operator token may only provision tenants" })))
+  principal._tag !== "Member"
+    ? Effect.fail(new Problems.Forbidden({ detail: "The operator token may only provision tenants" }))
+    : principal.roles.length === 1 && principal.roles[0] === ScimProvisioning.tokenRole
+    ? Effect.fail(new Problems.Forbidden({ detail: "A SCIM token serves /scim/v2 only" }))
+    : Effect.succeed(principal))
 
 /** The caller, who must be an admin of their tenant. */
 const currentAdmin = Effect.flatMap(currentMember, (member) =>
@@ -443,3 +446,16 @@ export const teamsLayer = groupLayer("teams", "team", teamJson)
 
 /** `/v1/executive-roles...`: tenant admins only. */
 export const executiveRolesLayer = groupLayer("executiveRoles", "executive_role", executiveRoleJson)
+
+/** `POST /v1/scim-tokens`: tenant admins only. */
+export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(TenantStore.TenantStore)
+    const info = yield* ServiceInfo
+    return handlers.handle("create", ({ endpoint }) =>
+      Effect.gen(function*() {
+        const admin = yield* currentAdmin
+        const { createdAt, token } = yield* Effect.mapError(provide(ScimProvisioning.issueToken(admin.tenantId)), toProblem)
+        return respond(endpoint, { token, scim_url: `${info.publicBaseUrl}/scim/v2`, created_at: createdAt })
+      }))
+  }))

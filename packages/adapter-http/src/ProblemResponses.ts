@@ -140,11 +140,17 @@ const causeToResponse = (
   )
 }
 
-/** Ensures an error response is problem+json, and 401s carry `WWW-Authenticate`. */
+/** An error already in SCIM's own error format (RFC 7644 §3.12), which SCIM clients expect. */
+const isScimError = (response: HttpServerResponse.HttpServerResponse): boolean => {
+  const body = response.body
+  return body._tag !== "Empty" && (body.contentType?.startsWith("application/scim+json") ?? false)
+}
+
+/** Ensures an error response is problem+json (SCIM's keep their format), and 401s carry `WWW-Authenticate`. */
 const finish = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
   if (response.status < 400) return response
   let out = response
-  if (!isProblem(out)) {
+  if (!isProblem(out) && !isScimError(out)) {
     out = problemResponse(codeForStatus(out.status), undefined, { ...out.headers })
   }
   if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
