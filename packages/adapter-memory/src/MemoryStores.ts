@@ -8,6 +8,7 @@ import {
   DeliveryStore,
   DirectoryStore,
   Idempotency,
+  InvitationStore,
   Pagination,
   ServiceSecrets,
   Tenant,
@@ -20,6 +21,7 @@ import {
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
+import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
 import { restore, set, transactor, write } from "./Transactions.ts"
 
@@ -181,5 +183,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
   Layer.succeed(Transactor.Transactor, transactor),
   Layer.effect(DirectoryStore.DirectoryStore, MemoryDirectoryStore.make),
+  Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

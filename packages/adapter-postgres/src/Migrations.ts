@@ -316,7 +316,23 @@ const directory = ddl([
     PRIMARY KEY (group_id, user_id)
   )`,
   // A user's groups, read when access is decided.
-  `CREATE INDEX group_members_by_user ON group_members (user_id)`
+  `CREATE INDEX group_members_by_user ON group_members (user_id)`,
+  // Invitations: the token only as its SHA-256 hash, found by it when accepted.
+  `CREATE TABLE invitations (
+    invitation_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    email text NOT NULL,
+    name text,
+    status text NOT NULL,
+    token_hash text NOT NULL UNIQUE,
+    invited_by text NOT NULL,
+    expires_at timestamptz(3) NOT NULL,
+    user_id uuid REFERENCES users (user_id) ON DELETE SET NULL,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX invitations_by_created_at ON invitations (tenant_id, created_at DESC, invitation_id)`,
+  `CREATE INDEX invitations_pending ON invitations (tenant_id, email) WHERE status = 'pending'`
 ])
 
 /** Every migration, keyed `<id>_<name>`. */

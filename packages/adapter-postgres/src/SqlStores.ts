@@ -10,6 +10,7 @@ import {
   DirectoryStore,
   Errors,
   Idempotency,
+  InvitationStore,
   type Plan,
   ServiceSecrets,
   type Stores,
@@ -29,6 +30,7 @@ import { failAs, isId } from "./StoreErrors.ts"
 import { migrate } from "./Migrations.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
+import * as SqlInvitationStore from "./SqlInvitationStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
 
 // --- tenants -----------------------------------------------------------------
@@ -399,6 +401,7 @@ const webhookStores = Layer.effectContext(Effect.map(SqlWebhookStores.make, ({ d
 export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.mergeAll(
   webhookStores,
   Layer.effect(DirectoryStore.DirectoryStore, SqlDirectoryStore.make),
+  Layer.effect(InvitationStore.InvitationStore, SqlInvitationStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

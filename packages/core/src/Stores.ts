@@ -6,6 +6,7 @@
 import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import type { IdempotencyStore } from "./Idempotency.ts"
+import type { InvitationStore } from "./InvitationStore.ts"
 import type { ServiceSecrets } from "./ServiceSecrets.ts"
 import type { TenantStore } from "./TenantStore.ts"
 import type { Transactor } from "./Transactor.ts"
@@ -22,3 +23,4 @@ export type Stores =
   | WebhookStore
   | DeliveryStore
   | DirectoryStore
+  | InvitationStore

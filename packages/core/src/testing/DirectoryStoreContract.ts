@@ -8,6 +8,8 @@
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
 import { DirectoryStore } from "../DirectoryStore.ts"
+import type { Invitation, InvitationId } from "../Invitation.ts"
+import { InvitationStore } from "../InvitationStore.ts"
 import { uuidv7 } from "../Ids.ts"
 import type { PageQuery } from "../Pagination.ts"
 import type { Stores } from "../Stores.ts"
@@ -71,6 +73,44 @@ const page: PageQuery<"created_at"> = {
 
 /** Registers the directory tests inside a store contract's layer. */
 export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
+  it.effect("invitations: found by id in their tenant, by token hash anywhere; updates only from the state they read", () =>
+    Effect.gen(function*() {
+      const store = yield* InvitationStore
+      const tenant = yield* makeTenant
+      const other = yield* makeTenant
+      const invitation = (email: string, offset: number): Invitation => ({
+        invitation_id: crypto.randomUUID() as InvitationId,
+        tenant_id: tenant,
+        email,
+        name: null,
+        status: "pending",
+        token_hash: `hash-${crypto.randomUUID()}`,
+        invited_by: "admin",
+        expires_at: at(offset + 604_800_000),
+        user_id: null,
+        created_at: at(offset),
+        updated_at: at(offset)
+      })
+      const first = invitation("guest@example.com", 1_000)
+      const second = invitation("guest@example.com", 2_000)
+      const third = invitation("other@example.com", 3_000)
+      for (const i of [first, second, third]) yield* store.insert(i)
+      assert.deepStrictEqual(yield* store.find(tenant, first.invitation_id), first)
+      assert.strictEqual(yield* store.find(other, first.invitation_id), undefined)
+      assert.deepStrictEqual(yield* store.findByTokenHash(second.token_hash), second)
+      assert.strictEqual(yield* store.findByTokenHash("no-such-hash"), undefined)
+      assert.deepStrictEqual(yield* store.findPending(tenant, "guest@example.com"), second)
+      assert.strictEqual(yield* store.findPending(other, "guest@example.com"), undefined)
+      assert.deepStrictEqual((yield* store.list(tenant, page)).map((i) => i.invitation_id), [third, second, first].map((i) => i.invitation_id))
+      const accepted: Invitation = { ...second, status: "accepted", updated_at: at(5_000) }
+      assert.isTrue(yield* store.update(accepted, second.updated_at))
+      // A second writer that read the same state loses.
+      assert.isFalse(yield* store.update({ ...second, status: "revoked", updated_at: at(5_001) }, second.updated_at))
+      assert.deepStrictEqual(yield* store.find(tenant, second.invitation_id), accepted)
+      assert.deepStrictEqual(yield* store.findPending(tenant, "guest@example.com"), first)
+      assert.isFalse(yield* store.update({ ...first, tenant_id: other }, first.updated_at))
+    }))
+
   it.effect("users round-trip, are scoped by tenant, found by e-mail and listed newest first", () =>
     Effect.gen(function*() {
       const store = yield* DirectoryStore
