@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Events, Group, Plan, Principal, Tenant, User, Webhook, Workspace } from "@analytics/core"
+import { Events, Group, Invitation, Plan, Principal, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -525,6 +525,74 @@ export const ExecutiveRolesGroup = groupEndpoints(
   "Executive roles (CFO, VP Sales…) and who holds them; a grant to a role reaches its holders as they are when access is decided. Tenant admins only."
 )
 
+/** An invitation as the API shows it (never its token, which only the e-mail carries). */
+export const InvitationJson = Schema.Struct({
+  invitation_id: Invitation.InvitationId,
+  email: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  status: Invitation.InvitationStatus,
+  expires_at: Schema.Date,
+  user_id: Schema.NullOr(Schema.String).annotate({ description: "The user made by accepting it" }),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+const invitationParams = { id: Schema.String }
+
+/** Invitations by e-mail (spec 2.6 rule 3). Tenant admins only. */
+export const InvitationsGroup = HttpApiGroup.make("invitations")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/invitations", {
+      query: pageQuery,
+      success: ListEnvelope(InvitationJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/invitations", {
+      headers: idempotencyHeader,
+      payload: Invitation.InvitationCreate,
+      success: InvitationJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.EmailTaken]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Invites an address that is no user yet and e-mails the invitation (valid 7 days); a pending one of the same address is renewed."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("resend", "/v1/invitations/:id/resend", {
+      params: invitationParams,
+      headers: idempotencyHeader,
+      success: InvitationJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Sends the invitation again with a new link, valid 7 days from now; the previous link stops working."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("revoke", "/v1/invitations/:id", {
+      params: invitationParams,
+      success: InvitationJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed]
+    }).annotate(RateLimitClass, "write")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Invitations by e-mail. Tenant admins only.")
+
+/** Accepting an invitation: its token is the credential. */
+export const InvitationAcceptanceGroup = HttpApiGroup.make("invitationAcceptance")
+  .add(
+    HttpApiEndpoint.post("accept", "/v1/invitations/accept", {
+      payload: Invitation.InvitationAccept,
+      success: Schema.Struct({ user: UserJson, tenant_id: Schema.String }).pipe(HttpApiSchema.status(201)),
+      error: [Problems.InvitationNotFound, Problems.InvitationClosed, Problems.EmailTaken, Problems.ServiceUnavailable]
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Accepts an invitation with the token from its e-mail (no bearer token): the user is made, active, and the invitation is used."
+    )
+  )
+
 /** Tokens for the tenant's identity provider to provision over SCIM 2.0 at `/scim/v2`. Tenant admins only. */
 export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
   .add(
@@ -570,6 +638,8 @@ export const Api = HttpApi.make("analytics")
   .add(TeamsGroup)
   .add(ExecutiveRolesGroup)
   .add(ScimTokensGroup)
+  .add(InvitationsGroup)
+  .add(InvitationAcceptanceGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

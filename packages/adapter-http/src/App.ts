@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, EventPublisher, Limiter, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, EventPublisher, Limiter, Mailer, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -15,6 +15,8 @@ import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
   executiveRolesLayer,
+  invitationAcceptanceLayer,
+  invitationsLayer,
   scimTokensLayer,
   systemLayer,
   teamsLayer,
@@ -111,7 +113,9 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     usersLayer,
     teamsLayer,
     executiveRolesLayer,
-    scimTokensLayer
+    scimTokensLayer,
+    invitationsLayer,
+    invitationAcceptanceLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
@@ -136,6 +140,8 @@ export interface Options<E> extends EdgeOptions {
   readonly rateLimitStore?: Layer.Layer<RateLimitStore.RateLimitStore, E> | undefined
   /** The operator token, which may only provision tenants. */
   readonly operatorToken?: string | undefined
+  /** Sends e-mail (invitations); by default messages are logged, not sent. */
+  readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
 }
 
@@ -145,6 +151,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
+    Layer.provide(options.mailer ?? Mailer.Mailer.layerLog),
     Layer.provide(
       options.authenticator ??
         Authenticator.layerTokens({

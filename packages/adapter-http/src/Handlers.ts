@@ -10,6 +10,10 @@ import {
   Directory,
   DirectoryStore,
   Events,
+  Invitation,
+  Invitations,
+  InvitationStore,
+  Mailer,
   Principal,
   ScimProvisioning,
   type Group,
@@ -457,5 +461,71 @@ export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers
         const admin = yield* currentAdmin
         const { createdAt, token } = yield* Effect.mapError(provide(ScimProvisioning.issueToken(admin.tenantId)), toProblem)
         return respond(endpoint, { token, scim_url: `${info.publicBaseUrl}/scim/v2`, created_at: createdAt })
+      }))
+  }))
+
+/** An invitation as the API shows it. */
+const invitationJson = (i: Invitation.Invitation, now: number) => ({
+  invitation_id: i.invitation_id,
+  email: i.email,
+  name: i.name,
+  status: Invitation.statusAt(i, now),
+  expires_at: i.expires_at,
+  user_id: i.user_id,
+  created_at: i.created_at,
+  updated_at: i.updated_at
+})
+
+/** Where invitation e-mails send people: the page a frontend serves at the public base URL, which posts the token to accept. */
+const invitationLinks = (publicBaseUrl: string): Invitations.Links => ({
+  acceptUrl: (token) => `${publicBaseUrl}/invitations/accept?token=${encodeURIComponent(token)}`
+})
+
+/** `/v1/invitations...`: tenant admins only. */
+export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(InvitationStore.InvitationStore, DirectoryStore.DirectoryStore, Mailer.Mailer, Cursor.CursorCodec)
+    const links = invitationLinks((yield* ServiceInfo).publicBaseUrl)
+    const now = Clock.currentTimeMillis
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const { endpoint: bound, params } = yield* listContext
+          const page = yield* Effect.mapError(
+            provide(Invitations.list(admin.tenantId, { endpoint: bound, params, limit: query.limit, cursor: query.cursor })),
+            toProblem
+          )
+          const at = yield* now
+          return respond(endpoint, { data: page.data.map((i) => invitationJson(i, at)), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const invitation = yield* Effect.mapError(provide(Invitations.invite(admin.tenantId, admin.userId, payload, links)), toProblem)
+          return respond(endpoint, invitationJson(invitation, yield* now))
+        }))
+      .handle("resend", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const invitation = yield* Effect.mapError(provide(Invitations.resend(admin.tenantId, params.id, links)), toProblem)
+          return respond(endpoint, invitationJson(invitation, yield* now))
+        }))
+      .handle("revoke", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const invitation = yield* Effect.mapError(provide(Invitations.revoke(admin.tenantId, params.id)), toProblem)
+          return respond(endpoint, invitationJson(invitation, yield* now))
+        }))
+  }))
+
+/** `POST /v1/invitations/accept`: the token is the credential. */
+export const invitationAcceptanceLayer = HttpApiBuilder.group(Api, "invitationAcceptance", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(InvitationStore.InvitationStore, DirectoryStore.DirectoryStore, Transactor.Transactor)
+    return handlers.handle("accept", ({ endpoint, payload }) =>
+      Effect.gen(function*() {
+        const { user } = yield* Effect.mapError(provide(Invitations.accept(payload)), toProblem)
+        return respond(endpoint, { user: userJson(user), tenant_id: user.tenant_id })
       }))
   }))

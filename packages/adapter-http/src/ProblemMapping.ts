@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Cursor, Directory, Errors, Idempotency, Limiter, Pagination, Tenants, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { Cursor, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Tenants, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -26,6 +26,9 @@ export type DomainError =
   | Webhooks.DeliveryInProgress
   | Directory.EmailTaken
   | Directory.ManagedByIdentityProvider
+  | Invitations.InvitationUnknown
+  | Invitations.InvitationClosed
+  | Mailer.MailError
 
 /** The problem class of each per-operation refusal code. */
 const refusals = {
@@ -60,6 +63,9 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Webhooks.DeliveryInProgress ? Problems.DeliveryInProgress
   : E extends Directory.EmailTaken ? Problems.EmailTaken
   : E extends Directory.ManagedByIdentityProvider ? Problems.ManagedByIdentityProvider
+  : E extends Invitations.InvitationUnknown ? Problems.InvitationNotFound
+  : E extends Invitations.InvitationClosed ? Problems.InvitationClosed
+  : E extends Mailer.MailError ? Problems.ServiceUnavailable
   : never
 
 /** The problem answering a domain error. */
@@ -131,6 +137,17 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
       case "ManagedByIdentityProvider":
         return new Problems.ManagedByIdentityProvider({
           detail: `Group ${error.groupId} is synced from the identity provider over SCIM; change it there`
+        })
+      case "InvitationUnknown":
+        return new Problems.InvitationNotFound({ detail: "No invitation has this token; ask for a new one" })
+      case "InvitationClosed":
+        return new Problems.InvitationClosed({
+          detail: `The invitation is ${error.status}`,
+          status_of_invitation: error.status
+        })
+      case "MailError":
+        return new Problems.ServiceUnavailable({
+          detail: "The e-mail could not be sent; the invitation is kept: resend it later"
         })
       case "IdempotencyInProgress":
         return new Problems.IdempotencyInProgress({

@@ -143,6 +143,20 @@ export class ManagedByIdentityProvider extends HttpApiError.Problem<ManagedByIde
   { code: Schema.tag("directory/managed-by-identity-provider") }
 ) {}
 
+/** 404 directory/invitation-not-found. */
+export class InvitationNotFound extends HttpApiError.Problem<InvitationNotFound>()(
+  "InvitationNotFound",
+  declare("directory/invitation-not-found"),
+  { code: Schema.tag("directory/invitation-not-found") }
+) {}
+
+/** 410 directory/invitation-closed, with the invitation's status. */
+export class InvitationClosed extends HttpApiError.Problem<InvitationClosed>()(
+  "InvitationClosed",
+  declare("directory/invitation-closed"),
+  { code: Schema.tag("directory/invitation-closed"), status_of_invitation: Schema.Literals(["accepted", "revoked", "expired"]) }
+) {}
+
 /** 503 service/unavailable: the store failed; the request may be retried. */
 export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
   "ServiceUnavailable",

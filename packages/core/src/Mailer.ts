@@ -27,6 +27,13 @@ export class Mailer extends Context.Service<Mailer, {
 }>()("@analytics/core/Mailer") {
   /** Keeps messages in memory instead of sending them: for tests and for hosts without mail. */
   static readonly layerMemory = Layer.sync(Mailer, () => makeMemory().mailer)
+  /** Logs each message (recipients and subject) instead of sending it: the default where no mail service is configured. */
+  static readonly layerLog = Layer.succeed(Mailer, {
+    send: (mail: Mail) =>
+      Effect.logWarning("No mail service is configured; this e-mail was not sent").pipe(
+        Effect.annotateLogs({ to: mail.to.join(", "), subject: mail.subject })
+      )
+  })
 }
 
 /** A mailer that keeps what it is given, and the list it keeps it in. */

@@ -48,6 +48,8 @@ export const catalogue = {
     status: 409,
     title: "The team is synced from the identity provider; change it there"
   },
+  "directory/invitation-not-found": { status: 404, title: "No invitation has this token" },
+  "directory/invitation-closed": { status: 410, title: "The invitation was accepted, revoked or has expired" },
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },
   "rate-limit/sustained-exceeded": { status: 429, title: "Hourly rate limit exceeded" },
   "rate-limit/query-concurrency": { status: 429, title: "Too many concurrent queries in this workspace" },

@@ -124,13 +124,12 @@ const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
-/** Without SMTP, mail is logged (subject and recipients), not sent. */
-const loggingMailer = Layer.succeed(Mailer.Mailer, {
-  send: (mail) =>
-    Effect.logWarning("No SMTP_URL configured; this e-mail was not sent").pipe(
-      Effect.annotateLogs({ to: mail.to.join(", "), subject: mail.subject })
-    )
-})
+/** SMTP when configured; otherwise mail is logged (subject and recipients), not sent. */
+const mailerLayer = (config: HostConfig) =>
+  Option.match(config.mail, {
+    onNone: () => Mailer.Mailer.layerLog,
+    onSome: ({ from, url }) => SmtpMailer.layer({ url: Redacted.value(url), from })
+  })
 
 /**
  * The webhook delivery worker, until the host stops: claims due deliveries
@@ -141,10 +140,7 @@ const webhookWorker = (config: HostConfig) =>
   WebhookDispatcher.run({ ...WebhookDispatcher.defaults, leaseMillis: config.webhooks.leaseSeconds * 1000 }).pipe(
     Effect.provide(Layer.mergeAll(
       HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }),
-      Option.match(config.mail, {
-        onNone: () => loggingMailer,
-        onSome: ({ from, url }) => SmtpMailer.layer({ url: Redacted.value(url), from })
-      })
+      mailerLayer(config)
     ))
   )
 
@@ -180,7 +176,8 @@ const initialize = (config: HostConfig) =>
       trustedProxies: config.trustedProxies,
       publicBaseUrl: config.publicBaseUrl,
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
-      info: { webhookEgressAddresses: config.webhooks.egressAddresses }
+      info: { webhookEgressAddresses: config.webhooks.egressAddresses },
+      mailer: mailerLayer(config)
     }))
   })
 
