@@ -3,7 +3,7 @@
  * memberships, for tenant admins only.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { ApiToken, DirectoryStore, type Group, type Tenant, TenantStore } from "@analytics/core"
+import { Access, ApiToken, DirectoryStore, type Grant, type Group, type Tenant, TenantStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
@@ -133,5 +133,47 @@ describe("directory API", () => {
       assert.strictEqual((yield* server.request("DELETE", `/v1/executive-roles/${cfo.role_id}/members/${ada.user_id}`, { token })).status, 204)
       assert.deepStrictEqual(yield* store.membershipsOf(tenantId as Tenant.TenantId, ada.user_id), { teams: [], roles: [] })
       assert.strictEqual((yield* server.request("DELETE", `/v1/executive-roles/${cfo.role_id}`, { token })).status, 204)
+    }).pipe(Effect.scoped))
+})
+
+describe("access follows the directory from one request to the next", () => {
+  it.live("a team or role grant reaches a user while they are in it, and nothing once deprovisioned", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { tenantId, token } = yield* server.tenant()
+      const ada = yield* created(server, token, "/v1/users", { email: "ada@example.com", name: "Ada" })
+      const team = yield* created(server, token, "/v1/teams", { name: "Finance" })
+      const role = yield* created(server, token, "/v1/executive-roles", { name: "CFO" })
+      const grant = (principal_type: "team" | "executive_role", principal_id: string): Grant.Grant => ({
+        grant_id: `g-${principal_type}`,
+        tenant_id: tenantId as Tenant.TenantId,
+        subject_type: "report",
+        subject_id: "r-1",
+        principal_type,
+        principal_id,
+        actions: ["view"],
+        watermark: false,
+        expires_at: null,
+        revoked_at: null
+      })
+      const grants = [grant("team", team.team_id), grant("executive_role", role.role_id)]
+      const decide = Effect.map(
+        Effect.provideContext(
+          Access.decideForUser(tenantId as Tenant.TenantId, ada.user_id, { type: "report", id: "r-1" }, "view", grants, new Date()),
+          server.stores
+        ),
+        (d) => (d._tag === "Allow" ? d.grant.grant_id : d.reason)
+      )
+      assert.strictEqual(yield* decide, "no-grant")
+      yield* created(server, token, `/v1/teams/${team.team_id}/members`, { user_id: ada.user_id })
+      assert.strictEqual(yield* decide, "g-team")
+      yield* server.request("DELETE", `/v1/teams/${team.team_id}/members/${ada.user_id}`, { token })
+      assert.strictEqual(yield* decide, "no-grant")
+      yield* created(server, token, `/v1/executive-roles/${role.role_id}/members`, { user_id: ada.user_id })
+      assert.strictEqual(yield* decide, "g-executive_role")
+      yield* server.request("PATCH", `/v1/users/${ada.user_id}`, { token, body: { status: "deprovisioned" } })
+      assert.strictEqual(yield* decide, "deprovisioned")
+      yield* server.request("PATCH", `/v1/users/${ada.user_id}`, { token, body: { status: "active" } })
+      assert.strictEqual(yield* decide, "g-executive_role")
     }).pipe(Effect.scoped))
 })

@@ -9,8 +9,12 @@
  *
  * @since 0.1.0
  */
+import { Effect } from "effect"
+import { DirectoryStore } from "./DirectoryStore.ts"
+import type { StoreError } from "./Errors.ts"
 import type { Action, Grant, SubjectType } from "./Grant.ts"
-import type { UserStatus } from "./User.ts"
+import type { TenantId } from "./Tenant.ts"
+import type { UserId, UserStatus } from "./User.ts"
 
 /** Who asks, as they are now. */
 export type Audience =
@@ -117,3 +121,26 @@ export const decide = (
   if (revoked) return deny("revoked")
   return deny("no-grant")
 }
+
+/**
+ * Decides for a user of the directory as they are at this moment: their
+ * status and their teams and executive roles are read from the store on
+ * every call (never cached), so a deprovisioning or a change of membership
+ * applies from the next request. A user the directory does not know gets
+ * nothing.
+ */
+export const decideForUser = (
+  tenantId: TenantId,
+  userId: string,
+  subject: Subject,
+  action: Action,
+  grants: ReadonlyArray<Grant>,
+  now: Date
+): Effect.Effect<Decision, StoreError, DirectoryStore> =>
+  Effect.gen(function*() {
+    const store = yield* DirectoryStore
+    const user = yield* store.findUser(tenantId, userId as UserId)
+    if (user === undefined) return deny("no-grant")
+    const { roles, teams } = yield* store.membershipsOf(tenantId, user.user_id)
+    return decide({ _tag: "User", userId: user.user_id, status: user.status, teams, roles }, subject, action, grants, now)
+  })
