@@ -5,10 +5,11 @@
  *
  * @since 0.1.0
  */
-import { DirectoryStore, type Group, type Pagination, type Tenant, type User } from "@analytics/core"
+import { DirectoryStore, type Group, type Tenant, type User } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
 interface UserRow {
@@ -58,14 +59,6 @@ const toGroup = (row: GroupRow): Group.Group => ({
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
   const userColumns = sql.literal("u.user_id, u.tenant_id, u.email, u.name, u.status, u.roles, u.external_id, u.user_name, u.created_at, u.updated_at")
   const groupColumns = sql.literal("group_id, tenant_id, kind, name, source, external_id, created_at, updated_at")
-  /** Strictly after a keyset position in "created_at DESC, id ASC" order. */
-  const after = (query: Pagination.PageQuery<"created_at">, table: "u" | "g", idColumn: "user_id" | "group_id") => {
-    if (query.after === undefined) return sql.literal("")
-    const at = new Date(query.after.value)
-    const created = sql.literal(`${table}.created_at`)
-    const id = sql.literal(`${table}.${idColumn}`)
-    return sql`AND ${created} <= ${at} AND (${created} < ${at} OR (${created} = ${at} AND ${id} > ${query.after.id}))`
-  }
   /** Whether a failure is the unique e-mail constraint (another user of the tenant has the address). */
   const emailTaken = (error: SqlError) => error.reason._tag === "UniqueViolation" && error.reason.constraint === "users_tenant_id_email_key"
 
@@ -100,7 +93,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     listUsers: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
       return sql<UserRow>`SELECT ${userColumns} FROM users u
-        WHERE u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore} ${after(query, "u", "user_id")}
+        WHERE u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "user_id", "u")}
         ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toUser)),
         failAs("DirectoryStore.listUsers")
@@ -135,7 +128,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       if (!isId(tenantId)) return Effect.succeed([])
       return sql<GroupRow>`SELECT ${groupColumns} FROM groups g
         WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind} AND g.created_at <= ${query.createdAtOrBefore}
-          ${after(query, "g", "group_id")}
+          ${afterNewestFirst(sql, query, "group_id", "g")}
         ORDER BY g.created_at DESC, g.group_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toGroup)),
         failAs("DirectoryStore.listGroups")
@@ -189,7 +182,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       if (!isId(tenantId) || !isId(groupId)) return Effect.succeed([])
       return sql<UserRow>`SELECT ${userColumns} FROM group_members m JOIN users u ON u.user_id = m.user_id
         WHERE m.group_id = ${groupId} AND u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore}
-          ${after(query, "u", "user_id")}
+          ${afterNewestFirst(sql, query, "user_id", "u")}
         ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toUser)),
         failAs("DirectoryStore.listMembers")

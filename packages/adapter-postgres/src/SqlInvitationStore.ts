@@ -9,6 +9,7 @@ import { type Invitation, InvitationStore, type Tenant, type User } from "@analy
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
 interface Row {
@@ -61,12 +62,9 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     },
     list: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      const after = query.after === undefined ? sql.literal("") : (() => {
-        const at = new Date(query.after.value)
-        return sql`AND created_at <= ${at} AND (created_at < ${at} OR (created_at = ${at} AND invitation_id > ${query.after.id}))`
-      })()
       return sql<Row>`SELECT ${columns} FROM invitations
-        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${after}
+        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore}
+          ${afterNewestFirst(sql, query, "invitation_id")}
         ORDER BY created_at DESC, invitation_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toInvitation)),
         failAs("InvitationStore.list")

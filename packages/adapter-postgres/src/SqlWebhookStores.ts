@@ -7,10 +7,11 @@
  *
  * @since 0.1.0
  */
-import { DeliveryStore, type Events, Ids, type Pagination, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
+import { DeliveryStore, type Events, Ids, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, PubSub, Schedule, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 import * as Batcher from "./Batcher.ts"
 
@@ -130,15 +131,6 @@ export const make = Effect.gen(function*() {
   const wake = PubSub.publish(local, undefined)
   const webhookSelect = sql.literal(webhookColumns)
   const deliverySelect = sql.literal(deliveryColumns)
-  /**
-   * Strictly after a keyset position in "created_at DESC, id ASC" order (both lists' order); the
-   * redundant inclusive bound lets the index seek to the page.
-   */
-  const after = (query: Pagination.PageQuery<"created_at">, idColumn: "webhook_id" | "delivery_id") => {
-    if (query.after === undefined) return sql.literal("")
-    const at = new Date(query.after.value)
-    return sql`AND created_at <= ${at} AND (created_at < ${at} OR (created_at = ${at} AND ${sql.literal(idColumn)} > ${query.after.id}))`
-  }
   const findWebhook = (tenantId: string, webhookId: string) =>
     sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId}`
 
@@ -158,7 +150,7 @@ export const make = Effect.gen(function*() {
     list: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
       return sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks
-        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${after(query, "webhook_id")}
+        WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "webhook_id")}
         ORDER BY created_at DESC, webhook_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toWebhook)),
         failAs("WebhookStore.list")
@@ -261,7 +253,7 @@ export const make = Effect.gen(function*() {
       const type = filter.eventType === undefined ? sql.literal("") : sql`AND event_type = ${filter.eventType}`
       return sql<DeliveryRow>`SELECT ${deliverySelect} FROM webhook_deliveries
         WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore}
-          ${after(query, "delivery_id")} ${status} ${type}
+          ${afterNewestFirst(sql, query, "delivery_id")} ${status} ${type}
         ORDER BY created_at DESC, delivery_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toDelivery)),
         failAs("DeliveryStore.list")
