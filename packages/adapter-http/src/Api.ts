@@ -599,12 +599,26 @@ export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
     HttpApiEndpoint.post("create", "/v1/scim-tokens", {
       headers: idempotencyHeader,
       success: Schema.Struct({
+        token_id: Schema.String,
         token: Schema.String.annotate({ description: "Shown this once; give it to the identity provider as its bearer token" }),
         scim_url: Schema.String.annotate({ description: "The SCIM 2.0 base URL to configure in the identity provider" }),
         created_at: Schema.Date
       }).pipe(HttpApiSchema.status(201)),
       error: Problems.Forbidden
     }).middleware(Idempotent).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/scim-tokens", {
+      success: Schema.Struct({ data: Schema.Array(Schema.Struct({ token_id: Schema.String, created_at: Schema.Date })) }),
+      error: Problems.Forbidden
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.delete("revoke", "/v1/scim-tokens/:token_id", {
+      params: { token_id: Schema.String },
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Revokes a SCIM token; it stops working within 30 seconds.")
   )
   .middleware(Authentication)
   .annotate(

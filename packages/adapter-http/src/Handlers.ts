@@ -456,12 +456,30 @@ export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers
   Effect.gen(function*() {
     const provide = yield* captured(TenantStore.TenantStore)
     const info = yield* ServiceInfo
-    return handlers.handle("create", ({ endpoint }) =>
-      Effect.gen(function*() {
-        const admin = yield* currentAdmin
-        const { createdAt, token } = yield* Effect.mapError(provide(ScimProvisioning.issueToken(admin.tenantId)), toProblem)
-        return respond(endpoint, { token, scim_url: `${info.publicBaseUrl}/scim/v2`, created_at: createdAt })
-      }))
+    return handlers
+      .handle("create", ({ endpoint }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const issued = yield* Effect.mapError(provide(ScimProvisioning.issueToken(admin.tenantId)), toProblem)
+          return respond(endpoint, {
+            token_id: issued.tokenId,
+            token: issued.token,
+            scim_url: `${info.publicBaseUrl}/scim/v2`,
+            created_at: issued.createdAt
+          })
+        }))
+      .handle("list", ({ endpoint }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const tokens = yield* Effect.mapError(provide(ScimProvisioning.listTokens(admin.tenantId)), toProblem)
+          return respond(endpoint, { data: tokens.map((t) => ({ token_id: t.tokenId, created_at: t.createdAt })) })
+        }))
+      .handle("revoke", ({ params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const revoked = yield* Effect.mapError(provide(ScimProvisioning.revokeToken(admin.tenantId, params.token_id)), toProblem)
+          if (!revoked) return yield* new Problems.NotFound({ detail: `No SCIM token ${params.token_id}` })
+        }))
   }))
 
 /** An invitation as the API shows it. */

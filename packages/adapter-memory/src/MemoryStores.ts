@@ -50,7 +50,21 @@ export const tenantStore = Effect.gen(function*() {
     changes: Effect.map(PubSub.subscribe(changes), Stream.fromSubscription),
     insertToken: (token) =>
       write(() => tokens.has(token.tokenHash) ? [false, () => {}] : [true, set(tokens, token.tokenHash, token)]),
-    findTokenByHash: (tokenHash) => Effect.sync(() => tokens.get(tokenHash))
+    findTokenByHash: (tokenHash) => Effect.sync(() => tokens.get(tokenHash)),
+    listTokens: (tenantId, role) =>
+      Effect.sync(() =>
+        [...tokens.values()]
+          .filter((t) => t.tenantId === tenantId && t.roles.includes(role))
+          .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.tokenId < b.tokenId ? -1 : 1))
+      ),
+    removeToken: (tenantId, tokenId) =>
+      write(() => {
+        const found = [...tokens.values()].find((t) => t.tenantId === tenantId && t.tokenId === tokenId)
+        if (found === undefined) return [false, () => {}]
+        const undo = restore(tokens, found.tokenHash)
+        tokens.delete(found.tokenHash)
+        return [true, undo]
+      })
   })
 })
 

@@ -91,11 +91,22 @@ interface TokenRow {
   readonly created_at: Date
 }
 
+const toToken = (row: TokenRow): TenantStore.ApiTokenRecord => ({
+  tokenId: row.token_id,
+  tenantId: row.tenant_id as Tenant.TenantId,
+  tokenHash: row.token_hash,
+  userId: row.user_id,
+  email: row.email,
+  roles: row.roles,
+  createdAt: row.created_at
+})
+
 /** The TenantStore on SQL. */
 export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlClient.SqlClient> = Effect.gen(
   function*() {
     const sql = yield* SqlClient.SqlClient
     const local = yield* PubSub.unbounded<Tenant.TenantId>()
+    const tokenColumns = sql.literal("token_id, tenant_id, token_hash, user_id, email, roles, created_at")
     return TenantStore.TenantStore.of({
       insertTenant: (tenant) =>
         sql`INSERT INTO tenants (tenant_id, name, plan, limits, created_at)
@@ -147,21 +158,22 @@ export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], neve
           failAs("TenantStore.insertToken")
         ),
       findTokenByHash: (tokenHash) =>
-        sql<TokenRow>`SELECT token_id, tenant_id, token_hash, user_id, email, roles, created_at
-          FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(
-          Effect.map(([row]): TenantStore.ApiTokenRecord | undefined =>
-            row === undefined ? undefined : {
-              tokenId: row.token_id,
-              tenantId: row.tenant_id as Tenant.TenantId,
-              tokenHash: row.token_hash,
-              userId: row.user_id,
-              email: row.email,
-              roles: row.roles,
-              createdAt: row.created_at
-            }
-          ),
+        sql<TokenRow>`SELECT ${tokenColumns} FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(
+          Effect.map(([row]) => row === undefined ? undefined : toToken(row)),
           failAs("TenantStore.findTokenByHash")
+        ),
+      listTokens: (tenantId, role) => {
+        if (!isId(tenantId)) return Effect.succeed([])
+        return sql<TokenRow>`SELECT ${tokenColumns} FROM api_tokens WHERE tenant_id = ${tenantId} AND ${role} = ANY (roles)
+          ORDER BY created_at, token_id`.pipe(Effect.map((rows) => rows.map(toToken)), failAs("TenantStore.listTokens"))
+      },
+      removeToken: (tenantId, tokenId) => {
+        if (!isId(tenantId) || !isId(tokenId)) return Effect.succeed(false)
+        return sql`DELETE FROM api_tokens WHERE tenant_id = ${tenantId} AND token_id = ${tokenId} RETURNING token_id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          failAs("TenantStore.removeToken")
         )
+      }
     })
   }
 )

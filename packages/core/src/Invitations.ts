@@ -81,7 +81,8 @@ export const invite = (
     let invitation: Invitation
     if (pending !== undefined && statusAt(pending, now) === "pending") {
       invitation = { ...pending, name: input.name ?? pending.name, token_hash: tokenHash, expires_at: new Date(now + validityMillis), updated_at: new Date(now) }
-      if (!(yield* store.update(invitation, pending.updated_at))) return yield* Effect.die(new Error("The invitation changed while being renewed"))
+      // Changed meanwhile (accepted, revoked, renewed by a concurrent invite): decide again on what it is now.
+      if (!(yield* store.update(invitation, pending.updated_at))) return yield* invite(tenantId, invitedBy, input, links)
     } else {
       invitation = {
         invitation_id: (yield* uuidv7) as InvitationId,

@@ -54,12 +54,15 @@ const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 export const tokenRole = "scim"
 
 /** A new token for the tenant's identity provider, shown this once (stored as a hash). */
-export const issueToken = (tenantId: TenantId): Effect.Effect<{ readonly token: string; readonly createdAt: Date }, StoreError, TenantStore> =>
+export const issueToken = (
+  tenantId: TenantId
+): Effect.Effect<{ readonly token: string; readonly tokenId: string; readonly createdAt: Date }, StoreError, TenantStore> =>
   Effect.gen(function*() {
     const token = yield* ApiToken.generate
     const createdAt = new Date(yield* Clock.currentTimeMillis)
+    const tokenId = yield* uuidv7
     yield* (yield* TenantStore).insertToken({
-      tokenId: yield* uuidv7,
+      tokenId,
       tenantId,
       tokenHash: yield* ApiToken.hash(token),
       userId: `${tokenRole}:${tenantId}`,
@@ -67,7 +70,26 @@ export const issueToken = (tenantId: TenantId): Effect.Effect<{ readonly token: 
       roles: [tokenRole],
       createdAt
     })
-    return { token, createdAt }
+    return { token, tokenId, createdAt }
+  })
+
+/** The tenant's SCIM tokens (never the tokens themselves: ids and creation times). */
+export const listTokens = (tenantId: TenantId): Effect.Effect<ReadonlyArray<{ readonly tokenId: string; readonly createdAt: Date }>, StoreError, TenantStore> =>
+  Effect.map(
+    Effect.flatMap(TenantStore, (store) => store.listTokens(tenantId, tokenRole)),
+    (tokens) => tokens.map((t) => ({ tokenId: t.tokenId, createdAt: t.createdAt }))
+  )
+
+/**
+ * Revokes a SCIM token: it stops working within the authenticator's cache
+ * time (30 s) in every process. `false` when the tenant has no such SCIM token.
+ */
+export const revokeToken = (tenantId: TenantId, tokenId: string): Effect.Effect<boolean, StoreError, TenantStore> =>
+  Effect.gen(function*() {
+    const store = yield* TenantStore
+    const tokens = yield* store.listTokens(tenantId, tokenRole)
+    if (!tokens.some((t) => t.tokenId === tokenId)) return false
+    return yield* store.removeToken(tenantId, tokenId)
   })
 
 // --- users ------------------------------------------------------------------------

@@ -34,4 +34,8 @@ export class TenantStore extends Context.Service<TenantStore, {
   /** Stores a token; a hash already stored is left as it is and reported `false`. */
   readonly insertToken: (token: ApiTokenRecord) => Effect.Effect<boolean, StoreError>
   readonly findTokenByHash: (tokenHash: string) => Effect.Effect<ApiTokenRecord | undefined, StoreError>
+  /** The tenant's tokens holding `role`, oldest first. */
+  readonly listTokens: (tenantId: TenantId, role: string) => Effect.Effect<ReadonlyArray<ApiTokenRecord>, StoreError>
+  /** Deletes one of the tenant's tokens; `false` when it had none with this id. */
+  readonly removeToken: (tenantId: TenantId, tokenId: string) => Effect.Effect<boolean, StoreError>
 }>()("@analytics/core/TenantStore") {}

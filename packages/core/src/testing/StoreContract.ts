@@ -121,6 +121,17 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.isFalse(yield* store.insertToken({ ...token, tokenId: yield* uuidv7, userId: "u-2" }))
           assert.deepStrictEqual(yield* store.findTokenByHash(tokenHash), token)
           assert.strictEqual(yield* store.findTokenByHash(`${tokenHash}-other`), undefined)
+          // Listed by role in their tenant, and removed by id in their tenant only.
+          const scim = { ...token, tokenId: yield* uuidv7, tokenHash: `${tokenHash}-scim`, roles: ["scim"], createdAt: new Date(1_700_000_000_999) }
+          assert.isTrue(yield* store.insertToken(scim))
+          assert.deepStrictEqual(yield* store.listTokens(tenant.tenant_id, "scim"), [scim])
+          assert.deepStrictEqual(yield* store.listTokens(tenant.tenant_id, "analyst"), [token])
+          const other = yield* makeTenant
+          assert.deepStrictEqual(yield* store.listTokens(other.tenant_id, "scim"), [])
+          assert.isFalse(yield* store.removeToken(other.tenant_id, scim.tokenId))
+          assert.isTrue(yield* store.removeToken(tenant.tenant_id, scim.tokenId))
+          assert.isFalse(yield* store.removeToken(tenant.tenant_id, scim.tokenId))
+          assert.strictEqual(yield* store.findTokenByHash(scim.tokenHash), undefined)
         }))
 
       it.effect("a workspace is found in its tenant and in no other", () =>
