@@ -159,6 +159,11 @@ describe("SCIM 2.0", () => {
       assert.strictEqual(scimError(yield* send(server, idp, "PATCH", `/Users/${crypto.randomUUID()}`, { Operations: [{ op: "replace", value: { active: false } }] })), 404)
       assert.strictEqual(scimError(yield* send(server, idp, "POST", "/Groups", { displayName: "G", members: [{ value: crypto.randomUUID() }] })), "invalidValue")
       assert.strictEqual((yield* send(server, idp, "GET", "/Groups")).body.totalResults, 0)
+      // Paging without a filter: startIndex and count over the tenant's users, totalResults counting them all.
+      for (const n of [1, 2, 3]) yield* send(server, idp, "POST", "/Users", { userName: `u${n}@example.com` })
+      const paged = yield* send(server, idp, "GET", "/Users?startIndex=2&count=1")
+      assert.deepInclude(paged.body, { totalResults: 3, startIndex: 2, itemsPerPage: 1 })
+      assert.strictEqual(paged.body.Resources[0].userName, "u2@example.com")
       const config = yield* server.request("GET", "/scim/v2/ServiceProviderConfig")
       assert.deepStrictEqual([config.status, config.body.patch.supported, config.body.filter.supported], [200, true, true])
       assert.deepStrictEqual((yield* server.request("GET", "/scim/v2/ResourceTypes")).body.Resources.map((r: any) => r.id), ["User", "Group"])

@@ -66,6 +66,7 @@ export const make = Effect.sync(() => {
       }),
     listUsers: (tenantId, query) =>
       Effect.sync(() => page([...users.values()].filter((u) => u.tenant_id === tenantId), query, DirectoryStore.userKey)),
+    countUsers: (tenantId) => Effect.sync(() => [...users.values()].filter((u) => u.tenant_id === tenantId).length),
     updateUser: (user) =>
       write((): readonly [DirectoryStore.UserWrite, () => void] => {
         const current = userOf(user.tenant_id, user.user_id)
@@ -93,6 +94,8 @@ export const make = Effect.sync(() => {
           DirectoryStore.groupKey
         )[0]
       ),
+    countGroups: (tenantId, kind, source) =>
+      Effect.sync(() => [...groups.values()].filter((g) => g.tenant_id === tenantId && g.kind === kind && g.source === source).length),
     updateGroup: (group) =>
       write(() =>
         groupOf(group.tenant_id, group.group_id) === undefined ? [false, unchanged] : [true, set(groups, group.group_id, group)]

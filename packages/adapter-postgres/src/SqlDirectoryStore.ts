@@ -99,6 +99,13 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.listUsers")
       )
     },
+    countUsers: (tenantId) => {
+      if (!isId(tenantId)) return Effect.succeed(0)
+      return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM users WHERE tenant_id = ${tenantId}`.pipe(
+        Effect.map(([row]) => Number(row?.n ?? 0)),
+        failAs("DirectoryStore.countUsers")
+      )
+    },
     updateUser: (user) => {
       if (!isId(user.tenant_id) || !isId(user.user_id)) return Effect.succeed("missing" as const)
       return sql`UPDATE users SET email = ${user.email}, name = ${user.name}, status = ${user.status},
@@ -141,6 +148,14 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         AND ${condition} ORDER BY g.created_at, g.group_id LIMIT 1`.pipe(
         Effect.map(([row]) => row === undefined ? undefined : toGroup(row)),
         failAs("DirectoryStore.findGroupBy")
+      )
+    },
+    countGroups: (tenantId, kind, source) => {
+      if (!isId(tenantId)) return Effect.succeed(0)
+      return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM groups
+        WHERE tenant_id = ${tenantId} AND kind = ${kind} AND source = ${source}`.pipe(
+        Effect.map(([row]) => Number(row?.n ?? 0)),
+        failAs("DirectoryStore.countGroups")
       )
     },
     updateGroup: (group) => {

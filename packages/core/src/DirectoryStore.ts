@@ -8,7 +8,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./Errors.ts"
-import type { Group, GroupId, GroupKind, Memberships } from "./Group.ts"
+import type { Group, GroupId, GroupKind, GroupSource, Memberships } from "./Group.ts"
 import type { Keyset, PageQuery } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { User, UserId } from "./User.ts"
@@ -49,6 +49,8 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   readonly findUserBy: (tenantId: TenantId, by: UserLookup) => Effect.Effect<User | undefined, StoreError>
   /** One page, in `Pagination.applyInMemory` order. */
   readonly listUsers: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<User>, StoreError>
+  /** How many users the tenant has. */
+  readonly countUsers: (tenantId: TenantId) => Effect.Effect<number, StoreError>
   /** Replaces a user's fields. */
   readonly updateUser: (user: User) => Effect.Effect<UserWrite, StoreError>
   readonly insertGroup: (group: Group) => Effect.Effect<void, StoreError>
@@ -60,6 +62,8 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
     kind: GroupKind,
     query: PageQuery<"created_at">
   ) => Effect.Effect<ReadonlyArray<Group>, StoreError>
+  /** How many groups of the kind (and source) the tenant has. */
+  readonly countGroups: (tenantId: TenantId, kind: GroupKind, source: GroupSource) => Effect.Effect<number, StoreError>
   /** Replaces a group's name and external id; `false` when there was none in this tenant. */
   /** The tenant's group of this kind with this name or external id (the first made, if several). */
   readonly findGroupBy: (tenantId: TenantId, kind: GroupKind, by: GroupLookup) => Effect.Effect<Group | undefined, StoreError>

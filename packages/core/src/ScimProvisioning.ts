@@ -188,14 +188,12 @@ export const listUsers = (
       return { users: users.slice(startIndex - 1, startIndex - 1 + count), total: users.length }
     }
     const all = yield* store.listUsers(tenantId, {
-      take: startIndex - 1 + count + 1,
+      take: startIndex - 1 + count,
       sort: { field: "created_at", direction: "desc" },
       after: undefined,
       createdAtOrBefore: new Date(yield* Clock.currentTimeMillis)
     })
-    const users = all.slice(startIndex - 1, startIndex - 1 + count)
-    // Beyond what was read the total is not counted: one more than read says there are more.
-    return { users, total: all.length }
+    return { users: all.slice(startIndex - 1, startIndex - 1 + count), total: yield* store.countUsers(tenantId) }
   })
 
 // --- groups -------------------------------------------------------------------------
@@ -337,12 +335,13 @@ export const listGroups = (
       const groups = found === undefined || found.source !== "scim" ? [] : [found]
       return { groups: groups.slice(startIndex - 1, startIndex - 1 + count), total: groups.length }
     }
+    // Manual teams are not SCIM's: read past them (they are few; a team list is small).
     const all = (yield* store.listGroups(tenantId, "team", {
-      take: startIndex - 1 + count + 1,
+      take: startIndex - 1 + count + (yield* store.countGroups(tenantId, "team", "manual")),
       sort: { field: "created_at", direction: "desc" },
       after: undefined,
       createdAtOrBefore: new Date(yield* Clock.currentTimeMillis)
     })).filter((g) => g.source === "scim")
-    return { groups: all.slice(startIndex - 1, startIndex - 1 + count), total: all.length }
+    return { groups: all.slice(startIndex - 1, startIndex - 1 + count), total: yield* store.countGroups(tenantId, "team", "scim") }
   })
 

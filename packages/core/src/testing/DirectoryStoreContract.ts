@@ -136,6 +136,8 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       const rest = yield* store.listUsers(tenant, { ...page, after: { value: bob.created_at.getTime(), id: bob.user_id } })
       assert.deepStrictEqual(rest.map((u) => u.user_id), [ada.user_id])
       assert.deepStrictEqual(yield* store.listUsers(other, page), [])
+      assert.strictEqual(yield* store.countUsers(tenant), 2)
+      assert.strictEqual(yield* store.countUsers(other), 0)
     }))
 
   it.effect("an e-mail is one user's per tenant, even when two are created at once", () =>
@@ -187,6 +189,10 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.strictEqual(yield* store.findGroup(other, "team", finance.group_id), undefined)
       assert.deepStrictEqual((yield* store.listGroups(tenant, "team", page)).map((g) => g.name), ["Sales", "Finance"])
       assert.deepStrictEqual((yield* store.listGroups(tenant, "executive_role", page)).map((g) => g.name), ["CFO"])
+      assert.deepStrictEqual(
+        [yield* store.countGroups(tenant, "team", "manual"), yield* store.countGroups(tenant, "team", "scim"), yield* store.countGroups(tenant, "executive_role", "manual")],
+        [2, 0, 1]
+      )
       assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", { name: "Sales" }), sales)
       assert.strictEqual(yield* store.findGroupBy(tenant, "executive_role", { name: "Sales" }), undefined)
       assert.strictEqual(yield* store.findGroupBy(other, "team", { name: "Sales" }), undefined)
