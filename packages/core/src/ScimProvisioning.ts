@@ -17,6 +17,7 @@ import type { StoreError } from "./Errors.ts"
 import { EventPublisher, publish } from "./EventPublisher.ts"
 import type { Group, GroupId } from "./Group.ts"
 import { uuidv7 } from "./Ids.ts"
+import type { PageQuery } from "./Pagination.ts"
 import * as Scim from "./Scim.ts"
 import type { TenantId } from "./Tenant.ts"
 import { TenantStore } from "./TenantStore.ts"
@@ -91,6 +92,22 @@ export const revokeToken = (tenantId: TenantId, tokenId: string): Effect.Effect<
     if (!tokens.some((t) => t.tokenId === tokenId)) return false
     return yield* store.removeToken(tenantId, tokenId)
   })
+
+// --- lists ------------------------------------------------------------------------
+
+/** The first `take` rows, newest first, as of now. */
+const newestFirst = (take: number) =>
+  Effect.map(Clock.currentTimeMillis, (now): PageQuery<"created_at"> => ({
+    take,
+    sort: { field: "created_at", direction: "desc" },
+    after: undefined,
+    createdAtOrBefore: new Date(now)
+  }))
+
+/** `count` rows from SCIM's 1-based `startIndex`. */
+const window = <A>(rows: ReadonlyArray<A>, startIndex: number, count: number) => rows.slice(startIndex - 1, startIndex - 1 + count)
+
+const unsupportedFilter = (detail: string) => Effect.fail(new Scim.ScimError({ status: 400, scimType: "invalidFilter", detail }))
 
 // --- users ------------------------------------------------------------------------
 
@@ -182,18 +199,13 @@ export const listUsers = (
   Effect.gen(function*() {
     const store = yield* DirectoryStore
     if (filter !== undefined) {
-      if (filter.attribute === "displayname") return yield* Effect.fail(new Scim.ScimError({ status: 400, scimType: "invalidFilter", detail: "Users are filtered by userName or externalId" }))
+      if (filter.attribute === "displayname") return yield* unsupportedFilter("Users are filtered by userName or externalId")
       const found = yield* store.findUserBy(tenantId, filter.attribute === "username" ? { userName: filter.value } : { externalId: filter.value })
       const users = found === undefined ? [] : [found]
-      return { users: users.slice(startIndex - 1, startIndex - 1 + count), total: users.length }
+      return { users: window(users, startIndex, count), total: users.length }
     }
-    const all = yield* store.listUsers(tenantId, {
-      take: startIndex - 1 + count,
-      sort: { field: "created_at", direction: "desc" },
-      after: undefined,
-      createdAtOrBefore: new Date(yield* Clock.currentTimeMillis)
-    })
-    return { users: all.slice(startIndex - 1, startIndex - 1 + count), total: yield* store.countUsers(tenantId) }
+    const all = yield* store.listUsers(tenantId, yield* newestFirst(startIndex - 1 + count))
+    return { users: window(all, startIndex, count), total: yield* store.countUsers(tenantId) }
   })
 
 // --- groups -------------------------------------------------------------------------
@@ -330,18 +342,14 @@ export const listGroups = (
   Effect.gen(function*() {
     const store = yield* DirectoryStore
     if (filter !== undefined) {
-      if (filter.attribute === "username") return yield* Effect.fail(new Scim.ScimError({ status: 400, scimType: "invalidFilter", detail: "Groups are filtered by displayName or externalId" }))
+      if (filter.attribute === "username") return yield* unsupportedFilter("Groups are filtered by displayName or externalId")
       const found = yield* store.findGroupBy(tenantId, "team", filter.attribute === "displayname" ? { name: filter.value } : { externalId: filter.value })
       const groups = found === undefined || found.source !== "scim" ? [] : [found]
-      return { groups: groups.slice(startIndex - 1, startIndex - 1 + count), total: groups.length }
+      return { groups: window(groups, startIndex, count), total: groups.length }
     }
     // Manual teams are not SCIM's: read past them (they are few; a team list is small).
-    const all = (yield* store.listGroups(tenantId, "team", {
-      take: startIndex - 1 + count + (yield* store.countGroups(tenantId, "team", "manual")),
-      sort: { field: "created_at", direction: "desc" },
-      after: undefined,
-      createdAtOrBefore: new Date(yield* Clock.currentTimeMillis)
-    })).filter((g) => g.source === "scim")
-    return { groups: all.slice(startIndex - 1, startIndex - 1 + count), total: yield* store.countGroups(tenantId, "team", "scim") }
+    const take = startIndex - 1 + count + (yield* store.countGroups(tenantId, "team", "manual"))
+    const all = (yield* store.listGroups(tenantId, "team", yield* newestFirst(take))).filter((g) => g.source === "scim")
+    return { groups: window(all, startIndex, count), total: yield* store.countGroups(tenantId, "team", "scim") }
   })
 
