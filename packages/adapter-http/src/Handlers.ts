@@ -79,12 +79,18 @@ const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =
     ? Effect.succeed(principal)
     : Effect.fail(new Problems.Forbidden({ detail: "Only the operator token may provision tenants and change plans" })))
 
-/** What a list needs from the request: the path it binds (prefix-free) and its raw query parameters. */
-const listContext = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-  Effect.map(HttpServerRequest.ParsedSearchParams, (params) => ({
-    endpoint: `${request.method} ${pathOf(request.url)}`,
-    params
-  })))
+/**
+ * What a list use case needs from the request: the path its cursor binds
+ * (prefix-free), the raw query parameters, and the page size and cursor.
+ */
+const listRequest = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.map(HttpServerRequest.ParsedSearchParams, (params) => ({
+      endpoint: `${request.method} ${pathOf(request.url)}`,
+      params,
+      limit: query.limit,
+      cursor: query.cursor
+    })))
 
 /**
  * Every handler answers its success with the endpoint's compiled JSON encoder
@@ -158,15 +164,9 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
       .handle("list", (request) =>
         Effect.gen(function*() {
           const member = yield* currentMember
-          const { endpoint, params } = yield* listContext
+          const list = yield* listRequest(request.query)
           const page = yield* Effect.mapError(
-            provide(Workspaces.list(member.tenantId, {
-              endpoint,
-              params,
-              limit: request.query.limit,
-              cursor: request.query.cursor,
-              sort: request.query.sort
-            })),
+            provide(Workspaces.list(member.tenantId, { ...list, sort: request.query.sort })),
             toProblem
           )
           return respond(request.endpoint, { data: page.data.map(workspaceJson), page: page.page })
@@ -246,9 +246,8 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("list", (request) =>
         Effect.gen(function*() {
           const member = yield* currentMember
-          const { endpoint, params } = yield* listContext
           const page = yield* Effect.mapError(
-            provide(Webhooks.list(member.tenantId, { endpoint, params, limit: request.query.limit, cursor: request.query.cursor })),
+            provide(Webhooks.list(member.tenantId, yield* listRequest(request.query))),
             toProblem
           )
           const at = yield* now
@@ -288,13 +287,12 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("deliveries", (request) =>
         Effect.gen(function*() {
           const member = yield* currentMember
-          const { endpoint, params } = yield* listContext
           const page = yield* Effect.mapError(
             provide(Webhooks.deliveries(
               member.tenantId,
               request.params.webhook_id,
               { status: request.query.status, eventType: request.query.event_type },
-              { endpoint, params, limit: request.query.limit, cursor: request.query.cursor }
+              yield* listRequest(request.query)
             )),
             toProblem
           )
@@ -359,27 +357,24 @@ const executiveRoleJson = (g: Group.Group) => ({
   updated_at: g.updated_at
 })
 
-/** What every directory handler needs: the admin's tenant, the store, list bindings. */
+/** What every directory handler needs: the admin's tenant and the store. */
 const directoryTools = Effect.gen(function*() {
   const provide = yield* captured(DirectoryStore.DirectoryStore, Cursor.CursorCodec)
   /** Runs a use case for the calling admin's tenant, its errors as problems. */
   const asAdmin = <A, E extends DomainError>(
     f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | Cursor.CursorCodec>
   ) => Effect.flatMap(currentAdmin, (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
-  /** A list request's cursor binding and page size. */
-  const listOf = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) =>
-    Effect.map(listContext, ({ endpoint, params }) => ({ endpoint, params, limit: query.limit, cursor: query.cursor }))
-  return { asAdmin, listOf }
+  return { asAdmin }
 })
 
 /** `/v1/users...`: tenant admins only. */
 export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function*() {
-    const { asAdmin, listOf } = yield* directoryTools
+    const { asAdmin } = yield* directoryTools
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const request = yield* listOf(query)
+          const request = yield* listRequest(query)
           const page = yield* asAdmin((tenantId) => Directory.listUsers(tenantId, request))
           return respond(endpoint, { data: page.data.map(userJson), page: page.page })
         }))
@@ -412,11 +407,11 @@ const groupLayer = <Name extends "teams" | "executiveRoles">(
 > =>
   HttpApiBuilder.group(Api, name, (handlers: any) =>
     Effect.gen(function*() {
-      const { asAdmin, listOf } = yield* directoryTools
+      const { asAdmin } = yield* directoryTools
       return handlers
         .handle("list", ({ endpoint, query }: any) =>
           Effect.gen(function*() {
-            const request = yield* listOf(query)
+            const request = yield* listRequest(query)
             const page = yield* asAdmin((tenantId) => Directory.listGroups(tenantId, kind, request))
             return respond(endpoint, { data: page.data.map(toJson), page: page.page })
           }))
@@ -432,7 +427,7 @@ const groupLayer = <Name extends "teams" | "executiveRoles">(
         .handle("delete", ({ params }: any) => asAdmin((tenantId) => Directory.deleteGroup(tenantId, kind, params.id)))
         .handle("listMembers", ({ endpoint, params, query }: any) =>
           Effect.gen(function*() {
-            const request = yield* listOf(query)
+            const request = yield* listRequest(query)
             const page = yield* asAdmin((tenantId) => Directory.listMembers(tenantId, kind, params.id, request))
             return respond(endpoint, { data: page.data.map(userJson), page: page.page })
           }))
@@ -509,11 +504,7 @@ export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handle
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          const { endpoint: bound, params } = yield* listContext
-          const page = yield* Effect.mapError(
-            provide(Invitations.list(admin.tenantId, { endpoint: bound, params, limit: query.limit, cursor: query.cursor })),
-            toProblem
-          )
+          const page = yield* Effect.mapError(provide(Invitations.list(admin.tenantId, yield* listRequest(query))), toProblem)
           const at = yield* now
           return respond(endpoint, { data: page.data.map((i) => invitationJson(i, at)), page: page.page })
         }))

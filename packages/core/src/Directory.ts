@@ -10,7 +10,7 @@ import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { DirectoryStore, groupKey, userKey } from "./DirectoryStore.ts"
 import { NotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
-import { type InvalidSort, type Keyset, type ListRequest, type Page, type PageQuery, paginate } from "./Pagination.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Group, GroupId, GroupInput, GroupKind } from "./Group.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { User, UserCreate, UserId, UserUpdate } from "./User.ts"
@@ -24,18 +24,6 @@ export class EmailTaken extends Data.TaggedError("EmailTaken")<{
 export class ManagedByIdentityProvider extends Data.TaggedError("ManagedByIdentityProvider")<{
   readonly groupId: GroupId
 }> {}
-
-/** The sort every directory list uses: newest first. */
-const newestFirst = { field: "created_at", direction: "desc" } as const
-
-type ListOptions = Omit<ListRequest<"created_at">, "sortable" | "defaultSort" | "sort">
-
-const list = <A, R>(
-  request: ListOptions,
-  fetch: (query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<A>, StoreError, R>,
-  keyOf: (a: A) => Keyset
-) =>
-  paginate({ ...request, sort: undefined, sortable: ["created_at"], defaultSort: newestFirst }, fetch, keyOf)
 
 const userNotFound = (userId: string) => new NotFound({ resource: "user", id: userId })
 
@@ -72,9 +60,9 @@ export const createUser = (
 /** One page of the tenant's users, newest first. */
 export const listUsers = (
   tenantId: TenantId,
-  request: ListOptions
+  request: NewestFirstRequest
 ): Effect.Effect<Page<User>, StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
-  Effect.flatMap(DirectoryStore, (store) => list(request, (query) => store.listUsers(tenantId, query), userKey))
+  Effect.flatMap(DirectoryStore, (store) => paginateNewestFirst(request, (query) => store.listUsers(tenantId, query), userKey))
 
 /** Changes a user's name, service roles or status (deprovisioning removes all access from the next request). */
 export const updateUser = (
@@ -143,9 +131,9 @@ export const createGroup = (
 export const listGroups = (
   tenantId: TenantId,
   kind: GroupKind,
-  request: ListOptions
+  request: NewestFirstRequest
 ): Effect.Effect<Page<Group>, StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
-  Effect.flatMap(DirectoryStore, (store) => list(request, (query) => store.listGroups(tenantId, kind, query), groupKey))
+  Effect.flatMap(DirectoryStore, (store) => paginateNewestFirst(request, (query) => store.listGroups(tenantId, kind, query), groupKey))
 
 /** Renames a group made here. */
 export const renameGroup = (
@@ -204,10 +192,10 @@ export const listMembers = (
   tenantId: TenantId,
   kind: GroupKind,
   groupId: string,
-  request: ListOptions
+  request: NewestFirstRequest
 ): Effect.Effect<Page<User>, NotFound | StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
   Effect.gen(function*() {
     const group = yield* getGroup(tenantId, kind, groupId)
     const store = yield* DirectoryStore
-    return yield* list(request, (query) => store.listMembers(tenantId, group.group_id, query), userKey)
+    return yield* paginateNewestFirst(request, (query) => store.listMembers(tenantId, group.group_id, query), userKey)
   })

@@ -16,7 +16,7 @@ import { uuidv7 } from "./Ids.ts"
 import { type Invitation, type InvitationAccept, type InvitationCreate, type InvitationId, statusAt, validityMillis } from "./Invitation.ts"
 import { invitationKey, InvitationStore } from "./InvitationStore.ts"
 import { type MailError, Mailer } from "./Mailer.ts"
-import { type InvalidSort, type ListRequest, type Page, paginate } from "./Pagination.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
 import { Transactor } from "./Transactor.ts"
 import type { User } from "./User.ts"
@@ -142,14 +142,10 @@ export const revoke = (
 /** One page of the tenant's invitations, newest first. */
 export const list = (
   tenantId: TenantId,
-  request: Omit<ListRequest<"created_at">, "sortable" | "defaultSort" | "sort">
+  request: NewestFirstRequest
 ): Effect.Effect<Page<Invitation>, StoreError | CursorError | InvalidSort, InvitationStore | CursorCodec> =>
   Effect.flatMap(InvitationStore, (store) =>
-    paginate(
-      { ...request, sort: undefined, sortable: ["created_at"], defaultSort: { field: "created_at", direction: "desc" } },
-      (query) => store.list(tenantId, query),
-      invitationKey
-    ))
+    paginateNewestFirst(request, (query) => store.list(tenantId, query), invitationKey))
 
 /**
  * Accepts an invitation by its token: makes the user (active, a member)

@@ -161,6 +161,21 @@ export const paginate = <A, Field extends string, E, R>(
     return { data, page: { limit, next_cursor: nextCursor, has_more: hasMore } }
   })
 
+/** A request of a list that has one order, newest first (`created_at` descending, then id). */
+export type NewestFirstRequest = Omit<ListRequest<"created_at">, "sortable" | "defaultSort" | "sort">
+
+/** `paginate` for a list that has one order, newest first. */
+export const paginateNewestFirst = <A, E, R>(
+  request: NewestFirstRequest,
+  fetch: (query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  keyOf: (row: A) => Keyset
+): Effect.Effect<Page<A>, E | CursorError | InvalidSort, R | CursorCodec> =>
+  paginate(
+    { ...request, sort: undefined, sortable: ["created_at"], defaultSort: { field: "created_at", direction: "desc" } },
+    fetch,
+    keyOf
+  )
+
 /**
  * Compares strings by Unicode code point, as PostgreSQL's `COLLATE "C"` on
  * UTF-8 does (`<` compares UTF-16 code units, which puts U+E000..U+FFFF after

@@ -10,7 +10,7 @@ import { DeliveryStore, deliveryKey } from "./DeliveryStore.ts"
 import { NotFound, type StoreError } from "./Errors.ts"
 import * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
-import { type InvalidSort, type ListRequest, type Page, paginate } from "./Pagination.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Plan } from "./Plan.ts"
 import type { TenantId } from "./Tenant.ts"
 import { Transactor } from "./Transactor.ts"
@@ -54,9 +54,6 @@ export class DeliveryInProgress extends Data.TaggedError("DeliveryInProgress")<{
 export class WebhookDisabled extends Data.TaggedError("WebhookDisabled")<{
   readonly webhookId: WebhookId
 }> {}
-
-/** The sort a list uses: newest first (the only order). */
-const newestFirst = { field: "created_at", direction: "desc" } as const
 
 const notFound = (webhookId: string) => new NotFound({ resource: "webhook", id: webhookId })
 
@@ -113,14 +110,10 @@ export const create = (
 /** One page of the tenant's webhooks, newest first. */
 export const list = (
   tenantId: TenantId,
-  request: Omit<ListRequest<"created_at">, "sortable" | "defaultSort" | "sort">
+  request: NewestFirstRequest
 ): Effect.Effect<Page<Webhook>, StoreError | CursorError | InvalidSort, WebhookStore | CursorCodec> =>
   Effect.flatMap(WebhookStore, (store) =>
-    paginate(
-      { ...request, sort: undefined, sortable: ["created_at"], defaultSort: newestFirst },
-      (query) => store.list(tenantId, query),
-      webhookKey
-    ))
+    paginateNewestFirst(request, (query) => store.list(tenantId, query), webhookKey))
 
 /**
  * Changes a webhook's url, events, description or state. Disabling fails its
@@ -215,16 +208,12 @@ export const deliveries = (
   tenantId: TenantId,
   webhookId: string,
   filter: DeliveryFilter,
-  request: Omit<ListRequest<"created_at">, "sortable" | "defaultSort" | "sort">
+  request: NewestFirstRequest
 ): Effect.Effect<Page<Delivery>, NotFound | StoreError | CursorError | InvalidSort, WebhookStore | DeliveryStore | CursorCodec> =>
   Effect.gen(function*() {
     const webhook = yield* get(tenantId, webhookId)
     const store = yield* DeliveryStore
-    return yield* paginate(
-      { ...request, sort: undefined, sortable: ["created_at"], defaultSort: newestFirst },
-      (query) => store.list(tenantId, webhook.webhook_id, query, filter),
-      deliveryKey
-    )
+    return yield* paginateNewestFirst(request, (query) => store.list(tenantId, webhook.webhook_id, query, filter), deliveryKey)
   })
 
 /** One delivery of a webhook, with every attempt. */
