@@ -22,12 +22,13 @@ import {
   WorkspaceStore
 } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Effect, Layer, Option, PubSub, type Queue, type Redacted, Schedule, type Scope, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, PubSub, type Redacted, Stream } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { failAs, isId } from "./StoreErrors.ts"
 import { migrate } from "./Migrations.ts"
+import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
@@ -49,37 +50,6 @@ const limitsJson = (tenant: Tenant.Tenant): string | null =>
 
 /** The channel tenant updates are announced on, to every process on the database. */
 const tenantChangesChannel = "analytics_tenant_changes"
-
-/**
- * Subscribes to tenant updates announced by other processes (PostgreSQL's
- * LISTEN; none on PGlite, which serves one process). If the listening
- * connection fails, listening starts again a second later; meanwhile other
- * processes' changes reach this one by the cache's expiry.
- */
-const remoteTenantChanges: Effect.Effect<Option.Option<Stream.Stream<Tenant.TenantId>>, never, Scope.Scope> = Effect.gen(
-  function*() {
-    const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    if (Option.isNone(pg)) return Option.none()
-    const listen = pg.value.listen(tenantChangesChannel)
-    const toIds = (queue: Queue.Dequeue<{ readonly payload: string }, SqlError>) =>
-      Stream.map(Stream.fromQueue(queue), (notification) => notification.payload as Tenant.TenantId)
-    // The first LISTEN is confirmed before this returns; later ones (after a failure) as they come.
-    const first = yield* Effect.option(listen)
-    const failed = (error: SqlError) => Effect.logWarning("Listening for tenant changes failed; retrying", error)
-    const again = Stream.unwrap(Effect.map(listen, toIds)).pipe(
-      Stream.tapError(failed),
-      Stream.retry(Schedule.spaced("1 second")),
-      // Retried forever: never fails.
-      Stream.orDie
-    )
-    return Option.some(
-      Option.match(first, {
-        onNone: () => again,
-        onSome: (queue) => Stream.catch(toIds(queue), (error) => Stream.unwrap(Effect.as(failed(error), again)))
-      })
-    )
-  }
-)
 
 interface TokenRow {
   readonly token_id: string
@@ -129,7 +99,8 @@ export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], neve
       },
       changes: Effect.gen(function*() {
         const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
-        const remote = yield* remoteTenantChanges
+        // Other processes' updates (none on PGlite); while listening is down, they arrive by the cache's expiry.
+        const remote = Option.map(yield* listen(tenantChangesChannel, "tenant changes"), Stream.map((id) => id as Tenant.TenantId))
         return Option.match(remote, { onNone: () => here, onSome: (others) => Stream.merge(here, others) })
       }),
       findTenant: (tenantId) => {

@@ -8,12 +8,12 @@
  * @since 0.1.0
  */
 import { DeliveryStore, type Events, Ids, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Option, PubSub, Schedule, Stream } from "effect"
+import { Effect, Option, PubSub, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 import * as Batcher from "./Batcher.ts"
+import { listen } from "./Listen.ts"
 
 /** The channel that tells every worker on the database that deliveries may be due. */
 const wakeupChannel = "analytics_webhook_deliveries"
@@ -101,20 +101,6 @@ const toDelivery = (row: DeliveryRow): Webhook.Delivery => {
 const attemptJson = (attempt: Webhook.Attempt): string =>
   JSON.stringify([{ ...attempt, attempted_at: attempt.attempted_at.toISOString() }])
 
-// --- wake-ups ------------------------------------------------------------------------------
-
-/** Other hosts' publishes, by LISTEN (PostgreSQL only); listening restarts a second after it fails. */
-const remoteWakeups = Effect.gen(function*() {
-  const pg = yield* Effect.serviceOption(PgClient.PgClient)
-  if (Option.isNone(pg)) return Stream.empty
-  return Stream.unwrap(Effect.map(pg.value.listen(wakeupChannel), Stream.fromQueue)).pipe(
-    Stream.tapError((error) => Effect.logWarning("Listening for webhook deliveries failed; retrying", error)),
-    Stream.retry(Schedule.spaced("1 second")),
-    Stream.orDie,
-    Stream.map(() => undefined)
-  )
-})
-
 /** One attempt to record. */
 interface Settling {
   readonly claim: DeliveryStore.Claim
@@ -129,6 +115,8 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const local = yield* PubSub.sliding<void>(1)
   const wake = PubSub.publish(local, undefined)
+  /** Wakes this process's workers, and (at commit) every other process's. */
+  const wakeEverywhere = Effect.andThen(sql`SELECT pg_notify(${wakeupChannel}, '')`, wake)
   const webhookSelect = sql.literal(webhookColumns)
   const deliverySelect = sql.literal(deliveryColumns)
   const findWebhook = (tenantId: string, webhookId: string) =>
@@ -235,8 +223,7 @@ export const make = Effect.gen(function*() {
           VALUES (${id}, ${webhook.tenant_id}, ${webhook.webhook_id}, ${event.type}, ${JSON.stringify(event)}, 'pending',
             ${now}, ${now}, ${now})
           RETURNING ${deliverySelect}`
-        yield* sql`SELECT pg_notify(${wakeupChannel}, '')`
-        yield* wake
+        yield* wakeEverywhere
         return toDelivery(row)
       }).pipe(failAs("DeliveryStore.enqueue")),
     find: (tenantId, webhookId, deliveryId) => {
@@ -266,7 +253,7 @@ export const make = Effect.gen(function*() {
         WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND delivery_id = ${deliveryId}
           AND status IN ('succeeded', 'failed')
         RETURNING ${deliverySelect}`.pipe(
-        Effect.tap((rows) => rows.length > 0 ? Effect.andThen(sql`SELECT pg_notify(${wakeupChannel}, '')`, wake) : Effect.void),
+        Effect.tap((rows) => rows.length > 0 ? wakeEverywhere : Effect.void),
         Effect.map(([row]) => row === undefined ? undefined : toDelivery(row)),
         failAs("DeliveryStore.restart")
       )
@@ -278,7 +265,7 @@ export const make = Effect.gen(function*() {
         WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND status = 'failed'
           AND created_at >= ${range.from} AND created_at < ${range.to}
         RETURNING 1`.pipe(
-        Effect.tap((rows) => rows.length > 0 ? Effect.andThen(sql`SELECT pg_notify(${wakeupChannel}, '')`, wake) : Effect.void),
+        Effect.tap((rows) => rows.length > 0 ? wakeEverywhere : Effect.void),
         Effect.map((rows) => rows.length),
         failAs("DeliveryStore.restartFailed")
       )
@@ -363,7 +350,8 @@ export const make = Effect.gen(function*() {
       ),
     wakeups: Effect.gen(function*() {
       const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
-      return Stream.merge(here, yield* remoteWakeups)
+      const remote = yield* listen(wakeupChannel, "webhook deliveries")
+      return Option.match(remote, { onNone: () => here, onSome: (others) => Stream.merge(here, Stream.as(others, undefined)) })
     })
   })
   return { webhookStore, deliveryStore }
