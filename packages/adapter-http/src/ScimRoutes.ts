@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, Scim, ScimProvisioning, type Tenant } from "@analytics/core"
+import { type Errors, type Group, Scim, ScimProvisioning, type Tenant, type User } from "@analytics/core"
 import { Effect, Layer, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
@@ -37,18 +37,21 @@ const tenantOf = Effect.flatMap(Effect.serviceOption(ResolvedCaller), (resolved)
 const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
   Effect.mapError(request.json, () => new Scim.ScimError({ status: 400, scimType: "invalidSyntax", detail: "The body is not JSON" })))
 
-/** `startIndex` (1-based) and `count` (at most `Scim.maxResults`) of a list request. */
-const paging = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+/** The `filter` (parsed; a SCIM 400 when unsupported), `startIndex` (1-based) and `count` (at most `Scim.maxResults`) of a list request. */
+const listQuery = Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {
   const number = (value: unknown, fallback: number) => {
     const n = typeof value === "string" ? Number.parseInt(value, 10) : Number.NaN
     return Number.isFinite(n) ? n : fallback
   }
-  const filter = typeof params.filter === "string" ? params.filter : undefined
-  return {
-    filter,
-    startIndex: Math.max(1, number(params.startIndex, 1)),
-    count: Math.min(Scim.maxResults, Math.max(0, number(params.count, 100)))
-  }
+  return Result.match(Scim.parseFilter(typeof params.filter === "string" ? params.filter : undefined), {
+    onFailure: Effect.fail,
+    onSuccess: (filter) =>
+      Effect.succeed({
+        filter,
+        startIndex: Math.max(1, number(params.startIndex, 1)),
+        count: Math.min(Scim.maxResults, Math.max(0, number(params.count, 100)))
+      })
+  })
 })
 
 /** Runs a SCIM handler: errors become SCIM error bodies; the store failing is 503. */
@@ -88,9 +91,12 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const services = yield* Effect.context<ScimProvisioning.Services>()
   const run = <A, E, R extends ScimProvisioning.Services>(effect: Effect.Effect<A, E, R>) =>
     Effect.provideContext(effect, services) as Effect.Effect<A, E, Exclude<R, ScimProvisioning.Services>>
-  const user = (status: number) => (u: Parameters<typeof Scim.userResource>[0]) => respond(status, Scim.userResource(u, baseUrl))
-  const group = (status: number) => (tenantId: Tenant.TenantId) => (g: Parameters<typeof Scim.groupResource>[0]) =>
-    Effect.map(run(ScimProvisioning.membersOf(tenantId, g)), (members) => respond(status, Scim.groupResource(g, members, baseUrl)))
+  const user = (status: number, u: User.User) => respond(status, Scim.userResource(u, baseUrl))
+  /** A group as a SCIM resource, with its members. */
+  const groupResource = (tenantId: Tenant.TenantId, g: Group.Group) =>
+    Effect.map(run(ScimProvisioning.membersOf(tenantId, g)), (members) => Scim.groupResource(g, members, baseUrl))
+  const group = (status: number, tenantId: Tenant.TenantId, g: Group.Group) =>
+    Effect.map(groupResource(tenantId, g), (resource) => respond(status, resource))
   const route = (
     method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     path: string,
@@ -104,27 +110,25 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     route("GET", "/Schemas", Effect.succeed(respond(200, Scim.listResponse(Scim.schemas(baseUrl), 2, 1)))),
     route("GET", "/Users", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      const { count, filter, startIndex } = yield* paging
-      const parsed = Scim.parseFilter(filter)
-      if (Result.isFailure(parsed)) return yield* parsed.failure
-      const { total, users } = yield* run(ScimProvisioning.listUsers(tenantId, parsed.success, startIndex, count))
+      const { count, filter, startIndex } = yield* listQuery
+      const { total, users } = yield* run(ScimProvisioning.listUsers(tenantId, filter, startIndex, count))
       return respond(200, Scim.listResponse(users.map((u) => Scim.userResource(u, baseUrl)), total, startIndex))
     })),
     route("POST", "/Users", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return user(201)(yield* run(ScimProvisioning.createUser(tenantId, yield* body)))
+      return user(201, yield* run(ScimProvisioning.createUser(tenantId, yield* body)))
     })),
     route("GET", "/Users/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return user(200)(yield* run(ScimProvisioning.getUser(tenantId, yield* idParam)))
+      return user(200, yield* run(ScimProvisioning.getUser(tenantId, yield* idParam)))
     })),
     route("PUT", "/Users/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return user(200)(yield* run(ScimProvisioning.replaceUser(tenantId, yield* idParam, yield* body)))
+      return user(200, yield* run(ScimProvisioning.replaceUser(tenantId, yield* idParam, yield* body)))
     })),
     route("PATCH", "/Users/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return user(200)(yield* run(ScimProvisioning.patchUser(tenantId, yield* idParam, yield* body)))
+      return user(200, yield* run(ScimProvisioning.patchUser(tenantId, yield* idParam, yield* body)))
     })),
     route("DELETE", "/Users/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
@@ -133,29 +137,26 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     })),
     route("GET", "/Groups", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      const { count, filter, startIndex } = yield* paging
-      const parsed = Scim.parseFilter(filter)
-      if (Result.isFailure(parsed)) return yield* parsed.failure
-      const { groups, total } = yield* run(ScimProvisioning.listGroups(tenantId, parsed.success, startIndex, count))
-      const resources = yield* Effect.forEach(groups, (g) =>
-        Effect.map(run(ScimProvisioning.membersOf(tenantId, g)), (members) => Scim.groupResource(g, members, baseUrl)))
+      const { count, filter, startIndex } = yield* listQuery
+      const { groups, total } = yield* run(ScimProvisioning.listGroups(tenantId, filter, startIndex, count))
+      const resources = yield* Effect.forEach(groups, (g) => groupResource(tenantId, g))
       return respond(200, Scim.listResponse(resources, total, startIndex))
     })),
     route("POST", "/Groups", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return yield* group(201)(tenantId)(yield* run(ScimProvisioning.createGroup(tenantId, yield* body)))
+      return yield* group(201, tenantId, yield* run(ScimProvisioning.createGroup(tenantId, yield* body)))
     })),
     route("GET", "/Groups/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return yield* group(200)(tenantId)(yield* run(ScimProvisioning.getGroup(tenantId, yield* idParam)))
+      return yield* group(200, tenantId, yield* run(ScimProvisioning.getGroup(tenantId, yield* idParam)))
     })),
     route("PUT", "/Groups/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return yield* group(200)(tenantId)(yield* run(ScimProvisioning.replaceGroup(tenantId, yield* idParam, yield* body)))
+      return yield* group(200, tenantId, yield* run(ScimProvisioning.replaceGroup(tenantId, yield* idParam, yield* body)))
     })),
     route("PATCH", "/Groups/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
-      return yield* group(200)(tenantId)(yield* run(ScimProvisioning.patchGroup(tenantId, yield* idParam, yield* body)))
+      return yield* group(200, tenantId, yield* run(ScimProvisioning.patchGroup(tenantId, yield* idParam, yield* body)))
     })),
     route("DELETE", "/Groups/:id", Effect.gen(function*() {
       const tenantId = yield* tenantOf
