@@ -628,7 +628,7 @@ export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
 
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
 export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
-  const schemas = Events.jsonSchemas() as Record<string, { schema: unknown }>
+  const schemas = Events.jsonSchemas()
   spec.webhooks = Object.fromEntries(Events.eventTypes.map((type) => [type, {
     post: {
       summary: type,

@@ -211,7 +211,7 @@ const deliveryJson = (d: Webhook.Delivery) => ({
 
 /** The event catalog, built once. */
 const eventTypes = (() => {
-  const schemas = Events.jsonSchemas() as Record<string, { readonly schema: unknown }>
+  const schemas = Events.jsonSchemas()
   const data = Events.eventTypes.map((type) => ({ type, schema: schemas[type].schema }))
   return { data, page: { limit: data.length, next_cursor: null, has_more: false } }
 })()

@@ -131,9 +131,16 @@ export const make = <T extends EventType>(
     return (yield* decoders[type](envelope)) as Envelope<T>
   })
 
-/** The catalog as JSON Schema (draft 2020-12), one envelope schema per type, for the docs and the API. */
-export const jsonSchemas = (): Record<EventType, unknown> =>
-  Object.fromEntries(eventTypes.map((type) => [type, Schema.toJsonSchemaDocument(envelopeOf(type))])) as Record<EventType, unknown>
+/** One type's envelope as a JSON Schema document. */
+export type JsonSchemaDocument = ReturnType<typeof Schema.toJsonSchemaDocument>
+
+let documents: Record<EventType, JsonSchemaDocument> | undefined
+
+/** The catalog as JSON Schema (draft 2020-12), one envelope document per type, for the docs and the API; built once. */
+export const jsonSchemas = (): Record<EventType, JsonSchemaDocument> =>
+  documents ??= Object.fromEntries(
+    eventTypes.map((type) => [type, Schema.toJsonSchemaDocument(envelopeOf(type))])
+  ) as Record<EventType, JsonSchemaDocument>
 
 const exampleId = "0194f0a2-7c4e-7b3a-9f1e-2d8c6b5a4f30"
 const exampleActor = { type: "user", id: "user_0194f0a27c4e" } as const
