@@ -14,17 +14,13 @@ import { uuidv7 } from "../Ids.ts"
 import type { PageQuery } from "../Pagination.ts"
 import type { Stores } from "../Stores.ts"
 import type { Group, GroupId, GroupKind } from "../Group.ts"
-import { Tenant, type TenantId } from "../Tenant.ts"
-import { TenantStore } from "../TenantStore.ts"
+import type { TenantId } from "../Tenant.ts"
 import type { User, UserId } from "../User.ts"
+import { insertTenant } from "./Fixtures.ts"
 
 const at = (offset: number) => new Date(1_800_000_000_000 + offset)
 
-const makeTenant = Effect.gen(function*() {
-  const tenant = new Tenant({ tenant_id: (yield* uuidv7) as TenantId, name: "Directory", plan: "growth", created_at: at(0) })
-  yield* (yield* TenantStore).insertTenant(tenant)
-  return tenant.tenant_id
-})
+const makeTenant = Effect.map(insertTenant({ name: "Directory", createdAt: at(0) }), (t) => t.tenant_id)
 
 const newUser = (tenantId: TenantId, email: string, offset: number, overrides: Partial<User> = {}) =>
   Effect.map(uuidv7, (id): User => ({

@@ -17,38 +17,19 @@ import { ServiceSecrets } from "../ServiceSecrets.ts"
 import { Tenant, type TenantId } from "../Tenant.ts"
 import { TenantStore } from "../TenantStore.ts"
 import { Transactor } from "../Transactor.ts"
-import { Workspace, type WorkspaceId } from "../Workspace.ts"
+import { Workspace } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
 import { directoryStoreContract } from "./DirectoryStoreContract.ts"
+import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
 
 import type { Stores } from "../Stores.ts"
 
 const newTenantId = Effect.map(uuidv7, (id) => id as TenantId)
 
-const makeTenant = Effect.gen(function*() {
-  const tenant = new Tenant({
-    tenant_id: yield* newTenantId,
-    name: "Acme",
-    plan: "growth",
-    created_at: new Date(1_700_000_000_123)
-  })
-  yield* (yield* TenantStore).insertTenant(tenant)
-  return tenant
-})
+const makeTenant = insertTenant()
 
-const makeWorkspace = (tenantId: TenantId, name: string, createdAt: number) =>
-  Effect.gen(function*() {
-    const workspace = new Workspace({
-      workspace_id: (yield* uuidv7) as WorkspaceId,
-      tenant_id: tenantId,
-      name,
-      description: null,
-      created_at: new Date(createdAt)
-    })
-    yield* (yield* WorkspaceStore).insert(workspace)
-    return workspace
-  })
+const makeWorkspace = (tenantId: TenantId, name: string, createdAt: number) => insertWorkspace(tenantId, name, new Date(createdAt))
 
 const page = (
   overrides: Partial<PageQuery<WorkspaceSortField>> = {}

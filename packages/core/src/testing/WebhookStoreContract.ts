@@ -18,30 +18,14 @@ import { TenantStore } from "../TenantStore.ts"
 import { Transactor } from "../Transactor.ts"
 import type { Attempt, Webhook, WebhookId } from "../Webhook.ts"
 import { WebhookStore } from "../WebhookStore.ts"
-import { Workspace, type WorkspaceId } from "../Workspace.ts"
-import { WorkspaceStore } from "../WorkspaceStore.ts"
+import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 
 const t0 = 1_800_000_000_000
 const at = (offset: number) => new Date(t0 + offset)
 
-const makeTenant = Effect.gen(function*() {
-  const tenant = new Tenant({ tenant_id: (yield* uuidv7) as TenantId, name: "Hooks", plan: "scale", created_at: at(0) })
-  yield* (yield* TenantStore).insertTenant(tenant)
-  return tenant.tenant_id
-})
+const makeTenant = Effect.map(insertTenant({ name: "Hooks", plan: "scale", createdAt: at(0) }), (t) => t.tenant_id)
 
-const makeWorkspace = (tenantId: TenantId) =>
-  Effect.gen(function*() {
-    const workspace = new Workspace({
-      workspace_id: (yield* uuidv7) as WorkspaceId,
-      tenant_id: tenantId,
-      name: "Ops",
-      description: null,
-      created_at: at(0)
-    })
-    yield* (yield* WorkspaceStore).insert(workspace)
-    return workspace.workspace_id
-  })
+const makeWorkspace = (tenantId: TenantId) => Effect.map(insertWorkspace(tenantId, "Ops", at(0)), (w) => w.workspace_id)
 
 const makeWebhook = (tenantId: TenantId, overrides: Partial<Webhook> = {}) =>
   Effect.gen(function*() {
