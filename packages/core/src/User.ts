@@ -80,6 +80,3 @@ export const UserUpdate = Schema.Struct({
 })
 /** What an admin may change. */
 export type UserUpdate = typeof UserUpdate.Type
-
-/** The fields a user list is sorted by. */
-export const userSortFields = ["created_at"] as const

@@ -50,8 +50,6 @@ export interface Webhook {
   readonly updated_at: Date
 }
 
-/** The fields a webhook list is sorted by. */
-export const webhookSortFields = ["created_at"] as const
 
 /** Subscribed event types: at least one, each from the catalog, no repeats. */
 export const Events = Schema.Array(EventTypeSchema).check(
@@ -145,8 +143,6 @@ export interface Delivery {
   readonly updated_at: Date
 }
 
-/** The fields a deliveries list is sorted by. */
-export const deliverySortFields = ["created_at"] as const
 
 /** Filters of a deliveries list. */
 export interface DeliveryFilter {
