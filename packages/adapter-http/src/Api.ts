@@ -397,6 +397,19 @@ const userParams = { user_id: Schema.String }
 const groupParams = { id: Schema.String }
 
 /** The tenant's users. Tenant admins only. */
+/** A bearer token as listed: never the token itself. */
+const TokenJson = Schema.Struct({ token_id: Schema.String, created_at: Schema.Date })
+
+/** The tokens of a holder, oldest first (a short list: no pages). */
+const TokenList = Schema.Struct({ data: Schema.Array(TokenJson) })
+
+/** A bearer token as issued, the token shown this once. */
+const IssuedTokenJson = Schema.Struct({
+  token_id: Schema.String,
+  token: Schema.String.annotate({ description: "Shown this once; stored only as a hash" }),
+  created_at: Schema.Date
+})
+
 export const UsersGroup = HttpApiGroup.make("users")
   .add(
     HttpApiEndpoint.get("list", "/v1/users", {
@@ -431,8 +444,33 @@ export const UsersGroup = HttpApiGroup.make("users")
       "Changes a user's name, service roles or status; a deprovisioned user has no access from their next request."
     )
   )
+  .add(
+    HttpApiEndpoint.post("issueToken", "/v1/users/:user_id/tokens", {
+      params: userParams,
+      headers: idempotencyHeader,
+      success: IssuedTokenJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.UserDeprovisioned]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Issues a personal API token of an active user, shown this once. It acts as the user as the directory has them at each request: their service roles, and no access once deprovisioned."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("listTokens", "/v1/users/:user_id/tokens", {
+      params: userParams,
+      success: TokenList,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.delete("revokeToken", "/v1/users/:user_id/tokens/:token_id", {
+      params: { user_id: Schema.String, token_id: Schema.String },
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Revokes a user's token; it is refused from the next request.")
+  )
   .middleware(Authentication)
-  .annotate(OpenApi.Description, "The tenant's users. Tenant admins only.")
+  .annotate(OpenApi.Description, "The tenant's users and their personal tokens. Tenant admins only.")
 
 /** The endpoints of one kind of group (teams, executive roles): the same contract under its own path. */
 const groupEndpoints = <const Name extends string, const Path extends `/${string}`, S extends Schema.Top>(
@@ -585,11 +623,15 @@ export const InvitationAcceptanceGroup = HttpApiGroup.make("invitationAcceptance
   .add(
     HttpApiEndpoint.post("accept", "/v1/invitations/accept", {
       payload: Invitation.InvitationAccept,
-      success: Schema.Struct({ user: UserJson, tenant_id: Schema.String }).pipe(HttpApiSchema.status(201)),
+      success: Schema.Struct({
+        user: UserJson,
+        tenant_id: Schema.String,
+        token: Schema.String.annotate({ description: "The new user's personal API token, shown this once" })
+      }).pipe(HttpApiSchema.status(201)),
       error: [Problems.InvitationNotFound, Problems.InvitationClosed, Problems.EmailTaken, Problems.ServiceUnavailable]
     }).annotate(RateLimitClass, "write").annotate(
       OpenApi.Description,
-      "Accepts an invitation with the token from its e-mail (no bearer token): the user is made, active, and the invitation is used."
+      "Accepts an invitation with the token from its e-mail (no bearer token): the user is made, active, with a personal API token, and the invitation is used."
     )
   )
 
@@ -599,17 +641,15 @@ export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
     HttpApiEndpoint.post("create", "/v1/scim-tokens", {
       headers: idempotencyHeader,
       success: Schema.Struct({
-        token_id: Schema.String,
-        token: Schema.String.annotate({ description: "Shown this once; give it to the identity provider as its bearer token" }),
-        scim_url: Schema.String.annotate({ description: "The SCIM 2.0 base URL to configure in the identity provider" }),
-        created_at: Schema.Date
+        ...IssuedTokenJson.fields,
+        scim_url: Schema.String.annotate({ description: "The SCIM 2.0 base URL to configure in the identity provider" })
       }).pipe(HttpApiSchema.status(201)),
       error: Problems.Forbidden
     }).middleware(Idempotent).annotate(RateLimitClass, "write")
   )
   .add(
     HttpApiEndpoint.get("list", "/v1/scim-tokens", {
-      success: Schema.Struct({ data: Schema.Array(Schema.Struct({ token_id: Schema.String, created_at: Schema.Date })) }),
+      success: TokenList,
       error: Problems.Forbidden
     }).annotate(RateLimitClass, "read")
   )
@@ -618,7 +658,7 @@ export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
       params: { token_id: Schema.String },
       success: HttpApiSchema.NoContent,
       error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Revokes a SCIM token; it stops working within 30 seconds.")
+    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Revokes a SCIM token; it is refused from its next use.")
   )
   .middleware(Authentication)
   .annotate(

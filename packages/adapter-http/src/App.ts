@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, EventPublisher, Limiter, Mailer, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, type DirectoryStore, EventPublisher, Limiter, Mailer, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -130,9 +130,12 @@ export interface Options<E> extends EdgeOptions {
   readonly prefix?: string | undefined
   /**
    * How bearer tokens become principals; by default the API tokens kept by
-   * the TenantStore (and the operator token, when given).
+   * the TenantStore (and the operator token, when given); users' personal
+   * tokens are checked against the directory at each request.
    */
-  readonly authenticator?: Layer.Layer<Authenticator.Authenticator, never, TenantStore.TenantStore> | undefined
+  readonly authenticator?:
+    | Layer.Layer<Authenticator.Authenticator, never, TenantStore.TenantStore | DirectoryStore.DirectoryStore>
+    | undefined
   /**
    * Where rate-limit counts live: by default this process's memory, right for
    * one process; several processes need one shared store.

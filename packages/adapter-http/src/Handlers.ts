@@ -15,12 +15,12 @@ import {
   InvitationStore,
   Mailer,
   Principal,
-  ScimProvisioning,
   type Group,
   type Tenant,
   TenantDirectory,
   TenantStore,
   Tenants,
+  TenantTokens,
   Transactor,
   type User,
   type Webhook,
@@ -63,7 +63,7 @@ const captured = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...ke
 const currentMember = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
   principal._tag !== "Member"
     ? Effect.fail(new Problems.Forbidden({ detail: "The operator token may only provision tenants" }))
-    : principal.roles.length === 1 && principal.roles[0] === ScimProvisioning.tokenRole
+    : principal.roles.length === 1 && principal.roles[0] === TenantTokens.scimRole
     ? Effect.fail(new Problems.Forbidden({ detail: "A SCIM token serves /scim/v2 only" }))
     : Effect.succeed(principal))
 
@@ -357,15 +357,21 @@ const executiveRoleJson = (g: Group.Group) => ({
   updated_at: g.updated_at
 })
 
-/** What every directory handler needs: the admin's tenant and the store. */
+/** What every directory handler needs: the admin's tenant and the stores. */
 const directoryTools = Effect.gen(function*() {
-  const provide = yield* captured(DirectoryStore.DirectoryStore, Cursor.CursorCodec)
+  const provide = yield* captured(DirectoryStore.DirectoryStore, TenantStore.TenantStore, Cursor.CursorCodec)
   /** Runs a use case for the calling admin's tenant, its errors as problems. */
   const asAdmin = <A, E extends DomainError>(
-    f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | Cursor.CursorCodec>
+    f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | TenantStore.TenantStore | Cursor.CursorCodec>
   ) => Effect.flatMap(currentAdmin, (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
   return { asAdmin }
 })
+
+/** A token as listed. */
+const tokenJson = (token: TenantTokens.Listed) => ({ token_id: token.tokenId, created_at: token.createdAt })
+
+/** A token as issued, the token shown this once. */
+const issuedTokenJson = (issued: TenantTokens.Issued) => ({ ...tokenJson(issued), token: issued.token })
 
 /** `/v1/users...`: tenant admins only. */
 export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
@@ -387,6 +393,25 @@ export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
           asAdmin((tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
           (user) => respond(endpoint, userJson(user))
         ))
+      .handle("issueToken", ({ endpoint, params }) =>
+        Effect.map(
+          asAdmin((tenantId) => TenantTokens.issueForUserId(tenantId, params.user_id)),
+          (issued) => respond(endpoint, issuedTokenJson(issued))
+        ))
+      .handle("listTokens", ({ endpoint, params }) =>
+        Effect.map(
+          asAdmin((tenantId) =>
+            Effect.andThen(Directory.getUser(tenantId, params.user_id), TenantTokens.list(tenantId, TenantTokens.userRole, params.user_id))
+          ),
+          (tokens) => respond(endpoint, { data: tokens.map(tokenJson) })
+        ))
+      .handle("revokeToken", ({ params }) =>
+        Effect.gen(function*() {
+          const revoked = yield* asAdmin((tenantId) =>
+            TenantTokens.revoke(tenantId, TenantTokens.userRole, params.token_id, params.user_id)
+          )
+          if (!revoked) return yield* new Problems.NotFound({ detail: `User ${params.user_id} has no token ${params.token_id}` })
+        }))
   }))
 
 /**
@@ -455,24 +480,19 @@ export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers
       .handle("create", ({ endpoint }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          const issued = yield* Effect.mapError(provide(ScimProvisioning.issueToken(admin.tenantId)), toProblem)
-          return respond(endpoint, {
-            token_id: issued.tokenId,
-            token: issued.token,
-            scim_url: `${info.publicBaseUrl}/scim/v2`,
-            created_at: issued.createdAt
-          })
+          const issued = yield* Effect.mapError(provide(TenantTokens.issueScim(admin.tenantId)), toProblem)
+          return respond(endpoint, { ...issuedTokenJson(issued), scim_url: `${info.publicBaseUrl}/scim/v2` })
         }))
       .handle("list", ({ endpoint }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          const tokens = yield* Effect.mapError(provide(ScimProvisioning.listTokens(admin.tenantId)), toProblem)
-          return respond(endpoint, { data: tokens.map((t) => ({ token_id: t.tokenId, created_at: t.createdAt })) })
+          const tokens = yield* Effect.mapError(provide(TenantTokens.list(admin.tenantId, TenantTokens.scimRole)), toProblem)
+          return respond(endpoint, { data: tokens.map(tokenJson) })
         }))
       .handle("revoke", ({ params }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          const revoked = yield* Effect.mapError(provide(ScimProvisioning.revokeToken(admin.tenantId, params.token_id)), toProblem)
+          const revoked = yield* Effect.mapError(provide(TenantTokens.revoke(admin.tenantId, TenantTokens.scimRole, params.token_id)), toProblem)
           if (!revoked) return yield* new Problems.NotFound({ detail: `No SCIM token ${params.token_id}` })
         }))
   }))
@@ -531,10 +551,15 @@ export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handle
 /** `POST /v1/invitations/accept`: the token is the credential. */
 export const invitationAcceptanceLayer = HttpApiBuilder.group(Api, "invitationAcceptance", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(InvitationStore.InvitationStore, DirectoryStore.DirectoryStore, Transactor.Transactor)
+    const provide = yield* captured(
+      InvitationStore.InvitationStore,
+      DirectoryStore.DirectoryStore,
+      TenantStore.TenantStore,
+      Transactor.Transactor
+    )
     return handlers.handle("accept", ({ endpoint, payload }) =>
       Effect.gen(function*() {
-        const { user } = yield* Effect.mapError(provide(Invitations.accept(payload)), toProblem)
-        return respond(endpoint, { user: userJson(user), tenant_id: user.tenant_id })
+        const { user, token } = yield* Effect.mapError(provide(Invitations.accept(payload)), toProblem)
+        return respond(endpoint, { user: userJson(user), tenant_id: user.tenant_id, token: token.token })
       }))
   }))

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Cursor, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Tenants, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { Cursor, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -26,6 +26,7 @@ export type DomainError =
   | Webhooks.DeliveryInProgress
   | Directory.EmailTaken
   | Directory.ManagedByIdentityProvider
+  | TenantTokens.UserDeprovisioned
   | Invitations.InvitationUnknown
   | Invitations.InvitationClosed
   | Mailer.MailError
@@ -63,6 +64,7 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Webhooks.DeliveryInProgress ? Problems.DeliveryInProgress
   : E extends Directory.EmailTaken ? Problems.EmailTaken
   : E extends Directory.ManagedByIdentityProvider ? Problems.ManagedByIdentityProvider
+  : E extends TenantTokens.UserDeprovisioned ? Problems.UserDeprovisioned
   : E extends Invitations.InvitationUnknown ? Problems.InvitationNotFound
   : E extends Invitations.InvitationClosed ? Problems.InvitationClosed
   : E extends Mailer.MailError ? Problems.ServiceUnavailable
@@ -134,6 +136,8 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         })
       case "EmailTaken":
         return new Problems.EmailTaken({ detail: `A user of this tenant already has ${error.email}` })
+      case "UserDeprovisioned":
+        return new Problems.UserDeprovisioned({ detail: `User ${error.userId} is deprovisioned; reactivate them first` })
       case "ManagedByIdentityProvider":
         return new Problems.ManagedByIdentityProvider({
           detail: `Group ${error.groupId} is synced from the identity provider over SCIM; change it there`

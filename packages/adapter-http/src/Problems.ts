@@ -136,6 +136,13 @@ export class EmailTaken extends HttpApiError.Problem<EmailTaken>()(
   { code: Schema.tag("directory/email-taken") }
 ) {}
 
+/** 409 directory/user-deprovisioned. */
+export class UserDeprovisioned extends HttpApiError.Problem<UserDeprovisioned>()(
+  "UserDeprovisioned",
+  declare("directory/user-deprovisioned"),
+  { code: Schema.tag("directory/user-deprovisioned") }
+) {}
+
 /** 409 directory/managed-by-identity-provider. */
 export class ManagedByIdentityProvider extends HttpApiError.Problem<ManagedByIdentityProvider>()(
   "ManagedByIdentityProvider",

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, type Group, Scim, ScimProvisioning, type Tenant, type User } from "@analytics/core"
+import { type Errors, type Group, Scim, ScimProvisioning, type Tenant, TenantTokens, type User } from "@analytics/core"
 import { Effect, Layer, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
@@ -27,7 +27,7 @@ const tenantOf = Effect.flatMap(Effect.serviceOption(ResolvedCaller), (resolved)
     return Effect.fail(new Scim.ScimError({ status: 401, detail: "Send the tenant's SCIM token as Authorization: Bearer <token>" }))
   }
   const principal = resolved.value.caller.principal
-  if (principal._tag !== "Member" || !principal.roles.includes(ScimProvisioning.tokenRole)) {
+  if (principal._tag !== "Member" || !principal.roles.includes(TenantTokens.scimRole)) {
     return Effect.fail(new Scim.ScimError({ status: 403, detail: "Only a SCIM token (POST /v1/scim-tokens) may provision" }))
   }
   return Effect.succeed(principal.tenantId)

@@ -43,6 +43,11 @@ describe("invitations", () => {
       const accepted = yield* server.request("POST", "/v1/invitations/accept", { body: { token } })
       assert.strictEqual(accepted.status, 201, accepted.text)
       assert.deepInclude(accepted.body.user, { email: "guest@example.com", name: "Grace Hopper", status: "active", roles: ["member"] })
+      // The personal token that came with it opens the API as the new user (a member, not an admin).
+      const guest = accepted.body.token
+      assert.match(guest, /^ast_/)
+      assert.strictEqual((yield* server.request("GET", "/v1/workspaces", { token: guest })).status, 200)
+      assert.strictEqual(problemCode(yield* server.request("GET", "/v1/users", { token: guest })), "auth/forbidden")
       const users = yield* server.request("GET", "/v1/users", { token: admin })
       assert.deepStrictEqual(users.body.data.map((u: any) => u.email), ["guest@example.com"])
       const list = yield* server.request("GET", "/v1/invitations", { token: admin })

@@ -67,6 +67,9 @@ describe("SCIM 2.0", () => {
       // The user is in the directory, for admins.
       const listed = yield* server.request("GET", "/v1/users", { token: admin })
       assert.deepStrictEqual(listed.body.data.map((u: any) => [u.email, u.external_id, u.status]), [["test.user@okta.local", "00ujl29u0le5T6Aj10h7", "active"]])
+      // The user's personal token opens the API while the identity provider keeps them active.
+      const personal = (yield* server.request("POST", `/v1/users/${id}/tokens`, { token: admin })).body.token
+      assert.strictEqual((yield* server.request("GET", "/v1/workspaces", { token: personal })).status, 200)
 
       const deactivated = yield* send(server, idp, "PATCH", `/Users/${id}`, {
         schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -75,6 +78,11 @@ describe("SCIM 2.0", () => {
       assert.strictEqual(deactivated.status, 200, deactivated.text)
       assert.isFalse(deactivated.body.active)
       assert.strictEqual((yield* server.request("GET", `/v1/users/${id}`, { token: admin })).body.status, "deprovisioned")
+      // Deprovisioned: no access from the very next request, and no new token.
+      const refused = yield* server.request("GET", "/v1/workspaces", { token: personal })
+      assert.strictEqual(refused.status, 401)
+      assert.strictEqual(problemCode(refused), "auth/unauthenticated")
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/users/${id}/tokens`, { token: admin })), "directory/user-deprovisioned")
       const events = yield* server.request("GET", `/v1/webhooks/${hook.body.webhook_id}/deliveries`, { token: admin })
       assert.deepStrictEqual(events.body.data.map((d: any) => d.event_type), ["scim.user.deprovisioned", "scim.user.provisioned"])
       assert.deepStrictEqual(events.body.data[1].event.data, { user_id: id, user_name: "test.user@okta.local", email: "test.user@okta.local", external_id: "00ujl29u0le5T6Aj10h7" })

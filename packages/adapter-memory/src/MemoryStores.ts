@@ -64,7 +64,7 @@ export const tenantStore = Effect.gen(function*() {
         const undo = restore(tokens, found.tokenHash)
         tokens.delete(found.tokenHash)
         return [true, undo]
-      })
+      }).pipe(Effect.tap((removed) => removed ? PubSub.publish(changes, tenantId) : Effect.void))
   })
 })
 
@@ -73,6 +73,9 @@ interface TenantWorkspaces {
   readonly rows: Map<string, Workspace>
   readonly sorted: Map<string, ReadonlyArray<Workspace>>
 }
+
+/** The in-memory DirectoryStore. */
+export const directoryStore = MemoryDirectoryStore.make
 
 /** The in-memory WorkspaceStore. */
 export const workspaceStore = Effect.sync(() => {
@@ -196,7 +199,7 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
   Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),
   Layer.succeed(Transactor.Transactor, transactor),
-  Layer.effect(DirectoryStore.DirectoryStore, MemoryDirectoryStore.make),
+  Layer.effect(DirectoryStore.DirectoryStore, directoryStore),
   Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -140,8 +140,13 @@ export const tenantStore: Effect.Effect<TenantStore.TenantStore["Service"], neve
       },
       removeToken: (tenantId, tokenId) => {
         if (!isId(tenantId) || !isId(tokenId)) return Effect.succeed(false)
-        return sql`DELETE FROM api_tokens WHERE tenant_id = ${tenantId} AND token_id = ${tokenId} RETURNING token_id`.pipe(
+        // Deletes and announces, as updateTenant does: authenticators everywhere forget the token.
+        return sql`WITH removed AS (
+            DELETE FROM api_tokens WHERE tenant_id = ${tenantId} AND token_id = ${tokenId} RETURNING tenant_id
+          )
+          SELECT pg_notify(${tenantChangesChannel}, tenant_id::text) FROM removed`.pipe(
           Effect.map((rows) => rows.length > 0),
+          Effect.tap((removed) => removed ? PubSub.publish(local, tenantId as Tenant.TenantId) : Effect.void),
           failAs("TenantStore.removeToken")
         )
       }

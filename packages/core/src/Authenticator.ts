@@ -5,11 +5,14 @@
  *
  * @since 0.1.0
  */
-import { Cache, Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cache, Context, Effect, Exit, Layer, Option, Redacted, Stream } from "effect"
 import * as ApiToken from "./ApiToken.ts"
+import { DirectoryStore } from "./DirectoryStore.ts"
 import { type StoreError, Unauthenticated } from "./Errors.ts"
 import { Member, Operator, type Principal } from "./Principal.ts"
 import { TenantStore } from "./TenantStore.ts"
+import * as TenantTokens from "./TenantTokens.ts"
+import type { UserId } from "./User.ts"
 
 /** Authenticates bearer credentials. */
 export class Authenticator extends Context.Service<Authenticator, {
@@ -22,31 +25,50 @@ const cacheCapacity = 10_000
 
 const invalid = new Unauthenticated({ detail: "The bearer token is not valid" })
 
+/** A verified token: its member, and whether that member is a directory user read afresh per request. */
+interface Verified {
+  readonly member: Member
+  readonly userBound: boolean
+}
+
 /**
  * The built-in authenticator: the operator token (when configured) and the
- * API tokens stored by `TenantStore`.
+ * API tokens stored by `TenantStore`. A user's personal token
+ * (`TenantTokens.issueForUser`) acts as that user as the directory has them
+ * at each request: deprovisioned, they are refused from their next request;
+ * their service roles are the directory's. Verified tokens are remembered
+ * for 30 s, and forgotten at once when the store announces a change of their
+ * tenant (a revoked token, a new plan).
  */
 export const layerTokens = (options: {
   readonly operatorToken: Option.Option<Redacted.Redacted<string>>
-}): Layer.Layer<Authenticator, never, TenantStore> =>
+}): Layer.Layer<Authenticator, never, TenantStore | DirectoryStore> =>
   Layer.effect(
     Authenticator,
     Effect.gen(function*() {
       const store = yield* TenantStore
+      const directory = yield* DirectoryStore
       const operatorHash = Option.isSome(options.operatorToken)
         ? yield* ApiToken.hash(Redacted.value(options.operatorToken.value))
         : undefined
-      const principals = yield* Cache.makeWith(
+      const verified = yield* Cache.makeWith(
         (tokenHash: string) =>
-          Effect.flatMap(store.findTokenByHash(tokenHash), (record): Effect.Effect<Principal, Unauthenticated> =>
-            record === undefined
-              ? Effect.fail(invalid)
-              : Effect.succeed(
-                new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles })
-              )),
+          Effect.flatMap(store.findTokenByHash(tokenHash), (record): Effect.Effect<Verified, Unauthenticated> =>
+            record === undefined ? Effect.fail(invalid) : Effect.succeed({
+              member: new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles }),
+              userBound: record.roles.includes(TenantTokens.userRole)
+            })),
         // Valid tokens are remembered; unknown ones and store failures are asked again.
         { capacity: cacheCapacity, timeToLive: (exit) => (Exit.isSuccess(exit) ? cacheMillis : 0) }
       )
+      // Changes are rare (revocations, plan changes): forgetting every token then is simpler than indexing them by tenant.
+      yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, () => Cache.invalidateAll(verified)))
+      /** The directory user behind a personal token, as they are now. */
+      const asUserNow = (member: Member) =>
+        Effect.flatMap(directory.findUser(member.tenantId, member.userId as UserId), (user) =>
+          user === undefined || user.status !== "active"
+            ? Effect.fail(new Unauthenticated({ detail: "The token's user is deprovisioned" }))
+            : Effect.succeed(new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })))
       const operator = new Operator()
       return {
         authenticate: (credential) =>
@@ -55,7 +77,8 @@ export const layerTokens = (options: {
             if (token.length === 0 || token.length > 512) return yield* invalid
             const tokenHash = yield* ApiToken.hash(token)
             if (tokenHash === operatorHash) return operator
-            return yield* Cache.get(principals, tokenHash)
+            const { member, userBound } = yield* Cache.get(verified, tokenHash)
+            return userBound ? yield* asUserNow(member) : member
           })
       }
     })

@@ -18,6 +18,8 @@ import { invitationKey, InvitationStore } from "./InvitationStore.ts"
 import { type MailError, Mailer } from "./Mailer.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
+import type { TenantStore } from "./TenantStore.ts"
+import * as TenantTokens from "./TenantTokens.ts"
 import { Transactor } from "./Transactor.ts"
 import type { User } from "./User.ts"
 
@@ -149,15 +151,16 @@ export const list = (
 
 /**
  * Accepts an invitation by its token: makes the user (active, a member)
- * and marks the invitation accepted, in one transaction. A token is good
- * once. (Issue 7 activates the grants that waited for it here.)
+ * with a personal API token (shown this once) and marks the invitation
+ * accepted, in one transaction. A token is good once. (Issue 7 activates
+ * the grants that waited for it here.)
  */
 export const accept = (
   input: InvitationAccept
 ): Effect.Effect<
-  { readonly user: User; readonly invitation: Invitation },
+  { readonly user: User; readonly invitation: Invitation; readonly token: TenantTokens.Issued },
   InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
-  InvitationStore | DirectoryStore | Transactor
+  InvitationStore | DirectoryStore | TenantStore | Transactor
 > =>
   Effect.gen(function*() {
     const store = yield* InvitationStore
@@ -174,6 +177,8 @@ export const accept = (
       const accepted: Invitation = { ...invitation, status: "accepted", user_id: user.user_id, updated_at: new Date(now) }
       // Accepted twice at once: the second finds it changed.
       if (!(yield* store.update(accepted, invitation.updated_at))) return yield* new InvitationClosed({ status: "accepted" })
-      return { user, invitation: accepted }
+      // A user made this instant is active: issuing cannot refuse.
+      const token = yield* TenantTokens.issueForUser(user).pipe(Effect.catchTag("UserDeprovisioned", Effect.die))
+      return { user, invitation: accepted, token }
     }))
   })

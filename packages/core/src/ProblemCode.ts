@@ -48,6 +48,7 @@ export const catalogue = {
     status: 409,
     title: "The team is synced from the identity provider; change it there"
   },
+  "directory/user-deprovisioned": { status: 409, title: "The user is deprovisioned" },
   "directory/invitation-not-found": { status: 404, title: "No invitation has this token" },
   "directory/invitation-closed": { status: 410, title: "The invitation was accepted, revoked or has expired" },
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },

@@ -10,7 +10,6 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Result, type Schema } from "effect"
-import * as ApiToken from "./ApiToken.ts"
 import * as Directory from "./Directory.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import type { StoreError } from "./Errors.ts"
@@ -20,12 +19,11 @@ import { uuidv7 } from "./Ids.ts"
 import type { PageQuery } from "./Pagination.ts"
 import * as Scim from "./Scim.ts"
 import type { TenantId } from "./Tenant.ts"
-import { TenantStore } from "./TenantStore.ts"
 import { Transactor } from "./Transactor.ts"
 import type { User, UserId } from "./User.ts"
 
 /** What provisioning needs. */
-export type Services = DirectoryStore | EventPublisher | Transactor | TenantStore
+export type Services = DirectoryStore | EventPublisher | Transactor
 
 const notFound = (what: string, id: string) => new Scim.ScimError({ status: 404, detail: `No ${what} ${id}` })
 const taken = (detail: string) => new Scim.ScimError({ status: 409, scimType: "uniqueness", detail })
@@ -48,50 +46,6 @@ const announce = (tenantId: TenantId, before: User | undefined, after: User) => 
 /** Runs a change in one transaction, store failures kept apart from SCIM errors. */
 const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(Transactor, (transactor) => transactor.transaction(effect))
-
-// --- tokens ------------------------------------------------------------------------
-
-/** The role of the tokens identity providers provision with: `/scim/v2` only, nothing of `/v1`. */
-export const tokenRole = "scim"
-
-/** A new token for the tenant's identity provider, shown this once (stored as a hash). */
-export const issueToken = (
-  tenantId: TenantId
-): Effect.Effect<{ readonly token: string; readonly tokenId: string; readonly createdAt: Date }, StoreError, TenantStore> =>
-  Effect.gen(function*() {
-    const token = yield* ApiToken.generate
-    const createdAt = new Date(yield* Clock.currentTimeMillis)
-    const tokenId = yield* uuidv7
-    yield* (yield* TenantStore).insertToken({
-      tokenId,
-      tenantId,
-      tokenHash: yield* ApiToken.hash(token),
-      userId: `${tokenRole}:${tenantId}`,
-      email: null,
-      roles: [tokenRole],
-      createdAt
-    })
-    return { token, tokenId, createdAt }
-  })
-
-/** The tenant's SCIM tokens (never the tokens themselves: ids and creation times). */
-export const listTokens = (tenantId: TenantId): Effect.Effect<ReadonlyArray<{ readonly tokenId: string; readonly createdAt: Date }>, StoreError, TenantStore> =>
-  Effect.map(
-    Effect.flatMap(TenantStore, (store) => store.listTokens(tenantId, tokenRole)),
-    (tokens) => tokens.map((t) => ({ tokenId: t.tokenId, createdAt: t.createdAt }))
-  )
-
-/**
- * Revokes a SCIM token: it stops working within the authenticator's cache
- * time (30 s) in every process. `false` when the tenant has no such SCIM token.
- */
-export const revokeToken = (tenantId: TenantId, tokenId: string): Effect.Effect<boolean, StoreError, TenantStore> =>
-  Effect.gen(function*() {
-    const store = yield* TenantStore
-    const tokens = yield* store.listTokens(tenantId, tokenRole)
-    if (!tokens.some((t) => t.tokenId === tokenId)) return false
-    return yield* store.removeToken(tenantId, tokenId)
-  })
 
 // --- lists ------------------------------------------------------------------------
 

@@ -25,10 +25,10 @@ export class TenantStore extends Context.Service<TenantStore, {
   /** Replaces a tenant's plan and limits; `false` when there is no such tenant. */
   readonly updateTenant: (tenant: Tenant) => Effect.Effect<boolean, StoreError>
   /**
-   * Subscribes to tenant updates, by this process or (for a shared store)
-   * any other, so caches can drop them at once: the stream carries the ids
-   * of tenants updated after the subscription is made, until the scope
-   * closes.
+   * Subscribes to changes of tenants (updates, removed tokens), by this
+   * process or (for a shared store) any other, so caches can drop them at
+   * once: the stream carries the ids of tenants changed after the
+   * subscription is made, until the scope closes.
    */
   readonly changes: Effect.Effect<Stream.Stream<TenantId>, never, Scope.Scope>
   /** Stores a token; a hash already stored is left as it is and reported `false`. */
@@ -36,6 +36,6 @@ export class TenantStore extends Context.Service<TenantStore, {
   readonly findTokenByHash: (tokenHash: string) => Effect.Effect<ApiTokenRecord | undefined, StoreError>
   /** The tenant's tokens holding `role`, oldest first. */
   readonly listTokens: (tenantId: TenantId, role: string) => Effect.Effect<ReadonlyArray<ApiTokenRecord>, StoreError>
-  /** Deletes one of the tenant's tokens; `false` when it had none with this id. */
+  /** Deletes one of the tenant's tokens and announces the change; `false` when it had none with this id. */
   readonly removeToken: (tenantId: TenantId, tokenId: string) => Effect.Effect<boolean, StoreError>
 }>()("@analytics/core/TenantStore") {}

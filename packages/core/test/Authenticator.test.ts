@@ -6,7 +6,10 @@ import { createHash } from "node:crypto"
 import * as ApiToken from "../src/ApiToken.ts"
 import { Authenticator, layerTokens } from "../src/Authenticator.ts"
 import type { TenantId } from "../src/Tenant.ts"
+import { DirectoryStore } from "../src/DirectoryStore.ts"
 import { TenantStore } from "../src/TenantStore.ts"
+import * as TenantTokens from "../src/TenantTokens.ts"
+import type { User, UserId } from "../src/User.ts"
 
 const tenantA = "0199a1b2-0000-7000-8000-00000000000a" as TenantId
 const tenantB = "0199a1b2-0000-7000-8000-00000000000b" as TenantId
@@ -38,18 +41,18 @@ const storeToken = (
 const authenticate = (token: string) =>
   Effect.flatMap(Authenticator, (auth) => auth.authenticate(Redacted.make(token)))
 
-/** The authenticator over a fresh memory TenantStore, the store itself exposed too. */
+/** The authenticator over fresh memory stores, the stores themselves exposed too. */
 const setup = (operator: Option.Option<string>, store = MemoryStores.tenantStore) => {
-  const stores = Layer.effect(TenantStore, store)
+  const stores = Layer.merge(Layer.effect(TenantStore, store), Layer.effect(DirectoryStore, MemoryStores.directoryStore))
   return Layer.merge(
     layerTokens({ operatorToken: Option.map(operator, (t) => Redacted.make(t)) }).pipe(Layer.provide(stores)),
     stores
   )
 }
 
-const withOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore>) =>
+const withOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore | DirectoryStore>) =>
   Effect.provide(effect, setup(Option.some(operatorToken)))
-const withoutOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore>) =>
+const withoutOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore | DirectoryStore>) =>
   Effect.provide(effect, setup(Option.none()))
 
 describe("ApiToken", () => {
@@ -191,4 +194,50 @@ describe("Authenticator.layerTokens", () => {
       setup(Option.some(operatorToken), counting)
     )
   })
+
+  it.effect("a removed token is refused on its next use, not after the cache's 30 seconds", () =>
+    withOperator(Effect.gen(function*() {
+      const store = yield* TenantStore
+      const token = yield* storeToken(tenantA, "ana")
+      const other = yield* storeToken(tenantB, "bob")
+      yield* authenticate(token)
+      yield* authenticate(other)
+      assert.isTrue(yield* store.removeToken(tenantA, "token-ana"))
+      yield* Effect.yieldNow // the announcement is handled by a fiber of its own
+      assert.strictEqual((yield* Effect.flip(authenticate(token)))._tag, "Unauthenticated")
+      assert.strictEqual((yield* authenticate(other))._tag, "Member")
+    })))
+
+  it.effect("a user's personal token acts as the directory user of each request", () =>
+    withOperator(Effect.gen(function*() {
+      const directory = yield* DirectoryStore
+      const now = new Date(0)
+      const ana: User = {
+        user_id: "0199a1b2-0000-7000-8000-0000000000a1" as UserId,
+        tenant_id: tenantA,
+        email: "ana@example.com",
+        name: "Ana",
+        status: "active",
+        roles: ["member"],
+        external_id: null,
+        user_name: null,
+        created_at: now,
+        updated_at: now
+      }
+      assert.strictEqual(yield* directory.insertUser(ana), "written")
+      const issued = yield* TenantTokens.issueForUser(ana)
+      const first = yield* authenticate(issued.token)
+      assert.isTrue(first._tag === "Member" && first.userId === ana.user_id && first.roles.join() === "member")
+      // promoted: admin from the next request, though the token is cached
+      assert.strictEqual(yield* directory.updateUser({ ...ana, roles: ["admin"] }), "written")
+      const promoted = yield* authenticate(issued.token)
+      assert.isTrue(promoted._tag === "Member" && promoted.roles.join() === "admin")
+      // deprovisioned: refused from the next request
+      assert.strictEqual(yield* directory.updateUser({ ...ana, status: "deprovisioned" }), "written")
+      const refused = yield* Effect.flip(authenticate(issued.token))
+      assert.strictEqual(refused._tag, "Unauthenticated")
+      // and no new token is issued for them
+      const deprovisioned = yield* Effect.flip(TenantTokens.issueForUser({ ...ana, status: "deprovisioned" }))
+      assert.strictEqual(deprovisioned._tag, "UserDeprovisioned")
+    })))
 })

@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as ApiToken from "../src/ApiToken.ts"
 import { Authenticator, layerTokens } from "../src/Authenticator.ts"
+import { DirectoryStore } from "../src/DirectoryStore.ts"
 import { Uuid } from "../src/Ids.ts"
 import type { TenantId } from "../src/Tenant.ts"
 import { adminRoles, ensureBootstrap, provision } from "../src/Tenants.ts"
@@ -19,11 +20,15 @@ const setup = (inserted: Array<TenantId> = []) => {
       insertTenant: (tenant) =>
         Effect.suspend(() => (inserted.push(tenant.tenant_id), Effect.andThen(Effect.yieldNow, store.insertTenant(tenant))))
     }))
-  const stores = Layer.merge(Layer.effect(TenantStore, tenantStore), Layer.succeed(Transactor, MemoryStores.transactor))
+  const stores = Layer.mergeAll(
+    Layer.effect(TenantStore, tenantStore),
+    Layer.effect(DirectoryStore, MemoryStores.directoryStore),
+    Layer.succeed(Transactor, MemoryStores.transactor)
+  )
   return Layer.merge(layerTokens({ operatorToken: Option.none() }).pipe(Layer.provide(stores)), stores)
 }
 
-const run = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore | Transactor>, inserted?: Array<TenantId>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore | DirectoryStore | Transactor>, inserted?: Array<TenantId>) =>
   Effect.provide(effect, setup(inserted))
 
 const authenticate = (token: string) =>

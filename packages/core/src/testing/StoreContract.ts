@@ -109,11 +109,15 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.deepStrictEqual(yield* store.listTokens(tenant.tenant_id, "analyst"), [token])
           const other = yield* makeTenant
           assert.deepStrictEqual(yield* store.listTokens(other.tenant_id, "scim"), [])
+          // A removal is announced: authenticators forget the token at once.
+          const announced = yield* Queue.unbounded<TenantId>()
+          yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, (id) => Queue.offer(announced, id)))
           assert.isFalse(yield* store.removeToken(other.tenant_id, scim.tokenId))
           assert.isTrue(yield* store.removeToken(tenant.tenant_id, scim.tokenId))
           assert.isFalse(yield* store.removeToken(tenant.tenant_id, scim.tokenId))
           assert.strictEqual(yield* store.findTokenByHash(scim.tokenHash), undefined)
-        }))
+          assert.strictEqual(yield* Queue.take(announced), tenant.tenant_id)
+        }).pipe(Effect.scoped))
 
       it.effect("a workspace is found in its tenant and in no other", () =>
         Effect.gen(function*() {
