@@ -1,0 +1,238 @@
+/**
+ * The semantic model of a dataset (issue 6): the dimensions and measures a
+ * query may name, and the row-level security policies that bind rows to
+ * the principal. Queries never reach the data except through a model, so
+ * no member name, column or value a client sends becomes SQL text: members
+ * are looked up here, columns are quoted by the dialect, values are bound.
+ *
+ * @since 0.1.0
+ */
+import { Data, Schema } from "effect"
+import * as MeasureExpression from "./MeasureExpression.ts"
+
+/**
+ * A member's name: a plain identifier of at most 63 characters, so it is a
+ * valid result column name in every dialect (BigQuery allows no more).
+ */
+export const MemberName = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { message: "Expected an identifier: letters, digits and _, not starting with a digit, at most 63 characters" })
+)
+
+/** A column of the dataset's table, as the engine names it (quoted by the dialect, never spliced). */
+export const ColumnName = Schema.String.check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(128),
+  Schema.isPattern(/^[^\u0000]*$/, { message: "Expected no NUL character" })
+)
+
+/** What a dimension holds. */
+export const DimensionType = Schema.Literals(["string", "number", "boolean", "time"])
+/** What a dimension holds. */
+export type DimensionType = typeof DimensionType.Type
+
+/** A dimension: a column to group and filter by. */
+export const Dimension = Schema.Struct({
+  name: MemberName,
+  type: DimensionType,
+  column: Schema.optionalKey(ColumnName.annotate({ description: "The column it reads; its name when omitted" })),
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
+})
+/** A dimension. */
+export type Dimension = typeof Dimension.Type
+
+/** How a measure aggregates its column. */
+export const Aggregation = Schema.Literals(["count", "count_distinct", "sum", "avg", "min", "max"])
+/** How a measure aggregates. */
+export type Aggregation = typeof Aggregation.Type
+
+/**
+ * A measure: an aggregation of a column (`count` may omit it: it counts
+ * rows), or an `expression` over other measures with + - * / and numbers
+ * (`revenue / orders`; division by zero gives null).
+ */
+export const Measure = Schema.Struct({
+  name: MemberName,
+  aggregation: Schema.optionalKey(Aggregation),
+  column: Schema.optionalKey(ColumnName),
+  expression: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500))),
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
+})
+/** A measure. */
+export type Measure = typeof Measure.Type
+
+/** A value in a policy's filter: a literal, or an attribute of the principal read at query time. */
+export const PolicyValue = Schema.Union([
+  Schema.String,
+  Schema.Finite,
+  Schema.Boolean,
+  Schema.Struct({ attribute: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)) })
+])
+/** A value in a policy's filter. */
+export type PolicyValue = typeof PolicyValue.Type
+
+/** A value in a query's filter. */
+export const FilterValue = Schema.Union([Schema.String.check(Schema.isMaxLength(1000)), Schema.Finite, Schema.Boolean])
+/** A value in a query's filter. */
+export type FilterValue = typeof FilterValue.Type
+
+/** The operators of a filter condition. */
+export const FilterOperator = Schema.Literals([
+  "equals",
+  "not_equals",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "ends_with",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "set",
+  "not_set",
+  "in_date_range",
+  "not_in_date_range",
+  "before_date",
+  "after_date"
+])
+/** A filter operator. */
+export type FilterOperator = typeof FilterOperator.Type
+
+/** A condition on one member. */
+export interface Condition<V> {
+  readonly member: string
+  readonly operator: FilterOperator
+  readonly values?: ReadonlyArray<V>
+}
+
+/** A filter: a condition, or conditions joined by `and` / `or`, nested. */
+export type Filter<V> = Condition<V> | { readonly and: ReadonlyArray<Filter<V>> } | { readonly or: ReadonlyArray<Filter<V>> }
+
+/** The filter schema over a value schema (recursive, at most 100 items per level). */
+export const makeFilter = <V extends Schema.Top>(value: V): Schema.Codec<Filter<V["Type"]>, Filter<V["Encoded"]>> => {
+  const filter: Schema.Codec<Filter<V["Type"]>, Filter<V["Encoded"]>> = Schema.Union([
+    Schema.Struct({
+      member: Schema.String.check(Schema.isMaxLength(100)),
+      operator: FilterOperator,
+      values: Schema.optionalKey(Schema.Array(value).check(Schema.isMaxLength(1000)))
+    }),
+    Schema.Struct({ and: Schema.Array(Schema.suspend(() => filter)).check(Schema.isMaxLength(100)) }),
+    Schema.Struct({ or: Schema.Array(Schema.suspend(() => filter)).check(Schema.isMaxLength(100)) })
+  ]) as any
+  return filter
+}
+
+/**
+ * A row-level security policy: for the principals it applies to (holding one
+ * of `roles`, a service role or an executive role's name; everyone when
+ * omitted), the rows it lets them see: all of them, or those its `filter`
+ * holds for, with `{ "attribute": "region" }` values read from the principal.
+ */
+export const RowPolicy = Schema.Struct({
+  roles: Schema.optionalKey(Schema.Array(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))).check(Schema.isMaxLength(100))),
+  filter: Schema.optionalKey(makeFilter(PolicyValue)),
+  all_rows: Schema.optionalKey(Schema.Boolean)
+})
+/** A row-level security policy. */
+export type RowPolicy = typeof RowPolicy.Type
+
+/**
+ * A dataset's semantic model. With row-level security policies, a principal
+ * sees the rows of the policies that apply to them (their union), and none
+ * when none applies; without any, every row.
+ */
+export const Model = Schema.Struct({
+  dimensions: Schema.Array(Dimension).check(Schema.isMaxLength(500)),
+  measures: Schema.Array(Measure).check(Schema.isMaxLength(500)),
+  row_level_security: Schema.optionalKey(Schema.Array(RowPolicy).check(Schema.isMaxLength(100)))
+})
+/** A dataset's semantic model. */
+export type Model = typeof Model.Type
+
+/** The model is not consistent; `detail` says where. */
+export class ModelInvalid extends Data.TaggedError("ModelInvalid")<{
+  readonly detail: string
+}> {}
+
+/** A checked model, indexed for compiling queries. */
+export interface CheckedModel {
+  readonly model: Model
+  readonly dimensions: ReadonlyMap<string, Dimension>
+  readonly measures: ReadonlyMap<string, Measure>
+  /** Each derived measure's parsed expression. */
+  readonly expressions: ReadonlyMap<string, MeasureExpression.Expression>
+}
+
+/**
+ * Checks what the schema cannot: names unique across members, each measure
+ * either an aggregation (with a column unless it counts rows) or an
+ * expression over other measures without cycles, and policies naming
+ * dimensions of the model.
+ */
+export const check = (model: Model): CheckedModel | ModelInvalid => {
+  const dimensions = new Map<string, Dimension>()
+  const measures = new Map<string, Measure>()
+  for (const member of [...model.dimensions, ...model.measures]) {
+    if (dimensions.has(member.name) || measures.has(member.name)) {
+      return new ModelInvalid({ detail: `The member name "${member.name}" is used twice` })
+    }
+    if ("type" in member) dimensions.set(member.name, member)
+    else measures.set(member.name, member)
+  }
+  const expressions = new Map<string, MeasureExpression.Expression>()
+  for (const measure of model.measures) {
+    const where = `Measure "${measure.name}"`
+    if ((measure.aggregation === undefined) === (measure.expression === undefined)) {
+      return new ModelInvalid({ detail: `${where} needs either an aggregation or an expression` })
+    }
+    if (measure.expression !== undefined) {
+      if (measure.column !== undefined) return new ModelInvalid({ detail: `${where}: an expression has no column` })
+      const parsed = MeasureExpression.parse(measure.expression)
+      if (parsed instanceof MeasureExpression.ExpressionInvalid) return new ModelInvalid({ detail: `${where}: ${parsed.detail}` })
+      for (const name of MeasureExpression.references(parsed)) {
+        if (!measures.has(name)) return new ModelInvalid({ detail: `${where} refers to "${name}", which is no measure of the model` })
+      }
+      expressions.set(measure.name, parsed)
+    } else if (measure.column === undefined && measure.aggregation !== "count") {
+      return new ModelInvalid({ detail: `${where} needs the column it aggregates` })
+    }
+  }
+  const cycle = findCycle(expressions)
+  if (cycle !== undefined) return new ModelInvalid({ detail: `Measures refer to each other in a cycle: ${cycle.join(" -> ")}` })
+  for (const [index, policy] of (model.row_level_security ?? []).entries()) {
+    if ((policy.all_rows === true) === (policy.filter !== undefined)) {
+      return new ModelInvalid({ detail: `Row-level security policy ${index + 1} needs either all_rows: true or a filter` })
+    }
+    const unknown = policy.filter === undefined ? undefined : conditionsOf(policy.filter).find((c) => !dimensions.has(c.member))
+    if (unknown !== undefined) {
+      return new ModelInvalid({ detail: `Row-level security policy ${index + 1} filters on "${unknown.member}", which is no dimension of the model` })
+    }
+  }
+  return { model, dimensions, measures, expressions }
+}
+
+/** Every condition of a filter, depth first. */
+export const conditionsOf = <V>(filter: Filter<V>): ReadonlyArray<Condition<V>> =>
+  "and" in filter ? filter.and.flatMap(conditionsOf) : "or" in filter ? filter.or.flatMap(conditionsOf) : [filter]
+
+/** A cycle among derived measures, as the names along it, if any. */
+const findCycle = (expressions: ReadonlyMap<string, MeasureExpression.Expression>): ReadonlyArray<string> | undefined => {
+  const done = new Set<string>()
+  const visit = (name: string, path: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
+    if (path.includes(name)) return [...path.slice(path.indexOf(name)), name]
+    if (done.has(name)) return undefined
+    const expression = expressions.get(name)
+    if (expression !== undefined) {
+      for (const next of MeasureExpression.references(expression)) {
+        const found = visit(next, [...path, name])
+        if (found !== undefined) return found
+      }
+    }
+    done.add(name)
+    return undefined
+  }
+  for (const name of expressions.keys()) {
+    const found = visit(name, [])
+    if (found !== undefined) return found
+  }
+  return undefined
+}
