@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * as Migrations from "./Migrations.ts"
+export * as PgEngine from "./PgEngine.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * as SqlStores from "./SqlStores.ts"
 export * as SqlRateLimitStore from "./SqlRateLimitStore.ts"

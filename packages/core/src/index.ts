@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * as Access from "./Access.ts"
+export * as AnalyticsEngine from "./AnalyticsEngine.ts"
 export * as ApiToken from "./ApiToken.ts"
 export * as Authenticator from "./Authenticator.ts"
 export * as Caller from "./Caller.ts"

@@ -1,0 +1,106 @@
+/**
+ * PostgreSQL direct query, for real: semantic queries compiled for
+ * PostgreSQL run on a table of a throwaway database, answers checked
+ * against the same rows summed here by hand.
+ */
+import { AnalyticsEngine, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { PgEngine } from "../src/index.ts"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+
+const model = SemanticModel.check({
+  dimensions: [
+    { name: "region", type: "string" },
+    { name: "product", type: "string", column: "product name" },
+    { name: "online", type: "boolean", column: "is_online" },
+    { name: "quantity", type: "number" },
+    { name: "ordered_at", type: "time" }
+  ],
+  measures: [
+    { name: "orders", aggregation: "count" },
+    { name: "revenue", aggregation: "sum", column: "amount" },
+    { name: "per_order", expression: "revenue / orders" }
+  ],
+  row_level_security: [{ filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }]
+}) as SemanticModel.CheckedModel
+
+const regions = ["EU", "US", "APAC", null]
+const rows = Array.from({ length: 2_000 }, (_, i) => ({
+  region: regions[i % 4]!,
+  product: i % 3 === 0 ? "Pro Max" : "Basic",
+  online: i % 5 === 0,
+  quantity: (i % 7) + 1,
+  ordered_at: new Date(Date.UTC(2024, 0, 1) + i * 5_400_000),
+  amount: i % 40
+}))
+
+const setup = Effect.gen(function*() {
+  const url = yield* freshDatabase(databaseUrl)
+  const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+  yield* sql`CREATE TABLE sales (region text, "product name" text, is_online boolean, quantity integer, ordered_at timestamp, amount integer)`
+  for (const r of rows) {
+    yield* sql`INSERT INTO sales VALUES (${r.region}, ${r.product}, ${r.online}, ${r.quantity}, ${r.ordered_at}, ${r.amount})`
+  }
+  return Context.get(yield* Layer.build(PgEngine.layer(Redacted.make(url))), AnalyticsEngine.AnalyticsEngine)
+}).pipe(Effect.provide(Reactivity.layer))
+
+const query = (engine: AnalyticsEngine.AnalyticsEngine["Service"], q: SemanticQuery.Query, attributes: SemanticQuery.SecurityContext["attributes"]) => {
+  const plan = SemanticQuery.plan(model, q, { roles: [], attributes }, new Date("2024-06-01T00:00:00Z"))
+  assert.notInstanceOf(plan, SemanticQuery.QueryInvalid)
+  return engine.run(SqlCompiler.compile(plan as SemanticQuery.Plan, { table: ["sales"] }, engine.dialect))
+}
+
+if (databaseUrl === "") {
+  describe.skip(`PgEngine ${skippedForNoPostgres}`, () => {})
+} else {
+  describe("PgEngine", () => {
+    it.live("runs compiled queries on PostgreSQL as the rows say: filters, row-level security, derived measures", () =>
+      Effect.gen(function*() {
+        const engine = yield* setup
+        const result = yield* query(engine, {
+          measures: ["revenue", "orders", "per_order"],
+          dimensions: ["region"],
+          time_dimensions: [{ dimension: "ordered_at", granularity: "week", date_range: ["2024-01-01", "2024-01-31"] }],
+          filters: [
+            { or: [{ member: "product", operator: "contains", values: ["pro"] }, { member: "online", operator: "equals", values: [true] }] },
+            { member: "quantity", operator: "gte", values: [2.5] }
+          ]
+        }, { region: ["EU", "US"] })
+        const monday = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - ((d.getUTCDay() + 6) % 7)))
+        const expected = new Map<string, { revenue: number; orders: number }>()
+        for (const r of rows) {
+          if (r.region !== "EU" && r.region !== "US") continue
+          if (r.ordered_at >= new Date("2024-02-01T00:00:00Z")) continue
+          if (!(r.product.toLowerCase().includes("pro") || r.online) || r.quantity < 2.5) continue
+          const key = `${r.region}|${SqlCompiler.timeText(monday(r.ordered_at))}`
+          const e = expected.get(key) ?? { revenue: 0, orders: 0 }
+          expected.set(key, { revenue: e.revenue + r.amount, orders: e.orders + 1 })
+        }
+        assert.strictEqual(result.length, expected.size)
+        for (const row of result) {
+          const e = expected.get(`${row.region}|${row.ordered_at__week}`)
+          assert.isDefined(e, JSON.stringify(row))
+          assert.strictEqual(row.orders, e!.orders)
+          assert.strictEqual(row.revenue, e!.revenue)
+          assert.closeTo(row.per_order as number, e!.revenue / e!.orders, 1e-9)
+        }
+        assert.deepStrictEqual(yield* query(engine, { measures: ["orders"] }, { region: "APAC" }), [{ orders: 500 }])
+        assert.deepStrictEqual(yield* query(engine, { measures: ["orders"] }, {}), [{ orders: 0 }])
+        const columns = yield* engine.describe(["sales"])
+        assert.deepStrictEqual(columns.map((c) => [c.name, c.type]), [["region", "string"], ["product name", "string"], ["is_online", "boolean"], ["quantity", "number"], ["ordered_at", "time"], ["amount", "number"]])
+        assert.strictEqual((yield* Effect.flip(engine.describe(["nothing"]))).detail, "No table or view nothing")
+        assert.strictEqual((yield* Effect.flip(engine.importFile(["sales"], { path: "/x.csv", format: "csv" })))._tag, "EngineError")
+      }).pipe(Effect.scoped))
+
+    it.live("interrupting a query cancels it on the server", () =>
+      Effect.gen(function*() {
+        const engine = yield* setup
+        const sleeping = { sql: "SELECT pg_sleep(30) AS slept", params: [], bound: [], columns: [] }
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(Effect.timeout(engine.run(sleeping), Duration.millis(300)))))
+        assert.deepStrictEqual(yield* engine.run({ sql: "SELECT 42 AS answer", params: [], bound: [], columns: [] }), [{ answer: 42 }])
+      }).pipe(Effect.scoped))
+  })
+}

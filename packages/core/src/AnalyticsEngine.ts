@@ -1,0 +1,64 @@
+/**
+ * Port: the analytics engine that holds datasets' rows and runs compiled
+ * semantic queries. Two real engines implement it: embedded DuckDB (the
+ * default) and PostgreSQL direct query. Queries reach it only compiled
+ * (`SqlCompiler`) for its dialect, values bound.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, type Effect } from "effect"
+import type { DimensionType } from "./SemanticModel.ts"
+import type { Compiled } from "./SqlCompiler.ts"
+import type { Dialect } from "./SqlDialect.ts"
+
+/** A result row: column name to a JSON value (times as `YYYY-MM-DD HH:MM:SS[.sss]` UTC text, big integers as text). */
+export type Row = Readonly<Record<string, string | number | boolean | null>>
+
+/** A column of a table as the engine has it, and the dimension type it suggests. */
+export interface TableColumn {
+  readonly name: string
+  readonly engineType: string
+  readonly type: DimensionType
+}
+
+/** What file a table is loaded from. */
+export interface FileImport {
+  readonly path: string
+  readonly format: "csv" | "parquet"
+  /** Columns read as a given type instead of the inferred one. */
+  readonly types?: Readonly<Record<string, DimensionType>> | undefined
+}
+
+/** The engine failed (a query it refused, a file it could not read, a lost connection). */
+export class EngineError extends Data.TaggedError("EngineError")<{
+  readonly operation: string
+  readonly detail: string
+  readonly cause?: unknown
+}> {}
+
+/** The analytics engine. */
+export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
+  /** The dialect queries are compiled to for this engine. */
+  readonly dialect: Dialect
+  /** Runs a compiled query; interrupting the effect cancels the query in the engine. */
+  readonly run: (compiled: Compiled) => Effect.Effect<ReadonlyArray<Row>, EngineError>
+  /**
+   * Replaces a table's rows with a file's, atomically: readers see the old
+   * rows until the new ones are complete. Returns the table's columns.
+   */
+  readonly importFile: (table: ReadonlyArray<string>, file: FileImport) => Effect.Effect<ReadonlyArray<TableColumn>, EngineError>
+  /** The table's columns; an EngineError when it does not exist. */
+  readonly describe: (table: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TableColumn>, EngineError>
+  /** Drops a table if it exists. */
+  readonly drop: (table: ReadonlyArray<string>) => Effect.Effect<void, EngineError>
+}>()("@analytics/core/AnalyticsEngine") {}
+
+/** The dimension type an engine's column type suggests (`string` for anything unknown). */
+export const suggestedType = (engineType: string): DimensionType => {
+  const t = engineType.toUpperCase()
+  if (t === "BOOLEAN" || t === "BOOL") return "boolean"
+  if (t.startsWith("TIMESTAMP") || t === "DATE" || t.startsWith("DATETIME")) return "time"
+  if (/^(TINYINT|SMALLINT|INTEGER|INT|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|REAL|DOUBLE|DECIMAL|NUMERIC|INT[248]|FLOAT[48])\b/.test(t)) return "number"
+  if (t.startsWith("DOUBLE PRECISION")) return "number"
+  return "string"
+}
