@@ -1,13 +1,13 @@
 /**
  * The analytics engine on embedded DuckDB (`@duckdb/node-api`): one
- * database file (or memory), a connection per query so that queries run in
+ * database file (or memory), a pool of connections so that queries run in
  * parallel and one can be interrupted alone.
  *
  * @since 0.1.0
  */
 import { AnalyticsEngine, SqlCompiler, SqlDialect } from "@analytics/core"
 import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Pool } from "effect"
 
 type Row = AnalyticsEngine.Row
 
@@ -34,8 +34,14 @@ const reader = (file: AnalyticsEngine.FileImport) => {
   return `read_csv(${literal(file.path)}, header = true, auto_detect = true${overrides})`
 }
 
+/** How the engine is set up. */
+export interface Options {
+  /** Connections kept open, so many queries run at once (default 8). */
+  readonly connections?: number | undefined
+}
+
 /** The engine over a DuckDB database: a file path, or `:memory:`. */
-export const make = (path: string) =>
+export const make = (path: string, options: Options = {}) =>
   Effect.gen(function*() {
     const instance = yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -44,23 +50,27 @@ export const make = (path: string) =>
       }),
       (db) => Effect.sync(() => db.closeSync())
     )
-    /** Runs `f` on a connection of its own, interrupted in DuckDB when the effect is. */
-    const withConnection = <A>(operation: string, f: (connection: DuckDBConnection) => Promise<A>) =>
-      Effect.acquireUseRelease(
+    // Connections are reused (opening one costs about a millisecond); each runs one query at a time.
+    const connections = yield* Pool.make({
+      acquire: Effect.acquireRelease(
         Effect.tryPromise({
           try: () => instance.connect(),
-          catch: (cause) => new AnalyticsEngine.EngineError({ operation, detail: "No DuckDB connection", cause })
+          catch: (cause) => new AnalyticsEngine.EngineError({ operation: "connect", detail: "No DuckDB connection", cause })
         }),
-        (connection) =>
-          Effect.tryPromise({
-            try: (signal) => {
-              signal.addEventListener("abort", () => connection.interrupt(), { once: true })
-              return f(connection)
-            },
-            catch: (cause) => new AnalyticsEngine.EngineError({ operation, detail: cause instanceof Error ? cause.message : String(cause), cause })
-          }),
         (connection) => Effect.sync(() => connection.closeSync())
-      )
+      ),
+      size: options.connections ?? 8
+    })
+    /** Runs `f` on a connection of the pool, interrupted in DuckDB when the effect is. */
+    const withConnection = <A>(operation: string, f: (connection: DuckDBConnection) => Promise<A>) =>
+      Pool.use(connections, (connection) =>
+        Effect.tryPromise({
+          try: (signal) => {
+            signal.addEventListener("abort", () => connection.interrupt(), { once: true })
+            return f(connection)
+          },
+          catch: (cause) => new AnalyticsEngine.EngineError({ operation, detail: cause instanceof Error ? cause.message : String(cause), cause })
+        }))
     const columnsOf = (connection: DuckDBConnection, table: ReadonlyArray<string>) =>
       connection.runAndReadAll(`DESCRIBE ${tableName(table)}`).then((reader) =>
         reader.getRowObjectsJS().map((row): AnalyticsEngine.TableColumn => ({
@@ -93,5 +103,5 @@ export const make = (path: string) =>
   })
 
 /** The engine as a layer, the database closed with it. */
-export const layer = (path: string): Layer.Layer<AnalyticsEngine.AnalyticsEngine, AnalyticsEngine.EngineError> =>
-  Layer.effect(AnalyticsEngine.AnalyticsEngine, make(path))
+export const layer = (path: string, options: Options = {}): Layer.Layer<AnalyticsEngine.AnalyticsEngine, AnalyticsEngine.EngineError> =>
+  Layer.effect(AnalyticsEngine.AnalyticsEngine, make(path, options))

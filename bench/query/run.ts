@@ -1,0 +1,152 @@
+/**
+ * `npm run bench:query`: semantic queries over 10M rows on DuckDB, through
+ * the semantic layer (plan, compile, `DuckDbEngine.run`), against the same
+ * queries written by hand and run directly on DuckDB, in one run, in
+ * interleaved rounds (medians reported). Also the time to plan and compile
+ * one query.
+ *
+ * This measures the engine path; the HTTP endpoint's share is measured by
+ * `bench:http` and joins this run once `POST /v1/datasets/{id}/query` exists.
+ *
+ * Environment:
+ * - `BENCH_ROWS`   rows in the table (default 10,000,000)
+ * - `BENCH_ROUNDS` interleaved rounds (default 5)
+ *
+ * Results are printed and written to `bench/query/last-run.json`.
+ */
+import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { AnalyticsEngine, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
+import { DuckDBInstance } from "@duckdb/node-api"
+import { Context, Effect, Layer } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { writeRunRecord } from "../RunRecord.ts"
+
+const rows = Number(process.env["BENCH_ROWS"] ?? 10_000_000)
+const rounds = Number(process.env["BENCH_ROUNDS"] ?? 5)
+
+const model = SemanticModel.check({
+  dimensions: [
+    { name: "region", type: "string" },
+    { name: "product", type: "string" },
+    { name: "ordered_at", type: "time" }
+  ],
+  measures: [
+    { name: "orders", aggregation: "count" },
+    { name: "revenue", aggregation: "sum", column: "amount" },
+    { name: "per_order", expression: "revenue / orders" }
+  ],
+  row_level_security: [{ filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }]
+}) as SemanticModel.CheckedModel
+
+const security: SemanticQuery.SecurityContext = { roles: [], attributes: { region: ["EU", "US", "APAC"] } }
+const now = new Date("2025-01-01T00:00:00Z")
+
+/** Each case: a semantic query, and the SQL a person would write for it. */
+const cases: ReadonlyArray<{ readonly name: string; readonly query: SemanticQuery.Query; readonly direct: string }> = [
+  {
+    name: "by region",
+    query: { measures: ["revenue", "orders", "per_order"], dimensions: ["region"] },
+    direct: `SELECT region, SUM(amount) AS revenue, COUNT(*) AS orders, SUM(amount) / NULLIF(COUNT(*), 0) AS per_order
+      FROM sales WHERE region IN ('EU', 'US', 'APAC') GROUP BY region ORDER BY revenue DESC LIMIT 10000`
+  },
+  {
+    name: "by month, 2024",
+    query: { measures: ["revenue"], time_dimensions: [{ dimension: "ordered_at", granularity: "month", date_range: ["2024-01-01", "2024-12-31"] }] },
+    direct: `SELECT date_trunc('month', ordered_at) AS m, SUM(amount) AS revenue FROM sales
+      WHERE region IN ('EU', 'US', 'APAC') AND ordered_at >= TIMESTAMP '2024-01-01' AND ordered_at < TIMESTAMP '2025-01-01'
+      GROUP BY m ORDER BY m LIMIT 10000`
+  },
+  {
+    name: "by region and product, filtered",
+    query: {
+      measures: ["revenue"],
+      dimensions: ["region", "product"],
+      filters: [{ member: "product", operator: "starts_with", values: ["p1"] }, { member: "revenue", operator: "gt", values: [1000] }]
+    },
+    direct: `SELECT region, product, SUM(amount) AS revenue FROM sales
+      WHERE region IN ('EU', 'US', 'APAC') AND lower(left(product, 2)) = 'p1'
+      GROUP BY region, product HAVING SUM(amount) > 1000 ORDER BY revenue DESC LIMIT 10000`
+  }
+]
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const ms = (x: number) => Math.round(x * 100) / 100
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bench-query-"))
+  try {
+    const path = join(dir, "bench.duckdb")
+    const setup = await DuckDBInstance.create(path)
+    const loader = await setup.connect()
+    const t0 = performance.now()
+    await loader.run(`CREATE TABLE sales AS SELECT
+        (['EU', 'US', 'APAC', 'LATAM'])[(range % 4) + 1] AS region,
+        'p' || (range % 50) AS product,
+        TIMESTAMP '2023-01-01' + to_seconds((hash(range) % 63072000)::BIGINT) AS ordered_at,
+        ((range * 7919) % 10000) / 100.0 AS amount
+      FROM range(${rows})`)
+    console.log(`${rows.toLocaleString()} rows loaded in ${Math.round(performance.now() - t0)} ms`)
+    loader.closeSync()
+    setup.closeSync()
+
+    const figures = await Effect.runPromise(Effect.orDie(Effect.scoped(Effect.gen(function*() {
+      const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(path)), AnalyticsEngine.AnalyticsEngine)
+      const direct = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const instance = await DuckDBInstance.create(":memory:")
+          const connection = await instance.connect()
+          await connection.run(`ATTACH '${path}' AS bench (READ_ONLY); USE bench`)
+          return { instance, connection }
+        }),
+        ({ connection, instance }) => Effect.sync(() => (connection.closeSync(), instance.closeSync()))
+      )
+      const directRun = (text: string) => Effect.promise(() => direct.connection.runAndReadAll(text).then((r) => r.getRowsJS()))
+      const viaLayer = (query: SemanticQuery.Query) =>
+        Effect.suspend(() => {
+          const plan = SemanticQuery.plan(model, query, security, now) as SemanticQuery.Plan
+          return engine.run(SqlCompiler.compile(plan, { table: ["sales"] }, engine.dialect))
+        })
+      const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          const start = performance.now()
+          const result = yield* effect
+          return { millis: performance.now() - start, result }
+        })
+      const results = []
+      for (const c of cases) {
+        const ours: Array<number> = []
+        const theirs: Array<number> = []
+        // Warm-up, and the answers must agree.
+        const a = yield* viaLayer(c.query)
+        const b = yield* directRun(c.direct)
+        if (a.length !== b.length) throw new Error(`${c.name}: ${a.length} rows through the layer, ${b.length} directly`)
+        for (let round = 0; round < rounds; round++) {
+          ours.push((yield* timed(viaLayer(c.query))).millis)
+          theirs.push((yield* timed(directRun(c.direct))).millis)
+        }
+        const row = { case: c.name, rows: a.length, layerMs: ms(median(ours)), directMs: ms(median(theirs)), ratio: ms(median(ours) / median(theirs)) }
+        console.log(`${row.case.padEnd(32)} layer ${String(row.layerMs).padStart(8)} ms   direct ${String(row.directMs).padStart(8)} ms   ratio ${row.ratio}x`)
+        results.push(row)
+      }
+      // Planning and compiling alone.
+      const n = 20_000
+      const start = performance.now()
+      for (let i = 0; i < n; i++) {
+        const c = cases[i % cases.length]!
+        SqlCompiler.compile(SemanticQuery.plan(model, c.query, security, now) as SemanticQuery.Plan, { table: ["sales"] }, engine.dialect)
+      }
+      const compileMicros = ((performance.now() - start) / n) * 1000
+      console.log(`plan + compile: ${compileMicros.toFixed(1)} µs per query (bar: < 1 ms)`)
+      return { results, compileMicros: Math.round(compileMicros * 10) / 10 }
+    }))))
+    const worst = Math.max(...figures.results.map((r) => r.ratio))
+    console.log(`worst ratio ${worst}x (bar: <= 1.1x)`)
+    console.log(`written to ${writeRunRecord(import.meta.dirname, { settings: { rows, rounds }, ...figures, worstRatio: worst })}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
