@@ -95,7 +95,8 @@ export const make = (path: string, options: Options = {}) =>
         withConnection("import", async (connection) => {
           // One statement: readers on other connections see the old table until it commits.
           await connection.run(`CREATE OR REPLACE TABLE ${tableName(table)} AS SELECT * FROM ${reader(file)}`)
-          return columnsOf(connection, table)
+          const count = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${tableName(table)}`)
+          return { columns: await columnsOf(connection, table), rowCount: Number(count.getRowsJS()[0]![0]) }
         }),
       describe: (table) => withConnection("describe", (connection) => columnsOf(connection, table)),
       drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined))

@@ -60,7 +60,8 @@ describe("DuckDbEngine", () => {
   it.live("imports a CSV with type overrides and answers semantic queries as the rows say", () =>
     withEngine((engine, dir) =>
       Effect.gen(function*() {
-        const columns = yield* engine.importFile(["sales"], { path: csv(dir, "sales.csv", rows), format: "csv", types: { code: "string" } })
+        const { columns, rowCount } = yield* engine.importFile(["sales"], { path: csv(dir, "sales.csv", rows), format: "csv", types: { code: "string" } })
+        assert.strictEqual(rowCount, rows.length)
         assert.deepStrictEqual(columns.map((c) => [c.name, c.type]), [["region", "string"], ["code", "string"], ["ordered_at", "time"], ["amount", "number"]])
         const result = yield* query(engine, {
           measures: ["revenue", "orders", "per_order"],

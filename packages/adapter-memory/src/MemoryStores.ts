@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import {
+  DatasetStore,
   DeliveryStore,
   DirectoryStore,
   Idempotency,
@@ -20,6 +21,7 @@ import {
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import * as MemoryDatasetStore from "./MemoryDatasetStore.ts"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
 import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
@@ -201,5 +203,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.succeed(Transactor.Transactor, transactor),
   Layer.effect(DirectoryStore.DirectoryStore, directoryStore),
   Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
+  Layer.effect(DatasetStore.DatasetStore, MemoryDatasetStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -335,6 +335,29 @@ const directory = ddl([
   `CREATE INDEX invitations_pending ON invitations (tenant_id, email) WHERE status = 'pending'`
 ])
 
+/**
+ * Datasets' records (issue 6); their rows live in the analytics engine. The
+ * workspace is a foreign key: deleting a workspace deletes its datasets.
+ */
+const datasets = ddl([
+  `CREATE TABLE datasets (
+    dataset_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+    name text NOT NULL,
+    description text,
+    source jsonb NOT NULL,
+    model jsonb NOT NULL,
+    columns jsonb NOT NULL,
+    row_count bigint,
+    refreshed_at timestamptz(3),
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX datasets_by_created_at ON datasets (tenant_id, workspace_id, created_at DESC, dataset_id)`,
+  `CREATE INDEX datasets_workspace_id ON datasets (workspace_id)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -342,7 +365,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "3_rate_limits": rateLimits,
   "4_tenant_limits": tenantLimits,
   "5_webhooks": webhooks,
-  "6_directory": directory
+  "6_directory": directory,
+  "7_datasets": datasets
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import {
+  DatasetStore,
   DeliveryStore,
   DirectoryStore,
   Errors,
@@ -30,6 +31,7 @@ import { failAs, isId } from "./StoreErrors.ts"
 import { migrate } from "./Migrations.ts"
 import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as SqlDatasetStore from "./SqlDatasetStore.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
@@ -390,6 +392,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   webhookStores,
   Layer.effect(DirectoryStore.DirectoryStore, SqlDirectoryStore.make),
   Layer.effect(InvitationStore.InvitationStore, SqlInvitationStore.make),
+  Layer.effect(DatasetStore.DatasetStore, SqlDatasetStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -29,6 +29,12 @@ export interface FileImport {
   readonly types?: Readonly<Record<string, DimensionType>> | undefined
 }
 
+/** What an import loaded. */
+export interface Imported {
+  readonly columns: ReadonlyArray<TableColumn>
+  readonly rowCount: number
+}
+
 /** The engine failed (a query it refused, a file it could not read, a lost connection). */
 export class EngineError extends Data.TaggedError("EngineError")<{
   readonly operation: string
@@ -44,9 +50,9 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
   readonly run: (compiled: Compiled) => Effect.Effect<ReadonlyArray<Row>, EngineError>
   /**
    * Replaces a table's rows with a file's, atomically: readers see the old
-   * rows until the new ones are complete. Returns the table's columns.
+   * rows until the new ones are complete.
    */
-  readonly importFile: (table: ReadonlyArray<string>, file: FileImport) => Effect.Effect<ReadonlyArray<TableColumn>, EngineError>
+  readonly importFile: (table: ReadonlyArray<string>, file: FileImport) => Effect.Effect<Imported, EngineError>
   /** The table's columns; an EngineError when it does not exist. */
   readonly describe: (table: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TableColumn>, EngineError>
   /** Drops a table if it exists. */

@@ -13,6 +13,8 @@ export class Member extends Data.TaggedClass("Member")<{
   readonly userId: string
   readonly email: string | null
   readonly roles: ReadonlyArray<string>
+  /** What row-level security may bind rows to (`region`…), as the authenticator knows them. */
+  readonly attributes?: Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number | boolean>>> | undefined
 }> {}
 
 /** The service operator, who provisions tenants and nothing else. */

@@ -236,3 +236,58 @@ const findCycle = (expressions: ReadonlyMap<string, MeasureExpression.Expression
   }
   return undefined
 }
+
+/** A member name made from a column's: lower-case, `_` for anything else, unique among `taken`. */
+const memberNameOf = (column: string, taken: Set<string>): string => {
+  let base = column.toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 50) || "column"
+  if (/^[0-9]/.test(base)) base = `_${base}`
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`
+  taken.add(name)
+  return name
+}
+
+/**
+ * A first model for a table's columns, to describe further: every column a
+ * dimension of the type it suggests, a row count, and a sum of each numeric
+ * column.
+ */
+export const suggest = (columns: ReadonlyArray<{ readonly name: string; readonly type: DimensionType }>): Model => {
+  const taken = new Set<string>(["count"])
+  const dimensions = columns.map((c) => {
+    const name = memberNameOf(c.name, taken)
+    return name === c.name ? { name, type: c.type } : { name, type: c.type, column: c.name }
+  })
+  const sums = columns.filter((c) => c.type === "number").map((c) => ({
+    name: memberNameOf(`total_${c.name}`, taken),
+    aggregation: "sum" as const,
+    column: c.name
+  }))
+  return { dimensions, measures: [{ name: "count", aggregation: "count" }, ...sums] }
+}
+
+/**
+ * Checks a model against the columns its rows have: every column it reads
+ * exists, and sums and averages read numbers. (Before any rows are loaded
+ * there are no columns to check against.)
+ */
+export const checkColumns = (
+  model: Model,
+  columns: ReadonlyArray<{ readonly name: string; readonly type: DimensionType }>
+): ModelInvalid | undefined => {
+  if (columns.length === 0) return undefined
+  const types = new Map(columns.map((c) => [c.name, c.type]))
+  for (const d of model.dimensions) {
+    const column = d.column ?? d.name
+    if (!types.has(column)) return new ModelInvalid({ detail: `Dimension "${d.name}" reads column "${column}", which the rows do not have` })
+  }
+  for (const m of model.measures) {
+    if (m.column === undefined) continue
+    const type = types.get(m.column)
+    if (type === undefined) return new ModelInvalid({ detail: `Measure "${m.name}" reads column "${m.column}", which the rows do not have` })
+    if ((m.aggregation === "sum" || m.aggregation === "avg") && type !== "number") {
+      return new ModelInvalid({ detail: `Measure "${m.name}" takes the ${m.aggregation} of "${m.column}", a ${type} column` })
+    }
+  }
+  return undefined
+}

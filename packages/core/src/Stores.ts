@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import type { DatasetStore } from "./DatasetStore.ts"
 import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import type { IdempotencyStore } from "./Idempotency.ts"
@@ -24,3 +25,4 @@ export type Stores =
   | DeliveryStore
   | DirectoryStore
   | InvitationStore
+  | DatasetStore

@@ -19,6 +19,7 @@ import { TenantStore } from "../TenantStore.ts"
 import { Transactor } from "../Transactor.ts"
 import { Workspace } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
+import { datasetStoreContract } from "./DatasetStoreContract.ts"
 import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
@@ -51,6 +52,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
     layer(stores, { timeout: "60 seconds" })((it) => {
       webhookStoreContract(it)
       directoryStoreContract(it)
+      datasetStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {

@@ -1,0 +1,75 @@
+/**
+ * Datasets (issue 6): rows in the analytics engine, described by a
+ * semantic model, belonging to a workspace. Rows come from an uploaded
+ * CSV or Parquet file (imported into the embedded engine) or from a table
+ * or view of the operator's PostgreSQL (read in place).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import type { TableColumn } from "./AnalyticsEngine.ts"
+import { Uuid } from "./Ids.ts"
+import { Model } from "./SemanticModel.ts"
+import { Name, type TenantId } from "./Tenant.ts"
+import { WorkspaceId } from "./Workspace.ts"
+
+/** A dataset's identifier. */
+export const DatasetId = Uuid.pipe(Schema.brand("DatasetId"))
+/** A dataset's identifier. */
+export type DatasetId = typeof DatasetId.Type
+
+/** An identifier of the operator's PostgreSQL (a schema or a table name). */
+const PgName = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(63), Schema.isPattern(/^[^\u0000]*$/))
+
+/** Where a dataset's rows come from. */
+export const DatasetSource = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("upload") }).annotate({ description: "A CSV or Parquet file uploaded to PUT /v1/datasets/{id}/data" }),
+  Schema.Struct({ type: Schema.Literal("postgres"), schema: Schema.optionalKey(PgName), table: PgName }).annotate({
+    description: "A table or view of the operator's PostgreSQL, read in place"
+  })
+])
+/** Where a dataset's rows come from. */
+export type DatasetSource = typeof DatasetSource.Type
+
+/** A dataset as stored. */
+export interface Dataset {
+  readonly dataset_id: DatasetId
+  readonly tenant_id: TenantId
+  readonly workspace_id: WorkspaceId
+  readonly name: string
+  readonly description: string | null
+  readonly source: DatasetSource
+  readonly model: Model
+  /** The columns of its rows as last loaded (empty before any). */
+  readonly columns: ReadonlyArray<TableColumn>
+  readonly row_count: number | null
+  readonly refreshed_at: Date | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+/** What a client sends to create a dataset. */
+export const DatasetCreate = Schema.Struct({
+  workspace_id: WorkspaceId,
+  name: Name,
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000))),
+  source: DatasetSource,
+  model: Schema.optionalKey(Model.annotate({ description: "Dimensions, measures and row-level security; empty when omitted" }))
+})
+/** What a client sends to create a dataset. */
+export type DatasetCreate = typeof DatasetCreate.Type
+
+/** What a client may change. */
+export const DatasetUpdate = Schema.Struct({
+  name: Schema.optionalKey(Name),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(2000)))),
+  model: Schema.optionalKey(Model)
+})
+/** What a client may change. */
+export type DatasetUpdate = typeof DatasetUpdate.Type
+
+/** The engine table of an uploaded dataset's rows (one per dataset, named by its id). */
+export const tableOf = (dataset: Pick<Dataset, "dataset_id" | "source">): ReadonlyArray<string> =>
+  dataset.source.type === "postgres"
+    ? [dataset.source.schema ?? "public", dataset.source.table]
+    : [`dataset_${dataset.dataset_id.replaceAll("-", "")}`]

@@ -1,0 +1,277 @@
+/**
+ * Use cases on datasets (issue 6): records in a workspace, rows loaded
+ * into the analytics engine, semantic queries run for a principal with
+ * their row-level security.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Data, Duration, Effect } from "effect"
+import type { AnalyticsEngine, EngineError, FileImport, Row } from "./AnalyticsEngine.ts"
+import type { CursorCodec, CursorError } from "./Cursor.ts"
+import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, tableOf } from "./Dataset.ts"
+import { datasetKey, DatasetStore } from "./DatasetStore.ts"
+import { DirectoryStore } from "./DirectoryStore.ts"
+import { NotFound, type StoreError } from "./Errors.ts"
+import { uuidv7 } from "./Ids.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
+import type { Member } from "./Principal.ts"
+import * as SemanticModel from "./SemanticModel.ts"
+import * as SemanticQuery from "./SemanticQuery.ts"
+import * as SqlCompiler from "./SqlCompiler.ts"
+import type { TenantId } from "./Tenant.ts"
+import type { UserId } from "./User.ts"
+import type { WorkspaceId } from "./Workspace.ts"
+import { WorkspaceStore } from "./WorkspaceStore.ts"
+
+/** The engines datasets run on: uploaded files' (embedded DuckDB) and the operator's PostgreSQL; either may be absent. */
+export class Engines extends Context.Service<Engines, {
+  readonly upload: AnalyticsEngine["Service"] | undefined
+  readonly postgres: AnalyticsEngine["Service"] | undefined
+}>()("@analytics/core/Datasets/Engines") {}
+
+/** No engine serves this kind of source here. */
+export class EngineUnavailable extends Data.TaggedError("EngineUnavailable")<{
+  readonly source: DatasetSource["type"]
+}> {}
+
+/** The source cannot be read (a PostgreSQL table that does not exist, a file the engine cannot parse). */
+export class SourceInvalid extends Data.TaggedError("SourceInvalid")<{
+  readonly detail: string
+}> {}
+
+/** The dataset has no rows yet: upload them first. */
+export class NotLoaded extends Data.TaggedError("NotLoaded")<{
+  readonly datasetId: string
+}> {}
+
+/** Files are uploaded to upload datasets only (a PostgreSQL dataset reads its table in place). */
+export class NotUploadable extends Data.TaggedError("NotUploadable")<{
+  readonly datasetId: string
+}> {}
+
+/** The query ran longer than allowed and was cancelled. */
+export class QueryTimedOut extends Data.TaggedError("QueryTimedOut")<{
+  readonly seconds: number
+}> {}
+
+/** How long a query may run before it is cancelled in the engine (reports set their own). */
+export const defaultQueryTimeout = Duration.seconds(60)
+
+const datasetNotFound = (id: string) => new NotFound({ resource: "dataset", id })
+
+const engineFor = (source: DatasetSource) =>
+  Effect.flatMap(Engines, (engines) => {
+    const engine = source.type === "upload" ? engines.upload : engines.postgres
+    return engine === undefined ? Effect.fail(new EngineUnavailable({ source: source.type })) : Effect.succeed(engine)
+  })
+
+const checked = (model: SemanticModel.Model, columns: Dataset["columns"]): Effect.Effect<SemanticModel.CheckedModel, SemanticModel.ModelInvalid> => {
+  const result = SemanticModel.check(model)
+  if (result instanceof SemanticModel.ModelInvalid) return Effect.fail(result)
+  const mismatch = SemanticModel.checkColumns(model, columns)
+  return mismatch === undefined ? Effect.succeed(result) : Effect.fail(mismatch)
+}
+
+const workspaceOf = (tenantId: TenantId, workspaceId: WorkspaceId) =>
+  Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId)).pipe(
+    Effect.flatMap((w) => w === undefined ? Effect.fail(new NotFound({ resource: "workspace", id: workspaceId })) : Effect.void)
+  )
+
+/** A dataset of the tenant, or NotFound. */
+export const get = (tenantId: TenantId, datasetId: string): Effect.Effect<Dataset, NotFound | StoreError, DatasetStore> =>
+  Effect.flatMap(DatasetStore, (store) => store.find(tenantId, datasetId as DatasetId)).pipe(
+    Effect.flatMap((d) => d === undefined ? Effect.fail(datasetNotFound(datasetId)) : Effect.succeed(d))
+  )
+
+/**
+ * Creates a dataset in a workspace of the tenant. A PostgreSQL source is
+ * read at once (its columns; it must exist); an upload waits for its file.
+ * Without a model, one is suggested from the columns when they are known.
+ */
+export const create = (
+  tenantId: TenantId,
+  input: DatasetCreate
+): Effect.Effect<
+  Dataset,
+  NotFound | SemanticModel.ModelInvalid | EngineUnavailable | SourceInvalid | StoreError,
+  DatasetStore | WorkspaceStore | Engines
+> =>
+  Effect.gen(function*() {
+    yield* workspaceOf(tenantId, input.workspace_id)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const datasetId = (yield* uuidv7) as DatasetId
+    const columns = input.source.type === "postgres"
+      ? yield* Effect.flatMap(engineFor(input.source), (engine) =>
+        engine.describe(tableOf({ dataset_id: datasetId, source: input.source }))).pipe(
+          Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
+        )
+      : yield* engineFor(input.source).pipe(Effect.as([]))
+    const model = input.model ?? (columns.length > 0 ? SemanticModel.suggest(columns) : { dimensions: [], measures: [] })
+    yield* checked(model, columns)
+    const dataset: Dataset = {
+      dataset_id: datasetId,
+      tenant_id: tenantId,
+      workspace_id: input.workspace_id,
+      name: input.name,
+      description: input.description ?? null,
+      source: input.source,
+      model,
+      columns,
+      row_count: null,
+      refreshed_at: input.source.type === "postgres" ? now : null,
+      created_at: now,
+      updated_at: now
+    }
+    yield* (yield* DatasetStore).insert(dataset)
+    return dataset
+  })
+
+/** One page of a workspace's datasets, newest first; NotFound for a workspace not of the tenant. */
+export const list = (
+  tenantId: TenantId,
+  workspaceId: WorkspaceId,
+  request: NewestFirstRequest
+): Effect.Effect<Page<Dataset>, NotFound | StoreError | CursorError | InvalidSort, DatasetStore | WorkspaceStore | CursorCodec> =>
+  Effect.andThen(
+    workspaceOf(tenantId, workspaceId),
+    Effect.flatMap(DatasetStore, (store) =>
+      paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), datasetKey))
+  )
+
+/** Renames, re-describes or re-models a dataset (the model is checked against its columns). */
+export const update = (
+  tenantId: TenantId,
+  datasetId: string,
+  change: DatasetUpdate
+): Effect.Effect<Dataset, NotFound | SemanticModel.ModelInvalid | StoreError, DatasetStore> =>
+  Effect.gen(function*() {
+    const current = yield* get(tenantId, datasetId)
+    const model = change.model ?? current.model
+    if (change.model !== undefined) yield* checked(model, current.columns)
+    const updated: Dataset = {
+      ...current,
+      name: change.name ?? current.name,
+      description: change.description === undefined ? current.description : change.description,
+      model,
+      updated_at: new Date(yield* Clock.currentTimeMillis)
+    }
+    if (!(yield* (yield* DatasetStore).update(updated))) return yield* datasetNotFound(datasetId)
+    return updated
+  })
+
+/** Deletes a dataset and, for an upload, its rows in the engine. */
+export const remove = (tenantId: TenantId, datasetId: string): Effect.Effect<void, NotFound | StoreError, DatasetStore | Engines> =>
+  Effect.gen(function*() {
+    const dataset = yield* get(tenantId, datasetId)
+    if (!(yield* (yield* DatasetStore).remove(tenantId, dataset.dataset_id))) return yield* datasetNotFound(datasetId)
+    const engines = yield* Engines
+    if (dataset.source.type === "upload" && engines.upload !== undefined) {
+      // The record is gone; rows left behind by a failed drop are unreachable, and logged.
+      yield* engines.upload.drop(tableOf(dataset)).pipe(
+        Effect.catchTag("EngineError", (error) => Effect.logWarning("Could not drop a deleted dataset's rows", error.detail))
+      )
+    }
+  })
+
+/**
+ * Loads an upload dataset's rows from a file, replacing the previous ones
+ * atomically. The columns are recorded; a model that no longer fits them
+ * is refused (the old rows stay), and an empty model gets a suggested one.
+ */
+export const load = (
+  tenantId: TenantId,
+  datasetId: string,
+  file: FileImport
+): Effect.Effect<
+  Dataset,
+  NotFound | NotUploadable | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
+  DatasetStore | Engines
+> =>
+  Effect.gen(function*() {
+    const dataset = yield* get(tenantId, datasetId)
+    if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
+    const engine = yield* engineFor(dataset.source)
+    // Imported beside the live table, checked, then swapped in: a file that does not fit leaves the rows as they were.
+    const staging = [`${tableOf(dataset)[0]}_staging`]
+    const imported = yield* engine.importFile(staging, file).pipe(
+      Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: `The file could not be read: ${error.detail}` })))
+    )
+    const empty = dataset.model.dimensions.length === 0 && dataset.model.measures.length === 0
+    const model = empty ? SemanticModel.suggest(imported.columns) : dataset.model
+    yield* checked(model, imported.columns).pipe(Effect.tapError(() => Effect.ignore(engine.drop(staging))))
+    yield* engine.importFile(tableOf(dataset), { path: file.path, format: file.format, types: file.types }).pipe(
+      Effect.ensuring(Effect.ignore(engine.drop(staging))),
+      Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
+    )
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const loaded: Dataset = { ...dataset, model, columns: imported.columns, row_count: imported.rowCount, refreshed_at: now, updated_at: now }
+    if (!(yield* (yield* DatasetStore).update(loaded))) return yield* datasetNotFound(datasetId)
+    return loaded
+  })
+
+/**
+ * Who a member is to row-level security, now: their service roles and the
+ * names of the executive roles they hold (read from the directory at each
+ * query, never cached), and their attributes with `user_id` and `email`.
+ */
+export const securityContext = (member: Member): Effect.Effect<SemanticQuery.SecurityContext, StoreError, DirectoryStore> =>
+  Effect.gen(function*() {
+    const directory = yield* DirectoryStore
+    const { roles } = yield* directory.membershipsOf(member.tenantId, member.userId as UserId)
+    const names: Array<string> = []
+    for (const roleId of roles) {
+      const role = yield* directory.findGroup(member.tenantId, "executive_role", roleId)
+      if (role !== undefined) names.push(role.name)
+    }
+    return {
+      roles: [...member.roles, ...names],
+      attributes: { ...member.attributes, user_id: member.userId, ...(member.email === null ? {} : { email: member.email }) }
+    }
+  })
+
+/** A planned query of a loaded dataset, ready to compile for its engine. */
+const prepared = (tenantId: TenantId, datasetId: string, query: SemanticQuery.Query, security: SemanticQuery.SecurityContext) =>
+  Effect.gen(function*() {
+    const dataset = yield* get(tenantId, datasetId)
+    if (dataset.source.type === "upload" && dataset.refreshed_at === null) return yield* new NotLoaded({ datasetId })
+    const engine = yield* engineFor(dataset.source)
+    const model = yield* checked(dataset.model, [])
+    const plan = SemanticQuery.plan(model, query, security, new Date(yield* Clock.currentTimeMillis))
+    if (plan instanceof SemanticQuery.QueryInvalid) return yield* plan
+    return { dataset, engine, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, engine.dialect) }
+  })
+
+/** The errors of planning a query of a dataset. */
+export type QueryError = NotFound | NotLoaded | EngineUnavailable | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError
+
+/** The SQL a query compiles to, for its dataset's engine (nothing is run). */
+export const compile = (
+  tenantId: TenantId,
+  datasetId: string,
+  query: SemanticQuery.Query,
+  security: SemanticQuery.SecurityContext
+): Effect.Effect<{ readonly dialect: string; readonly compiled: SqlCompiler.Compiled }, QueryError, DatasetStore | Engines> =>
+  Effect.map(prepared(tenantId, datasetId, query, security), ({ compiled, engine }) => ({ dialect: engine.dialect.name, compiled }))
+
+/** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
+export const query = (
+  tenantId: TenantId,
+  datasetId: string,
+  query: SemanticQuery.Query,
+  security: SemanticQuery.SecurityContext,
+  timeout: Duration.Input = defaultQueryTimeout
+): Effect.Effect<
+  { readonly dataset: Dataset; readonly compiled: SqlCompiler.Compiled; readonly rows: ReadonlyArray<Row> },
+  QueryError | QueryTimedOut | EngineError,
+  DatasetStore | Engines
+> =>
+  Effect.gen(function*() {
+    const { compiled, dataset, engine } = yield* prepared(tenantId, datasetId, query, security)
+    const rows = yield* engine.run(compiled).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => Effect.fail(new QueryTimedOut({ seconds: Duration.toSeconds(timeout) }))
+      })
+    )
+    return { dataset, compiled, rows }
+  })

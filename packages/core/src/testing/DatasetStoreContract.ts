@@ -1,0 +1,105 @@
+/**
+ * The dataset part of the store contract: records round-trip with their
+ * model, source and columns, are listed newest first per workspace, and are
+ * scoped by tenant. Run by `storeContract` on every adapter.
+ *
+ * @since 0.1.0
+ */
+import { assert, type Vitest } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Dataset, DatasetId } from "../Dataset.ts"
+import { DatasetStore } from "../DatasetStore.ts"
+import { uuidv7 } from "../Ids.ts"
+import type { PageQuery } from "../Pagination.ts"
+import type { Stores } from "../Stores.ts"
+import type { TenantId } from "../Tenant.ts"
+import type { WorkspaceId } from "../Workspace.ts"
+import { insertTenant, insertWorkspace } from "./Fixtures.ts"
+
+const at = (offset: number) => new Date(1_810_000_000_000 + offset)
+
+const newDataset = (tenantId: TenantId, workspaceId: WorkspaceId, offset: number, overrides: Partial<Dataset> = {}) =>
+  Effect.map(uuidv7, (id): Dataset => ({
+    dataset_id: id as DatasetId,
+    tenant_id: tenantId,
+    workspace_id: workspaceId,
+    name: `Sales ${offset}`,
+    description: null,
+    source: { type: "upload" },
+    model: {
+      dimensions: [{ name: "region", type: "string" }, { name: "day", type: "time", column: "Order Date" }],
+      measures: [{ name: "revenue", aggregation: "sum", column: "amount" }, { name: "per_order", expression: "revenue / 2" }],
+      row_level_security: [{ roles: ["CFO"], all_rows: true }, { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }]
+    },
+    columns: [],
+    row_count: null,
+    refreshed_at: null,
+    created_at: at(offset),
+    updated_at: at(offset),
+    ...overrides
+  }))
+
+const newestFirst = (take: number, after?: Dataset): PageQuery<"created_at"> => ({
+  take,
+  sort: { field: "created_at", direction: "desc" },
+  after: after === undefined ? undefined : { value: after.created_at.getTime(), id: after.dataset_id },
+  createdAtOrBefore: at(1_000_000)
+})
+
+/** Registers the dataset tests on `it` (inside `storeContract`'s layer). */
+export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
+  it.effect("datasets round-trip, change and go, in their tenant only", () =>
+    Effect.gen(function*() {
+      const store = yield* DatasetStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
+      const dataset = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 1)
+      yield* store.insert(dataset)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), dataset)
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.strictEqual(yield* store.find(other.tenant_id, dataset.dataset_id), undefined)
+      assert.strictEqual(yield* store.find(tenant.tenant_id, "not-an-id" as DatasetId), undefined)
+      const loaded: Dataset = {
+        ...dataset,
+        name: "Sales (loaded)",
+        description: "Orders since 2020",
+        columns: [{ name: "region", engineType: "VARCHAR", type: "string" }, { name: "amount", engineType: "DOUBLE", type: "number" }],
+        row_count: 12_345_678_901,
+        refreshed_at: at(5),
+        updated_at: at(5)
+      }
+      assert.isTrue(yield* store.update(loaded))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), loaded)
+      assert.isFalse(yield* store.update({ ...loaded, tenant_id: other.tenant_id }))
+      assert.isFalse(yield* store.remove(other.tenant_id, dataset.dataset_id))
+      assert.isTrue(yield* store.remove(tenant.tenant_id, dataset.dataset_id))
+      assert.isFalse(yield* store.remove(tenant.tenant_id, dataset.dataset_id))
+      assert.strictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), undefined)
+      const postgres = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 2, { source: { type: "postgres", schema: "sales", table: "orders" } })
+      yield* store.insert(postgres)
+      assert.deepStrictEqual((yield* store.find(tenant.tenant_id, postgres.dataset_id))?.source, { type: "postgres", schema: "sales", table: "orders" })
+    }))
+
+  it.effect("datasets are listed per workspace, newest first, page by page", () =>
+    Effect.gen(function*() {
+      const store = yield* DatasetStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const a = yield* insertWorkspace(tenant.tenant_id, "A", at(0))
+      const b = yield* insertWorkspace(tenant.tenant_id, "B", at(0))
+      const inA: Array<Dataset> = []
+      for (const offset of [10, 30, 20, 30]) {
+        const dataset = yield* newDataset(tenant.tenant_id, a.workspace_id, offset)
+        yield* store.insert(dataset)
+        inA.push(dataset)
+      }
+      yield* store.insert(yield* newDataset(tenant.tenant_id, b.workspace_id, 40))
+      const expected = [...inA].sort((x, y) => y.created_at.getTime() - x.created_at.getTime() || (x.dataset_id < y.dataset_id ? -1 : 1))
+      const first = yield* store.list(tenant.tenant_id, a.workspace_id, newestFirst(3))
+      assert.deepStrictEqual(first.map((d) => d.dataset_id), expected.slice(0, 3).map((d) => d.dataset_id))
+      const rest = yield* store.list(tenant.tenant_id, a.workspace_id, newestFirst(3, first[2]))
+      assert.deepStrictEqual(rest.map((d) => d.dataset_id), expected.slice(3).map((d) => d.dataset_id))
+      assert.strictEqual((yield* store.list(tenant.tenant_id, b.workspace_id, newestFirst(10))).length, 1)
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.deepStrictEqual(yield* store.list(other.tenant_id, a.workspace_id, newestFirst(10)), [])
+    }))
+}
