@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Events, Group, Invitation, Plan, Principal, Tenant, User, Webhook, Workspace } from "@analytics/core"
+import { Dataset, DateRange, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -666,6 +666,133 @@ export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
     "SCIM 2.0 provisioning (RFC 7643/7644) at /scim/v2: Users, Groups (synced as teams), ServiceProviderConfig, ResourceTypes, Schemas. A SCIM token serves /scim/v2 only."
   )
 
+// ---------------------------------------------------------------------------
+// datasets
+
+/** A dataset as the API shows it. */
+export const DatasetJson = Schema.Struct({
+  dataset_id: Dataset.DatasetId,
+  workspace_id: Workspace.WorkspaceId,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  source: Dataset.DatasetSource,
+  model: SemanticModel.Model,
+  columns: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    type: SemanticModel.DimensionType.annotate({ description: "The dimension type the column suggests" }),
+    engine_type: Schema.String
+  })).annotate({ description: "The columns of the rows as last loaded; empty before any" }),
+  row_count: Schema.NullOr(Schema.Number),
+  refreshed_at: Schema.NullOr(Schema.Date).annotate({ description: "When the rows were last loaded (or the table first read)" }),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+const datasetParams = { id: Schema.String }
+
+/** A value of a result row. */
+const CellJson = Schema.NullOr(Schema.Union([Schema.String, Schema.Number, Schema.Boolean]))
+
+/** The answer to a semantic query. */
+export const QueryResultJson = Schema.Struct({
+  columns: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    member: Schema.String,
+    kind: Schema.Literals(["dimension", "time_dimension", "measure"]),
+    type: SemanticModel.DimensionType,
+    granularity: Schema.optionalKey(Schema.Literals(DateRange.granularities))
+  })),
+  data: Schema.Array(Schema.Record(Schema.String, CellJson)).annotate({
+    description: "One object per row, keyed by column name; times as \"YYYY-MM-DD HH:MM:SS\" UTC"
+  }),
+  row_count: Schema.Number
+})
+
+/** Datasets of the tenant's workspaces and their semantic queries. */
+export const DatasetsGroup = HttpApiGroup.make("datasets")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/datasets", {
+      query: { workspace_id: Workspace.WorkspaceId, ...pageQuery },
+      success: ListEnvelope(DatasetJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The datasets of a workspace (required), newest first.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/datasets", {
+      headers: idempotencyHeader,
+      payload: Dataset.DatasetCreate,
+      success: DatasetJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid, Problems.SourceInvalid, Problems.EngineUnavailable]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Creates a dataset in a workspace: an upload (PUT its file to /v1/datasets/{id}/data) or a table of the operator's PostgreSQL. Without a model, one is suggested from the columns. Tenant admins only."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/datasets/:id", {
+      params: datasetParams,
+      success: DatasetJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/datasets/:id", {
+      params: datasetParams,
+      payload: Dataset.DatasetUpdate,
+      success: DatasetJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid]
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Renames or describes a dataset: its semantic model (dimensions, measures, row-level security) is checked against its columns. Tenant admins only."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("delete", "/v1/datasets/:id", {
+      params: datasetParams,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.post("query", "/v1/datasets/:id/query", {
+      params: datasetParams,
+      headers: idempotencyHeader,
+      payload: SemanticQuery.Query,
+      success: QueryResultJson,
+      error: [
+        Problems.Forbidden,
+        Problems.NotFound,
+        Problems.QueryInvalid,
+        Problems.NotLoaded,
+        Problems.EngineUnavailable,
+        Problems.ModelInvalid,
+        Problems.QueryTimedOut,
+        Problems.QueryConcurrency,
+        Problems.ServiceUnavailable
+      ]
+    }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "Runs a semantic query (measures, dimensions, time_dimensions, filters, order, limit) for the caller: row-level security applies, evaluated now. At most the plan's concurrent queries per workspace (429 rate-limit/query-concurrency)."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("sql", "/v1/datasets/:id/sql", {
+      params: datasetParams,
+      payload: SemanticQuery.Query,
+      success: Schema.Struct({
+        dialect: Schema.Literals(SqlDialect.dialectNames),
+        sql: Schema.String,
+        params: Schema.Array(Schema.Union([Schema.String, Schema.Number, Schema.Boolean]))
+      }),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.QueryInvalid, Problems.NotLoaded, Problems.EngineUnavailable, Problems.ModelInvalid]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "The SQL a query compiles to for the dataset's engine, with its bound parameters (a dry run: nothing is executed)."
+    )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Datasets queried through a semantic layer. Members query; tenant admins create and describe.")
+
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
 export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
   const schemas = Events.jsonSchemas()
@@ -694,6 +821,7 @@ export const Api = HttpApi.make("analytics")
   .add(ScimTokensGroup)
   .add(InvitationsGroup)
   .add(InvitationAcceptanceGroup)
+  .add(DatasetsGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

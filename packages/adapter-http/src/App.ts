@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, type DirectoryStore, EventPublisher, Limiter, Mailer, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
+import { Authenticator, Cursor, Datasets, type DirectoryStore, EventPublisher, Limiter, Mailer, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -14,6 +14,7 @@ import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
+  datasetsLayer,
   executiveRolesLayer,
   invitationAcceptanceLayer,
   invitationsLayer,
@@ -29,6 +30,7 @@ import { authenticationLayer, idempotentLayer, validationLayer } from "./Middlew
 import * as ProblemResponses from "./ProblemResponses.ts"
 import * as Problems from "./Problems.ts"
 import * as RateLimiting from "./RateLimiting.ts"
+import * as DatasetUploads from "./DatasetUploads.ts"
 import * as ScimRoutes from "./ScimRoutes.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
@@ -65,6 +67,8 @@ export interface EdgeOptions {
    * first untrusted one from the right. None by default: the peer is the client.
    */
   readonly trustedProxies?: ReadonlyArray<string> | undefined
+  /** The largest dataset file `PUT /v1/datasets/{id}/data` accepts, in bytes (default 1 GiB); other bodies stay capped at 1 MiB. */
+  readonly maxUploadBytes?: number | undefined
 }
 
 /**
@@ -77,10 +81,11 @@ export interface EdgeOptions {
 export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: EdgeOptions = {},
-  extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = []
+  extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
+  ownBodyLimit?: (method: string, url: string) => boolean
 ) => HttpRouter.middleware(
   Effect.map(RateLimiting.middleware(api, options.rateLimits), (rateLimited) => {
-    const problems = ProblemResponses.middleware(api, extraRoutes)
+    const problems = ProblemResponses.middleware(api, extraRoutes, ownBodyLimit)
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
     const forwarded = trustedProxies.length === 0
       ? <A>(app: A) => app
@@ -103,7 +108,13 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
   ScimRoutes.layer,
-  edgeFor(Api, options, [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes])
+  DatasetUploads.layer(options.maxUploadBytes),
+  edgeFor(
+    Api,
+    options,
+    [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes, ...DatasetUploads.routes],
+    DatasetUploads.isUpload
+  )
 ).pipe(
   Layer.provide(Layer.mergeAll(
     systemLayer,
@@ -115,7 +126,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     executiveRolesLayer,
     scimTokensLayer,
     invitationsLayer,
-    invitationAcceptanceLayer
+    invitationAcceptanceLayer,
+    datasetsLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
@@ -143,6 +155,13 @@ export interface Options<E> extends EdgeOptions {
   readonly rateLimitStore?: Layer.Layer<RateLimitStore.RateLimitStore, E> | undefined
   /** The operator token, which may only provision tenants. */
   readonly operatorToken?: string | undefined
+  /**
+   * The analytics engines datasets run on: `upload` for uploaded files
+   * (`DuckDbEngine.layer` from `@analytics/adapter-duckdb`), `postgres` for
+   * tables of your PostgreSQL read in place (`PgEngine.layer`). Without one,
+   * datasets of that kind are refused (400 dataset/engine-unavailable).
+   */
+  readonly engines?: Datasets.EngineLayers<E> | undefined
   /** Sends e-mail (invitations); by default messages are logged, not sent. */
   readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
@@ -154,6 +173,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
+    Layer.provide(Datasets.Engines.layer(options.engines ?? {})),
     Layer.provide(options.mailer ?? Mailer.Mailer.layerLog),
     Layer.provide(
       options.authenticator ??

@@ -6,6 +6,12 @@
  */
 import {
   Cursor,
+  type Dataset,
+  Datasets,
+  DatasetStore,
+  Limiter,
+  OperationLimits,
+  Plan,
   DeliveryStore,
   Directory,
   DirectoryStore,
@@ -30,7 +36,7 @@ import {
   Workspaces
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
-import { Clock, Context, Effect, type Layer } from "effect"
+import { Clock, Context, Duration, Effect, type Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { Api, type Authentication, type Idempotent, type Validation } from "./Api.ts"
@@ -562,4 +568,89 @@ export const invitationAcceptanceLayer = HttpApiBuilder.group(Api, "invitationAc
         const { user, token } = yield* Effect.mapError(provide(Invitations.accept(payload)), toProblem)
         return respond(endpoint, { user: userJson(user), tenant_id: user.tenant_id, token: token.token })
       }))
+  }))
+
+/** A dataset as the API shows it. */
+export const datasetJson = (d: Dataset.Dataset) => ({
+  dataset_id: d.dataset_id,
+  workspace_id: d.workspace_id,
+  name: d.name,
+  description: d.description,
+  source: d.source,
+  model: d.model,
+  columns: d.columns.map((c) => ({ name: c.name, type: c.type, engine_type: c.engineType })),
+  row_count: d.row_count,
+  refreshed_at: d.refreshed_at,
+  created_at: d.created_at,
+  updated_at: d.updated_at
+})
+
+/** `/v1/datasets...`: members list, read and query; tenant admins create, describe and delete. */
+export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(
+      DatasetStore.DatasetStore,
+      WorkspaceStore.WorkspaceStore,
+      DirectoryStore.DirectoryStore,
+      Datasets.Engines,
+      Cursor.CursorCodec
+    )
+    const tenants = yield* TenantDirectory.TenantDirectory
+    const limiter = yield* Limiter.Limiter
+    /** Runs a use case, its errors as problems. */
+    const run = <A, E extends DomainError>(
+      effect: Effect.Effect<A, E, DatasetStore.DatasetStore | WorkspaceStore.WorkspaceStore | DirectoryStore.DirectoryStore | Datasets.Engines | Cursor.CursorCodec>
+    ) => Effect.mapError(provide(effect), toProblem)
+    // A query's slot outlives its timeout only if the process dies holding it.
+    const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
+    /** The slot a query of a workspace takes: at most the tenant's plan's concurrent queries (spec 8.2). */
+    const querySlot = (tenantId: Tenant.TenantId, workspaceId: string) =>
+      Effect.map(Effect.mapError(tenants.get(tenantId), toProblem), (tenant) =>
+        OperationLimits.queryConcurrency(workspaceId, tenant === undefined ? 1 : Plan.limitsFor(tenant.plan, tenant.limits).queryConcurrency))
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const request = yield* listRequest(query)
+          const page = yield* run(Datasets.list(member.tenantId, query.workspace_id, request))
+          return respond(endpoint, { data: page.data.map(datasetJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, datasetJson(yield* run(Datasets.create(admin.tenantId, payload))))
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, datasetJson(yield* run(Datasets.get(member.tenantId, params.id))))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, datasetJson(yield* run(Datasets.update(admin.tenantId, params.id, payload))))
+        }))
+      .handle("delete", ({ params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          yield* run(Datasets.remove(admin.tenantId, params.id))
+        }))
+      .handle("query", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const dataset = yield* run(Datasets.get(member.tenantId, params.id))
+          const security = yield* run(Datasets.securityContext(member))
+          const slot = yield* querySlot(member.tenantId, dataset.workspace_id)
+          const { compiled, rows } = yield* limiter.withSlot(slot, slotLease)(run(Datasets.query(member.tenantId, params.id, payload, security))).pipe(
+            Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error)))
+          )
+          return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
+        }))
+      .handle("sql", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const security = yield* run(Datasets.securityContext(member))
+          const { compiled, dialect } = yield* run(Datasets.compile(member.tenantId, params.id, payload, security))
+          return respond(endpoint, { dialect, sql: compiled.sql, params: compiled.params })
+        }))
   }))

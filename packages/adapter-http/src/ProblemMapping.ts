@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Cursor, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Cursor, Datasets, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -30,6 +30,13 @@ export type DomainError =
   | Invitations.InvitationUnknown
   | Invitations.InvitationClosed
   | Mailer.MailError
+  | SemanticModel.ModelInvalid
+  | SemanticQuery.QueryInvalid
+  | Datasets.SourceInvalid
+  | Datasets.EngineUnavailable
+  | Datasets.NotLoaded
+  | Datasets.QueryTimedOut
+  | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
 const refusals = {
@@ -68,6 +75,13 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Invitations.InvitationUnknown ? Problems.InvitationNotFound
   : E extends Invitations.InvitationClosed ? Problems.InvitationClosed
   : E extends Mailer.MailError ? Problems.ServiceUnavailable
+  : E extends SemanticModel.ModelInvalid ? Problems.ModelInvalid
+  : E extends SemanticQuery.QueryInvalid ? Problems.QueryInvalid
+  : E extends Datasets.SourceInvalid ? Problems.SourceInvalid
+  : E extends Datasets.EngineUnavailable ? Problems.EngineUnavailable
+  : E extends Datasets.NotLoaded ? Problems.NotLoaded
+  : E extends Datasets.QueryTimedOut ? Problems.QueryTimedOut
+  : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
 /** The problem answering a domain error. */
@@ -153,6 +167,24 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.ServiceUnavailable({
           detail: "The e-mail could not be sent; the invitation is kept: resend it later"
         })
+      case "ModelInvalid":
+        return new Problems.ModelInvalid({ detail: error.detail })
+      case "QueryInvalid":
+        return new Problems.QueryInvalid({ detail: error.detail, ...(error.member === undefined ? {} : { member: error.member }) })
+      case "SourceInvalid":
+        return new Problems.SourceInvalid({ detail: error.detail })
+      case "EngineUnavailable":
+        return new Problems.EngineUnavailable({
+          detail: error.source === "upload"
+            ? "This service has no engine for uploaded files"
+            : "This service has no PostgreSQL engine configured for direct query"
+        })
+      case "NotLoaded":
+        return new Problems.NotLoaded({ detail: `Dataset ${error.datasetId} has no rows yet: PUT a CSV or Parquet file to /v1/datasets/${error.datasetId}/data` })
+      case "QueryTimedOut":
+        return new Problems.QueryTimedOut({ detail: `The query ran longer than ${error.seconds} s and was cancelled; narrow it (filters, a date range, fewer dimensions)` })
+      case "EngineError":
+        return new Problems.ServiceUnavailable({ detail: "The analytics engine failed; retry later" })
       case "IdempotencyInProgress":
         return new Problems.IdempotencyInProgress({
           detail: "The first request with this Idempotency-Key is still running; retry shortly"

@@ -50,7 +50,7 @@ export const allowedMethods = <Id extends string, Groups extends HttpApiGroup.Co
   return (url: string): Array<string> => methods.filter((m) => router.find(m, url) !== undefined)
 }
 
-const problemResponse = (
+export const problemResponse = (
   code: ProblemCode.ProblemCode,
   detail?: string,
   headers?: Record<string, string>
@@ -160,22 +160,26 @@ const finish = (response: HttpServerResponse.HttpServerResponse): HttpServerResp
 /**
  * Wraps an HTTP app so that it answers problem+json for every error and caps
  * request bodies. `extraRoutes` names routes served beside the API
- * (documentation pages) so 405 answers know them.
+ * (documentation pages) so 405 answers know them; `ownBodyLimit` picks the
+ * requests whose route caps its body itself (file uploads).
  */
 export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
-  extraRoutes: ReadonlyArray<readonly [string, string]> = []) => {
+  extraRoutes: ReadonlyArray<readonly [string, string]> = [],
+  ownBodyLimit: (method: string, url: string) => boolean = () => false
+) => {
   const allowed = allowedMethods(api, extraRoutes)
   return <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.withFiber((fiber) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const own = ownBodyLimit(request.method, request.url)
       const length = request.headers["content-length"]
-      if (length !== undefined && Number(length) > maxBodyBytes) {
+      if (!own && length !== undefined && Number(length) > maxBodyBytes) {
         return Effect.succeed(bodyTooLarge())
       }
       // Only requests that may carry a body need the cap (one context entry less on every GET).
       // gzip and deflate bodies are accepted, capped after decompression; other codings answer 415.
-      const capped = HttpMethod.hasBody(request.method)
+      const capped = HttpMethod.hasBody(request.method) && !own
         ? Effect.provideService(decompress(httpApp) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
         : httpApp
       return capped.pipe(

@@ -230,3 +230,45 @@ export const undeclared = (
   code,
   ...extensions
 })
+
+/** 400 dataset/model-invalid. */
+export class ModelInvalid extends HttpApiError.Problem<ModelInvalid>()(
+  "ModelInvalid",
+  declare("dataset/model-invalid"),
+  { code: Schema.tag("dataset/model-invalid") }
+) {}
+
+/** 400 dataset/source-invalid. */
+export class SourceInvalid extends HttpApiError.Problem<SourceInvalid>()(
+  "SourceInvalid",
+  declare("dataset/source-invalid"),
+  { code: Schema.tag("dataset/source-invalid") }
+) {}
+
+/** 400 dataset/engine-unavailable. */
+export class EngineUnavailable extends HttpApiError.Problem<EngineUnavailable>()(
+  "EngineUnavailable",
+  declare("dataset/engine-unavailable"),
+  { code: Schema.tag("dataset/engine-unavailable") }
+) {}
+
+/** 409 dataset/not-loaded. */
+export class NotLoaded extends HttpApiError.Problem<NotLoaded>()(
+  "NotLoaded",
+  declare("dataset/not-loaded"),
+  { code: Schema.tag("dataset/not-loaded") }
+) {}
+
+/** 400 query/invalid, naming the member at fault when there is one. */
+export class QueryInvalid extends HttpApiError.Problem<QueryInvalid>()(
+  "QueryInvalid",
+  declare("query/invalid"),
+  { code: Schema.tag("query/invalid"), member: Schema.optionalKey(Schema.String) }
+) {}
+
+/** 422 query/timed-out. */
+export class QueryTimedOut extends HttpApiError.Problem<QueryTimedOut>()(
+  "QueryTimedOut",
+  declare("query/timed-out"),
+  { code: Schema.tag("query/timed-out") }
+) {}

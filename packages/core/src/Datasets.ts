@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect } from "effect"
-import type { AnalyticsEngine, EngineError, FileImport, Row } from "./AnalyticsEngine.ts"
+import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, type EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, tableOf } from "./Dataset.ts"
 import { datasetKey, DatasetStore } from "./DatasetStore.ts"
@@ -18,16 +18,34 @@ import type { Member } from "./Principal.ts"
 import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
 import * as SqlCompiler from "./SqlCompiler.ts"
+import type { DialectName } from "./SqlDialect.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { UserId } from "./User.ts"
 import type { WorkspaceId } from "./Workspace.ts"
 import { WorkspaceStore } from "./WorkspaceStore.ts"
 
+/** The layers of the engines datasets run on; either may be absent. */
+export interface EngineLayers<E> {
+  readonly upload?: Layer.Layer<AnalyticsEngine, E> | undefined
+  readonly postgres?: Layer.Layer<AnalyticsEngine, E> | undefined
+}
+
 /** The engines datasets run on: uploaded files' (embedded DuckDB) and the operator's PostgreSQL; either may be absent. */
 export class Engines extends Context.Service<Engines, {
   readonly upload: AnalyticsEngine["Service"] | undefined
   readonly postgres: AnalyticsEngine["Service"] | undefined
-}>()("@analytics/core/Datasets/Engines") {}
+}>()("@analytics/core/Datasets/Engines") {
+  /** The engines built from their layers, and closed with this one. */
+  static readonly layer = <E>(layers: EngineLayers<E>): Layer.Layer<Engines, E> =>
+    Layer.effect(
+      Engines,
+      Effect.gen(function*() {
+        const build = (layer: Layer.Layer<AnalyticsEngine, E> | undefined) =>
+          layer === undefined ? Effect.succeed(undefined) : Effect.map(Layer.build(layer), (context) => Context.get(context, AnalyticsEngineTag))
+        return { upload: yield* build(layers.upload), postgres: yield* build(layers.postgres) }
+      })
+    )
+}
 
 /** No engine serves this kind of source here. */
 export class EngineUnavailable extends Data.TaggedError("EngineUnavailable")<{
@@ -250,7 +268,7 @@ export const compile = (
   datasetId: string,
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext
-): Effect.Effect<{ readonly dialect: string; readonly compiled: SqlCompiler.Compiled }, QueryError, DatasetStore | Engines> =>
+): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, QueryError, DatasetStore | Engines> =>
   Effect.map(prepared(tenantId, datasetId, query, security), ({ compiled, engine }) => ({ dialect: engine.dialect.name, compiled }))
 
 /** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */

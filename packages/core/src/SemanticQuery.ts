@@ -100,7 +100,7 @@ export interface Column {
   readonly member: string
   readonly kind: "dimension" | "time_dimension" | "measure"
   readonly type: DimensionType
-  readonly granularity?: DateRange.Granularity | undefined
+  readonly granularity?: DateRange.Granularity
 }
 
 /** A checked query, ready to compile. */

@@ -55,6 +55,16 @@ export interface HostConfig {
     /** How long a worker holds a delivery before another may take it (after a crash). */
     readonly leaseSeconds: number
   }
+  /**
+   * Datasets: where uploaded rows live (a DuckDB file, or `:memory:`; none
+   * on a shared PostgreSQL unless set, since one DuckDB file serves one
+   * process), the PostgreSQL read in place, the largest upload.
+   */
+  readonly datasets: {
+    readonly duckdbPath: Option.Option<string>
+    readonly warehouseUrl: Option.Option<Redacted.Redacted<string>>
+    readonly maxUploadBytes: number
+  }
   /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
 }
@@ -109,6 +119,12 @@ const variables = {
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 6, maximum: 3600 })),
     "ANALYTICS_WEBHOOK_LEASE_SECONDS"
   ).pipe(Config.withDefault(30)),
+  duckdbPath: Config.option(Config.NonEmptyString("ANALYTICS_DUCKDB_PATH")),
+  warehouseUrl: Config.option(Config.Redacted("ANALYTICS_WAREHOUSE_URL")),
+  maxUploadMegabytes: Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1_048_576 })),
+    "ANALYTICS_MAX_UPLOAD_MB"
+  ).pipe(Config.withDefault(1024)),
   smtpUrl: Config.option(Config.Redacted("SMTP_URL")),
   mailFrom: Config.NonEmptyString("MAIL_FROM").pipe(Config.withDefault("Analytics <noreply@localhost>"))
 }
@@ -183,6 +199,14 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       allowPrivate: c.webhookAllowPrivate,
       egressAddresses: c.webhookEgressIps,
       leaseSeconds: c.webhookLeaseSeconds
+    },
+    datasets: {
+      // With the memory store nothing outlives the process, so neither do uploaded rows.
+      duckdbPath: Option.orElse(c.duckdbPath, () =>
+        c.store === "memory" ? Option.some(":memory:") : c.store === "pglite" ? Option.some(`${c.dataDir}/analytics.duckdb`) : Option.none()
+      ),
+      warehouseUrl: c.warehouseUrl,
+      maxUploadBytes: c.maxUploadMegabytes * 1024 * 1024
     },
     mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
   }

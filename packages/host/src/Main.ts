@@ -7,7 +7,8 @@
  */
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { Migrations, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
+import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { Migrations, PgEngine, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
 import { RedisRateLimitStore } from "@analytics/adapter-redis"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
@@ -29,7 +30,9 @@ import { PgClient } from "@effect/sql-pg"
 import { Console, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
+import * as Fs from "node:fs/promises"
 import { createServer } from "node:http"
+import * as Path from "node:path"
 import type { HostConfig } from "./HostConfig.ts"
 
 /** Where rate-limit counts live, given the database the stores use when there is one. */
@@ -153,6 +156,20 @@ const purgeWebhookDeliveries = Webhooks.purgeDeliveries().pipe(
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
+/** The analytics engines: embedded DuckDB for uploads (its directory made first), and PostgreSQL direct query when configured. */
+const enginesOf = (config: HostConfig) => ({
+  ...Option.match(config.datasets.duckdbPath, {
+    onNone: () => ({}),
+    onSome: (path) => ({
+      upload: Layer.unwrap(Effect.map(
+        path === ":memory:" ? Effect.void : Effect.promise(() => Fs.mkdir(Path.dirname(path), { recursive: true })),
+        () => DuckDbEngine.layer(path)
+      ))
+    })
+  }),
+  ...Option.match(config.datasets.warehouseUrl, { onNone: () => ({}), onSome: (url) => ({ postgres: PgEngine.layer(url) }) })
+})
+
 /** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
@@ -177,7 +194,9 @@ const initialize = (config: HostConfig) =>
       publicBaseUrl: config.publicBaseUrl,
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
       info: { webhookEgressAddresses: config.webhooks.egressAddresses },
-      mailer: mailerLayer(config)
+      mailer: mailerLayer(config),
+      engines: enginesOf(config),
+      maxUploadBytes: config.datasets.maxUploadBytes
     }))
   })
 

@@ -1,0 +1,116 @@
+/**
+ * `PUT /v1/datasets/{id}/data`: an upload dataset's rows, as a CSV
+ * (`text/csv`) or Parquet (`application/vnd.apache.parquet`) body, streamed
+ * to a temporary file (never held in memory) up to a size limit, then
+ * imported by the engine, replacing the previous rows atomically. Served
+ * beside the HttpApi contract because its body is a file, not JSON; the
+ * edge (rate limits, problem answers) is the same, its body cap excepted.
+ *
+ * `?types={"zip":"string"}` reads columns as a given type instead of the
+ * inferred one (codes with leading zeros, for instance).
+ *
+ * @since 0.1.0
+ */
+import { Datasets, type DatasetStore, SemanticModel } from "@analytics/core"
+import { Effect, Layer, Schema, Stream } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { datasetJson } from "./Handlers.ts"
+import { toProblem } from "./ProblemMapping.ts"
+import { problemResponse } from "./ProblemResponses.ts"
+import { ResolvedCaller } from "./ResolvedCaller.ts"
+import { pathOf } from "./Url.ts"
+
+/** Where uploads go. */
+export const path = "/v1/datasets/:id/data"
+
+/** The upload route, as `[method, path]` (the edge's 404/405 answers know it). */
+export const routes: ReadonlyArray<readonly [string, string]> = [["PUT", path]]
+
+/** The largest file accepted by default: 1 GiB. */
+export const defaultMaxBytes = 1024 ** 3
+
+const uploadPath = /\/v1\/datasets\/[^/]+\/data$/
+
+/** Whether a request is an upload (which the edge's 1 MiB body cap does not apply to: this route has its own). */
+export const isUpload = (method: string, url: string): boolean => method === "PUT" && uploadPath.test(pathOf(url))
+
+const formats: Record<string, "csv" | "parquet"> = {
+  "text/csv": "csv",
+  "application/csv": "csv",
+  "application/vnd.apache.parquet": "parquet",
+  "application/x-parquet": "parquet"
+}
+
+const ColumnTypes = Schema.fromJsonString(Schema.Record(Schema.String, SemanticModel.DimensionType))
+
+class Refused {
+  readonly response: HttpServerResponse.HttpServerResponse
+  constructor(response: HttpServerResponse.HttpServerResponse) {
+    this.response = response
+  }
+}
+const refuse = (code: Parameters<typeof problemResponse>[0], detail: string) => Effect.fail(new Refused(problemResponse(code, detail)))
+
+/** The upload route over the dataset store and engines in context; files of at most `maxBytes`. */
+export const layer = (maxBytes: number = defaultMaxBytes) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const services = yield* Effect.context<DatasetStore.DatasetStore | Datasets.Engines>()
+    return HttpRouter.add("PUT", path, Effect.gen(function*() {
+      const resolved = yield* Effect.serviceOption(ResolvedCaller)
+      if (resolved._tag === "None" || resolved.value.caller.tenant === undefined) {
+        return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>")
+      }
+      const principal = resolved.value.caller.principal
+      if (principal._tag !== "Member" || !principal.roles.includes("admin")) {
+        return yield* refuse("auth/forbidden", "Only a tenant admin may load a dataset's rows")
+      }
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+      const format = formats[contentType]
+      if (format === undefined) {
+        return yield* refuse("request/unsupported-media-type", "Send the rows as text/csv or application/vnd.apache.parquet")
+      }
+      const length = request.headers["content-length"]
+      if (length !== undefined && Number(length) > maxBytes) {
+        return yield* refuse("dataset/upload-too-large", `The file exceeds ${maxBytes} bytes`)
+      }
+      const params = yield* HttpServerRequest.ParsedSearchParams
+      const types = typeof params.types === "string"
+        ? yield* Schema.decodeUnknownEffect(ColumnTypes)(params.types).pipe(
+          Effect.catch(() => refuse("request/invalid", "types: expected a JSON object of column name to string, number, boolean or time"))
+        )
+        : undefined
+      const dir = yield* Effect.acquireRelease(
+        Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "analytics-upload-"))),
+        (d) => Effect.promise(() => Fs.rm(d, { recursive: true, force: true }))
+      )
+      const file = Path.join(dir, `rows.${format}`)
+      const handle = yield* Effect.acquireRelease(Effect.promise(() => Fs.open(file, "w")), (h) => Effect.promise(() => h.close()))
+      let written = 0
+      yield* Stream.runForEach(request.stream, (chunk) => {
+        written += chunk.byteLength
+        if (written > maxBytes) return refuse("dataset/upload-too-large", `The file exceeds ${maxBytes} bytes`)
+        return Effect.promise(() => handle.write(chunk))
+      }).pipe(Effect.catchTag("HttpServerError", () => refuse("request/invalid", "The upload was cut short")))
+      if (written === 0) return yield* refuse("request/invalid", "The file is empty")
+      yield* Effect.promise(() => handle.sync())
+      const id = (yield* HttpRouter.params).id ?? ""
+      const dataset = yield* Datasets.load(principal.tenantId, id, { path: file, format, types }).pipe(
+        Effect.provideContext(services),
+        Effect.catch((error) => {
+          if (error._tag === "NotUploadable") {
+            return refuse("dataset/not-uploadable", `Dataset ${id} reads a PostgreSQL table in place; it takes no file`)
+          }
+          const problem = toProblem(error)
+          return refuse(problem.code, problem.detail ?? problem.title)
+        })
+      )
+      return HttpServerResponse.jsonUnsafe(datasetJson(dataset))
+    }).pipe(
+      Effect.scoped,
+      Effect.catchIf((e): e is Refused => e instanceof Refused, (refused) => Effect.succeed(refused.response))
+    ))
+  }))

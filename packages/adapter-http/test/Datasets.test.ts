@@ -1,0 +1,184 @@
+/**
+ * Datasets over real HTTP, on a real DuckDB engine: upload a CSV, describe
+ * it, query it as different principals (row-level security by attribute
+ * and by executive role, evaluated at each query), and every refusal as a
+ * problem that names what is wrong.
+ */
+import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { MemoryStores } from "@analytics/adapter-memory"
+import { Authenticator, Principal, type Tenant } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { operatorToken, problemCode, start } from "@analytics/adapter-http/testing"
+
+const regions = ["EU", "US", "APAC"]
+const rows = Array.from({ length: 600 }, (_, i) => ({
+  region: regions[i % 3]!,
+  zip: String(i % 20).padStart(5, "0"),
+  day: `2024-0${1 + (i % 3)}-${String(1 + (i % 28)).padStart(2, "0")}`,
+  amount: (i % 50) + 0.5
+}))
+const csv = ["Region,Zip Code,Order Day,Amount", ...rows.map((r) => `${r.region},${r.zip},${r.day},${r.amount}`)].join("\n")
+
+/**
+ * An embedding app's authenticator: its own session tokens (`session:<user>:<region>`)
+ * become members with a region attribute; other tokens go to the built-in one.
+ */
+const sessions = (tenantOf: () => string) =>
+  Layer.effect(
+    Authenticator.Authenticator,
+    Effect.map(Authenticator.Authenticator, (builtIn) =>
+      Authenticator.Authenticator.of({
+        authenticate: (credential) => {
+          const [kind, user, region] = Redacted.value(credential).split(":")
+          return kind !== "session"
+            ? builtIn.authenticate(credential)
+            : Effect.succeed(new Principal.Member({ tenantId: tenantOf() as Tenant.TenantId, userId: user!, email: null, roles: ["member"], attributes: { region: region! } }))
+        }
+      }))
+  ).pipe(Layer.provide(Authenticator.layerTokens({ operatorToken: Option.some(Redacted.make(operatorToken)) })))
+
+const setup = Effect.gen(function*() {
+  let tenant = ""
+  const server = yield* start(MemoryStores.layer, {
+    engines: { upload: DuckDbEngine.layer(":memory:") },
+    maxUploadBytes: 200_000,
+    authenticator: sessions(() => tenant)
+  })
+  const { tenantId, token } = yield* server.tenant()
+  tenant = tenantId
+  const workspace = (yield* server.request("POST", "/v1/workspaces", { token, body: { name: "Sales" } })).body
+  return { server, admin: token, workspaceId: workspace.workspace_id as string }
+})
+
+describe("datasets", () => {
+  it.live("upload a CSV, describe it, query it over HTTP; row-level security follows executive roles from one query to the next", () =>
+    Effect.gen(function*() {
+      const { admin, server, workspaceId } = yield* setup
+      const created = yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } } })
+      assert.strictEqual(created.status, 201, created.text)
+      const id = created.body.dataset_id
+      assert.deepInclude(created.body, { row_count: null, refreshed_at: null, columns: [] })
+      // No rows yet.
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/datasets/${id}/query`, { token: admin, body: { measures: ["count"] } })), "dataset/not-loaded")
+      // Upload, the zip codes kept as text.
+      const types = encodeURIComponent(JSON.stringify({ "Zip Code": "string" }))
+      const loaded = yield* server.request("PUT", `/v1/datasets/${id}/data?types=${types}`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })
+      assert.strictEqual(loaded.status, 200, loaded.text)
+      assert.strictEqual(loaded.body.row_count, rows.length)
+      assert.deepStrictEqual(loaded.body.columns.map((c: any) => [c.name, c.type]), [["Region", "string"], ["Zip Code", "string"], ["Order Day", "time"], ["Amount", "number"]])
+      // A model was suggested from the columns.
+      assert.deepStrictEqual(loaded.body.model.dimensions.map((d: any) => d.name), ["region", "zip_code", "order_day", "amount"])
+      assert.deepStrictEqual(loaded.body.model.measures.map((m: any) => m.name), ["count", "total_amount"])
+      // Describe it: measures, and row-level security by region attribute, all rows for the CFO.
+      const model = {
+        dimensions: [
+          { name: "region", type: "string", column: "Region" },
+          { name: "zip", type: "string", column: "Zip Code" },
+          { name: "day", type: "time", column: "Order Day" }
+        ],
+        measures: [
+          { name: "orders", aggregation: "count" },
+          { name: "revenue", aggregation: "sum", column: "Amount" },
+          { name: "per_order", expression: "revenue / orders" }
+        ],
+        row_level_security: [
+          { roles: ["admin", "CFO"], all_rows: true },
+          { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
+        ]
+      }
+      const described = yield* server.request("PATCH", `/v1/datasets/${id}`, { token: admin, body: { model } })
+      assert.strictEqual(described.status, 200, described.text)
+      const query = { measures: ["revenue", "orders"], dimensions: ["region"], time_dimensions: [{ dimension: "day", granularity: "month" }], order: [{ member: "day__month" }, { member: "region" }] }
+      const all = yield* server.request("POST", `/v1/datasets/${id}/query`, { token: admin, body: query })
+      assert.strictEqual(all.status, 200, all.text)
+      const expected = new Map<string, { revenue: number; orders: number }>()
+      for (const r of rows) {
+        const key = `${r.region}|${r.day.slice(0, 7)}-01 00:00:00`
+        const e = expected.get(key) ?? { revenue: 0, orders: 0 }
+        expected.set(key, { revenue: e.revenue + r.amount, orders: e.orders + 1 })
+      }
+      assert.strictEqual(all.body.row_count, expected.size)
+      for (const row of all.body.data) {
+        const e = expected.get(`${row.region}|${row.day__month}`)!
+        assert.strictEqual(row.orders, e.orders)
+        assert.closeTo(row.revenue, e.revenue, 1e-9)
+      }
+      assert.deepStrictEqual(all.body.columns.map((c: any) => c.name), ["region", "day__month", "revenue", "orders"])
+      // Ada, a directory user without a region: no rows; made CFO: every row, from her next query; removed: none again.
+      const ada = (yield* server.request("POST", "/v1/users", { token: admin, body: { email: "ada@example.com", name: "Ada" } })).body
+      const adaToken = (yield* server.request("POST", `/v1/users/${ada.user_id}/tokens`, { token: admin })).body.token
+      const total = { measures: ["orders"] }
+      const ordersOf = (token: string) => Effect.map(server.request("POST", `/v1/datasets/${id}/query`, { token, body: total }), (r) => r.body.data[0]?.orders)
+      assert.strictEqual(yield* ordersOf(adaToken), 0)
+      const cfo = (yield* server.request("POST", "/v1/executive-roles", { token: admin, body: { name: "CFO" } })).body
+      yield* server.request("POST", `/v1/executive-roles/${cfo.role_id}/members`, { token: admin, body: { user_id: ada.user_id } })
+      assert.strictEqual(yield* ordersOf(adaToken), rows.length)
+      yield* server.request("DELETE", `/v1/executive-roles/${cfo.role_id}/members/${ada.user_id}`, { token: admin })
+      assert.strictEqual(yield* ordersOf(adaToken), 0)
+      // The dry run shows the SQL and its bound values: the policy's region came from nowhere, so no row.
+      const sql = yield* server.request("POST", `/v1/datasets/${id}/sql`, { token: adaToken, body: { measures: ["orders"], filters: [{ member: "zip", operator: "equals", values: ["00007"] }] } })
+      assert.strictEqual(sql.body.dialect, "duckdb")
+      assert.include(sql.body.sql, "WHERE (1 = 0 AND \"Zip Code\" = $1)")
+      assert.deepStrictEqual(sql.body.params, ["00007"])
+      // An embedding app's member bound to EU sees EU rows only; another, US rows.
+      const member = "session:m-1:EU"
+      const byRegion = (token: string) =>
+        Effect.map(server.request("POST", `/v1/datasets/${id}/query`, { token, body: { measures: ["orders"], dimensions: ["region"] } }), (r) => r.body.data)
+      assert.deepStrictEqual(yield* byRegion(member), [{ region: "EU", orders: rows.filter((r) => r.region === "EU").length }])
+      assert.deepStrictEqual(yield* byRegion("session:m-2:US"), [{ region: "US", orders: rows.filter((r) => r.region === "US").length }])
+      // A member may list and query, not describe.
+      assert.strictEqual((yield* server.request("GET", `/v1/datasets?workspace_id=${workspaceId}`, { token: member })).body.data.length, 1)
+      assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/datasets/${id}`, { token: member, body: { name: "Mine" } })), "auth/forbidden")
+      assert.strictEqual(problemCode(yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: member, body: csv, headers: { "content-type": "text/csv" } })), "auth/forbidden")
+    }).pipe(Effect.scoped))
+
+  it.live("refusals: bad queries name the member, bad models and files change nothing, other tenants see nothing", () =>
+    Effect.gen(function*() {
+      const { admin, server, workspaceId } = yield* setup
+      const id = (yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } } })).body.dataset_id
+      yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })
+      const ask = (body: unknown) => server.request("POST", `/v1/datasets/${id}/query`, { token: admin, body })
+      const unknown = yield* ask({ measures: ["profit"] })
+      assert.strictEqual(unknown.status, 400)
+      assert.strictEqual(problemCode(unknown), "query/invalid")
+      assert.strictEqual(unknown.body.member, "profit")
+      assert.include(unknown.body.detail, "profit")
+      assert.strictEqual(problemCode(yield* ask({ measures: ["count"], filters: [{ member: "region", operator: "gt", values: ["EU"] }] })), "query/invalid")
+      assert.strictEqual(problemCode(yield* ask({ measures: ["count"], limit: 0 })), "request/invalid")
+      assert.strictEqual(problemCode(yield* ask({ measures: ["count"], filters: [{ member: "region", operator: "like", values: ["EU"] }] })), "request/invalid")
+      // A model that does not fit the rows is refused and the old one stays.
+      const before = (yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })).body
+      const badModels = [
+        { dimensions: [{ name: "x", type: "string", column: "Nope" }], measures: [] },
+        { dimensions: [], measures: [{ name: "s", aggregation: "sum", column: "Region" }] },
+        { dimensions: [], measures: [{ name: "a", expression: "b" }] }
+      ]
+      for (const model of badModels) {
+        assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/datasets/${id}`, { token: admin, body: { model } })), "dataset/model-invalid", JSON.stringify(model))
+      }
+      assert.deepStrictEqual((yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })).body, before)
+      // Files: wrong type, too large, empty, unreadable; the rows stay as they were.
+      assert.strictEqual(problemCode(yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: csv, headers: { "content-type": "application/json" } })), "request/unsupported-media-type")
+      const huge = "a,b\n" + "1,2\n".repeat(60_000)
+      const tooLarge = yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: huge, headers: { "content-type": "text/csv" } })
+      assert.strictEqual(tooLarge.status, 413)
+      assert.strictEqual(problemCode(tooLarge), "dataset/upload-too-large")
+      assert.strictEqual(problemCode(yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: "", headers: { "content-type": "text/csv" } })), "request/invalid")
+      const other = yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: "x,y\n1,2\n", headers: { "content-type": "text/csv" } })
+      assert.strictEqual(problemCode(other), "dataset/model-invalid") // the described model reads columns this file lacks
+      assert.strictEqual((yield* ask({ measures: ["count"] })).body.data[0].count, rows.length)
+      // Lists need a workspace of the tenant; another tenant sees nothing.
+      assert.strictEqual(problemCode(yield* server.request("GET", "/v1/datasets", { token: admin })), "request/invalid")
+      const stranger = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/datasets?workspace_id=${workspaceId}`, { token: stranger.token })), "resource/not-found")
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/datasets/${id}`, { token: stranger.token })), "resource/not-found")
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/datasets/${id}/query`, { token: stranger.token, body: { measures: ["count"] } })), "resource/not-found")
+      assert.strictEqual(problemCode(yield* server.request("POST", "/v1/datasets", { token: stranger.token, body: { workspace_id: workspaceId, name: "X", source: { type: "upload" } } })), "resource/not-found")
+      // No PostgreSQL engine here.
+      assert.strictEqual(problemCode(yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "PG", source: { type: "postgres", table: "orders" } } })), "dataset/engine-unavailable")
+      // Deleted: gone, rows and all.
+      assert.strictEqual((yield* server.request("DELETE", `/v1/datasets/${id}`, { token: admin })).status, 204)
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })), "resource/not-found")
+    }).pipe(Effect.scoped))
+})
