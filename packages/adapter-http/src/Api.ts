@@ -754,6 +754,17 @@ export const DatasetsGroup = HttpApiGroup.make("datasets")
     }).annotate(RateLimitClass, "write")
   )
   .add(
+    HttpApiEndpoint.post("refresh", "/v1/datasets/:id/refresh", {
+      params: datasetParams,
+      headers: idempotencyHeader,
+      success: DatasetJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.RefreshNeedsFile, Problems.SourceInvalid, Problems.EngineUnavailable, Problems.ModelInvalid]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Reads a PostgreSQL dataset's table again (columns, row count), with the dataset.refresh.* events; an upload dataset is refreshed by PUTting its file again. Tenant admins only."
+    )
+  )
+  .add(
     HttpApiEndpoint.post("query", "/v1/datasets/:id/query", {
       params: datasetParams,
       headers: idempotencyHeader,

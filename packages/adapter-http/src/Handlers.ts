@@ -15,6 +15,7 @@ import {
   DeliveryStore,
   Directory,
   DirectoryStore,
+  EventPublisher,
   Events,
   Invitation,
   Invitations,
@@ -593,13 +594,18 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
       WorkspaceStore.WorkspaceStore,
       DirectoryStore.DirectoryStore,
       Datasets.Engines,
+      EventPublisher.EventPublisher,
       Cursor.CursorCodec
     )
     const tenants = yield* TenantDirectory.TenantDirectory
     const limiter = yield* Limiter.Limiter
     /** Runs a use case, its errors as problems. */
     const run = <A, E extends DomainError>(
-      effect: Effect.Effect<A, E, DatasetStore.DatasetStore | WorkspaceStore.WorkspaceStore | DirectoryStore.DirectoryStore | Datasets.Engines | Cursor.CursorCodec>
+      effect: Effect.Effect<
+        A,
+        E,
+        DatasetStore.DatasetStore | WorkspaceStore.WorkspaceStore | DirectoryStore.DirectoryStore | Datasets.Engines | EventPublisher.EventPublisher | Cursor.CursorCodec
+      >
     ) => Effect.mapError(provide(effect), toProblem)
     // A query's slot outlives its timeout only if the process dies holding it.
     const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
@@ -634,6 +640,11 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
           yield* run(Datasets.remove(admin.tenantId, params.id))
+        }))
+      .handle("refresh", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, datasetJson(yield* run(Datasets.refresh(admin.tenantId, params.id))))
         }))
       .handle("query", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {

@@ -36,6 +36,7 @@ export type DomainError =
   | Datasets.EngineUnavailable
   | Datasets.NotLoaded
   | Datasets.QueryTimedOut
+  | Datasets.RefreshNeedsFile
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -81,6 +82,7 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Datasets.EngineUnavailable ? Problems.EngineUnavailable
   : E extends Datasets.NotLoaded ? Problems.NotLoaded
   : E extends Datasets.QueryTimedOut ? Problems.QueryTimedOut
+  : E extends Datasets.RefreshNeedsFile ? Problems.RefreshNeedsFile
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -183,6 +185,8 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.NotLoaded({ detail: `Dataset ${error.datasetId} has no rows yet: PUT a CSV or Parquet file to /v1/datasets/${error.datasetId}/data` })
       case "QueryTimedOut":
         return new Problems.QueryTimedOut({ detail: `The query ran longer than ${error.seconds} s and was cancelled; narrow it (filters, a date range, fewer dimensions)` })
+      case "RefreshNeedsFile":
+        return new Problems.RefreshNeedsFile({ detail: `Dataset ${error.datasetId} is an upload: PUT its file to /v1/datasets/${error.datasetId}/data again` })
       case "EngineError":
         return new Problems.ServiceUnavailable({ detail: "The analytics engine failed; retry later" })
       case "IdempotencyInProgress":

@@ -272,3 +272,10 @@ export class QueryTimedOut extends HttpApiError.Problem<QueryTimedOut>()(
   declare("query/timed-out"),
   { code: Schema.tag("query/timed-out") }
 ) {}
+
+/** 409 dataset/refresh-needs-file. */
+export class RefreshNeedsFile extends HttpApiError.Problem<RefreshNeedsFile>()(
+  "RefreshNeedsFile",
+  declare("dataset/refresh-needs-file"),
+  { code: Schema.tag("dataset/refresh-needs-file") }
+) {}

@@ -5,6 +5,10 @@
  * problem that names what is wrong.
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { PgEngine } from "@analytics/adapter-postgres"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { PgClient } from "@effect/sql-pg"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Authenticator, Principal, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
@@ -55,6 +59,10 @@ describe("datasets", () => {
   it.live("upload a CSV, describe it, query it over HTTP; row-level security follows executive roles from one query to the next", () =>
     Effect.gen(function*() {
       const { admin, server, workspaceId } = yield* setup
+      const hook = yield* server.request("POST", "/v1/webhooks", {
+        token: admin,
+        body: { url: "https://hooks.example.com/in", events: ["dataset.refresh.started", "dataset.refresh.succeeded", "dataset.refresh.failed"] }
+      })
       const created = yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } } })
       assert.strictEqual(created.status, 201, created.text)
       const id = created.body.dataset_id
@@ -67,6 +75,12 @@ describe("datasets", () => {
       assert.strictEqual(loaded.status, 200, loaded.text)
       assert.strictEqual(loaded.body.row_count, rows.length)
       assert.deepStrictEqual(loaded.body.columns.map((c: any) => [c.name, c.type]), [["Region", "string"], ["Zip Code", "string"], ["Order Day", "time"], ["Amount", "number"]])
+      // The load is a refresh, announced to webhooks.
+      const deliveries = (yield* server.request("GET", `/v1/webhooks/${hook.body.webhook_id}/deliveries`, { token: admin })).body.data
+      assert.deepStrictEqual(deliveries.map((d: any) => d.event_type), ["dataset.refresh.succeeded", "dataset.refresh.started"])
+      assert.deepInclude(deliveries[0].event.data, { dataset_id: id, row_count: rows.length })
+      assert.strictEqual(deliveries[0].event.workspace_id, workspaceId)
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/datasets/${id}/refresh`, { token: admin })), "dataset/refresh-needs-file")
       // A model was suggested from the columns.
       assert.deepStrictEqual(loaded.body.model.dimensions.map((d: any) => d.name), ["region", "zip_code", "order_day", "amount"])
       assert.deepStrictEqual(loaded.body.model.measures.map((m: any) => m.name), ["count", "total_amount"])
@@ -165,9 +179,12 @@ describe("datasets", () => {
       assert.strictEqual(tooLarge.status, 413)
       assert.strictEqual(problemCode(tooLarge), "dataset/upload-too-large")
       assert.strictEqual(problemCode(yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: "", headers: { "content-type": "text/csv" } })), "request/invalid")
+      const hook = yield* server.request("POST", "/v1/webhooks", { token: admin, body: { url: "https://hooks.example.com/in", events: ["dataset.refresh.failed"] } })
       const other = yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: "x,y\n1,2\n", headers: { "content-type": "text/csv" } })
       assert.strictEqual(problemCode(other), "dataset/model-invalid") // the described model reads columns this file lacks
       assert.strictEqual((yield* ask({ measures: ["count"] })).body.data[0].count, rows.length)
+      const failed = (yield* server.request("GET", `/v1/webhooks/${hook.body.webhook_id}/deliveries`, { token: admin })).body.data
+      assert.deepStrictEqual(failed.map((d: any) => [d.event_type, d.event.data.error.code]), [["dataset.refresh.failed", "dataset/model-invalid"]])
       // Lists need a workspace of the tenant; another tenant sees nothing.
       assert.strictEqual(problemCode(yield* server.request("GET", "/v1/datasets", { token: admin })), "request/invalid")
       const stranger = yield* server.tenant()
@@ -181,4 +198,42 @@ describe("datasets", () => {
       assert.strictEqual((yield* server.request("DELETE", `/v1/datasets/${id}`, { token: admin })).status, 204)
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })), "resource/not-found")
     }).pipe(Effect.scoped))
+
+  if (databaseUrl === "") {
+    it.skip(`a PostgreSQL table as a dataset ${skippedForNoPostgres}`, () => {})
+  } else {
+    it.live("a PostgreSQL table as a dataset: read in place, refreshed, queried with row-level security", () =>
+      Effect.gen(function*() {
+        const url = yield* freshDatabase(databaseUrl)
+        const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+        yield* sql`CREATE SCHEMA sales`
+        yield* sql`CREATE TABLE sales.orders AS SELECT (ARRAY['EU','US','APAC'])[1 + i % 3] AS region, (i % 40)::int AS amount,
+          timestamp '2024-01-01' + i * interval '1 hour' AS ordered_at FROM generate_series(0, 899) AS i`
+        let tenant = ""
+        const server = yield* start(MemoryStores.layer, { engines: { postgres: PgEngine.layer(Redacted.make(url)) }, authenticator: sessions(() => tenant) })
+        const { tenantId, token: admin } = yield* server.tenant()
+        tenant = tenantId
+        const workspaceId = (yield* server.request("POST", "/v1/workspaces", { token: admin, body: { name: "Sales" } })).body.workspace_id
+        const created = yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "postgres", schema: "sales", table: "orders" } } })
+        assert.strictEqual(created.status, 201, created.text)
+        assert.deepStrictEqual(created.body.columns.map((c: any) => [c.name, c.type]), [["region", "string"], ["amount", "number"], ["ordered_at", "time"]])
+        const id = created.body.dataset_id
+        const refreshed = yield* server.request("POST", `/v1/datasets/${id}/refresh`, { token: admin })
+        assert.strictEqual(refreshed.body.row_count, 900)
+        yield* server.request("PATCH", `/v1/datasets/${id}`, {
+          token: admin,
+          body: { model: { ...created.body.model, row_level_security: [{ roles: ["admin"], all_rows: true }, { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }] } }
+        })
+        const total = (token: string) =>
+          Effect.map(server.request("POST", `/v1/datasets/${id}/query`, { token, body: { measures: ["count", "total_amount"] } }), (r) => r.body.data[0])
+        const sum = (region?: string) => Array.from({ length: 900 }, (_, i) => i).filter((i) => region === undefined || ["EU", "US", "APAC"][i % 3] === region).reduce((a, i) => a + (i % 40), 0)
+        assert.deepStrictEqual(yield* total(admin), { count: 900, total_amount: sum() })
+        assert.deepStrictEqual(yield* total("session:m-1:US"), { count: 300, total_amount: sum("US") })
+        const sqlText = yield* server.request("POST", `/v1/datasets/${id}/sql`, { token: "session:m-1:US", body: { measures: ["count"] } })
+        assert.deepStrictEqual([sqlText.body.dialect, sqlText.body.params], ["postgres", ["US"]])
+        assert.include(sqlText.body.sql, `FROM "sales"."orders"`)
+        assert.strictEqual(problemCode(yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "X", source: { type: "postgres", table: "missing" } } })), "dataset/source-invalid")
+        assert.strictEqual(problemCode(yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: "a\n1\n", headers: { "content-type": "text/csv" } })), "dataset/not-uploadable")
+      }).pipe(Effect.scoped))
+  }
 })

@@ -12,6 +12,8 @@ import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, t
 import { datasetKey, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import { NotFound, type StoreError } from "./Errors.ts"
+import { EventPublisher, publish } from "./EventPublisher.ts"
+import type * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Member } from "./Principal.ts"
@@ -203,29 +205,109 @@ export const load = (
 ): Effect.Effect<
   Dataset,
   NotFound | NotUploadable | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
-  DatasetStore | Engines
+  DatasetStore | Engines | EventPublisher
 > =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
     const engine = yield* engineFor(dataset.source)
+    return yield* refreshing(dataset, loadFile(dataset, engine, file))
+  })
+
+/** Imports a file into an upload dataset's table, through a staging table. */
+const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport) =>
+  Effect.gen(function*() {
     // Imported beside the live table, checked, then swapped in: a file that does not fit leaves the rows as they were.
     const staging = [`${tableOf(dataset)[0]}_staging`]
     const imported = yield* engine.importFile(staging, file).pipe(
       Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: `The file could not be read: ${error.detail}` })))
     )
+    const table = tableOf(dataset)
     const empty = dataset.model.dimensions.length === 0 && dataset.model.measures.length === 0
     const model = empty ? SemanticModel.suggest(imported.columns) : dataset.model
     yield* checked(model, imported.columns).pipe(Effect.tapError(() => Effect.ignore(engine.drop(staging))))
-    yield* engine.importFile(tableOf(dataset), { path: file.path, format: file.format, types: file.types }).pipe(
+    yield* engine.importFile(table, { path: file.path, format: file.format, types: file.types }).pipe(
       Effect.ensuring(Effect.ignore(engine.drop(staging))),
       Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
     )
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const loaded: Dataset = { ...dataset, model, columns: imported.columns, row_count: imported.rowCount, refreshed_at: now, updated_at: now }
-    if (!(yield* (yield* DatasetStore).update(loaded))) return yield* datasetNotFound(datasetId)
-    return loaded
+    return { model, columns: imported.columns, rowCount: imported.rowCount }
   })
+
+/** An upload dataset is refreshed by uploading its file again. */
+export class RefreshNeedsFile extends Data.TaggedError("RefreshNeedsFile")<{
+  readonly datasetId: string
+}> {}
+
+/**
+ * Runs a refresh of a dataset's rows and records what it found, with the
+ * `dataset.refresh.started`, `.succeeded` or `.failed` events.
+ */
+const refreshing = <E extends { readonly _tag: string }, R>(
+  dataset: Dataset,
+  work: Effect.Effect<{ readonly model: SemanticModel.Model; readonly columns: Dataset["columns"]; readonly rowCount: number }, E, R>
+): Effect.Effect<Dataset, E | StoreError | NotFound, R | DatasetStore | EventPublisher> =>
+  Effect.gen(function*() {
+    const refreshId = yield* uuidv7
+    const started = yield* Clock.currentTimeMillis
+    const event = <T extends "dataset.refresh.started" | "dataset.refresh.succeeded" | "dataset.refresh.failed">(type: T, data: Events.Data<T>) =>
+      // The data is built here from stored values: a schema failure would be a bug.
+      publish(dataset.tenant_id, type, dataset.workspace_id, data).pipe(Effect.catchTag("SchemaError", Effect.die), Effect.asVoid)
+    const ids = { dataset_id: dataset.dataset_id, refresh_id: refreshId }
+    yield* event("dataset.refresh.started", ids)
+    const result = yield* work.pipe(
+      Effect.tapError((error) =>
+        event("dataset.refresh.failed", {
+          ...ids,
+          error: { code: codeOf(error), message: "detail" in error && typeof error.detail === "string" ? error.detail : error._tag }
+        }))
+    )
+    const now = yield* Clock.currentTimeMillis
+    const refreshed: Dataset = {
+      ...dataset,
+      model: result.model,
+      columns: result.columns,
+      row_count: result.rowCount,
+      refreshed_at: new Date(now),
+      updated_at: new Date(now)
+    }
+    if (!(yield* (yield* DatasetStore).update(refreshed))) return yield* datasetNotFound(dataset.dataset_id)
+    yield* event("dataset.refresh.succeeded", { ...ids, row_count: result.rowCount, duration_ms: now - started })
+    return refreshed
+  })
+
+/** The problem code a refresh failure is reported with in its event. */
+const codeOf = (error: { readonly _tag: string }) =>
+  error._tag === "ModelInvalid" ? "dataset/model-invalid" : error._tag === "SourceInvalid" ? "dataset/source-invalid" : "service/unavailable"
+
+/**
+ * Refreshes a PostgreSQL dataset: reads its table's columns and row count
+ * again (rows are read in place, so queries always see the table as it is).
+ */
+export const refresh = (
+  tenantId: TenantId,
+  datasetId: string
+): Effect.Effect<
+  Dataset,
+  NotFound | RefreshNeedsFile | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
+  DatasetStore | Engines | EventPublisher
+> =>
+  Effect.gen(function*() {
+    const dataset = yield* get(tenantId, datasetId)
+    if (dataset.source.type !== "postgres") return yield* new RefreshNeedsFile({ datasetId })
+    const engine = yield* engineFor(dataset.source)
+    return yield* refreshing(dataset, Effect.gen(function*() {
+      const table = tableOf(dataset)
+      const asSource = <A>(effect: Effect.Effect<A, EngineError>) => Effect.mapError(effect, (error) => new SourceInvalid({ detail: error.detail }))
+      const columns = yield* asSource(engine.describe(table))
+      yield* checked(dataset.model, columns)
+      const counting = SemanticQuery.plan(countModel, { measures: ["rows"] }, { roles: [], attributes: {} }, new Date(0)) as SemanticQuery.Plan
+      const [row] = yield* asSource(engine.run(SqlCompiler.compile(counting, { table }, engine.dialect)))
+      return { model: dataset.model, columns, rowCount: Number(row?.["rows"] ?? 0) }
+    }))
+  })
+
+/** A model that counts rows. */
+const countModel = SemanticModel.check({ dimensions: [], measures: [{ name: "rows", aggregation: "count" }] }) as SemanticModel.CheckedModel
 
 /**
  * Who a member is to row-level security, now: their service roles and the

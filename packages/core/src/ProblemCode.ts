@@ -56,6 +56,7 @@ export const catalogue = {
   "dataset/engine-unavailable": { status: 400, title: "No analytics engine serves this kind of source here" },
   "dataset/not-loaded": { status: 409, title: "The dataset has no rows yet; upload them first" },
   "dataset/not-uploadable": { status: 409, title: "Only upload datasets take files; a PostgreSQL dataset reads its table in place" },
+  "dataset/refresh-needs-file": { status: 409, title: "An upload dataset is refreshed by uploading its file again" },
   "dataset/upload-too-large": { status: 413, title: "The file exceeds the upload limit" },
   "query/invalid": { status: 400, title: "The query does not fit the dataset's model" },
   "query/timed-out": { status: 422, title: "The query ran longer than allowed and was cancelled" },
