@@ -47,6 +47,9 @@ const standardLeft = (e: string, n: number) => `LEFT(${e}, ${n})`
 const standardRight = (e: string, n: number) => `RIGHT(${e}, ${n})`
 const lower = (e: string) => `LOWER(${e})`
 
+/** What most dialects share: LIMIT, LOWER, LEFT/RIGHT, a fractional AVG. */
+const standard = { top: false, lower, left: standardLeft, right: standardRight, avgNeedsCast: false } as const
+
 /** `date_trunc('unit', e)`, PostgreSQL's and DuckDB's (weeks start on Monday). */
 const dateTrunc = (granularity: Granularity, e: string) => `date_trunc('${granularity}', ${e})`
 
@@ -59,17 +62,13 @@ const timeOnly = (placeholder: string, value: BoundValue, time: string) =>
 
 /** PostgreSQL. */
 export const postgres: Dialect = {
+  ...standard,
   name: "postgres",
   quote: doubleQuoted,
   placeholder: (n, v) => castPlaceholder(`$${n}`, v, { number: "double precision", boolean: "boolean", time: "timestamp" }),
   truncate: dateTrunc,
   float: "double precision",
-  top: false,
-  lower,
-  contains: (h, n) => `STRPOS(${h}, ${n}) > 0`,
-  left: standardLeft,
-  right: standardRight,
-  avgNeedsCast: false
+  contains: (h, n) => `STRPOS(${h}, ${n}) > 0`
 }
 
 /** DuckDB. */
@@ -93,17 +92,13 @@ const mysqlTruncations: Record<Granularity, (e: string) => string> = {
 
 /** MySQL 8. */
 export const mysql: Dialect = {
+  ...standard,
   name: "mysql",
   quote: (identifier) => `\`${identifier.replaceAll("`", "``")}\``,
   placeholder: (_, v) => timeOnly("?", v, "DATETIME(3)"),
   truncate: (g, e) => mysqlTruncations[g](e),
   float: "DOUBLE",
-  top: false,
-  lower,
-  contains: (h, n) => `LOCATE(${n}, ${h}) > 0`,
-  left: standardLeft,
-  right: standardRight,
-  avgNeedsCast: false
+  contains: (h, n) => `LOCATE(${n}, ${h}) > 0`
 }
 
 const sqliteFormats: Partial<Record<Granularity, string>> = {
@@ -117,6 +112,7 @@ const sqliteFormats: Partial<Record<Granularity, string>> = {
 
 /** SQLite: times are ISO 8601 text (`2024-01-31 08:00:00`), truncated by `strftime`. */
 export const sqlite: Dialect = {
+  ...standard,
   name: "sqlite",
   quote: doubleQuoted,
   placeholder: () => "?",
@@ -127,42 +123,31 @@ export const sqlite: Dialect = {
       ? `printf('%s-%02d-01 00:00:00', strftime('%Y', ${e}), ((CAST(strftime('%m', ${e}) AS INTEGER) - 1) / 3) * 3 + 1)`
       : `strftime('${sqliteFormats[g]}', ${e})`,
   float: "REAL",
-  top: false,
-  lower,
   contains: (h, n) => `INSTR(${h}, ${n}) > 0`,
   left: (e, n) => `SUBSTR(${e}, 1, ${n})`,
-  right: (e, n) => `SUBSTR(${e}, -${n})`,
-  avgNeedsCast: false
+  right: (e, n) => `SUBSTR(${e}, -${n})`
 }
 
 /** BigQuery (GoogleSQL) over TIMESTAMP columns; weeks are ISO weeks. */
 export const bigquery: Dialect = {
+  ...standard,
   name: "bigquery",
   quote: backQuoted,
   placeholder: (n, v) => timeOnly(`@p${n}`, v, "TIMESTAMP"),
   truncate: (g, e) => `TIMESTAMP_TRUNC(${e}, ${g === "week" ? "ISOWEEK" : g.toUpperCase()})`,
   float: "FLOAT64",
-  top: false,
-  lower,
-  contains: (h, n) => `STRPOS(${h}, ${n}) > 0`,
-  left: standardLeft,
-  right: standardRight,
-  avgNeedsCast: false
+  contains: (h, n) => `STRPOS(${h}, ${n}) > 0`
 }
 
 /** Snowflake over TIMESTAMP_NTZ columns (weeks start on Monday with the default WEEK_START). */
 export const snowflake: Dialect = {
+  ...standard,
   name: "snowflake",
   quote: doubleQuoted,
   placeholder: (_, v) => timeOnly("?", v, "TIMESTAMP_NTZ"),
   truncate: (g, e) => `DATE_TRUNC('${g.toUpperCase()}', ${e})`,
   float: "FLOAT",
-  top: false,
-  lower,
-  contains: (h, n) => `POSITION(${n} IN ${h}) > 0`,
-  left: standardLeft,
-  right: standardRight,
-  avgNeedsCast: false
+  contains: (h, n) => `POSITION(${n} IN ${h}) > 0`
 }
 
 const clickhouseTypes: Record<BoundValue["type"], string> = {
@@ -174,31 +159,28 @@ const clickhouseTypes: Record<BoundValue["type"], string> = {
 
 /** ClickHouse: typed placeholders `{p1:String}`. */
 export const clickhouse: Dialect = {
+  ...standard,
   name: "clickhouse",
   quote: backQuoted,
   placeholder: (n, v) => `{p${n}:${clickhouseTypes[v.type]}}`,
   truncate: (g, e) => g === "week" ? `toDateTime(toMonday(${e}))` : `toDateTime(dateTrunc('${g}', ${e}))`,
   float: "Float64",
-  top: false,
   lower: (e) => `lowerUTF8(${e})`,
   contains: (h, n) => `positionUTF8(${h}, ${n}) > 0`,
   left: (e, n) => `leftUTF8(${e}, ${n})`,
-  right: (e, n) => `rightUTF8(${e}, ${n})`,
-  avgNeedsCast: false
+  right: (e, n) => `rightUTF8(${e}, ${n})`
 }
 
 /** SQL Server 2022 (T-SQL). */
 export const tsql: Dialect = {
+  ...standard,
   name: "tsql",
   quote: (identifier) => `[${identifier.replaceAll("]", "]]")}]`,
   placeholder: (n, v) => timeOnly(`@p${n}`, v, "DATETIME2"),
   truncate: (g, e) => `DATETRUNC(${g === "week" ? "iso_week" : g}, ${e})`,
   float: "FLOAT",
   top: true,
-  lower,
   contains: (h, n) => `CHARINDEX(${n}, ${h}) > 0`,
-  left: standardLeft,
-  right: standardRight,
   avgNeedsCast: true
 }
 
