@@ -11,6 +11,7 @@ import {
   Idempotency,
   InvitationStore,
   Pagination,
+  ReportStore,
   ServiceSecrets,
   Tenant,
   TenantStore,
@@ -21,10 +22,10 @@ import {
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
-import * as MemoryDatasetStore from "./MemoryDatasetStore.ts"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
 import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
+import * as MemoryWorkspaceRecords from "./MemoryWorkspaceRecords.ts"
 import { restore, set, transactor, write } from "./Transactions.ts"
 
 export { transactor } from "./Transactions.ts"
@@ -203,6 +204,7 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.succeed(Transactor.Transactor, transactor),
   Layer.effect(DirectoryStore.DirectoryStore, directoryStore),
   Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
-  Layer.effect(DatasetStore.DatasetStore, MemoryDatasetStore.make),
+  Layer.effect(DatasetStore.DatasetStore, MemoryWorkspaceRecords.datasetStore),
+  Layer.effect(ReportStore.ReportStore, MemoryWorkspaceRecords.reportStore),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -358,6 +358,23 @@ const datasets = ddl([
   `CREATE INDEX datasets_workspace_id ON datasets (workspace_id)`
 ])
 
+/** Reports (issue 6): pages and settings as jsonb; deleting a workspace deletes its reports. */
+const reports = ddl([
+  `CREATE TABLE reports (
+    report_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+    name text NOT NULL,
+    description text,
+    pages jsonb NOT NULL,
+    settings jsonb NOT NULL,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX reports_by_created_at ON reports (tenant_id, workspace_id, created_at DESC, report_id)`,
+  `CREATE INDEX reports_workspace_id ON reports (workspace_id)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -366,7 +383,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "4_tenant_limits": tenantLimits,
   "5_webhooks": webhooks,
   "6_directory": directory,
-  "7_datasets": datasets
+  "7_datasets": datasets,
+  "8_reports": reports
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

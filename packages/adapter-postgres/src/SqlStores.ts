@@ -13,6 +13,7 @@ import {
   Idempotency,
   InvitationStore,
   type Plan,
+  ReportStore,
   ServiceSecrets,
   type Stores,
   Tenant,
@@ -31,10 +32,10 @@ import { failAs, isId } from "./StoreErrors.ts"
 import { migrate } from "./Migrations.ts"
 import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
-import * as SqlDatasetStore from "./SqlDatasetStore.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
+import * as SqlWorkspaceRecords from "./SqlWorkspaceRecords.ts"
 
 // --- tenants -----------------------------------------------------------------
 
@@ -392,7 +393,8 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   webhookStores,
   Layer.effect(DirectoryStore.DirectoryStore, SqlDirectoryStore.make),
   Layer.effect(InvitationStore.InvitationStore, SqlInvitationStore.make),
-  Layer.effect(DatasetStore.DatasetStore, SqlDatasetStore.make),
+  Layer.effect(DatasetStore.DatasetStore, SqlWorkspaceRecords.datasetStore),
+  Layer.effect(ReportStore.ReportStore, SqlWorkspaceRecords.reportStore),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -8,6 +8,7 @@ import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import type { IdempotencyStore } from "./Idempotency.ts"
 import type { InvitationStore } from "./InvitationStore.ts"
+import type { ReportStore } from "./ReportStore.ts"
 import type { ServiceSecrets } from "./ServiceSecrets.ts"
 import type { TenantStore } from "./TenantStore.ts"
 import type { Transactor } from "./Transactor.ts"
@@ -26,3 +27,4 @@ export type Stores =
   | DirectoryStore
   | InvitationStore
   | DatasetStore
+  | ReportStore

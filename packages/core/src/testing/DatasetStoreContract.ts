@@ -1,7 +1,8 @@
 /**
- * The dataset part of the store contract: records round-trip with their
- * model, source and columns, are listed newest first per workspace, and are
- * scoped by tenant. Run by `storeContract` on every adapter.
+ * The datasets and reports part of the store contract: records round-trip
+ * with their nested parts (model, source, columns; pages, settings), are
+ * listed newest first per workspace, and are scoped by tenant. Run by
+ * `storeContract` on every adapter.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,8 @@ import { Effect } from "effect"
 import type { Dataset, DatasetId } from "../Dataset.ts"
 import { DatasetStore } from "../DatasetStore.ts"
 import { uuidv7 } from "../Ids.ts"
+import type { Report, ReportId } from "../Report.ts"
+import { ReportStore } from "../ReportStore.ts"
 import type { PageQuery } from "../Pagination.ts"
 import type { Stores } from "../Stores.ts"
 import type { TenantId } from "../Tenant.ts"
@@ -101,5 +104,43 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.strictEqual((yield* store.list(tenant.tenant_id, b.workspace_id, newestFirst(10))).length, 1)
       const other = yield* insertTenant({ createdAt: at(0) })
       assert.deepStrictEqual(yield* store.list(other.tenant_id, a.workspace_id, newestFirst(10)), [])
+    }))
+
+  it.effect("reports round-trip with their pages and settings, listed per workspace, in their tenant only", () =>
+    Effect.gen(function*() {
+      const store = yield* ReportStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
+      const report: Report = {
+        report_id: (yield* uuidv7) as ReportId,
+        tenant_id: tenant.tenant_id,
+        workspace_id: workspace.workspace_id,
+        name: "Sales overview",
+        description: null,
+        pages: [{
+          name: "Overview",
+          visuals: [{
+            id: "revenue_by_month",
+            type: "line",
+            dataset_id: (yield* uuidv7) as DatasetId,
+            query: { measures: ["revenue"], time_dimensions: [{ dimension: "day", granularity: "month", date_range: "last 3 months" }] },
+            encoding: { x: "day__month", y: ["revenue"] }
+          }]
+        }],
+        settings: { query_timeout_seconds: 30 },
+        created_at: at(1),
+        updated_at: at(1)
+      }
+      yield* store.insert(report)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, report.report_id), report)
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.strictEqual(yield* store.find(other.tenant_id, report.report_id), undefined)
+      const renamed: Report = { ...report, name: "Sales", pages: [], settings: { query_timeout_seconds: 5 }, updated_at: at(2) }
+      assert.isTrue(yield* store.update(renamed))
+      assert.deepStrictEqual(yield* store.list(tenant.tenant_id, workspace.workspace_id, { ...newestFirst(10) }), [renamed])
+      assert.deepStrictEqual(yield* store.list(other.tenant_id, workspace.workspace_id, newestFirst(10)), [])
+      assert.isFalse(yield* store.remove(other.tenant_id, report.report_id))
+      assert.isTrue(yield* store.remove(tenant.tenant_id, report.report_id))
+      assert.strictEqual(yield* store.find(tenant.tenant_id, report.report_id), undefined)
     }))
 }

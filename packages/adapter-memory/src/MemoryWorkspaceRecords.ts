@@ -1,0 +1,54 @@
+/**
+ * Records that belong to a workspace of a tenant, in memory (the
+ * DatasetStore and the ReportStore): found by id in their tenant, listed newest first per workspace,
+ * replaced and deleted within the current transaction.
+ *
+ * @since 0.1.0
+ */
+import { type Dataset, DatasetStore, Pagination, type Report, ReportStore } from "@analytics/core"
+import { Effect } from "effect"
+import { restore, set, write } from "./Transactions.ts"
+
+interface Owned {
+  readonly tenant_id: string
+  readonly workspace_id: string
+  readonly created_at: Date
+}
+
+/** The store methods over records identified by `idOf`. */
+export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id, keyOf: (record: A) => Pagination.Keyset) =>
+  Effect.sync(() => {
+    const records = new Map<string, A>()
+    const of = (tenantId: string, id: string) => {
+      const record = records.get(id)
+      return record !== undefined && record.tenant_id === tenantId ? record : undefined
+    }
+    return {
+      insert: (record: A) => write(() => [undefined, set(records, idOf(record), record)]),
+      find: (tenantId: string, id: Id) => Effect.sync(() => of(tenantId, id)),
+      list: (tenantId: string, workspaceId: string, query: Pagination.PageQuery<"created_at">) =>
+        Effect.sync(() =>
+          Pagination.applyInMemory(
+            [...records.values()].filter((r) => r.tenant_id === tenantId && r.workspace_id === workspaceId),
+            query,
+            keyOf,
+            (r) => r.created_at
+          )
+        ),
+      update: (record: A) =>
+        write(() => of(record.tenant_id, idOf(record)) === undefined ? [false, () => {}] : [true, set(records, idOf(record), record)]),
+      remove: (tenantId: string, id: Id) =>
+        write(() => {
+          if (of(tenantId, id) === undefined) return [false, () => {}]
+          const undo = restore(records, id)
+          records.delete(id)
+          return [true, undo]
+        })
+    }
+  })
+
+/** A fresh in-memory DatasetStore. */
+export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), DatasetStore.DatasetStore.of)
+
+/** A fresh in-memory ReportStore. */
+export const reportStore = Effect.map(make((r: Report.Report) => r.report_id, ReportStore.reportKey), ReportStore.ReportStore.of)

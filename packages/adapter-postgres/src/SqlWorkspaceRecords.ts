@@ -1,0 +1,96 @@
+/**
+ * Records that belong to a workspace of a tenant, over `SqlClient`
+ * (PostgreSQL and PGlite): the DatasetStore and the ReportStore. Their
+ * nested parts (models, pages, settings) are jsonb.
+ *
+ * @since 0.1.0
+ */
+import { type Dataset, DatasetStore, Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
+import { Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { afterNewestFirst } from "./SqlKeyset.ts"
+import { failAs, isId } from "./StoreErrors.ts"
+
+type Row = Record<string, unknown> & { readonly tenant_id: string; readonly workspace_id: string }
+
+interface Spec<A> {
+  readonly table: string
+  readonly id: string
+  readonly name: string
+  readonly toRow: (record: A) => Record<string, unknown>
+  readonly fromRow: (row: Row) => A
+}
+
+/** The store methods of one table of workspace records. */
+const make = <A extends { readonly tenant_id: string }>(spec: Spec<A>) =>
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const table = sql(spec.table)
+    const id = sql(spec.id)
+    const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
+    return {
+      insert: (record: A) => sql`INSERT INTO ${table} ${sql.insert(spec.toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
+      find: (tenantId: string, recordId: string) => {
+        if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(undefined)
+        return sql<Row>`SELECT * FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId}`.pipe(
+          Effect.map(([row]) => row === undefined ? undefined : spec.fromRow(row)),
+          fail("find")
+        )
+      },
+      list: (tenantId: string, workspaceId: string, query: Pagination.PageQuery<"created_at">) => {
+        if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed([])
+        return sql<Row>`SELECT * FROM ${table}
+          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId} AND created_at <= ${query.createdAtOrBefore}
+            ${afterNewestFirst(sql, query, spec.id)}
+          ORDER BY created_at DESC, ${id} ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail("list"))
+      },
+      update: (record: A) => {
+        const row = spec.toRow(record)
+        const recordId = row[spec.id] as string
+        if (!isId(record.tenant_id) || !isId(recordId)) return Effect.succeed(false)
+        return sql`UPDATE ${table} SET ${sql.update(row, [spec.id, "tenant_id", "workspace_id", "created_at"])}
+          WHERE tenant_id = ${record.tenant_id} AND ${id} = ${recordId} RETURNING ${id}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          fail("update")
+        )
+      },
+      remove: (tenantId: string, recordId: string) => {
+        if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(false)
+        return sql`DELETE FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId} RETURNING ${id}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          fail("remove")
+        )
+      }
+    }
+  })
+
+const json = (value: unknown) => JSON.stringify(value)
+// Rows were validated on the way in.
+const owned = (row: Row) => ({ tenant_id: row.tenant_id as Tenant.TenantId, workspace_id: row.workspace_id as Workspace.WorkspaceId })
+
+/** The DatasetStore over the `SqlClient` in context. */
+export const datasetStore = Effect.map(
+  make<Dataset.Dataset>({
+    table: "datasets",
+    id: "dataset_id",
+    name: "DatasetStore",
+    toRow: (d) => ({ ...d, source: json(d.source), model: json(d.model), columns: json(d.columns) }),
+    fromRow: (row) => ({
+      ...(row as unknown as Dataset.Dataset),
+      ...owned(row),
+      row_count: row.row_count === null ? null : Number(row.row_count)
+    })
+  }),
+  DatasetStore.DatasetStore.of
+)
+
+/** The ReportStore over the `SqlClient` in context. */
+export const reportStore = Effect.map(
+  make<Report.Report>({
+    table: "reports",
+    id: "report_id",
+    name: "ReportStore",
+    toRow: (r) => ({ ...r, pages: json(r.pages), settings: json(r.settings) }),
+    fromRow: (row) => ({ ...(row as unknown as Report.Report), ...owned(row) })
+  }),
+  ReportStore.ReportStore.of
+)

@@ -1,0 +1,179 @@
+/**
+ * Use cases on reports (issue 6): records in a workspace whose visuals are
+ * checked against their datasets' models when written, and whose visuals'
+ * queries run for a principal with the report's timeout.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Duration, Effect } from "effect"
+import type { CursorCodec, CursorError } from "./Cursor.ts"
+import type { DatasetStore } from "./DatasetStore.ts"
+import * as Datasets from "./Datasets.ts"
+import { NotFound, type StoreError } from "./Errors.ts"
+import { uuidv7 } from "./Ids.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
+import { defaultSettings, findVisual, type Page as ReportPage, type Report, type ReportCreate, type ReportId, type ReportUpdate, type Visual } from "./Report.ts"
+import { reportKey, ReportStore } from "./ReportStore.ts"
+import * as SemanticModel from "./SemanticModel.ts"
+import * as SemanticQuery from "./SemanticQuery.ts"
+import type { TenantId } from "./Tenant.ts"
+import type { WorkspaceId } from "./Workspace.ts"
+import { WorkspaceStore } from "./WorkspaceStore.ts"
+
+/** The report's pages do not hold together; `detail` says where. */
+export class ReportInvalid extends Data.TaggedError("ReportInvalid")<{
+  readonly detail: string
+}> {}
+
+const reportNotFound = (id: string) => new NotFound({ resource: "report", id })
+
+/** The columns an encoding may name for each visual type, and which it must. */
+const encodingFields: Record<Visual["type"], { readonly required: ReadonlyArray<"x" | "y" | "category" | "value">; readonly allowed: ReadonlyArray<string> }> = {
+  table: { required: [], allowed: ["columns"] },
+  bar: { required: ["x", "y"], allowed: ["x", "y", "series"] },
+  line: { required: ["x", "y"], allowed: ["x", "y", "series"] },
+  area: { required: ["x", "y"], allowed: ["x", "y", "series"] },
+  pie: { required: ["category", "value"], allowed: ["category", "value"] },
+  kpi: { required: ["value"], allowed: ["value"] }
+}
+
+/**
+ * Checks pages against the tenant's datasets: page names and visual ids
+ * unique, each visual's dataset in the report's workspace, its query valid
+ * for the dataset's model, and its encoding naming columns the query
+ * selects, as its type needs.
+ */
+const checkPages = (tenantId: TenantId, workspaceId: WorkspaceId, pages: ReadonlyArray<ReportPage>) =>
+  Effect.gen(function*() {
+    const pageNames = new Set<string>()
+    const visualIds = new Set<string>()
+    for (const page of pages) {
+      if (pageNames.has(page.name)) return yield* new ReportInvalid({ detail: `Two pages are named "${page.name}"` })
+      pageNames.add(page.name)
+      for (const visual of page.visuals) {
+        const where = `Visual "${visual.id}" (page "${page.name}")`
+        if (visualIds.has(visual.id)) return yield* new ReportInvalid({ detail: `Two visuals have the id "${visual.id}"` })
+        visualIds.add(visual.id)
+        const dataset = yield* Datasets.get(tenantId, visual.dataset_id).pipe(
+          Effect.catchTag("NotFound", () => Effect.fail(new ReportInvalid({ detail: `${where}: no dataset ${visual.dataset_id}` })))
+        )
+        if (dataset.workspace_id !== workspaceId) {
+          return yield* new ReportInvalid({ detail: `${where}: dataset ${visual.dataset_id} is in another workspace` })
+        }
+        const model = SemanticModel.check(dataset.model)
+        if (model instanceof SemanticModel.ModelInvalid) return yield* new ReportInvalid({ detail: `${where}: ${model.detail}` })
+        // Checked as a principal every policy applies to, so that only the query's own faults show.
+        const plan = SemanticQuery.plan(model, visual.query, { roles: [], attributes: {} }, new Date(0))
+        if (plan instanceof SemanticQuery.QueryInvalid) return yield* new ReportInvalid({ detail: `${where}: ${plan.detail}` })
+        const columns = new Set(plan.columns.map((c) => c.name))
+        const measures = new Set(plan.columns.filter((c) => c.kind === "measure").map((c) => c.name))
+        const encoding = visual.encoding ?? {}
+        const fields = encodingFields[visual.type]
+        for (const [field, value] of Object.entries(encoding)) {
+          if (!fields.allowed.includes(field)) return yield* new ReportInvalid({ detail: `${where}: a ${visual.type} has no "${field}" encoding` })
+          for (const column of Array.isArray(value) ? value : [value]) {
+            if (!columns.has(column)) return yield* new ReportInvalid({ detail: `${where}: "${column}" is not a column of its query` })
+            if ((field === "y" || field === "value") && !measures.has(column)) {
+              return yield* new ReportInvalid({ detail: `${where}: "${column}" is drawn as a value but is not a measure` })
+            }
+          }
+        }
+        const missing = fields.required.find((field) => encoding[field] === undefined)
+        if (missing !== undefined) return yield* new ReportInvalid({ detail: `${where}: a ${visual.type} needs a "${missing}" encoding` })
+      }
+    }
+  })
+
+const workspaceOf = (tenantId: TenantId, workspaceId: WorkspaceId) =>
+  Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId)).pipe(
+    Effect.flatMap((w) => w === undefined ? Effect.fail(new NotFound({ resource: "workspace", id: workspaceId })) : Effect.void)
+  )
+
+/** A report of the tenant, or NotFound. */
+export const get = (tenantId: TenantId, reportId: string): Effect.Effect<Report, NotFound | StoreError, ReportStore> =>
+  Effect.flatMap(ReportStore, (store) => store.find(tenantId, reportId as ReportId)).pipe(
+    Effect.flatMap((r) => r === undefined ? Effect.fail(reportNotFound(reportId)) : Effect.succeed(r))
+  )
+
+/** Creates a report in a workspace of the tenant. */
+export const create = (
+  tenantId: TenantId,
+  input: ReportCreate
+): Effect.Effect<Report, NotFound | ReportInvalid | StoreError, ReportStore | DatasetStore | WorkspaceStore> =>
+  Effect.gen(function*() {
+    yield* workspaceOf(tenantId, input.workspace_id)
+    const pages = input.pages ?? []
+    yield* checkPages(tenantId, input.workspace_id, pages)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const report: Report = {
+      report_id: (yield* uuidv7) as ReportId,
+      tenant_id: tenantId,
+      workspace_id: input.workspace_id,
+      name: input.name,
+      description: input.description ?? null,
+      pages,
+      settings: input.settings ?? defaultSettings,
+      created_at: now,
+      updated_at: now
+    }
+    yield* (yield* ReportStore).insert(report)
+    return report
+  })
+
+/** One page of a workspace's reports, newest first; NotFound for a workspace not of the tenant. */
+export const list = (
+  tenantId: TenantId,
+  workspaceId: WorkspaceId,
+  request: NewestFirstRequest
+): Effect.Effect<Page<Report>, NotFound | StoreError | CursorError | InvalidSort, ReportStore | WorkspaceStore | CursorCodec> =>
+  Effect.andThen(
+    workspaceOf(tenantId, workspaceId),
+    Effect.flatMap(ReportStore, (store) => paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), reportKey))
+  )
+
+/** Changes a report: name, description, settings, or its pages (replaced whole, checked again). */
+export const update = (
+  tenantId: TenantId,
+  reportId: string,
+  change: ReportUpdate
+): Effect.Effect<Report, NotFound | ReportInvalid | StoreError, ReportStore | DatasetStore> =>
+  Effect.gen(function*() {
+    const current = yield* get(tenantId, reportId)
+    if (change.pages !== undefined) yield* checkPages(tenantId, current.workspace_id, change.pages)
+    const updated: Report = {
+      ...current,
+      name: change.name ?? current.name,
+      description: change.description === undefined ? current.description : change.description,
+      pages: change.pages ?? current.pages,
+      settings: change.settings ?? current.settings,
+      updated_at: new Date(yield* Clock.currentTimeMillis)
+    }
+    if (!(yield* (yield* ReportStore).update(updated))) return yield* reportNotFound(reportId)
+    return updated
+  })
+
+/** Deletes a report. */
+export const remove = (tenantId: TenantId, reportId: string): Effect.Effect<void, NotFound | StoreError, ReportStore> =>
+  Effect.flatMap(ReportStore, (store) => store.remove(tenantId, reportId as ReportId)).pipe(
+    Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(reportNotFound(reportId)))
+  )
+
+/**
+ * Runs one visual's query for a principal, with `filters` added (a
+ * viewer's or an export's), cancelled after the report's query timeout.
+ */
+export const queryVisual = (
+  tenantId: TenantId,
+  reportId: string,
+  visualId: string,
+  security: SemanticQuery.SecurityContext,
+  filters: NonNullable<SemanticQuery.Query["filters"]> = []
+) =>
+  Effect.gen(function*() {
+    const report = yield* get(tenantId, reportId)
+    const found = findVisual(report, visualId)
+    if (found === undefined) return yield* new NotFound({ resource: "visual", id: visualId })
+    const query = { ...found.visual.query, filters: [...(found.visual.query.filters ?? []), ...filters] }
+    const result = yield* Datasets.query(tenantId, found.visual.dataset_id, query, security, Duration.seconds(report.settings.query_timeout_seconds))
+    return { report, visual: found.visual, ...result }
+  })
