@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Dataset, DateRange, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
+import { Dataset, DateRange, Report, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -804,6 +804,90 @@ export const DatasetsGroup = HttpApiGroup.make("datasets")
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Datasets queried through a semantic layer. Members query; tenant admins create and describe.")
 
+// ---------------------------------------------------------------------------
+// reports
+
+/** A report as the API shows it. */
+export const ReportJson = Schema.Struct({
+  report_id: Report.ReportId,
+  workspace_id: Workspace.WorkspaceId,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  pages: Schema.Array(Report.Page),
+  settings: Report.Settings,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+const reportParams = { id: Schema.String }
+
+/** Reports of the tenant's workspaces: pages of visuals over datasets. */
+export const ReportsGroup = HttpApiGroup.make("reports")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/reports", {
+      query: { workspace_id: Workspace.WorkspaceId, ...pageQuery },
+      success: ListEnvelope(ReportJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The reports of a workspace (required), newest first.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/reports", {
+      headers: idempotencyHeader,
+      payload: Report.ReportCreate,
+      success: ReportJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ReportInvalid]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Creates a report: named pages of visuals, each a semantic query of a dataset of the same workspace and an encoding of its columns. Tenant admins only."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/reports/:id", {
+      params: reportParams,
+      success: ReportJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/reports/:id", {
+      params: reportParams,
+      payload: Report.ReportUpdate,
+      success: ReportJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ReportInvalid]
+    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Changes a report; `pages` replaces every page. Tenant admins only.")
+  )
+  .add(
+    HttpApiEndpoint.delete("delete", "/v1/reports/:id", {
+      params: reportParams,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.post("visualData", "/v1/reports/:id/visuals/:visual_id/query", {
+      params: { id: Schema.String, visual_id: Schema.String },
+      headers: idempotencyHeader,
+      payload: Schema.Struct({ filters: Schema.optionalKey(SemanticQuery.Query.fields.filters) }),
+      success: QueryResultJson,
+      error: [
+        Problems.Forbidden,
+        Problems.NotFound,
+        Problems.QueryInvalid,
+        Problems.NotLoaded,
+        Problems.EngineUnavailable,
+        Problems.ModelInvalid,
+        Problems.QueryTimedOut,
+        Problems.QueryConcurrency,
+        Problems.ServiceUnavailable
+      ]
+    }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "Runs one visual's query for the caller (row-level security applies), with extra `filters` if given, cancelled after the report's query_timeout_seconds."
+    )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Reports: named pages of visuals. Members read them and run their visuals; tenant admins write them.")
+
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
 export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
   const schemas = Events.jsonSchemas()
@@ -833,6 +917,7 @@ export const Api = HttpApi.make("analytics")
   .add(InvitationsGroup)
   .add(InvitationAcceptanceGroup)
   .add(DatasetsGroup)
+  .add(ReportsGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

@@ -18,6 +18,7 @@ import {
   executiveRolesLayer,
   invitationAcceptanceLayer,
   invitationsLayer,
+  reportsLayer,
   scimTokensLayer,
   systemLayer,
   teamsLayer,
@@ -127,7 +128,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     scimTokensLayer,
     invitationsLayer,
     invitationAcceptanceLayer,
-    datasetsLayer
+    datasetsLayer,
+    reportsLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )

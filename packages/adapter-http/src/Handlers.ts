@@ -12,6 +12,9 @@ import {
   Limiter,
   OperationLimits,
   Plan,
+  type Report,
+  Reports,
+  ReportStore,
   DeliveryStore,
   Directory,
   DirectoryStore,
@@ -586,33 +589,45 @@ export const datasetJson = (d: Dataset.Dataset) => ({
   updated_at: d.updated_at
 })
 
+/** What the dataset and report handlers need: the stores and engines, and the per-workspace query slots. */
+const analyticsTools = Effect.gen(function*() {
+  const provide = yield* captured(
+    DatasetStore.DatasetStore,
+    ReportStore.ReportStore,
+    WorkspaceStore.WorkspaceStore,
+    DirectoryStore.DirectoryStore,
+    Datasets.Engines,
+    EventPublisher.EventPublisher,
+    Cursor.CursorCodec
+  )
+  const tenants = yield* TenantDirectory.TenantDirectory
+  const limiter = yield* Limiter.Limiter
+  type Services =
+    | DatasetStore.DatasetStore
+    | ReportStore.ReportStore
+    | WorkspaceStore.WorkspaceStore
+    | DirectoryStore.DirectoryStore
+    | Datasets.Engines
+    | EventPublisher.EventPublisher
+    | Cursor.CursorCodec
+  /** Runs a use case, its errors as problems. */
+  const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, Services>) => Effect.mapError(provide(effect), toProblem)
+  // A query's slot outlives its timeout only if the process dies holding it.
+  const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
+  /** Runs a query of a workspace in one of its slots: at most the tenant's plan's concurrent queries (spec 8.2). */
+  const inQuerySlot = <A, E>(tenantId: Tenant.TenantId, workspaceId: string, query: Effect.Effect<A, E>) =>
+    Effect.gen(function*() {
+      const tenant = yield* run(tenants.get(tenantId))
+      const capacity = tenant === undefined ? 1 : Plan.limitsFor(tenant.plan, tenant.limits).queryConcurrency
+      return yield* limiter.withSlot(OperationLimits.queryConcurrency(workspaceId, capacity), slotLease)(query)
+    })
+  return { run, inQuerySlot }
+})
+
 /** `/v1/datasets...`: members list, read and query; tenant admins create, describe and delete. */
 export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(
-      DatasetStore.DatasetStore,
-      WorkspaceStore.WorkspaceStore,
-      DirectoryStore.DirectoryStore,
-      Datasets.Engines,
-      EventPublisher.EventPublisher,
-      Cursor.CursorCodec
-    )
-    const tenants = yield* TenantDirectory.TenantDirectory
-    const limiter = yield* Limiter.Limiter
-    /** Runs a use case, its errors as problems. */
-    const run = <A, E extends DomainError>(
-      effect: Effect.Effect<
-        A,
-        E,
-        DatasetStore.DatasetStore | WorkspaceStore.WorkspaceStore | DirectoryStore.DirectoryStore | Datasets.Engines | EventPublisher.EventPublisher | Cursor.CursorCodec
-      >
-    ) => Effect.mapError(provide(effect), toProblem)
-    // A query's slot outlives its timeout only if the process dies holding it.
-    const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
-    /** The slot a query of a workspace takes: at most the tenant's plan's concurrent queries (spec 8.2). */
-    const querySlot = (tenantId: Tenant.TenantId, workspaceId: string) =>
-      Effect.map(Effect.mapError(tenants.get(tenantId), toProblem), (tenant) =>
-        OperationLimits.queryConcurrency(workspaceId, tenant === undefined ? 1 : Plan.limitsFor(tenant.plan, tenant.limits).queryConcurrency))
+    const { inQuerySlot, run } = yield* analyticsTools
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
@@ -651,8 +666,7 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
           const member = yield* currentMember
           const dataset = yield* run(Datasets.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
-          const slot = yield* querySlot(member.tenantId, dataset.workspace_id)
-          const { compiled, rows } = yield* limiter.withSlot(slot, slotLease)(run(Datasets.query(member.tenantId, params.id, payload, security))).pipe(
+          const { compiled, rows } = yield* inQuerySlot(member.tenantId, dataset.workspace_id, run(Datasets.query(member.tenantId, params.id, payload, security))).pipe(
             Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error)))
           )
           return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
@@ -663,5 +677,63 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
           const security = yield* run(Datasets.securityContext(member))
           const { compiled, dialect } = yield* run(Datasets.compile(member.tenantId, params.id, payload, security))
           return respond(endpoint, { dialect, sql: compiled.sql, params: compiled.params })
+        }))
+  }))
+
+/** A report as the API shows it. */
+const reportJson = (r: Report.Report) => ({
+  report_id: r.report_id,
+  workspace_id: r.workspace_id,
+  name: r.name,
+  description: r.description,
+  pages: r.pages,
+  settings: r.settings,
+  created_at: r.created_at,
+  updated_at: r.updated_at
+})
+
+/** `/v1/reports...`: members list, read and run visuals; tenant admins write. */
+export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
+  Effect.gen(function*() {
+    const { inQuerySlot, run } = yield* analyticsTools
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const request = yield* listRequest(query)
+          const page = yield* run(Reports.list(member.tenantId, query.workspace_id, request))
+          return respond(endpoint, { data: page.data.map(reportJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, reportJson(yield* run(Reports.create(admin.tenantId, payload))))
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, reportJson(yield* run(Reports.get(member.tenantId, params.id))))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, reportJson(yield* run(Reports.update(admin.tenantId, params.id, payload))))
+        }))
+      .handle("delete", ({ params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          yield* run(Reports.remove(admin.tenantId, params.id))
+        }))
+      .handle("visualData", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const report = yield* run(Reports.get(member.tenantId, params.id))
+          const security = yield* run(Datasets.securityContext(member))
+          const { compiled, rows } = yield* inQuerySlot(
+            member.tenantId,
+            report.workspace_id,
+            run(Reports.queryVisual(member.tenantId, params.id, params.visual_id, security, payload.filters ?? []))
+          ).pipe(Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error))))
+          return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
         }))
   }))

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, Cursor, Datasets, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Cursor, Datasets, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -37,6 +37,7 @@ export type DomainError =
   | Datasets.NotLoaded
   | Datasets.QueryTimedOut
   | Datasets.RefreshNeedsFile
+  | Reports.ReportInvalid
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -83,6 +84,7 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Datasets.NotLoaded ? Problems.NotLoaded
   : E extends Datasets.QueryTimedOut ? Problems.QueryTimedOut
   : E extends Datasets.RefreshNeedsFile ? Problems.RefreshNeedsFile
+  : E extends Reports.ReportInvalid ? Problems.ReportInvalid
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -187,6 +189,8 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.QueryTimedOut({ detail: `The query ran longer than ${error.seconds} s and was cancelled; narrow it (filters, a date range, fewer dimensions)` })
       case "RefreshNeedsFile":
         return new Problems.RefreshNeedsFile({ detail: `Dataset ${error.datasetId} is an upload: PUT its file to /v1/datasets/${error.datasetId}/data again` })
+      case "ReportInvalid":
+        return new Problems.ReportInvalid({ detail: error.detail })
       case "EngineError":
         return new Problems.ServiceUnavailable({ detail: "The analytics engine failed; retry later" })
       case "IdempotencyInProgress":

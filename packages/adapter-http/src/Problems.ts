@@ -279,3 +279,10 @@ export class RefreshNeedsFile extends HttpApiError.Problem<RefreshNeedsFile>()(
   declare("dataset/refresh-needs-file"),
   { code: Schema.tag("dataset/refresh-needs-file") }
 ) {}
+
+/** 400 report/invalid. */
+export class ReportInvalid extends HttpApiError.Problem<ReportInvalid>()(
+  "ReportInvalid",
+  declare("report/invalid"),
+  { code: Schema.tag("report/invalid") }
+) {}

@@ -199,6 +199,67 @@ describe("datasets", () => {
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })), "resource/not-found")
     }).pipe(Effect.scoped))
 
+  it.live("reports: pages of visuals checked against their datasets; a visual's data follows the viewer's row-level security", () =>
+    Effect.gen(function*() {
+      const { admin, server, workspaceId } = yield* setup
+      const id = (yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } } })).body.dataset_id
+      yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })
+      const model = (yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })).body.model
+      yield* server.request("PATCH", `/v1/datasets/${id}`, {
+        token: admin,
+        body: { model: { ...model, row_level_security: [{ roles: ["admin"], all_rows: true }, { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }] } }
+      })
+      const pages = [
+        {
+          name: "Overview",
+          visuals: [
+            { id: "total", type: "kpi", dataset_id: id, query: { measures: ["total_amount"] }, encoding: { value: "total_amount" } },
+            { id: "by_region", type: "bar", dataset_id: id, query: { measures: ["count"], dimensions: ["region"] }, encoding: { x: "region", y: ["count"] } }
+          ]
+        },
+        {
+          name: "Trend",
+          visuals: [
+            { id: "monthly", type: "line", dataset_id: id, query: { measures: ["total_amount"], time_dimensions: [{ dimension: "order_day", granularity: "month" }] }, encoding: { x: "order_day__month", y: ["total_amount"] } },
+            { id: "share", type: "pie", dataset_id: id, query: { measures: ["count"], dimensions: ["region"] }, encoding: { category: "region", value: "count" } }
+          ]
+        }
+      ]
+      const created = yield* server.request("POST", "/v1/reports", { token: admin, body: { workspace_id: workspaceId, name: "Sales overview", pages, settings: { query_timeout_seconds: 20 } } })
+      assert.strictEqual(created.status, 201, created.text)
+      const reportId = created.body.report_id
+      assert.deepStrictEqual((yield* server.request("GET", `/v1/reports?workspace_id=${workspaceId}`, { token: "session:m-1:EU" })).body.data.map((r: any) => r.name), ["Sales overview"])
+      const visual = (token: string, visualId: string, body: unknown = {}) => server.request("POST", `/v1/reports/${reportId}/visuals/${visualId}/query`, { token, body })
+      assert.deepStrictEqual((yield* visual(admin, "by_region")).body.data.length, 3)
+      assert.deepStrictEqual((yield* visual("session:m-1:EU", "by_region")).body.data, [{ region: "EU", count: 200 }])
+      const euTotal = rows.filter((r) => r.region === "EU").reduce((a, r) => a + r.amount, 0)
+      assert.closeTo((yield* visual("session:m-1:EU", "total")).body.data[0].total_amount, euTotal, 1e-9)
+      // Extra filters narrow a visual; they cannot widen row-level security.
+      const narrowed = yield* visual("session:m-1:EU", "by_region", { filters: [{ member: "region", operator: "equals", values: ["US"] }] })
+      assert.deepStrictEqual(narrowed.body.data, [])
+      assert.strictEqual(problemCode(yield* visual(admin, "nope")), "resource/not-found")
+      // Pages that do not hold together are refused, naming the visual.
+      const refusals: Array<[unknown, string]> = [
+        [[{ name: "A", visuals: [] }, { name: "A", visuals: [] }], "Two pages are named \"A\""],
+        [[{ name: "A", visuals: [{ ...pages[0]!.visuals[0], encoding: {} }] }], "Visual \"total\" (page \"A\"): a kpi needs a \"value\" encoding"],
+        [[{ name: "A", visuals: [{ ...pages[0]!.visuals[1], encoding: { x: "region", y: ["region"] } }] }], "Visual \"by_region\" (page \"A\"): \"region\" is drawn as a value but is not a measure"],
+        [[{ name: "A", visuals: [{ ...pages[0]!.visuals[0], query: { measures: ["profit"] } }] }], "Visual \"total\" (page \"A\"): The model has no measure \"profit\""],
+        [[{ name: "A", visuals: [{ ...pages[0]!.visuals[0], dataset_id: crypto.randomUUID() }] }], `Visual "total" (page "A"): no dataset`]
+      ]
+      for (const [badPages, detail] of refusals) {
+        const refused = yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: admin, body: { pages: badPages } })
+        assert.strictEqual(problemCode(refused), "report/invalid", refused.text)
+        assert.include(refused.body.detail, detail)
+      }
+      assert.strictEqual((yield* server.request("GET", `/v1/reports/${reportId}`, { token: admin })).body.pages.length, 2)
+      assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: "session:m-1:EU", body: { name: "Mine" } })), "auth/forbidden")
+      assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: admin, body: { settings: { query_timeout_seconds: 0 } } })), "request/invalid")
+      const stranger = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/reports/${reportId}`, { token: stranger.token })), "resource/not-found")
+      assert.strictEqual((yield* server.request("DELETE", `/v1/reports/${reportId}`, { token: admin })).status, 204)
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/reports/${reportId}`, { token: admin })), "resource/not-found")
+    }).pipe(Effect.scoped))
+
   if (databaseUrl === "") {
     it.skip(`a PostgreSQL table as a dataset ${skippedForNoPostgres}`, () => {})
   } else {

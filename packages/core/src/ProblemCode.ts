@@ -58,6 +58,7 @@ export const catalogue = {
   "dataset/not-uploadable": { status: 409, title: "Only upload datasets take files; a PostgreSQL dataset reads its table in place" },
   "dataset/refresh-needs-file": { status: 409, title: "An upload dataset is refreshed by uploading its file again" },
   "dataset/upload-too-large": { status: 413, title: "The file exceeds the upload limit" },
+  "report/invalid": { status: 400, title: "The report's pages do not hold together" },
   "query/invalid": { status: 400, title: "The query does not fit the dataset's model" },
   "query/timed-out": { status: 422, title: "The query ran longer than allowed and was cancelled" },
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },
