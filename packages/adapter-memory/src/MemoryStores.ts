@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import {
+  AlertStore,
   DatasetStore,
   DeliveryStore,
   DirectoryStore,
@@ -206,5 +207,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
   Layer.effect(DatasetStore.DatasetStore, MemoryWorkspaceRecords.datasetStore),
   Layer.effect(ReportStore.ReportStore, MemoryWorkspaceRecords.reportStore),
+  Layer.effect(AlertStore.AlertStore, MemoryWorkspaceRecords.alertStore),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -1,11 +1,11 @@
 /**
  * Records that belong to a workspace of a tenant, in memory (the
- * DatasetStore and the ReportStore): found by id in their tenant, listed newest first per workspace,
+ * DatasetStore, the ReportStore and the AlertStore): found by id in their tenant, listed newest first per workspace,
  * replaced and deleted within the current transaction.
  *
  * @since 0.1.0
  */
-import { type Dataset, DatasetStore, Pagination, type Report, ReportStore } from "@analytics/core"
+import { type Alert, AlertStore, type Dataset, DatasetStore, Pagination, type Report, ReportStore } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
@@ -24,6 +24,8 @@ export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id
       return record !== undefined && record.tenant_id === tenantId ? record : undefined
     }
     return {
+      /** Every record (for the stores' own queries across workspaces). */
+      all: () => records.values(),
       insert: (record: A) => write(() => [undefined, set(records, idOf(record), record)]),
       find: (tenantId: string, id: Id) => Effect.sync(() => of(tenantId, id)),
       list: (tenantId: string, workspaceId: string, query: Pagination.PageQuery<"created_at">) =>
@@ -48,7 +50,18 @@ export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id
   })
 
 /** A fresh in-memory DatasetStore. */
-export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), DatasetStore.DatasetStore.of)
+export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), ({ all: _, ...methods }) =>
+  DatasetStore.DatasetStore.of(methods))
 
 /** A fresh in-memory ReportStore. */
-export const reportStore = Effect.map(make((r: Report.Report) => r.report_id, ReportStore.reportKey), ReportStore.ReportStore.of)
+export const reportStore = Effect.map(make((r: Report.Report) => r.report_id, ReportStore.reportKey), ({ all: _, ...methods }) =>
+  ReportStore.ReportStore.of(methods))
+
+/** A fresh in-memory AlertStore. */
+export const alertStore = Effect.map(make((a: Alert.Alert) => a.alert_id, AlertStore.alertKey), ({ all, ...methods }) =>
+  AlertStore.AlertStore.of({
+    ...methods,
+    listAfterRefresh: (tenantId, datasetId) =>
+      Effect.sync(() => [...all()].filter((a) => a.tenant_id === tenantId && a.dataset_id === datasetId && a.schedule.after_refresh)),
+    listScheduled: Effect.sync(() => [...all()].filter((a) => a.schedule.cron !== undefined))
+  }))

@@ -375,6 +375,30 @@ const reports = ddl([
   `CREATE INDEX reports_workspace_id ON reports (workspace_id)`
 ])
 
+/** Alerts (issue 6): rules on a dataset's measure, with their last state. */
+const alerts = ddl([
+  `CREATE TABLE alerts (
+    alert_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+    dataset_id uuid NOT NULL REFERENCES datasets (dataset_id) ON DELETE CASCADE,
+    name text NOT NULL,
+    measure text NOT NULL,
+    filters jsonb NOT NULL,
+    condition text NOT NULL,
+    threshold double precision NOT NULL,
+    schedule jsonb NOT NULL,
+    state text NOT NULL,
+    last_value double precision,
+    last_checked_at timestamptz(3),
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX alerts_by_created_at ON alerts (tenant_id, workspace_id, created_at DESC, alert_id)`,
+  `CREATE INDEX alerts_by_dataset ON alerts (dataset_id)`,
+  `CREATE INDEX alerts_scheduled ON alerts (created_at) WHERE schedule ? 'cron'`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -384,7 +408,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "5_webhooks": webhooks,
   "6_directory": directory,
   "7_datasets": datasets,
-  "8_reports": reports
+  "8_reports": reports,
+  "9_alerts": alerts
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import {
+  AlertStore,
   DatasetStore,
   DeliveryStore,
   DirectoryStore,
@@ -395,6 +396,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(InvitationStore.InvitationStore, SqlInvitationStore.make),
   Layer.effect(DatasetStore.DatasetStore, SqlWorkspaceRecords.datasetStore),
   Layer.effect(ReportStore.ReportStore, SqlWorkspaceRecords.reportStore),
+  Layer.effect(AlertStore.AlertStore, SqlWorkspaceRecords.alertStore),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

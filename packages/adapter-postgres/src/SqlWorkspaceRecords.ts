@@ -1,13 +1,14 @@
 /**
  * Records that belong to a workspace of a tenant, over `SqlClient`
- * (PostgreSQL and PGlite): the DatasetStore and the ReportStore. Their
+ * (PostgreSQL and PGlite): the DatasetStore, the ReportStore and the AlertStore. Their
  * nested parts (models, pages, settings) are jsonb.
  *
  * @since 0.1.0
  */
-import { type Dataset, DatasetStore, Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
+import { type Alert, AlertStore, type Dataset, DatasetStore, type Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
@@ -28,6 +29,9 @@ const make = <A extends { readonly tenant_id: string }>(spec: Spec<A>) =>
     const id = sql(spec.id)
     const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
     return {
+      /** The records a condition selects, oldest first (the stores' own queries across workspaces). */
+      where: (operation: string, condition: Statement.Fragment) =>
+        sql<Row>`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail(operation)),
       insert: (record: A) => sql`INSERT INTO ${table} ${sql.insert(spec.toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
       find: (tenantId: string, recordId: string) => {
         if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(undefined)
@@ -80,7 +84,7 @@ export const datasetStore = Effect.map(
       row_count: row.row_count === null ? null : Number(row.row_count)
     })
   }),
-  DatasetStore.DatasetStore.of
+  ({ where: _, ...methods }) => DatasetStore.DatasetStore.of(methods)
 )
 
 /** The ReportStore over the `SqlClient` in context. */
@@ -92,5 +96,31 @@ export const reportStore = Effect.map(
     toRow: (r) => ({ ...r, pages: json(r.pages), settings: json(r.settings) }),
     fromRow: (row) => ({ ...(row as unknown as Report.Report), ...owned(row) })
   }),
-  ReportStore.ReportStore.of
+  ({ where: _, ...methods }) => ReportStore.ReportStore.of(methods)
 )
+
+/** The AlertStore over the `SqlClient` in context. */
+export const alertStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    make<Alert.Alert>({
+      table: "alerts",
+      id: "alert_id",
+      name: "AlertStore",
+      toRow: (a) => ({ ...a, filters: json(a.filters), schedule: json(a.schedule) }),
+      fromRow: (row) => ({
+        ...(row as unknown as Alert.Alert),
+        ...owned(row),
+        threshold: Number(row.threshold),
+        last_value: row.last_value === null ? null : Number(row.last_value)
+      })
+    }),
+    ({ where, ...methods }) =>
+      AlertStore.AlertStore.of({
+        ...methods,
+        listAfterRefresh: (tenantId, datasetId) =>
+          isId(tenantId) && isId(datasetId)
+            ? where("listAfterRefresh", sql`tenant_id = ${tenantId} AND dataset_id = ${datasetId} AND (schedule->>'after_refresh')::boolean`)
+            : Effect.succeed([]),
+        listScheduled: where("listScheduled", sql`schedule ? 'cron'`)
+      })
+  ))

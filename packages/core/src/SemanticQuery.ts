@@ -65,6 +65,8 @@ export interface SecurityContext {
   readonly roles: ReadonlyArray<string>
   /** Attributes policies read (`region`…); `user_id` and `email` among them. */
   readonly attributes: Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number | boolean>>>
+  /** The service itself (alerts, set by tenant admins, watch every row): no policy applies. Never set for a person. */
+  readonly service?: true | undefined
 }
 
 /** What a measure computes: an aggregation, or arithmetic over aggregations. */
@@ -344,7 +346,7 @@ const planFilter = <V>(
  */
 const rowLevelSecurity = (model: CheckedModel, security: SecurityContext): PlanFilter | undefined => {
   const policies = model.model.row_level_security ?? []
-  if (policies.length === 0) return undefined
+  if (policies.length === 0 || security.service === true) return undefined
   const held = new Set(security.roles)
   const applying = policies.filter((p) => p.roles === undefined || p.roles.some((role) => held.has(role)))
   if (applying.some((p) => p.all_rows === true)) return undefined

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import type { AlertStore } from "./AlertStore.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
@@ -28,3 +29,4 @@ export type Stores =
   | InvitationStore
   | DatasetStore
   | ReportStore
+  | AlertStore

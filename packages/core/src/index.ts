@@ -5,6 +5,9 @@
  * @since 0.1.0
  */
 export * as Access from "./Access.ts"
+export * as Alert from "./Alert.ts"
+export * as Alerts from "./Alerts.ts"
+export * as AlertStore from "./AlertStore.ts"
 export * as AnalyticsEngine from "./AnalyticsEngine.ts"
 export * as ApiToken from "./ApiToken.ts"
 export * as Authenticator from "./Authenticator.ts"

@@ -10,6 +10,8 @@ import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Dataset, DatasetId } from "../Dataset.ts"
 import { DatasetStore } from "../DatasetStore.ts"
+import type { Alert, AlertId } from "../Alert.ts"
+import { AlertStore } from "../AlertStore.ts"
 import { uuidv7 } from "../Ids.ts"
 import type { Report, ReportId } from "../Report.ts"
 import { ReportStore } from "../ReportStore.ts"
@@ -142,5 +144,47 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.isFalse(yield* store.remove(other.tenant_id, report.report_id))
       assert.isTrue(yield* store.remove(tenant.tenant_id, report.report_id))
       assert.strictEqual(yield* store.find(tenant.tenant_id, report.report_id), undefined)
+    }))
+
+  it.effect("alerts round-trip; found by dataset for refreshes and by schedule for the scheduler", () =>
+    Effect.gen(function*() {
+      const store = yield* AlertStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
+      const dataset = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 1)
+      yield* (yield* DatasetStore).insert(dataset)
+      const alert = (offset: number, schedule: Alert["schedule"]): Effect.Effect<Alert> =>
+        Effect.map(uuidv7, (id) => ({
+          alert_id: id as AlertId,
+          tenant_id: tenant.tenant_id,
+          workspace_id: workspace.workspace_id,
+          dataset_id: dataset.dataset_id,
+          name: `Revenue ${offset}`,
+          measure: "revenue",
+          filters: [{ member: "region", operator: "equals", values: ["EU"] }],
+          condition: "lt",
+          threshold: 90_000.5,
+          schedule,
+          state: "ok",
+          last_value: null,
+          last_checked_at: null,
+          created_at: at(offset),
+          updated_at: at(offset)
+        }))
+      const onRefresh = yield* alert(1, { after_refresh: true })
+      const hourly = yield* alert(2, { after_refresh: false, cron: "0 * * * *" })
+      yield* store.insert(onRefresh)
+      yield* store.insert(hourly)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, onRefresh.alert_id), onRefresh)
+      assert.deepStrictEqual((yield* store.listAfterRefresh(tenant.tenant_id, dataset.dataset_id)).map((a) => a.alert_id), [onRefresh.alert_id])
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.deepStrictEqual(yield* store.listAfterRefresh(other.tenant_id, dataset.dataset_id), [])
+      assert.isTrue((yield* store.listScheduled).some((a) => a.alert_id === hourly.alert_id))
+      assert.isFalse((yield* store.listScheduled).some((a) => a.alert_id === onRefresh.alert_id))
+      const fired: Alert = { ...onRefresh, state: "firing", last_value: 81_250.25, last_checked_at: at(5), updated_at: at(5) }
+      assert.isTrue(yield* store.update(fired))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, onRefresh.alert_id), fired)
+      assert.isTrue(yield* store.remove(tenant.tenant_id, hourly.alert_id))
+      assert.isFalse((yield* store.listScheduled).some((a) => a.alert_id === hourly.alert_id))
     }))
 }
