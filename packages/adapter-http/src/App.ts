@@ -14,6 +14,7 @@ import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
+  alertsLayer,
   datasetsLayer,
   executiveRolesLayer,
   invitationAcceptanceLayer,
@@ -129,7 +130,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     invitationsLayer,
     invitationAcceptanceLayer,
     datasetsLayer,
-    reportsLayer
+    reportsLayer,
+    alertsLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Datasets, type DatasetStore, type EventPublisher, SemanticModel } from "@analytics/core"
+import { Alerts, Datasets, SemanticModel } from "@analytics/core"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Fs from "node:fs/promises"
@@ -57,7 +57,7 @@ const refuse = (code: Parameters<typeof problemResponse>[0], detail: string) => 
 /** The upload route over the dataset store and engines in context; files of at most `maxBytes`. */
 export const layer = (maxBytes: number = defaultMaxBytes) =>
   Layer.unwrap(Effect.gen(function*() {
-    const services = yield* Effect.context<DatasetStore.DatasetStore | Datasets.Engines | EventPublisher.EventPublisher>()
+    const services = yield* Effect.context<Alerts.CheckServices>()
     return HttpRouter.add("PUT", path, Effect.gen(function*() {
       const resolved = yield* Effect.serviceOption(ResolvedCaller)
       if (resolved._tag === "None" || resolved.value.caller.tenant === undefined) {
@@ -99,6 +99,8 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
       yield* Effect.promise(() => handle.sync())
       const id = (yield* HttpRouter.params).id ?? ""
       const dataset = yield* Datasets.load(principal.tenantId, id, { path: file, format, types }).pipe(
+        // The alerts watching the dataset are checked against its new rows.
+        Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),
         Effect.catch((error) => {
           if (error._tag === "NotUploadable") {

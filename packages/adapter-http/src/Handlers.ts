@@ -5,6 +5,9 @@
  * @since 0.1.0
  */
 import {
+  type Alert,
+  Alerts,
+  AlertStore,
   Cursor,
   type Dataset,
   Datasets,
@@ -594,6 +597,8 @@ const analyticsTools = Effect.gen(function*() {
   const provide = yield* captured(
     DatasetStore.DatasetStore,
     ReportStore.ReportStore,
+    AlertStore.AlertStore,
+    Transactor.Transactor,
     WorkspaceStore.WorkspaceStore,
     DirectoryStore.DirectoryStore,
     Datasets.Engines,
@@ -605,6 +610,8 @@ const analyticsTools = Effect.gen(function*() {
   type Services =
     | DatasetStore.DatasetStore
     | ReportStore.ReportStore
+    | AlertStore.AlertStore
+    | Transactor.Transactor
     | WorkspaceStore.WorkspaceStore
     | DirectoryStore.DirectoryStore
     | Datasets.Engines
@@ -659,7 +666,9 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
       .handle("refresh", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, datasetJson(yield* run(Datasets.refresh(admin.tenantId, params.id))))
+          const dataset = yield* run(Datasets.refresh(admin.tenantId, params.id))
+          yield* run(Alerts.afterRefresh(admin.tenantId, dataset.dataset_id))
+          return respond(endpoint, datasetJson(dataset))
         }))
       .handle("query", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
@@ -735,5 +744,61 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
             run(Reports.queryVisual(member.tenantId, params.id, params.visual_id, security, payload.filters ?? []))
           ).pipe(Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error))))
           return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
+        }))
+  }))
+
+/** An alert as the API shows it. */
+const alertJson = (a: Alert.Alert) => ({
+  alert_id: a.alert_id,
+  workspace_id: a.workspace_id,
+  dataset_id: a.dataset_id,
+  name: a.name,
+  measure: a.measure,
+  filters: a.filters,
+  condition: a.condition,
+  threshold: a.threshold,
+  schedule: a.schedule,
+  state: a.state,
+  last_value: a.last_value,
+  last_checked_at: a.last_checked_at,
+  created_at: a.created_at,
+  updated_at: a.updated_at
+})
+
+/** `/v1/alerts...`: members read; tenant admins write and check. */
+export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
+  Effect.gen(function*() {
+    const { run } = yield* analyticsTools
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const page = yield* run(Alerts.list(member.tenantId, query.workspace_id, yield* listRequest(query)))
+          return respond(endpoint, { data: page.data.map(alertJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, alertJson(yield* run(Alerts.create(admin.tenantId, payload))))
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, alertJson(yield* run(Alerts.get(member.tenantId, params.id))))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, alertJson(yield* run(Alerts.update(admin.tenantId, params.id, payload))))
+        }))
+      .handle("delete", ({ params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          yield* run(Alerts.remove(admin.tenantId, params.id))
+        }))
+      .handle("check", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, alertJson(yield* run(Alerts.checkNow(admin.tenantId, params.id))))
         }))
   }))

@@ -260,6 +260,49 @@ describe("datasets", () => {
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/reports/${reportId}`, { token: admin })), "resource/not-found")
     }).pipe(Effect.scoped))
 
+  it.live("alerts: checked after each upload, alert.fire when the condition starts to hold, once, and alert.resolve when it stops", () =>
+    Effect.gen(function*() {
+      const { admin, server, workspaceId } = yield* setup
+      const hook = yield* server.request("POST", "/v1/webhooks", { token: admin, body: { url: "https://hooks.example.com/in", events: ["alert.fire", "alert.resolve"] } })
+      const id = (yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } } })).body.dataset_id
+      yield* server.request("PUT", `/v1/datasets/${id}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })
+      const euTotal = rows.filter((r) => r.region === "EU").reduce((a, r) => a + r.amount, 0)
+      const created = yield* server.request("POST", "/v1/alerts", {
+        token: admin,
+        body: { dataset_id: id, name: "EU revenue low", measure: "total_amount", filters: [{ member: "region", operator: "equals", values: ["EU"] }], condition: "lt", threshold: euTotal / 2 }
+      })
+      assert.strictEqual(created.status, 201, created.text)
+      assert.deepInclude(created.body, { state: "ok", schedule: { after_refresh: true }, workspace_id: workspaceId })
+      const alertId = created.body.alert_id
+      const events = () =>
+        Effect.map(server.request("GET", `/v1/webhooks/${hook.body.webhook_id}/deliveries`, { token: admin }), (r) =>
+          r.body.data.map((d: any) => [d.event_type, d.event.data.value]).reverse())
+      const upload = (data: ReadonlyArray<typeof rows[number]>) =>
+        server.request("PUT", `/v1/datasets/${id}/data`, {
+          token: admin,
+          body: ["Region,Zip Code,Order Day,Amount", ...data.map((r) => `${r.region},${r.zip},${r.day},${r.amount}`)].join("\n"),
+          headers: { "content-type": "text/csv" }
+        })
+      // A third of the rows: EU revenue drops below half, the alert fires; the same again: no second fire.
+      const fewer = rows.slice(0, 200)
+      const fewerTotal = fewer.filter((r) => r.region === "EU").reduce((a, r) => a + r.amount, 0)
+      yield* upload(fewer)
+      yield* upload(fewer)
+      assert.deepStrictEqual(yield* events(), [["alert.fire", fewerTotal]])
+      assert.deepInclude((yield* server.request("GET", `/v1/alerts/${alertId}`, { token: admin })).body, { state: "firing", last_value: fewerTotal })
+      // Every row again: it resolves.
+      yield* upload(rows)
+      assert.deepStrictEqual(yield* events(), [["alert.fire", fewerTotal], ["alert.resolve", euTotal]])
+      // On demand, and refusals.
+      const checked = yield* server.request("POST", `/v1/alerts/${alertId}/check`, { token: admin })
+      assert.deepInclude(checked.body, { state: "ok", last_value: euTotal })
+      assert.strictEqual(problemCode(yield* server.request("POST", "/v1/alerts", { token: admin, body: { dataset_id: id, name: "X", measure: "profit", condition: "gt", threshold: 1 } })), "query/invalid")
+      assert.strictEqual(problemCode(yield* server.request("POST", "/v1/alerts", { token: admin, body: { dataset_id: id, name: "X", measure: "count", condition: "gt", threshold: 1, schedule: { after_refresh: false, cron: "every hour" } } })), "request/invalid")
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/alerts/${alertId}/check`, { token: "session:m-1:EU" })), "auth/forbidden")
+      assert.strictEqual((yield* server.request("GET", `/v1/alerts?workspace_id=${workspaceId}`, { token: "session:m-1:EU" })).body.data.length, 1)
+      assert.strictEqual((yield* server.request("DELETE", `/v1/alerts/${alertId}`, { token: admin })).status, 204)
+    }).pipe(Effect.scoped))
+
   if (databaseUrl === "") {
     it.skip(`a PostgreSQL table as a dataset ${skippedForNoPostgres}`, () => {})
   } else {

@@ -13,7 +13,11 @@ import { RedisRateLimitStore } from "@analytics/adapter-redis"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
 import {
+  Alerts,
+  AnalyticsEngine,
   ApiToken,
+  Datasets,
+  EventPublisher,
   Idempotency,
   Mailer,
   RateLimitStore,
@@ -27,7 +31,7 @@ import {
 import type { TenantId } from "@analytics/core/Tenant"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Console, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
+import { Console, Context, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
@@ -156,6 +160,13 @@ const purgeWebhookDeliveries = Webhooks.purgeDeliveries().pipe(
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
+/** Checks the scheduled alerts that are due, every minute; a failure is logged and retried next time. */
+const alertScheduler = Alerts.runDue.pipe(
+  Effect.tap((checked) => checked > 0 ? Effect.logInfo("Scheduled alerts checked").pipe(Effect.annotateLogs({ checked })) : Effect.void),
+  Effect.catchCause((cause) => Effect.logWarning("Checking scheduled alerts failed", cause)),
+  Effect.repeat(Schedule.spaced("1 minute"))
+)
+
 /** The analytics engines: embedded DuckDB for uploads (its directory made first), and PostgreSQL direct query when configured. */
 const enginesOf = (config: HostConfig) => ({
   ...Option.match(config.datasets.duckdbPath, {
@@ -174,6 +185,8 @@ const enginesOf = (config: HostConfig) => ({
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
+    // Built once: a DuckDB file opens in one place, shared by the API and the alert scheduler.
+    const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config))), Datasets.Engines)
     const tenantId = yield* bootstrap(config).pipe(Effect.provideContext(stores))
     if (config.demo) {
       if (Option.isSome(tenantId)) {
@@ -187,6 +200,13 @@ const initialize = (config: HostConfig) =>
       yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
       yield* Effect.forkScoped(purgeWebhookDeliveries.pipe(Effect.provideContext(stores)))
     }
+    if (config.datasets.alertScheduler) {
+      yield* Effect.forkScoped(alertScheduler.pipe(
+        Effect.provideContext(stores),
+        Effect.provideService(Datasets.Engines, engines),
+        Effect.provide(EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores))))
+      ))
+    }
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
       rateLimitStore: Layer.succeedContext(stores),
@@ -195,7 +215,10 @@ const initialize = (config: HostConfig) =>
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
       info: { webhookEgressAddresses: config.webhooks.egressAddresses },
       mailer: mailerLayer(config),
-      engines: enginesOf(config),
+      engines: {
+        upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
+        postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
+      },
       maxUploadBytes: config.datasets.maxUploadBytes
     }))
   })
