@@ -24,9 +24,7 @@ import {
   ServiceSecrets,
   Tenants,
   WebhookDispatcher,
-  Webhooks,
-  Workspaces,
-  WorkspaceStore
+  Webhooks
 } from "@analytics/core"
 import type { TenantId } from "@analytics/core/Tenant"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -37,6 +35,7 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
 import { createServer } from "node:http"
 import * as Path from "node:path"
+import * as Demo from "./Demo.ts"
 import type { HostConfig } from "./HostConfig.ts"
 
 /** Where rate-limit counts live, given the database the stores use when there is one. */
@@ -107,21 +106,6 @@ const bootstrap = (config: HostConfig) =>
     return Option.some(tenantId)
   })
 
-/** Demo data for the bootstrap tenant: a workspace (later issues add a dataset and a report). */
-const seedDemo = (tenantId: TenantId) =>
-  Effect.gen(function*() {
-    const store = yield* WorkspaceStore.WorkspaceStore
-    const existing = yield* store.list(tenantId, {
-      take: 1,
-      sort: Workspaces.defaultSort,
-      after: undefined,
-      createdAtOrBefore: new Date(8.64e15)
-    })
-    if (existing.length > 0) return
-    yield* Workspaces.create(tenantId, { name: "Demo workspace", description: "Sample data to explore the API" })
-    yield* Effect.logInfo("Demo workspace created").pipe(Effect.annotateLogs({ tenant_id: tenantId }))
-  })
-
 /** Deletes expired idempotency records at start and every hour; a failure is logged and retried next time. */
 const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
   Effect.tap((purged) =>
@@ -185,12 +169,15 @@ const enginesOf = (config: HostConfig) => ({
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
-    // Built once: a DuckDB file opens in one place, shared by the API and the alert scheduler.
+    // Built once: a DuckDB file opens in one place, shared by the API, the demo and the alert scheduler.
     const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config))), Datasets.Engines)
+    const publisher = EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores)))
+    const withAnalytics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.provideContext(stores), Effect.provideService(Datasets.Engines, engines), Effect.provide(publisher))
     const tenantId = yield* bootstrap(config).pipe(Effect.provideContext(stores))
     if (config.demo) {
       if (Option.isSome(tenantId)) {
-        yield* seedDemo(tenantId.value).pipe(Effect.provideContext(stores))
+        yield* withAnalytics(Demo.seed(tenantId.value))
       } else {
         yield* Effect.logWarning("ANALYTICS_DEMO=1 needs a bootstrap tenant: set ANALYTICS_BOOTSTRAP_TOKEN")
       }
@@ -201,11 +188,7 @@ const initialize = (config: HostConfig) =>
       yield* Effect.forkScoped(purgeWebhookDeliveries.pipe(Effect.provideContext(stores)))
     }
     if (config.datasets.alertScheduler) {
-      yield* Effect.forkScoped(alertScheduler.pipe(
-        Effect.provideContext(stores),
-        Effect.provideService(Datasets.Engines, engines),
-        Effect.provide(EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores))))
-      ))
+      yield* Effect.forkScoped(withAnalytics(alertScheduler))
     }
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),

@@ -31,6 +31,17 @@ describe("analytics-host", () => {
       const list = await call(host, "GET", "/v1/workspaces", "boot-token")
       expect(list.status).toBe(200)
       expect(list.body.data.map((w: { name: string }) => w.name)).toEqual(["Demo workspace"])
+      // The demo's sales dataset and report, queried over HTTP: every row for the admin.
+      const workspaceId = list.body.data[0].workspace_id
+      const datasets = await call(host, "GET", `/v1/datasets?workspace_id=${workspaceId}`, "boot-token")
+      expect(datasets.body.data.map((d: { name: string; row_count: number }) => [d.name, d.row_count])).toEqual([["Sales", 120_000]])
+      const byRegion = await call(host, "POST", `/v1/datasets/${datasets.body.data[0].dataset_id}/query`, "boot-token", { measures: ["orders"], dimensions: ["region"] })
+      expect(byRegion.body.data.reduce((sum: number, row: { orders: number }) => sum + row.orders, 0)).toBe(120_000)
+      expect(byRegion.body.data.map((row: { region: string }) => row.region).sort()).toEqual(["APAC", "EU", "LATAM", "US"])
+      const reports = await call(host, "GET", `/v1/reports?workspace_id=${workspaceId}`, "boot-token")
+      expect(reports.body.data.map((r: { name: string; pages: Array<{ visuals: Array<unknown> }> }) => [r.name, r.pages.length, r.pages.flatMap((p) => p.visuals).length])).toEqual([["Sales overview", 3, 5]])
+      const monthly = await call(host, "POST", `/v1/reports/${reports.body.data[0].report_id}/visuals/revenue_by_month/query`, "boot-token", {})
+      expect(monthly.body.row_count).toBe(24)
       const tenant = await call(host, "POST", "/v1/tenants", "op-token", { name: "Beta", plan: "starter" })
       expect(tenant.status).toBe(201)
       expect(tenant.body).toMatchObject({ plan: "starter", name: "Beta" })

@@ -1,0 +1,147 @@
+/**
+ * `ANALYTICS_DEMO=1`: the bootstrap tenant's demo workspace, with a sales
+ * dataset of 120,000 generated orders (a time dimension, a region
+ * dimension with row-level security by region) and the report "Sales
+ * overview" (three pages, five visuals). Seeded once: a tenant that has a
+ * workspace already is left as it is.
+ *
+ * @since 0.1.0
+ */
+import { Datasets, type Report, Reports, type SemanticModel, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
+import { Effect } from "effect"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/** Orders generated for the demo dataset. */
+export const demoRows = 120_000
+
+const regions = ["EU", "US", "APAC", "LATAM"]
+const products = ["Starter", "Growth", "Scale", "Add-on", "Support"]
+const channels = ["Online", "Partner", "Direct"]
+
+/** The demo orders as CSV: deterministic (a fixed-seed generator), two years from 2025-01-01. */
+export const salesCsv = (rows: number = demoRows): string => {
+  let seed = 42
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648
+  const start = Date.UTC(2025, 0, 1)
+  const lines = ["order_id,ordered_at,region,product,channel,quantity,revenue"]
+  for (let i = 0; i < rows; i++) {
+    const at = new Date(start + Math.floor(random() * 730 * 86_400_000)).toISOString().slice(0, 19).replace("T", " ")
+    const product = Math.floor(random() * products.length)
+    const quantity = 1 + Math.floor(random() * 9)
+    const revenue = Math.round(quantity * (20 + product * 35) * (0.8 + random() * 0.4) * 100) / 100
+    lines.push(`${i + 1},${at},${regions[Math.floor(random() * regions.length)]},${products[product]},${channels[Math.floor(random() * channels.length)]},${quantity},${revenue}`)
+  }
+  return lines.join("\n")
+}
+
+/** The demo dataset's model: admins and the CFO see every row, anyone else their `region` attribute's. */
+export const salesModel: SemanticModel.Model = {
+  dimensions: [
+    { name: "ordered_at", type: "time" },
+    { name: "region", type: "string" },
+    { name: "product", type: "string" },
+    { name: "channel", type: "string" }
+  ],
+  measures: [
+    { name: "orders", aggregation: "count" },
+    { name: "revenue", aggregation: "sum", column: "revenue" },
+    { name: "units", aggregation: "sum", column: "quantity" },
+    { name: "average_order", expression: "revenue / orders" }
+  ],
+  row_level_security: [
+    { roles: ["admin", "CFO"], all_rows: true },
+    { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
+  ]
+}
+
+const reportPages = (datasetId: string): ReadonlyArray<Report.Page> => {
+  const dataset_id = datasetId as Report.Visual["dataset_id"]
+  return [
+    {
+      name: "Overview",
+      visuals: [
+        { id: "revenue_total", type: "kpi", title: "Revenue", dataset_id, query: { measures: ["revenue"] }, encoding: { value: "revenue" } },
+        {
+          id: "revenue_by_region",
+          type: "bar",
+          title: "Revenue by region",
+          dataset_id,
+          query: { measures: ["revenue"], dimensions: ["region"] },
+          encoding: { x: "region", y: ["revenue"] }
+        }
+      ]
+    },
+    {
+      name: "Trends",
+      visuals: [
+        {
+          id: "revenue_by_month",
+          type: "line",
+          title: "Revenue by month",
+          dataset_id,
+          query: { measures: ["revenue"], time_dimensions: [{ dimension: "ordered_at", granularity: "month" }] },
+          encoding: { x: "ordered_at__month", y: ["revenue"] }
+        },
+        {
+          id: "orders_by_channel",
+          type: "pie",
+          title: "Orders by channel",
+          dataset_id,
+          query: { measures: ["orders"], dimensions: ["channel"] },
+          encoding: { category: "channel", value: "orders" }
+        }
+      ]
+    },
+    {
+      name: "Products",
+      visuals: [{
+        id: "products",
+        type: "table",
+        title: "Products",
+        dataset_id,
+        query: { measures: ["orders", "units", "revenue", "average_order"], dimensions: ["product"] }
+      }]
+    }
+  ]
+}
+
+/** Seeds the demo into a tenant that has no workspace yet; the dataset and report only when an engine serves uploads. */
+export const seed = (tenantId: Tenant.TenantId) =>
+  Effect.gen(function*() {
+    const existing = yield* (yield* WorkspaceStore.WorkspaceStore).list(tenantId, {
+      take: 1,
+      sort: Workspaces.defaultSort,
+      after: undefined,
+      createdAtOrBefore: new Date(8.64e15)
+    })
+    if (existing.length > 0) return
+    const workspace = yield* Workspaces.create(tenantId, { name: "Demo workspace", description: "Sample data to explore the API" })
+    if ((yield* Datasets.Engines).upload === undefined) {
+      return yield* Effect.logInfo("Demo workspace created (no engine for uploads: no demo dataset)")
+    }
+    const dataset = yield* Datasets.create(tenantId, {
+      workspace_id: workspace.workspace_id,
+      name: "Sales",
+      description: "Generated orders, 2025 and 2026",
+      source: { type: "upload" },
+      model: salesModel
+    })
+    const dir = yield* Effect.acquireRelease(
+      Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "analytics-demo-"))),
+      (d) => Effect.promise(() => Fs.rm(d, { recursive: true, force: true }))
+    )
+    const file = Path.join(dir, "sales.csv")
+    yield* Effect.promise(() => Fs.writeFile(file, salesCsv()))
+    yield* Datasets.load(tenantId, dataset.dataset_id, { path: file, format: "csv" })
+    yield* Reports.create(tenantId, {
+      workspace_id: workspace.workspace_id,
+      name: "Sales overview",
+      description: "Revenue, trends and products of the demo sales",
+      pages: reportPages(dataset.dataset_id)
+    })
+    yield* Effect.logInfo("Demo workspace, sales dataset and report created").pipe(
+      Effect.annotateLogs({ tenant_id: tenantId, rows: demoRows })
+    )
+  }).pipe(Effect.scoped)
