@@ -684,6 +684,7 @@ export const DatasetJson = Schema.Struct({
   })).annotate({ description: "The columns of the rows as last loaded; empty before any" }),
   row_count: Schema.NullOr(Schema.Number),
   refreshed_at: Schema.NullOr(Schema.Date).annotate({ description: "When the rows were last loaded (or the table first read)" }),
+  refresh_cron: Schema.NullOr(Schema.String).annotate({ description: "A PostgreSQL dataset's refresh schedule (cron, UTC)" }),
   created_at: Schema.Date,
   updated_at: Schema.Date
 })

@@ -588,6 +588,7 @@ export const datasetJson = (d: Dataset.Dataset) => ({
   columns: d.columns.map((c) => ({ name: c.name, type: c.type, engine_type: c.engineType })),
   row_count: d.row_count,
   refreshed_at: d.refreshed_at,
+  refresh_cron: d.refresh_cron,
   created_at: d.created_at,
   updated_at: d.updated_at
 })

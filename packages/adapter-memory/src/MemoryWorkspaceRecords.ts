@@ -50,8 +50,8 @@ export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id
   })
 
 /** A fresh in-memory DatasetStore. */
-export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), ({ all: _, ...methods }) =>
-  DatasetStore.DatasetStore.of(methods))
+export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), ({ all, ...methods }) =>
+  DatasetStore.DatasetStore.of({ ...methods, listScheduled: Effect.sync(() => [...all()].filter((d) => d.refresh_cron !== null)) }))
 
 /** A fresh in-memory ReportStore. */
 export const reportStore = Effect.map(make((r: Report.Report) => r.report_id, ReportStore.reportKey), ({ all: _, ...methods }) =>

@@ -399,6 +399,12 @@ const alerts = ddl([
   `CREATE INDEX alerts_scheduled ON alerts (created_at) WHERE schedule ? 'cron'`
 ])
 
+/** PostgreSQL datasets refreshed on a schedule. */
+const datasetSchedules = ddl([
+  `ALTER TABLE datasets ADD COLUMN refresh_cron text`,
+  `CREATE INDEX datasets_scheduled ON datasets (created_at) WHERE refresh_cron IS NOT NULL`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -409,7 +415,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "6_directory": directory,
   "7_datasets": datasets,
   "8_reports": reports,
-  "9_alerts": alerts
+  "9_alerts": alerts,
+  "10_dataset_schedules": datasetSchedules
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

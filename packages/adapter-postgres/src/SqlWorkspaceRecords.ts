@@ -72,20 +72,21 @@ const json = (value: unknown) => JSON.stringify(value)
 const owned = (row: Row) => ({ tenant_id: row.tenant_id as Tenant.TenantId, workspace_id: row.workspace_id as Workspace.WorkspaceId })
 
 /** The DatasetStore over the `SqlClient` in context. */
-export const datasetStore = Effect.map(
-  make<Dataset.Dataset>({
-    table: "datasets",
-    id: "dataset_id",
-    name: "DatasetStore",
-    toRow: (d) => ({ ...d, source: json(d.source), model: json(d.model), columns: json(d.columns) }),
-    fromRow: (row) => ({
-      ...(row as unknown as Dataset.Dataset),
-      ...owned(row),
-      row_count: row.row_count === null ? null : Number(row.row_count)
-    })
-  }),
-  ({ where: _, ...methods }) => DatasetStore.DatasetStore.of(methods)
-)
+export const datasetStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    make<Dataset.Dataset>({
+      table: "datasets",
+      id: "dataset_id",
+      name: "DatasetStore",
+      toRow: (d) => ({ ...d, source: json(d.source), model: json(d.model), columns: json(d.columns) }),
+      fromRow: (row) => ({
+        ...(row as unknown as Dataset.Dataset),
+        ...owned(row),
+        row_count: row.row_count === null ? null : Number(row.row_count)
+      })
+    }),
+    ({ where, ...methods }) => DatasetStore.DatasetStore.of({ ...methods, listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`) })
+  ))
 
 /** The ReportStore over the `SqlClient` in context. */
 export const reportStore = Effect.map(

@@ -3,11 +3,13 @@
  * PostgreSQL run on a table of a throwaway database, answers checked
  * against the same rows summed here by hand.
  */
-import { AnalyticsEngine, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
+import { MemoryStores } from "@analytics/adapter-memory"
+import { AnalyticsEngine, Datasets, EventPublisher, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import { TestClock } from "effect/testing"
 import { PgEngine } from "../src/index.ts"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 
@@ -101,6 +103,34 @@ if (databaseUrl === "") {
         const sleeping = { sql: "SELECT pg_sleep(30) AS slept", params: [], bound: [], columns: [] }
         assert.isTrue(Exit.isFailure(yield* Effect.exit(Effect.timeout(engine.run(sleeping), Duration.millis(300)))))
         assert.deepStrictEqual(yield* engine.run({ sql: "SELECT 42 AS answer", params: [], bound: [], columns: [] }), [{ answer: 42 }])
+      }).pipe(Effect.scoped))
+
+    it.effect("a scheduled PostgreSQL dataset is refreshed when its cron time comes, once", () =>
+      Effect.gen(function*() {
+        const engine = yield* setup
+        const stores = yield* Layer.build(MemoryStores.layer)
+        const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+          effect.pipe(
+            Effect.provideService(Datasets.Engines, { upload: undefined, postgres: engine }),
+            Effect.provide(EventPublisher.EventPublisher.layer),
+            Effect.provideContext(stores)
+          ) as Effect.Effect<A, E>
+        const { tenant } = yield* run(Tenants.provision({ name: "Acme", plan: "growth" }))
+        const workspace = yield* run(Workspaces.create(tenant.tenant_id, { name: "Sales" }))
+        const dataset = yield* run(Datasets.create(tenant.tenant_id, {
+          workspace_id: workspace.workspace_id,
+          name: "Orders",
+          source: { type: "postgres", table: "sales" },
+          refresh_cron: "0 * * * *"
+        }))
+        assert.strictEqual(dataset.row_count, null)
+        assert.deepStrictEqual(yield* run(Datasets.refreshDue), [])
+        yield* TestClock.adjust(Duration.hours(1))
+        const [refreshed] = yield* run(Datasets.refreshDue)
+        assert.strictEqual(refreshed?.row_count, rows.length)
+        // Done for this hour.
+        assert.deepStrictEqual(yield* run(Datasets.refreshDue), [])
+        assert.isTrue(refreshed!.refreshed_at! > dataset.refreshed_at!)
       }).pipe(Effect.scoped))
   })
 }

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Cron, Result, Schema } from "effect"
-import { DatasetId } from "./Dataset.ts"
+import { Schema } from "effect"
+import { CronExpression, DatasetId, isDue as cronDue } from "./Dataset.ts"
 import { Uuid } from "./Ids.ts"
 import { FilterValue, makeFilter, MemberName } from "./SemanticModel.ts"
 import { Name, type TenantId } from "./Tenant.ts"
@@ -22,12 +22,6 @@ export type AlertId = typeof AlertId.Type
 export const Condition = Schema.Literals(["gt", "gte", "lt", "lte"])
 /** A condition. */
 export type Condition = typeof Condition.Type
-
-/** A five-field cron expression (UTC), checked by Effect's `Cron`. */
-export const CronExpression = Schema.String.check(
-  Schema.isMaxLength(100),
-  Schema.makeFilter((text) => Result.isSuccess(Cron.parse(text)) || "Expected a cron expression such as \"0 * * * *\"")
-)
 
 /** When an alert is checked: after each refresh of its dataset, on a schedule, or both. */
 export const Schedule = Schema.Struct({
@@ -99,9 +93,5 @@ export const holds = (alert: Pick<Alert, "condition" | "threshold">, value: numb
 }
 
 /** Whether a scheduled alert is due at `now`: its cron has a time after its last check (or creation) and not after now. */
-export const isDue = (alert: Alert, now: Date): boolean => {
-  if (alert.schedule.cron === undefined) return false
-  const cron = Cron.parse(alert.schedule.cron)
-  if (Result.isFailure(cron)) return false
-  return Cron.next(cron.success, alert.last_checked_at ?? alert.created_at) <= now
-}
+export const isDue = (alert: Alert, now: Date): boolean =>
+  alert.schedule.cron !== undefined && cronDue(alert.schedule.cron, alert.last_checked_at ?? alert.created_at, now)

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Cron, Result, Schema } from "effect"
 import type { TableColumn } from "./AnalyticsEngine.ts"
 import { Uuid } from "./Ids.ts"
 import { Model } from "./SemanticModel.ts"
@@ -20,6 +20,18 @@ export type DatasetId = typeof DatasetId.Type
 
 /** An identifier of the operator's PostgreSQL (a schema or a table name). */
 const PgName = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(63), Schema.isPattern(/^[^\u0000]*$/))
+
+/** A five-field cron expression (UTC), checked by Effect's `Cron`. */
+export const CronExpression = Schema.String.check(
+  Schema.isMaxLength(100),
+  Schema.makeFilter((text) => Result.isSuccess(Cron.parse(text)) || "Expected a cron expression such as \"0 * * * *\"")
+)
+
+/** Whether a schedule has a time after `since` and not after `now`. */
+export const isDue = (cron: string, since: Date, now: Date): boolean => {
+  const parsed = Cron.parse(cron)
+  return Result.isSuccess(parsed) && Cron.next(parsed.success, since) <= now
+}
 
 /** Where a dataset's rows come from. */
 export const DatasetSource = Schema.Union([
@@ -44,6 +56,8 @@ export interface Dataset {
   readonly columns: ReadonlyArray<TableColumn>
   readonly row_count: number | null
   readonly refreshed_at: Date | null
+  /** A PostgreSQL dataset's refresh schedule (a cron expression, UTC), or null. */
+  readonly refresh_cron: string | null
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -54,7 +68,10 @@ export const DatasetCreate = Schema.Struct({
   name: Name,
   description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000))),
   source: DatasetSource,
-  model: Schema.optionalKey(Model.annotate({ description: "Dimensions, measures and row-level security; empty when omitted" }))
+  model: Schema.optionalKey(Model.annotate({ description: "Dimensions, measures and row-level security; empty when omitted" })),
+  refresh_cron: Schema.optionalKey(Schema.NullOr(CronExpression).annotate({
+    description: "PostgreSQL datasets: refresh on this cron schedule (UTC), e.g. \"0 * * * *\""
+  }))
 })
 /** What a client sends to create a dataset. */
 export type DatasetCreate = typeof DatasetCreate.Type
@@ -63,7 +80,8 @@ export type DatasetCreate = typeof DatasetCreate.Type
 export const DatasetUpdate = Schema.Struct({
   name: Schema.optionalKey(Name),
   description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(2000)))),
-  model: Schema.optionalKey(Model)
+  model: Schema.optionalKey(Model),
+  refresh_cron: Schema.optionalKey(Schema.NullOr(CronExpression))
 })
 /** What a client may change. */
 export type DatasetUpdate = typeof DatasetUpdate.Type

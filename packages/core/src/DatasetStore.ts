@@ -24,4 +24,6 @@ export class DatasetStore extends Context.Service<DatasetStore, {
   readonly update: (dataset: Dataset) => Effect.Effect<boolean, StoreError>
   /** Deletes a dataset's record; `false` when there was none in this tenant. */
   readonly remove: (tenantId: TenantId, datasetId: DatasetId) => Effect.Effect<boolean, StoreError>
+  /** Every dataset with a refresh schedule, of every tenant (the scheduler decides which are due). */
+  readonly listScheduled: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
 }>()("@analytics/core/DatasetStore") {}

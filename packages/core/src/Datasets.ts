@@ -8,7 +8,7 @@
 import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, type EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
-import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, tableOf } from "./Dataset.ts"
+import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, tableOf } from "./Dataset.ts"
 import { datasetKey, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import { NotFound, type StoreError } from "./Errors.ts"
@@ -139,6 +139,7 @@ export const create = (
       columns,
       row_count: null,
       refreshed_at: input.source.type === "postgres" ? now : null,
+      refresh_cron: input.source.type === "postgres" ? input.refresh_cron ?? null : null,
       created_at: now,
       updated_at: now
     }
@@ -173,6 +174,7 @@ export const update = (
       name: change.name ?? current.name,
       description: change.description === undefined ? current.description : change.description,
       model,
+      refresh_cron: current.source.type === "postgres" && change.refresh_cron !== undefined ? change.refresh_cron : current.refresh_cron,
       updated_at: new Date(yield* Clock.currentTimeMillis)
     }
     if (!(yield* (yield* DatasetStore).update(updated))) return yield* datasetNotFound(datasetId)
@@ -375,3 +377,24 @@ export const query = (
     )
     return { dataset, compiled, rows }
   })
+
+/**
+ * Refreshes every PostgreSQL dataset whose schedule has come since its last
+ * refresh (the host's scheduler runs this each minute); a failing refresh is
+ * logged (and announced by its `dataset.refresh.failed` event). Returns the
+ * refreshed datasets, for the alerts that watch them.
+ */
+export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, DatasetStore | Engines | EventPublisher> = Effect.gen(function*() {
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const due = (yield* (yield* DatasetStore).listScheduled).filter((d) =>
+    d.refresh_cron !== null && isDue(d.refresh_cron, d.refreshed_at ?? d.created_at, now)
+  )
+  const refreshed: Array<Dataset> = []
+  for (const dataset of due) {
+    yield* refresh(dataset.tenant_id, dataset.dataset_id).pipe(
+      Effect.tap((d) => Effect.sync(() => refreshed.push(d))),
+      Effect.catch((error) => Effect.logWarning(`Dataset ${dataset.dataset_id} could not be refreshed`, error._tag))
+    )
+  }
+  return refreshed
+})

@@ -64,8 +64,8 @@ export interface HostConfig {
     readonly duckdbPath: Option.Option<string>
     readonly warehouseUrl: Option.Option<Redacted.Redacted<string>>
     readonly maxUploadBytes: number
-    /** Check scheduled alerts in this process (with several hosts on one database, enable it on one). */
-    readonly alertScheduler: boolean
+    /** Run scheduled dataset refreshes and alert checks in this process (with several hosts on one database, enable it on one). */
+    readonly scheduler: boolean
   }
   /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
@@ -123,7 +123,7 @@ const variables = {
   ).pipe(Config.withDefault(30)),
   duckdbPath: Config.option(Config.NonEmptyString("ANALYTICS_DUCKDB_PATH")),
   warehouseUrl: Config.option(Config.Redacted("ANALYTICS_WAREHOUSE_URL")),
-  alertScheduler: Config.Boolean("ANALYTICS_ALERT_SCHEDULER").pipe(Config.withDefault(true)),
+  scheduler: Config.Boolean("ANALYTICS_SCHEDULER").pipe(Config.withDefault(true)),
   maxUploadMegabytes: Config.schema(
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1_048_576 })),
     "ANALYTICS_MAX_UPLOAD_MB"
@@ -210,7 +210,7 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       ),
       warehouseUrl: c.warehouseUrl,
       maxUploadBytes: c.maxUploadMegabytes * 1024 * 1024,
-      alertScheduler: c.alertScheduler
+      scheduler: c.scheduler
     },
     mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
   }

@@ -144,10 +144,20 @@ const purgeWebhookDeliveries = Webhooks.purgeDeliveries().pipe(
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
-/** Checks the scheduled alerts that are due, every minute; a failure is logged and retried next time. */
-const alertScheduler = Alerts.runDue.pipe(
-  Effect.tap((checked) => checked > 0 ? Effect.logInfo("Scheduled alerts checked").pipe(Effect.annotateLogs({ checked })) : Effect.void),
-  Effect.catchCause((cause) => Effect.logWarning("Checking scheduled alerts failed", cause)),
+/**
+ * Every minute: refreshes the PostgreSQL datasets whose schedule has come
+ * (then checks the alerts watching them), and checks the scheduled alerts
+ * that are due; a failure is logged and retried next time.
+ */
+const scheduler = Effect.gen(function*() {
+  const refreshed = yield* Datasets.refreshDue
+  yield* Effect.forEach(refreshed, (d) => Alerts.afterRefresh(d.tenant_id, d.dataset_id), { discard: true })
+  const checked = yield* Alerts.runDue
+  if (refreshed.length + checked > 0) {
+    yield* Effect.logInfo("Scheduled work done").pipe(Effect.annotateLogs({ refreshed: refreshed.length, alerts_checked: checked }))
+  }
+}).pipe(
+  Effect.catchCause((cause) => Effect.logWarning("Scheduled refreshes and alerts failed", cause)),
   Effect.repeat(Schedule.spaced("1 minute"))
 )
 
@@ -169,7 +179,7 @@ const enginesOf = (config: HostConfig) => ({
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
-    // Built once: a DuckDB file opens in one place, shared by the API, the demo and the alert scheduler.
+    // Built once: a DuckDB file opens in one place, shared by the API, the demo and the scheduler.
     const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config))), Datasets.Engines)
     const publisher = EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores)))
     const withAnalytics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -187,8 +197,8 @@ const initialize = (config: HostConfig) =>
       yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
       yield* Effect.forkScoped(purgeWebhookDeliveries.pipe(Effect.provideContext(stores)))
     }
-    if (config.datasets.alertScheduler) {
-      yield* Effect.forkScoped(withAnalytics(alertScheduler))
+    if (config.datasets.scheduler) {
+      yield* Effect.forkScoped(withAnalytics(scheduler))
     }
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),

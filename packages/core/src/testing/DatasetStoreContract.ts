@@ -39,6 +39,7 @@ const newDataset = (tenantId: TenantId, workspaceId: WorkspaceId, offset: number
     columns: [],
     row_count: null,
     refreshed_at: null,
+    refresh_cron: null,
     created_at: at(offset),
     updated_at: at(offset),
     ...overrides
@@ -80,9 +81,14 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.isTrue(yield* store.remove(tenant.tenant_id, dataset.dataset_id))
       assert.isFalse(yield* store.remove(tenant.tenant_id, dataset.dataset_id))
       assert.strictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), undefined)
-      const postgres = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 2, { source: { type: "postgres", schema: "sales", table: "orders" } })
+      const postgres = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 2, {
+        source: { type: "postgres", schema: "sales", table: "orders" },
+        refresh_cron: "0 * * * *"
+      })
       yield* store.insert(postgres)
-      assert.deepStrictEqual((yield* store.find(tenant.tenant_id, postgres.dataset_id))?.source, { type: "postgres", schema: "sales", table: "orders" })
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, postgres.dataset_id), postgres)
+      assert.isTrue((yield* store.listScheduled).some((d) => d.dataset_id === postgres.dataset_id))
+      assert.isFalse((yield* store.listScheduled).some((d) => d.dataset_id === dataset.dataset_id))
     }))
 
   it.effect("datasets are listed per workspace, newest first, page by page", () =>
