@@ -15,6 +15,7 @@ import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
   alertsLayer,
+  dashboardsLayer,
   datasetsLayer,
   executiveRolesLayer,
   invitationAcceptanceLayer,
@@ -131,7 +132,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     invitationAcceptanceLayer,
     datasetsLayer,
     reportsLayer,
-    alertsLayer
+    alertsLayer,
+    dashboardsLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )

@@ -9,6 +9,9 @@ import {
   Alerts,
   AlertStore,
   Cursor,
+  type Dashboard,
+  Dashboards,
+  DashboardStore,
   type Dataset,
   Datasets,
   DatasetStore,
@@ -599,6 +602,7 @@ const analyticsTools = Effect.gen(function*() {
     DatasetStore.DatasetStore,
     ReportStore.ReportStore,
     AlertStore.AlertStore,
+    DashboardStore.DashboardStore,
     Transactor.Transactor,
     WorkspaceStore.WorkspaceStore,
     DirectoryStore.DirectoryStore,
@@ -612,6 +616,7 @@ const analyticsTools = Effect.gen(function*() {
     | DatasetStore.DatasetStore
     | ReportStore.ReportStore
     | AlertStore.AlertStore
+    | DashboardStore.DashboardStore
     | Transactor.Transactor
     | WorkspaceStore.WorkspaceStore
     | DirectoryStore.DirectoryStore
@@ -801,5 +806,60 @@ export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
           return respond(endpoint, alertJson(yield* run(Alerts.checkNow(admin.tenantId, params.id))))
+        }))
+  }))
+
+/** A dashboard as the API shows it. */
+const dashboardJson = (d: Dashboard.Dashboard) => ({
+  dashboard_id: d.dashboard_id,
+  workspace_id: d.workspace_id,
+  name: d.name,
+  tiles: d.tiles,
+  created_at: d.created_at,
+  updated_at: d.updated_at
+})
+
+/** `/v1/dashboards...`: members read and run tiles; tenant admins write. */
+export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers) =>
+  Effect.gen(function*() {
+    const { inQuerySlot, run } = yield* analyticsTools
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const page = yield* run(Dashboards.list(member.tenantId, query.workspace_id, yield* listRequest(query)))
+          return respond(endpoint, { data: page.data.map(dashboardJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, dashboardJson(yield* run(Dashboards.create(admin.tenantId, payload))))
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, dashboardJson(yield* run(Dashboards.get(member.tenantId, params.id))))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          return respond(endpoint, dashboardJson(yield* run(Dashboards.update(admin.tenantId, params.id, payload))))
+        }))
+      .handle("delete", ({ params }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          yield* run(Dashboards.remove(admin.tenantId, params.id))
+        }))
+      .handle("tileData", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const dashboard = yield* run(Dashboards.get(member.tenantId, params.id))
+          const security = yield* run(Datasets.securityContext(member))
+          const { compiled, rows } = yield* inQuerySlot(
+            member.tenantId,
+            dashboard.workspace_id,
+            run(Dashboards.queryTile(member.tenantId, params.id, params.tile_id, security))
+          ).pipe(Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error))))
+          return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
         }))
   }))

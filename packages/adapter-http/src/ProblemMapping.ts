@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, Cursor, Datasets, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -38,6 +38,7 @@ export type DomainError =
   | Datasets.QueryTimedOut
   | Datasets.RefreshNeedsFile
   | Reports.ReportInvalid
+  | Dashboards.DashboardInvalid
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -85,6 +86,7 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Datasets.QueryTimedOut ? Problems.QueryTimedOut
   : E extends Datasets.RefreshNeedsFile ? Problems.RefreshNeedsFile
   : E extends Reports.ReportInvalid ? Problems.ReportInvalid
+  : E extends Dashboards.DashboardInvalid ? Problems.DashboardInvalid
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -189,6 +191,8 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.QueryTimedOut({ detail: `The query ran longer than ${error.seconds} s and was cancelled; narrow it (filters, a date range, fewer dimensions)` })
       case "RefreshNeedsFile":
         return new Problems.RefreshNeedsFile({ detail: `Dataset ${error.datasetId} is an upload: PUT its file to /v1/datasets/${error.datasetId}/data again` })
+      case "DashboardInvalid":
+        return new Problems.DashboardInvalid({ detail: error.detail })
       case "ReportInvalid":
         return new Problems.ReportInvalid({ detail: error.detail })
       case "EngineError":

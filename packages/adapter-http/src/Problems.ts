@@ -286,3 +286,10 @@ export class ReportInvalid extends HttpApiError.Problem<ReportInvalid>()(
   declare("report/invalid"),
   { code: Schema.tag("report/invalid") }
 ) {}
+
+/** 400 dashboard/invalid. */
+export class DashboardInvalid extends HttpApiError.Problem<DashboardInvalid>()(
+  "DashboardInvalid",
+  declare("dashboard/invalid"),
+  { code: Schema.tag("dashboard/invalid") }
+) {}

@@ -199,7 +199,7 @@ describe("datasets", () => {
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/datasets/${id}`, { token: admin })), "resource/not-found")
     }).pipe(Effect.scoped))
 
-  it.live("reports: pages of visuals checked against their datasets; a visual's data follows the viewer's row-level security", () =>
+  it.live("reports and dashboards: visuals checked against their datasets, tiles against their reports; their data follows the viewer's row-level security", () =>
     Effect.gen(function*() {
       const { admin, server, workspaceId } = yield* setup
       const id = (yield* server.request("POST", "/v1/datasets", { token: admin, body: { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } } })).body.dataset_id
@@ -254,7 +254,27 @@ describe("datasets", () => {
       assert.strictEqual((yield* server.request("GET", `/v1/reports/${reportId}`, { token: admin })).body.pages.length, 2)
       assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: "session:m-1:EU", body: { name: "Mine" } })), "auth/forbidden")
       assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: admin, body: { settings: { query_timeout_seconds: 0 } } })), "request/invalid")
+      // A dashboard pins visuals of the report; a tile's data is the visual's, for the viewer.
+      const tiles = [
+        { id: "total", report_id: reportId, visual_id: "total", x: 0, y: 0, width: 6, height: 4 },
+        { id: "regions", report_id: reportId, visual_id: "by_region", x: 6, y: 0, width: 18, height: 8 }
+      ]
+      const dashboard = yield* server.request("POST", "/v1/dashboards", { token: admin, body: { workspace_id: workspaceId, name: "Executive", tiles } })
+      assert.strictEqual(dashboard.status, 201, dashboard.text)
+      const tile = (token: string, tileId: string) => server.request("POST", `/v1/dashboards/${dashboard.body.dashboard_id}/tiles/${tileId}/query`, { token, body: {} })
+      assert.deepStrictEqual((yield* tile("session:m-1:EU", "regions")).body.data, [{ region: "EU", count: 200 }])
+      assert.strictEqual((yield* tile(admin, "regions")).body.data.length, 3)
+      assert.strictEqual(problemCode(yield* tile(admin, "nope")), "resource/not-found")
+      const badTiles = yield* server.request("PATCH", `/v1/dashboards/${dashboard.body.dashboard_id}`, {
+        token: admin,
+        body: { tiles: [{ ...tiles[0], visual_id: "missing" }] }
+      })
+      assert.strictEqual(problemCode(badTiles), "dashboard/invalid")
+      assert.include(badTiles.body.detail, "has no visual \"missing\"")
+      assert.strictEqual(problemCode(yield* server.request("POST", "/v1/dashboards", { token: admin, body: { workspace_id: workspaceId, name: "X", tiles: [{ ...tiles[0], width: 30 }] } })), "request/invalid")
+      assert.deepStrictEqual((yield* server.request("GET", `/v1/dashboards?workspace_id=${workspaceId}`, { token: "session:m-1:EU" })).body.data.map((d: any) => d.name), ["Executive"])
       const stranger = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/dashboards/${dashboard.body.dashboard_id}`, { token: stranger.token })), "resource/not-found")
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/reports/${reportId}`, { token: stranger.token })), "resource/not-found")
       assert.strictEqual((yield* server.request("DELETE", `/v1/reports/${reportId}`, { token: admin })).status, 204)
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/reports/${reportId}`, { token: admin })), "resource/not-found")

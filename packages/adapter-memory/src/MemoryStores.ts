@@ -6,6 +6,7 @@
  */
 import {
   AlertStore,
+  DashboardStore,
   DatasetStore,
   DeliveryStore,
   DirectoryStore,
@@ -208,5 +209,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(DatasetStore.DatasetStore, MemoryWorkspaceRecords.datasetStore),
   Layer.effect(ReportStore.ReportStore, MemoryWorkspaceRecords.reportStore),
   Layer.effect(AlertStore.AlertStore, MemoryWorkspaceRecords.alertStore),
+  Layer.effect(DashboardStore.DashboardStore, MemoryWorkspaceRecords.dashboardStore),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -1,11 +1,11 @@
 /**
  * Records that belong to a workspace of a tenant, in memory (the
- * DatasetStore, the ReportStore and the AlertStore): found by id in their tenant, listed newest first per workspace,
+ * DatasetStore, the ReportStore, the AlertStore and the DashboardStore): found by id in their tenant, listed newest first per workspace,
  * replaced and deleted within the current transaction.
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dataset, DatasetStore, Pagination, type Report, ReportStore } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, Pagination, type Report, ReportStore } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
@@ -65,3 +65,7 @@ export const alertStore = Effect.map(make((a: Alert.Alert) => a.alert_id, AlertS
       Effect.sync(() => [...all()].filter((a) => a.tenant_id === tenantId && a.dataset_id === datasetId && a.schedule.after_refresh)),
     listScheduled: Effect.sync(() => [...all()].filter((a) => a.schedule.cron !== undefined))
   }))
+
+/** A fresh in-memory DashboardStore. */
+export const dashboardStore = Effect.map(make((d: Dashboard.Dashboard) => d.dashboard_id, DashboardStore.dashboardKey), ({ all: _, ...methods }) =>
+  DashboardStore.DashboardStore.of(methods))

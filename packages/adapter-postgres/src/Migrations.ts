@@ -405,6 +405,21 @@ const datasetSchedules = ddl([
   `CREATE INDEX datasets_scheduled ON datasets (created_at) WHERE refresh_cron IS NOT NULL`
 ])
 
+/** Dashboards: tiles pinned from reports' visuals, as jsonb. */
+const dashboards = ddl([
+  `CREATE TABLE dashboards (
+    dashboard_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+    name text NOT NULL,
+    tiles jsonb NOT NULL,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX dashboards_by_created_at ON dashboards (tenant_id, workspace_id, created_at DESC, dashboard_id)`,
+  `CREATE INDEX dashboards_workspace_id ON dashboards (workspace_id)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -416,7 +431,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "7_datasets": datasets,
   "8_reports": reports,
   "9_alerts": alerts,
-  "10_dataset_schedules": datasetSchedules
+  "10_dataset_schedules": datasetSchedules,
+  "11_dashboards": dashboards
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -7,6 +7,7 @@
  */
 import {
   AlertStore,
+  DashboardStore,
   DatasetStore,
   DeliveryStore,
   DirectoryStore,
@@ -397,6 +398,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(DatasetStore.DatasetStore, SqlWorkspaceRecords.datasetStore),
   Layer.effect(ReportStore.ReportStore, SqlWorkspaceRecords.reportStore),
   Layer.effect(AlertStore.AlertStore, SqlWorkspaceRecords.alertStore),
+  Layer.effect(DashboardStore.DashboardStore, SqlWorkspaceRecords.dashboardStore),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -1,11 +1,12 @@
 /**
  * Records that belong to a workspace of a tenant, over `SqlClient`
- * (PostgreSQL and PGlite): the DatasetStore, the ReportStore and the AlertStore. Their
+ * (PostgreSQL and PGlite): the DatasetStore, the ReportStore, the AlertStore
+ * and the DashboardStore. Their
  * nested parts (models, pages, settings) are jsonb.
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dataset, DatasetStore, type Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -125,3 +126,15 @@ export const alertStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         listScheduled: where("listScheduled", sql`schedule ? 'cron'`)
       })
   ))
+
+/** The DashboardStore over the `SqlClient` in context. */
+export const dashboardStore = Effect.map(
+  make<Dashboard.Dashboard>({
+    table: "dashboards",
+    id: "dashboard_id",
+    name: "DashboardStore",
+    toRow: (d) => ({ ...d, tiles: json(d.tiles) }),
+    fromRow: (row) => ({ ...(row as unknown as Dashboard.Dashboard), ...owned(row) })
+  }),
+  ({ where: _, ...methods }) => DashboardStore.DashboardStore.of(methods)
+)

@@ -59,6 +59,7 @@ export const catalogue = {
   "dataset/refresh-needs-file": { status: 409, title: "An upload dataset is refreshed by uploading its file again" },
   "dataset/upload-too-large": { status: 413, title: "The file exceeds the upload limit" },
   "report/invalid": { status: 400, title: "The report's pages do not hold together" },
+  "dashboard/invalid": { status: 400, title: "The dashboard's tiles do not hold together" },
   "query/invalid": { status: 400, title: "The query does not fit the dataset's model" },
   "query/timed-out": { status: 422, title: "The query ran longer than allowed and was cancelled" },
   "rate-limit/burst-exceeded": { status: 429, title: "Burst rate limit exceeded" },

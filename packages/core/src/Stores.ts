@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type { AlertStore } from "./AlertStore.ts"
+import type { DashboardStore } from "./DashboardStore.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
@@ -30,3 +31,4 @@ export type Stores =
   | DatasetStore
   | ReportStore
   | AlertStore
+  | DashboardStore

@@ -12,6 +12,8 @@ import type { Dataset, DatasetId } from "../Dataset.ts"
 import { DatasetStore } from "../DatasetStore.ts"
 import type { Alert, AlertId } from "../Alert.ts"
 import { AlertStore } from "../AlertStore.ts"
+import type { Dashboard, DashboardId } from "../Dashboard.ts"
+import { DashboardStore } from "../DashboardStore.ts"
 import { uuidv7 } from "../Ids.ts"
 import type { Report, ReportId } from "../Report.ts"
 import { ReportStore } from "../ReportStore.ts"
@@ -192,5 +194,30 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, onRefresh.alert_id), fired)
       assert.isTrue(yield* store.remove(tenant.tenant_id, hourly.alert_id))
       assert.isFalse((yield* store.listScheduled).some((a) => a.alert_id === hourly.alert_id))
+    }))
+
+  it.effect("dashboards round-trip with their tiles, listed per workspace, in their tenant only", () =>
+    Effect.gen(function*() {
+      const store = yield* DashboardStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
+      const dashboard: Dashboard = {
+        dashboard_id: (yield* uuidv7) as DashboardId,
+        tenant_id: tenant.tenant_id,
+        workspace_id: workspace.workspace_id,
+        name: "Executive",
+        tiles: [{ id: "revenue", report_id: (yield* uuidv7) as ReportId, visual_id: "revenue_total", x: 0, y: 0, width: 6, height: 4 }],
+        created_at: at(1),
+        updated_at: at(1)
+      }
+      yield* store.insert(dashboard)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dashboard.dashboard_id), dashboard)
+      const moved: Dashboard = { ...dashboard, tiles: [{ ...dashboard.tiles[0]!, x: 6, width: 12 }], updated_at: at(2) }
+      assert.isTrue(yield* store.update(moved))
+      assert.deepStrictEqual(yield* store.list(tenant.tenant_id, workspace.workspace_id, newestFirst(10)), [moved])
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.strictEqual(yield* store.find(other.tenant_id, dashboard.dashboard_id), undefined)
+      assert.isFalse(yield* store.remove(other.tenant_id, dashboard.dashboard_id))
+      assert.isTrue(yield* store.remove(tenant.tenant_id, dashboard.dashboard_id))
     }))
 }
