@@ -691,6 +691,19 @@ export const DatasetJson = Schema.Struct({
 
 const datasetParams = { id: Schema.String }
 
+/** What running a semantic query may answer besides its result (a dataset's, a visual's, a tile's, an alert's check). */
+const queryProblems = [
+  Problems.Forbidden,
+  Problems.NotFound,
+  Problems.QueryInvalid,
+  Problems.NotLoaded,
+  Problems.EngineUnavailable,
+  Problems.ModelInvalid,
+  Problems.QueryTimedOut,
+  Problems.QueryConcurrency,
+  Problems.ServiceUnavailable
+] as const
+
 /** A value of a result row. */
 const CellJson = Schema.NullOr(Schema.Union([Schema.String, Schema.Number, Schema.Boolean]))
 
@@ -771,17 +784,7 @@ export const DatasetsGroup = HttpApiGroup.make("datasets")
       headers: idempotencyHeader,
       payload: SemanticQuery.Query,
       success: QueryResultJson,
-      error: [
-        Problems.Forbidden,
-        Problems.NotFound,
-        Problems.QueryInvalid,
-        Problems.NotLoaded,
-        Problems.EngineUnavailable,
-        Problems.ModelInvalid,
-        Problems.QueryTimedOut,
-        Problems.QueryConcurrency,
-        Problems.ServiceUnavailable
-      ]
+      error: queryProblems
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(
       OpenApi.Description,
       "Runs a semantic query (measures, dimensions, time_dimensions, filters, order, limit) for the caller: row-level security applies, evaluated now. At most the plan's concurrent queries per workspace (429 rate-limit/query-concurrency)."
@@ -870,17 +873,7 @@ export const ReportsGroup = HttpApiGroup.make("reports")
       headers: idempotencyHeader,
       payload: Schema.Struct({ filters: Schema.optionalKey(SemanticQuery.Query.fields.filters) }),
       success: QueryResultJson,
-      error: [
-        Problems.Forbidden,
-        Problems.NotFound,
-        Problems.QueryInvalid,
-        Problems.NotLoaded,
-        Problems.EngineUnavailable,
-        Problems.ModelInvalid,
-        Problems.QueryTimedOut,
-        Problems.QueryConcurrency,
-        Problems.ServiceUnavailable
-      ]
+      error: queryProblems
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(
       OpenApi.Description,
       "Runs one visual's query for the caller (row-level security applies), with extra `filters` if given, cancelled after the report's query_timeout_seconds."
@@ -948,17 +941,7 @@ export const DashboardsGroup = HttpApiGroup.make("dashboards")
       params: { id: Schema.String, tile_id: Schema.String },
       headers: idempotencyHeader,
       success: QueryResultJson,
-      error: [
-        Problems.Forbidden,
-        Problems.NotFound,
-        Problems.QueryInvalid,
-        Problems.NotLoaded,
-        Problems.EngineUnavailable,
-        Problems.ModelInvalid,
-        Problems.QueryTimedOut,
-        Problems.QueryConcurrency,
-        Problems.ServiceUnavailable
-      ]
+      error: queryProblems
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "Runs a tile's report visual for the caller.")
   )
   .middleware(Authentication)
@@ -1031,16 +1014,7 @@ export const AlertsGroup = HttpApiGroup.make("alerts")
       params: alertParams,
       headers: idempotencyHeader,
       success: AlertJson,
-      error: [
-        Problems.Forbidden,
-        Problems.NotFound,
-        Problems.QueryInvalid,
-        Problems.NotLoaded,
-        Problems.EngineUnavailable,
-        Problems.ModelInvalid,
-        Problems.QueryTimedOut,
-        Problems.ServiceUnavailable
-      ]
+      error: queryProblems
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "Checks the alert now (firing or resolving it as its condition says).")
   )
   .middleware(Authentication)

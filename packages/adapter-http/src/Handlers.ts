@@ -6,6 +6,7 @@
  */
 import {
   type Alert,
+  type AnalyticsEngine,
   Alerts,
   AlertStore,
   Cursor,
@@ -21,6 +22,7 @@ import {
   type Report,
   Reports,
   ReportStore,
+  type SqlCompiler,
   DeliveryStore,
   Directory,
   DirectoryStore,
@@ -627,20 +629,35 @@ const analyticsTools = Effect.gen(function*() {
   const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, Services>) => Effect.mapError(provide(effect), toProblem)
   // A query's slot outlives its timeout only if the process dies holding it.
   const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
-  /** Runs a query of a workspace in one of its slots: at most the tenant's plan's concurrent queries (spec 8.2). */
-  const inQuerySlot = <A, E>(tenantId: Tenant.TenantId, workspaceId: string, query: Effect.Effect<A, E>) =>
+  /**
+   * Runs a query (a dataset's, a visual's, a tile's) in a slot of its
+   * workspace, at most the tenant's plan's concurrent queries (spec 8.2);
+   * answers its columns and rows.
+   */
+  const queryResult = <E>(
+    tenantId: Tenant.TenantId,
+    workspaceId: string,
+    query: Effect.Effect<{ readonly compiled: SqlCompiler.Compiled; readonly rows: ReadonlyArray<AnalyticsEngine.Row> }, E>
+  ) =>
     Effect.gen(function*() {
       const tenant = yield* run(tenants.get(tenantId))
       const capacity = tenant === undefined ? 1 : Plan.limitsFor(tenant.plan, tenant.limits).queryConcurrency
-      return yield* limiter.withSlot(OperationLimits.queryConcurrency(workspaceId, capacity), slotLease)(query)
+      const { compiled, rows } = yield* limiter.withSlot(OperationLimits.queryConcurrency(workspaceId, capacity), slotLease)(query).pipe(
+        Effect.mapError((error): E | Problems.QueryConcurrency =>
+          error instanceof Limiter.RateLimited
+            ? toProblem(error as Limiter.RateLimitedWith<"rate-limit/query-concurrency">)
+            : error as E
+        )
+      )
+      return { columns: compiled.columns, data: rows, row_count: rows.length }
     })
-  return { run, inQuerySlot }
+  return { run, queryResult }
 })
 
 /** `/v1/datasets...`: members list, read and query; tenant admins create, describe and delete. */
 export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
   Effect.gen(function*() {
-    const { inQuerySlot, run } = yield* analyticsTools
+    const { queryResult, run } = yield* analyticsTools
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
@@ -681,10 +698,7 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
           const member = yield* currentMember
           const dataset = yield* run(Datasets.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
-          const { compiled, rows } = yield* inQuerySlot(member.tenantId, dataset.workspace_id, run(Datasets.query(member.tenantId, params.id, payload, security))).pipe(
-            Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error)))
-          )
-          return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
+          return respond(endpoint, yield* queryResult(member.tenantId, dataset.workspace_id, run(Datasets.query(member.tenantId, params.id, payload, security))))
         }))
       .handle("sql", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
@@ -710,7 +724,7 @@ const reportJson = (r: Report.Report) => ({
 /** `/v1/reports...`: members list, read and run visuals; tenant admins write. */
 export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
   Effect.gen(function*() {
-    const { inQuerySlot, run } = yield* analyticsTools
+    const { queryResult, run } = yield* analyticsTools
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
@@ -744,12 +758,8 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
           const member = yield* currentMember
           const report = yield* run(Reports.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
-          const { compiled, rows } = yield* inQuerySlot(
-            member.tenantId,
-            report.workspace_id,
-            run(Reports.queryVisual(member.tenantId, params.id, params.visual_id, security, payload.filters ?? []))
-          ).pipe(Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error))))
-          return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
+          const visual = run(Reports.queryVisual(member.tenantId, params.id, params.visual_id, security, payload.filters ?? []))
+          return respond(endpoint, yield* queryResult(member.tenantId, report.workspace_id, visual))
         }))
   }))
 
@@ -822,7 +832,7 @@ const dashboardJson = (d: Dashboard.Dashboard) => ({
 /** `/v1/dashboards...`: members read and run tiles; tenant admins write. */
 export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers) =>
   Effect.gen(function*() {
-    const { inQuerySlot, run } = yield* analyticsTools
+    const { queryResult, run } = yield* analyticsTools
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
@@ -855,11 +865,7 @@ export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers
           const member = yield* currentMember
           const dashboard = yield* run(Dashboards.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
-          const { compiled, rows } = yield* inQuerySlot(
-            member.tenantId,
-            dashboard.workspace_id,
-            run(Dashboards.queryTile(member.tenantId, params.id, params.tile_id, security))
-          ).pipe(Effect.catchTag("RateLimited", (error) => Effect.fail(toProblem(error))))
-          return respond(endpoint, { columns: compiled.columns, data: rows, row_count: rows.length })
+          const tile = run(Dashboards.queryTile(member.tenantId, params.id, params.tile_id, security))
+          return respond(endpoint, yield* queryResult(member.tenantId, dashboard.workspace_id, tile))
         }))
   }))
