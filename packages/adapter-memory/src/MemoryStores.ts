@@ -6,6 +6,7 @@
  */
 import {
   AlertStore,
+  AuditLog,
   DashboardStore,
   DatasetStore,
   DeliveryStore,
@@ -24,6 +25,7 @@ import {
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import * as MemoryAuditStore from "./MemoryAuditStore.ts"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
 import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
@@ -210,5 +212,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(ReportStore.ReportStore, MemoryWorkspaceRecords.reportStore),
   Layer.effect(AlertStore.AlertStore, MemoryWorkspaceRecords.alertStore),
   Layer.effect(DashboardStore.DashboardStore, MemoryWorkspaceRecords.dashboardStore),
+  Layer.effect(AuditLog.AuditStore, MemoryAuditStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

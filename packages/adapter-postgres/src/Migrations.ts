@@ -420,6 +420,24 @@ const dashboards = ddl([
   `CREATE INDEX dashboards_workspace_id ON dashboards (workspace_id)`
 ])
 
+/** The audit log: append-only (the service never updates or deletes a row), newest first per tenant. */
+const auditLog = ddl([
+  `CREATE TABLE audit_log (
+    entry_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid,
+    action text NOT NULL,
+    actor_type text NOT NULL,
+    actor_id text NOT NULL,
+    target_type text NOT NULL,
+    target_id text NOT NULL,
+    detail jsonb NOT NULL,
+    created_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX audit_log_by_created_at ON audit_log (tenant_id, created_at DESC, entry_id)`,
+  `CREATE INDEX audit_log_by_target ON audit_log (tenant_id, target_type, target_id)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -432,7 +450,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "8_reports": reports,
   "9_alerts": alerts,
   "10_dataset_schedules": datasetSchedules,
-  "11_dashboards": dashboards
+  "11_dashboards": dashboards,
+  "12_audit_log": auditLog
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

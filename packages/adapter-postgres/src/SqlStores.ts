@@ -7,6 +7,7 @@
  */
 import {
   AlertStore,
+  AuditLog,
   DashboardStore,
   DatasetStore,
   DeliveryStore,
@@ -34,6 +35,7 @@ import { failAs, isId } from "./StoreErrors.ts"
 import { migrate } from "./Migrations.ts"
 import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as SqlAuditStore from "./SqlAuditStore.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
@@ -399,6 +401,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(ReportStore.ReportStore, SqlWorkspaceRecords.reportStore),
   Layer.effect(AlertStore.AlertStore, SqlWorkspaceRecords.alertStore),
   Layer.effect(DashboardStore.DashboardStore, SqlWorkspaceRecords.dashboardStore),
+  Layer.effect(AuditLog.AuditStore, SqlAuditStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type { AlertStore } from "./AlertStore.ts"
+import type { AuditStore } from "./AuditLog.ts"
 import type { DashboardStore } from "./DashboardStore.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DeliveryStore } from "./DeliveryStore.ts"
@@ -32,3 +33,4 @@ export type Stores =
   | ReportStore
   | AlertStore
   | DashboardStore
+  | AuditStore

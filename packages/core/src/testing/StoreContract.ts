@@ -19,6 +19,7 @@ import { TenantStore } from "../TenantStore.ts"
 import { Transactor } from "../Transactor.ts"
 import { Workspace } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
+import { auditStoreContract } from "./AuditStoreContract.ts"
 import { datasetStoreContract } from "./DatasetStoreContract.ts"
 import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
@@ -53,6 +54,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       webhookStoreContract(it)
       directoryStoreContract(it)
       datasetStoreContract(it)
+      auditStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {
