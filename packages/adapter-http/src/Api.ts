@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Alert, Dashboard, Dataset, DateRange, Report, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
+import { Alert, AuditLog, Dashboard, Dataset, DateRange, Report, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -948,6 +948,43 @@ export const DashboardsGroup = HttpApiGroup.make("dashboards")
   .annotate(OpenApi.Description, "Dashboards: visuals pinned from reports. Members read them; tenant admins write them.")
 
 // ---------------------------------------------------------------------------
+// audit log
+
+/** An audit log entry as the API shows it. */
+export const AuditEntryJson = Schema.Struct({
+  entry_id: Schema.String,
+  workspace_id: Schema.NullOr(Schema.String),
+  action: Schema.String,
+  actor: AuditLog.Actor,
+  target: Schema.Struct({ type: Schema.String, id: Schema.String }),
+  detail: Schema.Record(Schema.String, Schema.Unknown),
+  created_at: Schema.Date
+})
+
+const Filter = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))
+
+/** The audit log: read only, for tenant admins. */
+export const AuditLogGroup = HttpApiGroup.make("auditLog")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/audit-log", {
+      query: {
+        ...pageQuery,
+        action: Schema.optionalKey(Filter),
+        target_type: Schema.optionalKey(Filter),
+        target_id: Schema.optionalKey(Filter),
+        actor_id: Schema.optionalKey(Filter)
+      },
+      success: ListEnvelope(AuditEntryJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read")
+  )
+  .middleware(Authentication)
+  .annotate(
+    OpenApi.Description,
+    "Every grant create, update and revoke with its actor, time and full payload (never a secret), newest first. Append-only: nothing changes or deletes an entry. Tenant admins only."
+  )
+
+// ---------------------------------------------------------------------------
 // alerts
 
 /** An alert as the API shows it. */
@@ -1052,6 +1089,7 @@ export const Api = HttpApi.make("analytics")
   .add(ReportsGroup)
   .add(AlertsGroup)
   .add(DashboardsGroup)
+  .add(AuditLogGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

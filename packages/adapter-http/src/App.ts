@@ -15,6 +15,7 @@ import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
   alertsLayer,
+  auditLogLayer,
   dashboardsLayer,
   datasetsLayer,
   executiveRolesLayer,
@@ -133,7 +134,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     datasetsLayer,
     reportsLayer,
     alertsLayer,
-    dashboardsLayer
+    dashboardsLayer,
+    auditLogLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )

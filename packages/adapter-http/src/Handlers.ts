@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import {
+  AuditLog,
   type Alert,
   type AnalyticsEngine,
   Alerts,
@@ -868,4 +869,28 @@ export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers
           const tile = run(Dashboards.queryTile(member.tenantId, params.id, params.tile_id, security))
           return respond(endpoint, yield* queryResult(member.tenantId, dashboard.workspace_id, tile))
         }))
+  }))
+
+/** `GET /v1/audit-log`: tenant admins only. */
+export const auditLogLayer = HttpApiBuilder.group(Api, "auditLog", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(AuditLog.AuditStore, Cursor.CursorCodec)
+    return handlers.handle("list", ({ endpoint, query }) =>
+      Effect.gen(function*() {
+        const admin = yield* currentAdmin
+        const filter = { action: query.action, targetType: query.target_type, targetId: query.target_id, actorId: query.actor_id }
+        const page = yield* Effect.mapError(provide(AuditLog.list(admin.tenantId, filter, yield* listRequest(query))), toProblem)
+        return respond(endpoint, {
+          data: page.data.map((e) => ({
+            entry_id: e.entry_id,
+            workspace_id: e.workspace_id,
+            action: e.action,
+            actor: e.actor,
+            target: e.target,
+            detail: e.detail,
+            created_at: e.created_at
+          })),
+          page: page.page
+        })
+      }))
   }))
