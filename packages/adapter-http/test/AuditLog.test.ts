@@ -28,8 +28,11 @@ describe("audit log", () => {
           Effect.provide(EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))),
           Effect.provideContext(server.stores)
         )
+      // A millisecond apart: within one, entries order by id (spec 4.1's tie-break), not by arrival.
       yield* record("grant.created", "g-1", "ada")
+      yield* Effect.sleep("2 millis")
       yield* record("grant.updated", "g-1", "ada")
+      yield* Effect.sleep("2 millis")
       yield* record("grant.revoked", "g-2", "bob")
       const all = yield* server.request("GET", "/v1/audit-log", { token })
       assert.strictEqual(all.status, 200, all.text)
