@@ -10,6 +10,7 @@ import {
   DashboardStore,
   DatasetStore,
   DeliveryStore,
+  GrantStore,
   DirectoryStore,
   Idempotency,
   InvitationStore,
@@ -27,6 +28,7 @@ import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import * as MemoryAuditStore from "./MemoryAuditStore.ts"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
+import * as MemoryGrantStore from "./MemoryGrantStore.ts"
 import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
 import * as MemoryWorkspaceRecords from "./MemoryWorkspaceRecords.ts"
@@ -213,5 +215,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(AlertStore.AlertStore, MemoryWorkspaceRecords.alertStore),
   Layer.effect(DashboardStore.DashboardStore, MemoryWorkspaceRecords.dashboardStore),
   Layer.effect(AuditLog.AuditStore, MemoryAuditStore.make),
+  Layer.effect(GrantStore.GrantStore, MemoryGrantStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

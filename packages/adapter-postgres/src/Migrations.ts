@@ -438,6 +438,36 @@ const auditLog = ddl([
   `CREATE INDEX audit_log_by_target ON audit_log (tenant_id, target_type, target_id)`
 ])
 
+/**
+ * Sharing grants (issue 7). Revoked and expired grants stay (spec 3.2:
+ * tombstoned for audit); a link's URL token is unique across tenants.
+ */
+const grants = ddl([
+  `CREATE TABLE grants (
+    grant_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL,
+    subject_type text NOT NULL,
+    subject_id text NOT NULL,
+    principal_type text NOT NULL,
+    principal_id text,
+    actions text[] NOT NULL,
+    watermark boolean NOT NULL,
+    expires_at timestamptz(3),
+    revoked_at timestamptz(3),
+    link_slug text UNIQUE,
+    password_hash text,
+    paused boolean NOT NULL,
+    invitation_id uuid,
+    created_by_type text NOT NULL,
+    created_by_id text NOT NULL,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX grants_by_created_at ON grants (tenant_id, created_at DESC, grant_id)`,
+  `CREATE INDEX grants_by_subject ON grants (tenant_id, subject_type, subject_id)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -451,7 +481,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "9_alerts": alerts,
   "10_dataset_schedules": datasetSchedules,
   "11_dashboards": dashboards,
-  "12_audit_log": auditLog
+  "12_audit_log": auditLog,
+  "13_grants": grants
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -13,6 +13,7 @@ import {
   DeliveryStore,
   DirectoryStore,
   Errors,
+  GrantStore,
   Idempotency,
   InvitationStore,
   type Plan,
@@ -37,6 +38,7 @@ import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlAuditStore from "./SqlAuditStore.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
+import * as SqlGrantStore from "./SqlGrantStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
 import * as SqlWorkspaceRecords from "./SqlWorkspaceRecords.ts"
@@ -402,6 +404,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(AlertStore.AlertStore, SqlWorkspaceRecords.alertStore),
   Layer.effect(DashboardStore.DashboardStore, SqlWorkspaceRecords.dashboardStore),
   Layer.effect(AuditLog.AuditStore, SqlAuditStore.make),
+  Layer.effect(GrantStore.GrantStore, SqlGrantStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

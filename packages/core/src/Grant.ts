@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import type { Actor } from "./AuditLog.ts"
+import { Uuid } from "./Ids.ts"
 import type { TenantId } from "./Tenant.ts"
 
 /** What a grant allows (spec 2.6): open, export, comment, change the definition, re-share. */
@@ -37,3 +39,30 @@ export interface Grant {
   readonly expires_at: Date | null
   readonly revoked_at: Date | null
 }
+
+/** A grant's identifier. */
+export const GrantId = Uuid.pipe(Schema.brand("GrantId"))
+/** A grant's identifier. */
+export type GrantId = typeof GrantId.Type
+
+/** A grant as stored: what access evaluation reads, and what managing it needs. */
+export interface StoredGrant extends Grant {
+  readonly grant_id: GrantId
+  /** The workspace the subject belongs to (a workspace grant's own), for its list of links. */
+  readonly workspace_id: string
+  /** A link's URL token (it is the link's identity, shown in `link_url`); `null` for other audiences. */
+  readonly link_slug: string | null
+  /** A link's password as an Argon2id hash; never the password. */
+  readonly password_hash: string | null
+  /** A paused link answers as if revoked until resumed. */
+  readonly paused: boolean
+  /** A grant to an e-mail that was no user waits for this invitation. */
+  readonly invitation_id: string | null
+  readonly created_by: Actor
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+/** A grant's state at `now` (spec 3.2): revoked, expired (kept for audit), or active. */
+export const stateAt = (grant: Pick<Grant, "revoked_at" | "expires_at">, now: Date): "active" | "expired" | "revoked" =>
+  grant.revoked_at !== null ? "revoked" : grant.expires_at !== null && grant.expires_at.getTime() <= now.getTime() ? "expired" : "active"

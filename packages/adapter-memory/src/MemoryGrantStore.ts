@@ -1,0 +1,37 @@
+/**
+ * The GrantStore in memory.
+ *
+ * @since 0.1.0
+ */
+import { type Grant, GrantStore, Pagination } from "@analytics/core"
+import { Effect } from "effect"
+import { set, write } from "./Transactions.ts"
+
+/** A fresh in-memory grant store. */
+export const make = Effect.sync(() => {
+  const grants = new Map<string, Grant.StoredGrant>()
+  const of = (tenantId: string, grantId: string) => {
+    const grant = grants.get(grantId)
+    return grant !== undefined && grant.tenant_id === tenantId ? grant : undefined
+  }
+  return GrantStore.GrantStore.of({
+    insert: (grant) => write(() => [undefined, set(grants, grant.grant_id, grant)]),
+    find: (tenantId, grantId) => Effect.sync(() => of(tenantId, grantId)),
+    findBySlug: (slug) => Effect.sync(() => [...grants.values()].find((g) => g.link_slug === slug)),
+    list: (tenantId, filter, query) =>
+      Effect.sync(() =>
+        Pagination.applyInMemory(
+          [...grants.values()].filter((g) => g.tenant_id === tenantId && GrantStore.matches(g, filter)),
+          query,
+          GrantStore.grantKey,
+          (g) => g.created_at
+        )
+      ),
+    onSubjects: (tenantId, subjects) =>
+      Effect.sync(() =>
+        [...grants.values()].filter((g) => g.tenant_id === tenantId && subjects.some((s) => s.type === g.subject_type && s.id === g.subject_id))
+      ),
+    update: (grant) =>
+      write(() => of(grant.tenant_id, grant.grant_id) === undefined ? [false, () => {}] : [true, set(grants, grant.grant_id, grant)])
+  })
+})

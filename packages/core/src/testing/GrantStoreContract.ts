@@ -1,0 +1,95 @@
+/**
+ * The grants part of the store contract: grants round-trip (revoked and
+ * expired ones kept), are found by subject for access evaluation, by a
+ * link's URL token across tenants, and listed with filters in their tenant
+ * only. Run by `storeContract` on every adapter.
+ *
+ * @since 0.1.0
+ */
+import { assert, type Vitest } from "@effect/vitest"
+import { Effect } from "effect"
+import type { GrantId, StoredGrant } from "../Grant.ts"
+import { GrantStore } from "../GrantStore.ts"
+import { uuidv7 } from "../Ids.ts"
+import type { PageQuery } from "../Pagination.ts"
+import type { Stores } from "../Stores.ts"
+import type { TenantId } from "../Tenant.ts"
+import { insertTenant } from "./Fixtures.ts"
+
+const at = (offset: number) => new Date(1_830_000_000_000 + offset)
+
+const newestFirst = (take: number, after?: StoredGrant): PageQuery<"created_at"> => ({
+  take,
+  sort: { field: "created_at", direction: "desc" },
+  after: after === undefined ? undefined : { value: after.created_at.getTime(), id: after.grant_id },
+  createdAtOrBefore: at(1_000_000)
+})
+
+/** Registers the grant tests on `it` (inside `storeContract`'s layer). */
+export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
+  it.effect("grants round-trip, are found by subject and by link token, listed with filters, in their tenant only", () =>
+    Effect.gen(function*() {
+      const store = yield* GrantStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const workspaceId = yield* uuidv7
+      const reportId = yield* uuidv7
+      const grant = (offset: number, overrides: Partial<StoredGrant>): Effect.Effect<StoredGrant> =>
+        Effect.map(uuidv7, (id) => ({
+          grant_id: id as GrantId,
+          tenant_id: tenant.tenant_id as TenantId,
+          workspace_id: workspaceId,
+          subject_type: "report",
+          subject_id: reportId,
+          principal_type: "user",
+          principal_id: "u-1",
+          actions: ["view", "download"],
+          watermark: false,
+          expires_at: null,
+          revoked_at: null,
+          link_slug: null,
+          password_hash: null,
+          paused: false,
+          invitation_id: null,
+          created_by: { type: "user", id: "admin-1" },
+          created_at: at(offset),
+          updated_at: at(offset),
+          ...overrides
+        }))
+      const toUser = yield* grant(1, {})
+      const link = yield* grant(2, {
+        principal_type: "link",
+        principal_id: null,
+        link_slug: `slug-${yield* uuidv7}`,
+        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+        watermark: true,
+        expires_at: at(500_000)
+      })
+      const onWorkspace = yield* grant(3, { subject_type: "workspace", subject_id: workspaceId, principal_type: "team", principal_id: "t-1" })
+      for (const g of [toUser, link, onWorkspace]) yield* store.insert(g)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), link)
+      assert.deepStrictEqual(yield* store.findBySlug(link.link_slug!), link)
+      assert.strictEqual(yield* store.findBySlug("no-such-slug"), undefined)
+      const ids = (grants: ReadonlyArray<StoredGrant>) => grants.map((g) => g.grant_id).sort()
+      assert.deepStrictEqual(ids(yield* store.onSubjects(tenant.tenant_id, [{ type: "report", id: reportId }])), ids([toUser, link]))
+      assert.deepStrictEqual(
+        ids(yield* store.onSubjects(tenant.tenant_id, [{ type: "report", id: reportId }, { type: "workspace", id: workspaceId }])),
+        ids([toUser, link, onWorkspace])
+      )
+      const list = (filter: Parameters<typeof store.list>[1], take = 10, after?: StoredGrant) =>
+        Effect.map(store.list(tenant.tenant_id, filter, newestFirst(take, after)), (gs) => gs.map((g) => g.grant_id))
+      assert.deepStrictEqual(yield* list({}), [onWorkspace.grant_id, link.grant_id, toUser.grant_id])
+      assert.deepStrictEqual(yield* list({}, 1, onWorkspace), [link.grant_id])
+      assert.deepStrictEqual(yield* list({ principalType: "link", workspaceId }), [link.grant_id])
+      assert.deepStrictEqual(yield* list({ subjectType: "report", subjectId: reportId, principalId: "u-1" }), [toUser.grant_id])
+      // Revoked: kept, as it is.
+      const revoked: StoredGrant = { ...link, revoked_at: at(10), paused: true, updated_at: at(10) }
+      assert.isTrue(yield* store.update(revoked))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), revoked)
+      // Another tenant sees none of it.
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.strictEqual(yield* store.find(other.tenant_id, link.grant_id), undefined)
+      assert.deepStrictEqual(yield* store.onSubjects(other.tenant_id, [{ type: "report", id: reportId }]), [])
+      assert.deepStrictEqual(yield* store.list(other.tenant_id, {}, newestFirst(10)), [])
+      assert.isFalse(yield* store.update({ ...revoked, tenant_id: other.tenant_id }))
+    }))
+}
