@@ -6,12 +6,10 @@
  */
 import {
   AuditLog,
-  type Alert,
   type AnalyticsEngine,
   Alerts,
   AlertStore,
   Cursor,
-  type Dashboard,
   Dashboards,
   DashboardStore,
   type Dataset,
@@ -20,7 +18,6 @@ import {
   Limiter,
   OperationLimits,
   Plan,
-  type Report,
   Reports,
   ReportStore,
   type SqlCompiler,
@@ -599,6 +596,9 @@ export const datasetJson = (d: Dataset.Dataset) => ({
   updated_at: d.updated_at
 })
 
+/** A workspace record (report, dashboard, alert) as the API shows it: as stored, without its tenant. */
+const withoutTenant = <A extends { readonly tenant_id: unknown }>({ tenant_id: _, ...record }: A): Omit<A, "tenant_id"> => record
+
 /** What the dataset and report handlers need: the stores and engines, and the per-workspace query slots. */
 const analyticsTools = Effect.gen(function*() {
   const provide = yield* captured(
@@ -710,17 +710,6 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
         }))
   }))
 
-/** A report as the API shows it. */
-const reportJson = (r: Report.Report) => ({
-  report_id: r.report_id,
-  workspace_id: r.workspace_id,
-  name: r.name,
-  description: r.description,
-  pages: r.pages,
-  settings: r.settings,
-  created_at: r.created_at,
-  updated_at: r.updated_at
-})
 
 /** `/v1/reports...`: members list, read and run visuals; tenant admins write. */
 export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
@@ -732,22 +721,22 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
           const member = yield* currentMember
           const request = yield* listRequest(query)
           const page = yield* run(Reports.list(member.tenantId, query.workspace_id, request))
-          return respond(endpoint, { data: page.data.map(reportJson), page: page.page })
+          return respond(endpoint, { data: page.data.map(withoutTenant), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, reportJson(yield* run(Reports.create(admin.tenantId, payload))))
+          return respond(endpoint, withoutTenant(yield* run(Reports.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const member = yield* currentMember
-          return respond(endpoint, reportJson(yield* run(Reports.get(member.tenantId, params.id))))
+          return respond(endpoint, withoutTenant(yield* run(Reports.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, reportJson(yield* run(Reports.update(admin.tenantId, params.id, payload))))
+          return respond(endpoint, withoutTenant(yield* run(Reports.update(admin.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
@@ -764,23 +753,6 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
         }))
   }))
 
-/** An alert as the API shows it. */
-const alertJson = (a: Alert.Alert) => ({
-  alert_id: a.alert_id,
-  workspace_id: a.workspace_id,
-  dataset_id: a.dataset_id,
-  name: a.name,
-  measure: a.measure,
-  filters: a.filters,
-  condition: a.condition,
-  threshold: a.threshold,
-  schedule: a.schedule,
-  state: a.state,
-  last_value: a.last_value,
-  last_checked_at: a.last_checked_at,
-  created_at: a.created_at,
-  updated_at: a.updated_at
-})
 
 /** `/v1/alerts...`: members read; tenant admins write and check. */
 export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
@@ -791,22 +763,22 @@ export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         Effect.gen(function*() {
           const member = yield* currentMember
           const page = yield* run(Alerts.list(member.tenantId, query.workspace_id, yield* listRequest(query)))
-          return respond(endpoint, { data: page.data.map(alertJson), page: page.page })
+          return respond(endpoint, { data: page.data.map(withoutTenant), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, alertJson(yield* run(Alerts.create(admin.tenantId, payload))))
+          return respond(endpoint, withoutTenant(yield* run(Alerts.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const member = yield* currentMember
-          return respond(endpoint, alertJson(yield* run(Alerts.get(member.tenantId, params.id))))
+          return respond(endpoint, withoutTenant(yield* run(Alerts.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, alertJson(yield* run(Alerts.update(admin.tenantId, params.id, payload))))
+          return respond(endpoint, withoutTenant(yield* run(Alerts.update(admin.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
@@ -816,19 +788,10 @@ export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
       .handle("check", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, alertJson(yield* run(Alerts.checkNow(admin.tenantId, params.id))))
+          return respond(endpoint, withoutTenant(yield* run(Alerts.checkNow(admin.tenantId, params.id))))
         }))
   }))
 
-/** A dashboard as the API shows it. */
-const dashboardJson = (d: Dashboard.Dashboard) => ({
-  dashboard_id: d.dashboard_id,
-  workspace_id: d.workspace_id,
-  name: d.name,
-  tiles: d.tiles,
-  created_at: d.created_at,
-  updated_at: d.updated_at
-})
 
 /** `/v1/dashboards...`: members read and run tiles; tenant admins write. */
 export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers) =>
@@ -839,22 +802,22 @@ export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers
         Effect.gen(function*() {
           const member = yield* currentMember
           const page = yield* run(Dashboards.list(member.tenantId, query.workspace_id, yield* listRequest(query)))
-          return respond(endpoint, { data: page.data.map(dashboardJson), page: page.page })
+          return respond(endpoint, { data: page.data.map(withoutTenant), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, dashboardJson(yield* run(Dashboards.create(admin.tenantId, payload))))
+          return respond(endpoint, withoutTenant(yield* run(Dashboards.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const member = yield* currentMember
-          return respond(endpoint, dashboardJson(yield* run(Dashboards.get(member.tenantId, params.id))))
+          return respond(endpoint, withoutTenant(yield* run(Dashboards.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
           const admin = yield* currentAdmin
-          return respond(endpoint, dashboardJson(yield* run(Dashboards.update(admin.tenantId, params.id, payload))))
+          return respond(endpoint, withoutTenant(yield* run(Dashboards.update(admin.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
