@@ -14,7 +14,7 @@ import type { EngineError } from "./AnalyticsEngine.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import * as Datasets from "./Datasets.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import type { EventPublisher } from "./EventPublisher.ts"
 import { publish } from "./EventPublisher.ts"
 import { uuidv7 } from "./Ids.ts"
@@ -24,7 +24,8 @@ import * as SemanticQuery from "./SemanticQuery.ts"
 import type { TenantId } from "./Tenant.ts"
 import { Transactor } from "./Transactor.ts"
 import type { WorkspaceId } from "./Workspace.ts"
-import { WorkspaceStore } from "./WorkspaceStore.ts"
+import * as Workspaces from "./Workspaces.ts"
+import type { WorkspaceStore } from "./WorkspaceStore.ts"
 
 const alertNotFound = (id: string) => new NotFound({ resource: "alert", id })
 
@@ -44,9 +45,7 @@ const checkAgainstDataset = (tenantId: TenantId, alert: Pick<Alert, "dataset_id"
 
 /** An alert of the tenant, or NotFound. */
 export const get = (tenantId: TenantId, alertId: string): Effect.Effect<Alert, NotFound | StoreError, AlertStore> =>
-  Effect.flatMap(AlertStore, (store) => store.find(tenantId, alertId as AlertId)).pipe(
-    Effect.flatMap((a) => a === undefined ? Effect.fail(alertNotFound(alertId)) : Effect.succeed(a))
-  )
+  Effect.flatMap(AlertStore, (store) => store.find(tenantId, alertId as AlertId)).pipe(orNotFound("alert", alertId))
 
 /** Creates an alert on a measure of a dataset of the tenant (in the dataset's workspace). */
 export const create = (
@@ -85,8 +84,7 @@ export const list = (
   request: NewestFirstRequest
 ): Effect.Effect<Page<Alert>, NotFound | StoreError | CursorError | InvalidSort, AlertStore | WorkspaceStore | CursorCodec> =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* WorkspaceStore).find(tenantId, workspaceId)
-    if (workspace === undefined) return yield* new NotFound({ resource: "workspace", id: workspaceId })
+    yield* Workspaces.ensureExists(tenantId, workspaceId)
     const store = yield* AlertStore
     return yield* paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), alertKey)
   })

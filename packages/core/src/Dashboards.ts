@@ -9,7 +9,7 @@ import { Clock, Data, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import type { Dashboard, DashboardCreate, DashboardId, DashboardUpdate, Tile } from "./Dashboard.ts"
 import { dashboardKey, DashboardStore } from "./DashboardStore.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import { findVisual } from "./Report.ts"
@@ -18,7 +18,8 @@ import type { ReportStore } from "./ReportStore.ts"
 import type { SecurityContext } from "./SemanticQuery.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { WorkspaceId } from "./Workspace.ts"
-import { WorkspaceStore } from "./WorkspaceStore.ts"
+import * as Workspaces from "./Workspaces.ts"
+import type { WorkspaceStore } from "./WorkspaceStore.ts"
 
 /** The tiles do not hold together; `detail` says where. */
 export class DashboardInvalid extends Data.TaggedError("DashboardInvalid")<{
@@ -46,9 +47,7 @@ const checkTiles = (tenantId: TenantId, workspaceId: WorkspaceId, tiles: Readonl
 
 /** A dashboard of the tenant, or NotFound. */
 export const get = (tenantId: TenantId, dashboardId: string): Effect.Effect<Dashboard, NotFound | StoreError, DashboardStore> =>
-  Effect.flatMap(DashboardStore, (store) => store.find(tenantId, dashboardId as DashboardId)).pipe(
-    Effect.flatMap((d) => d === undefined ? Effect.fail(dashboardNotFound(dashboardId)) : Effect.succeed(d))
-  )
+  Effect.flatMap(DashboardStore, (store) => store.find(tenantId, dashboardId as DashboardId)).pipe(orNotFound("dashboard", dashboardId))
 
 /** Creates a dashboard in a workspace of the tenant. */
 export const create = (
@@ -56,9 +55,7 @@ export const create = (
   input: DashboardCreate
 ): Effect.Effect<Dashboard, NotFound | DashboardInvalid | StoreError, DashboardStore | ReportStore | WorkspaceStore> =>
   Effect.gen(function*() {
-    if ((yield* (yield* WorkspaceStore).find(tenantId, input.workspace_id)) === undefined) {
-      return yield* new NotFound({ resource: "workspace", id: input.workspace_id })
-    }
+    yield* Workspaces.ensureExists(tenantId, input.workspace_id)
     const tiles = input.tiles ?? []
     yield* checkTiles(tenantId, input.workspace_id, tiles)
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -82,9 +79,7 @@ export const list = (
   request: NewestFirstRequest
 ): Effect.Effect<Page<Dashboard>, NotFound | StoreError | CursorError | InvalidSort, DashboardStore | WorkspaceStore | CursorCodec> =>
   Effect.gen(function*() {
-    if ((yield* (yield* WorkspaceStore).find(tenantId, workspaceId)) === undefined) {
-      return yield* new NotFound({ resource: "workspace", id: workspaceId })
-    }
+    yield* Workspaces.ensureExists(tenantId, workspaceId)
     const store = yield* DashboardStore
     return yield* paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), dashboardKey)
   })

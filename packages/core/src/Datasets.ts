@@ -11,7 +11,7 @@ import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, tableOf } from "./Dataset.ts"
 import { datasetKey, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { EventPublisher, publish } from "./EventPublisher.ts"
 import type * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
@@ -24,7 +24,8 @@ import type { DialectName } from "./SqlDialect.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { UserId } from "./User.ts"
 import type { WorkspaceId } from "./Workspace.ts"
-import { WorkspaceStore } from "./WorkspaceStore.ts"
+import * as Workspaces from "./Workspaces.ts"
+import type { WorkspaceStore } from "./WorkspaceStore.ts"
 
 /** The layers of the engines datasets run on; either may be absent. */
 export interface EngineLayers<E> {
@@ -92,16 +93,9 @@ const checked = (model: SemanticModel.Model, columns: Dataset["columns"]): Effec
   return mismatch === undefined ? Effect.succeed(result) : Effect.fail(mismatch)
 }
 
-const workspaceOf = (tenantId: TenantId, workspaceId: WorkspaceId) =>
-  Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId)).pipe(
-    Effect.flatMap((w) => w === undefined ? Effect.fail(new NotFound({ resource: "workspace", id: workspaceId })) : Effect.void)
-  )
-
 /** A dataset of the tenant, or NotFound. */
 export const get = (tenantId: TenantId, datasetId: string): Effect.Effect<Dataset, NotFound | StoreError, DatasetStore> =>
-  Effect.flatMap(DatasetStore, (store) => store.find(tenantId, datasetId as DatasetId)).pipe(
-    Effect.flatMap((d) => d === undefined ? Effect.fail(datasetNotFound(datasetId)) : Effect.succeed(d))
-  )
+  Effect.flatMap(DatasetStore, (store) => store.find(tenantId, datasetId as DatasetId)).pipe(orNotFound("dataset", datasetId))
 
 /**
  * Creates a dataset in a workspace of the tenant. A PostgreSQL source is
@@ -117,7 +111,7 @@ export const create = (
   DatasetStore | WorkspaceStore | Engines
 > =>
   Effect.gen(function*() {
-    yield* workspaceOf(tenantId, input.workspace_id)
+    yield* Workspaces.ensureExists(tenantId, input.workspace_id)
     const now = new Date(yield* Clock.currentTimeMillis)
     const datasetId = (yield* uuidv7) as DatasetId
     const columns = input.source.type === "postgres"
@@ -154,7 +148,7 @@ export const list = (
   request: NewestFirstRequest
 ): Effect.Effect<Page<Dataset>, NotFound | StoreError | CursorError | InvalidSort, DatasetStore | WorkspaceStore | CursorCodec> =>
   Effect.andThen(
-    workspaceOf(tenantId, workspaceId),
+    Workspaces.ensureExists(tenantId, workspaceId),
     Effect.flatMap(DatasetStore, (store) =>
       paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), datasetKey))
   )

@@ -8,7 +8,7 @@
 import { Clock, Data, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { DirectoryStore, groupKey, userKey } from "./DirectoryStore.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Group, GroupId, GroupInput, GroupKind } from "./Group.ts"
@@ -30,7 +30,7 @@ const userNotFound = (userId: string) => new NotFound({ resource: "user", id: us
 /** A user of the tenant, or `NotFound`. */
 export const getUser = (tenantId: TenantId, userId: string): Effect.Effect<User, NotFound | StoreError, DirectoryStore> =>
   Effect.flatMap(DirectoryStore, (store) => store.findUser(tenantId, userId as UserId)).pipe(
-    Effect.flatMap((user) => user === undefined ? Effect.fail(userNotFound(userId)) : Effect.succeed(user))
+    orNotFound("user", userId)
   )
 
 /** Creates an active user (a member unless roles are given). */
@@ -97,7 +97,7 @@ export const getGroup = (
   groupId: string
 ): Effect.Effect<Group, NotFound | StoreError, DirectoryStore> =>
   Effect.flatMap(DirectoryStore, (store) => store.findGroup(tenantId, kind, groupId as GroupId)).pipe(
-    Effect.flatMap((group) => group === undefined ? Effect.fail(groupNotFound(kind, groupId)) : Effect.succeed(group))
+    orNotFound(resourceOf[kind], groupId)
   )
 
 /** A group an admin may change: made here, not synced from the identity provider. */

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import { Data, Effect } from "effect"
 
 /** No credential, or one that matches nothing. */
 export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
@@ -27,6 +27,11 @@ export class NotFound extends Data.TaggedError("NotFound")<{
 }> {
   readonly code = "resource/not-found" as const
 }
+
+/** A store's answer for one record, with NotFound for none (the use cases' `get`). */
+export const orNotFound = (resource: string, id: string) =>
+<A, E, R>(found: Effect.Effect<A | undefined, E, R>): Effect.Effect<A, E | NotFound, R> =>
+  Effect.flatMap(found, (a) => a === undefined ? Effect.fail(new NotFound({ resource, id })) : Effect.succeed(a))
 
 /** A storage backend failed; the request may be retried. */
 export class StoreError extends Data.TaggedError("StoreError")<{

@@ -11,7 +11,7 @@ import * as ApiToken from "./ApiToken.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import * as Directory from "./Directory.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type Invitation, type InvitationAccept, type InvitationCreate, type InvitationId, statusAt, validityMillis } from "./Invitation.ts"
 import { invitationKey, InvitationStore } from "./InvitationStore.ts"
@@ -108,7 +108,7 @@ export const invite = (
 /** An invitation of the tenant, or `NotFound`. */
 export const get = (tenantId: TenantId, id: string): Effect.Effect<Invitation, NotFound | StoreError, InvitationStore> =>
   Effect.flatMap(InvitationStore, (store) => store.find(tenantId, id as InvitationId)).pipe(
-    Effect.flatMap((invitation) => invitation === undefined ? Effect.fail(notFound(id)) : Effect.succeed(invitation))
+    orNotFound("invitation", id)
   )
 
 /** Sends a pending (or expired) invitation again with a new token and a new expiry; the old token stops working. */

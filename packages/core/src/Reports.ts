@@ -9,7 +9,7 @@ import { Clock, Data, Duration, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import * as Datasets from "./Datasets.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import { defaultSettings, findVisual, type Page as ReportPage, type Report, type ReportCreate, type ReportId, type ReportUpdate, type Visual } from "./Report.ts"
@@ -18,7 +18,8 @@ import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { WorkspaceId } from "./Workspace.ts"
-import { WorkspaceStore } from "./WorkspaceStore.ts"
+import * as Workspaces from "./Workspaces.ts"
+import type { WorkspaceStore } from "./WorkspaceStore.ts"
 
 /** The report's pages do not hold together; `detail` says where. */
 export class ReportInvalid extends Data.TaggedError("ReportInvalid")<{
@@ -84,16 +85,9 @@ const checkPages = (tenantId: TenantId, workspaceId: WorkspaceId, pages: Readonl
     }
   })
 
-const workspaceOf = (tenantId: TenantId, workspaceId: WorkspaceId) =>
-  Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId)).pipe(
-    Effect.flatMap((w) => w === undefined ? Effect.fail(new NotFound({ resource: "workspace", id: workspaceId })) : Effect.void)
-  )
-
 /** A report of the tenant, or NotFound. */
 export const get = (tenantId: TenantId, reportId: string): Effect.Effect<Report, NotFound | StoreError, ReportStore> =>
-  Effect.flatMap(ReportStore, (store) => store.find(tenantId, reportId as ReportId)).pipe(
-    Effect.flatMap((r) => r === undefined ? Effect.fail(reportNotFound(reportId)) : Effect.succeed(r))
-  )
+  Effect.flatMap(ReportStore, (store) => store.find(tenantId, reportId as ReportId)).pipe(orNotFound("report", reportId))
 
 /** Creates a report in a workspace of the tenant. */
 export const create = (
@@ -101,7 +95,7 @@ export const create = (
   input: ReportCreate
 ): Effect.Effect<Report, NotFound | ReportInvalid | StoreError, ReportStore | DatasetStore | WorkspaceStore> =>
   Effect.gen(function*() {
-    yield* workspaceOf(tenantId, input.workspace_id)
+    yield* Workspaces.ensureExists(tenantId, input.workspace_id)
     const pages = input.pages ?? []
     yield* checkPages(tenantId, input.workspace_id, pages)
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -127,7 +121,7 @@ export const list = (
   request: NewestFirstRequest
 ): Effect.Effect<Page<Report>, NotFound | StoreError | CursorError | InvalidSort, ReportStore | WorkspaceStore | CursorCodec> =>
   Effect.andThen(
-    workspaceOf(tenantId, workspaceId),
+    Workspaces.ensureExists(tenantId, workspaceId),
     Effect.flatMap(ReportStore, (store) => paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), reportKey))
   )
 

@@ -7,7 +7,7 @@
 import { Clock, Data, Effect, Result } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { DeliveryStore, deliveryKey } from "./DeliveryStore.ts"
-import { NotFound, type StoreError } from "./Errors.ts"
+import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
@@ -68,7 +68,7 @@ export const get = (
   webhookId: string
 ): Effect.Effect<Webhook, NotFound | StoreError, WebhookStore> =>
   Effect.flatMap(WebhookStore, (store) => store.find(tenantId, webhookId as WebhookId)).pipe(
-    Effect.flatMap((webhook) => webhook === undefined ? Effect.fail(notFound(webhookId)) : Effect.succeed(webhook))
+    orNotFound("webhook", webhookId)
   )
 
 /** Registers a webhook; the secret is returned this once (generated when not given). */
@@ -223,9 +223,7 @@ export const delivery = (
   deliveryId: string
 ): Effect.Effect<Delivery, NotFound | StoreError, DeliveryStore> =>
   Effect.flatMap(DeliveryStore, (store) => store.find(tenantId, webhookId as WebhookId, deliveryId as DeliveryId)).pipe(
-    Effect.flatMap((found) =>
-      found === undefined ? Effect.fail(new NotFound({ resource: "delivery", id: deliveryId })) : Effect.succeed(found)
-    )
+    orNotFound("delivery", deliveryId)
   )
 
 /**

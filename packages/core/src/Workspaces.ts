@@ -5,7 +5,7 @@
  */
 import { Clock, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
-import type { StoreError } from "./Errors.ts"
+import { type NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type ListRequest, type Page, paginate } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
@@ -44,3 +44,7 @@ export const list = (
       (query) => store.list(tenantId, query),
       workspaceKey
     ))
+
+/** Succeeds when the tenant has the workspace; NotFound otherwise (another tenant's included). */
+export const ensureExists = (tenantId: TenantId, workspaceId: WorkspaceId): Effect.Effect<void, NotFound | StoreError, WorkspaceStore> =>
+  Effect.asVoid(orNotFound("workspace", workspaceId)(Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId))))
