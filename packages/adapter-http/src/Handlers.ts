@@ -26,6 +26,7 @@ import {
   DirectoryStore,
   EventPublisher,
   Events,
+  GrantStore,
   Invitation,
   Invitations,
   InvitationStore,
@@ -571,6 +572,7 @@ export const invitationAcceptanceLayer = HttpApiBuilder.group(Api, "invitationAc
       InvitationStore.InvitationStore,
       DirectoryStore.DirectoryStore,
       TenantStore.TenantStore,
+      GrantStore.GrantStore,
       Transactor.Transactor
     )
     return handlers.handle("accept", ({ endpoint, payload }) =>

@@ -32,6 +32,12 @@ export const make = Effect.sync(() => {
         [...grants.values()].filter((g) => g.tenant_id === tenantId && subjects.some((s) => s.type === g.subject_type && s.id === g.subject_id))
       ),
     update: (grant) =>
-      write(() => of(grant.tenant_id, grant.grant_id) === undefined ? [false, () => {}] : [true, set(grants, grant.grant_id, grant)])
+      write(() => of(grant.tenant_id, grant.grant_id) === undefined ? [false, () => {}] : [true, set(grants, grant.grant_id, grant)]),
+    activateInvitation: (tenantId, invitationId, userId, at) =>
+      write(() => {
+        const waiting = [...grants.values()].filter((g) => g.tenant_id === tenantId && g.invitation_id === invitationId && g.principal_id === null)
+        const undo = waiting.map((g) => set(grants, g.grant_id, { ...g, principal_id: userId, updated_at: at }))
+        return [waiting.length, () => undo.forEach((f) => f())]
+      })
   })
 })

@@ -468,6 +468,11 @@ const grants = ddl([
   `CREATE INDEX grants_by_subject ON grants (tenant_id, subject_type, subject_id)`
 ])
 
+const grantRecipients = ddl([
+  `ALTER TABLE grants ADD COLUMN recipient_email text`,
+  `CREATE INDEX grants_by_invitation ON grants (tenant_id, invitation_id) WHERE invitation_id IS NOT NULL`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -482,7 +487,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "10_dataset_schedules": datasetSchedules,
   "11_dashboards": dashboards,
   "12_audit_log": auditLog,
-  "13_grants": grants
+  "13_grants": grants,
+  "14_grant_recipients": grantRecipients
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

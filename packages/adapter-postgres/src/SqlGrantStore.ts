@@ -25,6 +25,7 @@ interface GrantRow {
   readonly password_hash: string | null
   readonly paused: boolean
   readonly invitation_id: string | null
+  readonly recipient_email: string | null
   readonly created_by_type: AuditLog.Actor["type"]
   readonly created_by_id: string
   readonly created_at: Date
@@ -44,6 +45,13 @@ const toRow = ({ created_by, ...grant }: Grant.StoredGrant) => ({ ...grant, crea
 /** The GrantStore over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
   const fail = (operation: string) => failAs(`GrantStore.${operation}`)
+  /** The SQL of `Grant.stateAt(grant, at) === state`. */
+  const stateIs = (state: Grant.State, at: Date) =>
+    state === "revoked"
+      ? sql`revoked_at IS NOT NULL`
+      : state === "expired"
+      ? sql`(revoked_at IS NULL AND expires_at <= ${at})`
+      : sql`(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${at}))`
   const select = (condition: ReturnType<typeof sql.and>) => sql<GrantRow>`SELECT * FROM grants WHERE ${condition}`
   return GrantStore.GrantStore.of({
     insert: (grant) => sql`INSERT INTO grants ${sql.insert(toRow(grant))}`.pipe(Effect.asVoid, fail("insert")),
@@ -65,7 +73,9 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         ...(filter.subjectId === undefined ? [] : [sql`subject_id = ${filter.subjectId}`]),
         ...(filter.principalType === undefined ? [] : [sql`principal_type = ${filter.principalType}`]),
         ...(filter.principalId === undefined ? [] : [sql`principal_id = ${filter.principalId}`]),
-        ...(filter.workspaceId === undefined ? [] : [sql`workspace_id = ${filter.workspaceId}`])
+        ...(filter.workspaceId === undefined ? [] : [sql`workspace_id = ${filter.workspaceId}`]),
+        ...(filter.createdById === undefined ? [] : [sql`created_by_id = ${filter.createdById}`]),
+        ...(filter.state === undefined ? [] : [stateIs(filter.state.is, filter.state.at)])
       ]
       return sql<GrantRow>`SELECT * FROM grants WHERE ${sql.and(conditions)} ${afterNewestFirst(sql, query, "grant_id")}
         ORDER BY created_at DESC, grant_id ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(toGrant)), fail("list"))
@@ -81,6 +91,14 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         WHERE tenant_id = ${grant.tenant_id} AND grant_id = ${grant.grant_id} RETURNING grant_id`.pipe(
         Effect.map((rows) => rows.length > 0),
         fail("update")
+      )
+    },
+    activateInvitation: (tenantId, invitationId, userId, at) => {
+      if (!isId(tenantId) || !isId(invitationId)) return Effect.succeed(0)
+      return sql`UPDATE grants SET principal_id = ${userId}, updated_at = ${at}
+        WHERE tenant_id = ${tenantId} AND invitation_id = ${invitationId} AND principal_id IS NULL RETURNING grant_id`.pipe(
+        Effect.map((rows) => rows.length),
+        fail("activateInvitation")
       )
     }
   })

@@ -1,7 +1,7 @@
 /**
  * Sharing grants (spec 2.6), as access evaluation reads them: what is
  * shared, to which audience, for which actions, until when. Creating and
- * listing grants is issue 7's; deciding access from them is `Access`.
+ * managing them is `Grants`; deciding access from them is `Access`.
  *
  * @since 0.1.0
  */
@@ -58,11 +58,21 @@ export interface StoredGrant extends Grant {
   readonly paused: boolean
   /** A grant to an e-mail that was no user waits for this invitation. */
   readonly invitation_id: string | null
+  /**
+   * Whom the grant was sent to: the invited address of a user grant that
+   * waits for an invitation, or a link's recipient (tiled as its watermark).
+   */
+  readonly recipient_email: string | null
   readonly created_by: Actor
   readonly created_at: Date
   readonly updated_at: Date
 }
 
+/** The states of a grant (spec 3.2). */
+export const State = Schema.Literals(["active", "expired", "revoked"])
+/** A grant's state. */
+export type State = typeof State.Type
+
 /** A grant's state at `now` (spec 3.2): revoked, expired (kept for audit), or active. */
-export const stateAt = (grant: Pick<Grant, "revoked_at" | "expires_at">, now: Date): "active" | "expired" | "revoked" =>
+export const stateAt = (grant: Pick<Grant, "revoked_at" | "expires_at">, now: Date): State =>
   grant.revoked_at !== null ? "revoked" : grant.expires_at !== null && grant.expires_at.getTime() <= now.getTime() ? "expired" : "active"

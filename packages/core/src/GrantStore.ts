@@ -6,7 +6,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./Errors.ts"
-import type { GrantId, PrincipalType, StoredGrant, SubjectType } from "./Grant.ts"
+import { type GrantId, type PrincipalType, type State, stateAt, type StoredGrant, type SubjectType } from "./Grant.ts"
 import type { Keyset, PageQuery } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
 
@@ -17,6 +17,10 @@ export interface GrantFilter {
   readonly principalType?: PrincipalType | undefined
   readonly principalId?: string | undefined
   readonly workspaceId?: string | undefined
+  /** Grants made by this actor. */
+  readonly createdById?: string | undefined
+  /** Grants in this state at `at`. */
+  readonly state?: { readonly is: State; readonly at: Date } | undefined
 }
 
 /** A grant's position in the newest-first list. */
@@ -28,7 +32,9 @@ export const matches = (grant: StoredGrant, filter: GrantFilter): boolean =>
   (filter.subjectId === undefined || grant.subject_id === filter.subjectId) &&
   (filter.principalType === undefined || grant.principal_type === filter.principalType) &&
   (filter.principalId === undefined || grant.principal_id === filter.principalId) &&
-  (filter.workspaceId === undefined || grant.workspace_id === filter.workspaceId)
+  (filter.workspaceId === undefined || grant.workspace_id === filter.workspaceId) &&
+  (filter.createdById === undefined || grant.created_by.id === filter.createdById) &&
+  (filter.state === undefined || stateAt(grant, filter.state.at) === filter.state.is)
 
 /** Sharing grants. */
 export class GrantStore extends Context.Service<GrantStore, {
@@ -45,4 +51,6 @@ export class GrantStore extends Context.Service<GrantStore, {
   ) => Effect.Effect<ReadonlyArray<StoredGrant>, StoreError>
   /** Replaces a grant; `false` when there is none. */
   readonly update: (grant: StoredGrant) => Effect.Effect<boolean, StoreError>
+  /** Gives the grants waiting for an invitation to the user who accepted it; how many. */
+  readonly activateInvitation: (tenantId: TenantId, invitationId: string, userId: string, at: Date) => Effect.Effect<number, StoreError>
 }>()("@analytics/core/GrantStore") {}

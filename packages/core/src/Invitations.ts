@@ -17,6 +17,7 @@ import { type Invitation, type InvitationAccept, type InvitationCreate, type Inv
 import { invitationKey, InvitationStore } from "./InvitationStore.ts"
 import { type MailError, Mailer } from "./Mailer.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
+import { GrantStore } from "./GrantStore.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { TenantStore } from "./TenantStore.ts"
 import * as TenantTokens from "./TenantTokens.ts"
@@ -152,15 +153,15 @@ export const list = (
 /**
  * Accepts an invitation by its token: makes the user (active, a member)
  * with a personal API token (shown this once) and marks the invitation
- * accepted, in one transaction. A token is good once. (Issue 7 activates
- * the grants that waited for it here.)
+ * accepted, in one transaction. A token is good once. The grants that
+ * waited for the invitation (spec 2.6 rule 3) go to the new user with it.
  */
 export const accept = (
   input: InvitationAccept
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation; readonly token: TenantTokens.Issued },
   InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
-  InvitationStore | DirectoryStore | TenantStore | Transactor
+  InvitationStore | DirectoryStore | TenantStore | GrantStore | Transactor
 > =>
   Effect.gen(function*() {
     const store = yield* InvitationStore
@@ -177,6 +178,7 @@ export const accept = (
       const accepted: Invitation = { ...invitation, status: "accepted", user_id: user.user_id, updated_at: new Date(now) }
       // Accepted twice at once: the second finds it changed.
       if (!(yield* store.update(accepted, invitation.updated_at))) return yield* new InvitationClosed({ status: "accepted" })
+      yield* (yield* GrantStore).activateInvitation(invitation.tenant_id, invitation.invitation_id, user.user_id, new Date(now))
       // A user made this instant is active: issuing cannot refuse.
       const token = yield* TenantTokens.issueForUser(user).pipe(Effect.catchTag("UserDeprovisioned", Effect.die))
       return { user, invitation: accepted, token }

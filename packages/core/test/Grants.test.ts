@@ -1,20 +1,42 @@
 /**
  * Grants in core on the memory stores: who may grant what, the audit entry
- * written with each change (never a secret), revocation kept on record.
+ * written with each change (never a secret), revocation kept on record,
+ * invitations of addresses that are no users, changes and pauses.
+ *
+ * Passwords are hashed here by a SHA-256 stand-in: core does not depend on
+ * the Argon2id adapter, which adapter-http's tests exercise for real.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as Access from "../src/Access.ts"
 import * as AuditLog from "../src/AuditLog.ts"
+import { CursorCodec } from "../src/Cursor.ts"
+import { GrantStore } from "../src/GrantStore.ts"
 import * as Directory from "../src/Directory.ts"
 import { EventPublisher } from "../src/EventPublisher.ts"
 import * as Grants from "../src/Grants.ts"
+import * as Invitations from "../src/Invitations.ts"
+import * as Mailer from "../src/Mailer.ts"
+import { PasswordHasher } from "../src/PasswordHasher.ts"
+import { sha256Hex } from "../src/Crypto.ts"
+import type { Report, ReportId } from "../src/Report.ts"
+import { ReportStore } from "../src/ReportStore.ts"
 import { Member } from "../src/Principal.ts"
 import * as Tenants from "../src/Tenants.ts"
 import type { TenantId } from "../src/Tenant.ts"
 import * as Workspaces from "../src/Workspaces.ts"
 
-const stores = Layer.provideMerge(EventPublisher.layer, MemoryStores.layer)
+const sha256Hasher = Layer.succeed(PasswordHasher, {
+  hash: (password) => Effect.map(sha256Hex(password), (hex) => `sha256$${hex}`),
+  verify: (hash, password) => Effect.map(sha256Hex(password), (hex) => hash === `sha256$${hex}`)
+})
+
+const stores = Layer.mergeAll(EventPublisher.layer, Mailer.Mailer.layerMemory, sha256Hasher, CursorCodec.layer).pipe(Layer.provideMerge(MemoryStores.layer))
+
+const mailbox = Mailer.makeMemory()
+
+const links: Invitations.Links = { acceptUrl: (token) => `https://analytics.example.com/accept?token=${token}` }
 
 const setup = Effect.gen(function*() {
   const { tenant } = yield* Tenants.provision({ name: "Acme", plan: "growth" })
@@ -24,41 +46,60 @@ const setup = Effect.gen(function*() {
   const bob = yield* Directory.createUser(tenantId, { email: "bob@example.com", name: "Bob" })
   const admin = new Member({ tenantId, userId: "admin-1", email: null, roles: ["admin"] })
   const asUser = (userId: string) => new Member({ tenantId, userId, email: null, roles: ["member"] })
-  return { tenantId, workspace, ada, bob, admin, asUser }
+  const now = new Date()
+  const report: Report = {
+    report_id: crypto.randomUUID() as ReportId,
+    tenant_id: tenantId,
+    workspace_id: workspace.workspace_id,
+    name: "Sales",
+    description: null,
+    pages: [],
+    settings: { query_timeout_seconds: 30 },
+    created_at: now,
+    updated_at: now
+  }
+  yield* (yield* ReportStore).insert(report)
+  return { tenantId, workspace, report, ada, bob, admin, asUser }
 })
 
 describe("Grants", () => {
   it.effect("who may grant: admins; holders of share, only what they hold; the audit log records each change without secrets", () =>
     Effect.gen(function*() {
-      const { ada, admin, asUser, bob, tenantId, workspace } = yield* setup
+      const { ada, admin, asUser, bob, report, tenantId, workspace } = yield* setup
       const onWorkspace = { subject_type: "workspace", subject_id: workspace.workspace_id } as const
       // A member without share may grant nothing.
-      const refused = yield* Effect.flip(Grants.create(asUser(ada.user_id), { ...onWorkspace, principal_type: "user", principal_id: bob.user_id, actions: ["view"] }))
+      const refused = yield* Effect.flip(Grants.create(asUser(ada.user_id), { ...onWorkspace, principal_type: "user", principal_id: bob.user_id, actions: ["view"] }, links))
       assert.strictEqual(refused._tag, "Forbidden")
       // The admin gives Ada view and share on the workspace.
-      const toAda = yield* Grants.create(admin, { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, actions: ["view", "share"] })
+      const toAda = yield* Grants.create(admin, { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, actions: ["view", "share"] }, links)
       assert.strictEqual(toAda.workspace_id, workspace.workspace_id)
       // Ada may re-share view, not download.
-      const toBob = yield* Grants.create(asUser(ada.user_id), { ...onWorkspace, principal_type: "user", principal_id: bob.user_id, actions: ["view"] })
-      const tooMuch = yield* Effect.flip(Grants.create(asUser(ada.user_id), { ...onWorkspace, principal_type: "user", principal_id: bob.user_id, actions: ["view", "download"] }))
+      const toBob = yield* Grants.create(asUser(ada.user_id), { ...onWorkspace, principal_type: "user", principal_id: bob.user_id, actions: ["view"] }, links)
+      const tooMuch = yield* Effect.flip(Grants.create(asUser(ada.user_id), { ...onWorkspace, principal_type: "user", principal_id: bob.user_id, actions: ["view", "download"] }, links))
       assert.strictEqual(tooMuch._tag, "Forbidden")
       assert.include((tooMuch as any).detail, "download")
       // Links get an unguessable token; the audit log never shows it.
-      const link = yield* Grants.create(admin, { ...onWorkspace, principal_type: "link", actions: ["view"], watermark: true })
+      const link = yield* Grants.create(admin, { subject_type: "report", subject_id: report.report_id, principal_type: "link", actions: ["view"], watermark: true, password: "correct horse" }, links)
       assert.match(link.link_slug!, /^[A-Za-z0-9_-]{32}$/)
       // Bad requests.
       const invalid = [
         { ...onWorkspace, principal_type: "user", principal_id: "nobody", actions: ["view"] },
         { ...onWorkspace, principal_type: "link", principal_id: ada.user_id, actions: ["view"] },
+        // Links and embeds share reports.
+        { ...onWorkspace, principal_type: "link", actions: ["view"] },
+        // Only links have passwords; a user grant names a user or an address, not both.
+        { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, actions: ["view"], password: "long enough" },
+        { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, email: "ada@example.com", actions: ["view"] },
         { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, actions: ["view"], expires_at: new Date(0) }
       ] as const
-      for (const input of invalid) assert.strictEqual((yield* Effect.flip(Grants.create(admin, input as any)))._tag, "GrantInvalid")
-      assert.strictEqual((yield* Effect.flip(Grants.create(admin, { subject_type: "report", subject_id: crypto.randomUUID(), principal_type: "link", actions: ["view"] })))._tag, "NotFound")
+      for (const input of invalid) assert.strictEqual((yield* Effect.flip(Grants.create(admin, input as any, links)))._tag, "GrantInvalid")
+      assert.strictEqual((yield* Effect.flip(Grants.create(admin, { subject_type: "report", subject_id: crypto.randomUUID(), principal_type: "link", actions: ["view"] }, links)))._tag, "NotFound")
       // Revoking: by Ada (she holds share), kept on record; again, nothing changes.
       const revoked = yield* Grants.revoke(asUser(ada.user_id), toBob.grant_id)
       assert.isNotNull(revoked.revoked_at)
       assert.deepStrictEqual(yield* Grants.revoke(admin, toBob.grant_id), revoked)
-      assert.strictEqual((yield* Effect.flip(Grants.revoke(asUser(bob.user_id), toAda.grant_id)))._tag, "Forbidden")
+      // Bob neither made it nor holds share: to him it is no grant at all.
+      assert.strictEqual((yield* Effect.flip(Grants.revoke(asUser(bob.user_id), toAda.grant_id)))._tag, "NotFound")
       const log = yield* (yield* AuditLog.AuditStore).list(tenantId, {}, {
         take: 50,
         sort: { field: "created_at", direction: "desc" },
@@ -70,6 +111,65 @@ describe("Grants", () => {
       const text = JSON.stringify(log)
       assert.notInclude(text, link.link_slug!)
       assert.notInclude(text, "password_hash")
-      assert.deepInclude(log.find((e) => e.target.id === link.grant_id)!.detail, { principal_type: "link", watermark: true, password_protected: false })
+      assert.notInclude(text, "correct horse")
+      assert.notInclude(text, link.password_hash!)
+      assert.deepInclude(log.find((e) => e.target.id === link.grant_id)!.detail, { principal_type: "link", watermark: true, password_protected: true })
+    }).pipe(Effect.provide(stores)))
+
+  it.effect("a user grant to an address that is no user invites it and applies once the invitation is accepted", () =>
+    Effect.gen(function*() {
+      const { ada, admin, report } = yield* setup
+      const onReport = { subject_type: "report", subject_id: report.report_id, principal_type: "user", actions: ["view"] } as const
+      // A user's address: granted to that user at once.
+      const toAda = yield* Grants.create(admin, { ...onReport, email: "ada@example.com" }, links)
+      assert.strictEqual(toAda.principal_id, ada.user_id)
+      assert.isNull(toAda.invitation_id)
+      // Anyone else: an invitation by e-mail, and the grant waits for it.
+      const waiting = yield* Grants.create(admin, { ...onReport, email: "carol@example.com" }, links)
+      assert.isNull(waiting.principal_id)
+      assert.isNotNull(waiting.invitation_id)
+      assert.strictEqual(waiting.recipient_email, "carol@example.com")
+      const [invitation] = mailbox.sent.filter((m) => m.to.includes("carol@example.com"))
+      const token = new URL(/https:\S+/.exec(invitation!.text)![0]).searchParams.get("token")!
+      const { user: carol } = yield* Invitations.accept({ token })
+      const activated = yield* Grants.get(admin, waiting.grant_id)
+      assert.strictEqual(activated.principal_id, carol.user_id)
+      // She now has view on the report, as access evaluation sees it.
+      const grants = yield* (yield* GrantStore).onSubjects(report.tenant_id, [{ type: "report", id: report.report_id }])
+      const decision = yield* Access.decideForUser(report.tenant_id, carol.user_id, { type: "report", id: report.report_id }, "view", grants, new Date())
+      assert.strictEqual(decision._tag, "Allow")
+    }).pipe(Effect.provide(Layer.provideMerge(Layer.succeed(Mailer.Mailer, mailbox.mailer), stores))))
+
+  it.effect("changes, pauses and lists: actions and expiry change, a link pauses, members list what they made, revoked grants change no more", () =>
+    Effect.gen(function*() {
+      const { ada, admin, asUser, report, workspace } = yield* setup
+      const onWorkspace = { subject_type: "workspace", subject_id: workspace.workspace_id } as const
+      yield* Grants.create(admin, { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, actions: ["view", "download", "share"] }, links)
+      const link = yield* Grants.create(asUser(ada.user_id), { subject_type: "report", subject_id: report.report_id, principal_type: "link", actions: ["view"] }, links)
+      const changed = yield* Grants.update(asUser(ada.user_id), link.grant_id, { actions: ["view", "download"], password: "a new secret", expires_at: new Date(Date.now() + 60_000) })
+      assert.deepStrictEqual(changed.actions, ["view", "download"])
+      assert.isNotNull(changed.password_hash)
+      // Ada cannot give what she does not hold.
+      assert.strictEqual((yield* Effect.flip(Grants.update(asUser(ada.user_id), link.grant_id, { actions: ["edit"] })))._tag, "Forbidden")
+      const paused = yield* Grants.setPaused(asUser(ada.user_id), link.grant_id, true)
+      assert.isTrue(paused.paused)
+      assert.isFalse((yield* Grants.setPaused(admin, link.grant_id, false)).paused)
+      const request = { endpoint: "GET /v1/sharing/grants", params: {}, limit: undefined, cursor: undefined }
+      const mine = yield* Grants.list(asUser(ada.user_id), {}, request)
+      assert.deepStrictEqual(mine.data.map((g) => g.grant_id), [link.grant_id])
+      assert.strictEqual((yield* Grants.list(admin, {}, request)).data.length, 2)
+      assert.deepStrictEqual((yield* Grants.list(admin, { principalType: "link", state: "active" }, request)).data.map((g) => g.grant_id), [link.grant_id])
+      yield* Grants.revoke(admin, link.grant_id)
+      assert.deepStrictEqual((yield* Grants.list(admin, { state: "revoked" }, request)).data.map((g) => g.grant_id), [link.grant_id])
+      const late = yield* Effect.flip(Grants.update(admin, link.grant_id, { watermark: true }))
+      assert.deepStrictEqual(late, new Grants.GrantNotActive({ state: "revoked" }))
+      const log = yield* (yield* AuditLog.AuditStore).list(report.tenant_id, { targetId: link.grant_id }, {
+        take: 50,
+        sort: { field: "created_at", direction: "desc" },
+        after: undefined,
+        createdAtOrBefore: new Date(8.64e15)
+      })
+      assert.deepStrictEqual(log.map((e) => e.action).sort(), ["grant.created", "grant.paused", "grant.resumed", "grant.revoked", "grant.updated"])
+      assert.notInclude(JSON.stringify(log), "a new secret")
     }).pipe(Effect.provide(stores)))
 })

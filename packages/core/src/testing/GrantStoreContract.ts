@@ -50,6 +50,7 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
           password_hash: null,
           paused: false,
           invitation_id: null,
+          recipient_email: null,
           created_by: { type: "user", id: "admin-1" },
           created_at: at(offset),
           updated_at: at(offset),
@@ -62,7 +63,8 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
         link_slug: `slug-${yield* uuidv7}`,
         password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
         watermark: true,
-        expires_at: at(500_000)
+        expires_at: at(500_000),
+        recipient_email: "board@example.com"
       })
       const onWorkspace = yield* grant(3, { subject_type: "workspace", subject_id: workspaceId, principal_type: "team", principal_id: "t-1" })
       for (const g of [toUser, link, onWorkspace]) yield* store.insert(g)
@@ -81,15 +83,30 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
       assert.deepStrictEqual(yield* list({}, 1, onWorkspace), [link.grant_id])
       assert.deepStrictEqual(yield* list({ principalType: "link", workspaceId }), [link.grant_id])
       assert.deepStrictEqual(yield* list({ subjectType: "report", subjectId: reportId, principalId: "u-1" }), [toUser.grant_id])
+      assert.deepStrictEqual(yield* list({ createdById: "admin-1", principalType: "team" }), [onWorkspace.grant_id])
+      assert.deepStrictEqual(yield* list({ createdById: "someone-else" }), [])
+      // States at an instant: the link expires at 500 000.
+      assert.deepStrictEqual(yield* list({ state: { is: "active", at: at(499_999) } }), [onWorkspace.grant_id, link.grant_id, toUser.grant_id])
+      assert.deepStrictEqual(yield* list({ state: { is: "expired", at: at(500_000) } }), [link.grant_id])
+      assert.deepStrictEqual(yield* list({ state: { is: "revoked", at: at(500_000) } }), [])
       // Revoked: kept, as it is.
       const revoked: StoredGrant = { ...link, revoked_at: at(10), paused: true, updated_at: at(10) }
       assert.isTrue(yield* store.update(revoked))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), revoked)
+      assert.deepStrictEqual(yield* list({ state: { is: "revoked", at: at(20) } }), [link.grant_id])
+      // A grant waiting for an invitation goes to the user who accepted it, once.
+      const invitationId = yield* uuidv7
+      const waiting = yield* grant(4, { principal_id: null, invitation_id: invitationId, recipient_email: "new@example.com" })
+      yield* store.insert(waiting)
+      assert.strictEqual(yield* store.activateInvitation(tenant.tenant_id, invitationId, "u-new", at(30)), 1)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, waiting.grant_id), { ...waiting, principal_id: "u-new", updated_at: at(30) })
+      assert.strictEqual(yield* store.activateInvitation(tenant.tenant_id, invitationId, "u-other", at(31)), 0)
       // Another tenant sees none of it.
       const other = yield* insertTenant({ createdAt: at(0) })
       assert.strictEqual(yield* store.find(other.tenant_id, link.grant_id), undefined)
       assert.deepStrictEqual(yield* store.onSubjects(other.tenant_id, [{ type: "report", id: reportId }]), [])
       assert.deepStrictEqual(yield* store.list(other.tenant_id, {}, newestFirst(10)), [])
       assert.isFalse(yield* store.update({ ...revoked, tenant_id: other.tenant_id }))
+      assert.strictEqual(yield* store.activateInvitation(other.tenant_id, invitationId, "u-new", at(32)), 0)
     }))
 }
