@@ -5,7 +5,23 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Cursor, Datasets, type DirectoryStore, EventPublisher, Limiter, Mailer, type RateLimit, RateLimitStore, type Stores, type Tenant, TenantDirectory, type TenantStore } from "@analytics/core"
+import {
+  Authenticator,
+  Cursor,
+  Datasets,
+  type DirectoryStore,
+  EventPublisher,
+  Limiter,
+  Mailer,
+  type PasswordHasher,
+  type RateLimit,
+  RateLimitStore,
+  ShareTokens,
+  type Stores,
+  type Tenant,
+  TenantDirectory,
+  type TenantStore
+} from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -23,6 +39,7 @@ import {
   invitationsLayer,
   reportsLayer,
   scimTokensLayer,
+  sharingLayer,
   systemLayer,
   teamsLayer,
   tenantsLayer,
@@ -36,6 +53,8 @@ import * as Problems from "./Problems.ts"
 import * as RateLimiting from "./RateLimiting.ts"
 import * as DatasetUploads from "./DatasetUploads.ts"
 import * as ScimRoutes from "./ScimRoutes.ts"
+import * as SharedRoutes from "./SharedRoutes.ts"
+import * as Argon2PasswordHasher from "./Argon2PasswordHasher.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
@@ -112,11 +131,12 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
   ScimRoutes.layer,
+  SharedRoutes.layer,
   DatasetUploads.layer(options.maxUploadBytes),
   edgeFor(
     Api,
     options,
-    [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes, ...DatasetUploads.routes],
+    [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes, ...SharedRoutes.routes, ...DatasetUploads.routes],
     DatasetUploads.isUpload
   )
 ).pipe(
@@ -135,7 +155,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     reportsLayer,
     alertsLayer,
     dashboardsLayer,
-    auditLogLayer
+    auditLogLayer,
+    sharingLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
@@ -170,6 +191,8 @@ export interface Options<E> extends EdgeOptions {
    * datasets of that kind are refused (400 dataset/engine-unavailable).
    */
   readonly engines?: Datasets.EngineLayers<E> | undefined
+  /** Hashes public-link passwords; by default Argon2id with OWASP's parameters. */
+  readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher> | undefined
   /** Sends e-mail (invitations); by default messages are logged, not sent. */
   readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
@@ -178,7 +201,8 @@ export interface Options<E> extends EdgeOptions {
 /** The full application layer for the given options, storage included. */
 export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.HttpRouter> =>
   routes(options).pipe(
-    Layer.provide(Cursor.CursorCodec.layer.pipe(Layer.orDie)),
+    Layer.provide(Layer.mergeAll(Cursor.CursorCodec.layer, ShareTokens.ShareTokens.layer).pipe(Layer.orDie)),
+    Layer.provide(options.passwordHasher ?? Argon2PasswordHasher.layer),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
     Layer.provide(Datasets.Engines.layer(options.engines ?? {})),

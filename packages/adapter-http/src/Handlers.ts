@@ -26,7 +26,11 @@ import {
   DirectoryStore,
   EventPublisher,
   Events,
+  Grant,
+  Grants,
   GrantStore,
+  PasswordHasher,
+  ShareTokens,
   Invitation,
   Invitations,
   InvitationStore,
@@ -55,6 +59,7 @@ import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
 import { type DomainError, toProblem } from "./ProblemMapping.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
+import * as SharedRoutes from "./SharedRoutes.ts"
 import { pathOf } from "./Url.ts"
 
 /**
@@ -611,6 +616,7 @@ const analyticsTools = Effect.gen(function*() {
     Transactor.Transactor,
     WorkspaceStore.WorkspaceStore,
     DirectoryStore.DirectoryStore,
+    GrantStore.GrantStore,
     Datasets.Engines,
     EventPublisher.EventPublisher,
     Cursor.CursorCodec
@@ -625,6 +631,7 @@ const analyticsTools = Effect.gen(function*() {
     | Transactor.Transactor
     | WorkspaceStore.WorkspaceStore
     | DirectoryStore.DirectoryStore
+    | GrantStore.GrantStore
     | Datasets.Engines
     | EventPublisher.EventPublisher
     | Cursor.CursorCodec
@@ -737,8 +744,9 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
-          return respond(endpoint, withoutTenant(yield* run(Reports.update(admin.tenantId, params.id, payload))))
+          const member = yield* currentMember
+          yield* run(Grants.authorize(member, "report", params.id, "edit"))
+          return respond(endpoint, withoutTenant(yield* run(Reports.update(member.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
@@ -858,4 +866,111 @@ export const auditLogLayer = HttpApiBuilder.group(Api, "auditLog", (handlers) =>
           page: page.page
         })
       }))
+  }))
+
+/** A grant as the API shows it: its state now, its absolute `link_url`; never its password, hash or an embed token. */
+const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) => ({
+  grant_id: grant.grant_id,
+  workspace_id: grant.workspace_id as Workspace["workspace_id"],
+  subject_type: grant.subject_type,
+  subject_id: grant.subject_id,
+  principal_type: grant.principal_type,
+  principal_id: grant.principal_id,
+  email: grant.recipient_email,
+  invitation_id: grant.invitation_id,
+  actions: grant.actions,
+  watermark: grant.watermark,
+  expires_at: grant.expires_at,
+  state: Grant.stateAt(grant, now),
+  revoked_at: grant.revoked_at,
+  paused: grant.paused,
+  password_protected: grant.password_hash !== null,
+  link_url: grant.link_slug === null ? null : SharedRoutes.linkUrl(publicBaseUrl, grant.link_slug),
+  created_by: grant.created_by,
+  created_at: grant.created_at,
+  updated_at: grant.updated_at
+})
+
+/** `/v1/sharing/grants...` and `/v1/workspaces/{id}/links`. */
+export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(
+      GrantStore.GrantStore,
+      DirectoryStore.DirectoryStore,
+      WorkspaceStore.WorkspaceStore,
+      ReportStore.ReportStore,
+      DashboardStore.DashboardStore,
+      DatasetStore.DatasetStore,
+      AuditLog.AuditStore,
+      EventPublisher.EventPublisher,
+      Transactor.Transactor,
+      PasswordHasher.PasswordHasher,
+      InvitationStore.InvitationStore,
+      Mailer.Mailer,
+      ShareTokens.ShareTokens,
+      Cursor.CursorCodec
+    )
+    const { publicBaseUrl } = yield* ServiceInfo
+    const links = invitationLinks(publicBaseUrl)
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const json = (grant: Grant.StoredGrant) => Effect.map(now, (at) => grantJson(grant, at, publicBaseUrl))
+    const embedJson = (token: { readonly token: string; readonly expires_at: Date }, title: string) => {
+      const url = SharedRoutes.embedUrl(publicBaseUrl, token.token)
+      return { ...token, embed_url: url, iframe: SharedRoutes.iframeSnippet(url, title) }
+    }
+    /** Runs a use case on one grant and answers it as JSON. */
+    const onGrant = <E extends DomainError>(
+      endpoint: Parameters<typeof respond>[0],
+      useCase: (member: Principal.Member) => Effect.Effect<Grant.StoredGrant, E, Grants.Services | PasswordHasher.PasswordHasher>
+    ) =>
+      Effect.gen(function*() {
+        const member = yield* currentMember
+        const grant = yield* Effect.mapError(provide(useCase(member)), toProblem)
+        return respond(endpoint, yield* json(grant))
+      })
+    return handlers
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const grant = yield* Effect.mapError(provide(Grants.create(member, payload, links)), toProblem)
+          const body = yield* json(grant)
+          if (grant.principal_type !== "embed") return respond(endpoint, body)
+          const token = yield* provide(Grants.firstEmbedToken(grant))
+          return respond(endpoint, { ...body, embed: embedJson(token, "Shared report") })
+        }))
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const filter = {
+            subjectType: query.subject_type,
+            subjectId: query.subject_id,
+            principalType: query.principal_type,
+            principalId: query.principal_id,
+            workspaceId: query.workspace_id,
+            state: query.state
+          }
+          const page = yield* Effect.mapError(provide(Grants.list(member, filter, yield* listRequest(query))), toProblem)
+          const at = yield* now
+          return respond(endpoint, { data: page.data.map((g) => grantJson(g, at, publicBaseUrl)), page: page.page })
+        }))
+      .handle("get", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.get(member, params.grant_id)))
+      .handle("update", ({ endpoint, params, payload }) => onGrant(endpoint, (member) => Grants.update(member, params.grant_id, payload)))
+      .handle("revoke", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.revoke(member, params.grant_id)))
+      .handle("pause", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.setPaused(member, params.grant_id, true)))
+      .handle("resume", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.setPaused(member, params.grant_id, false)))
+      .handle("embedToken", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const token = yield* Effect.mapError(provide(Grants.embedToken(member, params.grant_id, payload)), toProblem)
+          return respond(endpoint, embedJson(token, "Shared report"))
+        }))
+      .handle("links", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          yield* Effect.mapError(provide(Workspaces.ensureExists(admin.tenantId, params.workspace_id)), toProblem)
+          const filter = { principalType: "link", workspaceId: params.workspace_id, state: query.state } as const
+          const page = yield* Effect.mapError(provide(Grants.list(admin, filter, yield* listRequest(query))), toProblem)
+          const at = yield* now
+          return respond(endpoint, { data: page.data.map((g) => grantJson(g, at, publicBaseUrl)), page: page.page })
+        }))
   }))

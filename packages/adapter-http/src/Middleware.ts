@@ -49,15 +49,27 @@ export const authenticationLayer = Layer.effect(
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const issuesOf = (error: HttpApiError.HttpApiSchemaError) => {
+/** The value a client sent, when it is short enough to repeat back (an unknown action, a bad enum value). */
+const shown = (input: unknown): string | undefined => {
+  if (typeof input === "string") return input.length <= 60 ? JSON.stringify(input) : undefined
+  return typeof input === "number" || typeof input === "boolean" ? String(input) : undefined
+}
+
+/** The value at `path` of what the client sent (Schema's issues do not always carry it). */
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>((value, key) => (typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined), input)
+
+/** Every issue with where it is and what is wrong, naming the bad value where one was sent: `Expected "view" | "edit", got "fly"`. */
+const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown) => {
   const slot = error.kind.toLowerCase()
-  return formatIssues(error.cause.issue).issues.map((issue) => ({
-    path: [slot, ...(issue.path ?? []).map((p) => {
+  return formatIssues(error.cause.issue).issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) => {
       const key = typeof p === "object" && p !== null && "key" in p ? (p as { key: PropertyKey }).key : p
       return typeof key === "number" ? key : String(key)
-    })],
-    message: issue.message
-  }))
+    })
+    const got = issue.message.startsWith("Expected") && !issue.message.includes(", got ") ? shown(valueAt(input, path)) : undefined
+    return { path: [slot, ...path], message: got === undefined ? issue.message : `${issue.message}, got ${got}` }
+  })
 }
 
 const isMalformedJson = (text: string): boolean => {
@@ -77,16 +89,20 @@ export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Valid
       // The server failed to encode its own answer: a defect, rendered as 500 upstream.
       return yield* Effect.die(error)
     }
+    const request = yield* HttpServerRequest.HttpServerRequest
+    let input: unknown = undefined
     if (error.kind === "Payload") {
-      const request = yield* HttpServerRequest.HttpServerRequest
       const text = yield* Effect.orDie(request.text)
       if (isMalformedJson(text)) {
         return yield* new Problems.MalformedJson({ detail: "The request body is not valid JSON" })
       }
+      input = text.trim() === "" ? undefined : JSON.parse(text)
+    } else if (error.kind === "Query") {
+      input = Object.fromEntries(new URL(request.url, "http://localhost").searchParams)
     }
     return yield* new Problems.InvalidRequest({
       detail: "The request failed validation; see errors",
-      errors: issuesOf(error)
+      errors: issuesOf(error, input)
     })
   }))
 

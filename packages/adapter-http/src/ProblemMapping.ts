@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -39,6 +39,9 @@ export type DomainError =
   | Datasets.RefreshNeedsFile
   | Reports.ReportInvalid
   | Dashboards.DashboardInvalid
+  | Grants.GrantInvalid
+  | Grants.GrantNotActive
+  | Grants.ShareExpired
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -87,6 +90,9 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Datasets.RefreshNeedsFile ? Problems.RefreshNeedsFile
   : E extends Reports.ReportInvalid ? Problems.ReportInvalid
   : E extends Dashboards.DashboardInvalid ? Problems.DashboardInvalid
+  : E extends Grants.GrantInvalid ? Problems.GrantInvalid
+  : E extends Grants.GrantNotActive ? Problems.GrantNotActive
+  : E extends Grants.ShareExpired ? Problems.ShareExpired
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -195,6 +201,12 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.DashboardInvalid({ detail: error.detail })
       case "ReportInvalid":
         return new Problems.ReportInvalid({ detail: error.detail })
+      case "GrantInvalid":
+        return new Problems.GrantInvalid({ detail: error.detail })
+      case "ShareExpired":
+        return new Problems.ShareExpired({ detail: error.detail })
+      case "GrantNotActive":
+        return new Problems.GrantNotActive({ detail: `The grant is ${error.state}: it is kept for the record and changes no more`, state: error.state })
       case "EngineError":
         return new Problems.ServiceUnavailable({ detail: "The analytics engine failed; retry later" })
       case "IdempotencyInProgress":

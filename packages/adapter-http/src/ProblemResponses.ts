@@ -140,17 +140,22 @@ const causeToResponse = (
   )
 }
 
-/** An error already in SCIM's own error format (RFC 7644 §3.12), which SCIM clients expect. */
-const isScimError = (response: HttpServerResponse.HttpServerResponse): boolean => {
+/**
+ * An error in a format its clients expect: SCIM's own (RFC 7644 §3.12), or
+ * an HTML page answering a browser (a shared link's password form, its
+ * "expired" page).
+ */
+const keepsItsFormat = (response: HttpServerResponse.HttpServerResponse): boolean => {
   const body = response.body
-  return body._tag !== "Empty" && (body.contentType?.startsWith("application/scim+json") ?? false)
+  return body._tag !== "Empty" &&
+    ((body.contentType?.startsWith("application/scim+json") ?? false) || (body.contentType?.startsWith("text/html") ?? false))
 }
 
-/** Ensures an error response is problem+json (SCIM's keep their format), and 401s carry `WWW-Authenticate`. */
+/** Ensures an error response is problem+json (SCIM's and HTML pages keep their format), and 401s carry `WWW-Authenticate`. */
 const finish = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
   if (response.status < 400) return response
   let out = response
-  if (!isProblem(out) && !isScimError(out)) {
+  if (!isProblem(out) && !keepsItsFormat(out)) {
     out = problemResponse(codeForStatus(out.status), undefined, { ...out.headers })
   }
   if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")

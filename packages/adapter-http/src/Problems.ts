@@ -293,3 +293,24 @@ export class DashboardInvalid extends HttpApiError.Problem<DashboardInvalid>()(
   declare("dashboard/invalid"),
   { code: Schema.tag("dashboard/invalid") }
 ) {}
+
+/** 400 grant/invalid. */
+export class GrantInvalid extends HttpApiError.Problem<GrantInvalid>()(
+  "GrantInvalid",
+  declare("grant/invalid"),
+  { code: Schema.tag("grant/invalid") }
+) {}
+
+/** 409 grant/not-active: the grant is kept for the record and changes no more. */
+export class GrantNotActive extends HttpApiError.Problem<GrantNotActive>()(
+  "GrantNotActive",
+  declare("grant/not-active"),
+  { code: Schema.tag("grant/not-active"), state: Schema.Literals(["expired", "revoked"]) }
+) {}
+
+/** 403 share/expired: the grant that gave access has expired (kept for audit). */
+export class ShareExpired extends HttpApiError.Problem<ShareExpired>()(
+  "ShareExpired",
+  declare("share/expired"),
+  { code: Schema.tag("share/expired") }
+) {}

@@ -75,6 +75,11 @@ export class GrantInvalid extends Data.TaggedError("GrantInvalid")<{
   readonly detail: string
 }> {}
 
+/** The only grants that reached the caller have expired (spec 3.2: 403 `share/expired`). */
+export class ShareExpired extends Data.TaggedError("ShareExpired")<{
+  readonly detail: string
+}> {}
+
 /** The grant was revoked or has expired: it is kept for the record and changes no more. */
 export class GrantNotActive extends Data.TaggedError("GrantNotActive")<{
   readonly state: "expired" | "revoked"
@@ -129,6 +134,36 @@ const mayGrant = (actor: Member, subject: Subjects.Located, actions: ReadonlyArr
   })
 
 const isAdmin = (member: Member) => member.roles.includes("admin")
+
+/**
+ * Checks a member may do `action` on a subject now: a tenant admin may;
+ * anyone else through a grant that reaches them (as a user, or through the
+ * teams and executive roles they hold at this moment) on the subject or its
+ * workspace. Refused with `ShareExpired` when the grants that reached them
+ * have expired, `Forbidden` otherwise.
+ */
+export const authorize = (
+  member: Member,
+  type: Subjects.Located["type"],
+  id: string,
+  action: Action
+): Effect.Effect<void, NotFound | Forbidden | ShareExpired | StoreError, GrantStore | DirectoryStore | Subjects.Services> =>
+  Effect.gen(function*() {
+    if (isAdmin(member)) return
+    const subject = yield* Subjects.locate(member.tenantId, type, id)
+    const grants = yield* (yield* GrantStore).onSubjects(member.tenantId, [subject, ...subject.within])
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const decision = yield* Access.decideForUser(member.tenantId, member.userId, subject, action, grants, now)
+    if (decision._tag === "Allow") return
+    if (decision.reason === "expired") return yield* new ShareExpired({ detail: `Your grant of ${action} on this ${type} has expired` })
+    return yield* new Forbidden({
+      detail: decision.reason === "action-not-granted"
+        ? `Your grants on this ${type} do not include ${action}`
+        : decision.reason === "revoked"
+        ? `Your grant on this ${type} was revoked`
+        : `Nothing grants you ${action} on this ${type}`
+    })
+  })
 
 /** Whom a grant goes to: a principal of the tenant, an invited address, or nobody (links and embeds). */
 interface Audience {

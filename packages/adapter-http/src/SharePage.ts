@@ -1,0 +1,147 @@
+/**
+ * The HTML of shared content: a report rendered read-only on the server
+ * (no script: the page works under `default-src 'none'`), the password
+ * form of a protected link, and the page of a refusal. Pure functions of
+ * what `SharedViews` decided; every value is escaped.
+ *
+ * @since 0.1.0
+ */
+import type { SharedViews } from "@analytics/core"
+
+/** Escapes text for HTML content and attribute values. */
+export const escape = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
+
+/** The most rows a visual shows on the page (the rest are in its download, when allowed). */
+export const rowsShown = 200
+
+/** How the page looks: the service's branding. */
+export interface Branding {
+  readonly name: string
+  readonly primaryColor: string
+}
+
+const styles = (branding: Branding) => `
+  :root { color-scheme: light; --accent: ${/^#[0-9a-fA-F]{3,8}$/.test(branding.primaryColor) ? branding.primaryColor : "#2563eb"}; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; background: #f9fafb; }
+  header { padding: 16px 24px; background: #fff; border-bottom: 3px solid var(--accent); }
+  header h1 { margin: 0; font-size: 20px; }
+  header p { margin: 4px 0 0; color: #4b5563; }
+  main { padding: 16px 24px; max-width: 1200px; margin: 0 auto; }
+  section.page h2 { font-size: 16px; margin: 24px 0 8px; color: #374151; }
+  .visuals { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 16px; }
+  article.visual { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px; overflow: auto; }
+  article.visual h3 { margin: 0 0 8px; font-size: 14px; }
+  .kpi { font-size: 32px; font-weight: 600; color: var(--accent); }
+  table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+  th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #f3f4f6; white-space: nowrap; }
+  th { font-weight: 600; color: #374151; }
+  td.number { text-align: right; }
+  .note { color: #6b7280; font-size: 12px; margin: 6px 0 0; }
+  .unavailable { color: #6b7280; font-style: italic; }
+  a.download { font-size: 12px; color: var(--accent); }
+  .watermark { position: fixed; inset: 0; pointer-events: none; z-index: 10; }
+  form.password { max-width: 360px; margin: 12vh auto; background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 24px; }
+  form.password label { display: block; margin-bottom: 8px; font-weight: 600; }
+  form.password input { width: 100%; padding: 8px; font: inherit; border: 1px solid #d1d5db; border-radius: 6px; }
+  form.password button { margin-top: 12px; padding: 8px 16px; font: inherit; color: #fff; background: var(--accent); border: 0; border-radius: 6px; cursor: pointer; }
+  .error { color: #b91c1c; margin: 8px 0 0; }
+  .message { max-width: 480px; margin: 12vh auto; text-align: center; }
+`
+
+const document = (title: string, branding: Branding, body: string) =>
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escape(title)} · ${escape(branding.name)}</title>
+<style>${styles(branding)}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`
+
+/** The watermark: `text` tiled diagonally over the whole view, drawn as an SVG background (no script, no font to load). */
+const watermark = (text: string) => {
+  const label = escape(text)
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="200">` +
+    `<text x="180" y="100" text-anchor="middle" transform="rotate(-30 180 100)" ` +
+    `font-family="sans-serif" font-size="16" fill="rgba(17,24,39,0.16)">${label}</text></svg>`
+  return `<div class="watermark" data-watermark="${label}" aria-hidden="true" ` +
+    `style="background-image: url(&quot;data:image/svg+xml,${escape(encodeURIComponent(svg))}&quot;)"></div>`
+}
+
+const cell = (value: unknown) =>
+  value === null || value === undefined
+    ? `<td></td>`
+    : typeof value === "number"
+    ? `<td class="number">${escape(value.toLocaleString("en-US", { maximumFractionDigits: 2 }))}</td>`
+    : value instanceof Date
+    ? `<td>${escape(value.toISOString())}</td>`
+    : `<td>${escape(String(value))}</td>`
+
+const visualBody = (view: SharedViews.VisualView) => {
+  if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
+  const { columns, rows } = view
+  const measure = view.visual.encoding?.value ?? view.visual.encoding?.y?.[0] ?? columns[columns.length - 1]
+  if (view.visual.type === "kpi" && rows.length === 1 && measure !== undefined) {
+    const value = rows[0]![measure]
+    return `<div class="kpi">${escape(typeof value === "number" ? value.toLocaleString("en-US", { maximumFractionDigits: 2 }) : String(value ?? ""))}</div>`
+  }
+  const shown = rows.slice(0, rowsShown)
+  return `<table><thead><tr>${columns.map((c) => `<th>${escape(c)}</th>`).join("")}</tr></thead>` +
+    `<tbody>${shown.map((row) => `<tr>${columns.map((c) => cell(row[c])).join("")}</tr>`).join("")}</tbody></table>` +
+    (rows.length > shown.length ? `<p class="note">The first ${shown.length} of ${rows.length} rows.</p>` : "")
+}
+
+/** What the report page offers beyond viewing. */
+export interface ReportPageOptions {
+  readonly branding: Branding
+  readonly watermark: string | null
+  /** The URL of a visual's CSV, when the grant allows download (spec 2.6 rule 1: absent with view only). */
+  readonly downloadUrl?: ((visualId: string) => string) | undefined
+}
+
+/** A shared report, read-only: each page, each visual's rows, the watermark over all of it. */
+export const reportPage = (view: SharedViews.ReportView, options: ReportPageOptions): string => {
+  const pages = view.pages.map((page) =>
+    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${
+      page.visuals.map((v) =>
+        `<article class="visual" data-visual="${escape(v.visual.id)}"><h3>${escape(v.visual.title ?? v.visual.id)}</h3>${visualBody(v)}${
+          options.downloadUrl !== undefined && v._tag === "Rows"
+            ? `<a class="download" href="${escape(options.downloadUrl(v.visual.id))}" download>Download CSV</a>`
+            : ""
+        }</article>`
+      ).join("")
+    }</div></section>`
+  ).join("")
+  const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
+  return document(
+    view.report.name,
+    options.branding,
+    `<header><h1>${escape(view.report.name)}</h1>${description}</header><main>${pages}</main>` +
+      (options.watermark === null ? "" : watermark(options.watermark))
+  )
+}
+
+/** The form asking for a link's password, posting back to the link. */
+export const passwordPage = (branding: Branding, error?: string): string =>
+  document(
+    "Password required",
+    branding,
+    `<form class="password" method="post" autocomplete="off">
+<label for="password">This link is protected. Enter its password.</label>
+<input id="password" name="password" type="password" required autofocus>
+${error === undefined ? "" : `<p class="error" role="alert">${escape(error)}</p>`}
+<button type="submit">Open</button>
+</form>`
+  )
+
+/** A refusal (expired, revoked, not found…) as a page. */
+export const messagePage = (branding: Branding, title: string, detail: string): string =>
+  document(title, branding, `<div class="message"><h1>${escape(title)}</h1><p>${escape(detail)}</p></div>`)

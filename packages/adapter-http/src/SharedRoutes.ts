@@ -1,0 +1,258 @@
+/**
+ * Shared content on the web: a public link's page at `/s/{token}` (its
+ * `link_url`) and an embed at `/embed?token={jwt}` (a query parameter: a
+ * JWT is longer than a path segment may be). Each answers a browser with
+ * HTML and a client that accepts JSON with JSON or `application/problem+json`
+ * (content negotiation on the same URL), and decides access again on every
+ * request (`SharedViews`), so a revoked, paused or expired grant is refused
+ * at once.
+ *
+ * A protected link's form posts its password back to the link; the right
+ * one sets a session cookie bound to the grant and its password (HttpOnly,
+ * SameSite=Lax, scoped to the link's path). Wrong passwords count per
+ * client address (5 per 5 minutes, then 429 with `Retry-After`).
+ *
+ * @since 0.1.0
+ */
+import {
+  Csv,
+  type Datasets,
+  type DatasetStore,
+  type GrantStore,
+  type Limiter,
+  type PasswordHasher,
+  ProblemCode,
+  type ReportStore,
+  SharedViews,
+  type ShareTokens
+} from "@analytics/core"
+import { Effect, Layer, Option } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import * as Problems from "./Problems.ts"
+import { ServiceInfo } from "./ServiceInfo.ts"
+import * as SharePage from "./SharePage.ts"
+
+/** Where public links and embeds are served, under the public base URL. */
+export const paths = { link: "/s", embed: "/embed" } as const
+
+/** A link's URL, as `link_url` gives it. */
+export const linkUrl = (publicBaseUrl: string, slug: string) => `${publicBaseUrl}${paths.link}/${slug}`
+
+/** An embed's URL for a token. */
+export const embedUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}${paths.embed}?token=${encodeURIComponent(token)}`
+
+/** The iframe snippet an embedding app puts in its page. */
+export const iframeSnippet = (url: string, title: string) =>
+  `<iframe src="${SharePage.escape(url)}" title="${SharePage.escape(title)}" width="100%" height="600" ` +
+  `style="border:0" loading="lazy" referrerpolicy="no-referrer"></iframe>`
+
+/** Every route, as `[method, path]` (the edge's 404/405 answers know them). */
+export const routes: ReadonlyArray<readonly [string, string]> = [
+  ["GET", `${paths.link}/:slug`],
+  ["POST", `${paths.link}/:slug`],
+  ["GET", `${paths.link}/:slug/download/:visual_id`],
+  ["GET", paths.embed],
+  ["GET", `${paths.embed}/download/:visual_id`]
+]
+
+/** What the routes read. */
+type Services =
+  | GrantStore.GrantStore
+  | ShareTokens.ShareTokens
+  | PasswordHasher.PasswordHasher
+  | Limiter.Limiter
+  | ReportStore.ReportStore
+  | DatasetStore.DatasetStore
+  | Datasets.Engines
+
+const sessionCookie = "analytics_link_session"
+
+/** A refusal, answered as a page or as a problem. */
+interface Refusal {
+  readonly code: ProblemCode.ProblemCode
+  readonly detail: string
+  readonly retryAfter?: number | undefined
+}
+
+/** Whether the client asked for JSON rather than a page. */
+const wantsJson = (request: HttpServerRequest.HttpServerRequest) => {
+  const accept = request.headers.accept ?? ""
+  return /json/.test(accept) && !/text\/html/.test(accept)
+}
+
+/** The headers every shared page carries: no caching, no referrer (the URL is the credential), no framing unless an embed. */
+const pageHeaders = (embed: boolean) => ({
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-robots-tag": "noindex, nofollow",
+  "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors ${
+    embed ? "*" : "'none'"
+  }`
+})
+
+/** What a viewer sees, as JSON. */
+const viewJson = (view: SharedViews.ReportView, viewer: SharedViews.Viewer) => ({
+  report: { report_id: view.report.report_id, name: view.report.name, description: view.report.description },
+  actions: viewer.grant.actions,
+  watermark: viewer.watermark,
+  pages: view.pages.map((page) => ({
+    name: page.name,
+    visuals: page.visuals.map((v) =>
+      v._tag === "Rows"
+        ? { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, columns: v.columns, rows: v.rows }
+        : { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, unavailable: v.detail }
+    )
+  }))
+})
+
+/** The refusal of a share's error. */
+const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refusal => {
+  switch (error._tag) {
+    case "NotFound":
+      return { code: "resource/not-found", detail: "There is no such link, or no such visual in it" }
+    case "ShareClosed":
+      return error.reason === "expired"
+        ? { code: "share/expired", detail: "This share has expired" }
+        : error.reason === "paused"
+        ? { code: "share/paused", detail: "This link is paused by its owner" }
+        : { code: "share/revoked", detail: "This share was revoked" }
+    case "PasswordRequired":
+      return { code: "share/password-required", detail: "Send the link's password (POST the form field or JSON member `password`)" }
+    case "PasswordIncorrect":
+      return { code: "share/password-incorrect", detail: "That is not the link's password" }
+    case "RateLimited":
+      return { code: error.code, detail: error.detail, retryAfter: error.retryAfterSeconds }
+    case "TokenRefused":
+      return error.reason === "expired"
+        ? { code: "share/token-expired", detail: "The embed token has expired; the embedding app mints a new one" }
+        : { code: "share/token-invalid", detail: "The embed token is not valid" }
+    case "Forbidden":
+      return { code: "auth/forbidden", detail: error.detail }
+    case "QueryTimedOut":
+      return { code: "query/timed-out", detail: "The visual took too long to load" }
+    case "StoreError":
+    case "EngineError":
+      return { code: "service/unavailable", detail: "The service is unavailable; retry later" }
+    default:
+      return { code: "request/invalid", detail: "This visual cannot be shown" }
+  }
+}
+
+/** The share routes on the `HttpRouter`, over the services in context. */
+export const layer = Layer.unwrap(Effect.gen(function*() {
+  const info = yield* ServiceInfo
+  const services = yield* Effect.context<Services>()
+  const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
+  const secure = info.publicBaseUrl.startsWith("https:")
+  const basePath = new URL(info.publicBaseUrl).pathname.replace(/\/+$/, "")
+  const run = <A, E, R extends Services>(effect: Effect.Effect<A, E, R>) =>
+    Effect.provideContext(effect, services) as Effect.Effect<A, E, Exclude<R, Services>>
+
+  /** Answers a refusal as the client wants it: a page (the password form for a link's password problems) or a problem. */
+  const refuse = (request: HttpServerRequest.HttpServerRequest, refusal: Refusal, embed: boolean) => {
+    const status = ProblemCode.catalogue[refusal.code].status
+    const headers = {
+      ...pageHeaders(embed),
+      ...(refusal.retryAfter === undefined ? {} : { "retry-after": String(refusal.retryAfter) })
+    }
+    if (wantsJson(request)) {
+      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail), {
+        status,
+        contentType: "application/problem+json",
+        headers
+      })
+    }
+    const passwordProblem = refusal.code === "share/password-required" || refusal.code === "share/password-incorrect" ||
+      refusal.code === "rate-limit/password-attempts-exceeded"
+    const page = passwordProblem
+      ? SharePage.passwordPage(branding, refusal.code === "share/password-required" ? undefined : refusal.detail)
+      : SharePage.messagePage(branding, ProblemCode.catalogue[refusal.code].title, refusal.detail)
+    return HttpServerResponse.text(page, { status, contentType: "text/html; charset=utf-8", headers })
+  }
+
+  /** Runs a share handler: its errors become refusals, answered as the client wants. */
+  const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, { readonly _tag: string }, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      effect.pipe(
+        Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed)))
+      ))
+
+  const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+
+  /** The report as a page, or JSON. */
+  const show = (viewer: SharedViews.Viewer, embed: boolean, downloadUrl: (visualId: string) => string) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const view = yield* run(SharedViews.render(viewer))
+      if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(viewJson(view, viewer), { headers: pageHeaders(embed) })
+      const page = SharePage.reportPage(view, {
+        branding,
+        watermark: viewer.watermark,
+        downloadUrl: SharedViews.may(viewer, "download") ? downloadUrl : undefined
+      })
+      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+    })
+
+  /** One visual as a CSV download. */
+  const download = (viewer: SharedViews.Viewer) =>
+    Effect.gen(function*() {
+      const visualId = yield* param("visual_id")
+      const { columns, rows, visual } = yield* run(SharedViews.download(viewer, visualId))
+      return HttpServerResponse.text(Csv.table(columns, rows), {
+        contentType: "text/csv; charset=utf-8",
+        headers: { ...pageHeaders(false), "content-disposition": `attachment; filename="${visual.id}.csv"` }
+      })
+    })
+
+  const linkViewer = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* run(SharedViews.viewLink(yield* param("slug"), request.cookies[sessionCookie]))
+  })
+  const embedToken = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+    new URL(request.url, "http://localhost").searchParams.get("token") ?? "")
+  const embedViewer = Effect.flatMap(embedToken, (token) => run(SharedViews.viewEmbed(token)))
+
+  /** The password from a form post or a JSON body; empty when there is none. */
+  const passwordOf = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const type = request.headers["content-type"] ?? ""
+    if (type.startsWith("application/json")) {
+      const body = yield* Effect.orElseSucceed(request.json, () => ({}))
+      const password = (body as { readonly password?: unknown } | null)?.password
+      return typeof password === "string" ? password : ""
+    }
+    const params = yield* Effect.orElseSucceed(request.urlParamsBody, () => UrlParams.empty)
+    return Option.getOrElse(UrlParams.getFirst(params, "password"), () => "")
+  })
+
+  const unlock = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const slug = yield* param("slug")
+    const password = (yield* passwordOf).slice(0, 1024)
+    const clientIp = Option.getOrElse(request.remoteAddress, () => "unknown")
+    const opened = yield* run(SharedViews.unlock(slug, password, clientIp))
+    const location = `${basePath}${paths.link}/${slug}`
+    const response = wantsJson(request)
+      ? HttpServerResponse.empty({ status: 204, headers: pageHeaders(false) })
+      : HttpServerResponse.redirect(location, { status: 303, headers: pageHeaders(false) })
+    return opened === undefined ? response : HttpServerResponse.setCookieUnsafe(response, sessionCookie, opened.session, {
+      path: location,
+      httpOnly: true,
+      sameSite: "lax",
+      secure,
+      maxAge: `${opened.maxAgeSeconds} seconds`
+    })
+  })
+
+  return Layer.mergeAll(
+    HttpRouter.add("GET", `${paths.link}/:slug`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
+      Effect.flatMap(param("slug"), (slug) => show(viewer, false, (visualId) => `${basePath}${paths.link}/${slug}/download/${encodeURIComponent(visualId)}`))))),
+    HttpRouter.add("POST", `${paths.link}/:slug`, handle(false, unlock)),
+    HttpRouter.add("GET", `${paths.link}/:slug/download/:visual_id`, handle(false, Effect.flatMap(linkViewer, download))),
+    HttpRouter.add("GET", paths.embed, handle(true, Effect.flatMap(embedViewer, (viewer) =>
+      Effect.flatMap(embedToken, (token) =>
+        show(viewer, true, (visualId) => `${basePath}${paths.embed}/download/${encodeURIComponent(visualId)}?token=${encodeURIComponent(token)}`))))),
+    HttpRouter.add("GET", `${paths.embed}/download/:visual_id`, handle(true, Effect.flatMap(embedViewer, download)))
+  )
+}))
