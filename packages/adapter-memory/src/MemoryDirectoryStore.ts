@@ -38,7 +38,7 @@ export const make = Effect.sync(() => {
     take: 1,
     sort: { field: "created_at", direction: "asc" },
     after: undefined,
-    createdAtOrBefore: new Date(8.64e15)
+    createdAtOrBefore: Pagination.endOfTime
   }
   const toggle = (key: string, present: boolean): () => void => {
     const had = members.has(key)

@@ -32,6 +32,13 @@ export interface SortOrder<Field extends string = string> {
   readonly direction: "asc" | "desc"
 }
 
+/**
+ * A snapshot bound later than any record, for reading every page of a list
+ * outside a request: the last instant of year 9999, which every database
+ * stores (JavaScript's own last date, in year 275760, PostgreSQL refuses).
+ */
+export const endOfTime = new Date("9999-12-31T23:59:59.999Z")
+
 /** The position after which the next page starts: the last row's sort value and id. */
 export interface Keyset {
   readonly value: string | number

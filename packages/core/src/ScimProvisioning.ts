@@ -16,7 +16,7 @@ import type { StoreError } from "./Errors.ts"
 import { EventPublisher, publish } from "./EventPublisher.ts"
 import type { Group, GroupId } from "./Group.ts"
 import { uuidv7 } from "./Ids.ts"
-import type { PageQuery } from "./Pagination.ts"
+import { endOfTime, type PageQuery } from "./Pagination.ts"
 import * as Scim from "./Scim.ts"
 import type { TenantId } from "./Tenant.ts"
 import { Transactor } from "./Transactor.ts"
@@ -183,7 +183,7 @@ export const membersOf = (tenantId: TenantId, group: Group): Effect.Effect<Reado
         take: 500,
         sort: { field: "created_at", direction: "desc" },
         after,
-        createdAtOrBefore: new Date(8.64e15)
+        createdAtOrBefore: endOfTime
       })
       for (const user of page) out.push({ id: user.user_id, display: user.name })
       if (page.length < 500) return out

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Datasets, type Report, Reports, type SemanticModel, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
+import { Datasets, Pagination, type Report, Reports, type SemanticModel, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
 import { Effect } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
@@ -51,7 +51,7 @@ export const salesModel: SemanticModel.Model = {
     { name: "average_order", expression: "revenue / orders" }
   ],
   row_level_security: [
-    { roles: ["admin", "CFO"], all_rows: true },
+    { roles: ["admin", "CFO", "link"], all_rows: true },
     { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
   ]
 }
@@ -114,7 +114,7 @@ export const seed = (tenantId: Tenant.TenantId) =>
       take: 1,
       sort: Workspaces.defaultSort,
       after: undefined,
-      createdAtOrBefore: new Date(8.64e15)
+      createdAtOrBefore: Pagination.endOfTime
     })
     if (existing.length > 0) return
     const workspace = yield* Workspaces.create(tenantId, { name: "Demo workspace", description: "Sample data to explore the API" })

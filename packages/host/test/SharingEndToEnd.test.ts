@@ -1,0 +1,73 @@
+/**
+ * Issue 7 as a new user meets it, on the packaged host with its default
+ * store (embedded PGlite on disk) and the demo data: share the report
+ * "Sales overview" by link with a password, then open it as a visitor.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { randomUUID } from "node:crypto"
+import { afterAll, describe, expect, it } from "vitest"
+import { call, type Cleanups, freePort, healthy, run, stop } from "./HostProcess.ts"
+
+const cleanups: Cleanups = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+describe("sharing on the packaged host", () => {
+  it("a report shared by link with a password opens for its visitor, with the link's absolute URL", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "analytics-sharing-"))
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+    const token = `e2e-${randomUUID()}`
+    const port = await freePort()
+    const publicBaseUrl = `http://localhost:${port}/`
+    const host = run(["serve"], {
+      PORT: String(port),
+      PUBLIC_BASE_URL: publicBaseUrl,
+      ANALYTICS_DATA_DIR: dataDir,
+      ANALYTICS_BOOTSTRAP_TOKEN: token,
+      ANALYTICS_DEMO: "1",
+      LOG_LEVEL: "warn"
+    })
+    cleanups.push(async () => void (await stop(host)))
+    await healthy(host, 120_000)
+    const [workspace] = (await call(host, "GET", "/v1/workspaces", token)).body.data
+    const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
+    expect(report.name).toBe("Sales overview")
+    const created = await call(host, "POST", "/v1/sharing/grants", token, {
+      subject_type: "report",
+      subject_id: report.report_id,
+      principal_type: "link",
+      actions: ["view"],
+      password: "open sesame, please",
+      watermark: true,
+      email: "board@example.com"
+    })
+    expect(created.status).toBe(201)
+    expect(created.body.link_url).toMatch(new RegExp(`^http://localhost:${port}/s/[A-Za-z0-9_-]{32}$`))
+    const json = { accept: "application/json" }
+    const locked = await fetch(created.body.link_url, { headers: json })
+    expect(locked.status).toBe(401)
+    expect((await locked.json()).code).toBe("share/password-required")
+    const unlocked = await fetch(created.body.link_url, {
+      method: "POST",
+      headers: { ...json, "content-type": "application/json" },
+      body: JSON.stringify({ password: "open sesame, please" })
+    })
+    expect(unlocked.status).toBe(204)
+    const cookie = unlocked.headers.get("set-cookie")!.split(";")[0]!
+    const opened = await fetch(created.body.link_url, { headers: { ...json, cookie } })
+    expect(opened.status).toBe(200)
+    const view = await opened.json() as any
+    expect(view.report.name).toBe("Sales overview")
+    expect(view.watermark).toBe("board@example.com")
+    const visuals = view.pages.flatMap((p: any) => p.visuals)
+    expect(visuals.length).toBeGreaterThan(0)
+    // The demo's policies let link visitors see every region.
+    expect(visuals.some((v: any) => Array.isArray(v.rows) && v.rows.length > 0)).toBe(true)
+    const page = await fetch(created.body.link_url, { headers: { accept: "text/html", cookie } })
+    expect(page.headers.get("content-type")).toContain("text/html")
+    expect(await page.text()).toContain("Sales overview")
+  }, 180_000)
+})
