@@ -59,6 +59,23 @@ describe("sharing grants", () => {
       assert.strictEqual((yield* ok("GET", grantsPath)).data.length, 3)
       assert.deepStrictEqual((yield* ok("GET", `${grantsPath}?principal_type=team`)).data.map((g: any) => g.grant_id), [toTeam.grant_id])
 
+      // Rule 4 again, for a group synced by the identity provider (SCIM): membership changed there applies at the next request.
+      const idp = (yield* ok("POST", "/v1/scim-tokens", {})).token as string
+      const scim = (method: string, path: string, body: unknown) =>
+        server.request(method, `/scim/v2${path}`, { token: idp, body, headers: { "content-type": "application/scim+json" } })
+      const synced = (yield* scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Editors", members: [] })).body
+      yield* ok("POST", grantsPath, { ...onReport, principal_type: "team", principal_id: synced.id, actions: ["view", "edit"] })
+      assert.strictEqual(problemCode(yield* rename(bob.token, "Bob's")), "auth/forbidden")
+      const membership = (op: "add" | "remove") =>
+        scim("PATCH", `/Groups/${synced.id}`, {
+          schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+          Operations: [op === "add" ? { op, path: "members", value: [{ value: bob.id }] } : { op, path: `members[value eq "${bob.id}"]` }]
+        })
+      assert.strictEqual((yield* membership("add")).status, 200)
+      assert.strictEqual((yield* rename(bob.token, "Bob's")).status, 200)
+      assert.strictEqual((yield* membership("remove")).status, 200)
+      assert.strictEqual(problemCode(yield* rename(bob.token, "Bob's again")), "auth/forbidden")
+
       // Rule 3: a user gets access at once; an address that is no user gets an invitation, and the grant once accepted.
       const invited = yield* ok("POST", grantsPath, { ...onReport, principal_type: "user", email: "Carol@Example.com", actions: ["view", "edit"] })
       assert.deepInclude(invited, { principal_id: null, email: "carol@example.com" })
@@ -107,7 +124,7 @@ describe("sharing grants", () => {
       assert.deepStrictEqual(actions, ["grant.revoked", "grant.updated", "grant.updated", "grant.created"])
       assert.deepInclude(audit.find((e: any) => e.action === "grant.created" && e.target.id === byAda.body.grant_id).actor, { id: ada.id })
       const events = (yield* ok("GET", `/v1/webhooks/${hook.webhook_id}/deliveries?limit=100`)).data.map((d: any) => d.event_type)
-      assert.strictEqual(events.filter((t: string) => t === "sharing.grant.created").length, 5)
+      assert.strictEqual(events.filter((t: string) => t === "sharing.grant.created").length, 6)
       assert.strictEqual(events.filter((t: string) => t === "sharing.grant.revoked").length, 1)
     }).pipe(Effect.scoped))
 
