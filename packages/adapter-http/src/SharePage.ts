@@ -41,6 +41,9 @@ const styles = (branding: Branding) => `
   .note { color: #6b7280; font-size: 12px; margin: 6px 0 0; }
   .unavailable { color: #6b7280; font-style: italic; }
   a.download { font-size: 12px; color: var(--accent); }
+  .bars { display: grid; grid-template-columns: max-content 1fr max-content; gap: 6px 8px; align-items: center; }
+  .bars .bar { height: 14px; background: var(--accent); border-radius: 3px; min-width: 1px; }
+  .bars .value { text-align: right; font-variant-numeric: tabular-nums; }
   .watermark { position: fixed; inset: 0; pointer-events: none; z-index: 10; }
   form.password { max-width: 360px; margin: 12vh auto; background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 24px; }
   form.password label { display: block; margin-bottom: 8px; font-weight: 600; }
@@ -76,14 +79,27 @@ const watermark = (text: string) => {
     `style="background-image: url(&quot;data:image/svg+xml,${escape(encodeURIComponent(svg))}&quot;)"></div>`
 }
 
+const formatNumber = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
+
 const cell = (value: unknown) =>
   value === null || value === undefined
     ? `<td></td>`
     : typeof value === "number"
-    ? `<td class="number">${escape(value.toLocaleString("en-US", { maximumFractionDigits: 2 }))}</td>`
+    ? `<td class="number">${escape(formatNumber(value))}</td>`
     : value instanceof Date
     ? `<td>${escape(value.toISOString())}</td>`
     : `<td>${escape(String(value))}</td>`
+
+/** A bar chart in plain HTML: a label, a bar as wide as its share of the largest value, the value. */
+const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: number }>) => {
+  const largest = Math.max(...points.map((p) => Math.abs(p.value)), 0)
+  return `<div class="bars">${
+    points.map((p) =>
+      `<span>${escape(p.label)}</span><div class="bar" style="width: ${largest === 0 ? 0 : (Math.abs(p.value) / largest * 100).toFixed(1)}%"></div>` +
+      `<span class="value">${escape(formatNumber(p.value))}</span>`
+    ).join("")
+  }</div>`
+}
 
 const visualBody = (view: SharedViews.VisualView) => {
   if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
@@ -91,7 +107,12 @@ const visualBody = (view: SharedViews.VisualView) => {
   const measure = view.visual.encoding?.value ?? view.visual.encoding?.y?.[0] ?? columns[columns.length - 1]
   if (view.visual.type === "kpi" && rows.length === 1 && measure !== undefined) {
     const value = rows[0]![measure]
-    return `<div class="kpi">${escape(typeof value === "number" ? value.toLocaleString("en-US", { maximumFractionDigits: 2 }) : String(value ?? ""))}</div>`
+    return `<div class="kpi">${escape(typeof value === "number" ? formatNumber(value) : String(value ?? ""))}</div>`
+  }
+  const x = view.visual.encoding?.x
+  const y = view.visual.encoding?.y?.[0]
+  if (view.visual.type === "bar" && x !== undefined && y !== undefined && rows.length > 0 && rows.length <= 50 && rows.every((r) => typeof r[y] === "number")) {
+    return bars(rows.map((r) => ({ label: String(r[x] ?? ""), value: r[y] as number })))
   }
   const shown = rows.slice(0, rowsShown)
   return `<table><thead><tr>${columns.map((c) => `<th>${escape(c)}</th>`).join("")}</tr></thead>` +

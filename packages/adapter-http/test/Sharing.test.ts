@@ -12,7 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SignJWT, UnsecuredJWT } from "jose"
 import { problemCode } from "@analytics/adapter-http/testing"
-import { grantsPath, setup } from "./SharingFixture.ts"
+import { grantsPath, passwordLink, setup } from "./SharingFixture.ts"
 
 describe("sharing grants", () => {
   it.live("create and manage: validation, who may grant, roles and teams followed at each request, invitations, expiry and revocation from the next request, audit and events", () =>
@@ -131,15 +131,7 @@ describe("sharing grants", () => {
   it.live("a public link with a password: asks for it, counts failures per address (429 after 5), opens a session, renders read-only with the watermark; pause, revoke and expiry refuse it", () =>
     Effect.gen(function*() {
       const { admin, call, ok, reportId, server, workspaceId } = yield* setup
-      const link = yield* ok("POST", grantsPath, {
-        subject_type: "report",
-        subject_id: reportId,
-        principal_type: "link",
-        actions: ["view"],
-        watermark: true,
-        email: "board@example.com",
-        password: "correct horse battery"
-      })
+      const link = yield* ok("POST", grantsPath, passwordLink(reportId))
       assert.match(link.link_url, /^http:\/\/127\.0\.0\.1\/s\/[A-Za-z0-9_-]{32}$/)
       assert.deepInclude(link, { password_protected: true, paused: false, state: "active" })
       assert.notInclude(JSON.stringify(link), "correct horse")

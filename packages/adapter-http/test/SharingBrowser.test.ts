@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium } from "playwright-core"
-import { grantsPath, setup } from "./SharingFixture.ts"
+import { grantsPath, passwordLink, setup } from "./SharingFixture.ts"
 
 /** Debian's Chromium (`apt-get install chromium`); CI installs it. */
 const executablePath = "/usr/bin/chromium"
@@ -49,15 +49,7 @@ suite(`shared links and embeds in headless Chromium${available ? "" : " (skipped
   it.live("a password link: two wrong passwords, then the right one, the report and its watermark; an embed inside a host page", () =>
     Effect.gen(function*() {
       const { ok, reportId, server } = yield* setup
-      const link = yield* ok("POST", grantsPath, {
-        subject_type: "report",
-        subject_id: reportId,
-        principal_type: "link",
-        actions: ["view"],
-        watermark: true,
-        email: "board@example.com",
-        password: "correct horse battery"
-      })
+      const link = yield* ok("POST", grantsPath, passwordLink(reportId))
       const browser = yield* launch
       const screenshot = join(tmpdir(), `shared-link-${Date.now()}.png`)
       const seen = yield* Effect.promise(async () => {

@@ -15,6 +15,17 @@ import { start } from "@analytics/adapter-http/testing"
 /** Where grants are managed. */
 export const grantsPath = "/v1/sharing/grants"
 
+/** A view-only, watermarked link to a report for board@example.com, with the password "correct horse battery". */
+export const passwordLink = (reportId: string) => ({
+  subject_type: "report",
+  subject_id: reportId,
+  principal_type: "link",
+  actions: ["view"],
+  watermark: true,
+  email: "board@example.com",
+  password: "correct horse battery"
+})
+
 const regions = ["EU", "US", "APAC"]
 const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
 

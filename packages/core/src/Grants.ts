@@ -254,7 +254,7 @@ const commit = (
 export const create = (
   actor: Member,
   input: GrantCreate,
-  links: Invitations.Links
+  invitationLinks: Invitations.Links
 ): Effect.Effect<
   StoredGrant,
   NotFound | Forbidden | GrantInvalid | StoreError | MailError,
@@ -267,7 +267,7 @@ export const create = (
     const audience = yield* audienceOf(actor, input)
     yield* mayGrant(actor, subject, input.actions, now)
     const invitation = audience.invite
-      ? yield* Invitations.invite(actor.tenantId, actor.userId, { email: audience.recipientEmail! }, links).pipe(
+      ? yield* Invitations.invite(actor.tenantId, actor.userId, { email: audience.recipientEmail! }, invitationLinks).pipe(
         // Became a user in between: grant it as such next time; refuse clearly now.
         Effect.catchTag("EmailTaken", () => Effect.fail(new GrantInvalid({ detail: "email: that address just became a user; send the grant again" })))
       )
