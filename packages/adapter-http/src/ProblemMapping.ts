@@ -51,7 +51,8 @@ const refusals = {
   "rate-limit/query-concurrency": Problems.QueryConcurrency,
   "rate-limit/ai-questions-exceeded": Problems.AiQuestionsExceeded,
   "rate-limit/exports-exceeded": Problems.ExportsExceeded,
-  "rate-limit/password-attempts-exceeded": Problems.PasswordAttemptsExceeded
+  "rate-limit/password-attempts-exceeded": Problems.PasswordAttemptsExceeded,
+  "rate-limit/shared-views-exceeded": Problems.SharedViewsExceeded
 } as const
 
 /** The 429 problem of a refusal code. */

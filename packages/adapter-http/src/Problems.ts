@@ -207,6 +207,12 @@ export class PasswordAttemptsExceeded extends tooManyRequests<PasswordAttemptsEx
   "rate-limit/password-attempts-exceeded"
 ) {}
 
+/** 429 rate-limit/shared-views-exceeded: views of links and embeds per client address. */
+export class SharedViewsExceeded extends tooManyRequests<SharedViewsExceeded>()(
+  "SharedViewsExceeded",
+  "rate-limit/shared-views-exceeded"
+) {}
+
 /** The 429s of the tenant's own limits, which any authenticated request can meet. */
 export const rateLimitProblems = [BurstExceeded, SustainedExceeded] as const
 

@@ -10,7 +10,8 @@
  * A protected link's form posts its password back to the link; the right
  * one sets a session cookie bound to the grant and its password (HttpOnly,
  * SameSite=Lax, scoped to the link's path). Wrong passwords count per
- * client address (5 per 5 minutes, then 429 with `Retry-After`).
+ * client address (5 per 5 minutes, then 429 with `Retry-After`), and views
+ * too (120 a minute per address: each runs the report's queries).
  *
  * @since 0.1.0
  */
@@ -19,7 +20,8 @@ import {
   type Datasets,
   type DatasetStore,
   type GrantStore,
-  type Limiter,
+  Limiter,
+  OperationLimits,
   type PasswordHasher,
   ProblemCode,
   type ReportStore,
@@ -205,13 +207,17 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       })
     })
 
+  const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
+  /** Counts a view against its client address (each view runs the report's queries, and no tenant token pays for it). */
+  const metered = Effect.flatMap(clientIp, (ip) => run(Effect.flatMap(Limiter.Limiter, (limiter) => limiter.enforce(OperationLimits.sharedViews(ip)))))
   const linkViewer = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    yield* metered
     return yield* run(SharedViews.viewLink(yield* param("slug"), request.cookies[sessionCookie]))
   })
   const embedToken = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
     new URL(request.url, "http://localhost").searchParams.get("token") ?? "")
-  const embedViewer = Effect.flatMap(embedToken, (token) => run(SharedViews.viewEmbed(token)))
+  const embedViewer = Effect.flatMap(embedToken, (token) => Effect.andThen(metered, run(SharedViews.viewEmbed(token))))
 
   /** The password from a form post or a JSON body; empty when there is none. */
   const passwordOf = Effect.gen(function*() {
@@ -230,8 +236,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const slug = yield* param("slug")
     const password = (yield* passwordOf).slice(0, 1024)
-    const clientIp = Option.getOrElse(request.remoteAddress, () => "unknown")
-    const opened = yield* run(SharedViews.unlock(slug, password, clientIp))
+    const opened = yield* run(SharedViews.unlock(slug, password, yield* clientIp))
     const location = `${basePath}${paths.link}/${slug}`
     const response = wantsJson(request)
       ? HttpServerResponse.empty({ status: 204, headers: pageHeaders(false) })

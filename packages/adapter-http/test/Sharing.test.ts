@@ -228,6 +228,11 @@ describe("sharing grants", () => {
       assert.include(expiredPage.text, "The grant has expired")
       // An unknown link is a 404.
       assert.strictEqual(problemCode(yield* server.request("GET", "/s/no-such-link", { headers: json })), "resource/not-found")
+      // Views are metered per address: 120 in a burst (this test has used some), then 429 with Retry-After.
+      let answer = yield* server.request("GET", "/s/no-such-link", { headers: json })
+      for (let i = 0; i < 130 && answer.status !== 429; i++) answer = yield* server.request("GET", "/s/no-such-link", { headers: json })
+      assert.strictEqual(problemCode(answer), "rate-limit/shared-views-exceeded")
+      assert.isAbove(Number(answer.headers.get("retry-after")), 0)
       // The audit log never holds the password, its hash or the link's token.
       const audit = JSON.stringify((yield* ok("GET", "/v1/audit-log?limit=100")).data)
       for (const secret of ["correct horse", "$argon2", new URL(link.link_url).pathname.slice(3)]) assert.notInclude(audit, secret)

@@ -70,6 +70,17 @@ export const passwordAttempts = (clientIp: string): OperationLimit<"rate-limit/p
 })
 
 /**
+ * Views of public links and embeds: 120 per minute per client address
+ * (bursts of 120, refilled at 2 a second). Each view runs the report's
+ * queries and no tenant token pays for it, so an address is metered.
+ */
+export const sharedViews = (clientIp: string): OperationLimit<"rate-limit/shared-views-exceeded"> => ({
+  quotas: [{ name: "ip", key: `shared:ip:${clientIp}`, rule: RateLimit.bucket(120) }],
+  code: "rate-limit/shared-views-exceeded",
+  detail: () => "Too many views of shared content from this address in the last minute"
+})
+
+/**
  * Concurrent semantic queries per workspace: `capacity` is the tenant's
  * (`Plan.limitsFor(plan, limits).queryConcurrency`: Starter 4, Growth 8,
  * Scale 32, Custom as negotiated).

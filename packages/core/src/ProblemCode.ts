@@ -76,6 +76,7 @@ export const catalogue = {
   "rate-limit/ai-questions-exceeded": { status: 429, title: "AI question limit exceeded" },
   "rate-limit/exports-exceeded": { status: 429, title: "Export limit exceeded" },
   "rate-limit/password-attempts-exceeded": { status: 429, title: "Too many failed password attempts" },
+  "rate-limit/shared-views-exceeded": { status: 429, title: "Too many views of shared content from this address" },
   "service/unavailable": { status: 503, title: "The service is temporarily unavailable" },
   "internal": { status: 500, title: "Internal error" }
 } as const satisfies Record<string, ProblemSpec>
