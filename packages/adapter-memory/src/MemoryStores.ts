@@ -10,6 +10,7 @@ import {
   DashboardStore,
   DatasetStore,
   DeliveryStore,
+  ExportStore,
   GrantStore,
   DirectoryStore,
   Idempotency,
@@ -28,6 +29,7 @@ import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import * as MemoryAuditStore from "./MemoryAuditStore.ts"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
+import * as MemoryExportStore from "./MemoryExportStore.ts"
 import * as MemoryGrantStore from "./MemoryGrantStore.ts"
 import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
@@ -216,5 +218,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(DashboardStore.DashboardStore, MemoryWorkspaceRecords.dashboardStore),
   Layer.effect(AuditLog.AuditStore, MemoryAuditStore.make),
   Layer.effect(GrantStore.GrantStore, MemoryGrantStore.make),
+  Layer.effect(ExportStore.ExportStore, MemoryExportStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

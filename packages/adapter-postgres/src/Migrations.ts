@@ -473,6 +473,35 @@ const grantRecipients = ddl([
   `CREATE INDEX grants_by_invitation ON grants (tenant_id, invitation_id) WHERE invitation_id IS NOT NULL`
 ])
 
+const exportJobs = ddl([
+  `CREATE TABLE export_jobs (
+    job_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL,
+    report_id uuid NOT NULL,
+    request jsonb NOT NULL,
+    requested_by_type text NOT NULL,
+    requested_by_id text NOT NULL,
+    security jsonb NOT NULL,
+    watermark text,
+    status text NOT NULL,
+    percent_complete integer NOT NULL,
+    attempts integer NOT NULL,
+    failure jsonb,
+    result jsonb,
+    run_after timestamptz(3) NOT NULL,
+    lease uuid,
+    lease_until timestamptz(3),
+    created_at timestamptz(3) NOT NULL,
+    started_at timestamptz(3),
+    finished_at timestamptz(3),
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  // The queue: only unfinished jobs, oldest first.
+  `CREATE INDEX export_jobs_unfinished ON export_jobs (created_at, job_id) WHERE status IN ('queued', 'running')`,
+  `CREATE INDEX export_jobs_by_tenant ON export_jobs (tenant_id, created_at DESC)`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -488,7 +517,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "11_dashboards": dashboards,
   "12_audit_log": auditLog,
   "13_grants": grants,
-  "14_grant_recipients": grantRecipients
+  "14_grant_recipients": grantRecipients,
+  "15_export_jobs": exportJobs
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

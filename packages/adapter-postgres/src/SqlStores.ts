@@ -13,6 +13,7 @@ import {
   DeliveryStore,
   DirectoryStore,
   Errors,
+  ExportStore,
   GrantStore,
   Idempotency,
   InvitationStore,
@@ -38,6 +39,7 @@ import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlAuditStore from "./SqlAuditStore.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
+import * as SqlExportStore from "./SqlExportStore.ts"
 import * as SqlGrantStore from "./SqlGrantStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
@@ -405,6 +407,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(DashboardStore.DashboardStore, SqlWorkspaceRecords.dashboardStore),
   Layer.effect(AuditLog.AuditStore, SqlAuditStore.make),
   Layer.effect(GrantStore.GrantStore, SqlGrantStore.make),
+  Layer.effect(ExportStore.ExportStore, SqlExportStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -22,6 +22,7 @@ import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
 import { auditStoreContract } from "./AuditStoreContract.ts"
 import { datasetStoreContract } from "./DatasetStoreContract.ts"
 import { directoryStoreContract } from "./DirectoryStoreContract.ts"
+import { exportStoreContract } from "./ExportStoreContract.ts"
 import { grantStoreContract } from "./GrantStoreContract.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
@@ -57,6 +58,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       datasetStoreContract(it)
       auditStoreContract(it)
       grantStoreContract(it)
+      exportStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {

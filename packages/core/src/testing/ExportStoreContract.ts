@@ -1,0 +1,107 @@
+/**
+ * The export queue part of the store contract: jobs round-trip in their
+ * tenant only; a claim takes due jobs fairly across workspaces within each
+ * workspace's bound; only the lease holder writes a job; a lease that runs
+ * out gives the job to the next claim; a canceled job stays canceled. Run
+ * by `storeContract` on every adapter.
+ *
+ * @since 0.1.0
+ */
+import { assert, type Vitest } from "@effect/vitest"
+import { Effect } from "effect"
+import { type ExportJob, type JobId, next } from "../ExportJob.ts"
+import { ExportStore } from "../ExportStore.ts"
+import { uuidv7 } from "../Ids.ts"
+import type { Stores } from "../Stores.ts"
+import type { TenantId } from "../Tenant.ts"
+import { insertTenant } from "./Fixtures.ts"
+
+// Far from other suites' jobs: claims see every tenant's queue.
+const at = (offset: number) => new Date(2_500_000_000_000 + offset)
+
+/** Registers the export queue tests on `it` (inside `storeContract`'s layer). */
+export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
+  it.effect("export jobs: fair claims within each workspace's bound, writes only under the lease, leases that run out, cancels", () =>
+    Effect.gen(function*() {
+      const store = yield* ExportStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const tenantId = tenant.tenant_id as TenantId
+      const [a, b] = [yield* uuidv7, yield* uuidv7]
+      const job = (workspaceId: string, offset: number): Effect.Effect<ExportJob> =>
+        Effect.map(uuidv7, (id) => ({
+          job_id: id as JobId,
+          tenant_id: tenantId,
+          workspace_id: workspaceId,
+          report_id: id,
+          request: { format: "csv", visual_id: "total", filters: [{ member: "region", operator: "equals", values: ["EU"] }] },
+          requested_by: { type: "user", id: "u-1" },
+          security: { roles: ["member"], attributes: { region: "EU" } },
+          watermark: "viewer@example.com",
+          status: "queued",
+          percent_complete: 0,
+          attempts: 0,
+          failure: null,
+          result: null,
+          run_after: at(offset),
+          created_at: at(offset),
+          started_at: null,
+          finished_at: null,
+          updated_at: at(offset)
+        }))
+      const a1 = yield* job(a, 1)
+      const a2 = yield* job(a, 2)
+      const a3 = yield* job(a, 3)
+      const b1 = yield* job(b, 4)
+      const later = { ...(yield* job(b, 5)), run_after: at(1_000_000) }
+      for (const j of [a1, a2, a3, b1, later]) yield* store.insert(j)
+      assert.deepStrictEqual(yield* store.find(tenantId, a1.job_id), a1)
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.strictEqual(yield* store.find(other.tenant_id, a1.job_id), undefined)
+
+      const request = { leaseMillis: 60_000, limit: 10, perWorkspace: 2 }
+      const ids = (claims: ReadonlyArray<{ readonly job: ExportJob }>) => claims.map((c) => c.job.job_id)
+      // The first of each workspace, then the second: a3 waits for a's bound, `later` for its time.
+      const first = yield* store.claim({ ...request, now: at(100) })
+      assert.deepStrictEqual(ids(first), [a1.job_id, b1.job_id, a2.job_id])
+      assert.deepInclude(first[0]!.job, { status: "running", attempts: 1, started_at: at(100) })
+      assert.deepStrictEqual(ids(yield* store.claim({ ...request, now: at(101) })), [])
+      // Only the lease holder writes.
+      const [claimA1, claimB1, claimA2] = first
+      const progressed = next(claimA1!.job, { _tag: "Progressed", percent: 40, at: at(110) })!
+      assert.isTrue(yield* store.save(claimA1!, progressed, at(60_110)))
+      assert.isFalse(yield* store.save({ ...claimA1!, lease: "not-the-lease" }, progressed, at(60_110)))
+      assert.strictEqual((yield* store.find(tenantId, a1.job_id))!.percent_complete, 40)
+      const result = { key: `exports/${a1.job_id}.csv`, filename: "total.csv", contentType: "text/csv", bytes: 42, warnings: [] }
+      const done = next(progressed, { _tag: "Succeeded", result, at: at(120) })!
+      assert.isTrue(yield* store.save(claimA1!, done, at(120)))
+      assert.deepStrictEqual(yield* store.find(tenantId, a1.job_id), done)
+      assert.isFalse(yield* store.save(claimA1!, done, at(121)), "a finished job changes no more")
+      // a1 done: a3 may run.
+      assert.deepStrictEqual(ids(yield* store.claim({ ...request, now: at(130) })), [a3.job_id])
+      // A canceled job stays canceled; its worker's writes are refused.
+      const canceled = yield* store.cancel(tenantId, b1.job_id, at(140))
+      assert.deepInclude(canceled, { status: "canceled", finished_at: at(140) })
+      assert.isFalse(yield* store.save(claimB1!, next(claimB1!.job, { _tag: "Progressed", percent: 10, at: at(141) })!, at(60_141)))
+      assert.deepStrictEqual(yield* store.cancel(tenantId, a1.job_id, at(150)), done, "a finished job is not canceled")
+      assert.strictEqual(yield* store.cancel(other.tenant_id, a2.job_id, at(150)), undefined)
+      // The earliest due: a2's lease (60 100), before `later`'s time.
+      const due = yield* store.nextDue
+      assert.isDefined(due)
+      assert.isAtMost(due!.getTime(), at(60_100).getTime())
+      // a2's worker died: once its lease runs out, the next claim takes it, a second attempt; the old lease writes nothing.
+      const again = yield* store.claim({ ...request, now: at(60_101) })
+      assert.include(ids(again), a2.job_id)
+      const retaken = again.find((c) => c.job.job_id === a2.job_id)!
+      assert.strictEqual(retaken.job.attempts, 2)
+      assert.isFalse(yield* store.save(claimA2!, next(claimA2!.job, { _tag: "Progressed", percent: 5, at: at(60_102) })!, at(120_102)))
+      assert.isTrue(yield* store.save(retaken, next(retaken.job, { _tag: "Progressed", percent: 5, at: at(60_102) })!, at(120_102)))
+      // Claims at once (two hosts) never exceed a workspace's bound together.
+      const c = yield* uuidv7
+      for (const offset of [200_000, 200_001, 200_002]) yield* store.insert(yield* job(c, offset))
+      const racing = yield* Effect.all(
+        [1, 2, 3].map(() => store.claim({ ...request, perWorkspace: 1, now: at(200_100) })),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(racing.flat().filter((claim) => claim.job.workspace_id === c).length, 1)
+    }))
+}
