@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Alert, AuditLog, Dashboard, Dataset, DateRange, Grant, Grants, Report, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
+import { Alert, AuditLog, Dashboard, Dataset, DateRange, ExportJob, Grant, Grants, Report, Events, Group, Invitation, Plan, Principal, SemanticModel, SemanticQuery, SqlDialect, Tenant, User, Webhook, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import {
   HttpApi,
@@ -1113,6 +1113,64 @@ export const SharingGroup = HttpApiGroup.make("sharing")
   .annotate(OpenApi.Description, "Sharing grants to users, teams, executive roles, public links and embeds; every change is in the audit log.")
 
 // ---------------------------------------------------------------------------
+// exports
+
+/** An export job as the API shows it. */
+export const JobJson = Schema.Struct({
+  job_id: ExportJob.JobId,
+  report_id: Schema.String,
+  workspace_id: Schema.String,
+  format: ExportJob.Format,
+  request: ExportJob.ExportRequest,
+  status: ExportJob.Status,
+  percent_complete: Schema.Int,
+  attempts: Schema.Int,
+  error: Schema.NullOr(Schema.Struct({ kind: Schema.Literals(["transient", "permanent"]), detail: Schema.String })).annotate({
+    description: "Why the last run failed: transient (it is tried again, up to 3 runs) or permanent"
+  }),
+  result: Schema.NullOr(Schema.Struct({ filename: Schema.String, content_type: Schema.String, bytes: Schema.Int, warnings: Schema.Array(Schema.String) })),
+  created_at: Schema.Date,
+  started_at: Schema.NullOr(Schema.Date),
+  finished_at: Schema.NullOr(Schema.Date),
+  updated_at: Schema.Date
+})
+
+const jobParams = { job_id: Schema.String }
+
+/** Export jobs (spec 2.5, 3.1, 4.3). */
+export const ExportsGroup = HttpApiGroup.make("exports")
+  .add(
+    HttpApiEndpoint.post("export", "/v1/reports/:id/export", {
+      params: reportParams,
+      headers: idempotencyHeader,
+      payload: ExportJob.ExportRequest,
+      success: JobJson.pipe(HttpApiSchema.status(202)),
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded]
+    }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
+      OpenApi.Description,
+      "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
+        "Today: csv, json (one visual's rows) and sql (its compiled SQL, in `dialect`)."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("job", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
+      .annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A job's status; while it is queued or running, `Retry-After` says when to poll again.")
+  )
+  .add(
+    HttpApiEndpoint.get("result", "/v1/jobs/:job_id/result", {
+      params: jobParams,
+      success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ResultNotReady]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then.")
+  )
+  .add(
+    HttpApiEndpoint.delete("cancel", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
+      .annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Cancels a queued or running job; a finished one is answered as it is.")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Asynchronous exports of reports, and their jobs.")
+
+// ---------------------------------------------------------------------------
 // alerts
 
 /** An alert as the API shows it. */
@@ -1219,6 +1277,7 @@ export const Api = HttpApi.make("analytics")
   .add(DashboardsGroup)
   .add(AuditLogGroup)
   .add(SharingGroup)
+  .add(ExportsGroup)
   .middleware(Validation)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotate(HttpApi.HeadersParseOptions, { errors: "all" })

@@ -7,6 +7,7 @@
  */
 import {
   Authenticator,
+  BlobStore,
   Cursor,
   Datasets,
   type DirectoryStore,
@@ -17,6 +18,7 @@ import {
   type RateLimit,
   RateLimitStore,
   ShareTokens,
+  SignedUrl,
   type Stores,
   type Tenant,
   TenantDirectory,
@@ -34,6 +36,7 @@ import {
   auditLogLayer,
   dashboardsLayer,
   datasetsLayer,
+  exportsLayer,
   executiveRolesLayer,
   invitationAcceptanceLayer,
   invitationsLayer,
@@ -54,6 +57,7 @@ import * as RateLimiting from "./RateLimiting.ts"
 import * as DatasetUploads from "./DatasetUploads.ts"
 import * as ScimRoutes from "./ScimRoutes.ts"
 import * as SharedRoutes from "./SharedRoutes.ts"
+import * as ExportRoutes from "./ExportRoutes.ts"
 import * as Argon2PasswordHasher from "./Argon2PasswordHasher.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
@@ -132,11 +136,12 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
   ScimRoutes.layer,
   SharedRoutes.layer,
+  ExportRoutes.layer,
   DatasetUploads.layer(options.maxUploadBytes),
   edgeFor(
     Api,
     options,
-    [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes, ...SharedRoutes.routes, ...DatasetUploads.routes],
+    [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes, ...SharedRoutes.routes, ...ExportRoutes.routes, ...DatasetUploads.routes],
     DatasetUploads.isUpload
   )
 ).pipe(
@@ -156,7 +161,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     alertsLayer,
     dashboardsLayer,
     auditLogLayer,
-    sharingLayer
+    sharingLayer,
+    exportsLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
@@ -191,6 +197,11 @@ export interface Options<E> extends EdgeOptions {
    * datasets of that kind are refused (400 dataset/engine-unavailable).
    */
   readonly engines?: Datasets.EngineLayers<E> | undefined
+  /**
+   * Where export results are kept: `FileBlobStore.layer(dir)` for a
+   * directory; by default this process's memory (results are lost at exit).
+   */
+  readonly blobStore?: Layer.Layer<BlobStore.BlobStore, E> | undefined
   /** Hashes public-link passwords; by default Argon2id with OWASP's parameters. */
   readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher> | undefined
   /** Sends e-mail (invitations); by default messages are logged, not sent. */
@@ -201,7 +212,8 @@ export interface Options<E> extends EdgeOptions {
 /** The full application layer for the given options, storage included. */
 export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.HttpRouter> =>
   routes(options).pipe(
-    Layer.provide(Layer.mergeAll(Cursor.CursorCodec.layer, ShareTokens.ShareTokens.layer).pipe(Layer.orDie)),
+    Layer.provide(Layer.mergeAll(Cursor.CursorCodec.layer, ShareTokens.ShareTokens.layer, SignedUrl.UrlSigner.layer).pipe(Layer.orDie)),
+    Layer.provide(options.blobStore ?? BlobStore.BlobStore.layerMemory),
     Layer.provide(options.passwordHasher ?? Argon2PasswordHasher.layer),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),

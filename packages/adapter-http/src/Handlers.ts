@@ -26,11 +26,15 @@ import {
   DirectoryStore,
   EventPublisher,
   Events,
+  ExportJob,
+  Exports,
+  ExportStore,
   Grant,
   Grants,
   GrantStore,
   PasswordHasher,
   ShareTokens,
+  SignedUrl,
   Invitation,
   Invitations,
   InvitationStore,
@@ -52,9 +56,10 @@ import {
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
 import { Clock, Context, Duration, Effect, type Layer } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { Api, type Authentication, type Idempotent, type Validation } from "./Api.ts"
+import * as ExportRoutes from "./ExportRoutes.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
 import { type DomainError, toProblem } from "./ProblemMapping.ts"
@@ -972,5 +977,67 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
           const page = yield* Effect.mapError(provide(Grants.list(admin, filter, yield* listRequest(query))), toProblem)
           const at = yield* now
           return respond(endpoint, { data: page.data.map((g) => grantJson(g, at, publicBaseUrl)), page: page.page })
+        }))
+  }))
+
+/** A job as the API shows it: never its requester's security context or where its file is kept. */
+const jobJson = (job: ExportJob.ExportJob) => ({
+  job_id: job.job_id,
+  report_id: job.report_id,
+  workspace_id: job.workspace_id,
+  format: job.request.format,
+  request: job.request,
+  status: job.status,
+  percent_complete: job.percent_complete,
+  attempts: job.attempts,
+  error: job.failure,
+  result: job.result === null
+    ? null
+    : { filename: job.result.filename, content_type: job.result.contentType, bytes: job.result.bytes, warnings: job.result.warnings },
+  created_at: job.created_at,
+  started_at: job.started_at,
+  finished_at: job.finished_at,
+  updated_at: job.updated_at
+})
+
+/** `POST /v1/reports/{id}/export` and `/v1/jobs...`. */
+export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(
+      ExportStore.ExportStore,
+      ReportStore.ReportStore,
+      GrantStore.GrantStore,
+      DirectoryStore.DirectoryStore,
+      WorkspaceStore.WorkspaceStore,
+      DashboardStore.DashboardStore,
+      DatasetStore.DatasetStore,
+      Limiter.Limiter
+    )
+    const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner)
+    return handlers
+      .handle("export", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const job = yield* Effect.mapError(provide(Exports.request(member, params.id, payload)), toProblem)
+          return respond(endpoint, jobJson(job))
+        }))
+      .handle("job", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const job = yield* Effect.mapError(provide(Exports.get(member, params.job_id)), toProblem)
+          const response = respond(endpoint, jobJson(job))
+          // Polls come back when there may be news: soon for a running job, a little later for a queued one.
+          return ExportJob.isFinal(job.status) ? response : HttpServerResponse.setHeader(response, "retry-after", job.status === "running" ? "1" : "2")
+        }))
+      .handle("result", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          const { expires_at, job, url } = yield* Effect.mapError(provide(Exports.resultUrl(member, params.job_id, links)), toProblem)
+          return respond(endpoint, { url, expires_at, filename: job.result!.filename, content_type: job.result!.contentType, bytes: job.result!.bytes })
+        }))
+      .handle("cancel", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, jobJson(yield* Effect.mapError(provide(Exports.cancel(member, params.job_id)), toProblem)))
         }))
   }))

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Exports, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -42,6 +42,8 @@ export type DomainError =
   | Grants.GrantInvalid
   | Grants.GrantNotActive
   | Grants.ShareExpired
+  | Exports.ExportInvalid
+  | Exports.ResultNotReady
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -94,6 +96,8 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Grants.GrantInvalid ? Problems.GrantInvalid
   : E extends Grants.GrantNotActive ? Problems.GrantNotActive
   : E extends Grants.ShareExpired ? Problems.ShareExpired
+  : E extends Exports.ExportInvalid ? Problems.ExportInvalid
+  : E extends Exports.ResultNotReady ? Problems.ResultNotReady
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -204,6 +208,10 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.ReportInvalid({ detail: error.detail })
       case "GrantInvalid":
         return new Problems.GrantInvalid({ detail: error.detail })
+      case "ExportInvalid":
+        return new Problems.ExportInvalid({ detail: error.detail })
+      case "ResultNotReady":
+        return new Problems.ResultNotReady({ detail: `The job is ${error.status}; a result exists once it has succeeded`, status_of_job: error.status })
       case "ShareExpired":
         return new Problems.ShareExpired({ detail: error.detail })
       case "GrantNotActive":

@@ -320,3 +320,17 @@ export class ShareExpired extends HttpApiError.Problem<ShareExpired>()(
   declare("share/expired"),
   { code: Schema.tag("share/expired") }
 ) {}
+
+/** 400 export/invalid. */
+export class ExportInvalid extends HttpApiError.Problem<ExportInvalid>()(
+  "ExportInvalid",
+  declare("export/invalid"),
+  { code: Schema.tag("export/invalid") }
+) {}
+
+/** 409 export/not-ready: the job has not succeeded (yet, or at all). */
+export class ResultNotReady extends HttpApiError.Problem<ResultNotReady>()(
+  "ResultNotReady",
+  declare("export/not-ready"),
+  { code: Schema.tag("export/not-ready"), status_of_job: Schema.Literals(["queued", "running", "succeeded", "failed", "canceled"]) }
+) {}

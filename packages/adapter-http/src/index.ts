@@ -6,6 +6,9 @@
  */
 export * as Api from "./Api.ts"
 export * as App from "./App.ts"
+export * as Argon2PasswordHasher from "./Argon2PasswordHasher.ts"
 export * as Client from "./Client.ts"
+export * as ExportRoutes from "./ExportRoutes.ts"
+export * as FileBlobStore from "./FileBlobStore.ts"
 export * as Problems from "./Problems.ts"
 export * as ServiceInfo from "./ServiceInfo.ts"

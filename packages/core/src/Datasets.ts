@@ -20,6 +20,7 @@ import type { Member } from "./Principal.ts"
 import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
 import * as SqlCompiler from "./SqlCompiler.ts"
+import * as SqlDialect from "./SqlDialect.ts"
 import type { DialectName } from "./SqlDialect.ts"
 import type { TenantId } from "./Tenant.ts"
 import type { UserId } from "./User.ts"
@@ -326,7 +327,13 @@ export const securityContext = (member: Member): Effect.Effect<SemanticQuery.Sec
   })
 
 /** A planned query of a loaded dataset, ready to compile for its engine. */
-const prepared = (tenantId: TenantId, datasetId: string, query: SemanticQuery.Query, security: SemanticQuery.SecurityContext) =>
+const prepared = (
+  tenantId: TenantId,
+  datasetId: string,
+  query: SemanticQuery.Query,
+  security: SemanticQuery.SecurityContext,
+  dialect?: DialectName
+) =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type === "upload" && dataset.refreshed_at === null) return yield* new NotLoaded({ datasetId })
@@ -334,20 +341,21 @@ const prepared = (tenantId: TenantId, datasetId: string, query: SemanticQuery.Qu
     const model = yield* checked(dataset.model, [])
     const plan = SemanticQuery.plan(model, query, security, new Date(yield* Clock.currentTimeMillis))
     if (plan instanceof SemanticQuery.QueryInvalid) return yield* plan
-    return { dataset, engine, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, engine.dialect) }
+    return { dataset, engine, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, dialect === undefined ? engine.dialect : SqlDialect.dialects[dialect]) }
   })
 
 /** The errors of planning a query of a dataset. */
 export type QueryError = NotFound | NotLoaded | EngineUnavailable | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError
 
-/** The SQL a query compiles to, for its dataset's engine (nothing is run). */
+/** The SQL a query compiles to, for its dataset's engine or the `dialect` asked for (nothing is run). */
 export const compile = (
   tenantId: TenantId,
   datasetId: string,
   query: SemanticQuery.Query,
-  security: SemanticQuery.SecurityContext
+  security: SemanticQuery.SecurityContext,
+  dialect?: DialectName
 ): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, QueryError, DatasetStore | Engines> =>
-  Effect.map(prepared(tenantId, datasetId, query, security), ({ compiled, engine }) => ({ dialect: engine.dialect.name, compiled }))
+  Effect.map(prepared(tenantId, datasetId, query, security, dialect), ({ compiled, engine }) => ({ dialect: dialect ?? engine.dialect.name, compiled }))
 
 /** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
 export const query = (

@@ -67,6 +67,15 @@ export interface HostConfig {
     /** Run scheduled dataset refreshes and alert checks in this process (with several hosts on one database, enable it on one). */
     readonly scheduler: boolean
   }
+  /**
+   * Exports: where result files are kept (a directory; `None` keeps them in
+   * memory, with the memory store), and whether this process runs the
+   * export worker (any number of hosts on one database share the queue).
+   */
+  readonly exports: {
+    readonly directory: Option.Option<string>
+    readonly worker: boolean
+  }
   /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
 }
@@ -124,6 +133,8 @@ const variables = {
   duckdbPath: Config.option(Config.NonEmptyString("ANALYTICS_DUCKDB_PATH")),
   warehouseUrl: Config.option(Config.Redacted("ANALYTICS_WAREHOUSE_URL")),
   scheduler: Config.Boolean("ANALYTICS_SCHEDULER").pipe(Config.withDefault(true)),
+  exportsDir: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_DIR")),
+  exportWorker: Config.Boolean("ANALYTICS_EXPORT_WORKER").pipe(Config.withDefault(true)),
   maxUploadMegabytes: Config.schema(
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1_048_576 })),
     "ANALYTICS_MAX_UPLOAD_MB"
@@ -211,6 +222,11 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       warehouseUrl: c.warehouseUrl,
       maxUploadBytes: c.maxUploadMegabytes * 1024 * 1024,
       scheduler: c.scheduler
+    },
+    exports: {
+      // With the memory store nothing outlives the process, so neither do results.
+      directory: Option.orElse(c.exportsDir, () => c.store === "memory" ? Option.none() : Option.some(`${c.dataDir}/exports`)),
+      worker: c.exportWorker
     },
     mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
   }

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { App } from "@analytics/adapter-http"
+import { App, ExportRoutes, FileBlobStore } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { Migrations, PgEngine, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
@@ -16,12 +16,16 @@ import {
   Alerts,
   AnalyticsEngine,
   ApiToken,
+  BlobStore,
   Datasets,
   EventPublisher,
+  type Exports,
+  ExportWorker,
   Idempotency,
   Mailer,
   RateLimitStore,
   ServiceSecrets,
+  SignedUrl,
   Tenants,
   WebhookDispatcher,
   Webhooks
@@ -161,6 +165,17 @@ const scheduler = Effect.gen(function*() {
   Effect.repeat(Schedule.spaced("1 minute"))
 )
 
+/**
+ * The export worker, until the host stops: runs due jobs as soon as there
+ * are some, and looks again every second when there are none.
+ */
+const exportWorker = (links: Exports.ResultLinks) =>
+  ExportWorker.runDue({ ...ExportWorker.defaults, links }).pipe(
+    Effect.catchCause((cause) => Effect.as(Effect.logWarning("Running exports failed", cause), 0)),
+    Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep("1 second")),
+    Effect.forever
+  )
+
 /** The analytics engines: embedded DuckDB for uploads (its directory made first), and PostgreSQL direct query when configured. */
 const enginesOf = (config: HostConfig) => ({
   ...Option.match(config.datasets.duckdbPath, {
@@ -179,6 +194,10 @@ const enginesOf = (config: HostConfig) => ({
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
+    const blobs = yield* Layer.build(Option.match(config.exports.directory, {
+      onNone: () => BlobStore.BlobStore.layerMemory,
+      onSome: (directory) => FileBlobStore.layer(directory)
+    }))
     // Built once: a DuckDB file opens in one place, shared by the API, the demo and the scheduler.
     const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config))), Datasets.Engines)
     const publisher = EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores)))
@@ -200,6 +219,10 @@ const initialize = (config: HostConfig) =>
     if (config.datasets.scheduler) {
       yield* Effect.forkScoped(withAnalytics(scheduler))
     }
+    if (config.exports.worker) {
+      const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
+      yield* Effect.forkScoped(withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer))).pipe(Effect.provideContext(blobs)))
+    }
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
       rateLimitStore: Layer.succeedContext(stores),
@@ -212,7 +235,8 @@ const initialize = (config: HostConfig) =>
         upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
         postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
       },
-      maxUploadBytes: config.datasets.maxUploadBytes
+      maxUploadBytes: config.datasets.maxUploadBytes,
+      blobStore: Layer.succeedContext(blobs)
     }))
   })
 

@@ -1,0 +1,66 @@
+/**
+ * Export results at their signed URLs (spec 3.1: valid for 1 hour):
+ * `GET /v1/jobs/{job_id}/file?tenant=…&expires=…&signature=…` streams the
+ * file to whoever holds the URL, without a token; a changed or expired URL
+ * answers 403 `export/url-invalid` or `export/url-expired`.
+ *
+ * @since 0.1.0
+ */
+import { BlobStore, ExportJob, type Exports, ExportStore, SignedUrl, type Tenant } from "@analytics/core"
+import { Clock, Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { problemResponse } from "./ProblemResponses.ts"
+import { ServiceInfo } from "./ServiceInfo.ts"
+
+/** The file route, as `[method, path]` (the edge's 404/405 answers know it). */
+export const routes: ReadonlyArray<readonly [string, string]> = [["GET", "/v1/jobs/:job_id/file"]]
+
+/** What a signature covers: the file's path and its tenant. */
+const signedPath = (tenantId: string, jobId: string) => `/v1/jobs/${jobId}/file?tenant=${tenantId}`
+
+/** Result URLs under `publicBaseUrl`, signed for an hour. */
+export const resultLinks = (publicBaseUrl: string, signer: SignedUrl.UrlSigner["Service"]): Exports.ResultLinks => ({
+  url: (job) =>
+    Effect.gen(function*() {
+      const expiresAt = new Date((yield* Clock.currentTimeMillis) + SignedUrl.validityMillis)
+      const path = signedPath(job.tenant_id, job.job_id)
+      const { expires, signature } = yield* signer.sign(path, expiresAt)
+      return { url: `${publicBaseUrl}${path}&expires=${expires}&signature=${signature}`, expires_at: new Date(Number(expires) * 1000) }
+    })
+})
+
+/** The file route, over the stores and signer in context. */
+export const layer = Layer.unwrap(Effect.gen(function*() {
+  const signer = yield* SignedUrl.UrlSigner
+  const jobs = yield* ExportStore.ExportStore
+  const blobs = yield* BlobStore.BlobStore
+  yield* ServiceInfo
+  return HttpRouter.add("GET", "/v1/jobs/:job_id/file", Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const jobId = (yield* HttpRouter.params).job_id ?? ""
+    const query = new URL(request.url, "http://localhost").searchParams
+    const tenantId = query.get("tenant") ?? ""
+    const verified = yield* signer.verify(signedPath(tenantId, jobId), query.get("expires") ?? "", query.get("signature") ?? "", yield* Clock.currentTimeMillis)
+    if (verified._tag === "Failure") {
+      return verified.failure === "expired"
+        ? problemResponse("export/url-expired", "This result URL has expired; GET /v1/jobs/{job_id}/result gives a new one")
+        : problemResponse("export/url-invalid", "This URL was not signed by this service, or was changed")
+    }
+    const unavailable = problemResponse("service/unavailable", "The result cannot be read now; retry later")
+    const job = yield* Effect.orElseSucceed(jobs.find(tenantId as Tenant.TenantId, jobId as ExportJob.JobId), () => null)
+    if (job === null) return unavailable
+    if (job === undefined || job.result === null || !ExportJob.isFinal(job.status)) return problemResponse("resource/not-found", "The job or its file no longer exists")
+    const file = yield* Effect.orElseSucceed(blobs.get(job.result.key), () => null)
+    if (file === null) return unavailable
+    if (file === undefined) return problemResponse("resource/not-found", "The file no longer exists")
+    return HttpServerResponse.stream(file.body, {
+      contentType: job.result.contentType,
+      contentLength: file.bytes,
+      headers: {
+        "content-disposition": `attachment; filename="${job.result.filename}"`,
+        "cache-control": "private, no-store",
+        "referrer-policy": "no-referrer"
+      }
+    })
+  }))
+}))

@@ -1,0 +1,142 @@
+/**
+ * Export jobs over real HTTP on a real DuckDB engine, the worker run in the
+ * test: a request is refused when it does not fit the report; a job is
+ * queued (202), polled with Retry-After, run by the worker as its
+ * requester (row-level security), and its file fetched at a signed URL
+ * that refuses tampering and expiry; export.succeeded reaches webhooks;
+ * a canceled job never runs; download is needed.
+ */
+import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { MemoryStores } from "@analytics/adapter-memory"
+import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, SignedUrl } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { problemCode, start } from "@analytics/adapter-http/testing"
+import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+
+const regions = ["EU", "US", "APAC"]
+const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
+
+const setup = Effect.gen(function*() {
+  // One engine and one blob store, shared by the server and the worker, as on a host.
+  const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
+  const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
+  const blobs = yield* Layer.build(BlobStore.BlobStore.layerMemory)
+  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs) })
+  const { token: admin } = yield* server.tenant()
+  const ok = (method: string, path: string, body?: unknown, token = admin) =>
+    Effect.map(server.request(method, path, { token, body }), (r) => {
+      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
+      return r.body
+    })
+  const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id
+  const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } })).dataset_id
+  assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })).status, 200)
+  const model = (yield* ok("GET", `/v1/datasets/${datasetId}`)).model
+  yield* ok("PATCH", `/v1/datasets/${datasetId}`, { model: { ...model, row_level_security: [{ roles: ["admin"], all_rows: true }] } })
+  const report = yield* ok("POST", "/v1/reports", {
+    workspace_id: workspaceId,
+    name: "Sales overview",
+    pages: [{
+      name: "Overview",
+      visuals: [{
+        id: "by_region",
+        type: "bar",
+        dataset_id: datasetId,
+        query: { measures: ["total_amount"], dimensions: ["region"], order: [{ member: "region" }] },
+        encoding: { x: "region", y: ["total_amount"] }
+      }]
+    }]
+  })
+  const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
+  const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
+    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs))),
+    Effect.provideContext(server.stores)
+  )
+  /** A result URL on the test server (the service believes it is at http://127.0.0.1, without the port). */
+  const local = (url: string) => url.replace("http://127.0.0.1/", "/")
+  return { server, admin, ok, worker, local, signer, reportId: report.report_id as string }
+})
+
+describe("exports", () => {
+  it.live("a CSV export: 202, polled with Retry-After, run as its requester, fetched at a signed URL that refuses tampering and expiry", () =>
+    Effect.gen(function*() {
+      const { admin, local, ok, reportId, server, signer, worker } = yield* setup
+      const hook = yield* ok("POST", "/v1/webhooks", { url: "https://hooks.example.com/in", events: ["export.succeeded", "export.failed"] })
+      const exportOf = (body: unknown, token = admin) => server.request("POST", `/v1/reports/${reportId}/export`, { token, body })
+      // Requests that do not fit the report change nothing.
+      assert.strictEqual(problemCode(yield* exportOf({ format: "docx" })), "request/invalid")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "csv" })), "export/invalid")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "nope" })), "export/invalid")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "by_region", pages: ["Q5"] })), "export/invalid")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "pdf" })), "export/invalid")
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/reports/${crypto.randomUUID()}/export`, { token: admin, body: { format: "csv", visual_id: "x" } })), "resource/not-found")
+
+      const queued = yield* exportOf({ format: "csv", visual_id: "by_region" })
+      assert.strictEqual(queued.status, 202, queued.text)
+      assert.deepInclude(queued.body, { status: "queued", percent_complete: 0, format: "csv", result: null })
+      const jobPath = `/v1/jobs/${queued.body.job_id}`
+      const polled = yield* server.request("GET", jobPath, { token: admin })
+      assert.strictEqual(polled.headers.get("retry-after"), "2")
+      assert.strictEqual(problemCode(yield* server.request("GET", `${jobPath}/result`, { token: admin })), "export/not-ready")
+
+      assert.strictEqual(yield* worker, 1)
+      const done = yield* server.request("GET", jobPath, { token: admin })
+      assert.deepInclude(done.body, { status: "succeeded", percent_complete: 100, attempts: 1, error: null })
+      assert.deepStrictEqual(done.body.result, { filename: "by_region.csv", content_type: "text/csv; charset=utf-8", bytes: 50, warnings: [] })
+      assert.isNull(done.headers.get("retry-after"))
+      const result = yield* ok("GET", `${jobPath}/result`)
+      assert.match(result.url, /^http:\/\/127\.0\.0\.1\/v1\/jobs\/[0-9a-f-]+\/file\?tenant=.+&expires=\d+&signature=[\w-]+$/)
+      assert.isAtMost(Math.abs(new Date(result.expires_at).getTime() - Date.now() - 3_600_000), 5_000)
+      // The file, without a token.
+      const file = yield* server.request("GET", local(result.url))
+      assert.strictEqual(file.status, 200)
+      assert.strictEqual(file.headers.get("content-disposition"), `attachment; filename="by_region.csv"`)
+      assert.strictEqual(file.text, "region,total_amount\r\nAPAC,1395\r\nEU,1335\r\nUS,1365\r\n")
+      // Tampered (another job, another tenant, another signature) or expired: 403.
+      const otherJob = local(result.url).replace(queued.body.job_id, crypto.randomUUID())
+      assert.strictEqual(problemCode(yield* server.request("GET", otherJob)), "export/url-invalid")
+      assert.strictEqual(problemCode(yield* server.request("GET", local(result.url).replace(/signature=[\w-]+/, "signature=AAAA"))), "export/url-invalid")
+      const url = new URL(result.url)
+      const path = `${url.pathname}?tenant=${url.searchParams.get("tenant")}`
+      const past = yield* signer.sign(path, new Date(Date.now() - 1000))
+      assert.strictEqual(problemCode(yield* server.request("GET", `${path}&expires=${past.expires}&signature=${past.signature}`)), "export/url-expired")
+      // The event, with the URL.
+      const deliveries = (yield* ok("GET", `/v1/webhooks/${hook.webhook_id}/deliveries`)).data
+      assert.deepStrictEqual(deliveries.map((d: any) => d.event_type), ["export.succeeded"])
+      assert.deepInclude(deliveries[0].event.data, { job_id: queued.body.job_id, report_id: reportId, format: "csv" })
+      assert.include(deliveries[0].event.data.result_url, "/file?tenant=")
+    }).pipe(Effect.scoped))
+
+  it.live("JSON with its schema, SQL in a chosen dialect, a canceled job that never runs, and download needed", () =>
+    Effect.gen(function*() {
+      const { local, ok, reportId, server, worker } = yield* setup
+      const json = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "json", visual_id: "by_region", filters: [{ member: "region", operator: "equals", values: ["EU"] }] })
+      const sql = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "sql", visual_id: "by_region", dialect: "snowflake" })
+      const canceled = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "csv", visual_id: "by_region" })
+      assert.strictEqual((yield* ok("DELETE", `/v1/jobs/${canceled.job_id}`)).status, "canceled")
+      assert.strictEqual(yield* worker, 2)
+      assert.strictEqual((yield* ok("GET", `/v1/jobs/${canceled.job_id}`)).status, "canceled")
+      const fetched = (jobId: string) => Effect.flatMap(ok("GET", `/v1/jobs/${jobId}/result`), (r) => server.request("GET", local(r.url)))
+      const document = (yield* fetched(json.job_id)).body
+      assert.deepStrictEqual(document.rows, [{ region: "EU", total_amount: 1335 }])
+      assert.deepStrictEqual(document.columns.map((c: any) => [c.name, c.kind]), [["region", "dimension"], ["total_amount", "measure"]])
+      const text = (yield* fetched(sql.job_id)).text
+      assert.include(text, "compiled for snowflake")
+      assert.match(text, /SELECT/i)
+      // A member needs download: view is not enough.
+      const user = yield* ok("POST", "/v1/users", { email: "viewer@example.com", name: "Viewer" })
+      const token = (yield* ok("POST", `/v1/users/${user.user_id}/tokens`, {})).token
+      const grant = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: user.user_id, actions: ["view"] })
+      const body = { format: "csv", visual_id: "by_region" }
+      assert.strictEqual(problemCode(yield* server.request("POST", `/v1/reports/${reportId}/export`, { token, body })), "auth/forbidden")
+      yield* ok("PATCH", `/v1/sharing/grants/${grant.grant_id}`, { actions: ["view", "download"] })
+      const theirs = yield* ok("POST", `/v1/reports/${reportId}/export`, body, token)
+      assert.strictEqual(yield* worker, 1)
+      // Run as the member: the dataset's policies give members no rows.
+      assert.strictEqual((yield* fetched(theirs.job_id)).text, "region,total_amount\r\n")
+      // Another tenant's job is not found.
+      const other = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/jobs/${theirs.job_id}`, { token: other.token })), "resource/not-found")
+    }).pipe(Effect.scoped))
+})

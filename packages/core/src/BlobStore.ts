@@ -1,0 +1,50 @@
+/**
+ * Port: where export results are kept (spec 3.1: a signed URL to the
+ * result). Bodies stream in and out, so a file of any size passes with
+ * bounded memory. The filesystem is the default adapter; an S3-compatible
+ * one serves deployments of several hosts.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, type Stream } from "effect"
+import * as EffectStream from "effect/Stream"
+import type { StoreError } from "./Errors.ts"
+
+/** A kept file: its bytes as a stream, and its size. */
+export interface Blob {
+  readonly bytes: number
+  readonly body: Stream.Stream<Uint8Array, StoreError>
+}
+
+/** Kept files, by key (`exports/<tenant>/<job>/<filename>`). */
+export class BlobStore extends Context.Service<BlobStore, {
+  /** Keeps `body` under `key` whole or not at all (a failed write leaves nothing); its size. */
+  readonly put: <E>(key: string, body: Stream.Stream<Uint8Array, E>) => Effect.Effect<number, E | StoreError>
+  /** The file under `key`, or `undefined`. */
+  readonly get: (key: string) => Effect.Effect<Blob | undefined, StoreError>
+  readonly remove: (key: string) => Effect.Effect<void, StoreError>
+}>()("@analytics/core/BlobStore") {
+  /** Files in this process's memory (tests, and embedders who keep results elsewhere). */
+  static readonly layerMemory = Layer.sync(BlobStore, () => {
+    const files = new Map<string, Uint8Array>()
+    return {
+      put: (key, body) =>
+        Effect.map(EffectStream.runCollect(body), (chunks) => {
+          const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+          let offset = 0
+          for (const chunk of chunks) {
+            bytes.set(chunk, offset)
+            offset += chunk.length
+          }
+          files.set(key, bytes)
+          return bytes.length
+        }),
+      get: (key) =>
+        Effect.sync(() => {
+          const bytes = files.get(key)
+          return bytes === undefined ? undefined : { bytes: bytes.length, body: EffectStream.make(bytes) }
+        }),
+      remove: (key) => Effect.sync(() => void files.delete(key))
+    }
+  })
+}

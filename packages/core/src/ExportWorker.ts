@@ -1,0 +1,102 @@
+/**
+ * The export worker: claims due jobs from the queue, makes each file, keeps
+ * it in the `BlobStore` and settles the job, with `export.succeeded` or
+ * `export.failed` written in the transaction of the job's final state.
+ * Any number of workers share one queue; a worker that dies leaves its
+ * jobs to the next claim once their leases run out.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect } from "effect"
+import { BlobStore } from "./BlobStore.ts"
+import type { StoreError } from "./Errors.ts"
+import { type EventPublisher, publish } from "./EventPublisher.ts"
+import * as ExportFormats from "./ExportFormats.ts"
+import { type ExportJob, type Failure, next } from "./ExportJob.ts"
+import { type Claimed, ExportStore } from "./ExportStore.ts"
+import type { ResultLinks } from "./Exports.ts"
+import { Transactor } from "./Transactor.ts"
+
+/** How a worker claims. */
+export interface Options {
+  /** How long a claimed job is held before another worker may take it over. */
+  readonly leaseMillis: number
+  /** Jobs run at once by this worker. */
+  readonly concurrency: number
+  /** Jobs of one workspace run at once, across every worker (spec 4.4 rule 6). */
+  readonly perWorkspace: number
+  readonly links: ResultLinks
+}
+
+/** The defaults: two-minute leases, four jobs at once, two per workspace. */
+export const defaults: Omit<Options, "links"> = { leaseMillis: 120_000, concurrency: 4, perWorkspace: 2 }
+
+/** What running jobs reads and writes. */
+export type Services = ExportStore | BlobStore | Transactor | EventPublisher | ExportFormats.Services
+
+/** Whether an error is worth another run: the store, the engine or a timeout may do better later; a bad request never will. */
+const failureOf = (error: { readonly _tag: string; readonly detail?: string }): Failure =>
+  error._tag === "StoreError" || error._tag === "EngineError" || error._tag === "QueryTimedOut"
+    ? { kind: "transient", detail: error._tag === "QueryTimedOut" ? "A query ran past the report's timeout" : "The service could not finish the export; it will be tried again" }
+    : { kind: "permanent", detail: error.detail ?? (error._tag === "NotFound" ? "The report or its visual no longer exists" : "The export cannot be made") }
+
+/** Writes a claimed job's new state and, for a final one, its event, together. */
+const settle = (claimed: Claimed, job: ExportJob, options: Options) =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor.transaction(Effect.gen(function*() {
+      const saved = yield* (yield* ExportStore).save(claimed, job, new Date(job.updated_at.getTime() + options.leaseMillis))
+      if (!saved) return false
+      const base = { job_id: job.job_id, report_id: job.report_id, format: job.request.format }
+      if (job.status === "succeeded") {
+        const { expires_at, url } = yield* options.links.url(job)
+        yield* publish(job.tenant_id, "export.succeeded", job.workspace_id, { ...base, result_url: url, result_expires_at: expires_at.toISOString() })
+      } else if (job.status === "failed") {
+        yield* publish(job.tenant_id, "export.failed", job.workspace_id, {
+          ...base,
+          error: { code: job.failure?.kind === "permanent" ? "export/invalid" : "service/unavailable", message: job.failure?.detail ?? "" }
+        })
+      }
+      return true
+    }))).pipe(Effect.catchTag("SchemaError", Effect.die))
+
+/** Runs one claimed job to its next state. */
+const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError, Services> =>
+  Effect.gen(function*() {
+    const job = claimed.job
+    const blobs = yield* BlobStore
+    const made = yield* ExportFormats.render(job).pipe(
+      Effect.flatMap((file) =>
+        Effect.map(blobs.put(`exports/${job.tenant_id}/${job.job_id}/${file.filename}`, file.body), (bytes) => ({ ...file, bytes }))
+      ),
+      Effect.result
+    )
+    const at = new Date(yield* Clock.currentTimeMillis)
+    const settled = made._tag === "Success"
+      ? next(job, {
+        _tag: "Succeeded",
+        at,
+        result: {
+          key: `exports/${job.tenant_id}/${job.job_id}/${made.success.filename}`,
+          filename: made.success.filename,
+          contentType: made.success.contentType,
+          bytes: made.success.bytes,
+          warnings: made.success.warnings
+        }
+      })
+      : next(job, { _tag: "Failed", at, failure: failureOf(made.failure as { readonly _tag: string; readonly detail?: string }) })
+    if (settled !== undefined) yield* settle(claimed, settled, options)
+  })
+
+/** Claims the jobs due now and runs them; how many were claimed. */
+export const runDue = (options: Options): Effect.Effect<number, StoreError, Services> =>
+  Effect.gen(function*() {
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const claims = yield* (yield* ExportStore).claim({
+      now,
+      leaseMillis: options.leaseMillis,
+      limit: options.concurrency,
+      perWorkspace: options.perWorkspace
+    })
+    yield* Effect.forEach(claims, (claimed) => run(claimed, options), { concurrency: options.concurrency, discard: true })
+    return claims.length
+  })

@@ -1,0 +1,136 @@
+/**
+ * Use cases on export jobs (spec 2.5, 3.1, 4.3): asking for an export of
+ * a report (the caller needs `download` on it, and it counts against the
+ * export limits of spec 8.2), reading a job, canceling it, and the signed
+ * URL of its result.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import * as Datasets from "./Datasets.ts"
+import type { DirectoryStore } from "./DirectoryStore.ts"
+import { NotFound, type Forbidden, type StoreError } from "./Errors.ts"
+import { type ExportJob, type ExportRequest, type Format, type JobId, singleVisualFormats } from "./ExportJob.ts"
+import { ExportStore } from "./ExportStore.ts"
+import * as Grants from "./Grants.ts"
+import type { GrantStore } from "./GrantStore.ts"
+import { uuidv7 } from "./Ids.ts"
+import { Limiter, type RateLimitedWith } from "./Limiter.ts"
+import * as OperationLimits from "./OperationLimits.ts"
+import type { Member } from "./Principal.ts"
+import { findVisual, type Report } from "./Report.ts"
+import * as Reports from "./Reports.ts"
+import type * as Subjects from "./Subjects.ts"
+
+/** The formats this service produces today; the others are refused at request time, never accepted and failed. */
+export const availableFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql"])
+
+/** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
+export class ExportInvalid extends Data.TaggedError("ExportInvalid")<{
+  readonly detail: string
+}> {}
+
+/** The job has no result yet (or never will: failed, canceled). */
+export class ResultNotReady extends Data.TaggedError("ResultNotReady")<{
+  readonly status: ExportJob["status"]
+}> {}
+
+/** How result URLs are made: the HTTP side knows the path, core the signature. */
+export interface ResultLinks {
+  readonly url: (job: ExportJob) => Effect.Effect<{ readonly url: string; readonly expires_at: Date }>
+}
+
+/** Checks the request against the report: its pages and visual exist, the format can be made. */
+const check = (report: Report, request: ExportRequest) =>
+  Effect.gen(function*() {
+    if (!availableFormats.has(request.format)) {
+      return yield* new ExportInvalid({ detail: `format: ${request.format} is not produced by this service yet; use ${[...availableFormats].join(", ")}` })
+    }
+    for (const name of request.pages ?? []) {
+      if (!report.pages.some((p) => p.name === name)) return yield* new ExportInvalid({ detail: `pages: the report has no page named ${JSON.stringify(name)}` })
+    }
+    if (singleVisualFormats.has(request.format)) {
+      if (request.visual_id === undefined) return yield* new ExportInvalid({ detail: `visual_id: ${request.format} exports one visual; name it` })
+      if (findVisual(report, request.visual_id) === undefined) {
+        return yield* new ExportInvalid({ detail: `visual_id: the report has no visual ${JSON.stringify(request.visual_id)}` })
+      }
+    }
+    if (request.dialect !== undefined && request.format !== "sql") return yield* new ExportInvalid({ detail: "dialect: only a sql export has one" })
+  })
+
+/**
+ * Queues an export of a report for the caller, who needs `download` on it
+ * (a tenant admin always has it). The job runs as the caller: their
+ * row-level security as it is now. Counted against the export limits: 300
+ * an hour per workspace in bursts of 10, and 30 a minute per user.
+ */
+export const request = (
+  member: Member,
+  reportId: string,
+  input: ExportRequest
+): Effect.Effect<
+  ExportJob,
+  | NotFound
+  | Forbidden
+  | Grants.ShareExpired
+  | ExportInvalid
+  | RateLimitedWith<"rate-limit/exports-exceeded">
+  | StoreError,
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Limiter
+> =>
+  Effect.gen(function*() {
+    const report = yield* Reports.get(member.tenantId, reportId)
+    yield* Grants.authorize(member, "report", report.report_id, "download")
+    yield* check(report, input)
+    const limiter = yield* Limiter
+    yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
+    yield* limiter.enforce(OperationLimits.userExports(member.userId))
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const job: ExportJob = {
+      job_id: (yield* uuidv7) as JobId,
+      tenant_id: member.tenantId,
+      workspace_id: report.workspace_id,
+      report_id: report.report_id,
+      request: input,
+      requested_by: { type: "user", id: member.userId },
+      security: yield* Datasets.securityContext(member),
+      watermark: null,
+      status: "queued",
+      percent_complete: 0,
+      attempts: 0,
+      failure: null,
+      result: null,
+      run_after: now,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      updated_at: now
+    }
+    yield* (yield* ExportStore).insert(job)
+    return job
+  })
+
+/** A job of the caller's tenant. */
+export const get = (member: Member, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.flatMap(ExportStore, (store) => store.find(member.tenantId, jobId as JobId)).pipe(
+    Effect.flatMap((job) => job === undefined ? Effect.fail(new NotFound({ resource: "job", id: jobId })) : Effect.succeed(job))
+  )
+
+/** Cancels a job that has not finished; a finished one is answered as it is. */
+export const cancel = (member: Member, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const job = yield* (yield* ExportStore).cancel(member.tenantId, jobId as JobId, new Date(yield* Clock.currentTimeMillis))
+    return job ?? (yield* new NotFound({ resource: "job", id: jobId }))
+  })
+
+/** The signed URL of a succeeded job's file, valid for an hour (spec 3.1). */
+export const resultUrl = (
+  member: Member,
+  jobId: string,
+  links: ResultLinks
+): Effect.Effect<{ readonly job: ExportJob; readonly url: string; readonly expires_at: Date }, NotFound | ResultNotReady | StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const job = yield* get(member, jobId)
+    if (job.status !== "succeeded" || job.result === null) return yield* new ResultNotReady({ status: job.status })
+    return { job, ...(yield* links.url(job)) }
+  })

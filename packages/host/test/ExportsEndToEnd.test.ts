@@ -1,0 +1,57 @@
+/**
+ * Exports as a new user meets them, on the packaged host with its default
+ * store (embedded PGlite on disk, results in the data directory) and the
+ * demo data: export a visual of "Sales overview" as CSV, poll the job until
+ * the host's worker has run it, and download the file at its signed URL.
+ */
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { randomUUID } from "node:crypto"
+import { afterAll, describe, expect, it } from "vitest"
+import { call, type Cleanups, freePort, healthy, run, stop } from "./HostProcess.ts"
+
+const cleanups: Cleanups = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+describe("exports on the packaged host", () => {
+  it("a CSV export of a demo visual runs on the host's worker and downloads at its signed URL", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "analytics-exports-"))
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+    const token = `e2e-${randomUUID()}`
+    const port = await freePort()
+    const host = run(["serve"], {
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ANALYTICS_DATA_DIR: dataDir,
+      ANALYTICS_BOOTSTRAP_TOKEN: token,
+      ANALYTICS_DEMO: "1",
+      LOG_LEVEL: "warn"
+    })
+    cleanups.push(async () => void (await stop(host)))
+    await healthy(host, 120_000)
+    const [workspace] = (await call(host, "GET", "/v1/workspaces", token)).body.data
+    const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
+    const visual = report.pages[0].visuals.find((v: any) => v.type !== "kpi") ?? report.pages[0].visuals[0]
+    const queued = await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "csv", visual_id: visual.id })
+    expect(queued.status).toBe(202)
+    let job = queued.body
+    for (let i = 0; i < 100 && job.status !== "succeeded" && job.status !== "failed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      job = (await call(host, "GET", `/v1/jobs/${job.job_id}`, token)).body
+    }
+    expect(job.status).toBe("succeeded")
+    const result = await call(host, "GET", `/v1/jobs/${job.job_id}/result`, token)
+    expect(result.status).toBe(200)
+    expect(result.body.url.startsWith(`http://127.0.0.1:${port}/v1/jobs/${job.job_id}/file?`)).toBe(true)
+    const file = await fetch(result.body.url)
+    expect(file.status).toBe(200)
+    const lines = (await file.text()).trim().split("\r\n")
+    expect(lines.length).toBeGreaterThan(1)
+    expect(lines[0]!.split(",").length).toBeGreaterThan(1)
+    // The file is in the data directory, not in memory: it outlives the process.
+    expect(readdirSync(join(dataDir, "exports"), { recursive: true }).some((f) => String(f).endsWith(".csv"))).toBe(true)
+  }, 180_000)
+})
