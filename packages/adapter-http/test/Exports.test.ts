@@ -106,6 +106,17 @@ describe("exports", () => {
       assert.deepStrictEqual(deliveries.map((d: any) => d.event_type), ["export.succeeded"])
       assert.deepInclude(deliveries[0].event.data, { job_id: queued.body.job_id, report_id: reportId, format: "csv" })
       assert.include(deliveries[0].event.data.result_url, "/file?tenant=")
+      // A job whose report is deleted before it runs fails for good, and says so.
+      const orphan = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "csv", visual_id: "by_region" })
+      assert.strictEqual((yield* server.request("DELETE", `/v1/reports/${reportId}`, { token: admin })).status, 204)
+      assert.strictEqual(yield* worker, 1)
+      const failed = yield* ok("GET", `/v1/jobs/${orphan.job_id}`)
+      assert.deepInclude(failed, { status: "failed", attempts: 1, result: null })
+      assert.strictEqual(failed.error.kind, "permanent")
+      assert.strictEqual(problemCode(yield* server.request("GET", `/v1/jobs/${orphan.job_id}/result`, { token: admin })), "export/not-ready")
+      const events = (yield* ok("GET", `/v1/webhooks/${hook.webhook_id}/deliveries`)).data
+      assert.deepStrictEqual(events.map((d: any) => d.event_type), ["export.failed", "export.succeeded"])
+      assert.strictEqual(events[0].event.data.error.code, "export/invalid")
     }).pipe(Effect.scoped))
 
   it.live("JSON with its schema, SQL in a chosen dialect, a canceled job that never runs, and download needed", () =>
