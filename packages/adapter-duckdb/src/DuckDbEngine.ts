@@ -7,7 +7,11 @@
  */
 import { AnalyticsEngine, SqlCompiler, SqlDialect } from "@analytics/core"
 import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
-import { Effect, Layer, Pool } from "effect"
+import { Effect, Layer, Pool, Stream } from "effect"
+import { createReadStream } from "node:fs"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 type Row = AnalyticsEngine.Row
 
@@ -98,6 +102,20 @@ export const make = (path: string, options: Options = {}) =>
           const count = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${tableName(table)}`)
           return { columns: await columnsOf(connection, table), rowCount: Number(count.getRowsJS()[0]![0]) }
         }),
+      parquet: (compiled) =>
+        Stream.unwrap(Effect.gen(function*() {
+          // DuckDB's own writer to a file of ours (zstd, row groups as it sees fit), streamed out, then removed.
+          const path = Path.join(Os.tmpdir(), `analytics-export-${crypto.randomUUID()}.parquet`)
+          yield* Effect.acquireRelease(
+            withConnection("export", (connection) =>
+              connection.run(`COPY (${compiled.sql}) TO ${literal(path)} (FORMAT parquet, COMPRESSION zstd)`, [...compiled.params])),
+            () => Effect.promise(() => Fs.rm(path, { force: true }))
+          )
+          return Stream.fromAsyncIterable(
+            createReadStream(path),
+            (cause) => new AnalyticsEngine.EngineError({ operation: "export", detail: "The Parquet file could not be read", cause })
+          ).pipe(Stream.map((chunk) => new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength)))
+        })),
       describe: (table) => withConnection("describe", (connection) => columnsOf(connection, table)),
       drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined))
     })

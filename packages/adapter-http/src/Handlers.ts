@@ -1011,6 +1011,7 @@ export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
       WorkspaceStore.WorkspaceStore,
       DashboardStore.DashboardStore,
       DatasetStore.DatasetStore,
+      Datasets.Engines,
       Limiter.Limiter
     )
     const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner)

@@ -10,18 +10,25 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Fiber, Layer } from "effect"
+import { parquetMetadata, parquetReadObjects } from "hyparquet"
+import { compressors } from "hyparquet-compressors"
 import { problemCode, start } from "@analytics/adapter-http/testing"
 import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
 
 const regions = ["EU", "US", "APAC"]
 const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
 
-const setup = Effect.gen(function*() {
+const setup = (options: { readonly slowWritesMillis?: number; readonly leaseMillis?: number } = {}) => Effect.gen(function*() {
   // One engine and one blob store, shared by the server and the worker, as on a host.
   const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
   const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-  const blobs = yield* Layer.build(BlobStore.BlobStore.layerMemory)
+  const memory = Context.get(yield* Layer.build(BlobStore.BlobStore.layerMemory), BlobStore.BlobStore)
+  // Slow writes stand for a big file: the job outlives its lease unless the worker renews it.
+  const blobs = Context.make(BlobStore.BlobStore, {
+    ...memory,
+    put: (key, body) => Effect.andThen(Effect.sleep(options.slowWritesMillis ?? 0), memory.put(key, body))
+  })
   const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs) })
   const { token: admin } = yield* server.tenant()
   const ok = (method: string, path: string, body?: unknown, token = admin) =>
@@ -49,7 +56,11 @@ const setup = Effect.gen(function*() {
     }]
   })
   const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-  const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
+  const worker = ExportWorker.runDue({
+    ...ExportWorker.defaults,
+    leaseMillis: options.leaseMillis ?? ExportWorker.defaults.leaseMillis,
+    links: ExportRoutes.resultLinks("http://127.0.0.1", signer)
+  }).pipe(
     Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs))),
     Effect.provideContext(server.stores)
   )
@@ -61,7 +72,7 @@ const setup = Effect.gen(function*() {
 describe("exports", () => {
   it.live("a CSV export: 202, polled with Retry-After, run as its requester, fetched at a signed URL that refuses tampering and expiry", () =>
     Effect.gen(function*() {
-      const { admin, local, ok, reportId, server, signer, worker } = yield* setup
+      const { admin, local, ok, reportId, server, signer, worker } = yield* setup()
       const hook = yield* ok("POST", "/v1/webhooks", { url: "https://hooks.example.com/in", events: ["export.succeeded", "export.failed"] })
       const exportOf = (body: unknown, token = admin) => server.request("POST", `/v1/reports/${reportId}/export`, { token, body })
       // Requests that do not fit the report change nothing.
@@ -119,9 +130,45 @@ describe("exports", () => {
       assert.strictEqual(events[0].event.data.error.code, "export/invalid")
     }).pipe(Effect.scoped))
 
+  it.live("a job longer than its lease keeps it (a second worker finds nothing to take), and a job canceled while it runs stops without a result", () =>
+    Effect.gen(function*() {
+      const { ok, reportId, worker } = yield* setup({ slowWritesMillis: 1_500, leaseMillis: 600 })
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "parquet", visual_id: "by_region" })
+      const first = yield* Effect.forkChild(worker)
+      yield* Effect.sleep("900 millis")
+      // Past the first lease: renewed by the running worker, so nothing is due.
+      assert.strictEqual(yield* worker, 0)
+      assert.strictEqual(yield* Fiber.join(first), 1)
+      const done = yield* ok("GET", `/v1/jobs/${job.job_id}`)
+      assert.deepInclude(done, { status: "succeeded", attempts: 1 })
+      // Canceled while it runs: the worker stops at its next renewal and writes nothing.
+      const doomed = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "csv", visual_id: "by_region" })
+      const second = yield* Effect.forkChild(worker)
+      yield* Effect.sleep("100 millis")
+      assert.strictEqual((yield* ok("DELETE", `/v1/jobs/${doomed.job_id}`)).status, "canceled")
+      assert.strictEqual(yield* Fiber.join(second), 1)
+      const after = yield* ok("GET", `/v1/jobs/${doomed.job_id}`)
+      assert.deepInclude(after, { status: "canceled", result: null })
+    }).pipe(Effect.scoped))
+
+  it.live("Parquet from DuckDB's own writer, read back by another library", () =>
+    Effect.gen(function*() {
+      const { local, ok, reportId, server, worker } = yield* setup()
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "parquet", visual_id: "by_region" })
+      assert.strictEqual(yield* worker, 1)
+      const result = yield* ok("GET", `/v1/jobs/${job.job_id}/result`)
+      assert.strictEqual(result.content_type, "application/vnd.apache.parquet")
+      const bytes = yield* Effect.promise(() => fetch(`${server.url}${local(result.url)}`).then((r) => r.arrayBuffer()))
+      assert.strictEqual(new TextDecoder().decode(new Uint8Array(bytes, 0, 4)), "PAR1")
+      const rows = yield* Effect.promise(() => parquetReadObjects({ file: bytes, compressors }))
+      assert.deepStrictEqual(rows.map((r: any) => [r.region, Number(r.total_amount)]), [["APAC", 1395], ["EU", 1335], ["US", 1365]])
+      const metadata = parquetMetadata(bytes)
+      assert.strictEqual(metadata.row_groups[0]!.columns[0]!.meta_data!.codec, "ZSTD")
+    }).pipe(Effect.scoped))
+
   it.live("JSON with its schema, SQL in a chosen dialect, a canceled job that never runs, and download needed", () =>
     Effect.gen(function*() {
-      const { local, ok, reportId, server, worker } = yield* setup
+      const { local, ok, reportId, server, worker } = yield* setup()
       const json = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "json", visual_id: "by_region", filters: [{ member: "region", operator: "equals", values: ["EU"] }] })
       const sql = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "sql", visual_id: "by_region", dialect: "snowflake" })
       const canceled = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "csv", visual_id: "by_region" })

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Stream } from "effect"
 import type { DimensionType } from "./SemanticModel.ts"
 import type { Compiled } from "./SqlCompiler.ts"
 import type { Dialect } from "./SqlDialect.ts"
@@ -48,6 +48,12 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
   readonly dialect: Dialect
   /** Runs a compiled query; interrupting the effect cancels the query in the engine. */
   readonly run: (compiled: Compiled) => Effect.Effect<ReadonlyArray<Row>, EngineError>
+  /**
+   * The query's rows as a compressed Parquet file, written by the engine
+   * itself and streamed (any row count passes in bounded memory); absent
+   * when the engine has no writer of its own.
+   */
+  readonly parquet?: ((compiled: Compiled) => Stream.Stream<Uint8Array, EngineError>) | undefined
   /**
    * Replaces a table's rows with a file's, atomically: readers see the old
    * rows until the new ones are complete.

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, type Stream } from "effect"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, type EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, tableOf } from "./Dataset.ts"
@@ -356,6 +356,23 @@ export const compile = (
   dialect?: DialectName
 ): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, QueryError, DatasetStore | Engines> =>
   Effect.map(prepared(tenantId, datasetId, query, security, dialect), ({ compiled, engine }) => ({ dialect: dialect ?? engine.dialect.name, compiled }))
+
+/** Whether the engine of a dataset writes Parquet itself (DuckDB does). */
+export const writesParquet = (tenantId: TenantId, datasetId: string): Effect.Effect<boolean, NotFound | StoreError, DatasetStore | Engines> =>
+  Effect.flatMap(get(tenantId, datasetId), (dataset) =>
+    Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.parquet !== undefined))
+
+/** A query's rows as a Parquet file written by its dataset's engine, streamed. */
+export const parquet = (
+  tenantId: TenantId,
+  datasetId: string,
+  query: SemanticQuery.Query,
+  security: SemanticQuery.SecurityContext
+): Effect.Effect<Stream.Stream<Uint8Array, EngineError>, QueryError, DatasetStore | Engines> =>
+  Effect.flatMap(prepared(tenantId, datasetId, query, security), ({ compiled, dataset, engine }) =>
+    engine.parquet === undefined
+      ? Effect.fail(new EngineUnavailable({ source: dataset.source.type }))
+      : Effect.succeed(engine.parquet(compiled)))
 
 /** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
 export const query = (

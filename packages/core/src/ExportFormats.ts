@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Effect, Stream } from "effect"
+import type { EngineError } from "./AnalyticsEngine.ts"
 import * as Csv from "./Csv.ts"
 import * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
@@ -20,7 +21,7 @@ import type { ReportStore } from "./ReportStore.ts"
 export interface Rendered {
   readonly filename: string
   readonly contentType: string
-  readonly body: Stream.Stream<Uint8Array>
+  readonly body: Stream.Stream<Uint8Array, EngineError>
   readonly warnings: ReadonlyArray<string>
 }
 
@@ -64,6 +65,12 @@ export const render = (job: ExportJob) =>
           rows
         }
         return { filename: fileName(visual, "json"), contentType: "application/json", body: text(JSON.stringify(document)), warnings: [] } satisfies Rendered
+      }
+      case "parquet": {
+        const { visual } = yield* visualOf(job)
+        const query = { ...visual.query, filters: [...(visual.query.filters ?? []), ...(job.request.filters ?? [])] }
+        const body = yield* Datasets.parquet(job.tenant_id, visual.dataset_id, query, job.security)
+        return { filename: fileName(visual, "parquet"), contentType: "application/vnd.apache.parquet", body, warnings: [] } satisfies Rendered
       }
       case "sql": {
         const { visual } = yield* visualOf(job)

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect } from "effect"
+import { Clock, Data, Effect } from "effect"
 import { BlobStore } from "./BlobStore.ts"
 import type { StoreError } from "./Errors.ts"
 import { type EventPublisher, publish } from "./EventPublisher.ts"
@@ -59,6 +59,26 @@ const settle = (claimed: Claimed, job: ExportJob, options: Options) =>
       return true
     }))).pipe(Effect.catchTag("SchemaError", Effect.die))
 
+/** The job was canceled, or another worker took it over: this run stops without writing. */
+class LeaseLost extends Data.TaggedError("LeaseLost")<{}> {}
+
+/**
+ * Renews a running job's lease every third of its length, for as long as
+ * the job runs; fails with `LeaseLost` when the store refuses (canceled, or
+ * taken over after this worker stalled past its lease).
+ */
+const heartbeat = (claimed: Claimed, options: Options) =>
+  Effect.gen(function*() {
+    const store = yield* ExportStore
+    while (true) {
+      yield* Effect.sleep(Math.max(1, Math.floor(options.leaseMillis / 3)))
+      const at = yield* Clock.currentTimeMillis
+      if (!(yield* store.save(claimed, { ...claimed.job, updated_at: new Date(at) }, new Date(at + options.leaseMillis)))) {
+        return yield* new LeaseLost()
+      }
+    }
+  })
+
 /** Runs one claimed job to its next state. */
 const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError, Services> =>
   Effect.gen(function*() {
@@ -68,8 +88,10 @@ const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError
       Effect.flatMap((file) =>
         Effect.map(blobs.put(`exports/${job.tenant_id}/${job.job_id}/${file.filename}`, file.body), (bytes) => ({ ...file, bytes }))
       ),
+      Effect.raceFirst(heartbeat(claimed, options)),
       Effect.result
     )
+    if (made._tag === "Failure" && made.failure._tag === "LeaseLost") return
     const at = new Date(yield* Clock.currentTimeMillis)
     const settled = made._tag === "Success"
       ? next(job, {

@@ -23,7 +23,7 @@ import * as Reports from "./Reports.ts"
 import type * as Subjects from "./Subjects.ts"
 
 /** The formats this service produces today; the others are refused at request time, never accepted and failed. */
-export const availableFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql"])
+export const availableFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql", "parquet"])
 
 /** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
 export class ExportInvalid extends Data.TaggedError("ExportInvalid")<{
@@ -51,8 +51,10 @@ const check = (report: Report, request: ExportRequest) =>
     }
     if (singleVisualFormats.has(request.format)) {
       if (request.visual_id === undefined) return yield* new ExportInvalid({ detail: `visual_id: ${request.format} exports one visual; name it` })
-      if (findVisual(report, request.visual_id) === undefined) {
-        return yield* new ExportInvalid({ detail: `visual_id: the report has no visual ${JSON.stringify(request.visual_id)}` })
+      const found = findVisual(report, request.visual_id)
+      if (found === undefined) return yield* new ExportInvalid({ detail: `visual_id: the report has no visual ${JSON.stringify(request.visual_id)}` })
+      if (request.format === "parquet" && !(yield* Datasets.writesParquet(report.tenant_id, found.visual.dataset_id))) {
+        return yield* new ExportInvalid({ detail: "format: parquet is written by the DuckDB engine; this visual's dataset is on another" })
       }
     }
     if (request.dialect !== undefined && request.format !== "sql") return yield* new ExportInvalid({ detail: "dialect: only a sql export has one" })
@@ -76,7 +78,7 @@ export const request = (
   | ExportInvalid
   | RateLimitedWith<"rate-limit/exports-exceeded">
   | StoreError,
-  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Limiter
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Datasets.Engines | Limiter
 > =>
   Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, reportId)
