@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { SharedViews } from "@analytics/core"
+import type { ReportViews } from "@analytics/core"
 
 /** Escapes text for HTML content and attribute values. */
 export const escape = (text: string): string =>
@@ -101,7 +101,7 @@ const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: nu
   }</div>`
 }
 
-const visualBody = (view: SharedViews.VisualView) => {
+const visualBody = (view: ReportViews.VisualView) => {
   if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
   const { columns, rows } = view
   const measure = view.visual.encoding?.value ?? view.visual.encoding?.y?.[0] ?? columns[columns.length - 1]
@@ -129,7 +129,7 @@ export interface ReportPageOptions {
 }
 
 /** A shared report, read-only: each page, each visual's rows, the watermark over all of it. */
-export const reportPage = (view: SharedViews.ReportView, options: ReportPageOptions): string => {
+export const reportPage = (view: ReportViews.ReportView, options: ReportPageOptions): string => {
   const pages = view.pages.map((page) =>
     `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${
       page.visuals.map((v) =>

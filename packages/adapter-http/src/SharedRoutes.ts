@@ -25,6 +25,7 @@ import {
   type PasswordHasher,
   ProblemCode,
   type ReportStore,
+  type ReportViews,
   SharedViews,
   type ShareTokens
 } from "@analytics/core"
@@ -94,7 +95,7 @@ const pageHeaders = (embed: boolean) => ({
 })
 
 /** What a viewer sees, as JSON. */
-const viewJson = (view: SharedViews.ReportView, viewer: SharedViews.Viewer) => ({
+const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer) => ({
   report: { report_id: view.report.report_id, name: view.report.name, description: view.report.description },
   actions: viewer.grant.actions,
   watermark: viewer.watermark,

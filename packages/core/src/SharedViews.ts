@@ -23,7 +23,8 @@ import { GrantStore } from "./GrantStore.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
 import * as OperationLimits from "./OperationLimits.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
-import type { Report, Visual } from "./Report.ts"
+import type { Visual } from "./Report.ts"
+import * as ReportViews from "./ReportViews.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
 import type { SecurityContext } from "./SemanticQuery.ts"
@@ -161,47 +162,13 @@ export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | S
 const lockedFilters = (params: LockedParams): Viewer["lockedFilters"] =>
   Object.entries(params).map(([member, value]) => ({ member, operator: "equals", values: [value] }))
 
-/** One visual as the viewer sees it: its rows, or why it shows none. */
-export type VisualView =
-  | { readonly _tag: "Rows"; readonly visual: Visual; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<Row> }
-  | { readonly _tag: "Unavailable"; readonly visual: Visual; readonly detail: string }
-
-/** The shared report as the viewer sees it: each page with each visual's rows. */
-export interface ReportView {
-  readonly report: Report
-  readonly pages: ReadonlyArray<{ readonly name: string; readonly visuals: ReadonlyArray<VisualView> }>
-}
-
-/** Runs one visual for the viewer, locked filters and row-level security applied. */
-const visualFor = (viewer: Viewer, visual: Visual): Effect.Effect<VisualView, StoreError, ReportStore | DatasetStore | Datasets.Engines> =>
-  Reports.queryVisual(viewer.grant.tenant_id, viewer.grant.subject_id, visual.id, viewer.security, [...viewer.lockedFilters]).pipe(
-    Effect.map((result): VisualView => ({ _tag: "Rows", visual, columns: result.compiled.columns.map((c) => c.name), rows: result.rows })),
-    Effect.catch((error: { readonly _tag: string } & Partial<{ readonly detail: string }>) =>
-      error._tag === "StoreError"
-        ? Effect.fail(error as StoreError)
-        : Effect.succeed<VisualView>({ _tag: "Unavailable", visual, detail: unavailable(error) }))
-  )
-
-/** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
-const unavailable = (error: { readonly _tag: string } & Partial<{ readonly detail: string }>): string =>
-  error._tag === "QueryTimedOut"
-    ? "This visual took too long to load."
-    : error._tag === "NotLoaded"
-    ? "This visual's data has not been loaded yet."
-    : error._tag === "QueryInvalid"
-    ? "This visual cannot be shown with the filters of this view."
-    : "This visual is not available."
-
-/** The report of a viewer's grant, every visual run (four at a time). */
-export const render = (viewer: Viewer): Effect.Effect<ReportView, NotFound | StoreError, ReportStore | DatasetStore | Datasets.Engines> =>
-  Effect.gen(function*() {
-    const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
-    const pages = yield* Effect.forEach(report.pages, (page) =>
-      Effect.map(
-        Effect.forEach(page.visuals, (visual) => visualFor(viewer, visual), { concurrency: 4 }),
-        (visuals) => ({ name: page.name, visuals })
-      ))
-    return { report, pages }
+/** The report of a viewer's grant, every visual run with its locked filters and row-level security. */
+export const render = (viewer: Viewer): Effect.Effect<ReportViews.ReportView, NotFound | StoreError, ReportViews.Services> =>
+  ReportViews.render({
+    tenantId: viewer.grant.tenant_id,
+    reportId: viewer.grant.subject_id,
+    security: viewer.security,
+    filters: viewer.lockedFilters
   })
 
 /** One visual's rows for download, if the grant allows `download`. */
