@@ -11,6 +11,7 @@ import {
   Cursor,
   Datasets,
   type DirectoryStore,
+  DocumentRenderers,
   EventPublisher,
   Limiter,
   Mailer,
@@ -202,6 +203,12 @@ export interface Options<E> extends EdgeOptions {
    * directory; by default this process's memory (results are lost at exit).
    */
   readonly blobStore?: Layer.Layer<BlobStore.BlobStore, E> | undefined
+  /**
+   * What makes exported documents: `Documents.layer` from
+   * `@analytics/adapter-documents`. Without it, document formats (pdf,
+   * xlsx, png, pptx) are refused (400 export/invalid).
+   */
+  readonly renderers?: Layer.Layer<DocumentRenderers.DocumentRenderers> | undefined
   /** Hashes public-link passwords; by default Argon2id with OWASP's parameters. */
   readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher> | undefined
   /** Sends e-mail (invitations); by default messages are logged, not sent. */
@@ -214,6 +221,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
   routes(options).pipe(
     Layer.provide(Layer.mergeAll(Cursor.CursorCodec.layer, ShareTokens.ShareTokens.layer, SignedUrl.UrlSigner.layer).pipe(Layer.orDie)),
     Layer.provide(options.blobStore ?? BlobStore.BlobStore.layerMemory),
+    Layer.provide(options.renderers ?? DocumentRenderers.DocumentRenderers.none),
     Layer.provide(options.passwordHasher ?? Argon2PasswordHasher.layer),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),

@@ -23,6 +23,7 @@ import {
   type SqlCompiler,
   DeliveryStore,
   Directory,
+  DocumentRenderers,
   DirectoryStore,
   EventPublisher,
   Events,
@@ -1012,6 +1013,7 @@ export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
       DashboardStore.DashboardStore,
       DatasetStore.DatasetStore,
       Datasets.Engines,
+      DocumentRenderers.DocumentRenderers,
       Limiter.Limiter
     )
     const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner)

@@ -6,6 +6,7 @@
  * that refuses tampering and expiry; export.succeeded reaches webhooks;
  * a canceled job never runs; download is needed.
  */
+import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, SignedUrl } from "@analytics/core"
@@ -13,6 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
+import JSZip from "jszip"
 import { problemCode, start } from "@analytics/adapter-http/testing"
 import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
 
@@ -29,7 +31,7 @@ const setup = (options: { readonly slowWritesMillis?: number; readonly leaseMill
     ...memory,
     put: (key, body) => Effect.andThen(Effect.sleep(options.slowWritesMillis ?? 0), memory.put(key, body))
   })
-  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs) })
+  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs), renderers: Documents.layer })
   const { token: admin } = yield* server.tenant()
   const ok = (method: string, path: string, body?: unknown, token = admin) =>
     Effect.map(server.request(method, path, { token, body }), (r) => {
@@ -61,7 +63,7 @@ const setup = (options: { readonly slowWritesMillis?: number; readonly leaseMill
     leaseMillis: options.leaseMillis ?? ExportWorker.defaults.leaseMillis,
     links: ExportRoutes.resultLinks("http://127.0.0.1", signer)
   }).pipe(
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs))),
+    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer)),
     Effect.provideContext(server.stores)
   )
   /** A result URL on the test server (the service believes it is at http://127.0.0.1, without the port). */
@@ -80,7 +82,7 @@ describe("exports", () => {
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "nope" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "by_region", pages: ["Q5"] })), "export/invalid")
-      assert.strictEqual(problemCode(yield* exportOf({ format: "pdf" })), "export/invalid")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "pdf" })), "export/invalid", "no pdf renderer yet")
       assert.strictEqual(problemCode(yield* server.request("POST", `/v1/reports/${crypto.randomUUID()}/export`, { token: admin, body: { format: "csv", visual_id: "x" } })), "resource/not-found")
 
       const queued = yield* exportOf({ format: "csv", visual_id: "by_region" })
@@ -149,6 +151,27 @@ describe("exports", () => {
       assert.strictEqual(yield* Fiber.join(second), 1)
       const after = yield* ok("GET", `/v1/jobs/${doomed.job_id}`)
       assert.deepInclude(after, { status: "canceled", result: null })
+    }).pipe(Effect.scoped))
+
+  it.live("Excel: a cover sheet with the filters, a sheet per visual, a total row that is a live SUM, read back as raw OOXML", () =>
+    Effect.gen(function*() {
+      const { local, ok, reportId, server, worker } = yield* setup()
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "xlsx", filters: [{ member: "region", operator: "not_equals", values: ["US"] }] })
+      assert.strictEqual(yield* worker, 1)
+      const result = yield* ok("GET", `/v1/jobs/${job.job_id}/result`)
+      assert.strictEqual(result.filename, "Sales_overview.xlsx")
+      const bytes = yield* Effect.promise(() => fetch(`${server.url}${local(result.url)}`).then((r) => r.arrayBuffer()))
+      const zip = yield* Effect.promise(() => JSZip.loadAsync(bytes))
+      const read = (path: string) => Effect.promise(() => zip.file(path)!.async("string"))
+      const workbook = yield* read("xl/workbook.xml")
+      assert.deepStrictEqual([...workbook.matchAll(/<sheet [^>]*name="([^"]+)"/g)].map((m) => m[1]), ["Report", "by_region"])
+      const cover = yield* read("xl/worksheets/sheet1.xml")
+      assert.include(cover, "Sales overview")
+      assert.include(cover, "region not equals &quot;US&quot;")
+      const sheet = yield* read("xl/worksheets/sheet2.xml")
+      assert.include(sheet, "<f>SUM(B2:B3)</f><v>2730</v>")
+      for (const value of ["APAC", "1395", "EU", "1335"]) assert.include(sheet, value)
+      assert.notInclude(sheet, "1365", "the filter left US out")
     }).pipe(Effect.scoped))
 
   it.live("Parquet from DuckDB's own writer, read back by another library", () =>

@@ -9,19 +9,21 @@
 import { Effect, Stream } from "effect"
 import type { EngineError } from "./AnalyticsEngine.ts"
 import * as Csv from "./Csv.ts"
+import { type DocumentFormat, DocumentRenderers, isDocumentFormat, type RenderError } from "./DocumentRenderers.ts"
 import * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import { NotFound } from "./Errors.ts"
 import type { ExportJob } from "./ExportJob.ts"
 import { findVisual, type Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
+import * as ReportViews from "./ReportViews.ts"
 import type { ReportStore } from "./ReportStore.ts"
 
 /** A made file, ready to keep. */
 export interface Rendered {
   readonly filename: string
   readonly contentType: string
-  readonly body: Stream.Stream<Uint8Array, EngineError>
+  readonly body: Stream.Stream<Uint8Array, EngineError | RenderError>
   readonly warnings: ReadonlyArray<string>
 }
 
@@ -43,10 +45,34 @@ const visualOf = (job: ExportJob) =>
 const rowsOf = (job: ExportJob) =>
   Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [])
 
-/** Makes the file of a job whose format this service produces (`Exports.availableFormats`). */
+/** The filters an export added, in words for the document. */
+const filterText = (filters: NonNullable<ExportJob["request"]["filters"]>): ReadonlyArray<string> =>
+  filters.map((filter) =>
+    "member" in filter
+      ? `${filter.member} ${filter.operator.replace(/_/g, " ")}${filter.values === undefined ? "" : ` ${filter.values.map((v) => JSON.stringify(v)).join(", ")}`}`
+      : JSON.stringify(filter))
+
+/** Makes the file of a job whose format this deployment produces (`Exports.availableFormats`). */
 export const render = (job: ExportJob) =>
   Effect.gen(function*() {
-    switch (job.request.format) {
+    const format = job.request.format
+    if (isDocumentFormat(format)) {
+      const renderer = (yield* DocumentRenderers)[format]
+      if (renderer === undefined) return yield* Effect.die(new Error(`No ${format} renderer (refused when asked)`))
+      const view = yield* ReportViews.render({
+        tenantId: job.tenant_id,
+        reportId: job.report_id,
+        security: job.security,
+        filters: job.request.filters ?? [],
+        pages: job.request.pages
+      })
+      const warnings = view.pages.flatMap((page) =>
+        page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
+      )
+      const body = renderer(view, { watermark: job.watermark, filters: filterText(job.request.filters ?? []), generatedAt: job.updated_at })
+      return { filename: `${view.report.name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${format}`, contentType: contentTypes[format], body, warnings } satisfies Rendered
+    }
+    switch (format) {
       case "csv": {
         const { compiled, rows, visual } = yield* rowsOf(job)
         return {
@@ -87,5 +113,13 @@ export const render = (job: ExportJob) =>
     }
   })
 
+/** The media types of documents. */
+const contentTypes: Record<DocumentFormat, string> = {
+  pdf: "application/pdf",
+  png: "image/png",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+}
+
 /** What rendering reads. */
-export type Services = ReportStore | DatasetStore | Datasets.Engines
+export type Services = ReportStore | DatasetStore | Datasets.Engines | DocumentRenderers

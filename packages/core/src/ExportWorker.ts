@@ -85,7 +85,7 @@ const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError
     const job = claimed.job
     const blobs = yield* BlobStore
     const made = yield* ExportFormats.render(job).pipe(
-      Effect.flatMap((file) =>
+      Effect.flatMap((file: ExportFormats.Rendered) =>
         Effect.map(blobs.put(`exports/${job.tenant_id}/${job.job_id}/${file.filename}`, file.body), (bytes) => ({ ...file, bytes }))
       ),
       Effect.raceFirst(heartbeat(claimed, options)),

@@ -9,6 +9,7 @@
 import { Clock, Data, Effect } from "effect"
 import * as Datasets from "./Datasets.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
+import { DocumentRenderers } from "./DocumentRenderers.ts"
 import { NotFound, type Forbidden, type StoreError } from "./Errors.ts"
 import { type ExportJob, type ExportRequest, type Format, type JobId, singleVisualFormats } from "./ExportJob.ts"
 import { ExportStore } from "./ExportStore.ts"
@@ -22,8 +23,12 @@ import { findVisual, type Report } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type * as Subjects from "./Subjects.ts"
 
-/** The formats this service produces today; the others are refused at request time, never accepted and failed. */
-export const availableFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql", "parquet"])
+/** The formats core makes itself; document formats need their renderer (`DocumentRenderers`). */
+const coreFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql", "parquet"])
+
+/** The formats this deployment produces; the others are refused at request time, never accepted and then failed. */
+export const availableFormats = Effect.map(DocumentRenderers, (renderers): ReadonlySet<Format> =>
+  new Set([...coreFormats, ...(Object.keys(renderers) as ReadonlyArray<Format>)]))
 
 /** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
 export class ExportInvalid extends Data.TaggedError("ExportInvalid")<{
@@ -43,8 +48,9 @@ export interface ResultLinks {
 /** Checks the request against the report: its pages and visual exist, the format can be made. */
 const check = (report: Report, request: ExportRequest) =>
   Effect.gen(function*() {
-    if (!availableFormats.has(request.format)) {
-      return yield* new ExportInvalid({ detail: `format: ${request.format} is not produced by this service yet; use ${[...availableFormats].join(", ")}` })
+    const available = yield* availableFormats
+    if (!available.has(request.format)) {
+      return yield* new ExportInvalid({ detail: `format: ${request.format} is not produced by this deployment; use ${[...available].join(", ")}` })
     }
     for (const name of request.pages ?? []) {
       if (!report.pages.some((p) => p.name === name)) return yield* new ExportInvalid({ detail: `pages: the report has no page named ${JSON.stringify(name)}` })
@@ -78,7 +84,7 @@ export const request = (
   | ExportInvalid
   | RateLimitedWith<"rate-limit/exports-exceeded">
   | StoreError,
-  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Datasets.Engines | Limiter
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Datasets.Engines | DocumentRenderers | Limiter
 > =>
   Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, reportId)

@@ -7,6 +7,7 @@
  */
 import { App, ExportRoutes, FileBlobStore } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
+import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { Migrations, PgEngine, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
 import { RedisRateLimitStore } from "@analytics/adapter-redis"
@@ -221,7 +222,9 @@ const initialize = (config: HostConfig) =>
     }
     if (config.exports.worker) {
       const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
-      yield* Effect.forkScoped(withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer))).pipe(Effect.provideContext(blobs)))
+      yield* Effect.forkScoped(
+        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer))).pipe(Effect.provideContext(blobs), Effect.provide(Documents.layer))
+      )
     }
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
@@ -236,7 +239,8 @@ const initialize = (config: HostConfig) =>
         postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
       },
       maxUploadBytes: config.datasets.maxUploadBytes,
-      blobStore: Layer.succeedContext(blobs)
+      blobStore: Layer.succeedContext(blobs),
+      renderers: Documents.layer
     }))
   })
 

@@ -1,8 +1,9 @@
 /**
  * Exports as a new user meets them, on the packaged host with its default
  * store (embedded PGlite on disk, results in the data directory) and the
- * demo data: export a visual of "Sales overview" as CSV, poll the job until
- * the host's worker has run it, and download the file at its signed URL.
+ * demo data: export a visual of "Sales overview" as CSV and the whole
+ * report as an Excel workbook, poll each job until the host's worker has
+ * run it, and download the file at its signed URL.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -53,5 +54,17 @@ describe("exports on the packaged host", () => {
     expect(lines[0]!.split(",").length).toBeGreaterThan(1)
     // The file is in the data directory, not in memory: it outlives the process.
     expect(readdirSync(join(dataDir, "exports"), { recursive: true }).some((f) => String(f).endsWith(".csv"))).toBe(true)
+    // The whole report as an Excel workbook, from the host's document renderers.
+    let workbook = (await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "xlsx" })).body
+    for (let i = 0; i < 100 && workbook.status !== "succeeded" && workbook.status !== "failed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      workbook = (await call(host, "GET", `/v1/jobs/${workbook.job_id}`, token)).body
+    }
+    expect(workbook.status).toBe("succeeded")
+    const xlsx = await fetch((await call(host, "GET", `/v1/jobs/${workbook.job_id}/result`, token)).body.url)
+    expect(xlsx.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    const bytes = new Uint8Array(await xlsx.arrayBuffer())
+    expect([...bytes.slice(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04])
+    expect(bytes.length).toBeGreaterThan(5_000)
   }, 180_000)
 })

@@ -1,0 +1,7 @@
+/**
+ * @analytics/adapter-documents: exported documents of reports.
+ *
+ * @since 0.1.0
+ */
+export * as Documents from "./Documents.ts"
+export * as Xlsx from "./Xlsx.ts"
