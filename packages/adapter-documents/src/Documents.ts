@@ -5,7 +5,8 @@
  */
 import { DocumentRenderers } from "@analytics/core"
 import { Layer } from "effect"
+import * as Pdf from "./Pdf.ts"
 import * as Xlsx from "./Xlsx.ts"
 
-/** Excel workbooks (PDF, PNG and PowerPoint follow). */
-export const layer = Layer.succeed(DocumentRenderers.DocumentRenderers, { xlsx: Xlsx.render })
+/** PDF documents and Excel workbooks (PNG and PowerPoint follow). */
+export const layer = Layer.succeed(DocumentRenderers.DocumentRenderers, { pdf: Pdf.render, xlsx: Xlsx.render })

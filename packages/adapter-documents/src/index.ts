@@ -4,4 +4,5 @@
  * @since 0.1.0
  */
 export * as Documents from "./Documents.ts"
+export * as Pdf from "./Pdf.ts"
 export * as Xlsx from "./Xlsx.ts"

@@ -7,6 +7,7 @@
  * a canceled job never runs; download is needed.
  */
 import { Documents } from "@analytics/adapter-documents"
+import { Poppler } from "@analytics/adapter-documents/testing"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, SignedUrl } from "@analytics/core"
@@ -82,7 +83,7 @@ describe("exports", () => {
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "nope" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "by_region", pages: ["Q5"] })), "export/invalid")
-      assert.strictEqual(problemCode(yield* exportOf({ format: "pdf" })), "export/invalid", "no pdf renderer yet")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "png" })), "export/invalid", "no png renderer yet")
       assert.strictEqual(problemCode(yield* server.request("POST", `/v1/reports/${crypto.randomUUID()}/export`, { token: admin, body: { format: "csv", visual_id: "x" } })), "resource/not-found")
 
       const queued = yield* exportOf({ format: "csv", visual_id: "by_region" })
@@ -172,6 +173,22 @@ describe("exports", () => {
       assert.include(sheet, "<f>SUM(B2:B3)</f><v>2730</v>")
       for (const value of ["APAC", "1395", "EU", "1335"]) assert.include(sheet, value)
       assert.notInclude(sheet, "1365", "the filter left US out")
+    }).pipe(Effect.scoped))
+
+  it.live(`PDF of the chosen pages, read back by poppler${Poppler.available ? "" : " (skipped: no pdftotext; apt-get install poppler-utils)"}`, () =>
+    Effect.gen(function*() {
+      if (!Poppler.available) return
+      const { local, ok, reportId, server, worker } = yield* setup()
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "pdf", pages: ["Overview"], filters: [{ member: "region", operator: "equals", values: ["EU", "APAC"] }] })
+      assert.strictEqual(yield* worker, 1)
+      const result = yield* ok("GET", `/v1/jobs/${job.job_id}/result`)
+      assert.strictEqual(result.content_type, "application/pdf")
+      const bytes = yield* Effect.promise(() => fetch(`${server.url}${local(result.url)}`).then((r) => r.arrayBuffer()))
+      const pdf = Poppler.read(new Uint8Array(bytes))
+      assert.strictEqual(pdf.pages, 2)
+      assert.strictEqual(pdf.title, "Sales overview")
+      assert.include(pdf.text, "region equals \"EU\", \"APAC\"")
+      for (const label of ["Overview", "APAC", "EU", "region"]) assert.include(pdf.text, label)
     }).pipe(Effect.scoped))
 
   it.live("Parquet from DuckDB's own writer, read back by another library", () =>

@@ -1,0 +1,92 @@
+/**
+ * The PDF renderer, read back by poppler: a cover page with the filters,
+ * a page per report page, charts drawn as vectors with their labels as
+ * text, a table, a key figure, a visual that could not be shown, and the
+ * watermark drawn into every page.
+ */
+import { DocumentRenderers, type Report, type ReportViews } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import * as Pdf from "../src/Pdf.ts"
+import { Poppler } from "@analytics/adapter-documents/testing"
+
+const visual = (id: string, type: Report.Visual["type"], encoding: Report.Visual["encoding"] = {}): Report.Visual => ({
+  id,
+  type,
+  title: `The ${id}`,
+  dataset_id: "0190c0de-0000-7000-8000-000000000001" as Report.Visual["dataset_id"],
+  query: {},
+  encoding
+})
+
+const byRegion = [{ region: "APAC", amount: 1395 }, { region: "EU", amount: 1335 }, { region: "US", amount: 1365 }]
+
+const view: ReportViews.ReportView = {
+  report: {
+    report_id: "0190c0de-0000-7000-8000-000000000002" as Report.ReportId,
+    tenant_id: "0190c0de-0000-7000-8000-000000000003" as Report.Report["tenant_id"],
+    workspace_id: "0190c0de-0000-7000-8000-000000000004" as Report.Report["workspace_id"],
+    name: "Quarterly sales",
+    description: "Orders by region",
+    pages: [],
+    settings: { query_timeout_seconds: 30 },
+    created_at: new Date(0),
+    updated_at: new Date(0)
+  },
+  pages: [
+    {
+      name: "Overview",
+      visuals: [
+        { _tag: "Rows", visual: visual("total", "kpi", { value: "amount" }), columns: ["amount"], measures: ["amount"], rows: [{ amount: 4095 }] },
+        { _tag: "Rows", visual: visual("bars", "bar", { x: "region", y: ["amount"] }), columns: ["region", "amount"], measures: ["amount"], rows: byRegion },
+        { _tag: "Rows", visual: visual("slices", "pie", { category: "region", value: "amount" }), columns: ["region", "amount"], measures: ["amount"], rows: byRegion },
+        { _tag: "Unavailable", visual: visual("slow", "line"), detail: "This visual took too long to load." }
+      ]
+    },
+    {
+      name: "Detail",
+      visuals: [{ _tag: "Rows", visual: visual("grid", "table"), columns: ["region", "amount"], measures: ["amount"], rows: byRegion }]
+    }
+  ]
+}
+
+const bytesOf = (stream: Stream.Stream<Uint8Array, DocumentRenderers.RenderError>) =>
+  Effect.map(Stream.runCollect(stream), (chunks) => {
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+    let offset = 0
+    for (const chunk of chunks) {
+      out.set(chunk, offset)
+      offset += chunk.length
+    }
+    return out
+  })
+
+const suite = Poppler.available ? describe : describe.skip
+
+suite(`PDF documents${Poppler.available ? "" : " (skipped: no pdftotext; apt-get install poppler-utils)"}`, () => {
+  it.effect("a cover, a page per report page, vector charts with their labels, a table, the notice of a missing visual, the watermark on every page", () =>
+    Effect.gen(function*() {
+      const bytes = yield* bytesOf(Pdf.render(view, { watermark: null, filters: ["region not equals \"US\""], generatedAt: new Date("2026-11-22T10:00:00Z") }))
+      const pdf = Poppler.read(bytes)
+      assert.strictEqual(pdf.pages, 3)
+      assert.strictEqual(pdf.title, "Quarterly sales")
+      const pages = pdf.text.split("\f")
+      assert.include(pages[0], "Quarterly sales")
+      assert.include(pages[0], "region not equals \"US\"")
+      assert.include(pages[0], "2026-11-22T10:00:00.000Z")
+      assert.include(pages[1], "Overview")
+      assert.include(pages[1], "4,095")
+      // The bar chart's axis labels are text in the page, not pixels.
+      for (const label of ["APAC", "EU", "US", "The bars", "The slices"]) assert.include(pages[1], label)
+      assert.include(pages[1], "This visual took too long to load.")
+      assert.include(pages[2], "Detail")
+      assert.match(pages[2]!, /EU\s+1,335/)
+      assert.notInclude(pdf.text, "board@example.com")
+      // With a watermark: tiled into every page.
+      const marked = Poppler.read(yield* bytesOf(Pdf.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date() })))
+      assert.strictEqual(marked.pages, 3)
+      const markedPages = marked.text.split("\f")
+      for (const i of [0, 1, 2]) assert.isAtLeast(markedPages[i]!.split("board@example.com").length - 1, 10, `the watermark tiled on page ${i + 1}`)
+      assert.include(marked.text, "Filters: none")
+    }))
+})
