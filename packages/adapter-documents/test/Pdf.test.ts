@@ -4,9 +4,9 @@
  * text, a table, a key figure, a visual that could not be shown, and the
  * watermark drawn into every page.
  */
-import { DocumentRenderers, type Report, type ReportViews } from "@analytics/core"
+import { BlobStore, type Report, type ReportViews } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import * as Pdf from "../src/Pdf.ts"
 import { Poppler } from "@analytics/adapter-documents/testing"
 
@@ -50,23 +50,12 @@ const view: ReportViews.ReportView = {
   ]
 }
 
-const bytesOf = (stream: Stream.Stream<Uint8Array, DocumentRenderers.RenderError>) =>
-  Effect.map(Stream.runCollect(stream), (chunks) => {
-    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-    let offset = 0
-    for (const chunk of chunks) {
-      out.set(chunk, offset)
-      offset += chunk.length
-    }
-    return out
-  })
-
 const suite = Poppler.available ? describe : describe.skip
 
 suite(`PDF documents${Poppler.available ? "" : " (skipped: no pdftotext; apt-get install poppler-utils)"}`, () => {
   it.effect("a cover, a page per report page, vector charts with their labels, a table, the notice of a missing visual, the watermark on every page", () =>
     Effect.gen(function*() {
-      const bytes = yield* bytesOf(Pdf.render(view, { watermark: null, filters: ["region not equals \"US\""], generatedAt: new Date("2026-11-22T10:00:00Z") }))
+      const bytes = yield* BlobStore.collect(Pdf.render(view, { watermark: null, filters: ["region not equals \"US\""], generatedAt: new Date("2026-11-22T10:00:00Z") }))
       const pdf = Poppler.read(bytes)
       assert.strictEqual(pdf.pages, 3)
       assert.strictEqual(pdf.title, "Quarterly sales")
@@ -83,7 +72,7 @@ suite(`PDF documents${Poppler.available ? "" : " (skipped: no pdftotext; apt-get
       assert.match(pages[2]!, /EU\s+1,335/)
       assert.notInclude(pdf.text, "board@example.com")
       // With a watermark: tiled into every page.
-      const marked = Poppler.read(yield* bytesOf(Pdf.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date() })))
+      const marked = Poppler.read(yield* BlobStore.collect(Pdf.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date() })))
       assert.strictEqual(marked.pages, 3)
       const markedPages = marked.text.split("\f")
       for (const i of [0, 1, 2]) assert.isAtLeast(markedPages[i]!.split("board@example.com").length - 1, 10, `the watermark tiled on page ${i + 1}`)

@@ -16,6 +16,18 @@ export interface Blob {
   readonly body: Stream.Stream<Uint8Array, StoreError>
 }
 
+/** All of a byte stream, in one array. */
+export const collect = <E>(body: Stream.Stream<Uint8Array, E>): Effect.Effect<Uint8Array, E> =>
+  Effect.map(EffectStream.runCollect(body), (chunks) => {
+    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+    let offset = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset)
+      offset += chunk.length
+    }
+    return bytes
+  })
+
 /** Kept files, by key (`exports/<tenant>/<job>/<filename>`). */
 export class BlobStore extends Context.Service<BlobStore, {
   /** Keeps `body` under `key` whole or not at all (a failed write leaves nothing); its size. */
@@ -29,13 +41,7 @@ export class BlobStore extends Context.Service<BlobStore, {
     const files = new Map<string, Uint8Array>()
     return {
       put: (key, body) =>
-        Effect.map(EffectStream.runCollect(body), (chunks) => {
-          const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-          let offset = 0
-          for (const chunk of chunks) {
-            bytes.set(chunk, offset)
-            offset += chunk.length
-          }
+        Effect.map(collect(body), (bytes) => {
           files.set(key, bytes)
           return bytes.length
         }),

@@ -5,12 +5,10 @@
  * report as an Excel workbook, poll each job until the host's worker has
  * run it, and download the file at its signed URL.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync } from "node:fs"
 import { join } from "node:path"
-import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, type Cleanups, freePort, healthy, run, stop } from "./HostProcess.ts"
+import { call, type Cleanups, demoHost } from "./HostProcess.ts"
 
 const cleanups: Cleanups = []
 afterAll(async () => {
@@ -19,22 +17,7 @@ afterAll(async () => {
 
 describe("exports on the packaged host", () => {
   it("a CSV export of a demo visual runs on the host's worker and downloads at its signed URL", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "analytics-exports-"))
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
-    const token = `e2e-${randomUUID()}`
-    const port = await freePort()
-    const host = run(["serve"], {
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      ANALYTICS_DATA_DIR: dataDir,
-      ANALYTICS_BOOTSTRAP_TOKEN: token,
-      ANALYTICS_DEMO: "1",
-      LOG_LEVEL: "warn"
-    })
-    cleanups.push(async () => void (await stop(host)))
-    await healthy(host, 120_000)
-    const [workspace] = (await call(host, "GET", "/v1/workspaces", token)).body.data
-    const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
+    const { dataDir, host, port, report, token } = await demoHost(cleanups, (port) => `http://127.0.0.1:${port}`)
     const visual = report.pages[0].visuals.find((v: any) => v.type !== "kpi") ?? report.pages[0].visuals[0]
     const queued = await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "csv", visual_id: visual.id })
     expect(queued.status).toBe(202)

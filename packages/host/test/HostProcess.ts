@@ -4,7 +4,11 @@
 import { databaseUrl, freshDatabase } from "@analytics/adapter-postgres/testing"
 import { Effect, Exit, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
@@ -97,4 +101,29 @@ export const freshDatabaseUrl = async (cleanups: Cleanups): Promise<string> => {
   const url = await Effect.runPromise(Scope.provide(freshDatabase(databaseUrl), scope))
   cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
   return url
+}
+
+/**
+ * A host on its default store (embedded PGlite in a fresh data directory,
+ * removed by `cleanups`) with the demo data, healthy; its bootstrap admin
+ * token and the demo report "Sales overview".
+ */
+export const demoHost = async (cleanups: Cleanups, publicBaseUrl: (port: number) => string) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "analytics-demo-"))
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+  const token = `e2e-${randomUUID()}`
+  const port = await freePort()
+  const host = run(["serve"], {
+    PORT: String(port),
+    PUBLIC_BASE_URL: publicBaseUrl(port),
+    ANALYTICS_DATA_DIR: dataDir,
+    ANALYTICS_BOOTSTRAP_TOKEN: token,
+    ANALYTICS_DEMO: "1",
+    LOG_LEVEL: "warn"
+  })
+  cleanups.push(async () => void (await stop(host)))
+  await healthy(host, 120_000)
+  const [workspace] = (await call(host, "GET", "/v1/workspaces", token)).body.data
+  const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
+  return { host, token, port, dataDir, report }
 }

@@ -3,12 +3,8 @@
  * store (embedded PGlite on disk) and the demo data: share the report
  * "Sales overview" by link with a password, then open it as a visitor.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, type Cleanups, freePort, healthy, run, stop } from "./HostProcess.ts"
+import { call, type Cleanups, demoHost } from "./HostProcess.ts"
 
 const cleanups: Cleanups = []
 afterAll(async () => {
@@ -17,23 +13,7 @@ afterAll(async () => {
 
 describe("sharing on the packaged host", () => {
   it("a report shared by link with a password opens for its visitor, with the link's absolute URL", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "analytics-sharing-"))
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
-    const token = `e2e-${randomUUID()}`
-    const port = await freePort()
-    const publicBaseUrl = `http://localhost:${port}/`
-    const host = run(["serve"], {
-      PORT: String(port),
-      PUBLIC_BASE_URL: publicBaseUrl,
-      ANALYTICS_DATA_DIR: dataDir,
-      ANALYTICS_BOOTSTRAP_TOKEN: token,
-      ANALYTICS_DEMO: "1",
-      LOG_LEVEL: "warn"
-    })
-    cleanups.push(async () => void (await stop(host)))
-    await healthy(host, 120_000)
-    const [workspace] = (await call(host, "GET", "/v1/workspaces", token)).body.data
-    const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
+    const { host, port, report, token } = await demoHost(cleanups, (port) => `http://localhost:${port}/`)
     expect(report.name).toBe("Sales overview")
     const created = await call(host, "POST", "/v1/sharing/grants", token, {
       subject_type: "report",
