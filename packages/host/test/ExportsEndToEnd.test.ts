@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, type Cleanups, demoHost } from "./HostProcess.ts"
+import { call, type Cleanups, demoHost, healthy, run, stop } from "./HostProcess.ts"
 
 const cleanups: Cleanups = []
 afterAll(async () => {
@@ -50,4 +50,25 @@ describe("exports on the packaged host", () => {
     expect([...bytes.slice(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04])
     expect(bytes.length).toBeGreaterThan(5_000)
   }, 180_000)
+
+  it("a job queued before a kill -9 is run after the restart: the queue is on disk", async () => {
+    // The first process takes requests but runs no exports, then dies without a word.
+    const { dataDir, environment, host, report, token } = await demoHost(cleanups, (port) => `http://127.0.0.1:${port}`, { ANALYTICS_EXPORT_WORKER: "false" })
+    const visual = report.pages[0].visuals[0]
+    const queued = await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "json", visual_id: visual.id })
+    expect(queued.status).toBe(202)
+    host.process.kill("SIGKILL")
+    expect(await host.exited).toBe("SIGKILL")
+    const restarted = run(["serve"], { ...environment, ANALYTICS_DATA_DIR: dataDir, ANALYTICS_EXPORT_WORKER: "true" })
+    cleanups.push(async () => void (await stop(restarted)))
+    await healthy(restarted, 120_000)
+    let job = (await call(restarted, "GET", `/v1/jobs/${queued.body.job_id}`, token)).body
+    for (let i = 0; i < 100 && job.status !== "succeeded" && job.status !== "failed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      job = (await call(restarted, "GET", `/v1/jobs/${job.job_id}`, token)).body
+    }
+    expect(job).toMatchObject({ status: "succeeded", attempts: 1 })
+    const file = await fetch((await call(restarted, "GET", `/v1/jobs/${job.job_id}/result`, token)).body.url)
+    expect((await file.json() as any).visual.id).toBe(visual.id)
+  }, 240_000)
 })

@@ -108,22 +108,24 @@ export const freshDatabaseUrl = async (cleanups: Cleanups): Promise<string> => {
  * removed by `cleanups`) with the demo data, healthy; its bootstrap admin
  * token and the demo report "Sales overview".
  */
-export const demoHost = async (cleanups: Cleanups, publicBaseUrl: (port: number) => string) => {
+export const demoHost = async (cleanups: Cleanups, publicBaseUrl: (port: number) => string, env: Record<string, string> = {}) => {
   const dataDir = mkdtempSync(join(tmpdir(), "analytics-demo-"))
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
   const token = `e2e-${randomUUID()}`
   const port = await freePort()
-  const host = run(["serve"], {
+  const environment = {
     PORT: String(port),
     PUBLIC_BASE_URL: publicBaseUrl(port),
     ANALYTICS_DATA_DIR: dataDir,
     ANALYTICS_BOOTSTRAP_TOKEN: token,
     ANALYTICS_DEMO: "1",
-    LOG_LEVEL: "warn"
-  })
+    LOG_LEVEL: "warn",
+    ...env
+  }
+  const host = run(["serve"], environment)
   cleanups.push(async () => void (await stop(host)))
   await healthy(host, 120_000)
   const [workspace] = (await call(host, "GET", "/v1/workspaces", token)).body.data
   const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
-  return { host, token, port, dataDir, report }
+  return { host, token, port, dataDir, report, environment }
 }
