@@ -6,7 +6,8 @@
 import { DocumentRenderers } from "@analytics/core"
 import { Layer } from "effect"
 import * as Pdf from "./Pdf.ts"
+import * as Png from "./Png.ts"
 import * as Xlsx from "./Xlsx.ts"
 
-/** PDF documents and Excel workbooks (PNG and PowerPoint follow). */
-export const layer = Layer.succeed(DocumentRenderers.DocumentRenderers, { pdf: Pdf.render, xlsx: Xlsx.render })
+/** PDF documents, PNG images of a visual and Excel workbooks (PowerPoint follows). */
+export const layer = Layer.succeed(DocumentRenderers.DocumentRenderers, { pdf: Pdf.render, png: Png.render, xlsx: Xlsx.render })

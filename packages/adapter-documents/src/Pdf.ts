@@ -13,48 +13,13 @@ import { DocumentRenderers, type ReportViews } from "@analytics/core"
 import { Effect, Stream } from "effect"
 import PDFDocument from "pdfkit"
 import SVGtoPDF from "svg-to-pdfkit"
-import * as vega from "vega"
-import * as vl from "vega-lite"
+import * as Charts from "./Charts.ts"
 
 const page = { width: 842, height: 595, margin: 36 } as const
 const gap = 18
 const rowsShown = 20
 
-type Rows = Extract<ReportViews.VisualView, { readonly _tag: "Rows" }>
-
-const formatNumber = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
-
-/** A vega-lite spec for a chart visual, or `undefined` for a table or a key figure. */
-const chartSpec = (v: Rows, width: number, height: number): vl.TopLevelSpec | undefined => {
-  const encoding = v.visual.encoding ?? {}
-  const x = encoding.x ?? v.columns.find((c) => !v.measures.includes(c))
-  const y = encoding.y?.[0] ?? v.measures[0]
-  const base = { data: { values: v.rows.map((r) => ({ ...r })) }, width, height, config: { font: "Helvetica", view: { stroke: null } } } as const
-  switch (v.visual.type) {
-    case "bar":
-      return x === undefined || y === undefined ? undefined : { ...base, mark: "bar", encoding: { x: { field: x, type: "nominal", sort: null }, y: { field: y, type: "quantitative" } } }
-    case "line":
-    case "area":
-      return x === undefined || y === undefined
-        ? undefined
-        : { ...base, mark: v.visual.type, encoding: { x: { field: x, type: "ordinal", sort: null }, y: { field: y, type: "quantitative" } } }
-    case "pie": {
-      const category = encoding.category ?? x
-      const value = encoding.value ?? y
-      return category === undefined || value === undefined
-        ? undefined
-        : { ...base, mark: "arc", encoding: { theta: { field: value, type: "quantitative" }, color: { field: category, type: "nominal" } } }
-    }
-    default:
-      return undefined
-  }
-}
-
-/** The SVG of a chart, its root's size removed (svg-to-pdfkit would let it override the box). */
-const chartSvg = async (spec: vl.TopLevelSpec) => {
-  const svg = await new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" }).toSVG()
-  return svg.replace(/^<svg([^>]*?) width="[\d.]+" height="[\d.]+"/, "<svg$1")
-}
+const { formatNumber } = Charts
 
 /** Draws one visual in its box. */
 const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, x: number, y: number, width: number, height: number) => {
@@ -72,9 +37,9 @@ const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, x:
     doc.font("Helvetica-Bold").fontSize(32).fillColor("#2563eb").text(typeof value === "number" ? formatNumber(value) : String(value ?? ""), inner.x, top + 20, { width: inner.width })
     return
   }
-  const spec = v.rows.length > 0 && v.rows.length <= 500 ? chartSpec(v, inner.width - 60, inner.height - 50) : undefined
+  const spec = v.rows.length > 0 && v.rows.length <= 500 ? Charts.spec(v, inner.width - 60, inner.height - 50) : undefined
   if (spec !== undefined) {
-    SVGtoPDF(doc, await chartSvg(spec), inner.x, top, { width: inner.width, height: inner.height, preserveAspectRatio: "xMinYMin meet", assumePt: true })
+    SVGtoPDF(doc, await Charts.svg(spec), inner.x, top, { width: inner.width, height: inner.height, preserveAspectRatio: "xMinYMin meet", assumePt: true })
     return
   }
   // A table: the first rows, each column an equal share of the width.

@@ -5,4 +5,5 @@
  */
 export * as Documents from "./Documents.ts"
 export * as Pdf from "./Pdf.ts"
+export * as Png from "./Png.ts"
 export * as Xlsx from "./Xlsx.ts"

@@ -83,7 +83,8 @@ describe("exports", () => {
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "nope" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "by_region", pages: ["Q5"] })), "export/invalid")
-      assert.strictEqual(problemCode(yield* exportOf({ format: "png" })), "export/invalid", "no png renderer yet")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "pptx" })), "export/invalid", "no pptx renderer yet")
+      assert.strictEqual(problemCode(yield* exportOf({ format: "png" })), "export/invalid", "png shows one visual: visual_id")
       assert.strictEqual(problemCode(yield* server.request("POST", `/v1/reports/${crypto.randomUUID()}/export`, { token: admin, body: { format: "csv", visual_id: "x" } })), "resource/not-found")
 
       const queued = yield* exportOf({ format: "csv", visual_id: "by_region" })
@@ -189,6 +190,20 @@ describe("exports", () => {
       assert.strictEqual(pdf.title, "Sales overview")
       assert.include(pdf.text, "region equals \"EU\", \"APAC\"")
       for (const label of ["Overview", "APAC", "EU", "region"]) assert.include(pdf.text, label)
+    }).pipe(Effect.scoped))
+
+  it.live("PNG of one visual at twice its size", () =>
+    Effect.gen(function*() {
+      const { local, ok, reportId, server, worker } = yield* setup()
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "png", visual_id: "by_region" })
+      assert.strictEqual(yield* worker, 1)
+      const result = yield* ok("GET", `/v1/jobs/${job.job_id}/result`)
+      assert.strictEqual(result.content_type, "image/png")
+      assert.strictEqual(result.filename, "by_region.png")
+      const bytes = new DataView(yield* Effect.promise(() => fetch(`${server.url}${local(result.url)}`).then((r) => r.arrayBuffer())))
+      // The PNG signature, then the IHDR chunk's width and height.
+      assert.strictEqual(bytes.getUint32(0), 0x89504e47)
+      assert.deepStrictEqual([bytes.getUint32(16), bytes.getUint32(20)], [2732, 1536])
     }).pipe(Effect.scoped))
 
   it.live("Parquet from DuckDB's own writer, read back by another library", () =>

@@ -13,7 +13,7 @@ import { type DocumentFormat, DocumentRenderers, isDocumentFormat, type RenderEr
 import * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import { NotFound } from "./Errors.ts"
-import type { ExportJob } from "./ExportJob.ts"
+import { type ExportJob, singleVisualFormats } from "./ExportJob.ts"
 import { findVisual, type Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import * as ReportViews from "./ReportViews.ts"
@@ -59,18 +59,28 @@ export const render = (job: ExportJob) =>
     if (isDocumentFormat(format)) {
       const renderer = (yield* DocumentRenderers)[format]
       if (renderer === undefined) return yield* Effect.die(new Error(`No ${format} renderer (refused when asked)`))
-      const view = yield* ReportViews.render({
+      const whole = yield* ReportViews.render({
         tenantId: job.tenant_id,
         reportId: job.report_id,
         security: job.security,
         filters: job.request.filters ?? [],
         pages: job.request.pages
       })
+      // A single-visual document (png) shows the visual named.
+      const view = job.request.visual_id === undefined || !singleVisualFormats.has(format)
+        ? whole
+        : {
+          ...whole,
+          pages: whole.pages
+            .map((page) => ({ ...page, visuals: page.visuals.filter((v) => v.visual.id === job.request.visual_id) }))
+            .filter((page) => page.visuals.length > 0)
+        }
       const warnings = view.pages.flatMap((page) =>
         page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
       )
       const body = renderer(view, { watermark: job.watermark, filters: filterText(job.request.filters ?? []), generatedAt: job.updated_at })
-      return { filename: `${view.report.name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${format}`, contentType: contentTypes[format], body, warnings } satisfies Rendered
+      const name = view === whole ? view.report.name : job.request.visual_id!
+      return { filename: `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${format}`, contentType: contentTypes[format], body, warnings } satisfies Rendered
     }
     switch (format) {
       case "csv": {
