@@ -6,4 +6,5 @@
 export * as Documents from "./Documents.ts"
 export * as Pdf from "./Pdf.ts"
 export * as Png from "./Png.ts"
+export * as Pptx from "./Pptx.ts"
 export * as Xlsx from "./Xlsx.ts"

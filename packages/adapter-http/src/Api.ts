@@ -1149,7 +1149,7 @@ export const ExportsGroup = HttpApiGroup.make("exports")
     }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
       OpenApi.Description,
       "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
-        "Today: csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`)."
+        "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
     )
   )
   .add(

@@ -83,7 +83,6 @@ describe("exports", () => {
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "nope" })), "export/invalid")
       assert.strictEqual(problemCode(yield* exportOf({ format: "csv", visual_id: "by_region", pages: ["Q5"] })), "export/invalid")
-      assert.strictEqual(problemCode(yield* exportOf({ format: "pptx" })), "export/invalid", "no pptx renderer yet")
       assert.strictEqual(problemCode(yield* exportOf({ format: "png" })), "export/invalid", "png shows one visual: visual_id")
       assert.strictEqual(problemCode(yield* server.request("POST", `/v1/reports/${crypto.randomUUID()}/export`, { token: admin, body: { format: "csv", visual_id: "x" } })), "resource/not-found")
 
@@ -190,6 +189,28 @@ describe("exports", () => {
       assert.strictEqual(pdf.title, "Sales overview")
       assert.include(pdf.text, "region equals \"EU\", \"APAC\"")
       for (const label of ["Overview", "APAC", "EU", "region"]) assert.include(pdf.text, label)
+    }).pipe(Effect.scoped))
+
+  it.live("PowerPoint: a title slide and a slide per visual with a native chart whose data is in the deck, read back as raw OOXML", () =>
+    Effect.gen(function*() {
+      const { local, ok, reportId, server, worker } = yield* setup()
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "pptx" })
+      assert.strictEqual(yield* worker, 1)
+      const result = yield* ok("GET", `/v1/jobs/${job.job_id}/result`)
+      assert.strictEqual(result.content_type, "application/vnd.openxmlformats-officedocument.presentationml.presentation")
+      const bytes = yield* Effect.promise(() => fetch(`${server.url}${local(result.url)}`).then((r) => r.arrayBuffer()))
+      const zip = yield* Effect.promise(() => JSZip.loadAsync(bytes))
+      const slides = Object.keys(zip.files).filter((f) => /^ppt\/slides\/slide\d+\.xml$/.test(f)).sort()
+      assert.deepStrictEqual(slides, ["ppt/slides/slide1.xml", "ppt/slides/slide2.xml"])
+      const read = (path: string) => Effect.promise(() => zip.file(path)!.async("string"))
+      assert.include(yield* read("ppt/slides/slide1.xml"), "Sales overview")
+      const visualSlide = yield* read("ppt/slides/slide2.xml")
+      assert.include(visualSlide, "Overview · by_region")
+      assert.include(visualSlide, "graphicFrame", "a native chart, not a picture")
+      assert.notInclude(visualSlide, "<p:pic>")
+      const chart = yield* read(Object.keys(zip.files).find((f) => /^ppt\/charts\/chart\d*\.xml$/.test(f))!)
+      assert.include(chart, "<c:barChart>")
+      for (const value of ["APAC", "1395", "1335", "1365"]) assert.include(chart, value)
     }).pipe(Effect.scoped))
 
   it.live("PNG of one visual at twice its size", () =>
