@@ -12,9 +12,7 @@ import * as Csv from "./Csv.ts"
 import { type DocumentFormat, DocumentRenderers, isDocumentFormat, type RenderError } from "./DocumentRenderers.ts"
 import * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
-import { NotFound } from "./Errors.ts"
 import { type ExportJob, singleVisualFormats } from "./ExportJob.ts"
-import { findVisual, type Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import * as ReportViews from "./ReportViews.ts"
 import type { ReportStore } from "./ReportStore.ts"
@@ -30,17 +28,12 @@ export interface Rendered {
 const encoder = new TextEncoder()
 const text = (value: string) => Stream.make(encoder.encode(value))
 
-/** A file name from a visual's id, safe in a `Content-Disposition` header. */
-const fileName = (visual: Visual, extension: string) => `${visual.id.replace(/[^A-Za-z0-9_.-]/g, "_")}.${extension}`
+/** A file name from a report's name or a visual's id, safe in a `Content-Disposition` header. */
+const fileName = (name: string, extension: string) => `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${extension}`
 
-/** The visual a single-visual export names, in the job's report. */
-const visualOf = (job: ExportJob) =>
-  Effect.gen(function*() {
-    const report = yield* Reports.get(job.tenant_id, job.report_id)
-    const found = findVisual(report, job.request.visual_id ?? "")
-    if (found === undefined) return yield* new NotFound({ resource: "visual", id: job.request.visual_id ?? "" })
-    return { report, visual: found.visual }
-  })
+/** The visual a single-visual export names, and its query with the export's filters. */
+const visualQueryOf = (job: ExportJob) =>
+  Reports.visualQuery(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.request.filters ?? [])
 
 const rowsOf = (job: ExportJob) =>
   Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [])
@@ -59,34 +52,27 @@ export const render = (job: ExportJob) =>
     if (isDocumentFormat(format)) {
       const renderer = (yield* DocumentRenderers)[format]
       if (renderer === undefined) return yield* Effect.die(new Error(`No ${format} renderer (refused when asked)`))
-      const whole = yield* ReportViews.render({
+      // A single-visual document (png) shows, and runs, only the visual named.
+      const visualId = singleVisualFormats.has(format) ? job.request.visual_id : undefined
+      const view = yield* ReportViews.render({
         tenantId: job.tenant_id,
         reportId: job.report_id,
         security: job.security,
         filters: job.request.filters ?? [],
-        pages: job.request.pages
+        pages: job.request.pages,
+        visualId
       })
-      // A single-visual document (png) shows the visual named.
-      const view = job.request.visual_id === undefined || !singleVisualFormats.has(format)
-        ? whole
-        : {
-          ...whole,
-          pages: whole.pages
-            .map((page) => ({ ...page, visuals: page.visuals.filter((v) => v.visual.id === job.request.visual_id) }))
-            .filter((page) => page.visuals.length > 0)
-        }
       const warnings = view.pages.flatMap((page) =>
         page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
       )
       const body = renderer(view, { watermark: job.watermark, filters: filterText(job.request.filters ?? []), generatedAt: job.updated_at })
-      const name = view === whole ? view.report.name : job.request.visual_id!
-      return { filename: `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${format}`, contentType: contentTypes[format], body, warnings } satisfies Rendered
+      return { filename: fileName(visualId ?? view.report.name, format), contentType: contentTypes[format], body, warnings } satisfies Rendered
     }
     switch (format) {
       case "csv": {
         const { compiled, rows, visual } = yield* rowsOf(job)
         return {
-          filename: fileName(visual, "csv"),
+          filename: fileName(visual.id, "csv"),
           contentType: "text/csv; charset=utf-8",
           body: text(Csv.table(compiled.columns.map((c) => c.name), rows)),
           warnings: []
@@ -100,23 +86,21 @@ export const render = (job: ExportJob) =>
           row_count: rows.length,
           rows
         }
-        return { filename: fileName(visual, "json"), contentType: "application/json", body: text(JSON.stringify(document)), warnings: [] } satisfies Rendered
+        return { filename: fileName(visual.id, "json"), contentType: "application/json", body: text(JSON.stringify(document)), warnings: [] } satisfies Rendered
       }
       case "parquet": {
-        const { visual } = yield* visualOf(job)
-        const query = { ...visual.query, filters: [...(visual.query.filters ?? []), ...(job.request.filters ?? [])] }
+        const { query, visual } = yield* visualQueryOf(job)
         const body = yield* Datasets.parquet(job.tenant_id, visual.dataset_id, query, job.security)
-        return { filename: fileName(visual, "parquet"), contentType: "application/vnd.apache.parquet", body, warnings: [] } satisfies Rendered
+        return { filename: fileName(visual.id, "parquet"), contentType: "application/vnd.apache.parquet", body, warnings: [] } satisfies Rendered
       }
       case "sql": {
-        const { visual } = yield* visualOf(job)
-        const query = { ...visual.query, filters: [...(visual.query.filters ?? []), ...(job.request.filters ?? [])] }
+        const { query, visual } = yield* visualQueryOf(job)
         const { compiled, dialect } = yield* Datasets.compile(job.tenant_id, visual.dataset_id, query, job.security, job.request.dialect)
         const header = [
           `-- Visual ${visual.id} of report ${job.report_id}, compiled for ${dialect}`,
           ...compiled.params.map((value, i) => `-- parameter ${i + 1}: ${JSON.stringify(value)}`)
         ]
-        return { filename: fileName(visual, "sql"), contentType: "application/sql; charset=utf-8", body: text(`${[...header, compiled.sql].join("\n")};\n`), warnings: [] } satisfies Rendered
+        return { filename: fileName(visual.id, "sql"), contentType: "application/sql; charset=utf-8", body: text(`${[...header, compiled.sql].join("\n")};\n`), warnings: [] } satisfies Rendered
       }
       default:
         return yield* Effect.die(new Error(`The ${job.request.format} format is not produced (refused when asked)`))

@@ -47,6 +47,8 @@ export interface Request {
   readonly filters: NonNullable<Query["filters"]>
   /** The pages to show, by name; every page when absent. */
   readonly pages?: ReadonlyArray<string> | undefined
+  /** Only this visual (and its page); every visual when absent. */
+  readonly visualId?: string | undefined
 }
 
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
@@ -79,7 +81,10 @@ const visualFor = (request: Request, visual: Visual): Effect.Effect<VisualView, 
 export const render = (request: Request): Effect.Effect<ReportView, NotFound | StoreError, Services> =>
   Effect.gen(function*() {
     const report = yield* Reports.get(request.tenantId, request.reportId)
-    const chosen = request.pages === undefined ? report.pages : report.pages.filter((p) => request.pages!.includes(p.name))
+    const chosen = report.pages
+      .filter((p) => request.pages === undefined || request.pages.includes(p.name))
+      .map((p) => ({ name: p.name, visuals: p.visuals.filter((v) => request.visualId === undefined || v.id === request.visualId) }))
+      .filter((p) => p.visuals.length > 0 || request.visualId === undefined)
     const pages = yield* Effect.forEach(chosen, (page) =>
       Effect.map(
         Effect.forEach(page.visuals, (visual) => visualFor(request, visual), { concurrency: 4 }),

@@ -152,6 +152,21 @@ export const remove = (tenantId: TenantId, reportId: string): Effect.Effect<void
     Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(reportNotFound(reportId)))
   )
 
+/** A visual of a report, and its query with `filters` added (a viewer's or an export's). */
+export const visualQuery = (
+  tenantId: TenantId,
+  reportId: string,
+  visualId: string,
+  filters: NonNullable<SemanticQuery.Query["filters"]> = []
+) =>
+  Effect.gen(function*() {
+    const report = yield* get(tenantId, reportId)
+    const found = findVisual(report, visualId)
+    if (found === undefined) return yield* new NotFound({ resource: "visual", id: visualId })
+    const query: SemanticQuery.Query = { ...found.visual.query, filters: [...(found.visual.query.filters ?? []), ...filters] }
+    return { report, visual: found.visual, query }
+  })
+
 /**
  * Runs one visual's query for a principal, with `filters` added (a
  * viewer's or an export's), cancelled after the report's query timeout.
@@ -164,10 +179,7 @@ export const queryVisual = (
   filters: NonNullable<SemanticQuery.Query["filters"]> = []
 ) =>
   Effect.gen(function*() {
-    const report = yield* get(tenantId, reportId)
-    const found = findVisual(report, visualId)
-    if (found === undefined) return yield* new NotFound({ resource: "visual", id: visualId })
-    const query = { ...found.visual.query, filters: [...(found.visual.query.filters ?? []), ...filters] }
-    const result = yield* Datasets.query(tenantId, found.visual.dataset_id, query, security, Duration.seconds(report.settings.query_timeout_seconds))
-    return { report, visual: found.visual, ...result }
+    const { query, report, visual } = yield* visualQuery(tenantId, reportId, visualId, filters)
+    const result = yield* Datasets.query(tenantId, visual.dataset_id, query, security, Duration.seconds(report.settings.query_timeout_seconds))
+    return { report, visual, ...result }
   })
