@@ -12,9 +12,6 @@ import * as vl from "vega-lite"
 /** A visual with its rows. */
 export type Rows = Extract<ReportViews.VisualView, { readonly _tag: "Rows" }>
 
-/** A number as the documents print it. */
-export const formatNumber = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
-
 /** A vega-lite spec for a chart visual, or `undefined` for a table or a key figure. */
 export const spec = (v: Rows, width: number, height: number): vl.TopLevelSpec | undefined => {
   const encoding = v.visual.encoding ?? {}

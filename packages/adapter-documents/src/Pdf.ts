@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { DocumentRenderers, type ReportViews } from "@analytics/core"
+import { DocumentRenderers, ReportViews } from "@analytics/core"
 import { Effect, Stream } from "effect"
 import PDFDocument from "pdfkit"
 import SVGtoPDF from "svg-to-pdfkit"
@@ -19,7 +19,6 @@ const page = { width: 842, height: 595, margin: 36 } as const
 const gap = 18
 const rowsShown = 20
 
-const { formatNumber } = Charts
 
 /** Draws one visual in its box. */
 const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, x: number, y: number, width: number, height: number) => {
@@ -31,10 +30,9 @@ const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, x:
     doc.font("Helvetica-Oblique").fontSize(10).fillColor("#6b7280").text(v.detail, inner.x, top + inner.height / 2 - 6, { width: inner.width, align: "center" })
     return
   }
-  const measure = v.visual.encoding?.value ?? v.visual.encoding?.y?.[0] ?? v.measures[0]
-  if (v.visual.type === "kpi" && v.rows.length === 1 && measure !== undefined) {
-    const value = v.rows[0]![measure]
-    doc.font("Helvetica-Bold").fontSize(32).fillColor("#2563eb").text(typeof value === "number" ? formatNumber(value) : String(value ?? ""), inner.x, top + 20, { width: inner.width })
+  const figure = ReportViews.keyFigure(v)
+  if (figure !== undefined) {
+    doc.font("Helvetica-Bold").fontSize(32).fillColor("#2563eb").text(figure, inner.x, top + 20, { width: inner.width })
     return
   }
   const spec = v.rows.length > 0 && v.rows.length <= 500 ? Charts.spec(v, inner.width - 60, inner.height - 50) : undefined
@@ -52,7 +50,7 @@ const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, x:
   v.rows.slice(0, fits).forEach((row, r) =>
     v.columns.forEach((c, i) => {
       const value = row[c]
-      doc.text(typeof value === "number" ? formatNumber(value) : String(value ?? ""), inner.x + i * columnWidth, top + (r + 1) * lineHeight, {
+      doc.text(ReportViews.displayText(value), inner.x + i * columnWidth, top + (r + 1) * lineHeight, {
         width: columnWidth - 4,
         lineBreak: false,
         ellipsis: true,

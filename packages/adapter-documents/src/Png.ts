@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { DocumentRenderers, type ReportViews } from "@analytics/core"
+import { DocumentRenderers, ReportViews } from "@analytics/core"
 import { Resvg } from "@resvg/resvg-js"
 import { Effect, Stream } from "effect"
 import * as Charts from "./Charts.ts"
@@ -24,10 +24,9 @@ const body = async (v: ReportViews.VisualView, top: number) => {
   if (v._tag === "Unavailable") {
     return `<text x="${size.width / 2}" y="${top + height / 2}" text-anchor="middle" font-family="${font}" font-size="20" font-style="italic" fill="#6b7280">${escape(v.detail)}</text>`
   }
-  const measure = v.visual.encoding?.value ?? v.visual.encoding?.y?.[0] ?? v.measures[0]
-  if (v.visual.type === "kpi" && v.rows.length === 1 && measure !== undefined) {
-    const value = v.rows[0]![measure]
-    return `<text x="40" y="${top + 90}" font-family="${font}" font-size="72" font-weight="bold" fill="#2563eb">${escape(typeof value === "number" ? Charts.formatNumber(value) : String(value ?? ""))}</text>`
+  const figure = ReportViews.keyFigure(v)
+  if (figure !== undefined) {
+    return `<text x="40" y="${top + 90}" font-family="${font}" font-size="72" font-weight="bold" fill="#2563eb">${escape(figure)}</text>`
   }
   const spec = v.rows.length > 0 && v.rows.length <= 500 ? Charts.spec(v, width - 120, height - 80) : undefined
   if (spec !== undefined) return `<svg x="40" y="${top}" width="${width}" height="${height}"${(await Charts.svg(spec)).slice(4)}`
@@ -35,10 +34,7 @@ const body = async (v: ReportViews.VisualView, top: number) => {
   const lines = [
     v.columns.map((c, i) => `<text x="${40 + i * columnWidth}" y="${top + 20}" font-weight="bold">${escape(c)}</text>`).join(""),
     ...v.rows.slice(0, 20).map((row, r) =>
-      v.columns.map((c, i) => {
-        const value = row[c]
-        return `<text x="${40 + i * columnWidth}" y="${top + 50 + r * 28}">${escape(typeof value === "number" ? Charts.formatNumber(value) : String(value ?? ""))}</text>`
-      }).join("")
+      v.columns.map((c, i) => `<text x="${40 + i * columnWidth}" y="${top + 50 + r * 28}">${escape(ReportViews.displayText(row[c]))}</text>`).join("")
     )
   ]
   return `<g font-family="${font}" font-size="18" fill="#111827">${lines.join("")}</g>`

@@ -6,10 +6,9 @@
  *
  * @since 0.1.0
  */
-import { DocumentRenderers, type ReportViews } from "@analytics/core"
+import { DocumentRenderers, ReportViews } from "@analytics/core"
 import { Effect, Stream } from "effect"
 import * as PptxModule from "pptxgenjs"
-import * as Charts from "./Charts.ts"
 
 /** What this renderer uses of a slide. */
 interface Slide {
@@ -39,13 +38,13 @@ const addVisual = (pptx: Deck, slide: Slide, v: ReportViews.VisualView) => {
     slide.addText(v.detail, { ...box, align: "center", italic: true, color: "6B7280", fontSize: 18 })
     return
   }
-  const encoding = v.visual.encoding ?? {}
-  const measure = encoding.value ?? encoding.y?.[0] ?? v.measures[0]
-  if (v.visual.type === "kpi" && v.rows.length === 1 && measure !== undefined) {
-    const value = v.rows[0]![measure]
-    slide.addText(typeof value === "number" ? Charts.formatNumber(value) : String(value ?? ""), { ...box, fontSize: 60, bold: true, color: "2563EB" })
+  const figure = ReportViews.keyFigure(v)
+  if (figure !== undefined) {
+    slide.addText(figure, { ...box, fontSize: 60, bold: true, color: "2563EB" })
     return
   }
+  const encoding = v.visual.encoding ?? {}
+  const measure = encoding.value ?? encoding.y?.[0] ?? v.measures[0]
   const kind = v.visual.type in charts ? charts[v.visual.type as keyof typeof charts] : undefined
   const label = (v.visual.type === "pie" ? encoding.category : encoding.x) ?? v.columns.find((c) => !v.measures.includes(c))
   const series = v.visual.type === "pie" ? [measure].filter((m) => m !== undefined) : encoding.y ?? v.measures
@@ -60,10 +59,7 @@ const addVisual = (pptx: Deck, slide: Slide, v: ReportViews.VisualView) => {
   }
   const rows = [
     v.columns.map((c) => ({ text: c, options: { bold: true } })),
-    ...v.rows.slice(0, 15).map((row) => v.columns.map((c) => {
-      const value = row[c]
-      return { text: typeof value === "number" ? Charts.formatNumber(value) : String(value ?? "") }
-    }))
+    ...v.rows.slice(0, 15).map((row) => v.columns.map((c) => ({ text: ReportViews.displayText(row[c]) })))
   ]
   slide.addTable(rows, { ...box, fontSize: 12 })
 }

@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
-import type { ReportViews } from "@analytics/core"
+import { type AnalyticsEngine, ReportViews } from "@analytics/core"
+
+type Row = AnalyticsEngine.Row
 
 /** Escapes text for HTML content and attribute values. */
 export const escape = (text: string): string =>
@@ -79,16 +81,8 @@ const watermark = (text: string) => {
     `style="background-image: url(&quot;data:image/svg+xml,${escape(encodeURIComponent(svg))}&quot;)"></div>`
 }
 
-const formatNumber = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
-
-const cell = (value: unknown) =>
-  value === null || value === undefined
-    ? `<td></td>`
-    : typeof value === "number"
-    ? `<td class="number">${escape(formatNumber(value))}</td>`
-    : value instanceof Date
-    ? `<td>${escape(value.toISOString())}</td>`
-    : `<td>${escape(String(value))}</td>`
+const cell = (value: Row[string] | undefined) =>
+  typeof value === "number" ? `<td class="number">${escape(ReportViews.displayText(value))}</td>` : `<td>${escape(ReportViews.displayText(value))}</td>`
 
 /** A bar chart in plain HTML: a label, a bar as wide as its share of the largest value, the value. */
 const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: number }>) => {
@@ -96,7 +90,7 @@ const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: nu
   return `<div class="bars">${
     points.map((p) =>
       `<span>${escape(p.label)}</span><div class="bar" style="width: ${largest === 0 ? 0 : (Math.abs(p.value) / largest * 100).toFixed(1)}%"></div>` +
-      `<span class="value">${escape(formatNumber(p.value))}</span>`
+      `<span class="value">${escape(ReportViews.displayText(p.value))}</span>`
     ).join("")
   }</div>`
 }
@@ -104,11 +98,8 @@ const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: nu
 const visualBody = (view: ReportViews.VisualView) => {
   if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
   const { columns, rows } = view
-  const measure = view.visual.encoding?.value ?? view.visual.encoding?.y?.[0] ?? columns[columns.length - 1]
-  if (view.visual.type === "kpi" && rows.length === 1 && measure !== undefined) {
-    const value = rows[0]![measure]
-    return `<div class="kpi">${escape(typeof value === "number" ? formatNumber(value) : String(value ?? ""))}</div>`
-  }
+  const figure = ReportViews.keyFigure(view)
+  if (figure !== undefined) return `<div class="kpi">${escape(figure)}</div>`
   const x = view.visual.encoding?.x
   const y = view.visual.encoding?.y?.[0]
   if (view.visual.type === "bar" && x !== undefined && y !== undefined && rows.length > 0 && rows.length <= 50 && rows.every((r) => typeof r[y] === "number")) {

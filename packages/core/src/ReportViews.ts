@@ -35,6 +35,18 @@ export interface ReportView {
   readonly pages: ReadonlyArray<{ readonly name: string; readonly visuals: ReadonlyArray<VisualView> }>
 }
 
+/** A value as shared pages and documents print it: numbers grouped, with at most two decimals. */
+export const displayText = (value: Row[string] | undefined): string =>
+  typeof value === "number" ? value.toLocaleString("en-US", { maximumFractionDigits: 2 }) : String(value ?? "")
+
+/** The figure a key-figure (kpi) visual shows, as text; `undefined` for any other visual. */
+export const keyFigure = (v: VisualView): string | undefined => {
+  if (v._tag !== "Rows" || v.visual.type !== "kpi" || v.rows.length !== 1) return undefined
+  // A kpi names its `value` (Reports checks it).
+  const measure = v.visual.encoding?.value ?? v.measures[0]
+  return measure === undefined ? undefined : displayText(v.rows[0]![measure])
+}
+
 /** What rendering reads. */
 export type Services = ReportStore | DatasetStore | Datasets.Engines
 
