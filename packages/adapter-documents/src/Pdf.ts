@@ -110,7 +110,6 @@ export const render: DocumentRenderers.Renderer = (view, options) =>
   Stream.unwrap(Effect.sync(() => {
     const doc = new PDFDocument({ size: "A4", layout: "landscape", margin: page.margin, info: { Title: view.report.name, Creator: "Analytics" } })
     write(view, options, doc).catch((cause) => doc.destroy(cause instanceof Error ? cause : new Error(String(cause))))
-    return Stream.fromAsyncIterable(doc, (cause) => new DocumentRenderers.RenderError({ detail: "The PDF could not be written", cause })).pipe(
-      Stream.map((chunk) => new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength))
-    )
+    // A Node stream yields Buffers, which are Uint8Arrays.
+    return Stream.fromAsyncIterable<Uint8Array, DocumentRenderers.RenderError>(doc, (cause) => new DocumentRenderers.RenderError({ detail: "The PDF could not be written", cause }))
   }))

@@ -90,7 +90,6 @@ export const render: DocumentRenderers.Renderer = (view, options) =>
     const out = new PassThrough()
     const done = write(view, options, out).catch((cause) => out.destroy(cause instanceof Error ? cause : new Error(String(cause))))
     void done
-    return Stream.fromAsyncIterable(out, (cause) => new DocumentRenderers.RenderError({ detail: "The workbook could not be written", cause })).pipe(
-      Stream.map((chunk) => new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength))
-    )
+    // A Node stream yields Buffers, which are Uint8Arrays.
+    return Stream.fromAsyncIterable<Uint8Array, DocumentRenderers.RenderError>(out, (cause) => new DocumentRenderers.RenderError({ detail: "The workbook could not be written", cause }))
   }))

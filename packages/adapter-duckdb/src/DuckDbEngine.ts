@@ -111,10 +111,11 @@ export const make = (path: string, options: Options = {}) =>
               connection.run(`COPY (${compiled.sql}) TO ${literal(path)} (FORMAT parquet, COMPRESSION zstd)`, [...compiled.params])),
             () => Effect.promise(() => Fs.rm(path, { force: true }))
           )
-          return Stream.fromAsyncIterable(
+          // A file stream yields Buffers, which are Uint8Arrays.
+          return Stream.fromAsyncIterable<Uint8Array, AnalyticsEngine.EngineError>(
             createReadStream(path),
             (cause) => new AnalyticsEngine.EngineError({ operation: "export", detail: "The Parquet file could not be read", cause })
-          ).pipe(Stream.map((chunk) => new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength)))
+          )
         })),
       describe: (table) => withConnection("describe", (connection) => columnsOf(connection, table)),
       drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined))

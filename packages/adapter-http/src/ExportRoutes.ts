@@ -10,7 +10,6 @@ import { BlobStore, ExportJob, type Exports, ExportStore, SignedUrl, type Tenant
 import { Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { problemResponse } from "./ProblemResponses.ts"
-import { ServiceInfo } from "./ServiceInfo.ts"
 
 /** The file route, as `[method, path]` (the edge's 404/405 answers know it). */
 export const routes: ReadonlyArray<readonly [string, string]> = [["GET", "/v1/jobs/:job_id/file"]]
@@ -34,7 +33,6 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const signer = yield* SignedUrl.UrlSigner
   const jobs = yield* ExportStore.ExportStore
   const blobs = yield* BlobStore.BlobStore
-  yield* ServiceInfo
   return HttpRouter.add("GET", "/v1/jobs/:job_id/file", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const jobId = (yield* HttpRouter.params).job_id ?? ""

@@ -59,9 +59,8 @@ export const layer = (directory: string) =>
             if (stat === undefined) return undefined
             return {
               bytes: stat.size,
-              body: Stream.fromAsyncIterable(createReadStream(path), storeError("get")).pipe(
-                Stream.map((chunk) => new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength))
-              )
+              // A file stream yields Buffers, which are Uint8Arrays.
+              body: Stream.fromAsyncIterable<Uint8Array, Errors.StoreError>(createReadStream(path), storeError("get"))
             }
           }),
         remove: (key) => {

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type ExportJob, ExportStore, Ids } from "@analytics/core"
+import { ExportJob, ExportStore, Ids } from "@analytics/core"
 import { Effect } from "effect"
 import { set, write } from "./Transactions.ts"
 
@@ -56,9 +56,8 @@ export const make = Effect.sync(() => {
       Effect.sync(() => {
         const entry = entries.get(jobId)
         if (entry === undefined || entry.job.tenant_id !== tenantId) return undefined
-        const canceled = entry.job.status === "queued" || entry.job.status === "running"
-          ? { ...entry.job, status: "canceled" as const, finished_at: at, updated_at: at }
-          : entry.job
+        // A final job stays as it is.
+        const canceled = ExportJob.next(entry.job, { _tag: "Canceled", at }) ?? entry.job
         entries.set(jobId, { job: canceled, lease: null, leaseUntil: null })
         return canceled
       }),

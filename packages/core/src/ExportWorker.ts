@@ -12,7 +12,7 @@ import { BlobStore } from "./BlobStore.ts"
 import type { StoreError } from "./Errors.ts"
 import { type EventPublisher, publish } from "./EventPublisher.ts"
 import * as ExportFormats from "./ExportFormats.ts"
-import { type ExportJob, type Failure, next } from "./ExportJob.ts"
+import { type ExportJob, type Failure, next, type Result } from "./ExportJob.ts"
 import { type Claimed, ExportStore } from "./ExportStore.ts"
 import type { ResultLinks } from "./Exports.ts"
 import { Transactor } from "./Transactor.ts"
@@ -85,26 +85,23 @@ const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError
     const job = claimed.job
     const blobs = yield* BlobStore
     const made = yield* ExportFormats.render(job).pipe(
-      Effect.flatMap((file: ExportFormats.Rendered) =>
-        Effect.map(blobs.put(`exports/${job.tenant_id}/${job.job_id}/${file.filename}`, file.body), (bytes) => ({ ...file, bytes }))
-      ),
+      Effect.flatMap((file: ExportFormats.Rendered) => {
+        const key = `exports/${job.tenant_id}/${job.job_id}/${file.filename}`
+        return Effect.map(blobs.put(key, file.body), (bytes): Result => ({
+          key,
+          filename: file.filename,
+          contentType: file.contentType,
+          bytes,
+          warnings: file.warnings
+        }))
+      }),
       Effect.raceFirst(heartbeat(claimed, options)),
       Effect.result
     )
     if (made._tag === "Failure" && made.failure._tag === "LeaseLost") return
     const at = new Date(yield* Clock.currentTimeMillis)
     const settled = made._tag === "Success"
-      ? next(job, {
-        _tag: "Succeeded",
-        at,
-        result: {
-          key: `exports/${job.tenant_id}/${job.job_id}/${made.success.filename}`,
-          filename: made.success.filename,
-          contentType: made.success.contentType,
-          bytes: made.success.bytes,
-          warnings: made.success.warnings
-        }
-      })
+      ? next(job, { _tag: "Succeeded", at, result: made.success })
       : next(job, { _tag: "Failed", at, failure: failureOf(made.failure as { readonly _tag: string; readonly detail?: string }) })
     if (settled !== undefined) yield* settle(claimed, settled, options)
   })
