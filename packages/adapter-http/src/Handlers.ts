@@ -17,6 +17,7 @@ import {
   DatasetStore,
   Limiter,
   OperationLimits,
+  type Pagination,
   Plan,
   Reports,
   ReportStore,
@@ -920,6 +921,9 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
     const links = invitationLinks(publicBaseUrl)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const json = (grant: Grant.StoredGrant) => Effect.map(now, (at) => grantJson(grant, at, publicBaseUrl))
+    /** A page of grants, each with its state now. */
+    const pageJson = (page: Pagination.Page<Grant.StoredGrant>) =>
+      Effect.map(now, (at) => ({ data: page.data.map((g) => grantJson(g, at, publicBaseUrl)), page: page.page }))
     const embedJson = (token: { readonly token: string; readonly expires_at: Date }, title: string) => {
       const url = SharedRoutes.embedUrl(publicBaseUrl, token.token)
       return { ...token, embed_url: url, iframe: SharedRoutes.iframeSnippet(url, title) }
@@ -956,8 +960,7 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
             state: query.state
           }
           const page = yield* Effect.mapError(provide(Grants.list(member, filter, yield* listRequest(query))), toProblem)
-          const at = yield* now
-          return respond(endpoint, { data: page.data.map((g) => grantJson(g, at, publicBaseUrl)), page: page.page })
+          return respond(endpoint, yield* pageJson(page))
         }))
       .handle("get", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.get(member, params.grant_id)))
       .handle("update", ({ endpoint, params, payload }) => onGrant(endpoint, (member) => Grants.update(member, params.grant_id, payload)))
@@ -976,8 +979,7 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
           yield* Effect.mapError(provide(Workspaces.ensureExists(admin.tenantId, params.workspace_id)), toProblem)
           const filter = { principalType: "link", workspaceId: params.workspace_id, state: query.state } as const
           const page = yield* Effect.mapError(provide(Grants.list(admin, filter, yield* listRequest(query))), toProblem)
-          const at = yield* now
-          return respond(endpoint, { data: page.data.map((g) => grantJson(g, at, publicBaseUrl)), page: page.page })
+          return respond(endpoint, yield* pageJson(page))
         }))
   }))
 

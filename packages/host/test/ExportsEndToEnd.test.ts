@@ -8,7 +8,17 @@
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, type Cleanups, demoHost, healthy, run, stop } from "./HostProcess.ts"
+import { call, type Cleanups, demoHost, healthy, type Host, run, stop } from "./HostProcess.ts"
+
+/** A job once it has succeeded or failed, polled for up to 20 s. */
+const finished = async (host: Host, token: string, jobId: string) => {
+  let job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
+  for (let i = 0; i < 100 && job.status !== "succeeded" && job.status !== "failed"; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
+  }
+  return job
+}
 
 const cleanups: Cleanups = []
 afterAll(async () => {
@@ -21,11 +31,7 @@ describe("exports on the packaged host", () => {
     const visual = report.pages[0].visuals.find((v: any) => v.type !== "kpi") ?? report.pages[0].visuals[0]
     const queued = await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "csv", visual_id: visual.id })
     expect(queued.status).toBe(202)
-    let job = queued.body
-    for (let i = 0; i < 100 && job.status !== "succeeded" && job.status !== "failed"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      job = (await call(host, "GET", `/v1/jobs/${job.job_id}`, token)).body
-    }
+    const job = await finished(host, token, queued.body.job_id)
     expect(job.status).toBe("succeeded")
     const result = await call(host, "GET", `/v1/jobs/${job.job_id}/result`, token)
     expect(result.status).toBe(200)
@@ -38,11 +44,8 @@ describe("exports on the packaged host", () => {
     // The file is in the data directory, not in memory: it outlives the process.
     expect(readdirSync(join(dataDir, "exports"), { recursive: true }).some((f) => String(f).endsWith(".csv"))).toBe(true)
     // The whole report as an Excel workbook, from the host's document renderers.
-    let workbook = (await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "xlsx" })).body
-    for (let i = 0; i < 100 && workbook.status !== "succeeded" && workbook.status !== "failed"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      workbook = (await call(host, "GET", `/v1/jobs/${workbook.job_id}`, token)).body
-    }
+    const queuedWorkbook = (await call(host, "POST", `/v1/reports/${report.report_id}/export`, token, { format: "xlsx" })).body
+    const workbook = await finished(host, token, queuedWorkbook.job_id)
     expect(workbook.status).toBe("succeeded")
     const xlsx = await fetch((await call(host, "GET", `/v1/jobs/${workbook.job_id}/result`, token)).body.url)
     expect(xlsx.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
@@ -62,11 +65,7 @@ describe("exports on the packaged host", () => {
     const restarted = run(["serve"], { ...environment, ANALYTICS_DATA_DIR: dataDir, ANALYTICS_EXPORT_WORKER: "true" })
     cleanups.push(async () => void (await stop(restarted)))
     await healthy(restarted, 120_000)
-    let job = (await call(restarted, "GET", `/v1/jobs/${queued.body.job_id}`, token)).body
-    for (let i = 0; i < 100 && job.status !== "succeeded" && job.status !== "failed"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      job = (await call(restarted, "GET", `/v1/jobs/${job.job_id}`, token)).body
-    }
+    const job = await finished(restarted, token, queued.body.job_id)
     expect(job).toMatchObject({ status: "succeeded", attempts: 1 })
     const file = await fetch((await call(restarted, "GET", `/v1/jobs/${job.job_id}/result`, token)).body.url)
     expect((await file.json() as any).visual.id).toBe(visual.id)
