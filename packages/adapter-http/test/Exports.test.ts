@@ -269,7 +269,9 @@ describe("exports", () => {
       assert.strictEqual(yield* worker, 1)
       // Run as the member: the dataset's policies give members no rows.
       assert.strictEqual((yield* fetched(theirs.job_id)).text, "region,total_amount\r\n")
-      // Another tenant's job is not found.
+      // An id that is no job, and another tenant's job, are not found.
+      assert.strictEqual(problemCode(yield* server.request("GET", "/v1/jobs/not-a-job", { token })), "resource/not-found")
+      assert.strictEqual(problemCode(yield* server.request("DELETE", "/v1/jobs/not-a-job", { token })), "resource/not-found")
       const other = yield* server.tenant()
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/jobs/${theirs.job_id}`, { token: other.token })), "resource/not-found")
     }).pipe(Effect.scoped))

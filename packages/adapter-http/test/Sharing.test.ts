@@ -110,6 +110,8 @@ describe("sharing grants", () => {
       assert.strictEqual(problemCode(yield* rename(carol, "Carol's last")), "auth/forbidden")
       assert.strictEqual((yield* ok("DELETE", `${grantsPath}/${invited.grant_id}`)).revoked_at, revoked.revoked_at)
 
+      // Only a link pauses.
+      assert.strictEqual(problemCode(yield* call("POST", `${grantsPath}/${toTeam.grant_id}/pause`, admin)), "grant/invalid")
       // Another tenant's grant ids are not found, for every method.
       const other = yield* server.tenant()
       for (const [method, path] of [["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/pause"]] as const) {
@@ -206,6 +208,11 @@ describe("sharing grants", () => {
       // One list of the workspace's links, with pause and resume.
       const links = (yield* ok("GET", `/v1/workspaces/${workspaceId}/links`)).data
       assert.sameMembers(links.map((g: any) => g.grant_id), [link.grant_id, viewOnly.grant_id])
+      assert.strictEqual(problemCode(yield* call("GET", "/v1/workspaces/not-a-uuid/links", admin)), "request/invalid")
+      assert.strictEqual(problemCode(yield* call("GET", `/v1/workspaces/${crypto.randomUUID()}/links`, admin)), "resource/not-found")
+      assert.strictEqual(problemCode(yield* call("GET", `/v1/workspaces/${workspaceId}/links?state=gone`, admin)), "request/invalid")
+      // Only an embed grant mints embed tokens.
+      assert.strictEqual(problemCode(yield* call("POST", `${grantsPath}/${link.grant_id}/embed-tokens`, admin, {})), "grant/invalid")
       yield* ok("POST", `${grantsPath}/${viewOnly.grant_id}/pause`)
       assert.strictEqual(problemCode(yield* server.request("GET", viewPath, { headers: json })), "share/paused")
       const pausedPage = yield* server.request("GET", viewPath, { headers: html })
