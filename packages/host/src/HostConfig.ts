@@ -75,6 +75,8 @@ export interface HostConfig {
   readonly exports: {
     readonly directory: Option.Option<string>
     readonly worker: boolean
+    /** How long a worker holds a job before another may take it (after a crash); renewed every third of it while the job runs. */
+    readonly leaseSeconds: number
   }
   /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
@@ -135,6 +137,11 @@ const variables = {
   scheduler: Config.Boolean("ANALYTICS_SCHEDULER").pipe(Config.withDefault(true)),
   exportsDir: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_DIR")),
   exportWorker: Config.Boolean("ANALYTICS_EXPORT_WORKER").pipe(Config.withDefault(true)),
+  // Renewed every third of its length: a job outlives it, a dead host's job waits for it to run out.
+  exportLeaseSeconds: Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 6, maximum: 3600 })),
+    "ANALYTICS_EXPORT_LEASE_SECONDS"
+  ).pipe(Config.withDefault(120)),
   maxUploadMegabytes: Config.schema(
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1_048_576 })),
     "ANALYTICS_MAX_UPLOAD_MB"
@@ -226,7 +233,8 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
     exports: {
       // With the memory store nothing outlives the process, so neither do results.
       directory: Option.orElse(c.exportsDir, () => c.store === "memory" ? Option.none() : Option.some(`${c.dataDir}/exports`)),
-      worker: c.exportWorker
+      worker: c.exportWorker,
+      leaseSeconds: c.exportLeaseSeconds
     },
     mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
   }

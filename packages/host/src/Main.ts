@@ -170,8 +170,8 @@ const scheduler = Effect.gen(function*() {
  * The export worker, until the host stops: runs due jobs as soon as there
  * are some, and looks again every second when there are none.
  */
-const exportWorker = (links: Exports.ResultLinks) =>
-  ExportWorker.runDue({ ...ExportWorker.defaults, links }).pipe(
+const exportWorker = (links: Exports.ResultLinks, leaseSeconds: number) =>
+  ExportWorker.runDue({ ...ExportWorker.defaults, leaseMillis: leaseSeconds * 1000, links }).pipe(
     Effect.catchCause((cause) => Effect.as(Effect.logWarning("Running exports failed", cause), 0)),
     Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep("1 second")),
     Effect.forever
@@ -223,7 +223,7 @@ const initialize = (config: HostConfig) =>
     if (config.exports.worker) {
       const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
       yield* Effect.forkScoped(
-        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer))).pipe(Effect.provideContext(blobs), Effect.provide(Documents.layer))
+        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer), config.exports.leaseSeconds)).pipe(Effect.provideContext(blobs), Effect.provide(Documents.layer))
       )
     }
     return yield* HttpRouter.toHttpEffect(App.layer({

@@ -8,17 +8,7 @@
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, type Cleanups, demoHost, healthy, type Host, run, stop } from "./HostProcess.ts"
-
-/** A job once it has succeeded or failed, polled for up to 20 s. */
-const finished = async (host: Host, token: string, jobId: string) => {
-  let job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
-  for (let i = 0; i < 100 && job.status !== "succeeded" && job.status !== "failed"; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
-  }
-  return job
-}
+import { call, type Cleanups, demoHost, healthy, run, settledJob as finished, stop } from "./HostProcess.ts"
 
 const cleanups: Cleanups = []
 afterAll(async () => {

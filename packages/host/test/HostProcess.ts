@@ -129,3 +129,23 @@ export const demoHost = async (cleanups: Cleanups, publicBaseUrl: (port: number)
   const [report] = (await call(host, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`, token)).body.data
   return { host, token, port, dataDir, report, environment }
 }
+
+/** An export job once it has succeeded, failed or been canceled, polled every 200 ms until `timeoutMs`. */
+export const settledJob = async (host: Host, token: string, jobId: string, timeoutMs = 20_000) => {
+  const deadline = Date.now() + timeoutMs
+  let job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
+  while (!["succeeded", "failed", "canceled"].includes(job.status) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
+  }
+  return job
+}
+
+/** A finished export's file, fetched at its signed result URL (no token); the response's headers and bytes. */
+export const download = async (host: Host, token: string, jobId: string) => {
+  const result = await call(host, "GET", `/v1/jobs/${jobId}/result`, token)
+  if (result.status !== 200) throw new Error(`GET /v1/jobs/${jobId}/result: ${result.status} ${JSON.stringify(result.body)}`)
+  const response = await fetch(result.body.url)
+  if (response.status !== 200) throw new Error(`GET ${result.body.url}: ${response.status} ${await response.text()}`)
+  return { url: result.body.url as string, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) }
+}
