@@ -10,7 +10,7 @@ import { Documents } from "@analytics/adapter-documents"
 import { Poppler } from "@analytics/adapter-documents/testing"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, SignedUrl } from "@analytics/core"
+import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
@@ -64,7 +64,7 @@ const setup = (options: { readonly slowWritesMillis?: number; readonly leaseMill
     leaseMillis: options.leaseMillis ?? ExportWorker.defaults.leaseMillis,
     links: ExportRoutes.resultLinks("http://127.0.0.1", signer)
   }).pipe(
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer)),
+    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer, Mailer.Mailer.layerMemory)),
     Effect.provideContext(server.stores)
   )
   /** A result URL on the test server (the service believes it is at http://127.0.0.1, without the port). */

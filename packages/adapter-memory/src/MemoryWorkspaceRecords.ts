@@ -1,11 +1,11 @@
 /**
  * Records that belong to a workspace of a tenant, in memory (the
- * DatasetStore, the ReportStore, the AlertStore and the DashboardStore): found by id in their tenant, listed newest first per workspace,
+ * DatasetStore, the ReportStore, the AlertStore, the DashboardStore and the ExportScheduleStore): found by id in their tenant, listed newest first per workspace,
  * replaced and deleted within the current transaction.
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, Pagination, type Report, ReportStore } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, Pagination, type Report, ReportStore } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
@@ -69,3 +69,19 @@ export const alertStore = Effect.map(make((a: Alert.Alert) => a.alert_id, AlertS
 /** A fresh in-memory DashboardStore. */
 export const dashboardStore = Effect.map(make((d: Dashboard.Dashboard) => d.dashboard_id, DashboardStore.dashboardKey), ({ all: _, ...methods }) =>
   DashboardStore.DashboardStore.of(methods))
+
+/** A fresh in-memory ExportScheduleStore (one process: a claim needs no lock). */
+export const exportScheduleStore = Effect.map(
+  make((s: ExportSchedule.ExportSchedule) => s.schedule_id, ExportScheduleStore.scheduleKey),
+  ({ all, ...methods }) =>
+    ExportScheduleStore.ExportScheduleStore.of({
+      ...methods,
+      claimDue: (now, limit) =>
+        Effect.sync(() =>
+          [...all()]
+            .filter((s) => s.enabled && s.next_run_at !== null && s.next_run_at <= now)
+            .sort((a, b) => a.next_run_at!.getTime() - b.next_run_at!.getTime())
+            .slice(0, limit)
+        )
+    })
+)

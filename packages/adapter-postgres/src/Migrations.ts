@@ -502,6 +502,33 @@ const exportJobs = ddl([
   `CREATE INDEX export_jobs_by_tenant ON export_jobs (tenant_id, created_at DESC)`
 ])
 
+/**
+ * Scheduled exports: the schedules (the scheduler claims those due by
+ * `next_run_at`), and the recipient a scheduled job's file is mailed to.
+ */
+const exportSchedules = ddl([
+  `CREATE TABLE export_schedules (
+    schedule_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+    report_id uuid NOT NULL,
+    name text NOT NULL,
+    cron text NOT NULL,
+    timezone text NOT NULL,
+    request jsonb NOT NULL,
+    recipients jsonb NOT NULL,
+    enabled boolean NOT NULL,
+    created_by jsonb NOT NULL,
+    next_run_at timestamptz(3),
+    last_run jsonb,
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX export_schedules_by_created_at ON export_schedules (tenant_id, workspace_id, created_at DESC, schedule_id)`,
+  `CREATE INDEX export_schedules_due ON export_schedules (next_run_at) WHERE enabled`,
+  `ALTER TABLE export_jobs ADD COLUMN delivery jsonb`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -518,7 +545,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "12_audit_log": auditLog,
   "13_grants": grants,
   "14_grant_recipients": grantRecipients,
-  "15_export_jobs": exportJobs
+  "15_export_jobs": exportJobs,
+  "16_export_schedules": exportSchedules
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

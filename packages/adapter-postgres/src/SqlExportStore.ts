@@ -21,6 +21,7 @@ interface JobRow {
   readonly requested_by_id: string
   readonly security: SemanticQuery.SecurityContext
   readonly watermark: string | null
+  readonly delivery: ExportJob.Delivery | null
   readonly status: ExportJob.Status
   readonly percent_complete: number
   readonly attempts: number
@@ -47,6 +48,7 @@ const toJob = ({ lease: _, lease_until: __, requested_by_id, requested_by_type, 
   security: parsed(row.security),
   failure: row.failure === null ? null : parsed(row.failure),
   result: row.result === null ? null : parsed(row.result),
+  delivery: row.delivery === null ? null : parsed(row.delivery),
   requested_by: { type: requested_by_type, id: requested_by_id }
 })
 
@@ -83,6 +85,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
           requested_by_id: job.requested_by.id,
           security: json(job.security),
           watermark: job.watermark,
+          delivery: json(job.delivery),
           created_at: job.created_at,
           ...stateColumns(job)
         })

@@ -1,12 +1,12 @@
 /**
  * Records that belong to a workspace of a tenant, over `SqlClient`
- * (PostgreSQL and PGlite): the DatasetStore, the ReportStore, the AlertStore
- * and the DashboardStore. Their
+ * (PostgreSQL and PGlite): the DatasetStore, the ReportStore, the AlertStore,
+ * the DashboardStore and the ExportScheduleStore. Their
  * nested parts (models, pages, settings) are jsonb.
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -138,3 +138,45 @@ export const dashboardStore = Effect.map(
   }),
   ({ where: _, ...methods }) => DashboardStore.DashboardStore.of(methods)
 )
+
+/** jsonb arrives parsed from pg and PGlite alike; a string is parsed. */
+const parsed = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
+
+/** A run as stored: its time as ISO text inside jsonb. */
+const runOf = (value: unknown): ExportSchedule.Run | null => {
+  const run = parsed<(Omit<ExportSchedule.Run, "at"> & { readonly at: string }) | null>(value)
+  return run === null ? null : { ...run, at: new Date(run.at) }
+}
+
+/** A schedule from its row. */
+const scheduleOf = (row: Row): ExportSchedule.ExportSchedule => ({
+  ...(row as unknown as ExportSchedule.ExportSchedule),
+  ...owned(row),
+  request: parsed(row.request),
+  recipients: parsed(row.recipients),
+  created_by: parsed(row.created_by),
+  last_run: runOf(row.last_run)
+})
+
+/** The ExportScheduleStore over the `SqlClient` in context. */
+export const exportScheduleStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    make<ExportSchedule.ExportSchedule>({
+      table: "export_schedules",
+      id: "schedule_id",
+      name: "ExportScheduleStore",
+      toRow: (s) => ({ ...s, request: json(s.request), recipients: json(s.recipients), created_by: json(s.created_by), last_run: s.last_run === null ? null : json(s.last_run) }),
+      fromRow: scheduleOf
+    }),
+    ({ where: _, ...methods }) =>
+      ExportScheduleStore.ExportScheduleStore.of({
+        ...methods,
+        // Locked until the caller's transaction ends; another scheduler skips them meanwhile.
+        claimDue: (now, limit) =>
+          sql<Row>`SELECT * FROM export_schedules
+            WHERE enabled AND next_run_at <= ${now} ORDER BY next_run_at, schedule_id LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(
+            Effect.map((rows) => rows.map(scheduleOf)),
+            failAs("ExportScheduleStore.claimDue")
+          )
+      })
+  ))

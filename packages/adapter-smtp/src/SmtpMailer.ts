@@ -46,7 +46,14 @@ export const layer = (options: Options): Layer.Layer<Mailer.Mailer> =>
                 to: [...mail.to],
                 subject: mail.subject,
                 text: mail.text,
-                ...(mail.html === undefined ? {} : { html: mail.html })
+                ...(mail.html === undefined ? {} : { html: mail.html }),
+                ...(mail.attachments === undefined ? {} : {
+                  attachments: mail.attachments.map((a) => ({
+                    filename: a.filename,
+                    contentType: a.contentType,
+                    content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength)
+                  }))
+                })
               }),
             catch: (cause) => new Mailer.MailError({ message: `SMTP: ${String((cause as Error)?.message ?? cause)}`, cause })
           }).pipe(Effect.asVoid)

@@ -91,6 +91,8 @@ export interface ExportJob {
   readonly security: SecurityContext
   /** A public link's watermark text, drawn into PDF and PNG pages; `null` without one. */
   readonly watermark: string | null
+  /** A scheduled export's recipient, to whom the worker mails the file; `null` for a job asked over the API. */
+  readonly delivery: Delivery | null
   readonly status: Status
   readonly percent_complete: number
   /** Runs started so far (a run a dead worker left counts). */
@@ -104,6 +106,43 @@ export interface ExportJob {
   readonly finished_at: Date | null
   readonly updated_at: Date
 }
+
+/** Where a scheduled export's file goes: the schedule that made the job, and its recipient's address. */
+export interface Delivery {
+  readonly schedule_id: string
+  readonly schedule_name: string
+  readonly email: string
+}
+
+/** What a new job is made of. */
+export interface NewJob {
+  readonly job_id: JobId
+  readonly tenant_id: TenantId
+  readonly workspace_id: string
+  readonly report_id: string
+  readonly request: ExportRequest
+  readonly requested_by: Actor
+  readonly security: SecurityContext
+  readonly watermark?: string | null | undefined
+  readonly delivery?: Delivery | null | undefined
+}
+
+/** A job as it is queued, due at once. */
+export const queued = (job: NewJob, now: Date): ExportJob => ({
+  ...job,
+  watermark: job.watermark ?? null,
+  delivery: job.delivery ?? null,
+  status: "queued",
+  percent_complete: 0,
+  attempts: 0,
+  failure: null,
+  result: null,
+  run_after: now,
+  created_at: now,
+  started_at: null,
+  finished_at: null,
+  updated_at: now
+})
 
 /** How many runs a job gets before a transient failure is final. */
 export const maxAttempts = 3

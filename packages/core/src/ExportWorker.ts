@@ -8,13 +8,15 @@
  * @since 0.1.0
  */
 import { Clock, Data, Effect } from "effect"
-import { BlobStore } from "./BlobStore.ts"
+import { BlobStore, collect } from "./BlobStore.ts"
 import type { StoreError } from "./Errors.ts"
 import { type EventPublisher, publish } from "./EventPublisher.ts"
 import * as ExportFormats from "./ExportFormats.ts"
 import { type ExportJob, type Failure, next, type Result } from "./ExportJob.ts"
 import { type Claimed, ExportStore } from "./ExportStore.ts"
+import * as ExportMail from "./ExportMail.ts"
 import type { ResultLinks } from "./Exports.ts"
+import { Mailer } from "./Mailer.ts"
 import { Transactor } from "./Transactor.ts"
 
 /** How a worker claims. */
@@ -32,12 +34,19 @@ export interface Options {
 export const defaults: Omit<Options, "links"> = { leaseMillis: 120_000, concurrency: 4, perWorkspace: 2 }
 
 /** What running jobs reads and writes. */
-export type Services = ExportStore | BlobStore | Transactor | EventPublisher | ExportFormats.Services
+export type Services = ExportStore | BlobStore | Transactor | EventPublisher | Mailer | ExportFormats.Services
 
 /** Whether an error is worth another run: the store, the engine or a timeout may do better later; a bad request never will. */
 const failureOf = (error: { readonly _tag: string; readonly detail?: string }): Failure =>
-  error._tag === "StoreError" || error._tag === "EngineError" || error._tag === "QueryTimedOut"
-    ? { kind: "transient", detail: error._tag === "QueryTimedOut" ? "A query ran past the report's timeout" : "The service could not finish the export; it will be tried again" }
+  error._tag === "StoreError" || error._tag === "EngineError" || error._tag === "QueryTimedOut" || error._tag === "MailError"
+    ? {
+      kind: "transient",
+      detail: error._tag === "QueryTimedOut"
+        ? "A query ran past the report's timeout"
+        : error._tag === "MailError"
+        ? "The file was made but could not be mailed; it will be tried again"
+        : "The service could not finish the export; it will be tried again"
+    }
     : { kind: "permanent", detail: error.detail ?? (error._tag === "NotFound" ? "The report or its visual no longer exists" : "The export cannot be made") }
 
 /** Writes a claimed job's new state and, for a final one, its event, together. */
@@ -79,6 +88,20 @@ const heartbeat = (claimed: Claimed, options: Options) =>
     }
   })
 
+/**
+ * Mails a scheduled job's file to its recipient, attached when small
+ * enough. Sent before the job is settled: a job that succeeded was mailed
+ * (a crash in between mails it again on the next run: at least once).
+ */
+const mail = (job: ExportJob, result: Result, options: Options) =>
+  Effect.gen(function*() {
+    if (job.delivery === null) return
+    const link = yield* options.links.url(job)
+    const stored = result.bytes <= ExportMail.maxAttachmentBytes ? yield* (yield* BlobStore).get(result.key) : undefined
+    const content = stored === undefined ? undefined : yield* collect(stored.body)
+    yield* (yield* Mailer).send(ExportMail.compose(job.delivery, result, link, content))
+  })
+
 /** Runs one claimed job to its next state. */
 const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError, Services> =>
   Effect.gen(function*() {
@@ -95,6 +118,7 @@ const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError
           warnings: file.warnings
         }))
       }),
+      Effect.tap((result) => mail(job, result, options)),
       Effect.raceFirst(heartbeat(claimed, options)),
       Effect.result
     )

@@ -11,7 +11,7 @@ import * as Datasets from "./Datasets.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import { DocumentRenderers } from "./DocumentRenderers.ts"
 import { NotFound, type Forbidden, type StoreError } from "./Errors.ts"
-import { type ExportJob, type ExportRequest, type Format, type JobId, singleVisualFormats } from "./ExportJob.ts"
+import { type ExportJob, type ExportRequest, type Format, type JobId, queued, singleVisualFormats } from "./ExportJob.ts"
 import { ExportStore } from "./ExportStore.ts"
 import * as Grants from "./Grants.ts"
 import type { GrantStore } from "./GrantStore.ts"
@@ -46,7 +46,7 @@ export interface ResultLinks {
 }
 
 /** Checks the request against the report: its pages and visual exist, the format can be made. */
-const check = (report: Report, request: ExportRequest) =>
+export const check = (report: Report, request: ExportRequest) =>
   Effect.gen(function*() {
     const available = yield* availableFormats
     if (!available.has(request.format)) {
@@ -93,27 +93,15 @@ export const request = (
     const limiter = yield* Limiter
     yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
     yield* limiter.enforce(OperationLimits.userExports(member.userId))
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const job: ExportJob = {
+    const job = queued({
       job_id: (yield* uuidv7) as JobId,
       tenant_id: member.tenantId,
       workspace_id: report.workspace_id,
       report_id: report.report_id,
       request: input,
       requested_by: { type: "user", id: member.userId },
-      security: yield* Datasets.securityContext(member),
-      watermark: null,
-      status: "queued",
-      percent_complete: 0,
-      attempts: 0,
-      failure: null,
-      result: null,
-      run_after: now,
-      created_at: now,
-      started_at: null,
-      finished_at: null,
-      updated_at: now
-    }
+      security: yield* Datasets.securityContext(member)
+    }, new Date(yield* Clock.currentTimeMillis))
     yield* (yield* ExportStore).insert(job)
     return job
   })

@@ -1,11 +1,18 @@
 /**
- * Port: sending e-mail (a webhook disabled for its owner, later invitations
- * and scheduled exports). The host plugs in SMTP; an embedding app its own
+ * Port: sending e-mail (a webhook disabled for its owner, invitations and
+ * scheduled exports). The host plugs in SMTP; an embedding app its own
  * mail service; tests the memory mailer.
  *
  * @since 0.1.0
  */
 import { Context, Data, Effect, Layer } from "effect"
+
+/** A file sent with a message. */
+export interface Attachment {
+  readonly filename: string
+  readonly contentType: string
+  readonly content: Uint8Array
+}
 
 /** One message. */
 export interface Mail {
@@ -13,6 +20,7 @@ export interface Mail {
   readonly subject: string
   readonly text: string
   readonly html?: string | undefined
+  readonly attachments?: ReadonlyArray<Attachment> | undefined
 }
 
 /** The mail service refused or could not be reached; sending may be retried. */

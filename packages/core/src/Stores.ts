@@ -9,6 +9,7 @@ import type { DashboardStore } from "./DashboardStore.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DeliveryStore } from "./DeliveryStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
+import type { ExportScheduleStore } from "./ExportScheduleStore.ts"
 import type { ExportStore } from "./ExportStore.ts"
 import type { GrantStore } from "./GrantStore.ts"
 import type { IdempotencyStore } from "./Idempotency.ts"
@@ -38,3 +39,4 @@ export type Stores =
   | AuditStore
   | GrantStore
   | ExportStore
+  | ExportScheduleStore

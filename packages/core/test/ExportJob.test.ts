@@ -18,6 +18,7 @@ const queued: ExportJob.ExportJob = {
   requested_by: { type: "user", id: "u" },
   security: { roles: [], attributes: {} },
   watermark: null,
+  delivery: null,
   status: "queued",
   percent_complete: 0,
   attempts: 0,

@@ -9,7 +9,7 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ExportJob, type JobId, next } from "../ExportJob.ts"
+import { type ExportJob, type JobId, next, queued } from "../ExportJob.ts"
 import { ExportStore } from "../ExportStore.ts"
 import { uuidv7 } from "../Ids.ts"
 import type { Stores } from "../Stores.ts"
@@ -28,26 +28,19 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       const tenantId = tenant.tenant_id as TenantId
       const [a, b] = [yield* uuidv7, yield* uuidv7]
       const job = (workspaceId: string, offset: number): Effect.Effect<ExportJob> =>
-        Effect.map(uuidv7, (id) => ({
-          job_id: id as JobId,
-          tenant_id: tenantId,
-          workspace_id: workspaceId,
-          report_id: id,
-          request: { format: "csv", visual_id: "total", filters: [{ member: "region", operator: "equals", values: ["EU"] }] },
-          requested_by: { type: "user", id: "u-1" },
-          security: { roles: ["member"], attributes: { region: "EU" } },
-          watermark: "viewer@example.com",
-          status: "queued",
-          percent_complete: 0,
-          attempts: 0,
-          failure: null,
-          result: null,
-          run_after: at(offset),
-          created_at: at(offset),
-          started_at: null,
-          finished_at: null,
-          updated_at: at(offset)
-        }))
+        Effect.map(uuidv7, (id) =>
+          queued({
+            job_id: id as JobId,
+            tenant_id: tenantId,
+            workspace_id: workspaceId,
+            report_id: id,
+            request: { format: "csv", visual_id: "total", filters: [{ member: "region", operator: "equals", values: ["EU"] }] },
+            requested_by: { type: "user", id: "u-1" },
+            security: { roles: ["member"], attributes: { region: "EU" } },
+            watermark: "viewer@example.com",
+            // A scheduled job's recipient comes back as it went in.
+            delivery: offset === 1 ? { schedule_id: id, schedule_name: "Weekly", email: "ada@example.com" } : null
+          }, at(offset)))
       const a1 = yield* job(a, 1)
       const a2 = yield* job(a, 2)
       const a3 = yield* job(a, 3)

@@ -22,6 +22,7 @@ import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
 import { auditStoreContract } from "./AuditStoreContract.ts"
 import { datasetStoreContract } from "./DatasetStoreContract.ts"
 import { directoryStoreContract } from "./DirectoryStoreContract.ts"
+import { exportScheduleStoreContract } from "./ExportScheduleStoreContract.ts"
 import { exportStoreContract } from "./ExportStoreContract.ts"
 import { grantStoreContract } from "./GrantStoreContract.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
@@ -59,6 +60,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       auditStoreContract(it)
       grantStoreContract(it)
       exportStoreContract(it)
+      exportScheduleStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {

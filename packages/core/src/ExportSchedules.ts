@@ -1,0 +1,268 @@
+/**
+ * Use cases on scheduled exports: create, read, change and delete a
+ * schedule; run it now by hand ("send now", a test send); and the
+ * scheduler's tick, which runs every schedule whose time has come.
+ *
+ * A run queues one export job per recipient, run as that recipient as the
+ * directory has them at the run (spec 4.4 rule 4: they get the data they
+ * would see live, not the creator's); the worker mails each file. Jobs
+ * wait in the report's workspace queue with every other export (rule 6),
+ * so many schedules firing at once never starve other workspaces.
+ * Schedules are managed by tenant admins and by members holding
+ * `download` on the report, who manage their own.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import type { CursorCodec, CursorError } from "./Cursor.ts"
+import * as Datasets from "./Datasets.ts"
+import { DirectoryStore } from "./DirectoryStore.ts"
+import type { DocumentRenderers } from "./DocumentRenderers.ts"
+import { type Forbidden, NotFound, orNotFound, type StoreError } from "./Errors.ts"
+import { type JobId, queued } from "./ExportJob.ts"
+import * as Exports from "./Exports.ts"
+import {
+  type Delivery,
+  type ExportSchedule,
+  nextRun,
+  nextRunOf,
+  requestOf,
+  type Run,
+  type ScheduleCreate,
+  type ScheduleId,
+  type ScheduleUpdate,
+  updatedRequest
+} from "./ExportSchedule.ts"
+import { ExportScheduleStore, scheduleKey } from "./ExportScheduleStore.ts"
+import { ExportStore } from "./ExportStore.ts"
+import * as Grants from "./Grants.ts"
+import type { GrantStore } from "./GrantStore.ts"
+import { uuidv7 } from "./Ids.ts"
+import { Limiter, type RateLimitedWith } from "./Limiter.ts"
+import * as OperationLimits from "./OperationLimits.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
+import { Member } from "./Principal.ts"
+import type { Report } from "./Report.ts"
+import * as Reports from "./Reports.ts"
+import type * as Subjects from "./Subjects.ts"
+import type { TenantId } from "./Tenant.ts"
+import { Transactor } from "./Transactor.ts"
+import type { WorkspaceId } from "./Workspace.ts"
+import * as Workspaces from "./Workspaces.ts"
+import type { WorkspaceStore } from "./WorkspaceStore.ts"
+
+/** The schedule does not hold together (a recipient who is no user of the tenant). */
+export class ScheduleInvalid extends Data.TaggedError("ScheduleInvalid")<{
+  readonly detail: string
+}> {}
+
+/** What managing schedules reads. */
+export type Services =
+  | ExportScheduleStore
+  | GrantStore
+  | DirectoryStore
+  | Subjects.Services
+  | Datasets.Engines
+  | DocumentRenderers
+
+/** What a run writes: the jobs, in the schedule's transaction. */
+export type RunServices = ExportScheduleStore | ExportStore | GrantStore | DirectoryStore | Subjects.Services | Transactor
+
+type ManageError = NotFound | Forbidden | Grants.ShareExpired | StoreError
+
+const isAdmin = (member: Member) => member.roles.includes("admin")
+
+/** Whether `member` manages `schedule`: tenant admins all, others those they made. */
+const manages = (member: Member, schedule: ExportSchedule) => isAdmin(member) || schedule.created_by.id === member.userId
+
+/** The member, as the directory has them now, behind a recipient's address; `undefined` when none is active. */
+const recipientMember = (tenantId: TenantId, email: string) =>
+  Effect.map(Effect.flatMap(DirectoryStore, (directory) => directory.findUserBy(tenantId, { email })), (user) =>
+    user === undefined || user.status !== "active"
+      ? undefined
+      : new Member({ tenantId, userId: user.user_id, email: user.email, roles: user.roles }))
+
+/** Checks a schedule's export against its report and its recipients against the directory. */
+const validate = (member: Member, report: Report, schedule: Pick<ExportSchedule, "request" | "recipients">) =>
+  Effect.gen(function*() {
+    yield* Grants.authorize(member, "report", report.report_id, "download")
+    yield* Exports.check(report, schedule.request)
+    for (const email of schedule.recipients) {
+      if ((yield* recipientMember(member.tenantId, email)) === undefined) {
+        return yield* new ScheduleInvalid({ detail: `recipients: ${email} is not an active user of this tenant; invite them first` })
+      }
+    }
+  })
+
+/** Creates a schedule of an export of a report; it first runs at the cron's next time. */
+export const create = (
+  member: Member,
+  input: ScheduleCreate
+): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
+  Effect.gen(function*() {
+    const report = yield* Reports.get(member.tenantId, input.report_id)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const base = { cron: input.cron, timezone: input.timezone ?? "UTC", enabled: input.enabled ?? true }
+    const schedule: ExportSchedule = {
+      schedule_id: (yield* uuidv7) as ScheduleId,
+      tenant_id: member.tenantId,
+      workspace_id: report.workspace_id,
+      report_id: report.report_id,
+      name: input.name,
+      ...base,
+      request: requestOf(input),
+      recipients: input.recipients,
+      created_by: { type: "user", id: member.userId },
+      next_run_at: nextRunOf(base, now),
+      last_run: null,
+      created_at: now,
+      updated_at: now
+    }
+    yield* validate(member, report, schedule)
+    yield* (yield* ExportScheduleStore).insert(schedule)
+    return schedule
+  })
+
+/** A schedule the member manages; another one is NotFound to them. */
+export const get = (member: Member, scheduleId: string): Effect.Effect<ExportSchedule, NotFound | StoreError, ExportScheduleStore> =>
+  Effect.flatMap(ExportScheduleStore, (store) => store.find(member.tenantId, scheduleId as ScheduleId)).pipe(
+    Effect.map((schedule) => schedule !== undefined && manages(member, schedule) ? schedule : undefined),
+    orNotFound("schedule", scheduleId)
+  )
+
+/** One page of a workspace's schedules, newest first (tenant admins; members manage theirs by id). */
+export const list = (
+  member: Member,
+  workspaceId: WorkspaceId,
+  request: NewestFirstRequest
+): Effect.Effect<Page<ExportSchedule>, NotFound | StoreError | CursorError | InvalidSort, ExportScheduleStore | WorkspaceStore | CursorCodec> =>
+  Effect.gen(function*() {
+    yield* Workspaces.ensureExists(member.tenantId, workspaceId)
+    const store = yield* ExportScheduleStore
+    return yield* paginateNewestFirst(request, (query) => store.list(member.tenantId, workspaceId, query), scheduleKey)
+  })
+
+/** Changes a schedule (checked again); its next run follows the new cron, zone or state. */
+export const update = (
+  member: Member,
+  scheduleId: string,
+  change: ScheduleUpdate
+): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
+  Effect.gen(function*() {
+    const current = yield* get(member, scheduleId)
+    const report = yield* Reports.get(member.tenantId, current.report_id)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const timing = {
+      cron: change.cron ?? current.cron,
+      timezone: change.timezone ?? current.timezone,
+      enabled: change.enabled ?? current.enabled
+    }
+    const retimed = timing.cron !== current.cron || timing.timezone !== current.timezone || timing.enabled !== current.enabled
+    const updated: ExportSchedule = {
+      ...current,
+      ...timing,
+      name: change.name ?? current.name,
+      request: updatedRequest(current.request, change),
+      recipients: change.recipients ?? current.recipients,
+      next_run_at: retimed ? nextRunOf(timing, now) : current.next_run_at,
+      updated_at: now
+    }
+    yield* validate(member, report, updated)
+    if (!(yield* (yield* ExportScheduleStore).update(updated))) return yield* new NotFound({ resource: "schedule", id: scheduleId })
+    return updated
+  })
+
+/** Deletes a schedule; jobs it queued already run. */
+export const remove = (member: Member, scheduleId: string): Effect.Effect<void, NotFound | StoreError, ExportScheduleStore> =>
+  Effect.gen(function*() {
+    const schedule = yield* get(member, scheduleId)
+    if (!(yield* (yield* ExportScheduleStore).remove(member.tenantId, schedule.schedule_id))) {
+      return yield* new NotFound({ resource: "schedule", id: scheduleId })
+    }
+  })
+
+/**
+ * Queues a run of `schedule`: a job per recipient who is still an active
+ * user allowed to view the report, run as them; the others are skipped,
+ * with the reason in the run.
+ */
+const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =>
+  Effect.gen(function*() {
+    const jobs = yield* ExportStore
+    const report = yield* Effect.orElseSucceed(Reports.get(schedule.tenant_id, schedule.report_id), () => undefined)
+    const deliveries: Array<Delivery> = []
+    for (const email of schedule.recipients) {
+      if (report === undefined) {
+        deliveries.push({ recipient: email, skipped: "The report no longer exists" })
+        continue
+      }
+      const member = yield* recipientMember(schedule.tenant_id, email)
+      if (member === undefined) {
+        deliveries.push({ recipient: email, skipped: "Not an active user of the tenant" })
+        continue
+      }
+      const allowed = yield* Grants.authorize(member, "report", report.report_id, "view").pipe(
+        Effect.as(true),
+        Effect.catchTags({ Forbidden: () => Effect.succeed(false), ShareExpired: () => Effect.succeed(false), NotFound: () => Effect.succeed(false) })
+      )
+      if (!allowed) {
+        deliveries.push({ recipient: email, skipped: "No longer allowed to view the report" })
+        continue
+      }
+      const job = queued({
+        job_id: (yield* uuidv7) as JobId,
+        tenant_id: schedule.tenant_id,
+        workspace_id: schedule.workspace_id,
+        report_id: schedule.report_id,
+        request: schedule.request,
+        requested_by: schedule.created_by,
+        security: yield* Datasets.securityContext(member),
+        delivery: { schedule_id: schedule.schedule_id, schedule_name: schedule.name, email }
+      }, at)
+      yield* jobs.insert(job)
+      deliveries.push({ recipient: email, job_id: job.job_id })
+    }
+    return { at, trigger, deliveries } satisfies Run
+  })
+
+/**
+ * Runs a schedule now, by hand (a test send; its next scheduled run stays
+ * as it was). Counted against the workspace's export limit, once.
+ */
+export const sendNow = (
+  member: Member,
+  scheduleId: string
+): Effect.Effect<Run, NotFound | StoreError | RateLimitedWith<"rate-limit/exports-exceeded">, RunServices | Limiter> =>
+  Effect.gen(function*() {
+    const schedule = yield* get(member, scheduleId)
+    yield* (yield* Limiter).enforce(OperationLimits.apiExports(schedule.workspace_id))
+    const at = new Date(yield* Clock.currentTimeMillis)
+    return yield* (yield* Transactor).transaction(Effect.gen(function*() {
+      const run = yield* queueRun(schedule, at, "send_now")
+      yield* (yield* ExportScheduleStore).update({ ...schedule, last_run: run, updated_at: at })
+      return run
+    }))
+  })
+
+/** Schedules one tick takes at most; the next tick takes the rest. */
+const claimLimit = 20
+
+/**
+ * The scheduler's tick: runs every schedule whose time has come and moves
+ * it to its next time, each schedule's jobs and new time written together.
+ * Occurrences missed while no scheduler ran are run once, not once each.
+ * Any number of hosts may tick on one database: a schedule is claimed by
+ * one of them. Returns how many schedules ran.
+ */
+export const runDue: Effect.Effect<number, StoreError, RunServices> = Effect.gen(function*() {
+  const now = new Date(yield* Clock.currentTimeMillis)
+  return yield* (yield* Transactor).transaction(Effect.gen(function*() {
+    const store = yield* ExportScheduleStore
+    const due = yield* store.claimDue(now, claimLimit)
+    for (const schedule of due) {
+      const run = yield* queueRun(schedule, now, "schedule")
+      yield* store.update({ ...schedule, last_run: run, next_run_at: nextRun(schedule.cron, schedule.timezone, now) })
+    }
+    return due.length
+  }))
+})
