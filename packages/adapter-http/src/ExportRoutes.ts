@@ -17,11 +17,30 @@ export const routes: ReadonlyArray<readonly [string, string]> = [["GET", "/v1/jo
 /** What a signature covers: the file's path and its tenant. */
 const signedPath = (tenantId: string, jobId: string) => `/v1/jobs/${jobId}/file?tenant=${tenantId}`
 
-/** Result URLs under `publicBaseUrl`, signed for an hour. */
-export const resultLinks = (publicBaseUrl: string, signer: SignedUrl.UrlSigner["Service"]): Exports.ResultLinks => ({
+/**
+ * Result URLs, valid for an hour: the object store's own presigned URL when
+ * `blobs` makes them (the bytes then never pass through the service), else
+ * the service's file route under `publicBaseUrl`, HMAC-signed. A store that
+ * cannot sign at the moment falls back to the service's route, which still
+ * serves the file.
+ */
+export const resultLinks = (
+  publicBaseUrl: string,
+  signer: SignedUrl.UrlSigner["Service"],
+  blobs?: BlobStore.BlobStore["Service"]
+): Exports.ResultLinks => ({
   url: (job) =>
     Effect.gen(function*() {
-      const expiresAt = new Date((yield* Clock.currentTimeMillis) + SignedUrl.validityMillis)
+      // Whole seconds, as both kinds of URL carry them.
+      const expiresAt = new Date(Math.floor(((yield* Clock.currentTimeMillis) + SignedUrl.validityMillis) / 1000) * 1000)
+      const result = job.result
+      if (blobs?.signedUrl !== undefined && result !== null) {
+        const presigned = yield* blobs.signedUrl(result.key, { filename: result.filename, contentType: result.contentType, expiresAt }).pipe(
+          Effect.catchTag("StoreError", (error) =>
+            Effect.as(Effect.logWarning("The result store could not sign a URL; the service serves the file", error), undefined))
+        )
+        if (presigned !== undefined) return { url: presigned, expires_at: expiresAt }
+      }
       const path = signedPath(job.tenant_id, job.job_id)
       const { expires, signature } = yield* signer.sign(path, expiresAt)
       return { url: `${publicBaseUrl}${path}&expires=${expires}&signature=${signature}`, expires_at: new Date(Number(expires) * 1000) }

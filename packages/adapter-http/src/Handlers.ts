@@ -7,6 +7,7 @@
 import {
   AuditLog,
   type AnalyticsEngine,
+  BlobStore,
   Alerts,
   AlertStore,
   Cursor,
@@ -1018,7 +1019,7 @@ export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
       DocumentRenderers.DocumentRenderers,
       Limiter.Limiter
     )
-    const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner)
+    const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner, yield* BlobStore.BlobStore)
     return handlers
       .handle("export", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {

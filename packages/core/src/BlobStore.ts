@@ -28,6 +28,15 @@ export const collect = <E>(body: Stream.Stream<Uint8Array, E>): Effect.Effect<Ui
     return bytes
   })
 
+/** What a download link tells the client about the file it serves. */
+export interface Download {
+  /** The name the file is saved under (`Content-Disposition`). */
+  readonly filename: string
+  readonly contentType: string
+  /** When the link stops working (to the second). */
+  readonly expiresAt: Date
+}
+
 /** Kept files, by key (`exports/<tenant>/<job>/<filename>`). */
 export class BlobStore extends Context.Service<BlobStore, {
   /** Keeps `body` under `key` whole or not at all (a failed write leaves nothing); its size. */
@@ -35,6 +44,12 @@ export class BlobStore extends Context.Service<BlobStore, {
   /** The file under `key`, or `undefined`. */
   readonly get: (key: string) => Effect.Effect<Blob | undefined, StoreError>
   readonly remove: (key: string) => Effect.Effect<void, StoreError>
+  /**
+   * A URL of the store itself that downloads the file under `key` until
+   * `download.expiresAt`, without the service in the path (an object
+   * store's presigned URL). Absent: the service serves files itself.
+   */
+  readonly signedUrl?: ((key: string, download: Download) => Effect.Effect<string, StoreError>) | undefined
 }>()("@analytics/core/BlobStore") {
   /** Files in this process's memory (tests, and embedders who keep results elsewhere). */
   static readonly layerMemory = Layer.sync(BlobStore, () => {

@@ -5,3 +5,4 @@
  */
 export { storeContract } from "./StoreContract.ts"
 export { rateLimitStoreContract } from "./RateLimitStoreContract.ts"
+export { blobStoreContract } from "./BlobStoreContract.ts"
