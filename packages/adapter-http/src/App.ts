@@ -38,6 +38,7 @@ import {
   dashboardsLayer,
   datasetsLayer,
   exportsLayer,
+  exportSchedulesLayer,
   executiveRolesLayer,
   invitationAcceptanceLayer,
   invitationsLayer,
@@ -163,7 +164,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     dashboardsLayer,
     auditLogLayer,
     sharingLayer,
-    exportsLayer
+    exportsLayer,
+    exportSchedulesLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )

@@ -31,6 +31,9 @@ import {
   Events,
   ExportJob,
   Exports,
+  type ExportSchedule,
+  ExportSchedules,
+  ExportScheduleStore,
   ExportStore,
   Grant,
   Grants,
@@ -1045,5 +1048,61 @@ export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
         Effect.gen(function*() {
           const member = yield* currentMember
           return respond(endpoint, jobJson(yield* Effect.mapError(provide(Exports.cancel(member, params.job_id)), toProblem)))
+        }))
+  }))
+
+/** A schedule as the API shows it: its export's fields beside its timing. */
+const scheduleJson = ({ request, tenant_id: _, ...schedule }: ExportSchedule.ExportSchedule) => ({ ...schedule, ...request })
+
+/** `/v1/export-schedules...`: tenant admins, and members with download on the report for their own. */
+export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(
+      ExportScheduleStore.ExportScheduleStore,
+      ExportStore.ExportStore,
+      ReportStore.ReportStore,
+      GrantStore.GrantStore,
+      DirectoryStore.DirectoryStore,
+      WorkspaceStore.WorkspaceStore,
+      DashboardStore.DashboardStore,
+      DatasetStore.DatasetStore,
+      Datasets.Engines,
+      DocumentRenderers.DocumentRenderers,
+      Limiter.Limiter,
+      Transactor.Transactor,
+      Cursor.CursorCodec
+    )
+    const run = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(provide(effect), toProblem)
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const admin = yield* currentAdmin
+          const page = yield* run(ExportSchedules.list(admin, query.workspace_id, yield* listRequest(query)))
+          return respond(endpoint, { data: page.data.map(scheduleJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, scheduleJson(yield* run(ExportSchedules.create(member, payload))))
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, scheduleJson(yield* run(ExportSchedules.get(member, params.id))))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, scheduleJson(yield* run(ExportSchedules.update(member, params.id, payload))))
+        }))
+      .handle("delete", ({ params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          yield* run(ExportSchedules.remove(member, params.id))
+        }))
+      .handle("sendNow", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* currentMember
+          return respond(endpoint, yield* run(ExportSchedules.sendNow(member, params.id)))
         }))
   }))

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Exports, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -44,6 +44,7 @@ export type DomainError =
   | Grants.ShareExpired
   | Exports.ExportInvalid
   | Exports.ResultNotReady
+  | ExportSchedules.ScheduleInvalid
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -98,6 +99,7 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Grants.ShareExpired ? Problems.ShareExpired
   : E extends Exports.ExportInvalid ? Problems.ExportInvalid
   : E extends Exports.ResultNotReady ? Problems.ResultNotReady
+  : E extends ExportSchedules.ScheduleInvalid ? Problems.ScheduleInvalid
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -210,6 +212,8 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.GrantInvalid({ detail: error.detail })
       case "ExportInvalid":
         return new Problems.ExportInvalid({ detail: error.detail })
+      case "ScheduleInvalid":
+        return new Problems.ScheduleInvalid({ detail: error.detail })
       case "ResultNotReady":
         return new Problems.ResultNotReady({ detail: `The job is ${error.status}; a result exists once it has succeeded`, status_of_job: error.status })
       case "ShareExpired":

@@ -328,6 +328,13 @@ export class ExportInvalid extends HttpApiError.Problem<ExportInvalid>()(
   { code: Schema.tag("export/invalid") }
 ) {}
 
+/** 400 schedule/invalid: a recipient who is no active user of the tenant. */
+export class ScheduleInvalid extends HttpApiError.Problem<ScheduleInvalid>()(
+  "ScheduleInvalid",
+  declare("schedule/invalid"),
+  { code: Schema.tag("schedule/invalid") }
+) {}
+
 /** 409 export/not-ready: the job has not succeeded (yet, or at all). */
 export class ResultNotReady extends HttpApiError.Problem<ResultNotReady>()(
   "ResultNotReady",
