@@ -1,17 +1,21 @@
 /**
  * The analytics engine on embedded DuckDB (`@duckdb/node-api`): one
  * database file (or memory), a pool of connections so that queries run in
- * parallel and one can be interrupted alone.
+ * parallel and one can be interrupted alone. CSV and Parquet files are
+ * written by DuckDB's own `COPY … TO`: CSV through a named pipe read as it
+ * is written, Parquet to a temporary file (its writer ends the file with a
+ * footer) streamed out when complete.
  *
  * @since 0.1.0
  */
-import { AnalyticsEngine, SqlCompiler, SqlDialect } from "@analytics/core"
+import { AnalyticsEngine, Csv, SqlCompiler, SqlDialect } from "@analytics/core"
 import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import { Effect, Layer, Pool, Stream } from "effect"
 import { createReadStream } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as NamedPipe from "./NamedPipe.ts"
 
 type Row = AnalyticsEngine.Row
 
@@ -38,10 +42,42 @@ const reader = (file: AnalyticsEngine.FileImport) => {
   return `read_csv(${literal(file.path)}, header = true, auto_detect = true${overrides})`
 }
 
+/**
+ * The query's rows for a CSV file: text columns guarded against formula
+ * injection in SQL as `Csv.field` guards them (a leading `'`), the query's
+ * order kept (DuckDB keeps an ordered subquery's order through a projection).
+ */
+const guardedForCsv = (compiled: SqlCompiler.Compiled) => {
+  if (!compiled.columns.some((c) => c.type === "string")) return compiled.sql
+  const starts = Csv.formulaStarts.map(literal).join(", ")
+  const columns = compiled.columns.map((c) => {
+    if (c.type !== "string") return `q.${quote(c.name)}`
+    const text = `CAST(q.${quote(c.name)} AS VARCHAR)`
+    return `CASE WHEN left(${text}, 1) IN (${starts}) THEN '''' || ${text} ELSE ${text} END AS ${quote(c.name)}`
+  })
+  return `SELECT ${columns.join(", ")} FROM (${compiled.sql}) AS q`
+}
+
+/** `COPY`'s options for each format: CSV as `Csv` writes it (a header line, CRLF), Parquet compressed with zstd. */
+const copyOptions = { csv: String.raw`(FORMAT csv, HEADER, NEW_LINE '\r\n')`, parquet: "(FORMAT parquet, COMPRESSION zstd)" } as const
+
+const failure = (operation: string, cause: unknown, detail?: string) =>
+  new AnalyticsEngine.EngineError({ operation, detail: detail ?? (cause instanceof Error ? cause.message : String(cause)), cause })
+
 /** How the engine is set up. */
 export interface Options {
   /** Connections kept open, so many queries run at once (default 8). */
   readonly connections?: number | undefined
+  /**
+   * DuckDB's `memory_limit` (e.g. `"256MB"`; DuckDB's default is 80% of the
+   * machine's memory). Sorts and groupings past it spill to `tempDirectory`:
+   * how an export of 100M rows stays within bounded memory.
+   */
+  readonly memoryLimit?: string | undefined
+  /** Where DuckDB spills (DuckDB's default: `<database file>.tmp`). */
+  readonly tempDirectory?: string | undefined
+  /** DuckDB's worker threads (DuckDB's default: one per core). */
+  readonly threads?: number | undefined
 }
 
 /** The engine over a DuckDB database: a file path, or `:memory:`. */
@@ -49,7 +85,12 @@ export const make = (path: string, options: Options = {}) =>
   Effect.gen(function*() {
     const instance = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => DuckDBInstance.create(path),
+        try: () =>
+          DuckDBInstance.create(path, {
+            ...(options.memoryLimit === undefined ? {} : { memory_limit: options.memoryLimit }),
+            ...(options.tempDirectory === undefined ? {} : { temp_directory: options.tempDirectory }),
+            ...(options.threads === undefined ? {} : { threads: String(options.threads) })
+          }),
         catch: (cause) => new AnalyticsEngine.EngineError({ operation: "open", detail: `DuckDB could not open ${path}`, cause })
       }),
       (db) => Effect.sync(() => db.closeSync())
@@ -73,7 +114,7 @@ export const make = (path: string, options: Options = {}) =>
             signal.addEventListener("abort", () => connection.interrupt(), { once: true })
             return f(connection)
           },
-          catch: (cause) => new AnalyticsEngine.EngineError({ operation, detail: cause instanceof Error ? cause.message : String(cause), cause })
+          catch: (cause) => failure(operation, cause)
         }))
     const columnsOf = (connection: DuckDBConnection, table: ReadonlyArray<string>) =>
       connection.runAndReadAll(`DESCRIBE ${tableName(table)}`).then((reader) =>
@@ -83,6 +124,42 @@ export const make = (path: string, options: Options = {}) =>
           type: AnalyticsEngine.suggestedType(String(row["column_type"]))
         }))
       )
+    /** DuckDB's own writer to a temporary file of ours, streamed out once complete, then removed. */
+    const copiedThroughFile = (sql: string, params: SqlCompiler.Compiled["params"], format: keyof typeof copyOptions) =>
+      Stream.unwrap(Effect.gen(function*() {
+        const file = Path.join(Os.tmpdir(), `analytics-export-${crypto.randomUUID()}.${format}`)
+        yield* Effect.acquireRelease(
+          withConnection("export", (connection) => connection.run(`COPY (${sql}) TO ${literal(file)} ${copyOptions[format]}`, [...params])),
+          () => Effect.promise(() => Fs.rm(file, { force: true }))
+        )
+        // A file stream yields Buffers, which are Uint8Arrays.
+        return Stream.fromAsyncIterable<Uint8Array, AnalyticsEngine.EngineError>(
+          createReadStream(file),
+          (cause) => failure("export", cause, `The ${format} file could not be read`)
+        )
+      }))
+    /** DuckDB's own CSV writer into a named pipe read as it writes (a temporary file where there are no named pipes). */
+    const csv = (compiled: SqlCompiler.Compiled) =>
+      Stream.unwrap(Effect.gen(function*() {
+        const sql = guardedForCsv(compiled)
+        const pipe = yield* NamedPipe.open(Path.join(Os.tmpdir(), `analytics-export-${crypto.randomUUID()}.csv`))
+        if (pipe === undefined) return copiedThroughFile(sql, compiled.params, "csv")
+        const connection = yield* Pool.get(connections)
+        const copied = connection.run(`COPY (${sql}) TO ${literal(pipe.path)} ${copyOptions.csv}`, [...compiled.params])
+        copied.then(pipe.writerDone, pipe.writerDone)
+        // However the stream ends, the statement ends before its connection returns to the pool:
+        // interrupted at its next chunk, and never left waiting on a pipe no one reads.
+        yield* Effect.addFinalizer(() =>
+          Effect.promise(() => {
+            connection.interrupt()
+            return pipe.drainUntil(copied)
+          })
+        )
+        return Stream.concat(
+          pipe.bytes((cause) => failure("export", cause, "The CSV could not be read from DuckDB")),
+          Stream.fromEffectDrain(Effect.tryPromise({ try: () => copied, catch: (cause) => failure("export", cause) }))
+        )
+      }))
     return AnalyticsEngine.AnalyticsEngine.of({
       dialect: SqlDialect.duckdb,
       run: (compiled) =>
@@ -102,21 +179,8 @@ export const make = (path: string, options: Options = {}) =>
           const count = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${tableName(table)}`)
           return { columns: await columnsOf(connection, table), rowCount: Number(count.getRowsJS()[0]![0]) }
         }),
-      parquet: (compiled) =>
-        Stream.unwrap(Effect.gen(function*() {
-          // DuckDB's own writer to a file of ours (zstd, row groups as it sees fit), streamed out, then removed.
-          const path = Path.join(Os.tmpdir(), `analytics-export-${crypto.randomUUID()}.parquet`)
-          yield* Effect.acquireRelease(
-            withConnection("export", (connection) =>
-              connection.run(`COPY (${compiled.sql}) TO ${literal(path)} (FORMAT parquet, COMPRESSION zstd)`, [...compiled.params])),
-            () => Effect.promise(() => Fs.rm(path, { force: true }))
-          )
-          // A file stream yields Buffers, which are Uint8Arrays.
-          return Stream.fromAsyncIterable<Uint8Array, AnalyticsEngine.EngineError>(
-            createReadStream(path),
-            (cause) => new AnalyticsEngine.EngineError({ operation: "export", detail: "The Parquet file could not be read", cause })
-          )
-        })),
+      parquet: (compiled) => copiedThroughFile(compiled.sql, compiled.params, "parquet"),
+      csv,
       describe: (table) => withConnection("describe", (connection) => columnsOf(connection, table)),
       drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined))
     })

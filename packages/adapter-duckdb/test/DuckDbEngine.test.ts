@@ -1,13 +1,14 @@
 /**
  * The DuckDB engine, for real: a CSV file imported into a DuckDB database
  * on disk, semantic queries compiled for DuckDB and run there, answers
- * checked against the same rows summed here by hand.
+ * checked against the same rows summed here by hand; CSV files streamed
+ * from DuckDB's writer read back with a strict RFC 4180 reader of the test's.
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { AnalyticsEngine, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
+import { AnalyticsEngine, BlobStore, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Layer } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { Context, Duration, Effect, Exit, Layer, Stream } from "effect"
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -55,6 +56,71 @@ const query = (engine: AnalyticsEngine.AnalyticsEngine["Service"], q: SemanticQu
   assert.notInstanceOf(plan, SemanticQuery.QueryInvalid)
   return engine.run(SqlCompiler.compile(plan as SemanticQuery.Plan, { table: ["sales"] }, engine.dialect))
 }
+
+/**
+ * Records of an RFC 4180 file, strictly: CRLF after every record, quotes
+ * only around whole fields; anything else throws.
+ */
+const readCsv = (text: string): Array<Array<string>> => {
+  const records: Array<Array<string>> = []
+  let record: Array<string> = []
+  let i = 0
+  while (i < text.length) {
+    let value = ""
+    if (text[i] === '"') {
+      for (i++; ; i++) {
+        if (i >= text.length) throw new Error("Unterminated quoted field")
+        if (text[i] === '"') {
+          if (text[i + 1] !== '"') break
+          i++
+        }
+        value += text[i]
+      }
+      i++
+    } else {
+      while (i < text.length && text[i] !== "," && text[i] !== "\r" && text[i] !== "\n") {
+        if (text[i] === '"') throw new Error(`A quote inside an unquoted field at ${i}`)
+        value += text[i++]
+      }
+    }
+    record.push(value)
+    if (text[i] === ",") i++
+    else if (text.startsWith("\r\n", i)) {
+      records.push(record)
+      record = []
+      i += 2
+    } else throw new Error(`Expected , or CRLF at ${i}`)
+  }
+  if (record.length > 0) throw new Error("The last record has no CRLF")
+  return records
+}
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+
+/** Labels with every start a spreadsheet runs as a formula, and quotes, commas and line breaks inside. */
+const labels = ["=1+2", "+x", "-y", "@z", "\tt", "\rr", 'say "hi", ok', "two\nlines", "plain"]
+
+const exportModel = SemanticModel.check({
+  dimensions: [{ name: "id", type: "number" }, { name: "label", type: "string" }, { name: "at", type: "time" }],
+  measures: [{ name: "amount", aggregation: "sum", column: "amount" }]
+}) as SemanticModel.CheckedModel
+
+/** The export query over `items`: every item, by id (no limit named: every row). */
+const exportQuery = (engine: AnalyticsEngine.AnalyticsEngine["Service"], q: SemanticQuery.Query = {}) => {
+  const plan = SemanticQuery.plan(exportModel, { dimensions: ["id", "label", "at"], measures: ["amount"], order: [{ member: "id" }], ...q }, { roles: [], attributes: {} }, new Date())
+  const compiled = SqlCompiler.compile(plan as SemanticQuery.Plan, { table: ["items"] }, engine.dialect)
+  // As `Datasets.csv` does when the query names no limit.
+  return q.limit === undefined ? { ...compiled, sql: compiled.sql.replace(/\nLIMIT \d+$/, "") } : compiled
+}
+
+const createItems = (engine: AnalyticsEngine.AnalyticsEngine["Service"], n: number) =>
+  engine.run({
+    sql: `CREATE TABLE items AS SELECT range AS id, ([${labels.map((l) => `'${l.replaceAll("'", "''")}'`).join(", ")}])[range % ${labels.length} + 1] AS label,
+      TIMESTAMP '2024-01-01' + to_seconds(range) AS at, range / 4 AS amount FROM range(${n})`,
+    params: [],
+    bound: [],
+    columns: []
+  })
 
 describe("DuckDbEngine", () => {
   it.live("imports a CSV with type overrides and answers semantic queries as the rows say", () =>
@@ -114,5 +180,48 @@ describe("DuckDbEngine", () => {
         assert.isTrue(Exit.isFailure(timedOut))
         // The engine is free for the next query.
         assert.deepStrictEqual(yield* engine.run({ sql: "SELECT 42 AS answer", params: [], bound: [], columns: [] }), [{ answer: 42 }])
+      })))
+
+  it.live("streams a CSV of every row past the old 50,000-row bound, in order, formulas guarded, RFC 4180", () =>
+    withEngine((engine) =>
+      Effect.gen(function*() {
+        const n = 120_000
+        yield* createItems(engine, n)
+        const records = readCsv(text(yield* BlobStore.collect(engine.csv!(exportQuery(engine)))))
+        assert.deepStrictEqual(records[0], ["id", "label", "at", "amount"])
+        assert.strictEqual(records.length, n + 1)
+        for (let i = 0; i < n; i++) {
+          const [id, label, at, amount] = records[i + 1]!
+          const raw = labels[i % labels.length]!
+          assert.strictEqual(id, String(i))
+          assert.strictEqual(label, /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw)
+          assert.strictEqual(at, SqlCompiler.timeText(new Date(Date.UTC(2024, 0, 1) + i * 1000)))
+          assert.strictEqual(Number(amount), i / 4)
+        }
+        // A limit the query names still applies.
+        const limited = readCsv(text(yield* BlobStore.collect(engine.csv!(exportQuery(engine, { limit: 5 })))))
+        assert.deepStrictEqual(limited.slice(1).map((r) => r[0]), ["0", "1", "2", "3", "4"])
+        // No rows: the header alone.
+        assert.deepStrictEqual(readCsv(text(yield* BlobStore.collect(engine.csv!(exportQuery(engine, { filters: [{ member: "id", operator: "lt", values: [0] }] }))))), [["id", "label", "at", "amount"]])
+      })))
+
+  it.live("a CSV stream read in part, or failing in DuckDB, ends its statement and leaves no pipe behind", () =>
+    withEngine((engine) =>
+      Effect.gen(function*() {
+        yield* createItems(engine, 2_000_000)
+        const pipes = () => readdirSync(tmpdir()).filter((f) => f.startsWith("analytics-export-")).length
+        const before = pipes()
+        // The first chunks only: DuckDB is stopped mid-file.
+        const head = yield* Stream.runCollect(Stream.take(engine.csv!(exportQuery(engine)), 2))
+        assert.strictEqual(head.length, 2)
+        assert.isTrue(head.map(text).join("").startsWith("id,label,at,amount\r\n"))
+        assert.strictEqual(pipes(), before)
+        // A statement DuckDB refuses fails the stream (never a short file taken for a whole one).
+        const refused = yield* Effect.flip(Stream.runDrain(engine.csv!({ ...exportQuery(engine), sql: "SELECT nope FROM items" })))
+        assert.strictEqual(refused._tag, "EngineError")
+        assert.match(refused.detail, /nope/)
+        // The engine, its connections and the file system are as before.
+        assert.deepStrictEqual(yield* engine.run({ sql: "SELECT COUNT(*)::INTEGER AS n FROM items", params: [], bound: [], columns: [] }), [{ n: 2_000_000 }])
+        assert.strictEqual(pipes(), before)
       })))
 })

@@ -55,6 +55,14 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
    */
   readonly parquet?: ((compiled: Compiled) => Stream.Stream<Uint8Array, EngineError>) | undefined
   /**
+   * The query's rows as a CSV file as `Csv` writes it (RFC 4180, CRLF, a
+   * header line of the compiled columns' names, text cells that start like a
+   * formula prefixed with `'`), streamed as the engine produces them (any
+   * row count passes in bounded memory); absent when the engine cannot
+   * stream, and then exports read a bounded result instead.
+   */
+  readonly csv?: ((compiled: Compiled) => Stream.Stream<Uint8Array, EngineError>) | undefined
+  /**
    * Replaces a table's rows with a file's, atomically: readers see the old
    * rows until the new ones are complete.
    */

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { Stream } from "effect"
 
 const formulaStart = /^[=+\-@\t\r]/
 
@@ -18,6 +19,38 @@ export const field = (value: unknown): string => {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
 }
 
+/** One line of `row`'s fields in the order of `columns`, ended by CRLF. */
+export const line = (columns: ReadonlyArray<string>, row: Readonly<Record<string, unknown>>): string => {
+  let text = ""
+  for (let i = 0; i < columns.length; i++) text += (i === 0 ? "" : ",") + field(row[columns[i]!])
+  return `${text}\r\n`
+}
+
+/** The header line of `columns`, ended by CRLF. */
+export const header = (columns: ReadonlyArray<string>): string => `${columns.map(field).join(",")}\r\n`
+
 /** A header line and one line per row, each ended by CRLF. */
 export const table = (columns: ReadonlyArray<string>, rows: ReadonlyArray<Readonly<Record<string, unknown>>>): string =>
-  [columns.map(field).join(","), ...rows.map((row) => columns.map((c) => field(row[c])).join(","))].map((line) => `${line}\r\n`).join("")
+  header(columns) + rows.map((row) => line(columns, row)).join("")
+
+/**
+ * The characters that make a text cell a formula when they start it (those
+ * `field` guards against), for engines that apply the guard in their own SQL.
+ */
+export const formulaStarts: ReadonlyArray<string> = ["=", "+", "-", "@", "\t", "\r"]
+
+const encoder = new TextEncoder()
+
+/**
+ * A CSV file of `rows` as they come: the header line, then a line per row,
+ * encoded as UTF-8 one chunk of rows at a time (for engines that stream rows
+ * rather than write CSV themselves).
+ */
+export const stream = <E, R>(
+  columns: ReadonlyArray<string>,
+  rows: Stream.Stream<Readonly<Record<string, unknown>>, E, R>
+): Stream.Stream<Uint8Array, E, R> =>
+  Stream.concat(
+    Stream.succeed(encoder.encode(header(columns))),
+    Stream.mapArray(rows, (chunk) => [encoder.encode(chunk.map((row) => line(columns, row)).join(""))])
+  )

@@ -362,7 +362,17 @@ export const writesParquet = (tenantId: TenantId, datasetId: string): Effect.Eff
   Effect.flatMap(get(tenantId, datasetId), (dataset) =>
     Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.parquet !== undefined))
 
-/** A query's rows as a Parquet file written by its dataset's engine, streamed. */
+/**
+ * A compiled query without the display limit planning adds when a query
+ * names none (`SemanticQuery.defaultLimit`): a streamed file carries every
+ * row, while a limit the query names still applies. The compiler ends such
+ * a query with that `LIMIT` line for the engines' dialects (a huge limit
+ * instead would turn DuckDB's sort into a slower top-N).
+ */
+const everyRow = (query: SemanticQuery.Query, compiled: SqlCompiler.Compiled): SqlCompiler.Compiled =>
+  query.limit !== undefined ? compiled : { ...compiled, sql: compiled.sql.replace(new RegExp(`\nLIMIT ${SemanticQuery.defaultLimit}$`), "") }
+
+/** A query's rows (every one, unless it names a limit) as a Parquet file written by its dataset's engine, streamed. */
 export const parquet = (
   tenantId: TenantId,
   datasetId: string,
@@ -372,7 +382,21 @@ export const parquet = (
   Effect.flatMap(prepared(tenantId, datasetId, query, security), ({ compiled, dataset, engine }) =>
     engine.parquet === undefined
       ? Effect.fail(new EngineUnavailable({ source: dataset.source.type }))
-      : Effect.succeed(engine.parquet(compiled)))
+      : Effect.succeed(engine.parquet(everyRow(query, compiled))))
+
+/**
+ * A query's rows (every one, unless it names a limit) as a CSV file
+ * streamed from its dataset's engine, or `undefined` when the engine has no
+ * streamed writer (the caller then reads a bounded result with `query`).
+ */
+export const csv = (
+  tenantId: TenantId,
+  datasetId: string,
+  query: SemanticQuery.Query,
+  security: SemanticQuery.SecurityContext
+): Effect.Effect<Stream.Stream<Uint8Array, EngineError> | undefined, QueryError, DatasetStore | Engines> =>
+  Effect.map(prepared(tenantId, datasetId, query, security), ({ compiled, engine }) =>
+    engine.csv === undefined ? undefined : engine.csv(everyRow(query, compiled)))
 
 /** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
 export const query = (

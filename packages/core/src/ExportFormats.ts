@@ -70,13 +70,12 @@ export const render = (job: ExportJob) =>
     }
     switch (format) {
       case "csv": {
-        const { compiled, rows, visual } = yield* rowsOf(job)
-        return {
-          filename: fileName(visual.id, "csv"),
-          contentType: "text/csv; charset=utf-8",
-          body: text(Csv.table(compiled.columns.map((c) => c.name), rows)),
-          warnings: []
-        } satisfies Rendered
+        // Every row, streamed by the engine into the result (any row count in bounded memory);
+        // an engine that cannot stream gives the bounded result of the visual's query instead.
+        const { query, visual } = yield* visualQueryOf(job)
+        const streamed = yield* Datasets.csv(job.tenant_id, visual.dataset_id, query, job.security)
+        const body = streamed ?? (yield* Effect.map(rowsOf(job), ({ compiled, rows }) => text(Csv.table(compiled.columns.map((c) => c.name), rows))))
+        return { filename: fileName(visual.id, "csv"), contentType: "text/csv; charset=utf-8", body, warnings: [] } satisfies Rendered
       }
       case "json": {
         const { compiled, rows, visual } = yield* rowsOf(job)
