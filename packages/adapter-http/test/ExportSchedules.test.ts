@@ -12,7 +12,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { SmtpServer } from "@analytics/adapter-smtp/testing"
-import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportJob, ExportSchedules, ExportStore, ExportWorker, SignedUrl, type Tenant } from "@analytics/core"
+import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportJob, ExportSchedules, ExportStore, ExportWorker, SignedUrl, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Layer } from "effect"
 import { simpleParser } from "mailparser"
@@ -95,6 +95,7 @@ const setup = Effect.gen(function*() {
       EventPublisher.EventPublisher.layer,
       Datasets.Engines.layer({ upload: engineLayer }),
       Layer.succeedContext(blobs),
+      DocumentRenderers.DocumentRenderers.none,
       SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@example.com>" })
     )),
     Effect.provideContext(server.stores)

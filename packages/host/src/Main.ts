@@ -21,6 +21,7 @@ import {
   Datasets,
   EventPublisher,
   type Exports,
+  ExportSchedules,
   ExportWorker,
   Idempotency,
   Mailer,
@@ -167,6 +168,19 @@ const scheduler = Effect.gen(function*() {
 )
 
 /**
+ * Scheduled exports, until the host stops: every 10 seconds, queues the
+ * jobs of the schedules whose time has come (at once again while a tick
+ * finds a full batch). Hosts on one database may all run it: each
+ * occurrence is claimed by one.
+ */
+const exportScheduler = ExportSchedules.runDue.pipe(
+  Effect.tap((ran) => ran > 0 ? Effect.logInfo("Scheduled exports queued").pipe(Effect.annotateLogs({ schedules: ran })) : Effect.void),
+  Effect.catchCause((cause) => Effect.as(Effect.logWarning("Queuing scheduled exports failed", cause), 0)),
+  Effect.flatMap((ran) => ran > 0 ? Effect.void : Effect.sleep("10 seconds")),
+  Effect.forever
+)
+
+/**
  * The export worker, until the host stops: runs due jobs as soon as there
  * are some, and looks again every second when there are none.
  */
@@ -219,11 +233,15 @@ const initialize = (config: HostConfig) =>
     }
     if (config.datasets.scheduler) {
       yield* Effect.forkScoped(withAnalytics(scheduler))
+      yield* Effect.forkScoped(exportScheduler.pipe(Effect.provideContext(stores)))
     }
     if (config.exports.worker) {
       const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
       yield* Effect.forkScoped(
-        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer), config.exports.leaseSeconds)).pipe(Effect.provideContext(blobs), Effect.provide(Documents.layer))
+        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer), config.exports.leaseSeconds)).pipe(
+          Effect.provideContext(blobs),
+          Effect.provide(Layer.merge(Documents.layer, mailerLayer(config)))
+        )
       )
     }
     return yield* HttpRouter.toHttpEffect(App.layer({
