@@ -72,13 +72,19 @@ const reportOf = (workspaceId: string, datasetId: string) => ({
   }))
 })
 
-/** Each workspace's six exports: three documents of the whole report, three of one visual. */
+/**
+ * Each workspace's six exports: three documents of the whole report (seconds
+ * each), three of one visual (a fraction of a second), long and short in
+ * turn. A worker waits for all it claimed before it claims again, so a short
+ * job's slot stays free while its long neighbour runs: the other host's next
+ * poll (every second) finds it.
+ */
 const batch = [
   { format: "pdf" },
-  { format: "xlsx" },
-  { format: "pptx" },
-  { format: "png", visual_id: "by_region_0_1" },
   { format: "csv", visual_id: "by_region_0_1" },
+  { format: "xlsx" },
+  { format: "png", visual_id: "by_region_0_1" },
+  { format: "pptx" },
   { format: "json", visual_id: "monthly_0_0" }
 ] as const
 
