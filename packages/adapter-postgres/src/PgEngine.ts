@@ -2,13 +2,15 @@
  * The analytics engine as PostgreSQL direct query: datasets are tables or
  * views of a PostgreSQL the operator points at, read in place (no import).
  * Interrupting a query cancels it on the server (`@effect/sql-pg` sends
- * the cancel request).
+ * the cancel request). CSV files are made here from the rows as the server
+ * streams them (the client pauses reading while the file's reader waits),
+ * since the client has no `COPY … TO STDOUT`.
  *
  * @since 0.1.0
  */
-import { AnalyticsEngine, SqlCompiler, SqlDialect } from "@analytics/core"
+import { AnalyticsEngine, Csv, SqlCompiler, SqlDialect } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Effect, Layer, type Redacted } from "effect"
+import { Clock, Effect, Layer, type Redacted, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 
@@ -35,21 +37,32 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const refused = (operation: string) =>
     Effect.fail(new AnalyticsEngine.EngineError({ operation, detail: "PostgreSQL direct query reads tables in place; it neither imports nor drops them" }))
+  /** A row's values as JSON, by the compiled columns' types. */
+  const converter = (compiled: SqlCompiler.Compiled) => {
+    const types = new Map(compiled.columns.map((c) => [c.name, c.type]))
+    return (row: Record<string, unknown>) => {
+      const out: Record<string, Row[string]> = {}
+      for (const key in row) out[key] = jsonValue(row[key], types.get(key))
+      return out
+    }
+  }
   return AnalyticsEngine.AnalyticsEngine.of({
     dialect: SqlDialect.postgres,
     run: (compiled) => {
-      const types = new Map(compiled.columns.map((c) => [c.name, c.type]))
+      const convert = converter(compiled)
       return sql.unsafe<Record<string, unknown>>(compiled.sql, [...compiled.params]).pipe(
-        Effect.map((rows) =>
-          rows.map((row) => {
-            const out: Record<string, Row[string]> = {}
-            for (const key in row) out[key] = jsonValue(row[key], types.get(key))
-            return out
-          })
-        ),
+        Effect.map((rows) => rows.map(convert)),
         Effect.mapError(failure("query"))
       )
     },
+    csv: (compiled) =>
+      Csv.stream(
+        compiled.columns.map((c) => c.name),
+        sql.unsafe<Record<string, unknown>>(compiled.sql, [...compiled.params]).stream.pipe(
+          Stream.map(converter(compiled)),
+          Stream.mapError(failure("export"))
+        )
+      ),
     describe: (table) => {
       const [schema, name] = table.length === 1 ? ["public", table[0]!] : [table[0]!, table[1]!]
       return sql<{ column_name: string; data_type: string }>`SELECT column_name, data_type FROM information_schema.columns
