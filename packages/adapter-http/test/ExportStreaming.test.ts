@@ -6,10 +6,11 @@
  * JSON export keeps the display bound. The CSV is read back with a strict
  * RFC 4180 reader of the test's, the Parquet file with hyparquet.
  */
+import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { FileBlobStore } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, Datasets, EventPublisher, ExportWorker, SemanticQuery, SignedUrl } from "@analytics/core"
+import { AnalyticsEngine, Datasets, EventPublisher, ExportWorker, Mailer, SemanticQuery, SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { parquetReadObjects } from "hyparquet"
@@ -97,7 +98,7 @@ const setup = Effect.gen(function*() {
   })
   const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
   const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs))),
+    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer, Mailer.Mailer.layerMemory)),
     Effect.provideContext(server.stores)
   )
   /** Exports a visual, runs the worker, and fetches the file at its signed URL. */
