@@ -68,12 +68,14 @@ export interface HostConfig {
     readonly scheduler: boolean
   }
   /**
-   * Exports: where result files are kept (a directory; `None` keeps them in
-   * memory, with the memory store), and whether this process runs the
-   * export worker (any number of hosts on one database share the queue).
+   * Exports: where result files are kept (a directory, or an S3-compatible
+   * bucket; neither keeps them in memory, with the memory store), and
+   * whether this process runs the export worker (any number of hosts on one
+   * database share the queue).
    */
   readonly exports: {
     readonly directory: Option.Option<string>
+    readonly s3: Option.Option<S3Results>
     readonly worker: boolean
     /** How long a worker holds a job before another may take it (after a crash); renewed every third of it while the job runs. */
     readonly leaseSeconds: number
@@ -81,6 +83,24 @@ export interface HostConfig {
   /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
 }
+
+/** Results kept on an S3-compatible bucket, downloaded at its presigned URLs. */
+export interface S3Results {
+  /** The service's URL; `None` is AWS S3 in `region`. */
+  readonly endpoint: Option.Option<string>
+  readonly region: string
+  readonly bucket: string
+  /** Before every key: empty, or ending with `/`. */
+  readonly prefix: string
+  /** `None`: the AWS default chain (environment, profile, instance or pod role). */
+  readonly credentials: Option.Option<{ readonly accessKeyId: string; readonly secretAccessKey: Redacted.Redacted<string> }>
+  readonly forcePathStyle: boolean
+}
+
+/** S3's bucket naming rules: 3 to 63 lowercase letters, digits, dots and hyphens. */
+const BucketName = Schema.String.check(
+  Schema.isPattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: "Expected a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens" })
+)
 
 const HttpUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: "Expected an http:// or https:// URL" })
@@ -136,6 +156,16 @@ const variables = {
   warehouseUrl: Config.option(Config.Redacted("ANALYTICS_WAREHOUSE_URL")),
   scheduler: Config.Boolean("ANALYTICS_SCHEDULER").pipe(Config.withDefault(true)),
   exportsDir: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_DIR")),
+  s3Bucket: Config.option(Config.schema(BucketName, "ANALYTICS_EXPORTS_S3_BUCKET")),
+  s3Endpoint: Config.option(Config.schema(HttpUrl, "ANALYTICS_EXPORTS_S3_ENDPOINT")),
+  s3Region: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_S3_REGION")),
+  s3Prefix: Config.option(Config.schema(
+    Schema.String.check(Schema.isPattern(/^[^/\s][^\s]*$/, { message: "Expected a key prefix such as analytics/ (no leading slash, no spaces)" })),
+    "ANALYTICS_EXPORTS_S3_PREFIX"
+  )),
+  s3AccessKeyId: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_S3_ACCESS_KEY_ID")),
+  s3SecretAccessKey: Config.option(Config.Redacted("ANALYTICS_EXPORTS_S3_SECRET_ACCESS_KEY")),
+  s3ForcePathStyle: Config.option(Config.Boolean("ANALYTICS_EXPORTS_S3_FORCE_PATH_STYLE")),
   exportWorker: Config.Boolean("ANALYTICS_EXPORT_WORKER").pipe(Config.withDefault(true)),
   // Renewed every third of its length: a job outlives it, a dead host's job waits for it to run out.
   exportLeaseSeconds: Config.schema(
@@ -173,6 +203,40 @@ const crossCheck = (c: HostConfig): Array<string> => {
   }
   if (c.rateLimitStore === "redis" && Option.isNone(c.redisUrl)) {
     problems.push("ANALYTICS_RATE_LIMIT_STORE=redis needs REDIS_URL (redis://host:6379)")
+  }
+  return problems
+}
+
+/** The S3 variables' checks: they need a bucket, keys come in pairs, and one place for results. */
+const s3Check = (c: {
+  readonly exportsDir: Option.Option<string>
+  readonly s3Bucket: Option.Option<string>
+  readonly s3AccessKeyId: Option.Option<string>
+  readonly s3SecretAccessKey: Option.Option<Redacted.Redacted<string>>
+  readonly [name: string]: unknown
+}): Array<string> => {
+  const problems: Array<string> = []
+  const s3Variables = {
+    s3Endpoint: "ANALYTICS_EXPORTS_S3_ENDPOINT",
+    s3Region: "ANALYTICS_EXPORTS_S3_REGION",
+    s3Prefix: "ANALYTICS_EXPORTS_S3_PREFIX",
+    s3AccessKeyId: "ANALYTICS_EXPORTS_S3_ACCESS_KEY_ID",
+    s3SecretAccessKey: "ANALYTICS_EXPORTS_S3_SECRET_ACCESS_KEY",
+    s3ForcePathStyle: "ANALYTICS_EXPORTS_S3_FORCE_PATH_STYLE"
+  } as const
+  if (Option.isNone(c.s3Bucket)) {
+    for (const [key, name] of Object.entries(s3Variables)) {
+      if (Option.isSome(c[key] as Option.Option<unknown>)) problems.push(`${name} needs ANALYTICS_EXPORTS_S3_BUCKET (results are kept on S3 only with a bucket)`)
+    }
+    return problems
+  }
+  if (Option.isSome(c.exportsDir)) {
+    problems.push("ANALYTICS_EXPORTS_DIR and ANALYTICS_EXPORTS_S3_BUCKET: results are kept in one place; unset one")
+  }
+  if (Option.isSome(c.s3AccessKeyId) !== Option.isSome(c.s3SecretAccessKey)) {
+    problems.push(Option.isSome(c.s3AccessKeyId)
+      ? "ANALYTICS_EXPORTS_S3_ACCESS_KEY_ID needs ANALYTICS_EXPORTS_S3_SECRET_ACCESS_KEY (or unset both for the AWS default credentials)"
+      : "ANALYTICS_EXPORTS_S3_SECRET_ACCESS_KEY needs ANALYTICS_EXPORTS_S3_ACCESS_KEY_ID (or unset both for the AWS default credentials)")
   }
   return problems
 }
@@ -231,13 +295,23 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       scheduler: c.scheduler
     },
     exports: {
-      // With the memory store nothing outlives the process, so neither do results.
-      directory: Option.orElse(c.exportsDir, () => c.store === "memory" ? Option.none() : Option.some(`${c.dataDir}/exports`)),
+      // With the memory store nothing outlives the process, so neither do results; a bucket replaces the directory.
+      directory: Option.orElse(c.exportsDir, () =>
+        c.store === "memory" || Option.isSome(c.s3Bucket) ? Option.none() : Option.some(`${c.dataDir}/exports`)),
+      s3: Option.map(c.s3Bucket, (bucket): S3Results => ({
+        endpoint: c.s3Endpoint,
+        region: Option.getOrElse(c.s3Region, () => "us-east-1"),
+        bucket,
+        prefix: Option.match(c.s3Prefix, { onNone: () => "", onSome: (prefix) => prefix.endsWith("/") ? prefix : `${prefix}/` }),
+        credentials: Option.zipWith(c.s3AccessKeyId, c.s3SecretAccessKey, (accessKeyId, secretAccessKey) => ({ accessKeyId, secretAccessKey })),
+        // Self-hosted stores rarely have a DNS name per bucket; AWS prefers one.
+        forcePathStyle: Option.getOrElse(c.s3ForcePathStyle, () => Option.isSome(c.s3Endpoint))
+      })),
       worker: c.exportWorker,
       leaseSeconds: c.exportLeaseSeconds
     },
     mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
   }
-  const crossProblems = crossCheck(config)
+  const crossProblems = [...crossCheck(config), ...s3Check(c)]
   return crossProblems.length > 0 ? yield* Effect.fail(crossProblems) : config
 })

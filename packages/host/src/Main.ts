@@ -11,6 +11,7 @@ import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { Migrations, PgEngine, PgliteClient, SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
 import { RedisRateLimitStore } from "@analytics/adapter-redis"
+import { S3BlobStore } from "@analytics/adapter-s3"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
 import {
@@ -205,14 +206,30 @@ const enginesOf = (config: HostConfig) => ({
   ...Option.match(config.datasets.warehouseUrl, { onNone: () => ({}), onSome: (url) => ({ postgres: PgEngine.layer(url) }) })
 })
 
+/** Where export results are kept: an S3-compatible bucket, a directory, or this process's memory. */
+const resultsLayer = (config: HostConfig) =>
+  Option.match(config.exports.s3, {
+    onSome: (s3) =>
+      S3BlobStore.layer({
+        endpoint: Option.getOrUndefined(s3.endpoint),
+        region: s3.region,
+        bucket: s3.bucket,
+        prefix: s3.prefix,
+        credentials: Option.getOrUndefined(s3.credentials),
+        forcePathStyle: s3.forcePathStyle
+      }),
+    onNone: () =>
+      Option.match(config.exports.directory, {
+        onNone: () => BlobStore.BlobStore.layerMemory,
+        onSome: (directory) => FileBlobStore.layer(directory)
+      })
+  })
+
 /** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
 const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
-    const blobs = yield* Layer.build(Option.match(config.exports.directory, {
-      onNone: () => BlobStore.BlobStore.layerMemory,
-      onSome: (directory) => FileBlobStore.layer(directory)
-    }))
+    const blobs = yield* Layer.build(resultsLayer(config))
     // Built once: a DuckDB file opens in one place, shared by the API, the demo and the scheduler.
     const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config))), Datasets.Engines)
     const publisher = EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores)))
@@ -238,7 +255,7 @@ const initialize = (config: HostConfig) =>
     if (config.exports.worker) {
       const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
       yield* Effect.forkScoped(
-        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer), config.exports.leaseSeconds)).pipe(
+        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(blobs, BlobStore.BlobStore)), config.exports.leaseSeconds)).pipe(
           Effect.provideContext(blobs),
           Effect.provide(Layer.merge(Documents.layer, mailerLayer(config)))
         )
