@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type AnalyticsEngine, ReportViews } from "@analytics/core"
+import { type AnalyticsEngine, type ExportJob, ReportViews } from "@analytics/core"
 
 type Row = AnalyticsEngine.Row
 
@@ -117,6 +117,8 @@ export interface ReportPageOptions {
   readonly watermark: string | null
   /** The URL of a visual's CSV, when the grant allows download (spec 2.6 rule 1: absent with view only). */
   readonly downloadUrl?: ((visualId: string) => string) | undefined
+  /** Where the report's PDF is asked for (a form post), when the grant allows download. */
+  readonly exportUrl?: string | undefined
 }
 
 /** A shared report, read-only: each page, each visual's rows, the watermark over all of it. */
@@ -136,7 +138,11 @@ export const reportPage = (view: ReportViews.ReportView, options: ReportPageOpti
   return document(
     view.report.name,
     options.branding,
-    `<header><h1>${escape(view.report.name)}</h1>${description}</header><main>${pages}</main>` +
+    `<header><h1>${escape(view.report.name)}</h1>${description}${
+      options.exportUrl === undefined
+        ? ""
+        : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf"><button type="submit">Download PDF</button></form>`
+    }</header><main>${pages}</main>` +
       (options.watermark === null ? "" : watermark(options.watermark))
   )
 }
@@ -153,6 +159,18 @@ ${error === undefined ? "" : `<p class="error" role="alert">${escape(error)}</p>
 <button type="submit">Open</button>
 </form>`
   )
+
+/** An export on its way (the page looks again every 2 s, without script), or why it failed. */
+export const exportPage = (branding: Branding, job: Pick<ExportJob.ExportJob, "status" | "percent_complete" | "failure">): string =>
+  job.status === "queued" || job.status === "running"
+    ? document(
+      "Preparing your file",
+      branding,
+      `<meta http-equiv="refresh" content="2"><div class="message"><h1>Preparing your file</h1><p>${
+        job.status === "queued" ? "Waiting for its turn" : `${job.percent_complete}% done`
+      }; this page opens it when it is ready.</p></div>`
+    )
+    : messagePage(branding, job.status === "canceled" ? "Export canceled" : "Export failed", job.failure?.detail ?? "The file could not be made")
 
 /** A refusal (expired, revoked, not found…) as a page. */
 export const messagePage = (branding: Branding, title: string, detail: string): string =>

@@ -16,8 +16,15 @@
  * @since 0.1.0
  */
 import {
+  BlobStore,
   Csv,
   type Datasets,
+  type DocumentRenderers,
+  type ExportJob,
+  Exports,
+  type ExportStore,
+  SharedExports,
+  SignedUrl,
   type DatasetStore,
   type GrantStore,
   Limiter,
@@ -29,8 +36,9 @@ import {
   SharedViews,
   type ShareTokens
 } from "@analytics/core"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import * as ExportRoutes from "./ExportRoutes.ts"
 import * as Problems from "./Problems.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
 import * as SharePage from "./SharePage.ts"
@@ -54,12 +62,20 @@ export const routes: ReadonlyArray<readonly [string, string]> = [
   ["GET", `${paths.link}/:slug`],
   ["POST", `${paths.link}/:slug`],
   ["GET", `${paths.link}/:slug/download/:visual_id`],
+  ["POST", `${paths.link}/:slug/export`],
+  ["GET", `${paths.link}/:slug/jobs/:job_id`],
   ["GET", paths.embed],
-  ["GET", `${paths.embed}/download/:visual_id`]
+  ["GET", `${paths.embed}/download/:visual_id`],
+  ["POST", `${paths.embed}/export`],
+  ["GET", `${paths.embed}/jobs/:job_id`]
 ]
 
 /** What the routes read. */
 type Services =
+  | ExportStore.ExportStore
+  | DocumentRenderers.DocumentRenderers
+  | BlobStore.BlobStore
+  | SignedUrl.UrlSigner
   | GrantStore.GrantStore
   | ShareTokens.ShareTokens
   | PasswordHasher.PasswordHasher
@@ -132,6 +148,10 @@ const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refu
         : { code: "share/token-invalid", detail: "The embed token is not valid" }
     case "Forbidden":
       return { code: "auth/forbidden", detail: error.detail }
+    case "ExportInvalid":
+      return { code: "export/invalid", detail: error.detail }
+    case "SchemaError":
+      return { code: "request/invalid", detail: String(error.message ?? error) }
     case "QueryTimedOut":
       return { code: "query/timed-out", detail: "The visual took too long to load" }
     case "StoreError":
@@ -183,16 +203,18 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
 
   const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
 
-  /** The report as a page, or JSON. */
-  const show = (viewer: SharedViews.Viewer, embed: boolean, downloadUrl: (visualId: string) => string) =>
+  /** The report as a page (its download controls when the share allows download), or JSON. */
+  const show = (viewer: SharedViews.Viewer, embed: boolean, urls: { readonly download: (visualId: string) => string; readonly export: string }) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const view = yield* run(SharedViews.render(viewer))
       if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(viewJson(view, viewer), { headers: pageHeaders(embed) })
+      const downloads = SharedViews.may(viewer, "download")
       const page = SharePage.reportPage(view, {
         branding,
         watermark: viewer.watermark,
-        downloadUrl: SharedViews.may(viewer, "download") ? downloadUrl : undefined
+        downloadUrl: downloads ? urls.download : undefined,
+        exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined
       })
       return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
     })
@@ -251,14 +273,84 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     })
   })
 
+  const links = ExportRoutes.resultLinks(info.publicBaseUrl, Context.get(services, SignedUrl.UrlSigner), Context.get(services, BlobStore.BlobStore))
+
+  /** An export request from a form post (`format`, `visual_id`, `pages` repeated) or a JSON body, checked. */
+  const exportRequestOf = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const type = request.headers["content-type"] ?? ""
+    const input: unknown = type.startsWith("application/json")
+      ? yield* Effect.orElseSucceed(request.json, () => null)
+      : yield* Effect.map(Effect.orElseSucceed(request.urlParamsBody, () => UrlParams.empty), (params) => {
+        const pages = UrlParams.getAll(params, "pages")
+        const visualId = UrlParams.getFirst(params, "visual_id")
+        return {
+          format: Option.getOrUndefined(UrlParams.getFirst(params, "format")),
+          ...(pages.length === 0 ? {} : { pages }),
+          ...(Option.isSome(visualId) && visualId.value !== "" ? { visual_id: visualId.value } : {})
+        }
+      })
+    return yield* Schema.decodeUnknownEffect(SharedExports.SharedExportRequest)(input, { onExcessProperty: "error" })
+  })
+
+  /** Queues the viewer's export: 202 with the job for a client, 303 to its status page for a browser. */
+  const requestExport = (viewer: SharedViews.Viewer, statusPath: (jobId: string) => string) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const job = yield* run(SharedExports.request(viewer, yield* exportRequestOf))
+      const location = statusPath(job.job_id)
+      return wantsJson(request)
+        ? HttpServerResponse.jsonUnsafe(yield* sharedJobJson(job), { status: 202, headers: { ...pageHeaders(false), location } })
+        : HttpServerResponse.redirect(location, { status: 303, headers: pageHeaders(false) })
+    })
+
+  /** A job as its viewer sees it, with the signed URL of its file once it has one. */
+  const sharedJobJson = (job: ExportJob.ExportJob) =>
+    Effect.map(job.status === "succeeded" ? links.url(job) : Effect.succeed(undefined), (link) => ({
+      job_id: job.job_id,
+      format: job.request.format,
+      status: job.status,
+      percent_complete: job.percent_complete,
+      error: job.failure,
+      result: job.result === null ? null : { filename: job.result.filename, content_type: job.result.contentType, bytes: job.result.bytes, warnings: job.result.warnings },
+      url: link?.url ?? null,
+      expires_at: link?.expires_at ?? null
+    }))
+
+  /** The job's status: JSON (with Retry-After while it runs); for a browser, the file once made, or a page that looks again. */
+  const exportStatus = (viewer: SharedViews.Viewer, embed: boolean) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const job = yield* run(SharedExports.job(viewer, yield* param("job_id")))
+      const shown = yield* sharedJobJson(job)
+      const waiting = job.status === "queued" || job.status === "running"
+      if (wantsJson(request)) {
+        return HttpServerResponse.jsonUnsafe(shown, { headers: { ...pageHeaders(embed), ...(waiting ? { "retry-after": "2" } : {}) } })
+      }
+      if (shown.url !== null) return HttpServerResponse.redirect(shown.url, { status: 303, headers: pageHeaders(embed) })
+      return HttpServerResponse.text(SharePage.exportPage(branding, job), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+    })
+
+  const linkPath = Effect.map(param("slug"), (slug) => `${basePath}${paths.link}/${slug}`)
+
   return Layer.mergeAll(
+    HttpRouter.add("POST", `${paths.link}/:slug/export`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
+      Effect.flatMap(linkPath, (link) => requestExport(viewer, (jobId) => `${link}/jobs/${jobId}`))))),
+    HttpRouter.add("GET", `${paths.link}/:slug/jobs/:job_id`, handle(false, Effect.flatMap(linkViewer, (viewer) => exportStatus(viewer, false)))),
+    HttpRouter.add("POST", `${paths.embed}/export`, handle(true, Effect.flatMap(embedViewer, (viewer) =>
+      Effect.flatMap(embedToken, (token) => requestExport(viewer, (jobId) => `${basePath}${paths.embed}/jobs/${jobId}?token=${encodeURIComponent(token)}`))))),
+    HttpRouter.add("GET", `${paths.embed}/jobs/:job_id`, handle(true, Effect.flatMap(embedViewer, (viewer) => exportStatus(viewer, true)))),
     HttpRouter.add("GET", `${paths.link}/:slug`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
-      Effect.flatMap(param("slug"), (slug) => show(viewer, false, (visualId) => `${basePath}${paths.link}/${slug}/download/${encodeURIComponent(visualId)}`))))),
+      Effect.flatMap(linkPath, (link) =>
+        show(viewer, false, { download: (visualId) => `${link}/download/${encodeURIComponent(visualId)}`, export: `${link}/export` }))))),
     HttpRouter.add("POST", `${paths.link}/:slug`, handle(false, unlock)),
     HttpRouter.add("GET", `${paths.link}/:slug/download/:visual_id`, handle(false, Effect.flatMap(linkViewer, download))),
     HttpRouter.add("GET", paths.embed, handle(true, Effect.flatMap(embedViewer, (viewer) =>
       Effect.flatMap(embedToken, (token) =>
-        show(viewer, true, (visualId) => `${basePath}${paths.embed}/download/${encodeURIComponent(visualId)}?token=${encodeURIComponent(token)}`))))),
+        show(viewer, true, {
+          download: (visualId) => `${basePath}${paths.embed}/download/${encodeURIComponent(visualId)}?token=${encodeURIComponent(token)}`,
+          export: `${basePath}${paths.embed}/export?token=${encodeURIComponent(token)}`
+        }))))),
     HttpRouter.add("GET", `${paths.embed}/download/:visual_id`, handle(true, Effect.flatMap(embedViewer, download)))
   )
 }))

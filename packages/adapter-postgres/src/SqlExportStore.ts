@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type AuditLog, type ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
+import { type ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { failAs, isId } from "./StoreErrors.ts"
@@ -17,7 +17,7 @@ interface JobRow {
   readonly workspace_id: string
   readonly report_id: string
   readonly request: ExportJob.ExportRequest
-  readonly requested_by_type: AuditLog.Actor["type"]
+  readonly requested_by_type: ExportJob.Requester["type"]
   readonly requested_by_id: string
   readonly security: SemanticQuery.SecurityContext
   readonly watermark: string | null

@@ -49,6 +49,9 @@ export const ExportRequest = Schema.Struct({
 /** What a client sends to export a report. */
 export type ExportRequest = typeof ExportRequest.Type
 
+/** Who asked for a job: someone of the tenant, or a visitor through a share (the grant they came by). */
+export type Requester = Actor | { readonly type: "grant"; readonly id: string }
+
 /** A job's identifier. */
 export const JobId = Uuid.pipe(Schema.brand("JobId"))
 /** A job's identifier. */
@@ -86,7 +89,7 @@ export interface ExportJob {
   readonly workspace_id: string
   readonly report_id: string
   readonly request: ExportRequest
-  readonly requested_by: Actor
+  readonly requested_by: Requester
   /** Row-level security as the requester had it when asking: the job runs as them. */
   readonly security: SecurityContext
   /** A public link's watermark text, drawn into PDF and PNG pages; `null` without one. */
@@ -121,7 +124,7 @@ export interface NewJob {
   readonly workspace_id: string
   readonly report_id: string
   readonly request: ExportRequest
-  readonly requested_by: Actor
+  readonly requested_by: Requester
   readonly security: SecurityContext
   readonly watermark?: string | null | undefined
   readonly delivery?: Delivery | null | undefined

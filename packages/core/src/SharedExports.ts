@@ -1,0 +1,89 @@
+/**
+ * Exports asked through a share: a public link's visitor or an embed's
+ * viewer whose grant allows `download` queues an export of the shared
+ * report, run as them (the link's or the token's row-level security, an
+ * embed's locked filters) and watermarked as their view is (spec 2.6 rule 7,
+ * 4.4 rule 3). A watermarked share exports only the formats that draw the
+ * watermark into the file (pdf, png), so it cannot be taken off a copy. A
+ * view-only share exports nothing.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Schema } from "effect"
+import type * as Datasets from "./Datasets.ts"
+import type { DatasetStore } from "./DatasetStore.ts"
+import type { DocumentRenderers } from "./DocumentRenderers.ts"
+import { Forbidden, NotFound, type StoreError } from "./Errors.ts"
+import { ExportRequest, type ExportJob, type Format, type JobId, queued } from "./ExportJob.ts"
+import * as Exports from "./Exports.ts"
+import { ExportStore } from "./ExportStore.ts"
+import { uuidv7 } from "./Ids.ts"
+import { Limiter, type RateLimitedWith } from "./Limiter.ts"
+import * as OperationLimits from "./OperationLimits.ts"
+import * as Reports from "./Reports.ts"
+import type { ReportStore } from "./ReportStore.ts"
+import { may, type Viewer } from "./SharedViews.ts"
+
+/** What a viewer asks for: a format and the pages or visual it needs; filters are the share's own. */
+export const SharedExportRequest = Schema.Struct({
+  format: ExportRequest.fields.format,
+  pages: ExportRequest.fields.pages,
+  visual_id: ExportRequest.fields.visual_id
+})
+/** What a viewer asks for. */
+export type SharedExportRequest = typeof SharedExportRequest.Type
+
+/** The formats that draw the watermark into the file: all a watermarked share exports. */
+export const watermarkedFormats: ReadonlySet<Format> = new Set(["pdf", "png"])
+
+/** Who asked, on the job: the grant the viewer came through. */
+const requesterOf = (viewer: Viewer) => ({ type: "grant", id: viewer.grant.grant_id }) as const
+
+/**
+ * Queues an export of the shared report for the viewer. Counted against
+ * the workspace's export limit (300 an hour, bursts of 10), as the
+ * report's exports asked with a token are.
+ */
+export const request = (
+  viewer: Viewer,
+  input: SharedExportRequest
+): Effect.Effect<
+  ExportJob,
+  Forbidden | NotFound | Exports.ExportInvalid | RateLimitedWith<"rate-limit/exports-exceeded"> | StoreError,
+  ExportStore | ReportStore | DatasetStore | Datasets.Engines | DocumentRenderers | Limiter
+> =>
+  Effect.gen(function*() {
+    if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
+    if (viewer.watermark !== null && !watermarkedFormats.has(input.format)) {
+      return yield* new Exports.ExportInvalid({
+        detail: `format: this share is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark`
+      })
+    }
+    const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
+    const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
+    yield* Exports.check(report, exportRequest)
+    yield* (yield* Limiter).enforce(OperationLimits.apiExports(report.workspace_id))
+    const job = queued({
+      job_id: (yield* uuidv7) as JobId,
+      tenant_id: report.tenant_id,
+      workspace_id: report.workspace_id,
+      report_id: report.report_id,
+      request: exportRequest,
+      requested_by: requesterOf(viewer),
+      security: viewer.security,
+      watermark: viewer.watermark
+    }, new Date(yield* Clock.currentTimeMillis))
+    yield* (yield* ExportStore).insert(job)
+    return job
+  })
+
+/** A job the viewer's grant asked for; any other is NotFound to them. */
+export const job = (viewer: Viewer, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const found = yield* (yield* ExportStore).find(viewer.grant.tenant_id, jobId as JobId)
+    const requester = requesterOf(viewer)
+    if (found === undefined || found.requested_by.type !== requester.type || found.requested_by.id !== requester.id) {
+      return yield* new NotFound({ resource: "job", id: jobId })
+    }
+    return found
+  })
