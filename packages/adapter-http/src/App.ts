@@ -202,7 +202,9 @@ export interface Options<E> extends EdgeOptions {
   readonly engines?: Datasets.EngineLayers<E> | undefined
   /**
    * Where export results are kept: `FileBlobStore.layer(dir)` for a
-   * directory; by default this process's memory (results are lost at exit).
+   * directory, `S3BlobStore.layer(config)` from `@analytics/adapter-s3` for
+   * a bucket (result URLs are then its presigned URLs); by default this
+   * process's memory (results are lost at exit).
    */
   readonly blobStore?: Layer.Layer<BlobStore.BlobStore, E> | undefined
   /**
