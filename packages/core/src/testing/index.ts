@@ -6,3 +6,4 @@
 export { storeContract } from "./StoreContract.ts"
 export { rateLimitStoreContract } from "./RateLimitStoreContract.ts"
 export { blobStoreContract } from "./BlobStoreContract.ts"
+export { insertTenant, insertWorkspace } from "./Fixtures.ts"
