@@ -14,8 +14,7 @@ import { Context, Data, type Effect, type Stream } from "effect"
 import type { Row } from "./AnalyticsEngine.ts"
 import type { Encoding, VisualType } from "./Report.ts"
 import type { Model } from "./SemanticModel.ts"
-import type { Query } from "./SemanticQuery.ts"
-import type { ColumnInfo } from "./SqlCompiler.ts"
+import type { Column, Query } from "./SemanticQuery.ts"
 
 /** A turn of the conversation before the question. */
 export interface Turn {
@@ -55,7 +54,7 @@ export type Plan =
 /** The query's result, as the answerer is shown it to word the answer. */
 export interface Result {
   readonly query: Query
-  readonly columns: ReadonlyArray<ColumnInfo>
+  readonly columns: ReadonlyArray<Column>
   readonly rows: ReadonlyArray<Row>
 }
 
