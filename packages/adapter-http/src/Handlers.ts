@@ -1007,21 +1007,24 @@ const jobJson = (job: ExportJob.ExportJob) => ({
   updated_at: job.updated_at
 })
 
+/** What asking for exports reads: the queue, the report and who may download it, the engines and renderers, the limits. */
+const exportServices = [
+  ExportStore.ExportStore,
+  ReportStore.ReportStore,
+  GrantStore.GrantStore,
+  DirectoryStore.DirectoryStore,
+  WorkspaceStore.WorkspaceStore,
+  DashboardStore.DashboardStore,
+  DatasetStore.DatasetStore,
+  Datasets.Engines,
+  DocumentRenderers.DocumentRenderers,
+  Limiter.Limiter
+] as const
+
 /** `POST /v1/reports/{id}/export` and `/v1/jobs...`. */
 export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(
-      ExportStore.ExportStore,
-      ReportStore.ReportStore,
-      GrantStore.GrantStore,
-      DirectoryStore.DirectoryStore,
-      WorkspaceStore.WorkspaceStore,
-      DashboardStore.DashboardStore,
-      DatasetStore.DatasetStore,
-      Datasets.Engines,
-      DocumentRenderers.DocumentRenderers,
-      Limiter.Limiter
-    )
+    const provide = yield* captured(...exportServices)
     const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner, yield* BlobStore.BlobStore)
     return handlers
       .handle("export", ({ endpoint, params, payload }) =>
@@ -1057,21 +1060,7 @@ const scheduleJson = ({ request, tenant_id: _, ...schedule }: ExportSchedule.Exp
 /** `/v1/export-schedules...`: tenant admins, and members with download on the report for their own. */
 export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(
-      ExportScheduleStore.ExportScheduleStore,
-      ExportStore.ExportStore,
-      ReportStore.ReportStore,
-      GrantStore.GrantStore,
-      DirectoryStore.DirectoryStore,
-      WorkspaceStore.WorkspaceStore,
-      DashboardStore.DashboardStore,
-      DatasetStore.DatasetStore,
-      Datasets.Engines,
-      DocumentRenderers.DocumentRenderers,
-      Limiter.Limiter,
-      Transactor.Transactor,
-      Cursor.CursorCodec
-    )
+    const provide = yield* captured(...exportServices, ExportScheduleStore.ExportScheduleStore, Transactor.Transactor, Cursor.CursorCodec)
     const run = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(provide(effect), toProblem)
     return handlers
       .handle("list", ({ endpoint, query }) =>

@@ -117,18 +117,10 @@ export interface Delivery {
   readonly email: string
 }
 
-/** What a new job is made of. */
-export interface NewJob {
-  readonly job_id: JobId
-  readonly tenant_id: TenantId
-  readonly workspace_id: string
-  readonly report_id: string
-  readonly request: ExportRequest
-  readonly requested_by: Requester
-  readonly security: SecurityContext
-  readonly watermark?: string | null | undefined
-  readonly delivery?: Delivery | null | undefined
-}
+/** What a new job is made of: who asks what, and as whom. */
+export type NewJob =
+  & Pick<ExportJob, "job_id" | "tenant_id" | "workspace_id" | "report_id" | "request" | "requested_by" | "security">
+  & { readonly watermark?: string | null | undefined; readonly delivery?: Delivery | null | undefined }
 
 /** A job as it is queued, due at once. */
 export const queued = (job: NewJob, now: Date): ExportJob => ({

@@ -19,7 +19,6 @@ import * as Datasets from "./Datasets.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { type Forbidden, NotFound, orNotFound, type StoreError } from "./Errors.ts"
-import { type JobId, queued } from "./ExportJob.ts"
 import * as Exports from "./Exports.ts"
 import {
   type Delivery,
@@ -193,7 +192,6 @@ export const remove = (member: Member, scheduleId: string): Effect.Effect<void, 
  */
 const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =>
   Effect.gen(function*() {
-    const jobs = yield* ExportStore
     const report = yield* Effect.orElseSucceed(Reports.get(schedule.tenant_id, schedule.report_id), () => undefined)
     const deliveries: Array<Delivery> = []
     for (const email of schedule.recipients) {
@@ -206,17 +204,12 @@ const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =
         deliveries.push({ recipient: email, skipped: "Not an active user of the tenant" })
         continue
       }
-      const job = queued({
-        job_id: (yield* uuidv7) as JobId,
-        tenant_id: schedule.tenant_id,
-        workspace_id: schedule.workspace_id,
-        report_id: schedule.report_id,
+      const job = yield* Exports.enqueue(schedule, {
         request: schedule.request,
         requested_by: schedule.created_by,
         security: yield* Datasets.securityContext(member),
         delivery: { schedule_id: schedule.schedule_id, schedule_name: schedule.name, email }
-      }, at)
-      yield* jobs.insert(job)
+      })
       deliveries.push({ recipient: email, job_id: job.job_id })
     }
     return { at, trigger, deliveries } satisfies Run

@@ -11,7 +11,7 @@ import * as Datasets from "./Datasets.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import { DocumentRenderers } from "./DocumentRenderers.ts"
 import { NotFound, type Forbidden, type StoreError } from "./Errors.ts"
-import { type ExportJob, type ExportRequest, type Format, type JobId, queued, singleVisualFormats } from "./ExportJob.ts"
+import { type ExportJob, type ExportRequest, type Format, type JobId, type NewJob, queued, singleVisualFormats } from "./ExportJob.ts"
 import { ExportStore } from "./ExportStore.ts"
 import * as Grants from "./Grants.ts"
 import type { GrantStore } from "./GrantStore.ts"
@@ -93,17 +93,28 @@ export const request = (
     const limiter = yield* Limiter
     yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
     yield* limiter.enforce(OperationLimits.userExports(member.userId))
-    const job = queued({
-      job_id: (yield* uuidv7) as JobId,
-      tenant_id: member.tenantId,
-      workspace_id: report.workspace_id,
-      report_id: report.report_id,
+    return yield* enqueue(report, {
       request: input,
       requested_by: { type: "user", id: member.userId },
       security: yield* Datasets.securityContext(member)
+    })
+  })
+
+/** Queues a job of `report`, due now: what is asked, by whom, as whom (and, for a share or a schedule, its watermark or recipient). */
+export const enqueue = (
+  report: Pick<Report, "tenant_id" | "workspace_id" | "report_id">,
+  job: Omit<NewJob, "job_id" | "tenant_id" | "workspace_id" | "report_id">
+): Effect.Effect<ExportJob, StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const made = queued({
+      ...job,
+      job_id: (yield* uuidv7) as JobId,
+      tenant_id: report.tenant_id,
+      workspace_id: report.workspace_id,
+      report_id: report.report_id
     }, new Date(yield* Clock.currentTimeMillis))
-    yield* (yield* ExportStore).insert(job)
-    return job
+    yield* (yield* ExportStore).insert(made)
+    return made
   })
 
 /** A job of the caller's tenant. */

@@ -9,15 +9,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { Forbidden, NotFound, type StoreError } from "./Errors.ts"
-import { ExportRequest, type ExportJob, type Format, type JobId, queued } from "./ExportJob.ts"
+import { ExportRequest, type ExportJob, type Format, type JobId } from "./ExportJob.ts"
 import * as Exports from "./Exports.ts"
 import { ExportStore } from "./ExportStore.ts"
-import { uuidv7 } from "./Ids.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
 import * as OperationLimits from "./OperationLimits.ts"
 import * as Reports from "./Reports.ts"
@@ -63,18 +62,12 @@ export const request = (
     const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
     yield* Exports.check(report, exportRequest)
     yield* (yield* Limiter).enforce(OperationLimits.apiExports(report.workspace_id))
-    const job = queued({
-      job_id: (yield* uuidv7) as JobId,
-      tenant_id: report.tenant_id,
-      workspace_id: report.workspace_id,
-      report_id: report.report_id,
+    return yield* Exports.enqueue(report, {
       request: exportRequest,
       requested_by: requesterOf(viewer),
       security: viewer.security,
       watermark: viewer.watermark
-    }, new Date(yield* Clock.currentTimeMillis))
-    yield* (yield* ExportStore).insert(job)
-    return job
+    })
   })
 
 /** A job the viewer's grant asked for; any other is NotFound to them. */
