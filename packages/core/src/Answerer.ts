@@ -27,6 +27,13 @@ export interface Question {
   readonly text: string
   readonly dataset: { readonly name: string; readonly description: string | null; readonly model: Model }
   readonly context: ReadonlyArray<Turn>
+  /**
+   * The values of the model's string dimensions that the asker may see (read
+   * under their row-level security, never anyone else's rows), for dimensions
+   * with few enough values to list; absent or partial when unknown. Answerers
+   * may use them to recognise filters ("in EU"); they are data of the dataset.
+   */
+  readonly values?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
   /** The time "last month" and "this year" are read against (UTC). */
   readonly now: Date
 }
