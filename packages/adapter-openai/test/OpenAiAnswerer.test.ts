@@ -34,6 +34,7 @@ const question: Answerer.Question = {
     { role: "user", content: "how many orders in 2025?" },
     { role: "assistant", content: "There were 1,204 orders in 2025." }
   ],
+  values: { region: ["EMEA", "APAC"] },
   now: new Date("2026-03-15T10:00:00Z")
 }
 
@@ -103,6 +104,8 @@ describe("OpenAiAnswerer", () => {
         assert.include(system, member)
       }
       assert.include(system, "2026-03-15")
+      // The values of string dimensions the asker may see, to write filters with.
+      assert.include(system, `{"name":"region","type":"string","title":"Sales region","values":["EMEA","APAC"]}`)
       // Members only: not the table's columns, not row-level security, and the question stays out of the instructions.
       for (const hidden of ["product_name_internal", "amount_cents_internal", "row_level_security", "attribute", question.text]) {
         assert.notInclude(system, hidden)
