@@ -82,6 +82,19 @@ export interface HostConfig {
   }
   /** SMTP for e-mail (a disabled webhook's owner); without it mail is logged, not sent. */
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
+  /** An OpenAI-compatible chat-completions API that answers AI questions; without it the built-in answerer does, offline. */
+  readonly ai: Option.Option<AiModel>
+}
+
+/** The OpenAI-compatible model that answers AI questions. */
+export interface AiModel {
+  /** The API's base URL, e.g. `https://api.openai.com/v1`. */
+  readonly baseUrl: string
+  /** Its key, sent as a bearer token; `None` for servers that need none (a local Ollama or vLLM). */
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly model: string
+  /** How long to wait for a plan, and for each piece of a streamed answer. */
+  readonly timeoutSeconds: number
 }
 
 /** Results kept on an S3-compatible bucket, downloaded at its presigned URLs. */
@@ -177,7 +190,14 @@ const variables = {
     "ANALYTICS_MAX_UPLOAD_MB"
   ).pipe(Config.withDefault(1024)),
   smtpUrl: Config.option(Config.Redacted("SMTP_URL")),
-  mailFrom: Config.NonEmptyString("MAIL_FROM").pipe(Config.withDefault("Analytics <noreply@localhost>"))
+  mailFrom: Config.NonEmptyString("MAIL_FROM").pipe(Config.withDefault("Analytics <noreply@localhost>")),
+  aiBaseUrl: Config.option(Config.schema(HttpUrl, "ANALYTICS_AI_BASE_URL")),
+  aiApiKey: Config.option(Config.Redacted("ANALYTICS_AI_API_KEY")),
+  aiModel: Config.option(Config.NonEmptyString("ANALYTICS_AI_MODEL")),
+  aiTimeoutSeconds: Config.option(Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 600 })),
+    "ANALYTICS_AI_TIMEOUT_SECONDS"
+  ))
 }
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -239,6 +259,24 @@ const s3Check = (c: {
       : "ANALYTICS_EXPORTS_S3_SECRET_ACCESS_KEY needs ANALYTICS_EXPORTS_S3_ACCESS_KEY_ID (or unset both for the AWS default credentials)")
   }
   return problems
+}
+
+/** The AI variables' checks: a model with the base URL, and nothing else without it. */
+const aiCheck = (c: {
+  readonly aiBaseUrl: Option.Option<string>
+  readonly aiApiKey: Option.Option<Redacted.Redacted<string>>
+  readonly aiModel: Option.Option<string>
+  readonly aiTimeoutSeconds: Option.Option<number>
+}): Array<string> => {
+  if (Option.isSome(c.aiBaseUrl)) {
+    return Option.isNone(c.aiModel) ? ["ANALYTICS_AI_BASE_URL needs ANALYTICS_AI_MODEL (the model's name on that server, e.g. gpt-4.1-mini)"] : []
+  }
+  const set = [
+    Option.isSome(c.aiApiKey) && "ANALYTICS_AI_API_KEY",
+    Option.isSome(c.aiModel) && "ANALYTICS_AI_MODEL",
+    Option.isSome(c.aiTimeoutSeconds) && "ANALYTICS_AI_TIMEOUT_SECONDS"
+  ].filter((name) => name !== false)
+  return set.map((name) => `${name} needs ANALYTICS_AI_BASE_URL (without it the built-in answerer answers, offline)`)
 }
 
 /**
@@ -310,8 +348,14 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       worker: c.exportWorker,
       leaseSeconds: c.exportLeaseSeconds
     },
-    mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom }))
+    mail: Option.map(c.smtpUrl, (url) => ({ url, from: c.mailFrom })),
+    ai: Option.map(c.aiBaseUrl, (baseUrl): AiModel => ({
+      baseUrl,
+      apiKey: c.aiApiKey,
+      model: Option.getOrElse(c.aiModel, () => ""),
+      timeoutSeconds: Option.getOrElse(c.aiTimeoutSeconds, () => 30)
+    }))
   }
-  const crossProblems = [...crossCheck(config), ...s3Check(c)]
+  const crossProblems = [...crossCheck(config), ...s3Check(c), ...aiCheck(c)]
   return crossProblems.length > 0 ? yield* Effect.fail(crossProblems) : config
 })
