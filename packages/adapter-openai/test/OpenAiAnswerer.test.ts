@@ -128,7 +128,7 @@ describe("OpenAiAnswerer", () => {
       assert.deepStrictEqual(cannotTool.function.parameters.required, ["reason"])
     }).pipe(Effect.scoped))
 
-  it.live("cannot_answer becomes a CannotAnswer with the model's reason", () =>
+  it.live("cannot_answer or a refusal becomes a CannotAnswer with the model's reason", () =>
     Effect.gen(function*() {
       const server = yield* ChatServer.start
       server.script(ChatServer.toolCall("cannot_answer", { reason: "The dataset has no customer names; it can total amounts by region." }))
@@ -136,6 +136,22 @@ describe("OpenAiAnswerer", () => {
         _tag: "CannotAnswer",
         reason: "The dataset has no customer names; it can total amounts by region."
       })
+      // A model's refusal (OpenAI's message.refusal) is a reason too.
+      server.script({ _tag: "Json", status: 200, body: { choices: [{ message: { role: "assistant", content: null, refusal: "I can't help with that." } }] } })
+      assert.deepStrictEqual(yield* plan(server.baseUrl), { _tag: "CannotAnswer", reason: "I can't help with that." })
+    }).pipe(Effect.scoped))
+
+  it.live("without a key no Authorization is sent; a base URL's query string is kept (gateways' api-version)", () =>
+    Effect.gen(function*() {
+      const server = yield* ChatServer.start
+      server.script(ChatServer.toolCall("query", validArguments))
+      const planned = yield* Effect.flatMap(
+        Effect.service(Answerer.Answerer),
+        (a) => a.plan(question)
+      ).pipe(Effect.provide(OpenAiAnswerer.layer({ baseUrl: `${server.baseUrl}/?api-version=2025-04-01`, model: "local" })))
+      assert.strictEqual(planned._tag, "Query")
+      assert.strictEqual(server.received[0].path, "/v1/chat/completions?api-version=2025-04-01")
+      assert.notProperty(server.received[0].headers, "authorization")
     }).pipe(Effect.scoped))
 
   it.live("with output json_schema: a strict response format instead of tools, and the content decoded", () =>

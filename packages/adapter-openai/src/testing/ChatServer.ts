@@ -144,7 +144,7 @@ export const start: Effect.Effect<ChatServer, never, Scope.Scope> = Effect.acqui
         const leftEarly = new Promise<void>((resolve) => res.on("close", () => !res.writableFinished && resolve()))
         received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, leftEarly })
         for (const wake of waiters) wake()
-        if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        if (req.method !== "POST" || new URL(req.url ?? "/", "http://localhost").pathname !== "/v1/chat/completions") {
           res.writeHead(404, { "content-type": "application/json" })
           return res.end(JSON.stringify({ error: { message: `No route ${req.method} ${req.url}` } }))
         }
