@@ -1,8 +1,10 @@
 /**
  * Making an export's file from its job: the rows of one visual as CSV or
- * JSON (with its columns' schema), or the SQL it compiles to in a chosen
- * dialect. Each runs as the job's requester (their row-level security) with
- * the job's filters added to the visual's own.
+ * Parquet (every row of its query, unless the visual names a limit,
+ * streamed by the engine into the result) or JSON (with its columns'
+ * schema; the visual's displayed rows, bounded), or the SQL it compiles to
+ * in a chosen dialect. Each runs as the job's requester (their row-level
+ * security) with the job's filters added to the visual's own.
  *
  * @since 0.1.0
  */
