@@ -6,8 +6,10 @@
  * @since 0.1.0
  */
 import {
+  type Answerer,
   Authenticator,
   BlobStore,
+  BuiltInAnswerer,
   Cursor,
   Datasets,
   type DirectoryStore,
@@ -33,6 +35,7 @@ import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import { Api } from "./Api.ts"
 import {
+  aiLayer,
   alertsLayer,
   auditLogLayer,
   dashboardsLayer,
@@ -165,7 +168,8 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
     auditLogLayer,
     sharingLayer,
     exportsLayer,
-    exportSchedulesLayer
+    exportSchedulesLayer,
+    aiLayer
   ).pipe(Layer.provide(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
@@ -215,6 +219,12 @@ export interface Options<E> extends EdgeOptions {
   readonly renderers?: Layer.Layer<DocumentRenderers.DocumentRenderers> | undefined
   /** Hashes public-link passwords; by default Argon2id with OWASP's parameters. */
   readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher> | undefined
+  /**
+   * What turns questions into semantic queries and rows into words
+   * (`POST /v1/ai/ask`): by default the built-in answerer, offline and
+   * without a model (`BuiltInAnswerer.layer`).
+   */
+  readonly answerer?: Layer.Layer<Answerer.Answerer> | undefined
   /** Sends e-mail (invitations); by default messages are logged, not sent. */
   readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
@@ -231,6 +241,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(EventPublisher.EventPublisher.layer),
     Layer.provide(Datasets.Engines.layer(options.engines ?? {})),
     Layer.provide(options.mailer ?? Mailer.Mailer.layerLog),
+    Layer.provide(options.answerer ?? BuiltInAnswerer.layer),
     Layer.provide(
       options.authenticator ??
         Authenticator.layerTokens({

@@ -7,6 +7,8 @@
 import {
   AuditLog,
   type AnalyticsEngine,
+  Answerer,
+  Questions,
   BlobStore,
   Alerts,
   AlertStore,
@@ -61,10 +63,11 @@ import {
   Workspaces
 } from "@analytics/core"
 import type { Workspace } from "@analytics/core/Workspace"
-import { Clock, Context, Duration, Effect, type Layer } from "effect"
+import { Clock, Context, Duration, Effect, type Layer, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { Api, type Authentication, type Idempotent, type Validation } from "./Api.ts"
+import * as AnswerStream from "./AnswerStream.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import * as Problems from "./Problems.ts"
@@ -730,6 +733,48 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
         }))
   }))
 
+
+/** The problem an answering failure is: the answerer's own as 503, the rest as the query endpoints answer them. */
+const answerProblem = (error: Questions.AnswerError) =>
+  error._tag === "AnswererError"
+    ? new Problems.ServiceUnavailable({ detail: `The answerer could not answer: ${error.detail}` })
+    : toProblem(error)
+
+/**
+ * `POST /v1/ai/ask`: one JSON answer, or server-sent events for a client
+ * that accepts `text/event-stream` (the request is checked and the question
+ * counted before the stream begins, so refusals are problem+json).
+ */
+export const aiLayer = HttpApiBuilder.group(Api, "ai", (handlers) =>
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Questions.Services>()
+    const provide = yield* captured(
+      Answerer.Answerer,
+      Limiter.Limiter,
+      TenantDirectory.TenantDirectory,
+      DatasetStore.DatasetStore,
+      ReportStore.ReportStore,
+      DirectoryStore.DirectoryStore,
+      Datasets.Engines
+    )
+    return handlers.handle("ask", ({ endpoint, payload }) =>
+      Effect.gen(function*() {
+        const member = yield* currentMember
+        const events = yield* provide(Questions.ask(member, payload)).pipe(
+          Effect.mapError((error) =>
+            error._tag === "AskInvalid"
+              ? new Problems.InvalidRequest({ detail: error.detail, errors: [{ path: ["payload", error.field], message: error.detail }] })
+              : toProblem(error)
+          )
+        )
+        // The stream is read after this handler returns (and outside an idempotency transaction): it carries its own services.
+        const stream = Stream.provideContext(events, services)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (AnswerStream.wantsEventStream(request.headers.accept)) return AnswerStream.eventStream(stream, answerProblem)
+        const answer = yield* Effect.mapError(Questions.collect(stream), answerProblem)
+        return respond(endpoint, AnswerStream.answerJson(answer))
+      }))
+  }))
 
 /** `/v1/reports...`: members list, read and run visuals; tenant admins write. */
 export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>

@@ -292,13 +292,13 @@ const read = (text: string, model: Model, values: Question["values"], now: Date)
       if (!excluded && chosen.length > 1) compared.add(member)
     }
   }
-  // "revenue for region EU" is one number: a dimension pinned to one value is no grouping.
+  // "revenue for region EU" is one number: a dimension pinned to one value is no grouping, unless asked "by" it.
+  const groupedAt = (at: number) => tokens.slice(0, at).some((t) => t === "by" || t === "per" || t === "each" || t === "every")
   const pinned = new Set(filters.filter((f) => f.operator === "equals" && f.values.length === 1).map((f) => f.member))
   const dimensions = [...new Set([
     ...dimensionMentions
-      .map((m) => m.candidate)
-      .filter((c) => c.dimension?.type !== "time" && !pinned.has(c.name))
-      .map((c) => c.name),
+      .filter((m) => m.candidate.dimension?.type !== "time" && (!pinned.has(m.candidate.name) || groupedAt(m.start)))
+      .map((m) => m.candidate.name),
     ...compared
   ])]
 

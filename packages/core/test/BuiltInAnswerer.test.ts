@@ -126,6 +126,11 @@ describe("the built-in answerer plans questions (golden queries)", () => {
     }],
     // Values the asker can see become filters; two of them, a comparison.
     ["revenue in EU", { measures: ["revenue"], filters: [{ member: "region", operator: "equals", values: ["EU"] }] }],
+    ["revenue for region EU", { measures: ["revenue"], filters: [{ member: "region", operator: "equals", values: ["EU"] }] }],
+    ["revenue by region in EU", {
+      measures: ["revenue"], dimensions: ["region"], filters: [{ member: "region", operator: "equals", values: ["EU"] }],
+      order: [{ member: "revenue", direction: "desc" }]
+    }],
     ["revenue EU vs US last month", {
       measures: ["revenue"], dimensions: ["region"], time_dimensions: [{ dimension: "ordered_at", date_range: "last month" }],
       filters: [{ member: "region", operator: "equals", values: ["EU", "US"] }], order: [{ member: "revenue", direction: "desc" }]

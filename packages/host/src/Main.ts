@@ -19,6 +19,7 @@ import {
   AnalyticsEngine,
   ApiToken,
   BlobStore,
+  BuiltInAnswerer,
   Datasets,
   EventPublisher,
   type Exports,
@@ -275,7 +276,9 @@ const initialize = (config: HostConfig) =>
       },
       maxUploadBytes: config.datasets.maxUploadBytes,
       blobStore: Layer.succeedContext(blobs),
-      renderers: Documents.layer
+      renderers: Documents.layer,
+      // POST /v1/ai/ask: the built-in answerer, offline.
+      answerer: BuiltInAnswerer.layer
     }))
   })
 
