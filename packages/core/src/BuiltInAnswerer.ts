@@ -517,7 +517,8 @@ const headingOf = (question: Question, result: Result): string => {
       ? [`${lowerTitle(member(f.member))}${f.operator === "not_equals" ? " not" : ""}: ${(f.values ?? []).map(String).join(", ")}`]
       : []
   )
-  const ranked = query.limit !== undefined && (query.order ?? []).length > 0 && (query.dimensions ?? []).length > 0
+  // A ranking only when the limit cut the rows (the service caps every answer's rows, which ranks nothing).
+  const ranked = query.limit !== undefined && query.limit <= result.rows.length && (query.order ?? []).length > 0 && (query.dimensions ?? []).length > 0
     ? `${(query.order ?? [])[0]!.direction === "asc" ? "Bottom" : "Top"} ${query.limit} ${by.join(" and ")} by ${measures.join(", ").toLowerCase()}`
     : undefined
   return [
