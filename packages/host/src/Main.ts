@@ -19,7 +19,6 @@ import {
   AnalyticsEngine,
   ApiToken,
   BlobStore,
-  BuiltInAnswerer,
   Datasets,
   EventPublisher,
   type Exports,
@@ -43,6 +42,7 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
 import { createServer } from "node:http"
 import * as Path from "node:path"
+import { answererLayer } from "./AnswererChoice.ts"
 import * as Demo from "./Demo.ts"
 import type { HostConfig } from "./HostConfig.ts"
 
@@ -277,8 +277,8 @@ const initialize = (config: HostConfig) =>
       maxUploadBytes: config.datasets.maxUploadBytes,
       blobStore: Layer.succeedContext(blobs),
       renderers: Documents.layer,
-      // POST /v1/ai/ask: the built-in answerer, offline.
-      answerer: BuiltInAnswerer.layer
+      // POST /v1/ai/ask: an OpenAI-compatible model when ANALYTICS_AI_BASE_URL is set, else the built-in answerer, offline.
+      answerer: answererLayer(config)
     }))
   })
 
