@@ -20,7 +20,12 @@ import * as path from "node:path"
 import { isExecutable, type LocalServer, pickFreePort, readLogTail, removeDir, sleep, tail } from "./LocalServer.ts"
 
 /** A throwaway server at `postgres://postgres@127.0.0.1:<port>/postgres`; its directory holds the data directory, socket and log; stopped in immediate mode. */
-export type TestPostgres = LocalServer
+export interface TestPostgres extends LocalServer {
+  /** Shuts the server down (`pg_ctl stop -m fast`), keeping its data, as an operator restarting it would. */
+  readonly halt: () => Promise<void>
+  /** Starts a halted server again on the same port and data; resolves once it accepts connections. */
+  readonly resume: () => Promise<void>
+}
 
 const READY_TIMEOUT_MS = 30_000
 const REQUIRED_BINARIES = ["initdb", "pg_ctl", "postgres"] as const
@@ -378,10 +383,28 @@ export const startTestPostgres = async (): Promise<TestPostgres> => {
     removeDir(dir)
   }
 
+  const halt = async (): Promise<void> => {
+    const result = await runner.run(bin("pg_ctl"), ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "30"], 35_000)
+    if (result.code !== 0) throw new Error(`TestPostgres: pg_ctl stop failed (exit ${result.code})\n${tail(result.output, 20)}`)
+  }
+
+  const resume = async (): Promise<void> => {
+    const result = await runner.run(
+      bin("pg_ctl"),
+      ["start", "-D", dataDir, "-l", logFile, "-w", "-t", "30", "-o", `-p ${port}`],
+      35_000
+    )
+    if (result.code !== 0) {
+      throw new Error(`TestPostgres: pg_ctl start failed (exit ${result.code})\n${tail(result.output, 20)}\n${readLogTail(logFile, 20)}`)
+    }
+  }
+
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     dir,
-    stop
+    stop,
+    halt,
+    resume
   }
 }
