@@ -3,7 +3,8 @@
  * error answer `application/problem+json` — unknown routes (404), wrong
  * methods (405 with `Allow`), oversized bodies (413), unsupported media
  * types (415), defects (500, logged, no stack trace leaves the process) —
- * and caps request bodies.
+ * and caps request bodies; and, on the Node server itself, requests its
+ * parser refuses (400).
  *
  * @since 0.1.0
  */
@@ -21,6 +22,8 @@ import {
   ProblemDetails
 } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import type * as Http from "node:http"
+import type { Duplex } from "node:stream"
 import { undeclared } from "./Problems.ts"
 import { pathOf } from "./Url.ts"
 
@@ -193,3 +196,26 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
       ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
     })
 }
+
+/**
+ * Answers requests Node's HTTP parser refuses before any handler runs (a
+ * CR, LF or NUL in a header value, a malformed header line, headers over
+ * Node's 16 KiB limit) with a problem+json 400, instead of Node's bare
+ * `400 Bad Request` without a body. Install it on the `http.Server` that
+ * serves the application; returns the server.
+ */
+export const answerParseErrors = <S extends Http.Server>(server: S): S =>
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A client that went away, or a socket already answered, gets nothing more.
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    const detail = error.code === "HPE_HEADER_OVERFLOW"
+      ? "The request's headers are too large"
+      : "The request is not valid HTTP/1.1 (a header holds a forbidden character, or a line is malformed)"
+    const body = JSON.stringify(undeclared("request/invalid", detail))
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: ${ProblemDetails.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    )
+  })

@@ -33,9 +33,20 @@ const tenantOf = Effect.flatMap(Effect.serviceOption(ResolvedCaller), (resolved)
   return Effect.succeed(principal.tenantId)
 })
 
-/** The request's JSON body, or a SCIM 400 invalidSyntax. */
-const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-  Effect.mapError(request.json, () => new Scim.ScimError({ status: 400, scimType: "invalidSyntax", detail: "The body is not JSON" })))
+/** The media types a SCIM body may come as (RFC 7644 §3.1: identity providers send either). */
+const bodyTypes = new Set([Scim.mediaType, "application/json"])
+
+/** The request's JSON body; a SCIM 415 for another media type, 413 over the edge's cap, 400 invalidSyntax when it is not JSON. */
+const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+  if (!bodyTypes.has(type)) {
+    return Effect.fail(new Scim.ScimError({ status: 415, detail: `Send the body as ${Scim.mediaType}` }))
+  }
+  return Effect.mapError(request.json, (error) =>
+    error._tag === "HttpServerError" && error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+      ? new Scim.ScimError({ status: 413, detail: "The body is too large" })
+      : new Scim.ScimError({ status: 400, scimType: "invalidSyntax", detail: "The body is not JSON" }))
+})
 
 /** The `filter` (parsed; a SCIM 400 when unsupported), `startIndex` (1-based) and `count` (at most `Scim.maxResults`) of a list request. */
 const listQuery = Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {

@@ -37,7 +37,7 @@ import {
   type ShareTokens
 } from "@analytics/core"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import * as ExportRoutes from "./ExportRoutes.ts"
 import * as Problems from "./Problems.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
@@ -125,6 +125,18 @@ const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer) => (
   }))
 })
 
+/** A body over the edge's cap, which a share refuses (413) rather than reading it as none. */
+class BodyTooLarge {
+  readonly _tag = "BodyTooLarge"
+}
+
+/** The body as `read` gives it; one that cannot be parsed reads as `fallback`, one over the cap fails with `BodyTooLarge`. */
+const orTooLarge = <A, B>(read: Effect.Effect<A, HttpServerError.HttpServerError>, fallback: B): Effect.Effect<A | B, BodyTooLarge> =>
+  Effect.catch(read, (error) =>
+    error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+      ? Effect.fail(new BodyTooLarge())
+      : Effect.succeed(fallback))
+
 /** The refusal of a share's error. */
 const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refusal => {
   switch (error._tag) {
@@ -150,6 +162,8 @@ const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refu
       return { code: "auth/forbidden", detail: error.detail }
     case "ExportInvalid":
       return { code: "export/invalid", detail: error.detail }
+    case "BodyTooLarge":
+      return { code: "request/body-too-large", detail: "The body is too large" }
     case "SchemaError":
       return { code: "request/invalid", detail: String(error.message ?? error) }
     case "QueryTimedOut":
@@ -247,11 +261,11 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const type = request.headers["content-type"] ?? ""
     if (type.startsWith("application/json")) {
-      const body = yield* Effect.orElseSucceed(request.json, () => ({}))
+      const body = yield* orTooLarge(request.json, {})
       const password = (body as { readonly password?: unknown } | null)?.password
       return typeof password === "string" ? password : ""
     }
-    const params = yield* Effect.orElseSucceed(request.urlParamsBody, () => UrlParams.empty)
+    const params = yield* orTooLarge(request.urlParamsBody, UrlParams.empty)
     return Option.getOrElse(UrlParams.getFirst(params, "password"), () => "")
   })
 
@@ -280,8 +294,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const type = request.headers["content-type"] ?? ""
     const input: unknown = type.startsWith("application/json")
-      ? yield* Effect.orElseSucceed(request.json, () => null)
-      : yield* Effect.map(Effect.orElseSucceed(request.urlParamsBody, () => UrlParams.empty), (params) => {
+      ? yield* orTooLarge(request.json, null)
+      : yield* Effect.map(orTooLarge(request.urlParamsBody, UrlParams.empty), (params) => {
         const pages = UrlParams.getAll(params, "pages")
         const visualId = UrlParams.getFirst(params, "visual_id")
         return {

@@ -81,7 +81,7 @@ export interface FixtureServer {
 }
 
 /** Starts the server on `stores` with unlimited rate limits; `127.0.0.1` is a trusted proxy, so `X-Forwarded-For` names the client. */
-export const serve = <E>(stores: Layer.Layer<App.Stores, E>): Effect.Effect<FixtureServer, E, Scope.Scope> =>
+export const serve = <E>(stores: Layer.Layer<App.Stores, E>): Effect.Effect<FixtureServer, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
     const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
@@ -430,7 +430,11 @@ export const addresses: Readonly<Record<string, Address>> = {
     destructive: true
   },
   "exportSchedules.delete": { params: { id: "schedule" }, destructive: true },
-  "exportSchedules.sendNow": { params: { id: "schedule" } }
+  "exportSchedules.sendNow": { params: { id: "schedule" } },
+  "ai.ask": {
+    body: (t) => ({ question: "What is the total amount by region?", dataset_id: t.ids.dataset }),
+    bodyIds: { dataset_id: "dataset", report_id: "report", visual_id: "visual" }
+  }
 }
 
 /** The operations the table lacks or cannot address: each a sentence naming the operation and what is missing. */
@@ -543,7 +547,7 @@ export const snapshot = (server: TestServer, t: FixtureTenant): Effect.Effect<Re
         let cursor: string | null = null
         for (;;) {
           const sep = path.includes("?") ? "&" : "?"
-          const page = yield* read(`${path}${sep}limit=500${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+          const page: { readonly status: number; readonly body: any } = yield* read(`${path}${sep}limit=500${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
           if (page.status !== 200) return page
           items.push(...(page.body.data as Array<unknown>))
           cursor = page.body.page.next_cursor
@@ -622,9 +626,10 @@ export const extraAddresses: Readonly<Record<string, ExtraAddress>> = {
   "GET /embed/download/:visual_id": { params: { visual_id: "visual" }, query: embedQuery, credential: "none" },
   "POST /embed/export": { query: embedQuery, body: shareExport, credential: "none" },
   "GET /embed/jobs/:job_id": { params: { job_id: "shareJob" }, query: embedQuery, credential: "none" },
-  "GET /scim/v2/ServiceProviderConfig": { credential: "scim" },
-  "GET /scim/v2/ResourceTypes": { credential: "scim" },
-  "GET /scim/v2/Schemas": { credential: "scim" },
+  // Discovery documents are public (RFC 7644 §4).
+  "GET /scim/v2/ServiceProviderConfig": { credential: "none" },
+  "GET /scim/v2/ResourceTypes": { credential: "none" },
+  "GET /scim/v2/Schemas": { credential: "none" },
   "GET /scim/v2/Users": { query: (t) => ({ filter: `userName eq "${t.memberEmail}"` }), credential: "scim" },
   "POST /scim/v2/Users": { body: scimUser, contentType: "application/scim+json", credential: "scim" },
   "GET /scim/v2/Users/:id": { params: { id: "user" }, credential: "scim" },
