@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { App, ExportRoutes, FileBlobStore } from "@analytics/adapter-http"
+import { App, ExportRoutes, FileBlobStore, MetricsEndpoint } from "@analytics/adapter-http"
+import { answerParseErrors } from "@analytics/adapter-http/ProblemResponses"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
@@ -40,11 +41,13 @@ import { Console, Context, Deferred, Effect, Layer, Option, Redacted, Schedule, 
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
+import type * as Http from "node:http"
 import { createServer } from "node:http"
 import * as Path from "node:path"
 import { answererLayer } from "./AnswererChoice.ts"
 import * as Demo from "./Demo.ts"
 import type { HostConfig } from "./HostConfig.ts"
+import * as Telemetry from "./Telemetry.ts"
 
 /** Where rate-limit counts live, given the database the stores use when there is one. */
 const rateLimitStoreLayer = (
@@ -193,6 +196,26 @@ const exportWorker = (links: Exports.ResultLinks, leaseSeconds: number) =>
     Effect.forever
   )
 
+/**
+ * Every 5 seconds, while metrics are served or exported: the export queue's
+ * depth (queued, running) from the store, for its gauges.
+ */
+const exportQueueGauges = ExportWorker.observeQueue.pipe(
+  Effect.catchCause((cause) => Effect.logWarning("Reading the export queue's depth failed", cause)),
+  Effect.repeat(Schedule.spaced("5 seconds"))
+)
+
+/** `GET /metrics` on a port of its own (`ANALYTICS_METRICS_PORT`), closed with the scope. */
+const metricsServer = (port: number, token: Option.Option<Redacted.Redacted<string>>) =>
+  Effect.acquireRelease(
+    Effect.callback<Http.Server, Error>((resume) => {
+      const server = createServer(MetricsEndpoint.listener({ token: Option.getOrUndefined(Option.map(token, Redacted.value)) }))
+      server.once("error", (error) => resume(Effect.fail(error)))
+      server.listen(port, () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+  ).pipe(Effect.tap(() => Effect.logInfo("Metrics served").pipe(Effect.annotateLogs({ metrics_port: port }))))
+
 /** The analytics engines: embedded DuckDB for uploads (its directory made first), and PostgreSQL direct query when configured. */
 const enginesOf = (config: HostConfig) => ({
   ...Option.match(config.datasets.duckdbPath, {
@@ -245,6 +268,9 @@ const initialize = (config: HostConfig) =>
       }
     }
     yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
+    if (Option.isSome(config.metrics) || Option.isSome(config.otlp)) {
+      yield* Effect.forkScoped(exportQueueGauges.pipe(Effect.provideContext(stores)))
+    }
     if (config.webhooks.worker) {
       yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
       yield* Effect.forkScoped(purgeWebhookDeliveries.pipe(Effect.provideContext(stores)))
@@ -278,7 +304,12 @@ const initialize = (config: HostConfig) =>
       blobStore: Layer.succeedContext(blobs),
       renderers: Documents.layer,
       // POST /v1/ai/ask: an OpenAI-compatible model when ANALYTICS_AI_BASE_URL is set, else the built-in answerer, offline.
-      answerer: answererLayer(config)
+      answerer: answererLayer(config),
+      // GET /metrics on the API's port only behind its token, and only when no port of its own is set.
+      metrics: Option.getOrUndefined(Option.flatMap(
+        Option.filter(config.metrics, (metrics) => Option.isNone(metrics.port)),
+        (metrics) => Option.map(metrics.token, (token) => ({ token: Redacted.value(token) }))
+      ))
     }))
   })
 
@@ -304,9 +335,13 @@ export const serve = (config: HostConfig) =>
     yield* Layer.build(
       HttpServer.serve(gate).pipe(
         HttpServer.withLogAddress,
-        Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
+        // Requests Node's parser refuses (a CR in a header, 16 KiB of headers) are answered problem+json too.
+        Layer.provide(NodeHttpServer.layer(() => answerParseErrors(createServer()), { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
       )
     )
+    if (Option.isSome(config.metrics) && Option.isSome(config.metrics.value.port)) {
+      yield* metricsServer(config.metrics.value.port.value, config.metrics.value.token)
+    }
     yield* Effect.logInfo("Initialising storage").pipe(
       Effect.annotateLogs({ store: config.store, rate_limit_store: config.rateLimitStore })
     )
@@ -316,7 +351,8 @@ export const serve = (config: HostConfig) =>
       Effect.annotateLogs({ port: config.port, store: config.store, public_base_url: config.publicBaseUrl })
     )
     return yield* Effect.never
-  }).pipe(Effect.scoped)
+    // Traces and metrics over OTLP when configured; its scope's end flushes them.
+  }).pipe(Effect.scoped, Effect.provide(Telemetry.layer(config)))
 
 /** `analytics-host migrate`: applies pending migrations and exits. */
 export const migrate = (config: HostConfig) =>
