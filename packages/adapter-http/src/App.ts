@@ -59,6 +59,8 @@ import { authenticationLayer, idempotentLayer, validationLayer } from "./Middlew
 import * as ProblemResponses from "./ProblemResponses.ts"
 import * as Problems from "./Problems.ts"
 import * as RateLimiting from "./RateLimiting.ts"
+import * as RequestObservability from "./RequestObservability.ts"
+import * as MetricsEndpoint from "./MetricsEndpoint.ts"
 import * as DatasetUploads from "./DatasetUploads.ts"
 import * as ScimRoutes from "./ScimRoutes.ts"
 import * as SharedRoutes from "./SharedRoutes.ts"
@@ -105,7 +107,8 @@ export interface EdgeOptions {
 
 /**
  * What every request to `api`'s routes (and `extraRoutes`) goes through,
- * outermost first: the client address from trusted proxies, rate limits (and
+ * outermost first: its id and metrics (`RequestObservability`), the client
+ * address from trusted proxies, rate limits (and
  * their headers on whatever answers), then problem+json for every error and
  * the body cap. Exported so an app serving another contract (tests, an
  * embedding app's own API) gets the same edge.
@@ -118,13 +121,14 @@ export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constrain
 ) => HttpRouter.middleware(
   Effect.map(RateLimiting.middleware(api, options.rateLimits), (rateLimited) => {
     const problems = ProblemResponses.middleware(api, extraRoutes, ownBodyLimit)
+    const observed = RequestObservability.middleware(RequestObservability.routeTemplates(api, extraRoutes))
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
     const forwarded = trustedProxies.length === 0
       ? <A>(app: A) => app
       : HttpMiddleware.xForwardedHeaders({ trustedProxies })
     // Every failure is answered, so the router's "unhandled" marker passes through untouched.
     return (httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-      forwarded(rateLimited(problems(httpApp))) as Effect.Effect<
+      observed(forwarded(rateLimited(problems(httpApp)))) as Effect.Effect<
         HttpServerResponse.HttpServerResponse,
         Types.unhandled,
         HttpServerRequest.HttpServerRequest
@@ -133,8 +137,30 @@ export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constrain
   { global: true }
 )
 
-/** The API's routes, documentation and edge middleware, registered on the `HttpRouter`. */
-export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
+/** The routes served beside the `HttpApi` contract's. */
+const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
+  ["GET", docsPaths.openapi],
+  ["GET", docsPaths.reference],
+  ...ScimRoutes.routes,
+  ...SharedRoutes.routes,
+  ...ExportRoutes.routes,
+  ...DatasetUploads.routes
+]
+
+const routeOf = RequestObservability.routeTemplates(Api, [...routesBeside, ...MetricsEndpoint.routes])
+
+/**
+ * A request's server-span name, OpenTelemetry's way: its method and route
+ * template (`GET /v1/webhooks/:webhook_id`), or the method alone when no
+ * route matches. For `HttpMiddleware.SpanNameGenerator`.
+ */
+export const spanName = (request: HttpServerRequest.HttpServerRequest): string => {
+  const route = routeOf(request.method, request.url)
+  return route === RequestObservability.unmatched ? request.method : `${request.method} ${route}`
+}
+
+/** The API's routes, documentation and edge middleware, registered on the `HttpRouter`; `GET /metrics` when `metrics` is given. */
+export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoint.Options | undefined } = {}) => Layer.mergeAll(
   HttpApiBuilder.layer(Api),
   openapiRoute,
   // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
@@ -143,10 +169,11 @@ export const routes = (options: EdgeOptions = {}) => Layer.mergeAll(
   SharedRoutes.layer,
   ExportRoutes.layer,
   DatasetUploads.layer(options.maxUploadBytes),
+  options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics),
   edgeFor(
     Api,
     options,
-    [["GET", docsPaths.openapi], ["GET", docsPaths.reference], ...ScimRoutes.routes, ...SharedRoutes.routes, ...ExportRoutes.routes, ...DatasetUploads.routes],
+    [...routesBeside, ...(options.metrics === undefined ? [] : MetricsEndpoint.routes)],
     DatasetUploads.isUpload
   )
 ).pipe(
@@ -227,6 +254,12 @@ export interface Options<E> extends EdgeOptions {
   readonly answerer?: Layer.Layer<Answerer.Answerer> | undefined
   /** Sends e-mail (invitations); by default messages are logged, not sent. */
   readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
+  /**
+   * Serve the process's metrics at `GET /metrics` (Prometheus text), behind
+   * `token` when given; not served by default. To serve them elsewhere, use
+   * `MetricsEndpoint.listener` or `MetricsEndpoint.text`.
+   */
+  readonly metrics?: MetricsEndpoint.Options | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
 }
 

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Caller, Limiter, Plan, RateLimit, type Tenant } from "@analytics/core"
+import { Caller, Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
@@ -112,17 +112,24 @@ const bearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer) as Effect.E
 /**
  * A 429 problem answered by a per-operation limit carries `retry_after` in
  * its body (handlers answer through the contract, which sets no headers);
- * this copies it into `Retry-After`.
+ * this copies it into `Retry-After`, and counts the refusal by its code.
  */
-const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) => {
+const withRetryAfter = (
+  response: HttpServerResponse.HttpServerResponse,
+  endpointClass: () => string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   if (response.status !== 429 || response.headers["retry-after"] !== undefined || response.body._tag !== "Uint8Array") {
-    return response
+    return Effect.succeed(response)
   }
   try {
-    const { retry_after } = JSON.parse(new TextDecoder().decode(response.body.body)) as { retry_after?: unknown }
-    return typeof retry_after === "number" ? HttpServerResponse.setHeader(response, "retry-after", String(retry_after)) : response
+    const { code, retry_after } = JSON.parse(new TextDecoder().decode(response.body.body)) as { code?: unknown; retry_after?: unknown }
+    const counted = Metrics.rateLimitRejected(endpointClass(), typeof code === "string" ? code : "unknown")
+    return Effect.as(
+      counted,
+      typeof retry_after === "number" ? HttpServerResponse.setHeader(response, "retry-after", String(retry_after)) : response
+    )
   } catch {
-    return response
+    return Effect.succeed(response)
   }
 }
 
@@ -159,13 +166,18 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
       Effect.gen(function*() {
         const resolved = yield* callerOf
         const tenant = resolved?.caller.tenant
-        if (resolved === undefined || tenant === undefined) return withRetryAfter(yield* httpApp)
         const request = yield* HttpServerRequest.HttpServerRequest
-        const quotas = quotasOf(tenant.tenant_id, classOf(request.method, pathOf(request.url)), limitsOf(tenant))
+        const endpointClass = () => classOf(request.method, pathOf(request.url))
+        if (resolved === undefined || tenant === undefined) return yield* withRetryAfter(yield* httpApp, endpointClass)
+        const quotas = quotasOf(tenant.tenant_id, endpointClass(), limitsOf(tenant))
         const decision = yield* limiter.decide(quotas)
         const now = yield* Clock.currentTimeMillis
-        if (!decision.allowed) return tooManyRequests(quotas, decision, now)
-        const response = withRetryAfter(yield* Effect.provideService(httpApp, ResolvedCaller, resolved))
+        if (!decision.allowed) {
+          const refused = tooManyRequests(quotas, decision, now)
+          yield* Metrics.rateLimitRejected(endpointClass(), decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded")
+          return refused
+        }
+        const response = yield* withRetryAfter(yield* Effect.provideService(httpApp, ResolvedCaller, resolved), endpointClass)
         return HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
       })
   })

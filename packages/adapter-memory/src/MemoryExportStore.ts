@@ -68,6 +68,15 @@ export const make = Effect.sync(() => {
         if (due !== null && (earliest === undefined || due < earliest)) earliest = due
       }
       return earliest
+    }),
+    depth: Effect.sync(() => {
+      let queued = 0
+      let running = 0
+      for (const { job } of entries.values()) {
+        if (job.status === "queued") queued++
+        else if (job.status === "running") running++
+      }
+      return { queued, running }
     })
   })
 })

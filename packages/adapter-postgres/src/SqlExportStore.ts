@@ -145,5 +145,13 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
       FROM export_jobs WHERE status IN ('queued', 'running')`.pipe(
       Effect.map(([row]) => row?.due ?? undefined),
       failAs("ExportStore.nextDue")
+    ),
+    depth: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*)::int AS n
+      FROM export_jobs WHERE status IN ('queued', 'running') GROUP BY status`.pipe(
+      Effect.map((rows) => ({
+        queued: rows.find((row) => row.status === "queued")?.n ?? 0,
+        running: rows.find((row) => row.status === "running")?.n ?? 0
+      })),
+      failAs("ExportStore.depth")
     )
   }))

@@ -15,6 +15,7 @@ import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { EventPublisher, publish } from "./EventPublisher.ts"
 import type * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
+import * as Metrics from "./Metrics.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Member } from "./Principal.ts"
 import * as SemanticModel from "./SemanticModel.ts"
@@ -416,7 +417,9 @@ export const query = (
       Effect.timeoutOrElse({
         duration: timeout,
         orElse: () => Effect.fail(new QueryTimedOut({ seconds: Duration.toSeconds(timeout) }))
-      })
+      }),
+      Metrics.timedQuery(dataset.source.type),
+      Effect.withSpan("dataset.query", { attributes: { "dataset.engine": dataset.source.type, "dataset.id": dataset.dataset_id } })
     )
     return { dataset, compiled, rows }
   })

@@ -77,4 +77,6 @@ export class ExportStore extends Context.Service<ExportStore, {
   readonly cancel: (tenantId: TenantId, jobId: JobId, at: Date) => Effect.Effect<ExportJob | undefined, StoreError>
   /** The earliest time a job may be due (a queued job's wait, a running job's lease), to sleep until. */
   readonly nextDue: Effect.Effect<Date | undefined, StoreError>
+  /** How many jobs wait in the queue and how many run, across every worker (for the queue's gauges). */
+  readonly depth: Effect.Effect<{ readonly queued: number; readonly running: number }, StoreError>
 }>()("@analytics/core/ExportStore") {}

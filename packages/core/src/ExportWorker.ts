@@ -15,6 +15,7 @@ import * as ExportFormats from "./ExportFormats.ts"
 import { type ExportJob, type Failure, next, type Result } from "./ExportJob.ts"
 import { type Claimed, ExportStore } from "./ExportStore.ts"
 import * as ExportMail from "./ExportMail.ts"
+import * as Metrics from "./Metrics.ts"
 import type { ResultLinks } from "./Exports.ts"
 import { Mailer } from "./Mailer.ts"
 import { Transactor } from "./Transactor.ts"
@@ -102,8 +103,19 @@ const mail = (job: ExportJob, result: Result, options: Options) =>
     yield* (yield* Mailer).send(ExportMail.compose(job.delivery, result, link, content))
   })
 
-/** Runs one claimed job to its next state. */
-const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError, Services> =>
+/** Runs one claimed job to its next state, timed by format and outcome, in a span. */
+const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError, Services> => {
+  // Abandoned unless settled: canceled or taken over meanwhile, or the store failed.
+  let outcome: Metrics.ExportOutcome = "abandoned"
+  return runOnce(claimed, options, (settled) => (outcome = settled)).pipe(
+    (effect) => Metrics.measured(effect, (_, duration) => Metrics.exportRan(claimed.job.request.format, outcome, duration)),
+    Effect.withSpan("export.run", {
+      attributes: { "export.job_id": claimed.job.job_id, "export.format": claimed.job.request.format, "export.attempt": claimed.job.attempts }
+    })
+  )
+}
+
+const runOnce = (claimed: Claimed, options: Options, settledAs: (outcome: Metrics.ExportOutcome) => void): Effect.Effect<void, StoreError, Services> =>
   Effect.gen(function*() {
     const job = claimed.job
     const blobs = yield* BlobStore
@@ -127,7 +139,9 @@ const run = (claimed: Claimed, options: Options): Effect.Effect<void, StoreError
     const settled = made._tag === "Success"
       ? next(job, { _tag: "Succeeded", at, result: made.success })
       : next(job, { _tag: "Failed", at, failure: failureOf(made.failure as { readonly _tag: string; readonly detail?: string }) })
-    if (settled !== undefined) yield* settle(claimed, settled, options)
+    if (settled !== undefined && (yield* settle(claimed, settled, options))) {
+      settledAs(settled.status === "succeeded" ? "succeeded" : settled.status === "failed" ? "failed" : "retrying")
+    }
   })
 
 /** Claims the jobs due now and runs them; how many were claimed. */
@@ -143,3 +157,14 @@ export const runDue = (options: Options): Effect.Effect<number, StoreError, Serv
     yield* Effect.forEach(claims, (claimed) => run(claimed, options), { concurrency: options.concurrency, discard: true })
     return claims.length
   })
+
+/**
+ * Sets the queue's gauges from the store: jobs queued and running across
+ * every worker (a host runs it every few seconds; each host reports the
+ * same numbers, so take their `max` across instances).
+ */
+export const observeQueue: Effect.Effect<void, StoreError, ExportStore> = Effect.gen(function*() {
+  const { queued, running } = yield* (yield* ExportStore).depth
+  yield* Metrics.exportJobsIn("queued", queued)
+  yield* Metrics.exportJobsIn("running", running)
+})

@@ -22,6 +22,7 @@ import type { DatasetStore } from "./DatasetStore.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import { NotFound } from "./Errors.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
+import * as Metrics from "./Metrics.ts"
 import * as OperationLimits from "./OperationLimits.ts"
 import * as Plan from "./Plan.ts"
 import type { Member } from "./Principal.ts"
@@ -239,7 +240,10 @@ export const ask = (
     // As POST /v1/datasets/{id}/query: one slot of the workspace's concurrent queries while the engine works.
     const inSlot = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       limiter.withSlot(OperationLimits.queryConcurrency(dataset.workspace_id, capacity), Duration.toMillis(subject.timeout) + 30_000)(effect)
-    return answer(member, request, subject, security, inSlot)
+    return answer(member, request, subject, security, inSlot).pipe(
+      Stream.tap((event) => event._tag === "Done" ? Metrics.questionAnswered(event.answer.status) : Effect.void),
+      Stream.tapError(() => Metrics.questionAnswered("error"))
+    )
   })
 
 const answer = (

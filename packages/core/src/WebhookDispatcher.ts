@@ -10,9 +10,10 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Queue, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Queue, Stream } from "effect"
 import { type Claim, DeliveryStore, type Settlement } from "./DeliveryStore.ts"
 import { Mailer } from "./Mailer.ts"
+import * as Metrics from "./Metrics.ts"
 import * as RetrySchedule from "./RetrySchedule.ts"
 import type { WebhookId } from "./Webhook.ts"
 import * as WebhookSecrets from "./WebhookSecrets.ts"
@@ -125,9 +126,29 @@ export const attempt = (claim: Claim, options: Pick<Options, "waitsSeconds" | "a
     const ended = yield* Clock.currentTimeMillis
     const settlement = settlementOf(claim, result, new Date(started), ended - started, options.waitsSeconds)
     const settled = yield* store.settle(claim, settlement, new Date(ended))
+    // Counted once settled: an attempt whose lease was lost meanwhile is another worker's to count.
+    if (settled) yield* Metrics.deliveryAttempted(outcomeOf(settlement), Duration.millis(ended - started))
     if (settled && settlement.disableWebhook !== undefined) yield* tellOwner(claim, settlement.disableWebhook)
     return settlement
-  })
+  }).pipe(
+    Effect.withSpan("webhook.attempt", {
+      attributes: {
+        "webhook.event": claim.delivery.event.type,
+        "webhook.delivery_id": claim.delivery.delivery_id,
+        "webhook.attempt": claim.delivery.failures + 1
+      }
+    })
+  )
+
+/** A settlement as the deliveries metric counts it. */
+const outcomeOf = (settlement: Settlement): Metrics.DeliveryOutcome =>
+  settlement.disableWebhook !== undefined
+    ? "disabled"
+    : settlement.status === "succeeded"
+    ? "success"
+    : settlement.status === "retrying"
+    ? "retry"
+    : "failed"
 
 /** Mails a disabled webhook's owner; a mail failure is logged, the webhook stays disabled. */
 const tellOwner = (claim: Claim, reason: string) =>

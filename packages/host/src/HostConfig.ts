@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Plan, User } from "@analytics/core"
-import { Config, Effect, Option, type Redacted, Result, Schema } from "effect"
+import { Config, Effect, Option, Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
@@ -84,6 +84,27 @@ export interface HostConfig {
   readonly mail: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly from: string }>
   /** An OpenAI-compatible chat-completions API that answers AI questions; without it the built-in answerer does, offline. */
   readonly ai: Option.Option<AiModel>
+  /**
+   * `GET /metrics` (Prometheus text): on a port of its own, or on the API's
+   * port behind a bearer token; `None`: not served.
+   */
+  readonly metrics: Option.Option<{ readonly port: Option.Option<number>; readonly token: Option.Option<Redacted.Redacted<string>> }>
+  /** Traces and metrics exported over OTLP/HTTP (the standard `OTEL_*` variables); `None`: not exported. */
+  readonly otlp: Option.Option<OtlpExport>
+}
+
+/** Where and how traces and metrics are exported over OTLP/HTTP. */
+export interface OtlpExport {
+  /** The collector's base URL; signals go to `/v1/traces` and `/v1/metrics` below it. */
+  readonly endpoint: string
+  readonly protocol: "http/protobuf" | "http/json"
+  /** Sent with every export (an API key, say): redacted. */
+  readonly headers: Redacted.Redacted<Record<string, string>>
+  readonly serviceName: string
+  /** `OTEL_RESOURCE_ATTRIBUTES`, beside `service.name` and `service.version`. */
+  readonly resourceAttributes: Record<string, string>
+  readonly metricsIntervalMillis: number
+  readonly tracesDelayMillis: number
 }
 
 /** The OpenAI-compatible model that answers AI questions. */
@@ -141,6 +162,45 @@ const IpList = commaList(Schema.String.check(Schema.makeFilter((ip) =>
   Result.isSuccess(IpNetwork.fromString(ip.includes(":") ? `${ip}/128` : `${ip}/32`)) || `Expected an IP address, got "${ip}"`
 )))
 
+/**
+ * OpenTelemetry's `key=value` lists (`OTEL_EXPORTER_OTLP_HEADERS`,
+ * `OTEL_RESOURCE_ATTRIBUTES`): comma-separated, values percent-decoded.
+ */
+const KeyValueList = Schema.String.check(Schema.makeFilter((list) => {
+  for (const entry of keyValueEntries(list)) {
+    if (entry[0] === "" || entry[1] === undefined) return `Expected key=value pairs separated by commas (values percent-encoded), got "${entry[0]}=…"`
+  }
+  return true
+})).pipe(
+  Schema.decodeTo(
+    Schema.Record(Schema.String, Schema.String),
+    SchemaTransformation.transform({
+      decode: (list: string): Record<string, string> => Object.fromEntries(keyValueEntries(list).map(([key, value]) => [key, value ?? ""])),
+      encode: (record: Record<string, string>) => Object.entries(record).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(",")
+    })
+  )
+)
+
+/** The entries of a `key=value,…` list; a value that does not decode is `undefined`. */
+function keyValueEntries(list: string): Array<readonly [string, string | undefined]> {
+  return list.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
+    const at = entry.indexOf("=")
+    if (at <= 0) return ["", undefined] as const
+    try {
+      return [entry.slice(0, at).trim(), decodeURIComponent(entry.slice(at + 1).trim())] as const
+    } catch {
+      return [entry.slice(0, at).trim(), undefined] as const
+    }
+  })
+}
+
+/** OTLP over HTTP; gRPC is not supported. */
+const OtlpProtocol = Schema.Literals(["http/protobuf", "http/json"]).annotate({
+  message: "Expected http/protobuf or http/json (gRPC is not supported)"
+})
+
+const Millis = (maximum: number) => Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum }))
+
 /** Each variable on its own, so that every invalid one is reported at once. */
 const variables = {
   port: Config.Port("PORT").pipe(Config.withDefault(3000)),
@@ -197,7 +257,18 @@ const variables = {
   aiTimeoutSeconds: Config.option(Config.schema(
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 600 })),
     "ANALYTICS_AI_TIMEOUT_SECONDS"
-  ))
+  )),
+  metricsPort: Config.option(Config.Port("ANALYTICS_METRICS_PORT")),
+  metricsToken: Config.option(Config.Redacted("ANALYTICS_METRICS_TOKEN")),
+  otlpEndpoint: Config.option(Config.schema(HttpUrl, "OTEL_EXPORTER_OTLP_ENDPOINT")),
+  otlpProtocol: Config.schema(OtlpProtocol, "OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf" as const)),
+  otlpHeaders: Config.schema(KeyValueList, "OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault({} as Record<string, string>)),
+  otelServiceName: Config.NonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("analytics-service")),
+  otelResourceAttributes: Config.schema(KeyValueList, "OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault({} as Record<string, string>)),
+  otelSdkDisabled: Config.Boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
+  // The specification's defaults: metrics every minute, spans batched for 5 s.
+  otelMetricExportInterval: Config.schema(Millis(3_600_000), "OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60_000)),
+  otelBspScheduleDelay: Config.schema(Millis(600_000), "OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5_000))
 }
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -223,6 +294,9 @@ const crossCheck = (c: HostConfig): Array<string> => {
   }
   if (c.rateLimitStore === "redis" && Option.isNone(c.redisUrl)) {
     problems.push("ANALYTICS_RATE_LIMIT_STORE=redis needs REDIS_URL (redis://host:6379)")
+  }
+  if (Option.isSome(c.metrics) && Option.contains(c.metrics.value.port, c.port)) {
+    problems.push("ANALYTICS_METRICS_PORT must differ from PORT (unset it, and set ANALYTICS_METRICS_TOKEN, to serve /metrics on the API's port)")
   }
   return problems
 }
@@ -354,6 +428,19 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       apiKey: c.aiApiKey,
       model: Option.getOrElse(c.aiModel, () => ""),
       timeoutSeconds: Option.getOrElse(c.aiTimeoutSeconds, () => 30)
+    })),
+    // A port of its own (the token, if set, still asked there), or the API's port behind the token.
+    metrics: Option.isSome(c.metricsPort) || Option.isSome(c.metricsToken)
+      ? Option.some({ port: c.metricsPort, token: c.metricsToken })
+      : Option.none(),
+    otlp: c.otelSdkDisabled ? Option.none() : Option.map(c.otlpEndpoint, (endpoint): OtlpExport => ({
+      endpoint: endpoint.replace(/\/+$/, ""),
+      protocol: c.otlpProtocol,
+      headers: Redacted.make(c.otlpHeaders),
+      serviceName: c.otelServiceName,
+      resourceAttributes: c.otelResourceAttributes,
+      metricsIntervalMillis: c.otelMetricExportInterval,
+      tracesDelayMillis: c.otelBspScheduleDelay
     }))
   }
   const crossProblems = [...crossCheck(config), ...s3Check(c), ...aiCheck(c)]

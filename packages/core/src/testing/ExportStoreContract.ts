@@ -46,6 +46,7 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       const a3 = yield* job(a, 3)
       const b1 = yield* job(b, 4)
       const later = { ...(yield* job(b, 5)), run_after: at(1_000_000) }
+      const before = yield* store.depth
       for (const j of [a1, a2, a3, b1, later]) yield* store.insert(j)
       assert.deepStrictEqual(yield* store.find(tenantId, a1.job_id), a1)
       const other = yield* insertTenant({ createdAt: at(0) })
@@ -58,6 +59,8 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       assert.deepStrictEqual(ids(first), [a1.job_id, b1.job_id, a2.job_id])
       assert.deepInclude(first[0]!.job, { status: "running", attempts: 1, started_at: at(100) })
       assert.deepStrictEqual(ids(yield* store.claim({ ...request, now: at(101) })), [])
+      // The queue's depth: a3 and `later` wait, three run.
+      assert.deepStrictEqual(yield* store.depth, { queued: before.queued + 2, running: before.running + 3 })
       // Only the lease holder writes.
       const [claimA1, claimB1, claimA2] = first
       const progressed = next(claimA1!.job, { _tag: "Progressed", percent: 40, at: at(110) })!

@@ -1,0 +1,130 @@
+/**
+ * What the edge records of every request: its id (`X-Request-Id`, taken
+ * from the client or a proxy when it is sane, else made here) on the
+ * response, in problem bodies (a `request_id` extension member) and in
+ * every log line written while it is served; and the HTTP metrics, by
+ * route template (never the raw path: ids in paths would make a series per
+ * resource), method and status.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Metric } from "effect"
+import { FindMyWay, HttpBody, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { randomUUID } from "node:crypto"
+import { pathOf } from "./Url.ts"
+
+/** The header carrying a request's id, in and out. */
+export const header = "x-request-id"
+
+/** The problem-body member carrying the request's id (an RFC 9457 extension member). */
+export const problemMember = "request_id"
+
+// Visible ASCII, at most 128 characters: anything else (control characters, spaces, a megabyte) is replaced.
+const sane = /^[\x21-\x7e]{1,128}$/
+
+/** The id of a request: the one it came with when sane, else a new UUID. */
+export const idOf = (incoming: string | undefined): string =>
+  incoming !== undefined && sane.test(incoming) ? incoming : randomUUID()
+
+/** The label of a request that matched no route: one series for every unknown path. */
+export const unmatched = "unmatched"
+
+const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/**
+ * The route template of a request (`/v1/webhooks/:webhook_id`) among
+ * `api`'s endpoints and `extraRoutes`, or `unmatched`.
+ */
+export const routeTemplates = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = []
+): (method: string, url: string) => string => {
+  const router = FindMyWay.make<string>({ ignoreTrailingSlash: true })
+  const seen = new Set<string>()
+  const add = (method: string, path: string) => {
+    if (seen.has(`${method} ${path}`)) return
+    seen.add(`${method} ${path}`)
+    router.on(method as HttpMethod.HttpMethod, path as FindMyWay.PathInput, path)
+  }
+  HttpApi.reflect(api, { onGroup: () => {}, onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path) })
+  for (const [method, path] of extraRoutes) add(method, path)
+  return (method, url) => {
+    const path = pathOf(url)
+    const found = router.find(method as HttpMethod.HttpMethod, path) ?? (method === "HEAD" ? router.find("GET", path) : undefined)
+    return found?.handler ?? unmatched
+  }
+}
+
+/** Seconds, from 1 ms to 10 s (longer requests are uploads and streamed answers: the +Inf bucket counts them). */
+const durationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+interface Series {
+  readonly requests: Metric.Counter<number>
+  readonly duration: Metric.Histogram<number>
+}
+
+/** Each label set's two metrics, made once (a labelled metric caches its series key: an update is a map lookup). */
+const seriesCache = new Map<string, Series>()
+const seriesOf = (method: string, route: string, status: number): Series => {
+  const key = `${method} ${route} ${status}`
+  let series = seriesCache.get(key)
+  if (series === undefined) {
+    const attributes = { method, route, status: String(status) }
+    series = {
+      requests: Metric.counter("analytics_http_requests_total", {
+        description: "HTTP requests answered, by method, route template and status",
+        incremental: true,
+        attributes
+      }),
+      duration: Metric.histogram("analytics_http_request_duration_seconds", {
+        description: "Time from a request's arrival at the edge to its response (before the body is streamed), by method, route template and status",
+        boundaries: durationBuckets,
+        attributes
+      })
+    }
+    seriesCache.set(key, series)
+  }
+  return series
+}
+
+const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  response.body._tag === "Uint8Array" && (response.body.contentType.startsWith(ProblemDetails.contentType))
+
+const decoder = new TextDecoder()
+
+/** The response with the request's id in its header and, for a problem, in its body. */
+const stamped = (response: HttpServerResponse.HttpServerResponse, id: string): HttpServerResponse.HttpServerResponse => {
+  const out = HttpServerResponse.setHeader(response, header, id)
+  if (response.status < 400 || !isProblem(response) || response.body._tag !== "Uint8Array") return out
+  try {
+    const problem: unknown = JSON.parse(decoder.decode(response.body.body))
+    if (typeof problem !== "object" || problem === null || Array.isArray(problem)) return out
+    return HttpServerResponse.setBody(out, HttpBody.jsonUnsafe({ ...problem, [problemMember]: id }, response.body.contentType))
+  } catch {
+    return out
+  }
+}
+
+/**
+ * Wraps the edge: gives the request its id (response header, problem
+ * bodies, log annotation `request_id`) and counts and times it by route
+ * template. A request the client abandoned is neither counted nor timed.
+ */
+export const middleware = (routeOf: (method: string, url: string) => string) =>
+<E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const id = idOf(request.headers[header])
+    const started = performance.now()
+    return httpApp.pipe(
+      Effect.annotateLogs(problemMember, id),
+      Effect.map((response) => {
+        const method = knownMethods.has(request.method) ? request.method : "OTHER"
+        const series = seriesOf(method, routeOf(request.method, request.url), response.status)
+        series.requests.updateUnsafe(1, fiber.context)
+        series.duration.updateUnsafe((performance.now() - started) / 1000, fiber.context)
+        return stamped(response, id)
+      })
+    )
+  })
