@@ -70,6 +70,24 @@ export const problemResponse = (
 const bodyTooLarge = () =>
   problemResponse("request/body-too-large", `The body exceeds ${maxBodyBytes} bytes`, { connection: "close" })
 
+/** A `\u0000` escape in JSON text (one not itself escaped as `\\u0000`). */
+const escapedNul = /(?:^|[^\\])(?:\\\\)*\\u0000/
+
+/**
+ * Refuses a NUL character (U+0000) anywhere in the URL or a JSON body:
+ * PostgreSQL cannot store one in text, so it would fail the store (503)
+ * instead of the request. One scan of text the API reads anyway.
+ */
+const refuseNul = <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const refused = problemResponse("request/invalid", "The request holds a NUL character (U+0000), which no value may contain")
+    if (/%00/.test(request.url)) return Effect.succeed(refused)
+    if (!HttpMethod.hasBody(request.method) || !/json/i.test(request.headers["content-type"] ?? "")) return httpApp
+    // A body that cannot be read is left to the API, which answers it (413, malformed JSON).
+    return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
+      text.includes("\u0000") || escapedNul.test(text) ? Effect.succeed(refused) : httpApp)
+  })
+
 const codeForStatus = (status: number): ProblemCode.ProblemCode => {
   switch (status) {
     case 401:
@@ -188,8 +206,8 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
       // Only requests that may carry a body need the cap (one context entry less on every GET).
       // gzip and deflate bodies are accepted, capped after decompression; other codings answer 415.
       const capped = HttpMethod.hasBody(request.method) && !own
-        ? Effect.provideService(decompress(httpApp) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
-        : httpApp
+        ? Effect.provideService(decompress(refuseNul(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+        : refuseNul(httpApp)
       return capped.pipe(
         Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),
         Effect.map(finish)
