@@ -156,6 +156,9 @@ describe("observability of the packaged host", () => {
     expect((await settledJob(host, token, queued.body.job_id)).status).toBe("succeeded")
     // A visual's query: a dataset query, timed and traced.
     expect((await call(host, "POST", `/v1/reports/${report.report_id}/visuals/${visual.id}/query`, token, {})).status).toBe(200)
+    // A question in words, answered by the built-in answerer.
+    const asked = await call(host, "POST", "/v1/ai/ask", token, { question: "total amount by region", dataset_id: visual.dataset_id })
+    expect(asked.body.status).toBe("answered")
     await hook.waitFor(1, 20_000)
     hook.answer({ status: 410 })
     expect((await call(host, "POST", `/v1/webhooks/${webhook.body.webhook_id}/test`, token, { type: "alert.fire" })).status).toBeLessThan(300)
@@ -200,7 +203,8 @@ describe("observability of the packaged host", () => {
     expect(valueOf(samples, "analytics_webhook_deliveries_total", { outcome: "success" })).toBe(1)
     expect(valueOf(samples, "analytics_webhook_attempt_duration_seconds_count", { outcome: "success" })).toBe(1)
     expect(valueOf(samples, "analytics_export_jobs", { state: "running" })).toBe(0)
-    expect(valueOf(samples, "analytics_dataset_query_duration_seconds_count", { outcome: "succeeded" })).toBeGreaterThanOrEqual(1)
+    expect(valueOf(samples, "analytics_dataset_query_duration_seconds_count", { outcome: "succeeded" })).toBeGreaterThanOrEqual(2)
+    expect(valueOf(samples, "analytics_ai_questions_total", { outcome: "answered" })).toBe(1)
     // No ids in labels: not the tenant's token, not a resource id, not a raw path.
     expect(text).not.toContain(missingId)
     expect(text).not.toContain(queued.body.job_id)
