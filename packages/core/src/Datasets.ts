@@ -333,14 +333,15 @@ const prepared = (
   datasetId: string,
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext,
-  dialect?: DialectName
+  dialect?: DialectName,
+  options?: SemanticQuery.PlanOptions
 ) =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type === "upload" && dataset.refreshed_at === null) return yield* new NotLoaded({ datasetId })
     const engine = yield* engineFor(dataset.source)
     const model = yield* checked(dataset.model, [])
-    const plan = SemanticQuery.plan(model, query, security, new Date(yield* Clock.currentTimeMillis))
+    const plan = SemanticQuery.plan(model, query, security, new Date(yield* Clock.currentTimeMillis), options)
     if (plan instanceof SemanticQuery.QueryInvalid) return yield* plan
     return { dataset, engine, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, dialect === undefined ? engine.dialect : SqlDialect.dialects[dialect]) }
   })
@@ -363,15 +364,8 @@ export const writesParquet = (tenantId: TenantId, datasetId: string): Effect.Eff
   Effect.flatMap(get(tenantId, datasetId), (dataset) =>
     Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.parquet !== undefined))
 
-/**
- * A compiled query without the display limit planning adds when a query
- * names none (`SemanticQuery.defaultLimit`): a streamed file carries every
- * row, while a limit the query names still applies. The compiler ends such
- * a query with that `LIMIT` line for the engines' dialects (a huge limit
- * instead would turn DuckDB's sort into a slower top-N).
- */
-const everyRow = (query: SemanticQuery.Query, compiled: SqlCompiler.Compiled): SqlCompiler.Compiled =>
-  query.limit !== undefined ? compiled : { ...compiled, sql: compiled.sql.replace(new RegExp(`\nLIMIT ${SemanticQuery.defaultLimit}$`), "") }
+/** Files streamed from the engine carry every row; a limit the query names still applies. */
+const streamed: SemanticQuery.PlanOptions = { everyRow: true }
 
 /** A query's rows (every one, unless it names a limit) as a Parquet file written by its dataset's engine, streamed. */
 export const parquet = (
@@ -380,10 +374,10 @@ export const parquet = (
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext
 ): Effect.Effect<Stream.Stream<Uint8Array, EngineError>, QueryError, DatasetStore | Engines> =>
-  Effect.flatMap(prepared(tenantId, datasetId, query, security), ({ compiled, dataset, engine }) =>
+  Effect.flatMap(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, dataset, engine }) =>
     engine.parquet === undefined
       ? Effect.fail(new EngineUnavailable({ source: dataset.source.type }))
-      : Effect.succeed(engine.parquet(everyRow(query, compiled))))
+      : Effect.succeed(engine.parquet(compiled)))
 
 /**
  * A query's rows (every one, unless it names a limit) as a CSV file
@@ -396,8 +390,8 @@ export const csv = (
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext
 ): Effect.Effect<Stream.Stream<Uint8Array, EngineError> | undefined, QueryError, DatasetStore | Engines> =>
-  Effect.map(prepared(tenantId, datasetId, query, security), ({ compiled, engine }) =>
-    engine.csv === undefined ? undefined : engine.csv(everyRow(query, compiled)))
+  Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine }) =>
+    engine.csv === undefined ? undefined : engine.csv(compiled))
 
 /** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
 export const query = (

@@ -112,8 +112,14 @@ export interface Plan {
   readonly where: PlanFilter | undefined
   readonly having: PlanFilter | undefined
   readonly order: ReadonlyArray<{ readonly alias: string; readonly direction: "asc" | "desc" }>
-  readonly limit: number
+  /** At most this many rows; `undefined`: every row (a streamed export). */
+  readonly limit: number | undefined
   readonly columns: ReadonlyArray<Column>
+}
+
+/** How a query is planned: by default, a query naming no limit gets `defaultLimit` (a display's bound); `everyRow` leaves it unbounded (files streamed from the engine). */
+export interface PlanOptions {
+  readonly everyRow?: boolean | undefined
 }
 
 const invalid = (detail: string, member?: string) => new QueryInvalid({ detail, member })
@@ -139,16 +145,16 @@ const dateOperators = new Set(["in_date_range", "not_in_date_range", "before_dat
  * apart from dimensions (they go to HAVING), ordered members are selected,
  * and the row-level security policies that apply are folded into WHERE.
  */
-export const plan = (model: CheckedModel, query: Query, security: SecurityContext, now: Date): Plan | QueryInvalid => {
+export const plan = (model: CheckedModel, query: Query, security: SecurityContext, now: Date, options: PlanOptions = {}): Plan | QueryInvalid => {
   try {
-    return planOrThrow(model, query, security, now)
+    return planOrThrow(model, query, security, now, options)
   } catch (error) {
     if (error instanceof Refusal) return error.error
     throw error
   }
 }
 
-const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContext, now: Date): Plan => {
+const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContext, now: Date, options: PlanOptions): Plan => {
   const columns: Array<Column> = []
   const dimensions: Array<Plan["dimensions"][number]> = []
   const where: Array<PlanFilter> = []
@@ -216,7 +222,7 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
     where: joined("And", where),
     having: joined("And", having),
     order,
-    limit: query.limit ?? defaultLimit,
+    limit: query.limit ?? (options.everyRow === true ? undefined : defaultLimit),
     columns
   }
 }

@@ -135,13 +135,13 @@ export const compile = (plan: Plan, source: Source, dialect: Dialect): Compiled 
     ...plan.measures.map((m) => `${measureSql(m.measure)} AS ${q(m.alias)}`)
   ]
   const lines = [
-    `SELECT ${dialect.top ? `TOP (${plan.limit}) ` : ""}${selected.join(", ")}`,
+    `SELECT ${dialect.top && plan.limit !== undefined ? `TOP (${plan.limit}) ` : ""}${selected.join(", ")}`,
     `FROM ${source.table.map(q).join(".")}`
   ]
   if (plan.where !== undefined) lines.push(`WHERE ${filterSql(plan.where)}`)
   if (groupBy.length > 0) lines.push(`GROUP BY ${groupBy.join(", ")}`)
   if (plan.having !== undefined) lines.push(`HAVING ${filterSql(plan.having)}`)
   if (plan.order.length > 0) lines.push(`ORDER BY ${plan.order.map((o) => `${q(o.alias)} ${o.direction.toUpperCase()}`).join(", ")}`)
-  if (!dialect.top) lines.push(`LIMIT ${plan.limit}`)
+  if (!dialect.top && plan.limit !== undefined) lines.push(`LIMIT ${plan.limit}`)
   return { sql: lines.join("\n"), params: bound.map(paramValue), bound, columns: plan.columns }
 }
