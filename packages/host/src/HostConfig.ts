@@ -62,6 +62,8 @@ export interface HostConfig {
    */
   readonly datasets: {
     readonly duckdbPath: Option.Option<string>
+    /** DuckDB's `memory_limit` (`"1GB"`); past it sorts and groupings spill to disk. DuckDB's own default (80% of memory) when unset. */
+    readonly duckdbMemoryLimit: Option.Option<string>
     readonly warehouseUrl: Option.Option<Redacted.Redacted<string>>
     readonly maxUploadBytes: number
     /** Run scheduled dataset refreshes and alert checks in this process (with several hosts on one database, enable it on one). */
@@ -226,6 +228,10 @@ const variables = {
     "ANALYTICS_WEBHOOK_LEASE_SECONDS"
   ).pipe(Config.withDefault(30)),
   duckdbPath: Config.option(Config.NonEmptyString("ANALYTICS_DUCKDB_PATH")),
+  duckdbMemoryLimit: Config.option(Config.schema(
+    Schema.String.check(Schema.isPattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, { message: "Expected a size such as 512MB or 2GB" })),
+    "ANALYTICS_DUCKDB_MEMORY_LIMIT"
+  )),
   warehouseUrl: Config.option(Config.Redacted("ANALYTICS_WAREHOUSE_URL")),
   scheduler: Config.Boolean("ANALYTICS_SCHEDULER").pipe(Config.withDefault(true)),
   exportsDir: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_DIR")),
@@ -402,6 +408,7 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       duckdbPath: Option.orElse(c.duckdbPath, () =>
         c.store === "memory" ? Option.some(":memory:") : c.store === "pglite" ? Option.some(`${c.dataDir}/analytics.duckdb`) : Option.none()
       ),
+      duckdbMemoryLimit: c.duckdbMemoryLimit,
       warehouseUrl: c.warehouseUrl,
       maxUploadBytes: c.maxUploadMegabytes * 1024 * 1024,
       scheduler: c.scheduler

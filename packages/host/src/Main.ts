@@ -223,7 +223,7 @@ const enginesOf = (config: HostConfig) => ({
     onSome: (path) => ({
       upload: Layer.unwrap(Effect.map(
         path === ":memory:" ? Effect.void : Effect.promise(() => Fs.mkdir(Path.dirname(path), { recursive: true })),
-        () => DuckDbEngine.layer(path)
+        () => DuckDbEngine.layer(path, { memoryLimit: Option.getOrUndefined(config.datasets.duckdbMemoryLimit) })
       ))
     })
   }),
