@@ -12,7 +12,10 @@
  *   only trace of it (no `.succeeded` or `.failed` ever follows it);
  * - an upload being loaded into DuckDB: after the restart the dataset holds
  *   its old rows or its new ones, never part of the file, and its record
- *   agrees with its table; the next upload works.
+ *   agrees with its table; the next upload works. Except (a known bug,
+ *   pinned by the last test): killed between DuckDB's commit of the new rows
+ *   and the store's commit of the record, it keeps the new rows under the
+ *   old record.
  *
  * The other faults are in ExportFaults (an export), IdempotencyFaults (an
  * idempotent POST), WebhookDelivery (deliveries in flight) and
@@ -21,6 +24,9 @@
 import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 import { Receiver } from "@analytics/adapter-webhook-https/testing"
 import { randomUUID } from "node:crypto"
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"
 import { holdLock, query, until } from "./PostgresProbe.ts"
@@ -152,4 +158,107 @@ describe.skipIf(databaseUrl === "")(`kill -9 on PostgreSQL${databaseUrl === "" ?
     ])
     expect(events().filter((e) => e.type === "dataset.refresh.succeeded").map((e) => e.data.row_count).sort()).toEqual([1000, 1500])
   }, 120_000)
+
+  it("an upload being loaded into DuckDB: old rows or new ones after the restart, never part, and the next upload works", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "analytics-upload-kill-"))
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+    const url = await freshDatabaseUrl(cleanups)
+    const token = `upload-${randomUUID()}`
+    const env = { ANALYTICS_STORE: "postgres", DATABASE_URL: url, ANALYTICS_DUCKDB_PATH: join(dir, "analytics.duckdb"), ANALYTICS_BOOTSTRAP_TOKEN: token }
+    const hook = await receiver()
+    const first = await serving(env, token)
+    // Refresh events go to the deliveries table (the outbox) as they are published: the test reads them there.
+    await ok(first, token, "POST", "/v1/webhooks", { url: hook.url(), events: ["dataset.refresh.started", "dataset.refresh.succeeded", "dataset.refresh.failed"] })
+    const workspace = await ok(first, token, "POST", "/v1/workspaces", { name: "Uploads" })
+    const dataset = async (name: string) =>
+      (await ok(first, token, "POST", "/v1/datasets", { workspace_id: workspace.workspace_id, name, source: { type: "upload" } })).dataset_id as string
+    const put = (host: Host, datasetId: string, body: Blob | string) =>
+      fetch(`${host.url}/v1/datasets/${datasetId}/data`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "text/csv" }, body })
+    const started = async (datasetId: string) => {
+      const [row] = await query<{ at: Date }>(url, `SELECT created_at AS at FROM webhook_deliveries WHERE event_type = 'dataset.refresh.started' AND body LIKE '%${datasetId}%' ORDER BY created_at DESC LIMIT 1`)
+      return row?.at
+    }
+
+    // 2 million orders (about 70 MB): each of a load's two imports (staging, then the live table) takes a second or more.
+    const big = join(dir, "big.csv")
+    const rows = 2_000_000
+    const out = createWriteStream(big)
+    out.write("id,region,amount\n")
+    for (let i = 0; i < rows; i += 100_000) {
+      out.write(Array.from({ length: 100_000 }, (_, j) => `${i + j},${["EU", "US", "APAC"][(i + j) % 3]},${(i + j) % 100}\n`).join(""))
+    }
+    await new Promise((resolve) => out.end(resolve))
+    const bytes = new Blob([readFileSync(big)])
+    const small = (n: number) => ["id,region,amount", ...Array.from({ length: n }, (_, i) => `${i},EU,${i % 10}`)].join("\n")
+
+    // How long a load of it takes here, from its started event to its answer, on a dataset of its own.
+    const probe = await dataset("Probe")
+    const probing = put(first, probe, bytes)
+    const probeStarted = await until("the probe load to start", () => started(probe), 60_000)
+    expect((await probing).status).toBe(200)
+    const loadMs = Date.now() - new Date(probeStarted).getTime()
+
+    // The dataset under test holds 1,000 rows; the big file is loaded into it and the host dies most of the way through.
+    const orders = await dataset("Orders")
+    expect((await put(first, orders, small(1_000))).status).toBe(200)
+    const loading = put(first, orders, bytes).then((r) => r.status, () => "died")
+    const loadStarted = await until("the load to start", () => started(orders), 60_000)
+    const killAt = new Date(loadStarted).getTime() + loadMs * 0.7
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killAt - Date.now())))
+    await kill9(first)
+    const answered = await loading
+
+    const second = await serving(env, token)
+    const record = await ok(second, token, "GET", `/v1/datasets/${orders}`)
+    const counted = await ok(second, token, "POST", `/v1/datasets/${orders}/query`, { measures: ["count"] })
+    // Old rows or new, whole: the record and the table agree (if the load answered 200 before the kill, the new ones).
+    expect([1_000, rows]).toContain(record.row_count)
+    if (answered === 200) expect(record.row_count).toBe(rows)
+    expect(counted.data).toEqual([{ count: record.row_count }])
+    console.info(`upload killed ${Math.round(killAt - new Date(loadStarted).getTime())} ms into a ${loadMs} ms load: ${record.row_count === rows ? "new" : "old"} rows after the restart`)
+
+    // The next upload works, on the same table (the dead load's staging table is replaced).
+    const next = await put(second, orders, small(700))
+    expect(next.status).toBe(200)
+    expect((await ok(second, token, "POST", `/v1/datasets/${orders}/query`, { measures: ["count"] })).data).toEqual([{ count: 700 }])
+  }, 120_000)
+
+  // KNOWN BUG (reported, issue 10): a load swaps the rows in DuckDB, then updates the record in the store: two commits
+  // in two databases. A host killed between them leaves the new rows under the old record (row count, columns, model).
+  // This test pins that state; when the load is fixed (e.g. import into a table named by the refresh and switch the
+  // record to it in one store commit), it fails: turn its last assertion into `toEqual([{ count: record.row_count }])`.
+  it("KNOWN BUG: an upload killed after its rows were swapped in but before its record was updated leaves new rows under the old record", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "analytics-upload-kill-"))
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+    const url = await freshDatabaseUrl(cleanups)
+    const token = `swap-${randomUUID()}`
+    const env = { ANALYTICS_STORE: "postgres", DATABASE_URL: url, ANALYTICS_DUCKDB_PATH: join(dir, "analytics.duckdb"), ANALYTICS_BOOTSTRAP_TOKEN: token }
+    const first = await serving(env, token)
+    const workspace = await ok(first, token, "POST", "/v1/workspaces", { name: "Uploads" })
+    const orders = (await ok(first, token, "POST", "/v1/datasets", { workspace_id: workspace.workspace_id, name: "Orders", source: { type: "upload" } })).dataset_id
+    const csv = (n: number) => ["id,region,amount", ...Array.from({ length: n }, (_, i) => `${i},EU,${i % 10}`)].join("\n")
+    const put = (host: Host, body: string) =>
+      fetch(`${host.url}/v1/datasets/${orders}/data`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "text/csv" }, body })
+    expect((await put(first, csv(1_000))).status).toBe(200)
+
+    // Updates of dataset records wait behind the test's lock: the load gets as far as recording what it loaded.
+    const lock = await holdLock(url, "LOCK TABLE datasets IN EXCLUSIVE MODE")
+    const loading = put(first, csv(2_000)).then((r) => r.status, () => "died")
+    await until("the load to wait to record its rows", async () => {
+      const [row] = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%update%datasets%'`)
+      return row!.n === 1 ? true : undefined
+    }, 30_000)
+    await kill9(first)
+    expect(await loading).toBe("died")
+    // The UPDATE was sent before the kill, and PostgreSQL would run it once the lock is released (it autocommits):
+    // ending its session too stands for a host that died a moment earlier, before sending it.
+    await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%update%datasets%'`)
+    await lock.release()
+
+    const second = await serving(env, token)
+    const record = await ok(second, token, "GET", `/v1/datasets/${orders}`)
+    const counted = await ok(second, token, "POST", `/v1/datasets/${orders}/query`, { measures: ["count"] })
+    // Should be: old rows or new, whole, as the record says. Today: the record says 1,000 and the table holds 2,000.
+    expect({ record: record.row_count, table: counted.data[0].count }).toEqual({ record: 1_000, table: 2_000 })
+  }, 60_000)
 })
