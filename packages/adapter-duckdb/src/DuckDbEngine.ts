@@ -183,7 +183,15 @@ export const make = (path: string, options: Options = {}) =>
       parquet: (compiled) => copiedThroughFile(compiled.sql, compiled.params, "parquet"),
       csv,
       describe: (table) => withConnection("describe", (connection) => columnsOf(connection, table)),
-      drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined))
+      drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined)),
+      listTables: (prefix) =>
+        withConnection("list tables", async (connection) => {
+          const reader = await connection.runAndReadAll(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = current_schema() AND starts_with(table_name, $1) ORDER BY table_name",
+            [prefix]
+          )
+          return reader.getRowsJS().map((row) => String(row[0]))
+        })
     })
   })
 

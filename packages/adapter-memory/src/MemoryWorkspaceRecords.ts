@@ -51,7 +51,28 @@ export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id
 
 /** A fresh in-memory DatasetStore. */
 export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), ({ all, ...methods }) =>
-  DatasetStore.DatasetStore.of({ ...methods, listScheduled: Effect.sync(() => [...all()].filter((d) => d.refresh_cron !== null)) }))
+  DatasetStore.DatasetStore.of({
+    ...methods,
+    // Only switchLoad moves a dataset to another load's rows.
+    update: (dataset) =>
+      Effect.flatMap(methods.find(dataset.tenant_id, dataset.dataset_id), (current) =>
+        current === undefined ? Effect.succeed(false) : methods.update({ ...dataset, load_id: current.load_id })),
+    switchLoad: (dataset, from) =>
+      Effect.flatMap(methods.find(dataset.tenant_id, dataset.dataset_id), (current) =>
+        current === undefined || current.load_id !== from
+          ? Effect.succeed(false)
+          : methods.update({
+            ...current,
+            load_id: dataset.load_id,
+            model: dataset.model,
+            columns: dataset.columns,
+            row_count: dataset.row_count,
+            refreshed_at: dataset.refreshed_at,
+            updated_at: dataset.updated_at
+          })),
+    listScheduled: Effect.sync(() => [...all()].filter((d) => d.refresh_cron !== null)),
+    listUploads: Effect.sync(() => [...all()].filter((d) => d.source.type === "upload"))
+  }))
 
 /** A fresh in-memory ReportStore. */
 export const reportStore = Effect.map(make((r: Report.Report) => r.report_id, ReportStore.reportKey), ({ all: _, ...methods }) =>

@@ -529,6 +529,13 @@ const exportSchedules = ddl([
   `ALTER TABLE export_jobs ADD COLUMN delivery jsonb`
 ])
 
+/**
+ * Each load of an upload dataset into a table of its own (issue 10): the
+ * record names its current load. Existing rows keep null, which names the
+ * table of the dataset alone (`dataset_<id>`), where their rows already are.
+ */
+const datasetLoads = ddl([`ALTER TABLE datasets ADD COLUMN load_id uuid`])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -546,7 +553,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "13_grants": grants,
   "14_grant_recipients": grantRecipients,
   "15_export_jobs": exportJobs,
-  "16_export_schedules": exportSchedules
+  "16_export_schedules": exportSchedules,
+  "17_dataset_loads": datasetLoads
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

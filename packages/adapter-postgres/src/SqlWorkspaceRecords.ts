@@ -21,6 +21,8 @@ interface Spec<A> {
   readonly name: string
   readonly toRow: (record: A) => Record<string, unknown>
   readonly fromRow: (row: Row) => A
+  /** Columns `update` never writes, besides the id, the owners and the creation time. */
+  readonly kept?: ReadonlyArray<string>
 }
 
 /** The store methods of one table of workspace records. */
@@ -52,7 +54,7 @@ const make = <A extends { readonly tenant_id: string }>(spec: Spec<A>) =>
         const row = spec.toRow(record)
         const recordId = row[spec.id] as string
         if (!isId(record.tenant_id) || !isId(recordId)) return Effect.succeed(false)
-        return sql`UPDATE ${table} SET ${sql.update(row, [spec.id, "tenant_id", "workspace_id", "created_at"])}
+        return sql`UPDATE ${table} SET ${sql.update(row, [spec.id, "tenant_id", "workspace_id", "created_at", ...(spec.kept ?? [])])}
           WHERE tenant_id = ${record.tenant_id} AND ${id} = ${recordId} RETURNING ${id}`.pipe(
           Effect.map((rows) => rows.length > 0),
           fail("update")
@@ -84,9 +86,31 @@ export const datasetStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         ...(row as unknown as Dataset.Dataset),
         ...owned(row),
         row_count: row.row_count === null ? null : Number(row.row_count)
-      })
+      }),
+      // Only switchLoad moves a dataset to another load's rows.
+      kept: ["load_id"]
     }),
-    ({ where, ...methods }) => DatasetStore.DatasetStore.of({ ...methods, listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`) })
+    ({ where, ...methods }) =>
+      DatasetStore.DatasetStore.of({
+        ...methods,
+        switchLoad: (d, from) => {
+          if (!isId(d.tenant_id) || !isId(d.dataset_id)) return Effect.succeed(false)
+          const values = {
+            load_id: d.load_id,
+            model: json(d.model),
+            columns: json(d.columns),
+            row_count: d.row_count,
+            refreshed_at: d.refreshed_at,
+            updated_at: d.updated_at
+          }
+          // One statement, conditional on the load it replaces: the one switch of a load's rows.
+          return sql`UPDATE datasets SET ${sql.update(values)}
+            WHERE tenant_id = ${d.tenant_id} AND dataset_id = ${d.dataset_id} AND load_id IS NOT DISTINCT FROM ${from}::uuid
+            RETURNING dataset_id`.pipe(Effect.map((rows) => rows.length > 0), failAs("DatasetStore.switchLoad"))
+        },
+        listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`),
+        listUploads: where("listUploads", sql`source->>'type' = 'upload'`)
+      })
   ))
 
 /** The ReportStore over the `SqlClient` in context. */

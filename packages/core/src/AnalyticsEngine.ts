@@ -71,6 +71,12 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
   readonly describe: (table: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TableColumn>, EngineError>
   /** Drops a table if it exists. */
   readonly drop: (table: ReadonlyArray<string>) => Effect.Effect<void, EngineError>
+  /**
+   * The names of the tables of the engine's default schema that start with
+   * `prefix`; absent on an engine that holds no tables of its own (the
+   * operator's PostgreSQL, read in place).
+   */
+  readonly listTables?: ((prefix: string) => Effect.Effect<ReadonlyArray<string>, EngineError>) | undefined
 }>()("@analytics/core/AnalyticsEngine") {}
 
 /** The dimension type an engine's column type suggests (`string` for anything unknown). */

@@ -58,6 +58,13 @@ export interface Dataset {
   readonly refreshed_at: Date | null
   /** A PostgreSQL dataset's refresh schedule (a cron expression, UTC), or null. */
   readonly refresh_cron: string | null
+  /**
+   * An upload dataset's current load (its refresh id), whose engine table
+   * holds the rows: switching it is what makes a load's rows current. Null
+   * before the first load, for rows loaded before loads had tables of their
+   * own (then the table is named by the dataset alone), and for PostgreSQL.
+   */
+  readonly load_id: string | null
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -86,8 +93,24 @@ export const DatasetUpdate = Schema.Struct({
 /** What a client may change. */
 export type DatasetUpdate = typeof DatasetUpdate.Type
 
-/** The engine table of an uploaded dataset's rows (one per dataset, named by its id). */
-export const tableOf = (dataset: Pick<Dataset, "dataset_id" | "source">): ReadonlyArray<string> =>
+/** The prefix of every engine table of uploaded rows. */
+export const uploadTablePrefix = "dataset_"
+
+const compact = (id: string) => id.replaceAll("-", "")
+
+/**
+ * The table a dataset's rows are read from: a PostgreSQL dataset's own, an
+ * upload's `dataset_<id>_<load id>` (one per load), or `dataset_<id>` for
+ * rows loaded before loads had tables of their own.
+ */
+export const tableOf = (dataset: Pick<Dataset, "dataset_id" | "source" | "load_id">): ReadonlyArray<string> =>
   dataset.source.type === "postgres"
     ? [dataset.source.schema ?? "public", dataset.source.table]
-    : [`dataset_${dataset.dataset_id.replaceAll("-", "")}`]
+    : [`${uploadTablePrefix}${compact(dataset.dataset_id)}${dataset.load_id === null ? "" : `_${compact(dataset.load_id)}`}`]
+
+/**
+ * Whether an engine table's name is one uploads make: `dataset_<id>`,
+ * `dataset_<id>_<load id>`, or the `dataset_<id>_staging` of earlier
+ * versions (only such tables are ever swept as orphans).
+ */
+export const isUploadTable = (name: string): boolean => /^dataset_[0-9a-f]{32}(_[0-9a-f]{32}|_staging)?$/.test(name)

@@ -20,10 +20,23 @@ export class DatasetStore extends Context.Service<DatasetStore, {
   readonly find: (tenantId: TenantId, datasetId: DatasetId) => Effect.Effect<Dataset | undefined, StoreError>
   /** One page of a workspace's datasets, newest first. */
   readonly list: (tenantId: TenantId, workspaceId: WorkspaceId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<Dataset>, StoreError>
-  /** Replaces a dataset's record; `false` when there is none. */
+  /**
+   * Replaces a dataset's record but its `load_id` (which only `switchLoad`
+   * changes, so that an edit racing a load cannot point the record back at
+   * rows already dropped); `false` when there is none.
+   */
   readonly update: (dataset: Dataset) => Effect.Effect<boolean, StoreError>
+  /**
+   * Makes a load's rows current, in one commit: writes the record's
+   * `load_id`, `model`, `columns`, `row_count`, `refreshed_at` and
+   * `updated_at`, only if its current load is still `from`; `false` when it
+   * is not (another load switched first) or the dataset is gone.
+   */
+  readonly switchLoad: (dataset: Dataset, from: string | null) => Effect.Effect<boolean, StoreError>
   /** Deletes a dataset's record; `false` when there was none in this tenant. */
   readonly remove: (tenantId: TenantId, datasetId: DatasetId) => Effect.Effect<boolean, StoreError>
   /** Every dataset with a refresh schedule, of every tenant (the scheduler decides which are due). */
   readonly listScheduled: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
+  /** Every upload dataset, of every tenant (the engine tables they name are the live ones). */
+  readonly listUploads: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
 }>()("@analytics/core/DatasetStore") {}

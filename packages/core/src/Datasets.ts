@@ -8,7 +8,7 @@
 import { Clock, Context, Data, Duration, Effect, Layer, type Stream } from "effect"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, type EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
-import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, tableOf } from "./Dataset.ts"
+import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
 import { datasetKey, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
@@ -118,7 +118,7 @@ export const create = (
     const datasetId = (yield* uuidv7) as DatasetId
     const columns = input.source.type === "postgres"
       ? yield* Effect.flatMap(engineFor(input.source), (engine) =>
-        engine.describe(tableOf({ dataset_id: datasetId, source: input.source }))).pipe(
+        engine.describe(tableOf({ dataset_id: datasetId, source: input.source, load_id: null }))).pipe(
           Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
         )
       : yield* engineFor(input.source).pipe(Effect.as([]))
@@ -136,6 +136,7 @@ export const create = (
       row_count: null,
       refreshed_at: input.source.type === "postgres" ? now : null,
       refresh_cron: input.source.type === "postgres" ? input.refresh_cron ?? null : null,
+      load_id: null,
       created_at: now,
       updated_at: now
     }
@@ -195,6 +196,11 @@ export const remove = (tenantId: TenantId, datasetId: string): Effect.Effect<voi
  * Loads an upload dataset's rows from a file, replacing the previous ones
  * atomically. The columns are recorded; a model that no longer fits them
  * is refused (the old rows stay), and an empty model gets a suggested one.
+ *
+ * Each load imports into a table of its own, once; the store's switch of
+ * the record to it is the one commit that makes the rows current (a crash
+ * before it leaves an orphan table, which `sweepOrphanTables` drops), and
+ * the previous load's table is dropped after it.
  */
 export const load = (
   tenantId: TenantId,
@@ -209,26 +215,68 @@ export const load = (
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
     const engine = yield* engineFor(dataset.source)
-    return yield* refreshing(dataset, loadFile(dataset, engine, file))
+    return yield* refreshing(dataset, (loadId) => loadFile(dataset, engine, file, loadId))
   })
 
-/** Imports a file into an upload dataset's table, through a staging table. */
-const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport) =>
+/** Drops a table, logging a failure (the sweep at the next start takes what is left). */
+const dropQuietly = (engine: AnalyticsEngine["Service"], table: ReadonlyArray<string>, why: string) =>
+  engine.drop(table).pipe(Effect.catchTag("EngineError", (error) => Effect.logWarning(`Could not drop ${why}`, table.join("."), error.detail)))
+
+/** Imports a file into a new table of the load, then switches the dataset's record to it. */
+const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport, loadId: string) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const table = tableOf({ ...dataset, load_id: loadId })
+      // Until the switch no record names the table: a load that goes no further drops it.
+      const imported = yield* restore(engine.importFile(table, file)).pipe(
+        Effect.onInterrupt(() => dropQuietly(engine, table, "an interrupted load's table")),
+        Effect.catchTag("EngineError", (error) =>
+          Effect.andThen(
+            dropQuietly(engine, table, "a failed load's table"),
+            Effect.fail(new SourceInvalid({ detail: `The file could not be read: ${error.detail}` }))
+          ))
+      )
+      // The switch is not interrupted half way; a StoreError may hide a committed switch, so its table is left to the sweep.
+      return yield* switchLoad(dataset, engine, loadId, imported).pipe(
+        Effect.tapError((error) => error._tag === "StoreError" ? Effect.void : dropQuietly(engine, table, "a refused load's table"))
+      )
+    })
+  )
+
+/**
+ * Points the dataset's record at a load's table (its model checked against
+ * the new columns, or suggested from them when empty), then drops the
+ * previous load's table. Another load that switched first is read and
+ * replaced: the last load to finish wins, and no table is left behind.
+ */
+const switchLoad = (
+  dataset: Dataset,
+  engine: AnalyticsEngine["Service"],
+  loadId: string,
+  imported: { readonly columns: Dataset["columns"]; readonly rowCount: number }
+): Effect.Effect<Dataset, NotFound | SemanticModel.ModelInvalid | StoreError, DatasetStore> =>
   Effect.gen(function*() {
-    // Imported beside the live table, checked, then swapped in: a file that does not fit leaves the rows as they were.
-    const staging = [`${tableOf(dataset)[0]}_staging`]
-    const imported = yield* engine.importFile(staging, file).pipe(
-      Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: `The file could not be read: ${error.detail}` })))
-    )
-    const table = tableOf(dataset)
-    const empty = dataset.model.dimensions.length === 0 && dataset.model.measures.length === 0
-    const model = empty ? SemanticModel.suggest(imported.columns) : dataset.model
-    yield* checked(model, imported.columns).pipe(Effect.tapError(() => Effect.ignore(engine.drop(staging))))
-    yield* engine.importFile(table, { path: file.path, format: file.format, types: file.types }).pipe(
-      Effect.ensuring(Effect.ignore(engine.drop(staging))),
-      Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
-    )
-    return { model, columns: imported.columns, rowCount: imported.rowCount }
+    const store = yield* DatasetStore
+    while (true) {
+      const current = yield* get(dataset.tenant_id, dataset.dataset_id)
+      const empty = current.model.dimensions.length === 0 && current.model.measures.length === 0
+      const model = empty ? SemanticModel.suggest(imported.columns) : current.model
+      yield* checked(model, imported.columns)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const loaded: Dataset = {
+        ...current,
+        model,
+        columns: imported.columns,
+        row_count: imported.rowCount,
+        refreshed_at: now,
+        updated_at: now,
+        load_id: loadId
+      }
+      if (yield* store.switchLoad(loaded, current.load_id)) {
+        if (current.refreshed_at !== null) yield* dropQuietly(engine, tableOf(current), "a replaced load's table")
+        return loaded
+      }
+    }
   })
 
 /** An upload dataset is refreshed by uploading its file again. */
@@ -237,13 +285,14 @@ export class RefreshNeedsFile extends Data.TaggedError("RefreshNeedsFile")<{
 }> {}
 
 /**
- * Runs a refresh of a dataset's rows and records what it found, with the
+ * Runs a refresh of a dataset's rows (`work`, given the refresh's id,
+ * records what it found and returns the record), with the
  * `dataset.refresh.started`, `.succeeded` or `.failed` events.
  */
 const refreshing = <E extends { readonly _tag: string }, R>(
   dataset: Dataset,
-  work: Effect.Effect<{ readonly model: SemanticModel.Model; readonly columns: Dataset["columns"]; readonly rowCount: number }, E, R>
-): Effect.Effect<Dataset, E | StoreError | NotFound, R | DatasetStore | EventPublisher> =>
+  work: (refreshId: string) => Effect.Effect<Dataset, E, R>
+): Effect.Effect<Dataset, E | StoreError, R | EventPublisher> =>
   Effect.gen(function*() {
     const refreshId = yield* uuidv7
     const started = yield* Clock.currentTimeMillis
@@ -252,7 +301,7 @@ const refreshing = <E extends { readonly _tag: string }, R>(
       publish(dataset.tenant_id, type, dataset.workspace_id, data).pipe(Effect.catchTag("SchemaError", Effect.die), Effect.asVoid)
     const ids = { dataset_id: dataset.dataset_id, refresh_id: refreshId }
     yield* event("dataset.refresh.started", ids)
-    const result = yield* work.pipe(
+    const refreshed = yield* work(refreshId).pipe(
       Effect.tapError((error) =>
         event("dataset.refresh.failed", {
           ...ids,
@@ -260,22 +309,19 @@ const refreshing = <E extends { readonly _tag: string }, R>(
         }))
     )
     const now = yield* Clock.currentTimeMillis
-    const refreshed: Dataset = {
-      ...dataset,
-      model: result.model,
-      columns: result.columns,
-      row_count: result.rowCount,
-      refreshed_at: new Date(now),
-      updated_at: new Date(now)
-    }
-    if (!(yield* (yield* DatasetStore).update(refreshed))) return yield* datasetNotFound(dataset.dataset_id)
-    yield* event("dataset.refresh.succeeded", { ...ids, row_count: result.rowCount, duration_ms: now - started })
+    yield* event("dataset.refresh.succeeded", { ...ids, row_count: refreshed.row_count ?? 0, duration_ms: now - started })
     return refreshed
   })
 
 /** The problem code a refresh failure is reported with in its event. */
 const codeOf = (error: { readonly _tag: string }) =>
-  error._tag === "ModelInvalid" ? "dataset/model-invalid" : error._tag === "SourceInvalid" ? "dataset/source-invalid" : "service/unavailable"
+  error._tag === "ModelInvalid"
+    ? "dataset/model-invalid"
+    : error._tag === "SourceInvalid"
+    ? "dataset/source-invalid"
+    : error._tag === "NotFound"
+    ? "resource/not-found"
+    : "service/unavailable"
 
 /**
  * Refreshes a PostgreSQL dataset: reads its table's columns and row count
@@ -293,15 +339,19 @@ export const refresh = (
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "postgres") return yield* new RefreshNeedsFile({ datasetId })
     const engine = yield* engineFor(dataset.source)
-    return yield* refreshing(dataset, Effect.gen(function*() {
-      const table = tableOf(dataset)
-      const asSource = <A>(effect: Effect.Effect<A, EngineError>) => Effect.mapError(effect, (error) => new SourceInvalid({ detail: error.detail }))
-      const columns = yield* asSource(engine.describe(table))
-      yield* checked(dataset.model, columns)
-      const counting = SemanticQuery.plan(countModel, { measures: ["rows"] }, { roles: [], attributes: {} }, new Date(0)) as SemanticQuery.Plan
-      const [row] = yield* asSource(engine.run(SqlCompiler.compile(counting, { table }, engine.dialect)))
-      return { model: dataset.model, columns, rowCount: Number(row?.["rows"] ?? 0) }
-    }))
+    return yield* refreshing(dataset, () =>
+      Effect.gen(function*() {
+        const table = tableOf(dataset)
+        const asSource = <A>(effect: Effect.Effect<A, EngineError>) => Effect.mapError(effect, (error) => new SourceInvalid({ detail: error.detail }))
+        const columns = yield* asSource(engine.describe(table))
+        yield* checked(dataset.model, columns)
+        const counting = SemanticQuery.plan(countModel, { measures: ["rows"] }, { roles: [], attributes: {} }, new Date(0)) as SemanticQuery.Plan
+        const [row] = yield* asSource(engine.run(SqlCompiler.compile(counting, { table }, engine.dialect)))
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const refreshed: Dataset = { ...dataset, columns, row_count: Number(row?.["rows"] ?? 0), refreshed_at: now, updated_at: now }
+        if (!(yield* (yield* DatasetStore).update(refreshed))) return yield* datasetNotFound(dataset.dataset_id)
+        return refreshed
+      }))
   })
 
 /** A model that counts rows. */
@@ -437,4 +487,28 @@ export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, Datas
     )
   }
   return refreshed
+})
+
+/**
+ * Drops the engine tables of uploads that no record names: the table of a
+ * load the host died in before switching to it, of a dataset whose rows
+ * could not be dropped when it was deleted, the staging tables of earlier
+ * versions. Run at start, before any load can begin (a load in flight has a
+ * table no record names yet); a failed drop is logged. Returns the names
+ * of the tables dropped.
+ */
+export const sweepOrphanTables: Effect.Effect<ReadonlyArray<string>, StoreError | EngineError, DatasetStore | Engines> = Effect.gen(function*() {
+  const engine = (yield* Engines).upload
+  if (engine?.listTables === undefined) return []
+  const tables = yield* engine.listTables(uploadTablePrefix)
+  const live = new Set((yield* (yield* DatasetStore).listUploads).map((dataset) => tableOf(dataset)[0]))
+  const dropped: Array<string> = []
+  for (const name of tables.filter((name) => isUploadTable(name) && !live.has(name))) {
+    yield* engine.drop([name]).pipe(
+      Effect.tap(() => Effect.sync(() => dropped.push(name))),
+      Effect.catchTag("EngineError", (error) => Effect.logWarning("Could not drop an orphan table", name, error.detail))
+    )
+  }
+  if (dropped.length > 0) yield* Effect.logInfo(`Dropped ${dropped.length} orphan dataset table(s)`, dropped.join(", "))
+  return dropped
 })

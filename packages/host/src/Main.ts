@@ -259,6 +259,10 @@ const initialize = (config: HostConfig) =>
     const publisher = EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores)))
     const withAnalytics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideContext(stores), Effect.provideService(Datasets.Engines, engines), Effect.provide(publisher))
+    // Before any load can begin: tables of loads a crash cut short (no record names them) are dropped.
+    yield* withAnalytics(Datasets.sweepOrphanTables).pipe(
+      Effect.catch((error) => Effect.logWarning("Orphan dataset tables could not be swept", error._tag))
+    )
     const tenantId = yield* bootstrap(config).pipe(Effect.provideContext(stores))
     if (config.demo) {
       if (Option.isSome(tenantId)) {

@@ -42,6 +42,7 @@ const newDataset = (tenantId: TenantId, workspaceId: WorkspaceId, offset: number
     row_count: null,
     refreshed_at: null,
     refresh_cron: null,
+    load_id: null,
     created_at: at(offset),
     updated_at: at(offset),
     ...overrides
@@ -91,6 +92,39 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, postgres.dataset_id), postgres)
       assert.isTrue((yield* store.listScheduled).some((d) => d.dataset_id === postgres.dataset_id))
       assert.isFalse((yield* store.listScheduled).some((d) => d.dataset_id === dataset.dataset_id))
+    }))
+
+  it.effect("a load is switched in one conditional write, which edits never undo", () =>
+    Effect.gen(function*() {
+      const store = yield* DatasetStore
+      const tenant = yield* insertTenant({ createdAt: at(0) })
+      const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
+      const dataset = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 1)
+      yield* store.insert(dataset)
+      const [first, second] = [yield* uuidv7, yield* uuidv7]
+      const columns = [{ name: "region", engineType: "VARCHAR", type: "string" as const }]
+      const loaded: Dataset = { ...dataset, load_id: first, columns, row_count: 10, refreshed_at: at(5), updated_at: at(5) }
+      // Only from the load it replaces: a load that lost the race is told so.
+      assert.isFalse(yield* store.switchLoad(loaded, second))
+      assert.isTrue(yield* store.switchLoad(loaded, null))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), loaded)
+      assert.isFalse(yield* store.switchLoad({ ...loaded, load_id: second }, null))
+      // An edit made from a record read before the switch keeps the new load.
+      assert.isTrue(yield* store.update({ ...dataset, name: "Renamed", updated_at: at(6) }))
+      assert.strictEqual((yield* store.find(tenant.tenant_id, dataset.dataset_id))?.load_id, first)
+      // The switch writes the load's parts only: the edit's name stays.
+      const again: Dataset = { ...loaded, name: "Ignored", load_id: second, row_count: 20, refreshed_at: at(7), updated_at: at(7) }
+      assert.isTrue(yield* store.switchLoad(again, first))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), { ...again, name: "Renamed" })
+      const other = yield* insertTenant({ createdAt: at(0) })
+      assert.isFalse(yield* store.switchLoad({ ...again, tenant_id: other.tenant_id, load_id: first }, second))
+      const postgres = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 2, { source: { type: "postgres", table: "orders" } })
+      yield* store.insert(postgres)
+      const uploads = (yield* store.listUploads).map((d) => d.dataset_id)
+      assert.isTrue(uploads.includes(dataset.dataset_id))
+      assert.isFalse(uploads.includes(postgres.dataset_id))
+      assert.isTrue(yield* store.remove(tenant.tenant_id, dataset.dataset_id))
+      assert.isFalse(yield* store.switchLoad({ ...again, load_id: first }, second))
     }))
 
   it.effect("datasets are listed per workspace, newest first, page by page", () =>
