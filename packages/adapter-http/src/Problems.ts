@@ -18,6 +18,12 @@ const declare = <C extends Code>(code: C) => ({
   title: ProblemCode.catalogue[code].title
 })
 
+/** The members every problem carries beside RFC 9457's: its `code`, and the `request_id` the edge adds (the response's `X-Request-Id`). */
+const members = <C extends Code>(code: C) => ({
+  code: Schema.tag(code),
+  request_id: Schema.optionalKey(Schema.String.annotate({ description: "The request's id (its X-Request-Id), to quote when asking about it" }))
+})
+
 /** One entry of a validation problem's `errors`: where the bad value is and what is wrong. */
 export const Issue = Schema.Struct({
   path: Schema.Array(Schema.Union([Schema.String, Schema.Number])),
@@ -28,147 +34,147 @@ export const Issue = Schema.Struct({
 export class Unauthenticated extends HttpApiError.Problem<Unauthenticated>()(
   "Unauthenticated",
   declare("auth/unauthenticated"),
-  { code: Schema.tag("auth/unauthenticated") }
+  { ...members("auth/unauthenticated") }
 ) {}
 
 /** 403 auth/forbidden. */
 export class Forbidden extends HttpApiError.Problem<Forbidden>()(
   "Forbidden",
   declare("auth/forbidden"),
-  { code: Schema.tag("auth/forbidden") }
+  { ...members("auth/forbidden") }
 ) {}
 
 /** 404 resource/not-found. */
 export class NotFound extends HttpApiError.Problem<NotFound>()(
   "NotFound",
   declare("resource/not-found"),
-  { code: Schema.tag("resource/not-found") }
+  { ...members("resource/not-found") }
 ) {}
 
 /** 400 request/invalid, with every issue found. */
 export class InvalidRequest extends HttpApiError.Problem<InvalidRequest>()(
   "InvalidRequest",
   declare("request/invalid"),
-  { code: Schema.tag("request/invalid"), errors: Schema.Array(Issue) }
+  { ...members("request/invalid"), errors: Schema.Array(Issue) }
 ) {}
 
 /** 400 request/malformed-json. */
 export class MalformedJson extends HttpApiError.Problem<MalformedJson>()(
   "MalformedJson",
   declare("request/malformed-json"),
-  { code: Schema.tag("request/malformed-json") }
+  { ...members("request/malformed-json") }
 ) {}
 
 /** 400 pagination/cursor-invalid. */
 export class CursorInvalid extends HttpApiError.Problem<CursorInvalid>()(
   "CursorInvalid",
   declare("pagination/cursor-invalid"),
-  { code: Schema.tag("pagination/cursor-invalid") }
+  { ...members("pagination/cursor-invalid") }
 ) {}
 
 /** 400 pagination/cursor-expired. */
 export class CursorExpired extends HttpApiError.Problem<CursorExpired>()(
   "CursorExpired",
   declare("pagination/cursor-expired"),
-  { code: Schema.tag("pagination/cursor-expired") }
+  { ...members("pagination/cursor-expired") }
 ) {}
 
 /** 400 pagination/cursor-mismatch. */
 export class CursorMismatch extends HttpApiError.Problem<CursorMismatch>()(
   "CursorMismatch",
   declare("pagination/cursor-mismatch"),
-  { code: Schema.tag("pagination/cursor-mismatch") }
+  { ...members("pagination/cursor-mismatch") }
 ) {}
 
 /** 400 idempotency/invalid-key. */
 export class IdempotencyKeyInvalid extends HttpApiError.Problem<IdempotencyKeyInvalid>()(
   "IdempotencyKeyInvalid",
   declare("idempotency/invalid-key"),
-  { code: Schema.tag("idempotency/invalid-key") }
+  { ...members("idempotency/invalid-key") }
 ) {}
 
 /** 422 idempotency/key-reused. */
 export class IdempotencyKeyReused extends HttpApiError.Problem<IdempotencyKeyReused>()(
   "IdempotencyKeyReused",
   declare("idempotency/key-reused"),
-  { code: Schema.tag("idempotency/key-reused") }
+  { ...members("idempotency/key-reused") }
 ) {}
 
 /** 409 idempotency/in-progress. */
 export class IdempotencyInProgress extends HttpApiError.Problem<IdempotencyInProgress>()(
   "IdempotencyInProgress",
   declare("idempotency/in-progress"),
-  { code: Schema.tag("idempotency/in-progress") }
+  { ...members("idempotency/in-progress") }
 ) {}
 
 /** 400 webhook/scheme-not-allowed (spec 6.2 rule 3). */
 export class SchemeNotAllowed extends HttpApiError.Problem<SchemeNotAllowed>()(
   "SchemeNotAllowed",
   declare("webhook/scheme-not-allowed"),
-  { code: Schema.tag("webhook/scheme-not-allowed") }
+  { ...members("webhook/scheme-not-allowed") }
 ) {}
 
 /** 403 webhook/firehose-not-in-plan (spec 6.1: audit.event on Scale only). */
 export class FirehoseNotInPlan extends HttpApiError.Problem<FirehoseNotInPlan>()(
   "FirehoseNotInPlan",
   declare("webhook/firehose-not-in-plan"),
-  { code: Schema.tag("webhook/firehose-not-in-plan") }
+  { ...members("webhook/firehose-not-in-plan") }
 ) {}
 
 /** 409 webhook/disabled. */
 export class WebhookDisabled extends HttpApiError.Problem<WebhookDisabled>()(
   "WebhookDisabled",
   declare("webhook/disabled"),
-  { code: Schema.tag("webhook/disabled") }
+  { ...members("webhook/disabled") }
 ) {}
 
 /** 409 webhook/delivery-in-progress. */
 export class DeliveryInProgress extends HttpApiError.Problem<DeliveryInProgress>()(
   "DeliveryInProgress",
   declare("webhook/delivery-in-progress"),
-  { code: Schema.tag("webhook/delivery-in-progress") }
+  { ...members("webhook/delivery-in-progress") }
 ) {}
 
 /** 409 directory/email-taken. */
 export class EmailTaken extends HttpApiError.Problem<EmailTaken>()(
   "EmailTaken",
   declare("directory/email-taken"),
-  { code: Schema.tag("directory/email-taken") }
+  { ...members("directory/email-taken") }
 ) {}
 
 /** 409 directory/user-deprovisioned. */
 export class UserDeprovisioned extends HttpApiError.Problem<UserDeprovisioned>()(
   "UserDeprovisioned",
   declare("directory/user-deprovisioned"),
-  { code: Schema.tag("directory/user-deprovisioned") }
+  { ...members("directory/user-deprovisioned") }
 ) {}
 
 /** 409 directory/managed-by-identity-provider. */
 export class ManagedByIdentityProvider extends HttpApiError.Problem<ManagedByIdentityProvider>()(
   "ManagedByIdentityProvider",
   declare("directory/managed-by-identity-provider"),
-  { code: Schema.tag("directory/managed-by-identity-provider") }
+  { ...members("directory/managed-by-identity-provider") }
 ) {}
 
 /** 404 directory/invitation-not-found. */
 export class InvitationNotFound extends HttpApiError.Problem<InvitationNotFound>()(
   "InvitationNotFound",
   declare("directory/invitation-not-found"),
-  { code: Schema.tag("directory/invitation-not-found") }
+  { ...members("directory/invitation-not-found") }
 ) {}
 
 /** 410 directory/invitation-closed, with the invitation's status. */
 export class InvitationClosed extends HttpApiError.Problem<InvitationClosed>()(
   "InvitationClosed",
   declare("directory/invitation-closed"),
-  { code: Schema.tag("directory/invitation-closed"), status_of_invitation: Schema.Literals(["accepted", "revoked", "expired"]) }
+  { ...members("directory/invitation-closed"), status_of_invitation: Schema.Literals(["accepted", "revoked", "expired"]) }
 ) {}
 
 /** 503 service/unavailable: the store failed; the request may be retried. */
 export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
   "ServiceUnavailable",
   declare("service/unavailable"),
-  { code: Schema.tag("service/unavailable") }
+  { ...members("service/unavailable") }
 ) {}
 
 /** Seconds to wait before retrying, as in the `Retry-After` header that comes with it. */
@@ -178,7 +184,7 @@ const retryAfter = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
 
 /** A 429 problem class for a rate-limit code, with `retry_after`. */
 const tooManyRequests = <Self>() => <const Tag extends string, const C extends Code>(tag: Tag, code: C) =>
-  HttpApiError.Problem<Self>()(tag, declare(code), { code: Schema.tag(code), retry_after: retryAfter })
+  HttpApiError.Problem<Self>()(tag, declare(code), { ...members(code), retry_after: retryAfter })
 
 /** 429 rate-limit/burst-exceeded: the tenant's burst bucket for this endpoint class is empty (spec 8.1). */
 export class BurstExceeded extends tooManyRequests<BurstExceeded>()("BurstExceeded", "rate-limit/burst-exceeded") {}
@@ -241,103 +247,103 @@ export const undeclared = (
 export class ModelInvalid extends HttpApiError.Problem<ModelInvalid>()(
   "ModelInvalid",
   declare("dataset/model-invalid"),
-  { code: Schema.tag("dataset/model-invalid") }
+  { ...members("dataset/model-invalid") }
 ) {}
 
 /** 400 dataset/source-invalid. */
 export class SourceInvalid extends HttpApiError.Problem<SourceInvalid>()(
   "SourceInvalid",
   declare("dataset/source-invalid"),
-  { code: Schema.tag("dataset/source-invalid") }
+  { ...members("dataset/source-invalid") }
 ) {}
 
 /** 400 dataset/engine-unavailable. */
 export class EngineUnavailable extends HttpApiError.Problem<EngineUnavailable>()(
   "EngineUnavailable",
   declare("dataset/engine-unavailable"),
-  { code: Schema.tag("dataset/engine-unavailable") }
+  { ...members("dataset/engine-unavailable") }
 ) {}
 
 /** 409 dataset/not-loaded. */
 export class NotLoaded extends HttpApiError.Problem<NotLoaded>()(
   "NotLoaded",
   declare("dataset/not-loaded"),
-  { code: Schema.tag("dataset/not-loaded") }
+  { ...members("dataset/not-loaded") }
 ) {}
 
 /** 400 query/invalid, naming the member at fault when there is one. */
 export class QueryInvalid extends HttpApiError.Problem<QueryInvalid>()(
   "QueryInvalid",
   declare("query/invalid"),
-  { code: Schema.tag("query/invalid"), member: Schema.optionalKey(Schema.String) }
+  { ...members("query/invalid"), member: Schema.optionalKey(Schema.String) }
 ) {}
 
 /** 422 query/timed-out. */
 export class QueryTimedOut extends HttpApiError.Problem<QueryTimedOut>()(
   "QueryTimedOut",
   declare("query/timed-out"),
-  { code: Schema.tag("query/timed-out") }
+  { ...members("query/timed-out") }
 ) {}
 
 /** 409 dataset/refresh-needs-file. */
 export class RefreshNeedsFile extends HttpApiError.Problem<RefreshNeedsFile>()(
   "RefreshNeedsFile",
   declare("dataset/refresh-needs-file"),
-  { code: Schema.tag("dataset/refresh-needs-file") }
+  { ...members("dataset/refresh-needs-file") }
 ) {}
 
 /** 400 report/invalid. */
 export class ReportInvalid extends HttpApiError.Problem<ReportInvalid>()(
   "ReportInvalid",
   declare("report/invalid"),
-  { code: Schema.tag("report/invalid") }
+  { ...members("report/invalid") }
 ) {}
 
 /** 400 dashboard/invalid. */
 export class DashboardInvalid extends HttpApiError.Problem<DashboardInvalid>()(
   "DashboardInvalid",
   declare("dashboard/invalid"),
-  { code: Schema.tag("dashboard/invalid") }
+  { ...members("dashboard/invalid") }
 ) {}
 
 /** 400 grant/invalid. */
 export class GrantInvalid extends HttpApiError.Problem<GrantInvalid>()(
   "GrantInvalid",
   declare("grant/invalid"),
-  { code: Schema.tag("grant/invalid") }
+  { ...members("grant/invalid") }
 ) {}
 
 /** 409 grant/not-active: the grant is kept for the record and changes no more. */
 export class GrantNotActive extends HttpApiError.Problem<GrantNotActive>()(
   "GrantNotActive",
   declare("grant/not-active"),
-  { code: Schema.tag("grant/not-active"), state: Schema.Literals(["expired", "revoked"]) }
+  { ...members("grant/not-active"), state: Schema.Literals(["expired", "revoked"]) }
 ) {}
 
 /** 403 share/expired: the grant that gave access has expired (kept for audit). */
 export class ShareExpired extends HttpApiError.Problem<ShareExpired>()(
   "ShareExpired",
   declare("share/expired"),
-  { code: Schema.tag("share/expired") }
+  { ...members("share/expired") }
 ) {}
 
 /** 400 export/invalid. */
 export class ExportInvalid extends HttpApiError.Problem<ExportInvalid>()(
   "ExportInvalid",
   declare("export/invalid"),
-  { code: Schema.tag("export/invalid") }
+  { ...members("export/invalid") }
 ) {}
 
 /** 400 schedule/invalid: a recipient who is no active user of the tenant. */
 export class ScheduleInvalid extends HttpApiError.Problem<ScheduleInvalid>()(
   "ScheduleInvalid",
   declare("schedule/invalid"),
-  { code: Schema.tag("schedule/invalid") }
+  { ...members("schedule/invalid") }
 ) {}
 
 /** 409 export/not-ready: the job has not succeeded (yet, or at all). */
 export class ResultNotReady extends HttpApiError.Problem<ResultNotReady>()(
   "ResultNotReady",
   declare("export/not-ready"),
-  { code: Schema.tag("export/not-ready"), status_of_job: Schema.Literals(["queued", "running", "succeeded", "failed", "canceled"]) }
+  { ...members("export/not-ready"), status_of_job: Schema.Literals(["queued", "running", "succeeded", "failed", "canceled"]) }
 ) {}

@@ -56,9 +56,11 @@ const randomLike = (kind: Kind | "email" | "slug", value: string) =>
 /** Headers that say something about the resource (not the date, the rate-limit counters or the length, which the id changes). */
 const telling = ["content-type", "allow", "www-authenticate", "retry-after", "location", "cache-control", "content-disposition", "set-cookie"]
 
-/** An answer with `values` replaced: what B may compare between two ids. */
+/** An answer with `values` (and its own request id, which every answer has anew) replaced: what B may compare between two ids. */
 const seen = (r: JsonResponse, values: ReadonlyArray<string>) => {
-  const blank = (text: string) => values.reduce((acc, v) => acc.split(v).join("<id>").split(encodeURIComponent(v)).join("<id>"), text)
+  const requestId = r.headers.get("x-request-id")
+  const blank = (text: string) =>
+    [...values, ...(requestId === null ? [] : [requestId])].reduce((acc, v) => acc.split(v).join("<id>").split(encodeURIComponent(v)).join("<id>"), text)
   return {
     status: r.status,
     headers: Object.fromEntries(telling.map((h) => [h, blank(r.headers.get(h) ?? "")])),
