@@ -21,12 +21,14 @@
  * idempotent POST), WebhookDelivery (deliveries in flight) and
  * PostgresRestart (the database itself).
  */
+import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 import { Receiver } from "@analytics/adapter-webhook-https/testing"
 import { randomUUID } from "node:crypto"
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"
 import { holdLock, query, until } from "./PostgresProbe.ts"
@@ -260,5 +262,10 @@ describe.skipIf(databaseUrl === "")(`kill -9 on PostgreSQL${databaseUrl === "" ?
     // Old rows, whole, as the record says.
     expect(record.row_count).toBe(1_000)
     expect(counted.data).toEqual([{ count: record.row_count }])
+    // The dead load's table, which no record names, was swept when the host started: the file holds the live table alone.
+    await stop(second)
+    const [{ load_id }] = await query<{ load_id: string }>(url, `SELECT load_id::text FROM datasets WHERE dataset_id = '${orders}'`) as [{ load_id: string }]
+    const tables = await Effect.runPromise(Effect.scoped(Effect.flatMap(DuckDbEngine.make(join(dir, "analytics.duckdb")), (engine) => engine.listTables!("dataset_"))))
+    expect(tables).toEqual([`dataset_${orders.replaceAll("-", "")}_${load_id.replaceAll("-", "")}`])
   }, 60_000)
 })
