@@ -172,6 +172,21 @@ describe("DuckDbEngine", () => {
         assert.strictEqual(gone._tag, "EngineError")
       })))
 
+  it.live("lists the tables whose names start with a prefix, views and other schemas aside, a quote in the prefix taken as text", () =>
+    withEngine((engine, dir) =>
+      Effect.gen(function*() {
+        const file = { path: csv(dir, "few.csv", rows.slice(0, 3)), format: "csv" as const }
+        for (const name of ["dataset_b", "dataset_a", "datasets", "other", "it's"]) yield* engine.importFile([name], file)
+        const sql = (text: string) => engine.run({ sql: text, params: [], bound: [], columns: [] })
+        yield* sql("CREATE VIEW dataset_view AS SELECT * FROM other")
+        yield* sql("CREATE SCHEMA side")
+        yield* sql("CREATE TABLE side.dataset_c AS SELECT * FROM other")
+        assert.deepStrictEqual(yield* engine.listTables!("dataset_"), ["dataset_a", "dataset_b"])
+        assert.deepStrictEqual(yield* engine.listTables!("it'"), ["it's"])
+        yield* engine.drop(["dataset_a"])
+        assert.deepStrictEqual(yield* engine.listTables!("dataset_"), ["dataset_b"])
+      })))
+
   it.live("interrupting a query cancels it in DuckDB", () =>
     withEngine((engine) =>
       Effect.gen(function*() {
