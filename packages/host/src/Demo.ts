@@ -36,7 +36,11 @@ export const salesCsv = (rows: number = demoRows): string => {
   return lines.join("\n")
 }
 
-/** The demo dataset's model: admins and the CFO see every row, anyone else their `region` attribute's. */
+/**
+ * The demo dataset's model: admins and the CFO see every row; a member of
+ * an executive role "EU Lead" (one per region) that region's rows; anyone
+ * else their `region` attribute's (an embed's token, an embedding app's user).
+ */
 export const salesModel: SemanticModel.Model = {
   dimensions: [
     { name: "ordered_at", type: "time" },
@@ -52,6 +56,7 @@ export const salesModel: SemanticModel.Model = {
   ],
   row_level_security: [
     { roles: ["admin", "CFO", "link"], all_rows: true },
+    ...regions.map((region) => ({ roles: [`${region} Lead`], filter: { member: "region", operator: "equals" as const, values: [region] } })),
     { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
   ]
 }
