@@ -53,10 +53,16 @@ export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id
 export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), ({ all, ...methods }) =>
   DatasetStore.DatasetStore.of({
     ...methods,
-    // Only switchLoad moves a dataset to another load's rows.
+    // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
     update: (dataset) =>
       Effect.flatMap(methods.find(dataset.tenant_id, dataset.dataset_id), (current) =>
-        current === undefined ? Effect.succeed(false) : methods.update({ ...dataset, load_id: current.load_id })),
+        current === undefined ? Effect.succeed(false) : methods.update({
+          ...dataset,
+          load_id: current.load_id,
+          columns: current.columns,
+          row_count: current.row_count,
+          refreshed_at: current.refreshed_at
+        })),
     switchLoad: (dataset, from) =>
       Effect.flatMap(methods.find(dataset.tenant_id, dataset.dataset_id), (current) =>
         current === undefined || current.load_id !== from

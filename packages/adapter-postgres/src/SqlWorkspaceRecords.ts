@@ -87,8 +87,8 @@ export const datasetStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         ...owned(row),
         row_count: row.row_count === null ? null : Number(row.row_count)
       }),
-      // Only switchLoad moves a dataset to another load's rows.
-      kept: ["load_id"]
+      // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
+      kept: ["load_id", "columns", "row_count", "refreshed_at"]
     }),
     ({ where, ...methods }) =>
       DatasetStore.DatasetStore.of({

@@ -21,16 +21,19 @@ export class DatasetStore extends Context.Service<DatasetStore, {
   /** One page of a workspace's datasets, newest first. */
   readonly list: (tenantId: TenantId, workspaceId: WorkspaceId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<Dataset>, StoreError>
   /**
-   * Replaces a dataset's record but its `load_id` (which only `switchLoad`
-   * changes, so that an edit racing a load cannot point the record back at
-   * rows already dropped); `false` when there is none.
+   * Replaces a dataset's record but what refreshes find: `load_id`,
+   * `columns`, `row_count` and `refreshed_at`, which only `switchLoad`
+   * writes (an edit racing a load cannot point the record back at rows
+   * already dropped, nor describe them with the old ones' count); `false`
+   * when there is none.
    */
   readonly update: (dataset: Dataset) => Effect.Effect<boolean, StoreError>
   /**
-   * Makes a load's rows current, in one commit: writes the record's
-   * `load_id`, `model`, `columns`, `row_count`, `refreshed_at` and
-   * `updated_at`, only if its current load is still `from`; `false` when it
-   * is not (another load switched first) or the dataset is gone.
+   * Records what a refresh found and makes a load's rows current, in one
+   * commit: writes the record's `load_id`, `model`, `columns`, `row_count`,
+   * `refreshed_at` and `updated_at`, only if its current load is still
+   * `from`; `false` when it is not (another load switched first) or the
+   * dataset is gone. A PostgreSQL dataset has no load: both are null.
    */
   readonly switchLoad: (dataset: Dataset, from: string | null) => Effect.Effect<boolean, StoreError>
   /** Deletes a dataset's record; `false` when there was none in this tenant. */

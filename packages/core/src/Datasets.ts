@@ -349,7 +349,8 @@ export const refresh = (
         const [row] = yield* asSource(engine.run(SqlCompiler.compile(counting, { table }, engine.dialect)))
         const now = new Date(yield* Clock.currentTimeMillis)
         const refreshed: Dataset = { ...dataset, columns, row_count: Number(row?.["rows"] ?? 0), refreshed_at: now, updated_at: now }
-        if (!(yield* (yield* DatasetStore).update(refreshed))) return yield* datasetNotFound(dataset.dataset_id)
+        // A PostgreSQL dataset has no load: the switch only records what the refresh found.
+        if (!(yield* (yield* DatasetStore).switchLoad(refreshed, null))) return yield* datasetNotFound(dataset.dataset_id)
         return refreshed
       }))
   })

@@ -78,7 +78,7 @@ describe("upload datasets' engine tables", () => {
       const old = yield* newDataset("Old")
       yield* engine.importFile([`dataset_${compact(old.dataset_id)}`], csv("six", 6))
       const oldLoaded = { ...old, columns: live.columns, model: live.model, row_count: 6, refreshed_at: new Date() }
-      assert.isTrue(yield* run(Effect.flatMap(DatasetStore.DatasetStore, (store) => store.update(oldLoaded))))
+      assert.isTrue(yield* run(Effect.flatMap(DatasetStore.DatasetStore, (store) => store.switchLoad(oldLoaded, null))))
       assert.strictEqual(yield* count(oldLoaded), 6)
       // Orphans: a load of a live dataset that never switched, an earlier version's staging table, a deleted dataset's rows.
       const orphans = [

@@ -77,7 +77,10 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
         refreshed_at: at(5),
         updated_at: at(5)
       }
+      // An edit writes the name and description; what a refresh found is written by the switch alone.
       assert.isTrue(yield* store.update(loaded))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), { ...loaded, columns: [], row_count: null, refreshed_at: null })
+      assert.isTrue(yield* store.switchLoad(loaded, null))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), loaded)
       assert.isFalse(yield* store.update({ ...loaded, tenant_id: other.tenant_id }))
       assert.isFalse(yield* store.remove(other.tenant_id, dataset.dataset_id))
@@ -109,9 +112,9 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.isTrue(yield* store.switchLoad(loaded, null))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), loaded)
       assert.isFalse(yield* store.switchLoad({ ...loaded, load_id: second }, null))
-      // An edit made from a record read before the switch keeps the new load.
+      // An edit made from a record read before the switch keeps the new load and what it found.
       assert.isTrue(yield* store.update({ ...dataset, name: "Renamed", updated_at: at(6) }))
-      assert.strictEqual((yield* store.find(tenant.tenant_id, dataset.dataset_id))?.load_id, first)
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), { ...loaded, name: "Renamed", updated_at: at(6) })
       // The switch writes the load's parts only: the edit's name stays.
       const again: Dataset = { ...loaded, name: "Ignored", load_id: second, row_count: 20, refreshed_at: at(7), updated_at: at(7) }
       assert.isTrue(yield* store.switchLoad(again, first))
