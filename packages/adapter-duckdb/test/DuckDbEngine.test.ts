@@ -2,10 +2,11 @@
  * The DuckDB engine, for real: a CSV file imported into a DuckDB database
  * on disk, semantic queries compiled for DuckDB and run there, answers
  * checked against the same rows summed here by hand; CSV files streamed
- * from DuckDB's writer read back with a strict RFC 4180 reader of the test's.
+ * from DuckDB's writer read back by csv-parse held to RFC 4180.
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { AnalyticsEngine, BlobStore, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
+import { readCsv } from "@analytics/core/testing/Csv"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Layer, Stream } from "effect"
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
@@ -55,44 +56,6 @@ const query = (engine: AnalyticsEngine.AnalyticsEngine["Service"], q: SemanticQu
   const plan = SemanticQuery.plan(model, q, { roles: [], attributes }, new Date("2024-06-01T00:00:00Z"))
   assert.notInstanceOf(plan, SemanticQuery.QueryInvalid)
   return engine.run(SqlCompiler.compile(plan as SemanticQuery.Plan, { table: ["sales"] }, engine.dialect))
-}
-
-/**
- * Records of an RFC 4180 file, strictly: CRLF after every record, quotes
- * only around whole fields; anything else throws.
- */
-const readCsv = (text: string): Array<Array<string>> => {
-  const records: Array<Array<string>> = []
-  let record: Array<string> = []
-  let i = 0
-  while (i < text.length) {
-    let value = ""
-    if (text[i] === '"') {
-      for (i++; ; i++) {
-        if (i >= text.length) throw new Error("Unterminated quoted field")
-        if (text[i] === '"') {
-          if (text[i + 1] !== '"') break
-          i++
-        }
-        value += text[i]
-      }
-      i++
-    } else {
-      while (i < text.length && text[i] !== "," && text[i] !== "\r" && text[i] !== "\n") {
-        if (text[i] === '"') throw new Error(`A quote inside an unquoted field at ${i}`)
-        value += text[i++]
-      }
-    }
-    record.push(value)
-    if (text[i] === ",") i++
-    else if (text.startsWith("\r\n", i)) {
-      records.push(record)
-      record = []
-      i += 2
-    } else throw new Error(`Expected , or CRLF at ${i}`)
-  }
-  if (record.length > 0) throw new Error("The last record has no CRLF")
-  return records
 }
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)

@@ -1,11 +1,12 @@
 /**
  * PostgreSQL direct query, for real: semantic queries compiled for
  * PostgreSQL run on a table of a throwaway database, answers checked
- * against the same rows summed here by hand; a streamed CSV read back with
- * a strict RFC 4180 reader of the test's.
+ * against the same rows summed here by hand; a streamed CSV read back by
+ * csv-parse held to RFC 4180.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
+import { readCsv } from "@analytics/core/testing/Csv"
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
@@ -57,42 +58,23 @@ const query = (engine: AnalyticsEngine.AnalyticsEngine["Service"], q: SemanticQu
 }
 
 /**
- * Records of an RFC 4180 file, strictly: CRLF after every record, quotes
- * only around whole fields; anything else throws.
+ * Core's datasets on memory stores with `engine` as their PostgreSQL
+ * engine, a tenant and its workspace "Sales"; `run` runs an operation of
+ * core there.
  */
-const readCsv = (text: string): Array<Array<string>> => {
-  const records: Array<Array<string>> = []
-  let record: Array<string> = []
-  let i = 0
-  while (i < text.length) {
-    let value = ""
-    if (text[i] === '"') {
-      for (i++; ; i++) {
-        if (i >= text.length) throw new Error("Unterminated quoted field")
-        if (text[i] === '"') {
-          if (text[i + 1] !== '"') break
-          i++
-        }
-        value += text[i]
-      }
-      i++
-    } else {
-      while (i < text.length && text[i] !== "," && text[i] !== "\r" && text[i] !== "\n") {
-        if (text[i] === '"') throw new Error(`A quote inside an unquoted field at ${i}`)
-        value += text[i++]
-      }
-    }
-    record.push(value)
-    if (text[i] === ",") i++
-    else if (text.startsWith("\r\n", i)) {
-      records.push(record)
-      record = []
-      i += 2
-    } else throw new Error(`Expected , or CRLF at ${i}`)
-  }
-  if (record.length > 0) throw new Error("The last record has no CRLF")
-  return records
-}
+const withDatasets = (engine: AnalyticsEngine.AnalyticsEngine["Service"]) =>
+  Effect.gen(function*() {
+    const stores = yield* Layer.build(MemoryStores.layer)
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+      effect.pipe(
+        Effect.provideService(Datasets.Engines, { upload: undefined, postgres: engine }),
+        Effect.provide(EventPublisher.EventPublisher.layer),
+        Effect.provideContext(stores)
+      ) as Effect.Effect<A, E>
+    const { tenant } = yield* run(Tenants.provision({ name: "Acme", plan: "growth" }))
+    const workspace = yield* run(Workspaces.create(tenant.tenant_id, { name: "Sales" }))
+    return { run, tenant, workspace }
+  })
 
 if (databaseUrl === "") {
   describe.skip(`PgEngine ${skippedForNoPostgres}`, () => {})
@@ -147,15 +129,7 @@ if (databaseUrl === "") {
     it.effect("a scheduled PostgreSQL dataset is refreshed when its cron time comes, once", () =>
       Effect.gen(function*() {
         const engine = yield* setup
-        const stores = yield* Layer.build(MemoryStores.layer)
-        const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-          effect.pipe(
-            Effect.provideService(Datasets.Engines, { upload: undefined, postgres: engine }),
-            Effect.provide(EventPublisher.EventPublisher.layer),
-            Effect.provideContext(stores)
-          ) as Effect.Effect<A, E>
-        const { tenant } = yield* run(Tenants.provision({ name: "Acme", plan: "growth" }))
-        const workspace = yield* run(Workspaces.create(tenant.tenant_id, { name: "Sales" }))
+        const { run, tenant, workspace } = yield* withDatasets(engine)
         const dataset = yield* run(Datasets.create(tenant.tenant_id, {
           workspace_id: workspace.workspace_id,
           name: "Orders",
@@ -184,15 +158,7 @@ if (databaseUrl === "") {
           bound: [],
           columns: []
         })
-        const stores = yield* Layer.build(MemoryStores.layer)
-        const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-          effect.pipe(
-            Effect.provideService(Datasets.Engines, { upload: undefined, postgres: engine }),
-            Effect.provide(EventPublisher.EventPublisher.layer),
-            Effect.provideContext(stores)
-          ) as Effect.Effect<A, E>
-        const { tenant } = yield* run(Tenants.provision({ name: "Acme", plan: "growth" }))
-        const workspace = yield* run(Workspaces.create(tenant.tenant_id, { name: "Sales" }))
+        const { run, tenant, workspace } = yield* withDatasets(engine)
         const dataset = yield* run(Datasets.create(tenant.tenant_id, {
           workspace_id: workspace.workspace_id,
           name: "Items",
