@@ -8,22 +8,18 @@
  * only their own schedules; many schedules firing at once wait in their
  * workspace's queue without holding up another workspace's export.
  */
-import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { MemoryStores } from "@analytics/adapter-memory"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { SmtpServer } from "@analytics/adapter-smtp/testing"
-import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportJob, ExportSchedules, ExportStore, ExportWorker, SignedUrl, type Tenant } from "@analytics/core"
+import { ExportJob, ExportSchedules, ExportStore, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect } from "effect"
 import { simpleParser } from "mailparser"
-import { problemCode, start } from "@analytics/adapter-http/testing"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+import { problemCode } from "@analytics/adapter-http/testing"
+import * as ExportFixture from "./ExportFixture.ts"
 
-const regions = ["EU", "US", "APAC"]
-const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
 /** Each region's total, computed here from the rows uploaded. */
 const totalOf = (region: string) =>
-  Array.from({ length: 90 }, (_, i) => i + 1).filter((n) => regions[(n - 1) % 3] === region).reduce((a, b) => a + b, 0)
+  Array.from({ length: 90 }, (_, i) => i + 1).filter((n) => ExportFixture.regions[(n - 1) % 3] === region).reduce((a, b) => a + b, 0)
 
 /** The live clock moved `offsetMillis` ahead: the scheduler and the worker as they will be then. */
 const shifted = (live: Clock.Clock, offsetMillis: number): Clock.Clock => ({
@@ -38,44 +34,15 @@ const shifted = (live: Clock.Clock, offsetMillis: number): Clock.Clock => ({
 
 const setup = Effect.gen(function*() {
   const smtp = yield* SmtpServer.start()
-  const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
-  const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-  const blobs = yield* Layer.build(BlobStore.BlobStore.layerMemory)
-  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs) })
-  const { tenantId, token: admin } = yield* server.tenant()
-  const ok = (method: string, path: string, body?: unknown, token = admin) =>
-    Effect.map(server.request(method, path, { token, body }), (r) => {
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.body
-    })
-  const sales = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id as string
-  const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: sales, name: "Orders", source: { type: "upload" } })).dataset_id
-  assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })).status, 200)
-  const model = (yield* ok("GET", `/v1/datasets/${datasetId}`)).model
-  // Leads see their region's rows, by their executive role as the directory has it.
-  yield* ok("PATCH", `/v1/datasets/${datasetId}`, {
-    model: {
-      ...model,
-      row_level_security: [
-        { roles: ["admin"], all_rows: true },
-        { roles: ["EU Lead"], filter: { member: "region", operator: "equals", values: ["EU"] } },
-        { roles: ["US Lead"], filter: { member: "region", operator: "equals", values: ["US"] } }
-      ]
-    }
-  })
-  const report = yield* ok("POST", "/v1/reports", {
-    workspace_id: sales,
-    name: "Sales overview",
-    pages: [{
-      name: "Overview",
-      visuals: [{
-        id: "by_region",
-        type: "table",
-        dataset_id: datasetId,
-        query: { measures: ["total_amount"], dimensions: ["region"], order: [{ member: "region" }] },
-        encoding: { columns: ["region", "total_amount"] }
-      }]
-    }]
+  const { admin, ok, reportId, server, tenantId, workspaceId: sales, worker } = yield* ExportFixture.setup({
+    mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@example.com>" }),
+    // Leads see their region's rows, by their executive role as the directory has it.
+    rowLevelSecurity: [
+      { roles: ["admin"], all_rows: true },
+      { roles: ["EU Lead"], filter: { member: "region", operator: "equals", values: ["EU"] } },
+      { roles: ["US Lead"], filter: { member: "region", operator: "equals", values: ["US"] } }
+    ],
+    visuals: (datasetId) => [ExportFixture.byRegion(datasetId, { type: "table", encoding: { columns: ["region", "total_amount"] } })]
   })
   /** A user of the tenant in an executive role, with a personal token. */
   const lead = (email: string, role: string) =>
@@ -86,20 +53,9 @@ const setup = Effect.gen(function*() {
       const token = (yield* ok("POST", `/v1/users/${user.user_id}/tokens`)).token as string
       return { userId: user.user_id as string, token }
     })
-  const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
   const live = yield* Clock.Clock
   /** Runs `effect` as if it were `at` (and time went on from there). */
   const asOf = (at: Date) => Effect.provideService(Clock.Clock, shifted(live, at.getTime() - live.currentTimeMillisUnsafe()))
-  const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
-    Effect.provide(Layer.mergeAll(
-      EventPublisher.EventPublisher.layer,
-      Datasets.Engines.layer({ upload: engineLayer }),
-      Layer.succeedContext(blobs),
-      DocumentRenderers.DocumentRenderers.none,
-      SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@example.com>" })
-    )),
-    Effect.provideContext(server.stores)
-  )
   /** The scheduler's tick, as if it were `at`. */
   const tick = (at: Date) => ExportSchedules.runDue.pipe(Effect.provideContext(server.stores), asOf(at))
   /** Every message received so far, parsed: who it went to and the CSV it carries. */
@@ -109,7 +65,7 @@ const setup = Effect.gen(function*() {
       const attachment = parsed.attachments[0]
       return { to: message.to, subject: parsed.subject ?? "", text: parsed.text ?? "", filename: attachment?.filename, csv: attachment?.content.toString("utf8") }
     })))
-  return { server, tenantId, admin, ok, sales, reportId: report.report_id as string, lead, worker, asOf, tick, mailbox }
+  return { server, tenantId, admin, ok, sales, reportId, lead, worker, asOf, tick, mailbox }
 })
 
 describe("export schedules", () => {
@@ -230,7 +186,7 @@ describe("export schedules", () => {
       // Another workspace has a report too.
       const other = (yield* ok("POST", "/v1/workspaces", { name: "Marketing" })).workspace_id
       const dataset = (yield* ok("POST", "/v1/datasets", { workspace_id: other, name: "Leads", source: { type: "upload" } })).dataset_id
-      assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${dataset}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })).status, 200)
+      assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${dataset}/data`, { token: admin, body: ExportFixture.orders, headers: { "content-type": "text/csv" } })).status, 200)
       const otherReport = yield* ok("POST", "/v1/reports", {
         workspace_id: other,
         name: "Leads",

@@ -3,23 +3,20 @@
  * a real DuckDB engine with results kept on disk (`FileBlobStore`): the
  * file carries every row of the visual's query, in its order, with
  * formula-like text guarded; a limit the visual names still applies; the
- * JSON export keeps the display bound. The CSV is read back with a strict
- * RFC 4180 reader of the test's, the Parquet file with hyparquet.
+ * JSON export keeps the display bound. The CSV is read back by csv-parse
+ * held to RFC 4180, the Parquet file by hyparquet.
  */
-import { Documents } from "@analytics/adapter-documents"
-import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { FileBlobStore } from "@analytics/adapter-http"
-import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, Datasets, EventPublisher, ExportWorker, Mailer, SemanticQuery, SignedUrl } from "@analytics/core"
+import { SemanticQuery } from "@analytics/core"
+import { readCsv } from "@analytics/core/testing/Csv"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { start } from "@analytics/adapter-http/testing"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+import * as ExportFixture from "./ExportFixture.ts"
 
 /** Past `SemanticQuery.maxLimit`, the most a visual's query shows. */
 const n = 60_000
@@ -27,59 +24,13 @@ const labels = ["=1+2", "+x", "-y", "@z", "plain", 'say "hi", ok']
 const field = (text: string) => /[",]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 const upload = ["id,label,amount", ...Array.from({ length: n }, (_, i) => `${i},${field(labels[i % labels.length]!)},${i % 100}`)].join("\n")
 
-/**
- * Records of an RFC 4180 file, strictly: CRLF after every record, quotes
- * only around whole fields; anything else throws.
- */
-const readCsv = (text: string): Array<Array<string>> => {
-  const records: Array<Array<string>> = []
-  let record: Array<string> = []
-  let i = 0
-  while (i < text.length) {
-    let value = ""
-    if (text[i] === '"') {
-      for (i++; ; i++) {
-        if (i >= text.length) throw new Error("Unterminated quoted field")
-        if (text[i] === '"') {
-          if (text[i + 1] !== '"') break
-          i++
-        }
-        value += text[i]
-      }
-      i++
-    } else {
-      while (i < text.length && text[i] !== "," && text[i] !== "\r" && text[i] !== "\n") {
-        if (text[i] === '"') throw new Error(`A quote inside an unquoted field at ${i}`)
-        value += text[i++]
-      }
-    }
-    record.push(value)
-    if (text[i] === ",") i++
-    else if (text.startsWith("\r\n", i)) {
-      records.push(record)
-      record = []
-      i += 2
-    } else throw new Error(`Expected , or CRLF at ${i}`)
-  }
-  if (record.length > 0) throw new Error("The last record has no CRLF")
-  return records
-}
-
 const setup = Effect.gen(function*() {
   const dir = yield* Effect.acquireRelease(
     Effect.sync(() => mkdtempSync(join(tmpdir(), "export-streaming-"))),
     (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
   )
-  const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(join(dir, "analytics.duckdb"))), AnalyticsEngine.AnalyticsEngine)
-  const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-  const blobs = yield* Layer.build(FileBlobStore.layer(join(dir, "exports")))
-  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs) })
-  const { token } = yield* server.tenant()
-  const ok = (method: string, path: string, body?: unknown) =>
-    Effect.map(server.request(method, path, { token, body }), (r) => {
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.body
-    })
+  const { server, worker } = yield* ExportFixture.serve({ database: join(dir, "analytics.duckdb"), blobStore: FileBlobStore.layer(join(dir, "exports")) })
+  const { admin: token, ok } = yield* ExportFixture.provision(server)
   const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id
   const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: workspaceId, name: "Items", source: { type: "upload" } })).dataset_id
   assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token, body: upload, headers: { "content-type": "text/csv" } })).status, 200)
@@ -96,11 +47,6 @@ const setup = Effect.gen(function*() {
     name: "Items",
     pages: [{ name: "All", visuals: [visual("every_item", {}), visual("first_ten", { limit: 10 })] }]
   })
-  const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-  const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer, Mailer.Mailer.layerMemory)),
-    Effect.provideContext(server.stores)
-  )
   /** Exports a visual, runs the worker, and fetches the file at its signed URL. */
   const exported = (format: string, visualId: string) =>
     Effect.gen(function*() {

@@ -8,69 +8,16 @@
  */
 import { Documents } from "@analytics/adapter-documents"
 import { Poppler } from "@analytics/adapter-documents/testing"
-import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber } from "effect"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import JSZip from "jszip"
-import { problemCode, start } from "@analytics/adapter-http/testing"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+import { problemCode } from "@analytics/adapter-http/testing"
+import * as ExportFixture from "./ExportFixture.ts"
 
-const regions = ["EU", "US", "APAC"]
-const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
-
-const setup = (options: { readonly slowWritesMillis?: number; readonly leaseMillis?: number } = {}) => Effect.gen(function*() {
-  // One engine and one blob store, shared by the server and the worker, as on a host.
-  const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
-  const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-  const memory = Context.get(yield* Layer.build(BlobStore.BlobStore.layerMemory), BlobStore.BlobStore)
-  // Slow writes stand for a big file: the job outlives its lease unless the worker renews it.
-  const blobs = Context.make(BlobStore.BlobStore, {
-    ...memory,
-    put: (key, body) => Effect.andThen(Effect.sleep(options.slowWritesMillis ?? 0), memory.put(key, body))
-  })
-  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs), renderers: Documents.layer })
-  const { token: admin } = yield* server.tenant()
-  const ok = (method: string, path: string, body?: unknown, token = admin) =>
-    Effect.map(server.request(method, path, { token, body }), (r) => {
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.body
-    })
-  const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id
-  const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } })).dataset_id
-  assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })).status, 200)
-  const model = (yield* ok("GET", `/v1/datasets/${datasetId}`)).model
-  yield* ok("PATCH", `/v1/datasets/${datasetId}`, { model: { ...model, row_level_security: [{ roles: ["admin"], all_rows: true }] } })
-  const report = yield* ok("POST", "/v1/reports", {
-    workspace_id: workspaceId,
-    name: "Sales overview",
-    pages: [{
-      name: "Overview",
-      visuals: [{
-        id: "by_region",
-        type: "bar",
-        dataset_id: datasetId,
-        query: { measures: ["total_amount"], dimensions: ["region"], order: [{ member: "region" }] },
-        encoding: { x: "region", y: ["total_amount"] }
-      }]
-    }]
-  })
-  const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-  const worker = ExportWorker.runDue({
-    ...ExportWorker.defaults,
-    leaseMillis: options.leaseMillis ?? ExportWorker.defaults.leaseMillis,
-    links: ExportRoutes.resultLinks("http://127.0.0.1", signer)
-  }).pipe(
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer, Mailer.Mailer.layerMemory)),
-    Effect.provideContext(server.stores)
-  )
-  /** A result URL on the test server (the service believes it is at http://127.0.0.1, without the port). */
-  const local = (url: string) => url.replace("http://127.0.0.1/", "/")
-  return { server, admin, ok, worker, local, signer, reportId: report.report_id as string }
-})
+/** The sales overview, with the real document renderers. */
+const setup = (options: ExportFixture.ServeOptions = {}) => ExportFixture.setup({ ...options, renderers: Documents.layer })
 
 describe("exports", () => {
   it.live("a CSV export: 202, polled with Retry-After, run as its requester, fetched at a signed URL that refuses tampering and expiry", () =>
@@ -135,6 +82,7 @@ describe("exports", () => {
 
   it.live("a job longer than its lease keeps it (a second worker finds nothing to take), and a job canceled while it runs stops without a result", () =>
     Effect.gen(function*() {
+      // Slow writes stand for a big file: the job outlives its lease unless the worker renews it.
       const { ok, reportId, worker } = yield* setup({ slowWritesMillis: 1_500, leaseMillis: 600 })
       const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "parquet", visual_id: "by_region" })
       const first = yield* Effect.forkChild(worker)

@@ -8,64 +8,19 @@
  */
 import { S3BlobStore } from "@analytics/adapter-s3"
 import { TestS3Server } from "@analytics/adapter-s3/testing"
-import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { start } from "@analytics/adapter-http/testing"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
-
-const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${["EU", "US", "APAC"][i % 3]},${i + 1}`)].join("\n")
+import { Effect } from "effect"
+import * as ExportFixture from "./ExportFixture.ts"
 
 describe("exports on S3", () => {
   it.live("a CSV export's result URL is the store's presigned URL: fetched without the service, named and typed; a changed one is refused", () =>
     Effect.gen(function*() {
       const s3 = yield* TestS3Server.start()
-      const blobs = Context.get(yield* Layer.build(S3BlobStore.layer(s3.config("analytics/"))), BlobStore.BlobStore)
-      const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
-      const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-      const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeed(BlobStore.BlobStore, blobs) })
-      const { token } = yield* server.tenant()
-      const ok = (method: string, path: string, body?: unknown) =>
-        Effect.map(server.request(method, path, { token, body }), (r) => {
-          assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-          return r.body
-        })
-      const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id
-      const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } })).dataset_id
-      assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token, body: csv, headers: { "content-type": "text/csv" } })).status, 200)
-      const model = (yield* ok("GET", `/v1/datasets/${datasetId}`)).model
-      yield* ok("PATCH", `/v1/datasets/${datasetId}`, { model: { ...model, row_level_security: [{ roles: ["admin"], all_rows: true }] } })
-      const report = yield* ok("POST", "/v1/reports", {
-        workspace_id: workspaceId,
-        name: "Sales overview",
-        pages: [{
-          name: "Overview",
-          visuals: [{
-            id: "by_region",
-            type: "bar",
-            dataset_id: datasetId,
-            query: { measures: ["total_amount"], dimensions: ["region"], order: [{ member: "region" }] },
-            encoding: { x: "region", y: ["total_amount"] }
-          }]
-        }]
-      })
+      // The server and its worker share the store, which presigns the result URLs.
+      const { ok, reportId, worker } = yield* ExportFixture.setup({ blobStore: S3BlobStore.layer(s3.config("analytics/")) })
       const hook = yield* ok("POST", "/v1/webhooks", { url: "https://hooks.example.com/in", events: ["export.succeeded"] })
-      const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-      // The worker as a host runs it: the same store, and the same links.
-      const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer, blobs) }).pipe(
-        Effect.provide(Layer.mergeAll(
-          EventPublisher.EventPublisher.layer,
-          Datasets.Engines.layer({ upload: engineLayer }),
-          Layer.succeed(BlobStore.BlobStore, blobs),
-          Mailer.Mailer.layerMemory,
-          DocumentRenderers.DocumentRenderers.none
-        )),
-        Effect.provideContext(server.stores)
-      )
 
-      const job = yield* ok("POST", `/v1/reports/${report.report_id}/export`, { format: "csv", visual_id: "by_region" })
+      const job = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "csv", visual_id: "by_region" })
       assert.strictEqual(yield* worker, 1)
       const result = yield* ok("GET", `/v1/jobs/${job.job_id}/result`)
       const url = new URL(result.url)

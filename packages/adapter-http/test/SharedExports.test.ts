@@ -9,68 +9,27 @@
  */
 import { Documents } from "@analytics/adapter-documents"
 import { Poppler } from "@analytics/adapter-documents/testing"
-import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { PNG } from "pngjs"
-import { problemCode, start } from "@analytics/adapter-http/testing"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+import { problemCode } from "@analytics/adapter-http/testing"
+import * as ExportFixture from "./ExportFixture.ts"
 
-const regions = ["EU", "US", "APAC"]
-const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
 const json = { accept: "application/json" }
 
+/** The sales overview with the real renderers: links see every row, embeds their viewer's region; `by_region` has a title. */
 const setup = Effect.gen(function*() {
-  const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
-  const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-  const blobs = yield* Layer.build(BlobStore.BlobStore.layerMemory)
-  const server = yield* start(MemoryStores.layer, { engines: { upload: engineLayer }, blobStore: Layer.succeedContext(blobs), renderers: Documents.layer })
-  const { token: admin } = yield* server.tenant()
-  const ok = (method: string, path: string, body?: unknown) =>
-    Effect.map(server.request(method, path, { token: admin, body }), (r) => {
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.body
-    })
-  const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id
-  const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: workspaceId, name: "Orders", source: { type: "upload" } })).dataset_id
-  assert.strictEqual((yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })).status, 200)
-  const model = (yield* ok("GET", `/v1/datasets/${datasetId}`)).model
-  yield* ok("PATCH", `/v1/datasets/${datasetId}`, {
-    model: {
-      ...model,
-      row_level_security: [
-        { roles: ["admin", "link"], all_rows: true },
-        { roles: ["embed"], filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
-      ]
-    }
+  const fixture = yield* ExportFixture.setup({
+    renderers: Documents.layer,
+    rowLevelSecurity: [
+      { roles: ["admin", "link"], all_rows: true },
+      { roles: ["embed"], filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
+    ],
+    visuals: (datasetId) => [ExportFixture.byRegion(datasetId, { title: "By region" })]
   })
-  const report = yield* ok("POST", "/v1/reports", {
-    workspace_id: workspaceId,
-    name: "Sales overview",
-    pages: [{
-      name: "Overview",
-      visuals: [{
-        id: "by_region",
-        type: "bar",
-        title: "By region",
-        dataset_id: datasetId,
-        query: { measures: ["total_amount"], dimensions: ["region"], order: [{ member: "region" }] },
-        encoding: { x: "region", y: ["total_amount"] }
-      }]
-    }]
-  })
-  const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-  const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Layer.succeedContext(blobs), Documents.layer, Mailer.Mailer.layerMemory)),
-    Effect.provideContext(server.stores)
-  )
-  /** A result URL on the test server (the service believes it is at http://127.0.0.1, without the port). */
-  const local = (url: string) => url.replace("http://127.0.0.1/", "/")
   const fetchBytes = (path: string) =>
-    Effect.promise(async () => new Uint8Array(await (await fetch(`${server.url}${path}`)).arrayBuffer()))
-  return { server, ok, worker, local, fetchBytes, reportId: report.report_id as string }
+    Effect.promise(async () => new Uint8Array(await (await fetch(`${fixture.server.url}${path}`)).arrayBuffer()))
+  return { ...fixture, fetchBytes }
 })
 
 describe("exports through shares", () => {

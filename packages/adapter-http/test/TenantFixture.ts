@@ -10,10 +10,9 @@
  * with `addresses`: how every operation of the OpenAPI document is called
  * validly with a tenant's ids.
  */
-import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportWorker, Mailer, RateLimit, SignedUrl } from "@analytics/core"
+import { RateLimit } from "@analytics/core"
 import { assert } from "@effect/vitest"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Effect, type Layer, type Scope } from "effect"
 import { OpenApi } from "effect/http-api"
 import { Api } from "@analytics/adapter-http/Api"
 import * as App from "@analytics/adapter-http/App"
@@ -21,10 +20,8 @@ import * as DatasetUploads from "@analytics/adapter-http/DatasetUploads"
 import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
 import * as ScimRoutes from "@analytics/adapter-http/ScimRoutes"
 import * as SharedRoutes from "@analytics/adapter-http/SharedRoutes"
-import { start, type TestServer } from "@analytics/adapter-http/testing"
-
-const regions = ["EU", "US", "APAC"]
-const csv = ["region,amount", ...Array.from({ length: 90 }, (_, i) => `${regions[i % 3]},${i + 1}`)].join("\n")
+import type { TestServer } from "@analytics/adapter-http/testing"
+import * as ExportFixture from "./ExportFixture.ts"
 
 /** Limits no test reaches: these suites send thousands of requests and must see the answers, not 429s. */
 const unlimited: RateLimit.Limits = { burst: RateLimit.bucket(1e9), sustained: RateLimit.window(1e9) }
@@ -82,31 +79,10 @@ export interface FixtureServer {
 
 /** Starts the server on `stores` with unlimited rate limits; `127.0.0.1` is a trusted proxy, so `X-Forwarded-For` names the client. */
 export const serve = <E>(stores: Layer.Layer<App.Stores, E>): Effect.Effect<FixtureServer, unknown, Scope.Scope> =>
-  Effect.gen(function*() {
-    const engine = Context.get(yield* Layer.build(DuckDbEngine.layer(":memory:")), AnalyticsEngine.AnalyticsEngine)
-    const engineLayer = Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine)
-    const blobs = yield* Layer.build(BlobStore.BlobStore.layerMemory)
-    const server = yield* start(stores, {
-      engines: { upload: engineLayer },
-      blobStore: Layer.succeedContext(blobs),
-      mailer: Mailer.Mailer.layerMemory,
-      rateLimits: () => unlimited,
-      trustedProxies: ["127.0.0.1/32"]
-    })
-    const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-    const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks("http://127.0.0.1", signer) }).pipe(
-      Effect.provide(Layer.mergeAll(
-        EventPublisher.EventPublisher.layer,
-        Datasets.Engines.layer({ upload: engineLayer }),
-        Layer.succeedContext(blobs),
-        DocumentRenderers.DocumentRenderers.none,
-        Mailer.Mailer.layerMemory
-      )),
-      Effect.provideContext(server.stores),
-      Effect.orDie
-    )
-    return { server, worker }
-  })
+  Effect.map(
+    ExportFixture.serve({ stores, server: { rateLimits: () => unlimited, trustedProxies: ["127.0.0.1/32"] } }),
+    ({ server, worker }) => ({ server, worker: Effect.orDie(worker) })
+  )
 
 /** Provisions a tenant and arranges one of everything in it over HTTP; `label` keeps its names apart from another tenant's. */
 export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<FixtureTenant> =>
@@ -120,7 +96,7 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
       })
     const workspace = (yield* ok("POST", "/v1/workspaces", { name: `Sales ${label}` })).workspace_id as string
     const dataset = (yield* ok("POST", "/v1/datasets", { workspace_id: workspace, name: "Orders", source: { type: "upload" } })).dataset_id as string
-    const loaded = yield* server.request("PUT", `/v1/datasets/${dataset}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })
+    const loaded = yield* server.request("PUT", `/v1/datasets/${dataset}/data`, { token: admin, body: ExportFixture.orders, headers: { "content-type": "text/csv" } })
     assert.strictEqual(loaded.status, 200, loaded.text)
     const model = (yield* ok("GET", `/v1/datasets/${dataset}`)).model
     yield* ok("PATCH", `/v1/datasets/${dataset}`, { model: { ...model, row_level_security: [{ roles: ["admin", "member", "link", "embed"], all_rows: true }] } })
@@ -128,16 +104,7 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
     const report = (yield* ok("POST", "/v1/reports", {
       workspace_id: workspace,
       name: "Sales overview",
-      pages: [{
-        name: "Overview",
-        visuals: [{
-          id: visualId,
-          type: "bar",
-          dataset_id: dataset,
-          query: { measures: ["total_amount"], dimensions: ["region"], order: [{ member: "region" }] },
-          encoding: { x: "region", y: ["total_amount"] }
-        }]
-      }]
+      pages: [{ name: "Overview", visuals: [ExportFixture.byRegion(dataset)] }]
     })).report_id as string
     const tileId = "regions"
     const dashboard = (yield* ok("POST", "/v1/dashboards", {
@@ -615,7 +582,7 @@ const shareExport = (t: FixtureTenant) => ({ format: "csv", visual_id: t.visualI
 export const extraAddresses: Readonly<Record<string, ExtraAddress>> = {
   "GET /v1/openapi.json": { credential: "none" },
   "GET /v1/docs": { credential: "none" },
-  "PUT /v1/datasets/:id/data": { params: { id: "dataset" }, body: () => csv, contentType: "text/csv", credential: "admin" },
+  "PUT /v1/datasets/:id/data": { params: { id: "dataset" }, body: () => ExportFixture.orders, contentType: "text/csv", credential: "admin" },
   "GET /v1/jobs/:job_id/file": { params: { job_id: "job" }, query: fileQuery, credential: "none" },
   "GET /s/:slug": { params: { slug: "slug" }, credential: "none" },
   "POST /s/:slug": { params: { slug: "slug" }, body: () => ({ password: "not the password" }), credential: "none" },
