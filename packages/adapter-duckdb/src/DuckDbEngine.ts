@@ -182,6 +182,10 @@ export const make = (path: string, options: Options = {}) =>
         }),
       parquet: (compiled) => copiedThroughFile(compiled.sql, compiled.params, "parquet"),
       csv,
+      writeFile: (compiled, format, path) =>
+        withConnection("export", (connection) =>
+          connection.run(`COPY (${format === "csv" ? guardedForCsv(compiled) : compiled.sql}) TO ${literal(path)} ${copyOptions[format]}`, [...compiled.params])
+        ).pipe(Effect.asVoid),
       describe: (table) => withConnection("describe", (connection) => columnsOf(connection, table)),
       drop: (table) => withConnection("drop", (connection) => connection.run(`DROP TABLE IF EXISTS ${tableName(table)}`).then(() => undefined)),
       listTables: (prefix) =>

@@ -89,30 +89,45 @@ export const layer = (directory: string) =>
         const path = Path.resolve(root, key)
         return path.startsWith(`${root}${Path.sep}`) ? path : undefined
       }
+      /**
+       * Keeps the file `fill` writes at a temporary name beside the key's
+       * file (its size, synced to disk) under the key, renamed when whole;
+       * a failure leaves nothing. The key's dead writers' partial files go first.
+       */
+      const keep = <E>(key: string, fill: (temporary: string) => Effect.Effect<number, E | Errors.StoreError>) =>
+        Effect.gen(function*() {
+          const path = pathOf(key)
+          if (path === undefined) return yield* new Errors.StoreError({ operation: "FileBlobStore.put", cause: new Error(`A key outside the store: ${key}`) })
+          const temporary = `${path}.${process.pid}.${Date.now()}.partial`
+          yield* Effect.tryPromise({ try: () => Fs.mkdir(Path.dirname(path), { recursive: true }), catch: storeError("put") })
+          yield* removePartialsOf(path)
+          return yield* fill(temporary).pipe(
+            Effect.tap(() => Effect.tryPromise({ try: () => Fs.rename(temporary, path), catch: storeError("put") })),
+            Effect.onError(() => Effect.promise(() => Fs.rm(temporary, { force: true })))
+          )
+        })
+      /** Writes to the file at `path`, then syncs it; what `write` returns. */
+      const synced = <A, E>(path: string, flags: "w" | "r+", write: (file: Fs.FileHandle) => Effect.Effect<A, E>) =>
+        Effect.acquireUseRelease(
+          Effect.tryPromise({ try: () => Fs.open(path, flags), catch: storeError("put") }),
+          (file) => Effect.tap(write(file), () => Effect.tryPromise({ try: () => file.sync(), catch: storeError("put") })),
+          (file) => Effect.promise(() => file.close())
+        )
       return BlobStore.BlobStore.of({
         put: (key, body) =>
-          Effect.gen(function*() {
-            const path = pathOf(key)
-            if (path === undefined) return yield* new Errors.StoreError({ operation: "FileBlobStore.put", cause: new Error(`A key outside the store: ${key}`) })
-            const temporary = `${path}.${process.pid}.${Date.now()}.partial`
-            yield* Effect.tryPromise({ try: () => Fs.mkdir(Path.dirname(path), { recursive: true }), catch: storeError("put") })
-            yield* removePartialsOf(path)
-            return yield* Effect.acquireUseRelease(
-              Effect.tryPromise({ try: () => Fs.open(temporary, "w"), catch: storeError("put") }),
-              (file) =>
-                Effect.gen(function*() {
-                  let bytes = 0
-                  yield* Stream.runForEach(body, (chunk) =>
-                    Effect.tryPromise({ try: () => file.write(chunk), catch: storeError("put") }).pipe(Effect.map(() => void (bytes += chunk.length))))
-                  yield* Effect.tryPromise({ try: () => file.sync(), catch: storeError("put") })
-                  return bytes
-                }),
-              (file) => Effect.promise(() => file.close())
-            ).pipe(
-              Effect.tap(() => Effect.tryPromise({ try: () => Fs.rename(temporary, path), catch: storeError("put") })),
-              Effect.onError(() => Effect.promise(() => Fs.rm(temporary, { force: true })))
-            )
-          }),
+          keep(key, (temporary) =>
+            synced(temporary, "w", (file) => {
+              let bytes = 0
+              return Stream.runForEach(body, (chunk) =>
+                Effect.tryPromise({ try: () => file.write(chunk), catch: storeError("put") }).pipe(Effect.map(() => void (bytes += chunk.length)))
+              ).pipe(Effect.map(() => bytes))
+            })),
+        putFile: (key, write) =>
+          keep(key, (temporary) =>
+            Effect.andThen(
+              write(temporary),
+              synced(temporary, "r+", (file) => Effect.map(Effect.tryPromise({ try: () => file.stat(), catch: storeError("put") }), (stat) => stat.size))
+            )),
         get: (key) =>
           Effect.gen(function*() {
             const path = pathOf(key)

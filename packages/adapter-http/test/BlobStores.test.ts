@@ -99,3 +99,37 @@ describe("filesystem store: partial files a killed writer leaves", () => {
       assert.deepStrictEqual(yield* files(directory), ["exports/t/live/Sales.pdf.4243.1700000000000.partial"])
     }).pipe(Effect.scoped))
 })
+
+describe("filesystem store: files an engine writes itself (putFile)", () => {
+  const tempDirectory = Effect.acquireRelease(
+    Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "analytics-putfile-"))),
+    (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }))
+  )
+
+  it.live("keeps the file written at the path it gives, beside where it will live; a failed write leaves nothing and keeps the earlier file", () =>
+    Effect.gen(function*() {
+      const directory = yield* tempDirectory
+      const blobs = Context.get(yield* Layer.build(FileBlobStore.layer(directory)), BlobStore.BlobStore)
+      assert.isDefined(blobs.putFile)
+      const key = "exports/t/j/rows.csv"
+      let written = ""
+      const size = yield* blobs.putFile!(key, (path) =>
+        Effect.promise(() => {
+          written = path
+          return Fs.writeFile(path, "region,total\r\nEU,1\r\n")
+        }))
+      assert.strictEqual(size, 20)
+      // Beside the final file (one rename, no copy), and gone once kept.
+      assert.strictEqual(Path.dirname(written), Path.join(directory, "exports/t/j"))
+      assert.notStrictEqual(written, Path.join(directory, key))
+      yield* Effect.promise(() => Fs.access(written).then(() => assert.fail("the temporary file stayed"), () => undefined))
+      const kept = yield* blobs.get(key)
+      assert.strictEqual(new TextDecoder().decode(yield* BlobStore.collect(kept!.body)), "region,total\r\nEU,1\r\n")
+      // A writer that fails after writing part of its file: nothing of it is kept, the earlier file is whole.
+      const failed = yield* blobs.putFile!(key, (path) =>
+        Effect.andThen(Effect.promise(() => Fs.writeFile(path, "region,tot")), Effect.fail("engine died" as const))).pipe(Effect.flip)
+      assert.strictEqual(failed, "engine died")
+      assert.strictEqual(new TextDecoder().decode(yield* BlobStore.collect((yield* blobs.get(key))!.body)), "region,total\r\nEU,1\r\n")
+      assert.deepStrictEqual(yield* Effect.promise(() => Fs.readdir(Path.join(directory, "exports/t/j"))), ["rows.csv"])
+    }).pipe(Effect.scoped))
+})

@@ -63,6 +63,13 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
    */
   readonly csv?: ((compiled: Compiled) => Stream.Stream<Uint8Array, EngineError>) | undefined
   /**
+   * Writes the query's rows to the file at `path` with the engine's own
+   * writer, as `csv` and `parquet` would stream them: for result stores on
+   * a local disk, where the bytes then never pass through this process.
+   * Absent when the engine has no such writer.
+   */
+  readonly writeFile?: ((compiled: Compiled, format: "csv" | "parquet", path: string) => Effect.Effect<void, EngineError>) | undefined
+  /**
    * Replaces a table's rows with a file's, atomically: readers see the old
    * rows until the new ones are complete.
    */

@@ -45,6 +45,14 @@ export class BlobStore extends Context.Service<BlobStore, {
   readonly get: (key: string) => Effect.Effect<Blob | undefined, StoreError>
   readonly remove: (key: string) => Effect.Effect<void, StoreError>
   /**
+   * Keeps under `key` the file `write` makes at a path the store chooses
+   * beside where it will live, whole or not at all; its size. For writers
+   * that write files themselves (an engine's own `COPY`), so that the
+   * bytes never pass through this process. Absent on stores without a
+   * local disk (memory, S3): those take `put`.
+   */
+  readonly putFile?: (<E>(key: string, write: (path: string) => Effect.Effect<void, E>) => Effect.Effect<number, E | StoreError>) | undefined
+  /**
    * A URL of the store itself that downloads the file under `key` until
    * `download.expiresAt`, without the service in the path (an object
    * store's presigned URL). Absent: the service serves files itself.

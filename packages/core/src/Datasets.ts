@@ -444,6 +444,23 @@ export const csv = (
   Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine }) =>
     engine.csv === undefined ? undefined : engine.csv(compiled))
 
+/**
+ * How a query's rows (every one, unless it names a limit) are written to a
+ * file by its dataset's engine itself, or `undefined` when the engine has
+ * no such writer (then `csv` and `parquet` stream them).
+ */
+export const fileWriter = (
+  tenantId: TenantId,
+  datasetId: string,
+  query: SemanticQuery.Query,
+  security: SemanticQuery.SecurityContext,
+  format: "csv" | "parquet"
+): Effect.Effect<((path: string) => Effect.Effect<void, EngineError>) | undefined, QueryError, DatasetStore | Engines> =>
+  Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine }) => {
+    const writeFile = engine.writeFile
+    return writeFile === undefined ? undefined : (path: string) => writeFile(compiled, format, path)
+  })
+
 /** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
 export const query = (
   tenantId: TenantId,

@@ -24,6 +24,8 @@ export interface Rendered {
   readonly filename: string
   readonly contentType: string
   readonly body: Stream.Stream<Uint8Array, EngineError | RenderError>
+  /** The same file written by the engine itself at a path, for a result store on a local disk (`BlobStore.putFile`). */
+  readonly toFile?: ((path: string) => Effect.Effect<void, EngineError>) | undefined
   readonly warnings: ReadonlyArray<string>
 }
 
@@ -77,7 +79,8 @@ export const render = (job: ExportJob) =>
         const { query, visual } = yield* visualQueryOf(job)
         const streamed = yield* Datasets.csv(job.tenant_id, visual.dataset_id, query, job.security)
         const body = streamed ?? (yield* Effect.map(rowsOf(job), ({ compiled, rows }) => text(Csv.table(compiled.columns.map((c) => c.name), rows))))
-        return { filename: fileName(visual.id, "csv"), contentType: "text/csv; charset=utf-8", body, warnings: [] } satisfies Rendered
+        const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "csv")
+        return { filename: fileName(visual.id, "csv"), contentType: "text/csv; charset=utf-8", body, toFile, warnings: [] } satisfies Rendered
       }
       case "json": {
         const { compiled, rows, visual } = yield* rowsOf(job)
@@ -92,7 +95,8 @@ export const render = (job: ExportJob) =>
       case "parquet": {
         const { query, visual } = yield* visualQueryOf(job)
         const body = yield* Datasets.parquet(job.tenant_id, visual.dataset_id, query, job.security)
-        return { filename: fileName(visual.id, "parquet"), contentType: "application/vnd.apache.parquet", body, warnings: [] } satisfies Rendered
+        const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "parquet")
+        return { filename: fileName(visual.id, "parquet"), contentType: "application/vnd.apache.parquet", body, toFile, warnings: [] } satisfies Rendered
       }
       case "sql": {
         const { query, visual } = yield* visualQueryOf(job)

@@ -122,7 +122,9 @@ const runOnce = (claimed: Claimed, options: Options, settledAs: (outcome: Metric
     const made = yield* ExportFormats.render(job).pipe(
       Effect.flatMap((file: ExportFormats.Rendered) => {
         const key = `exports/${job.tenant_id}/${job.job_id}/${file.filename}`
-        return Effect.map(blobs.put(key, file.body), (bytes): Result => ({
+        // A store on a local disk takes the engine's own file where it will live; others take the stream.
+        const kept = file.toFile !== undefined && blobs.putFile !== undefined ? blobs.putFile(key, file.toFile) : blobs.put(key, file.body)
+        return Effect.map(kept, (bytes): Result => ({
           key,
           filename: file.filename,
           contentType: file.contentType,
