@@ -9,6 +9,7 @@
 import { type ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import { parsed } from "./Jsonb.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
 interface JobRow {
@@ -36,8 +37,6 @@ interface JobRow {
   readonly updated_at: Date
 }
 
-/** jsonb arrives parsed from pg and PGlite alike; a string is parsed. */
-const parsed = <A>(value: A | string): A => typeof value === "string" ? JSON.parse(value) as A : value
 
 // Rows were validated on the way in.
 const toJob = ({ lease: _, lease_until: __, requested_by_id, requested_by_type, ...row }: JobRow): ExportJob.ExportJob => ({

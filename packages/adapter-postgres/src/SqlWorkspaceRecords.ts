@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import { afterNewestFirst } from "./SqlKeyset.ts"
+import { parsed } from "./Jsonb.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
 type Row = Record<string, unknown> & { readonly tenant_id: string; readonly workspace_id: string }
@@ -163,8 +164,6 @@ export const dashboardStore = Effect.map(
   ({ where: _, ...methods }) => DashboardStore.DashboardStore.of(methods)
 )
 
-/** jsonb arrives parsed from pg and PGlite alike; a string is parsed. */
-const parsed = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
 
 /** A run as stored: its time as ISO text inside jsonb. */
 const runOf = (value: unknown): ExportSchedule.Run | null => {
