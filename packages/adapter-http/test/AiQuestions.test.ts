@@ -13,10 +13,11 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, Answerer, Authenticator, BuiltInAnswerer, Principal, type Tenant } from "@analytics/core"
+import { AnalyticsEngine, Answerer, BuiltInAnswerer } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Layer, Option, Redacted, Stream } from "effect"
-import { operatorToken, problemCode, start } from "@analytics/adapter-http/testing"
+import { Deferred, Effect, Layer, Stream } from "effect"
+import { problemCode, start } from "@analytics/adapter-http/testing"
+import { sessions } from "./SessionAuthenticator.ts"
 
 const regions = ["EU", "US", "APAC"]
 const now = new Date()
@@ -69,21 +70,6 @@ const engine = Layer.effect(
         : real.run(compiled)
   }))
 ).pipe(Layer.provide(DuckDbEngine.layer(":memory:")))
-
-/** Session tokens `session:<user>:<region>` become members bound to that region; other tokens go to the built-in authenticator. */
-const sessions = (tenantOf: () => string) =>
-  Layer.effect(
-    Authenticator.Authenticator,
-    Effect.map(Authenticator.Authenticator, (builtIn) =>
-      Authenticator.Authenticator.of({
-        authenticate: (credential) => {
-          const [kind, user, region] = Redacted.value(credential).split(":")
-          return kind !== "session"
-            ? builtIn.authenticate(credential)
-            : Effect.succeed(new Principal.Member({ tenantId: tenantOf() as Tenant.TenantId, userId: user!, email: null, roles: ["member"], attributes: { region: region! } }))
-        }
-      }))
-  ).pipe(Layer.provide(Authenticator.layerTokens({ operatorToken: Option.some(Redacted.make(operatorToken)) })))
 
 const setup = (answerer?: Layer.Layer<Answerer.Answerer>) =>
   Effect.gen(function*() {

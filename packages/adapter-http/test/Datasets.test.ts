@@ -10,10 +10,10 @@ import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/ada
 import { PgClient } from "@effect/sql-pg"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { Authenticator, Principal, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
-import { operatorToken, problemCode, start } from "@analytics/adapter-http/testing"
+import { Effect, Redacted } from "effect"
+import { problemCode, start } from "@analytics/adapter-http/testing"
+import { sessions } from "./SessionAuthenticator.ts"
 
 const regions = ["EU", "US", "APAC"]
 const rows = Array.from({ length: 600 }, (_, i) => ({
@@ -23,24 +23,6 @@ const rows = Array.from({ length: 600 }, (_, i) => ({
   amount: (i % 50) + 0.5
 }))
 const csv = ["Region,Zip Code,Order Day,Amount", ...rows.map((r) => `${r.region},${r.zip},${r.day},${r.amount}`)].join("\n")
-
-/**
- * An embedding app's authenticator: its own session tokens (`session:<user>:<region>`)
- * become members with a region attribute; other tokens go to the built-in one.
- */
-const sessions = (tenantOf: () => string) =>
-  Layer.effect(
-    Authenticator.Authenticator,
-    Effect.map(Authenticator.Authenticator, (builtIn) =>
-      Authenticator.Authenticator.of({
-        authenticate: (credential) => {
-          const [kind, user, region] = Redacted.value(credential).split(":")
-          return kind !== "session"
-            ? builtIn.authenticate(credential)
-            : Effect.succeed(new Principal.Member({ tenantId: tenantOf() as Tenant.TenantId, userId: user!, email: null, roles: ["member"], attributes: { region: region! } }))
-        }
-      }))
-  ).pipe(Layer.provide(Authenticator.layerTokens({ operatorToken: Option.some(Redacted.make(operatorToken)) })))
 
 const setup = Effect.gen(function*() {
   let tenant = ""
