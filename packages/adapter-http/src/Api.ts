@@ -1154,14 +1154,20 @@ export const ExportsGroup = HttpApiGroup.make("exports")
   )
   .add(
     HttpApiEndpoint.get("job", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A job's status; while it is queued or running, `Retry-After` says when to poll again.")
+      .annotate(RateLimitClass, "read").annotate(
+        OpenApi.Description,
+        "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
+      )
   )
   .add(
     HttpApiEndpoint.get("result", "/v1/jobs/:job_id/result", {
       params: jobParams,
       success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ResultNotReady]
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then.")
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
+    )
   )
   .add(
     HttpApiEndpoint.delete("cancel", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })

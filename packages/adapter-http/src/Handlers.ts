@@ -26,6 +26,7 @@ import {
   ReportStore,
   type SqlCompiler,
   DeliveryStore,
+  Deprovisioning,
   Directory,
   DocumentRenderers,
   DirectoryStore,
@@ -47,6 +48,7 @@ import {
   Invitations,
   InvitationStore,
   Mailer,
+  Policy,
   Principal,
   type Group,
   type Tenant,
@@ -95,25 +97,17 @@ const captured = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...ke
     }
   )
 
-/** The caller, who must be a tenant member (not the operator, not an identity provider's SCIM token). */
-const currentMember = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
-  principal._tag !== "Member"
-    ? Effect.fail(new Problems.Forbidden({ detail: "The operator token may only provision tenants" }))
-    : principal.roles.length === 1 && principal.roles[0] === TenantTokens.scimRole
-    ? Effect.fail(new Problems.Forbidden({ detail: "A SCIM token serves /scim/v2 only" }))
-    : Effect.succeed(principal))
+/**
+ * The caller of an operation, as the policy admits them (`Policy.authorize`):
+ * the member it acts as, or a 403 problem. The finer checks of `granted` and
+ * `owner` rules happen once the resource is read.
+ */
+const caller = (operation: Policy.MemberOperation) =>
+  Effect.flatMap(Principal.CurrentPrincipal, (principal) => Effect.mapError(Policy.authorize(principal, operation), toProblem))
 
-/** The caller, who must be an admin of their tenant. */
-const currentAdmin = Effect.flatMap(currentMember, (member) =>
-  member.roles.includes("admin")
-    ? Effect.succeed(member)
-    : Effect.fail(new Problems.Forbidden({ detail: "Only a tenant admin may manage the directory" })))
-
-/** The caller, who must be the operator. */
-const currentOperator = Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
-  principal._tag === "Operator"
-    ? Effect.succeed(principal)
-    : Effect.fail(new Problems.Forbidden({ detail: "Only the operator token may provision tenants and change plans" })))
+/** The operator, as the policy admits them. */
+const operatorCaller = (operation: Policy.OperatorOperation) =>
+  Effect.flatMap(Principal.CurrentPrincipal, (principal) => Effect.mapError(Policy.authorizeOperator(principal, operation), toProblem))
 
 /**
  * What a list use case needs from the request: the path its cursor binds
@@ -177,13 +171,13 @@ export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
     return handlers
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          yield* currentOperator
+          yield* operatorCaller("tenants.create")
           const { tenant, token } = yield* Effect.mapError(provide(Tenants.provision(payload)), toProblem)
           return respond(endpoint, { ...tenantJson(tenant), token })
         }))
       .handle("changePlan", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          yield* currentOperator
+          yield* operatorCaller("tenants.changePlan")
           const tenant = yield* Effect.mapError(
             provide(Tenants.changePlan(params.tenant_id as Tenant.TenantId, payload)),
             toProblem
@@ -199,7 +193,7 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
     return handlers
       .handle("list", (request) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("workspaces.list")
           const list = yield* listRequest(request.query)
           const page = yield* Effect.mapError(
             provide(Workspaces.list(member.tenantId, { ...list, sort: request.query.sort })),
@@ -209,7 +203,7 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("workspaces.create")
           const workspace = yield* Effect.mapError(provide(Workspaces.create(member.tenantId, payload)), toProblem)
           return respond(endpoint, workspaceJson(workspace))
         }))
@@ -264,8 +258,8 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     )
     const directory = yield* TenantDirectory.TenantDirectory
     /** The caller as the webhook use cases need it: tenant, plan (for the firehose rule) and who owns what it registers. */
-    const actor = Effect.gen(function*() {
-      const member = yield* currentMember
+    const actor = (operation: Policy.MemberOperation) => Effect.gen(function*() {
+      const member = yield* caller(operation)
       const tenant = yield* Effect.mapError(directory.get(member.tenantId), toProblem)
       // A token of a deleted tenant no longer authenticates; this is the same answer.
       if (tenant === undefined) return yield* new Problems.Forbidden({ detail: "The tenant no longer exists" })
@@ -273,15 +267,15 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     })
     const now = Clock.currentTimeMillis
     return handlers
-      .handle("eventTypes", ({ endpoint }) => Effect.as(currentMember, respond(endpoint, eventTypes)))
+      .handle("eventTypes", ({ endpoint }) => Effect.as(caller("webhooks.eventTypes"), respond(endpoint, eventTypes)))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const { secret, webhook } = yield* Effect.mapError(provide(Webhooks.create(yield* actor, payload)), toProblem)
+          const { secret, webhook } = yield* Effect.mapError(provide(Webhooks.create(yield* actor("webhooks.create"), payload)), toProblem)
           return respond(endpoint, { ...webhookJson(webhook, yield* now), secret })
         }))
       .handle("list", (request) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.list")
           const page = yield* Effect.mapError(
             provide(Webhooks.list(member.tenantId, yield* listRequest(request.query))),
             toProblem
@@ -291,23 +285,23 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.get")
           const webhook = yield* Effect.mapError(provide(Webhooks.get(member.tenantId, params.webhook_id)), toProblem)
           return respond(endpoint, webhookJson(webhook, yield* now))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const webhook = yield* Effect.mapError(provide(Webhooks.update(yield* actor, params.webhook_id, payload)), toProblem)
+          const webhook = yield* Effect.mapError(provide(Webhooks.update(yield* actor("webhooks.update"), params.webhook_id, payload)), toProblem)
           return respond(endpoint, webhookJson(webhook, yield* now))
         }))
       .handle("remove", ({ params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.remove")
           yield* Effect.mapError(provide(Webhooks.remove(member.tenantId, params.webhook_id)), toProblem)
         }))
       .handle("rotateSecret", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.rotateSecret")
           const { secret, webhook } = yield* Effect.mapError(
             provide(Webhooks.rotateSecret(member.tenantId, params.webhook_id, payload.secret)),
             toProblem
@@ -316,13 +310,13 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         }))
       .handle("test", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.test")
           const delivery = yield* Effect.mapError(provide(Webhooks.sendTest(member.tenantId, params.webhook_id, payload.type)), toProblem)
           return respond(endpoint, deliveryJson(delivery))
         }))
       .handle("deliveries", (request) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.deliveries")
           const page = yield* Effect.mapError(
             provide(Webhooks.deliveries(
               member.tenantId,
@@ -336,7 +330,7 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         }))
       .handle("delivery", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.delivery")
           const delivery = yield* Effect.mapError(
             provide(Webhooks.delivery(member.tenantId, params.webhook_id, params.delivery_id)),
             toProblem
@@ -345,7 +339,7 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         }))
       .handle("redeliver", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.redeliver")
           const delivery = yield* Effect.mapError(
             provide(Webhooks.redeliver(member.tenantId, params.webhook_id, params.delivery_id)),
             toProblem
@@ -354,7 +348,7 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         }))
       .handle("recover", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("webhooks.recover")
           const recovered = yield* Effect.mapError(
             provide(Webhooks.recover(member.tenantId, params.webhook_id, { from: payload.since, to: payload.until })),
             toProblem
@@ -395,11 +389,25 @@ const executiveRoleJson = (g: Group.Group) => ({
 
 /** What every directory handler needs: the admin's tenant and the stores. */
 const directoryTools = Effect.gen(function*() {
-  const provide = yield* captured(DirectoryStore.DirectoryStore, TenantStore.TenantStore, Cursor.CursorCodec)
+  const provide = yield* captured(
+    DirectoryStore.DirectoryStore,
+    TenantStore.TenantStore,
+    Cursor.CursorCodec,
+    Transactor.Transactor,
+    WebhookStore.WebhookStore,
+    DeliveryStore.DeliveryStore,
+    ExportScheduleStore.ExportScheduleStore,
+    WorkspaceStore.WorkspaceStore
+  )
   /** Runs a use case for the calling admin's tenant, its errors as problems. */
   const asAdmin = <A, E extends DomainError>(
-    f: (tenantId: Tenant.TenantId) => Effect.Effect<A, E, DirectoryStore.DirectoryStore | TenantStore.TenantStore | Cursor.CursorCodec>
-  ) => Effect.flatMap(currentAdmin, (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
+    operation: Policy.MemberOperation,
+    f: (tenantId: Tenant.TenantId) => Effect.Effect<
+      A,
+      E,
+      DirectoryStore.DirectoryStore | TenantStore.TenantStore | Cursor.CursorCodec | Transactor.Transactor | Deprovisioning.Services
+    >
+  ) => Effect.flatMap(caller(operation), (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
   return { asAdmin }
 })
 
@@ -417,33 +425,33 @@ export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
           const request = yield* listRequest(query)
-          const page = yield* asAdmin((tenantId) => Directory.listUsers(tenantId, request))
+          const page = yield* asAdmin("users.list", (tenantId) => Directory.listUsers(tenantId, request))
           return respond(endpoint, { data: page.data.map(userJson), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
-        Effect.map(asAdmin((tenantId) => Directory.createUser(tenantId, payload)), (user) => respond(endpoint, userJson(user))))
+        Effect.map(asAdmin("users.create", (tenantId) => Directory.createUser(tenantId, payload)), (user) => respond(endpoint, userJson(user))))
       .handle("get", ({ endpoint, params }) =>
-        Effect.map(asAdmin((tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
+        Effect.map(asAdmin("users.get", (tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.map(
-          asAdmin((tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
+          asAdmin("users.update", (tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
           (user) => respond(endpoint, userJson(user))
         ))
       .handle("issueToken", ({ endpoint, params }) =>
         Effect.map(
-          asAdmin((tenantId) => TenantTokens.issueForUserId(tenantId, params.user_id)),
+          asAdmin("users.issueToken", (tenantId) => TenantTokens.issueForUserId(tenantId, params.user_id)),
           (issued) => respond(endpoint, issuedTokenJson(issued))
         ))
       .handle("listTokens", ({ endpoint, params }) =>
         Effect.map(
-          asAdmin((tenantId) =>
+          asAdmin("users.listTokens", (tenantId) =>
             Effect.andThen(Directory.getUser(tenantId, params.user_id), TenantTokens.list(tenantId, TenantTokens.userRole, params.user_id))
           ),
           (tokens) => respond(endpoint, { data: tokens.map(tokenJson) })
         ))
       .handle("revokeToken", ({ params }) =>
         Effect.gen(function*() {
-          const revoked = yield* asAdmin((tenantId) =>
+          const revoked = yield* asAdmin("users.revokeToken", (tenantId) =>
             TenantTokens.revoke(tenantId, TenantTokens.userRole, params.token_id, params.user_id)
           )
           if (!revoked) return yield* new Problems.NotFound({ detail: `User ${params.user_id} has no token ${params.token_id}` })
@@ -473,32 +481,32 @@ const groupLayer = <Name extends "teams" | "executiveRoles">(
         .handle("list", ({ endpoint, query }: any) =>
           Effect.gen(function*() {
             const request = yield* listRequest(query)
-            const page = yield* asAdmin((tenantId) => Directory.listGroups(tenantId, kind, request))
+            const page = yield* asAdmin(`${name}.list` as Policy.MemberOperation, (tenantId) => Directory.listGroups(tenantId, kind, request))
             return respond(endpoint, { data: page.data.map(toJson), page: page.page })
           }))
         .handle("create", ({ endpoint, payload }: any) =>
-          Effect.map(asAdmin((tenantId) => Directory.createGroup(tenantId, kind, payload)), (group) => respond(endpoint, toJson(group))))
+          Effect.map(asAdmin(`${name}.create` as Policy.MemberOperation, (tenantId) => Directory.createGroup(tenantId, kind, payload)), (group) => respond(endpoint, toJson(group))))
         .handle("get", ({ endpoint, params }: any) =>
-          Effect.map(asAdmin((tenantId) => Directory.getGroup(tenantId, kind, params.id)), (group) => respond(endpoint, toJson(group))))
+          Effect.map(asAdmin(`${name}.get` as Policy.MemberOperation, (tenantId) => Directory.getGroup(tenantId, kind, params.id)), (group) => respond(endpoint, toJson(group))))
         .handle("rename", ({ endpoint, params, payload }: any) =>
           Effect.map(
-            asAdmin((tenantId) => Directory.renameGroup(tenantId, kind, params.id, payload)),
+            asAdmin(`${name}.rename` as Policy.MemberOperation, (tenantId) => Directory.renameGroup(tenantId, kind, params.id, payload)),
             (group) => respond(endpoint, toJson(group))
           ))
-        .handle("delete", ({ params }: any) => asAdmin((tenantId) => Directory.deleteGroup(tenantId, kind, params.id)))
+        .handle("delete", ({ params }: any) => asAdmin(`${name}.delete` as Policy.MemberOperation, (tenantId) => Directory.deleteGroup(tenantId, kind, params.id)))
         .handle("listMembers", ({ endpoint, params, query }: any) =>
           Effect.gen(function*() {
             const request = yield* listRequest(query)
-            const page = yield* asAdmin((tenantId) => Directory.listMembers(tenantId, kind, params.id, request))
+            const page = yield* asAdmin(`${name}.listMembers` as Policy.MemberOperation, (tenantId) => Directory.listMembers(tenantId, kind, params.id, request))
             return respond(endpoint, { data: page.data.map(userJson), page: page.page })
           }))
         .handle("addMember", ({ endpoint, params, payload }: any) =>
           Effect.map(
-            asAdmin((tenantId) => Directory.addMember(tenantId, kind, params.id, payload.user_id)),
+            asAdmin(`${name}.addMember` as Policy.MemberOperation, (tenantId) => Directory.addMember(tenantId, kind, params.id, payload.user_id)),
             (user) => respond(endpoint, userJson(user))
           ))
         .handle("removeMember", ({ params }: any) =>
-          asAdmin((tenantId) => Directory.removeMember(tenantId, kind, params.id, params.user_id)))
+          asAdmin(`${name}.removeMember` as Policy.MemberOperation, (tenantId) => Directory.removeMember(tenantId, kind, params.id, params.user_id)))
     })) as any
 
 /** `/v1/teams...`: tenant admins only. */
@@ -515,19 +523,19 @@ export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers
     return handlers
       .handle("create", ({ endpoint }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("scimTokens.create")
           const issued = yield* Effect.mapError(provide(TenantTokens.issueScim(admin.tenantId)), toProblem)
           return respond(endpoint, { ...issuedTokenJson(issued), scim_url: `${info.publicBaseUrl}/scim/v2` })
         }))
       .handle("list", ({ endpoint }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("scimTokens.list")
           const tokens = yield* Effect.mapError(provide(TenantTokens.list(admin.tenantId, TenantTokens.scimRole)), toProblem)
           return respond(endpoint, { data: tokens.map(tokenJson) })
         }))
       .handle("revoke", ({ params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("scimTokens.revoke")
           const revoked = yield* Effect.mapError(provide(TenantTokens.revoke(admin.tenantId, TenantTokens.scimRole, params.token_id)), toProblem)
           if (!revoked) return yield* new Problems.NotFound({ detail: `No SCIM token ${params.token_id}` })
         }))
@@ -559,26 +567,26 @@ export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handle
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("invitations.list")
           const page = yield* Effect.mapError(provide(Invitations.list(admin.tenantId, yield* listRequest(query))), toProblem)
           const at = yield* now
           return respond(endpoint, { data: page.data.map((i) => invitationJson(i, at)), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("invitations.create")
           const invitation = yield* Effect.mapError(provide(Invitations.invite(admin.tenantId, admin.userId, payload, links)), toProblem)
           return respond(endpoint, invitationJson(invitation, yield* now))
         }))
       .handle("resend", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("invitations.resend")
           const invitation = yield* Effect.mapError(provide(Invitations.resend(admin.tenantId, params.id, links)), toProblem)
           return respond(endpoint, invitationJson(invitation, yield* now))
         }))
       .handle("revoke", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("invitations.revoke")
           const invitation = yield* Effect.mapError(provide(Invitations.revoke(admin.tenantId, params.id)), toProblem)
           return respond(endpoint, invitationJson(invitation, yield* now))
         }))
@@ -685,48 +693,48 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("datasets.list")
           const request = yield* listRequest(query)
           const page = yield* run(Datasets.list(member.tenantId, query.workspace_id, request))
           return respond(endpoint, { data: page.data.map(datasetJson), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("datasets.create")
           return respond(endpoint, datasetJson(yield* run(Datasets.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("datasets.get")
           return respond(endpoint, datasetJson(yield* run(Datasets.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("datasets.update")
           return respond(endpoint, datasetJson(yield* run(Datasets.update(admin.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("datasets.delete")
           yield* run(Datasets.remove(admin.tenantId, params.id))
         }))
       .handle("refresh", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("datasets.refresh")
           const dataset = yield* run(Datasets.refresh(admin.tenantId, params.id))
           yield* run(Alerts.afterRefresh(admin.tenantId, dataset.dataset_id))
           return respond(endpoint, datasetJson(dataset))
         }))
       .handle("query", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("datasets.query")
           const dataset = yield* run(Datasets.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
           return respond(endpoint, yield* queryResult(member.tenantId, dataset.workspace_id, run(Datasets.query(member.tenantId, params.id, payload, security))))
         }))
       .handle("sql", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("datasets.sql")
           const security = yield* run(Datasets.securityContext(member))
           const { compiled, dialect } = yield* run(Datasets.compile(member.tenantId, params.id, payload, security))
           return respond(endpoint, { dialect, sql: compiled.sql, params: compiled.params })
@@ -759,7 +767,7 @@ export const aiLayer = HttpApiBuilder.group(Api, "ai", (handlers) =>
     )
     return handlers.handle("ask", ({ endpoint, payload }) =>
       Effect.gen(function*() {
-        const member = yield* currentMember
+        const member = yield* caller("ai.ask")
         const events = yield* provide(Questions.ask(member, payload)).pipe(
           Effect.mapError((error) =>
             error._tag === "AskInvalid"
@@ -783,35 +791,35 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("reports.list")
           const request = yield* listRequest(query)
           const page = yield* run(Reports.list(member.tenantId, query.workspace_id, request))
           return respond(endpoint, { data: page.data.map(withoutTenant), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("reports.create")
           return respond(endpoint, withoutTenant(yield* run(Reports.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("reports.get")
           return respond(endpoint, withoutTenant(yield* run(Reports.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("reports.update")
           yield* run(Grants.authorize(member, "report", params.id, "edit"))
           return respond(endpoint, withoutTenant(yield* run(Reports.update(member.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("reports.delete")
           yield* run(Reports.remove(admin.tenantId, params.id))
         }))
       .handle("visualData", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("reports.visualData")
           const report = yield* run(Reports.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
           const visual = run(Reports.queryVisual(member.tenantId, params.id, params.visual_id, security, payload.filters ?? []))
@@ -827,33 +835,33 @@ export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("alerts.list")
           const page = yield* run(Alerts.list(member.tenantId, query.workspace_id, yield* listRequest(query)))
           return respond(endpoint, { data: page.data.map(withoutTenant), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("alerts.create")
           return respond(endpoint, withoutTenant(yield* run(Alerts.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("alerts.get")
           return respond(endpoint, withoutTenant(yield* run(Alerts.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("alerts.update")
           return respond(endpoint, withoutTenant(yield* run(Alerts.update(admin.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("alerts.delete")
           yield* run(Alerts.remove(admin.tenantId, params.id))
         }))
       .handle("check", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("alerts.check")
           return respond(endpoint, withoutTenant(yield* run(Alerts.checkNow(admin.tenantId, params.id))))
         }))
   }))
@@ -866,33 +874,33 @@ export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("dashboards.list")
           const page = yield* run(Dashboards.list(member.tenantId, query.workspace_id, yield* listRequest(query)))
           return respond(endpoint, { data: page.data.map(withoutTenant), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("dashboards.create")
           return respond(endpoint, withoutTenant(yield* run(Dashboards.create(admin.tenantId, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("dashboards.get")
           return respond(endpoint, withoutTenant(yield* run(Dashboards.get(member.tenantId, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("dashboards.update")
           return respond(endpoint, withoutTenant(yield* run(Dashboards.update(admin.tenantId, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("dashboards.delete")
           yield* run(Dashboards.remove(admin.tenantId, params.id))
         }))
       .handle("tileData", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("dashboards.tileData")
           const dashboard = yield* run(Dashboards.get(member.tenantId, params.id))
           const security = yield* run(Datasets.securityContext(member))
           const tile = run(Dashboards.queryTile(member.tenantId, params.id, params.tile_id, security))
@@ -906,7 +914,7 @@ export const auditLogLayer = HttpApiBuilder.group(Api, "auditLog", (handlers) =>
     const provide = yield* captured(AuditLog.AuditStore, Cursor.CursorCodec)
     return handlers.handle("list", ({ endpoint, query }) =>
       Effect.gen(function*() {
-        const admin = yield* currentAdmin
+        const admin = yield* caller("auditLog.list")
         const filter = { action: query.action, targetType: query.target_type, targetId: query.target_id, actorId: query.actor_id }
         const page = yield* Effect.mapError(provide(AuditLog.list(admin.tenantId, filter, yield* listRequest(query))), toProblem)
         return respond(endpoint, {
@@ -980,17 +988,18 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
     /** Runs a use case on one grant and answers it as JSON. */
     const onGrant = <E extends DomainError>(
       endpoint: Parameters<typeof respond>[0],
+      operation: Policy.MemberOperation,
       useCase: (member: Principal.Member) => Effect.Effect<Grant.StoredGrant, E, Grants.Services | PasswordHasher.PasswordHasher>
     ) =>
       Effect.gen(function*() {
-        const member = yield* currentMember
+        const member = yield* caller(operation)
         const grant = yield* Effect.mapError(provide(useCase(member)), toProblem)
         return respond(endpoint, yield* json(grant))
       })
     return handlers
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("sharing.create")
           const grant = yield* Effect.mapError(provide(Grants.create(member, payload, links)), toProblem)
           const body = yield* json(grant)
           if (grant.principal_type !== "embed") return respond(endpoint, body)
@@ -999,7 +1008,7 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
         }))
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("sharing.list")
           const filter = {
             subjectType: query.subject_type,
             subjectId: query.subject_id,
@@ -1011,20 +1020,20 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
           const page = yield* Effect.mapError(provide(Grants.list(member, filter, yield* listRequest(query))), toProblem)
           return respond(endpoint, yield* pageJson(page))
         }))
-      .handle("get", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.get(member, params.grant_id)))
-      .handle("update", ({ endpoint, params, payload }) => onGrant(endpoint, (member) => Grants.update(member, params.grant_id, payload)))
-      .handle("revoke", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.revoke(member, params.grant_id)))
-      .handle("pause", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.setPaused(member, params.grant_id, true)))
-      .handle("resume", ({ endpoint, params }) => onGrant(endpoint, (member) => Grants.setPaused(member, params.grant_id, false)))
+      .handle("get", ({ endpoint, params }) => onGrant(endpoint, "sharing.get", (member) => Grants.get(member, params.grant_id)))
+      .handle("update", ({ endpoint, params, payload }) => onGrant(endpoint, "sharing.update", (member) => Grants.update(member, params.grant_id, payload)))
+      .handle("revoke", ({ endpoint, params }) => onGrant(endpoint, "sharing.revoke", (member) => Grants.revoke(member, params.grant_id)))
+      .handle("pause", ({ endpoint, params }) => onGrant(endpoint, "sharing.pause", (member) => Grants.setPaused(member, params.grant_id, true)))
+      .handle("resume", ({ endpoint, params }) => onGrant(endpoint, "sharing.resume", (member) => Grants.setPaused(member, params.grant_id, false)))
       .handle("embedToken", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("sharing.embedToken")
           const token = yield* Effect.mapError(provide(Grants.embedToken(member, params.grant_id, payload)), toProblem)
           return respond(endpoint, embedJson(token, "Shared report"))
         }))
       .handle("links", ({ endpoint, params, query }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("sharing.links")
           yield* Effect.mapError(provide(Workspaces.ensureExists(admin.tenantId, params.workspace_id)), toProblem)
           const filter = { principalType: "link", workspaceId: params.workspace_id, state: query.state } as const
           const page = yield* Effect.mapError(provide(Grants.list(admin, filter, yield* listRequest(query))), toProblem)
@@ -1074,13 +1083,13 @@ export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
     return handlers
       .handle("export", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exports.export")
           const job = yield* Effect.mapError(provide(Exports.request(member, params.id, payload)), toProblem)
           return respond(endpoint, jobJson(job))
         }))
       .handle("job", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exports.job")
           const job = yield* Effect.mapError(provide(Exports.get(member, params.job_id)), toProblem)
           const response = respond(endpoint, jobJson(job))
           // Polls come back when there may be news: soon for a running job, a little later for a queued one.
@@ -1088,13 +1097,13 @@ export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
         }))
       .handle("result", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exports.result")
           const { expires_at, job, url } = yield* Effect.mapError(provide(Exports.resultUrl(member, params.job_id, links)), toProblem)
           return respond(endpoint, { url, expires_at, filename: job.result!.filename, content_type: job.result!.contentType, bytes: job.result!.bytes })
         }))
       .handle("cancel", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exports.cancel")
           return respond(endpoint, jobJson(yield* Effect.mapError(provide(Exports.cancel(member, params.job_id)), toProblem)))
         }))
   }))
@@ -1110,33 +1119,33 @@ export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules",
     return handlers
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
-          const admin = yield* currentAdmin
+          const admin = yield* caller("exportSchedules.list")
           const page = yield* run(ExportSchedules.list(admin, query.workspace_id, yield* listRequest(query)))
           return respond(endpoint, { data: page.data.map(scheduleJson), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exportSchedules.create")
           return respond(endpoint, scheduleJson(yield* run(ExportSchedules.create(member, payload))))
         }))
       .handle("get", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exportSchedules.get")
           return respond(endpoint, scheduleJson(yield* run(ExportSchedules.get(member, params.id))))
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exportSchedules.update")
           return respond(endpoint, scheduleJson(yield* run(ExportSchedules.update(member, params.id, payload))))
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exportSchedules.delete")
           yield* run(ExportSchedules.remove(member, params.id))
         }))
       .handle("sendNow", ({ endpoint, params }) =>
         Effect.gen(function*() {
-          const member = yield* currentMember
+          const member = yield* caller("exportSchedules.sendNow")
           return respond(endpoint, yield* run(ExportSchedules.sendNow(member, params.id)))
         }))
   }))

@@ -62,11 +62,18 @@ describe("exports", () => {
       const path = `${url.pathname}?tenant=${url.searchParams.get("tenant")}`
       const past = yield* signer.sign(path, new Date(Date.now() - 1000))
       assert.strictEqual(problemCode(yield* server.request("GET", `${path}&expires=${past.expires}&signature=${past.signature}`)), "export/url-expired")
-      // The event, with the URL.
+      // The event: identifiers and the file's name, never a URL that works without credentials.
       const deliveries = (yield* ok("GET", `/v1/webhooks/${hook.webhook_id}/deliveries`)).data
       assert.deepStrictEqual(deliveries.map((d: any) => d.event_type), ["export.succeeded"])
-      assert.deepInclude(deliveries[0].event.data, { job_id: queued.body.job_id, report_id: reportId, format: "csv" })
-      assert.include(deliveries[0].event.data.result_url, "/file?tenant=")
+      assert.deepStrictEqual(deliveries[0].event.data, {
+        job_id: queued.body.job_id,
+        report_id: reportId,
+        format: "csv",
+        filename: "by_region.csv",
+        content_type: "text/csv; charset=utf-8",
+        bytes: file.text.length
+      })
+      assert.notInclude(JSON.stringify(deliveries[0]), "signature=")
       // A job whose report is deleted before it runs fails for good, and says so.
       const orphan = yield* ok("POST", `/v1/reports/${reportId}/export`, { format: "csv", visual_id: "by_region" })
       assert.strictEqual((yield* server.request("DELETE", `/v1/reports/${reportId}`, { token: admin })).status, 204)

@@ -7,12 +7,14 @@
  */
 import { Clock, Data, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
+import * as Deprovisioning from "./Deprovisioning.ts"
 import { DirectoryStore, groupKey, userKey } from "./DirectoryStore.ts"
 import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Group, GroupId, GroupInput, GroupKind } from "./Group.ts"
 import type { TenantId } from "./Tenant.ts"
+import { Transactor } from "./Transactor.ts"
 import type { User, UserCreate, UserId, UserUpdate } from "./User.ts"
 
 /** Another user of the tenant has this e-mail address. */
@@ -64,26 +66,32 @@ export const listUsers = (
 ): Effect.Effect<Page<User>, StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
   Effect.flatMap(DirectoryStore, (store) => paginateNewestFirst(request, (query) => store.listUsers(tenantId, query), userKey))
 
-/** Changes a user's name, service roles or status (deprovisioning removes all access from the next request). */
+/**
+ * Changes a user's name, service roles or status. Deprovisioning removes all
+ * access from the next request and, in the same transaction, stops what
+ * acted for them (`Deprovisioning.stopActingFor`).
+ */
 export const updateUser = (
   tenantId: TenantId,
   userId: string,
   change: UserUpdate
-): Effect.Effect<User, NotFound | StoreError, DirectoryStore> =>
-  Effect.gen(function*() {
-    const current = yield* getUser(tenantId, userId)
-    const updated: User = {
-      ...current,
-      name: change.name ?? current.name,
-      roles: change.roles ?? current.roles,
-      status: change.status ?? current.status,
-      updated_at: new Date(yield* Clock.currentTimeMillis)
-    }
-    const written = yield* (yield* DirectoryStore).updateUser(updated)
-    // The e-mail does not change here, so only a concurrent delete can make it missing.
-    if (written !== "written") return yield* userNotFound(userId)
-    return updated
-  })
+): Effect.Effect<User, NotFound | StoreError, DirectoryStore | Transactor | Deprovisioning.Services> =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor.transaction(Effect.gen(function*() {
+      const current = yield* getUser(tenantId, userId)
+      const updated: User = {
+        ...current,
+        name: change.name ?? current.name,
+        roles: change.roles ?? current.roles,
+        status: change.status ?? current.status,
+        updated_at: new Date(yield* Clock.currentTimeMillis)
+      }
+      const written = yield* (yield* DirectoryStore).updateUser(updated)
+      // The e-mail does not change here, so only a concurrent delete can make it missing.
+      if (written !== "written") return yield* userNotFound(userId)
+      if (current.status === "active" && updated.status !== "active") yield* Deprovisioning.stopActingFor(tenantId, current.user_id)
+      return updated
+    })))
 
 /** How a group of each kind is named to clients (in errors). */
 const resourceOf = { team: "team", executive_role: "executive role" } as const

@@ -32,12 +32,15 @@ const Grant = {
 export const catalog = {
   "alert.fire": Schema.Struct({ alert_id: Id, name: Schema.String, value: Schema.Number, threshold: Schema.Number }),
   "alert.resolve": Schema.Struct({ alert_id: Id, name: Schema.String, value: Schema.Number, threshold: Schema.Number }),
+  // Identifiers only, never a URL that works without credentials: a receiver fetches the file with
+  // its own token (`GET /v1/jobs/{job_id}/result`), as the policy lets that token (decision 0018).
   "export.succeeded": Schema.Struct({
     job_id: Id,
     report_id: Id,
     format: Schema.String,
-    result_url: Schema.String,
-    result_expires_at: Instant
+    filename: Schema.String,
+    content_type: Schema.String,
+    bytes: Schema.Int
   }),
   "export.failed": Schema.Struct({ job_id: Id, report_id: Id, format: Schema.String, error: Failure }),
   "dataset.refresh.started": Schema.Struct({ dataset_id: Id, refresh_id: Id }),
@@ -153,8 +156,9 @@ export const examples: { readonly [T in EventType]: Data<T> } = {
     job_id: exampleId,
     report_id: exampleId,
     format: "pdf",
-    result_url: "https://analytics.example.com/v1/exports/0194f0a2-7c4e-7b3a-9f1e-2d8c6b5a4f30/result",
-    result_expires_at: "2026-01-01T01:00:00.000Z"
+    filename: "Sales overview.pdf",
+    content_type: "application/pdf",
+    bytes: 184_320
   },
   "export.failed": {
     job_id: exampleId,

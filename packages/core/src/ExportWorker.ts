@@ -57,9 +57,9 @@ const settle = (claimed: Claimed, job: ExportJob, options: Options) =>
       const saved = yield* (yield* ExportStore).save(claimed, job, new Date(job.updated_at.getTime() + options.leaseMillis))
       if (!saved) return false
       const base = { job_id: job.job_id, report_id: job.report_id, format: job.request.format }
-      if (job.status === "succeeded") {
-        const { expires_at, url } = yield* options.links.url(job)
-        yield* publish(job.tenant_id, "export.succeeded", job.workspace_id, { ...base, result_url: url, result_expires_at: expires_at.toISOString() })
+      if (job.status === "succeeded" && job.result !== null) {
+        const { bytes, contentType, filename } = job.result
+        yield* publish(job.tenant_id, "export.succeeded", job.workspace_id, { ...base, filename, content_type: contentType, bytes })
       } else if (job.status === "failed") {
         yield* publish(job.tenant_id, "export.failed", job.workspace_id, {
           ...base,

@@ -10,7 +10,7 @@ import { Clock, Data, Effect } from "effect"
 import * as Datasets from "./Datasets.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import { DocumentRenderers } from "./DocumentRenderers.ts"
-import { NotFound, type Forbidden, type StoreError } from "./Errors.ts"
+import { type Forbidden, NotFound, type StoreError } from "./Errors.ts"
 import { type ExportJob, type ExportRequest, type Format, type JobId, type NewJob, queued, singleVisualFormats } from "./ExportJob.ts"
 import { ExportStore } from "./ExportStore.ts"
 import * as Grants from "./Grants.ts"
@@ -18,6 +18,7 @@ import type { GrantStore } from "./GrantStore.ts"
 import { uuidv7 } from "./Ids.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
 import * as OperationLimits from "./OperationLimits.ts"
+import * as Policy from "./Policy.ts"
 import type { Member } from "./Principal.ts"
 import { findVisual, type Report } from "./Report.ts"
 import * as Reports from "./Reports.ts"
@@ -88,7 +89,7 @@ export const request = (
 > =>
   Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, reportId)
-    yield* Grants.authorize(member, "report", report.report_id, "download")
+    yield* Policy.onSubject(member, "exports.export", report.report_id)
     yield* check(report, input)
     const limiter = yield* Limiter
     yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
@@ -117,27 +118,51 @@ export const enqueue = (
     return made
   })
 
-/** A job of the caller's tenant. */
-export const get = (member: Member, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
-  Effect.flatMap(ExportStore, (store) => store.find(member.tenantId, jobId as JobId)).pipe(
-    Effect.flatMap((job) => job === undefined ? Effect.fail(new NotFound({ resource: "job", id: jobId })) : Effect.succeed(job))
-  )
+/** Who a job acts for, when it is a user (a share's or a schedule's jobs are nobody's own). */
+const ownerOf = (job: ExportJob): string | null => job.requested_by.type === "user" ? job.requested_by.id : null
 
-/** Cancels a job that has not finished; a finished one is answered as it is. */
+/**
+ * A job of the caller's tenant that the policy lets them see: their own, or
+ * any for an admin; another member's is `NotFound`, as an unknown id is.
+ */
+export const get = (
+  member: Member,
+  jobId: string,
+  operation: Policy.MemberOperation = "exports.job"
+): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const job = yield* (yield* ExportStore).find(member.tenantId, jobId as JobId)
+    if (job === undefined) return yield* new NotFound({ resource: "job", id: jobId })
+    yield* Policy.onOwned(member, operation, { type: "job", id: jobId, ownerId: ownerOf(job) })
+    return job
+  })
+
+/** Cancels a job of the caller's that has not finished; a finished one is answered as it is. */
 export const cancel = (member: Member, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
   Effect.gen(function*() {
+    yield* get(member, jobId, "exports.cancel")
     const job = yield* (yield* ExportStore).cancel(member.tenantId, jobId as JobId, new Date(yield* Clock.currentTimeMillis))
     return job ?? (yield* new NotFound({ resource: "job", id: jobId }))
   })
 
-/** The signed URL of a succeeded job's file, valid for an hour (spec 3.1). */
+/**
+ * The signed URL of a succeeded job's file, valid for an hour (spec 3.1):
+ * only for its requester (or an admin), and only while they may still
+ * download the report, so a grant revoked after the export also stops its
+ * file. The file holds the requester's rows (their row-level security).
+ */
 export const resultUrl = (
   member: Member,
   jobId: string,
   links: ResultLinks
-): Effect.Effect<{ readonly job: ExportJob; readonly url: string; readonly expires_at: Date }, NotFound | ResultNotReady | StoreError, ExportStore> =>
+): Effect.Effect<
+  { readonly job: ExportJob; readonly url: string; readonly expires_at: Date },
+  NotFound | Forbidden | Grants.ShareExpired | ResultNotReady | StoreError,
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services
+> =>
   Effect.gen(function*() {
-    const job = yield* get(member, jobId)
+    const job = yield* get(member, jobId, "exports.result")
+    yield* Policy.onSubject(member, "exports.export", job.report_id)
     if (job.status !== "succeeded" || job.result === null) return yield* new ResultNotReady({ status: job.status })
     return { job, ...(yield* links.url(job)) }
   })

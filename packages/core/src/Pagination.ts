@@ -184,6 +184,27 @@ export const paginateNewestFirst = <A, E, R>(
   )
 
 /**
+ * Every row a store lists, newest first, read a page at a time: for the
+ * rare sweeps that must see all of a tenant's rows (a deprovisioning).
+ */
+export const everyRow = <A, E, R>(
+  fetch: (query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  keyOf: (row: A) => Keyset,
+  now: Date
+): Effect.Effect<ReadonlyArray<A>, E, R> =>
+  Effect.gen(function*() {
+    const take = 200
+    const rows: Array<A> = []
+    let after: Keyset | undefined
+    while (true) {
+      const page = yield* fetch({ take, sort: { field: "created_at", direction: "desc" }, after, createdAtOrBefore: now })
+      rows.push(...page)
+      if (page.length < take) return rows
+      after = keyOf(page[page.length - 1]!)
+    }
+  })
+
+/**
  * Compares strings by Unicode code point, as PostgreSQL's `COLLATE "C"` on
  * UTF-8 does (`<` compares UTF-16 code units, which puts U+E000..U+FFFF after
  * the supplementary planes).

@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Result, type Schema } from "effect"
+import * as Deprovisioning from "./Deprovisioning.ts"
 import * as Directory from "./Directory.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import type { StoreError } from "./Errors.ts"
@@ -23,24 +24,28 @@ import { Transactor } from "./Transactor.ts"
 import type { User, UserId } from "./User.ts"
 
 /** What provisioning needs. */
-export type Services = DirectoryStore | EventPublisher | Transactor
+export type Services = DirectoryStore | EventPublisher | Transactor | Deprovisioning.Services
 
 const notFound = (what: string, id: string) => new Scim.ScimError({ status: 404, detail: `No ${what} ${id}` })
 const taken = (detail: string) => new Scim.ScimError({ status: 409, scimType: "uniqueness", detail })
 const fromResult = <A>(result: Result.Result<A, Scim.ScimError>) =>
   Result.match(result, { onSuccess: Effect.succeed, onFailure: Effect.fail })
 
-/** Publishes the event a change of a user's status means (none when it did not change). */
+/**
+ * Publishes the event a change of a user's status means (none when it did
+ * not change); a deprovisioning also stops what acted for the user.
+ */
 const announce = (tenantId: TenantId, before: User | undefined, after: User) => {
   const wasActive = before !== undefined && before.status === "active"
   const isActive = after.status === "active"
   if (wasActive === isActive) return Effect.void
+  const stopped = wasActive ? Deprovisioning.stopActingFor(tenantId, after.user_id) : Effect.void
   const common = { user_id: after.user_id, user_name: after.user_name ?? after.email, email: after.email }
   const published: Effect.Effect<unknown, StoreError | Schema.SchemaError, EventPublisher> = isActive
     ? publish(tenantId, "scim.user.provisioned", null, { ...common, external_id: after.external_id })
     : publish(tenantId, "scim.user.deprovisioned", null, common)
   // The data is built here from a stored user: a schema failure would be a bug.
-  return published.pipe(Effect.catchTag("SchemaError", (error) => Effect.die(error)), Effect.asVoid)
+  return Effect.andThen(stopped, published.pipe(Effect.catchTag("SchemaError", (error) => Effect.die(error)), Effect.asVoid))
 }
 
 /** Runs a change in one transaction, store failures kept apart from SCIM errors. */

@@ -118,7 +118,8 @@ export const list = (
 /**
  * Changes a webhook's url, events, description or state. Disabling fails its
  * unfinished deliveries (recover them after enabling it again); enabling
- * clears the reason it was disabled.
+ * clears the reason it was disabled, and whoever enables it owns it from
+ * then on (its previous owner may have been deprovisioned).
  */
 export const update = (
   actor: Actor,
@@ -144,7 +145,8 @@ export const update = (
         events: change.events ?? current.events,
         description: change.description === undefined ? current.description : change.description,
         enabled,
-        disabled_reason: enabled ? null : current.enabled ? "Disabled by a member" : current.disabled_reason,
+        disabled_reason: enabled ? null : current.enabled ? "Disabled by an admin" : current.disabled_reason,
+        owner: enabled && !current.enabled ? actor.owner : current.owner,
         updated_at: now
       }
       if (!(yield* store.update(updated))) return yield* notFound(webhookId)

@@ -42,9 +42,9 @@ describe("Events", () => {
 
   it.effect("make refuses data that does not fit its type", () =>
     Effect.gen(function*() {
-      const wrong = { ...Events.examples["export.succeeded"], result_expires_at: "tomorrow" }
-      const error = yield* Effect.flip(Events.make("export.succeeded", "ws_1", wrong))
-      assert.include(String(error), "result_expires_at")
+      const wrong = { ...Events.examples["export.succeeded"], bytes: "many" }
+      const error = yield* Effect.flip(Events.make("export.succeeded", "ws_1", wrong as never))
+      assert.include(String(error), "bytes")
       yield* Effect.flip(Events.make("alert.fire", "ws_1", { alert_id: "a" } as never))
       // Tenant-wide events name no workspace; workspace events must.
       yield* Effect.flip(Events.make("scim.user.provisioned", "ws_1", Events.examples["scim.user.provisioned"]))
