@@ -1,7 +1,7 @@
 /**
  * The `RateLimitStore` on PostgreSQL (and PGlite): every decision is one
- * call of a function installed by migration 3 (one statement, one round
- * trip), which locks the request's keys, decides with the integer
+ * call of a function installed by migration 3, given each quota's kind by
+ * migration 18 (one statement, one round trip), which locks the request's keys, decides with the integer
  * arithmetic of `RateLimit.decide`, and keeps the new states only when
  * every quota passes. The function returns the states it read, and the
  * decision's details are computed from them here with `RateLimit.decide`
@@ -29,20 +29,32 @@ interface ConsumeRow {
   readonly prior_a: ReadonlyArray<bigint | number | null>
   readonly prior_b: ReadonlyArray<bigint | number | null>
   readonly prior_c: ReadonlyArray<bigint | number | null>
+  /** A log's instants joined by commas ("" when empty); null for other kinds and absent logs. */
+  readonly prior_log: ReadonlyArray<string | null>
 }
 
 /** A stored row's numbers as the state `RateLimit` works on. */
-const stateOf = (rule: RateLimit.Rule, a: bigint | number | null, b: bigint | number | null, c: bigint | number | null): RateLimit.QuotaState | undefined => {
+const stateOf = (
+  rule: RateLimit.Rule,
+  a: bigint | number | null,
+  b: bigint | number | null,
+  c: bigint | number | null,
+  log: string | null
+): RateLimit.QuotaState | undefined => {
+  if (rule._tag === "Log") return log === null ? undefined : { counted: log === "" ? [] : log.split(",").map(Number) }
   if (a === null || b === null) return undefined
   return rule._tag === "Bucket"
     ? { level: Number(a), updatedAt: Number(b) }
     : { window: Number(a), current: Number(b), previous: Number(c) }
 }
 
+/** A rule's kind as the SQL functions name it. */
+const kinds = { Bucket: "bucket", Window: "window", Log: "log" } as const
+
 /** The quotas as the SQL functions take them: parallel arrays. */
 const columns = (quotas: ReadonlyArray<RateLimit.Quota>) => ({
   keys: quotas.map((quota) => quota.key),
-  buckets: quotas.map((quota) => quota.rule._tag === "Bucket"),
+  kinds: quotas.map((quota) => kinds[quota.rule._tag]),
   sizes: quotas.map(({ rule }) => rule._tag === "Bucket" ? rule.capacity : rule.limit),
   periods: quotas.map(({ rule }) => rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis)
 })
@@ -52,13 +64,13 @@ export const rateLimitStore: Effect.Effect<RateLimitStore.RateLimitStore["Servic
   Effect.map(SqlClient.SqlClient, (sql) =>
     RateLimitStore.RateLimitStore.of({
       consume: (quotas, now) => {
-        const { buckets, keys, periods, sizes } = columns(quotas)
-        return sql<ConsumeRow>`SELECT allowed, prior_a, prior_b, prior_c
-          FROM analytics_rate_limit_consume(${keys}::text[], ${buckets}::boolean[], ${sizes}::bigint[],
+        const { keys, kinds, periods, sizes } = columns(quotas)
+        return sql<ConsumeRow>`SELECT allowed, prior_a, prior_b, prior_c, prior_log
+          FROM analytics_rate_limit_consume(${keys}::text[], ${kinds}::text[], ${sizes}::bigint[],
             ${periods}::bigint[], ${now}::bigint)`.pipe(
           failAs("RateLimitStore.consume"),
           Effect.flatMap(([row]) => {
-            const prior = quotas.map((quota, i) => stateOf(quota.rule, row.prior_a[i], row.prior_b[i], row.prior_c[i]))
+            const prior = quotas.map((quota, i) => stateOf(quota.rule, row.prior_a[i], row.prior_b[i], row.prior_c[i], row.prior_log[i]))
             const decision = RateLimit.decide(prior, now, quotas)
             return decision.allowed === row.allowed
               ? Effect.succeed(decision)
@@ -67,8 +79,8 @@ export const rateLimitStore: Effect.Effect<RateLimitStore.RateLimitStore["Servic
         )
       },
       refund: (quotas, countedAt, now) => {
-        const { buckets, keys, periods, sizes } = columns(quotas)
-        return sql`SELECT analytics_rate_limit_refund(${keys}::text[], ${buckets}::boolean[], ${sizes}::bigint[],
+        const { keys, kinds, periods, sizes } = columns(quotas)
+        return sql`SELECT analytics_rate_limit_refund(${keys}::text[], ${kinds}::text[], ${sizes}::bigint[],
             ${periods}::bigint[], ${countedAt}::bigint, ${now}::bigint)`.pipe(
           Effect.asVoid,
           failAs("RateLimitStore.refund")

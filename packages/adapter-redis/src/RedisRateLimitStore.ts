@@ -3,8 +3,8 @@
  * script (run by EVALSHA) reads, decides and writes a request's quotas
  * atomically, or a single ZREM releases a slot.
  *
- * The script repeats `TokenBucket.consume` and `SlidingWindow.consume` in
- * Lua with the same integer arithmetic, and returns the prior states it read:
+ * The script repeats `TokenBucket.consume`, `SlidingWindow.consume` and
+ * `SlidingLog.consume` in Lua with the same integer arithmetic, and returns the prior states it read:
  * the TypeScript side computes the `Decision` with `RateLimit.decide` from
  * them, so statuses and Retry-After come from the one implementation, and a
  * script that disagreed about `allowed` would be a bug (the fiber dies).
@@ -54,12 +54,13 @@ export interface Options {
  * Lua shared by the consume and refund scripts. ARGV starts with now and the
  * clock skew allowance; each quota's rule arrives as three ARGV entries
  * (kind, then capacity and fillMillis, or limit and windowMillis). A state is
- * kept as "level:updatedAt" (bucket) or "window:current:previous" (window);
- * a value of another shape reads as no state, and the next write replaces it.
+ * kept as "level:updatedAt" (bucket), "window:current:previous" (window) or
+ * "log:t1,t2,..." (a sliding log's ascending instants, at most its limit); a
+ * value of another shape reads as no state, and the next write replaces it.
  */
 const quotaLua = `
 local now, skew = tonumber(ARGV[1]), tonumber(ARGV[2])
-local shapes = { Bucket = "^(%-?%d+):(%-?%d+)$", Window = "^(%-?%d+):(%-?%d+):(%-?%d+)$" }
+local shapes = { Bucket = "^(%-?%d+):(%-?%d+)$", Window = "^(%-?%d+):(%-?%d+):(%-?%d+)$", Log = "^log:([%d,%-]*)$" }
 
 local function rule(i, first)
   local at = first + 3 * (i - 1)
@@ -71,6 +72,11 @@ local function read(key, kind)
   if not raw then return nil end
   local a, b, c = string.match(raw, shapes[kind])
   if not a then return nil end
+  if kind == "Log" then
+    local counted = {}
+    for t in string.gmatch(a, "%-?%d+") do counted[#counted + 1] = tonumber(t) end
+    return counted
+  end
   return { tonumber(a), tonumber(b), c and tonumber(c) }
 end
 
@@ -96,10 +102,30 @@ local function countsAt(state, w)
   return nowWindow, now - nowWindow * w, 0, previous
 end
 
+-- SlidingLog's instants inside the window at now (a later one, from a clock ahead, is inside), ascending.
+local function inside(state, w)
+  local live = {}
+  if state then
+    for _, t in ipairs(state) do
+      if t > now - w then live[#live + 1] = t end
+    end
+  end
+  return live
+end
+
 -- Writes a state, to expire skew after it decides like no state (RateLimit.expiresAt).
 local function keep(key, kind, x, y, state)
   local value, expiresAt
-  if kind == "Bucket" then
+  if kind == "Log" then
+    if #state == 0 then
+      redis.call("DEL", key)
+      return
+    end
+    local parts = {}
+    for i, t in ipairs(state) do parts[i] = int(t) end
+    value = "log:" .. table.concat(parts, ",")
+    expiresAt = state[#state] + y
+  elseif kind == "Bucket" then
     local full = x * y
     value = int(state[1]) .. ":" .. int(state[2])
     expiresAt = state[2] + math.ceil((full - math.min(full, state[1])) / x)
@@ -114,8 +140,9 @@ end
 /**
  * KEYS: the quotas' keys; ARGV: now, skew, then each quota's rule. Replies
  * `[allowed, ...per quota: found, a, b, c]`: the prior states as read
- * (0 where absent, since a nil would end a Lua array), and writes every
- * consumed state only when all quotas pass.
+ * (0 where absent, since a nil would end a Lua array; a log's `a` is the
+ * array of its instants), and writes every consumed state only when all
+ * quotas pass.
  */
 const consumeScript = Redis.script(
   (keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>) => [...keys, ...args],
@@ -126,14 +153,24 @@ local reply, consumed = { 1 }, {}
 for i, key in ipairs(KEYS) do
   local kind, x, y = rule(i, 3)
   local state = read(key, kind)
-  local found = state or { 0, 0, 0 }
-  reply[4 * i - 2], reply[4 * i - 1], reply[4 * i], reply[4 * i + 1] = state and 1 or 0, found[1], found[2], found[3] or 0
-  if kind == "Bucket" then
-    local level, at = levelAt(state, x, y)
-    if level >= y then consumed[i] = { level - y, at } end
+  if kind == "Log" then
+    reply[4 * i - 2], reply[4 * i - 1], reply[4 * i], reply[4 * i + 1] = state and 1 or 0, state or {}, 0, 0
+    local live = inside(state, y)
+    if #live < x then
+      live[#live + 1] = now
+      table.sort(live)
+      consumed[i] = live
+    end
   else
-    local window, elapsed, current, previous = countsAt(state, y)
-    if previous * (y - elapsed) + current * y + y <= x * y then consumed[i] = { window, current + 1, previous } end
+    local found = state or { 0, 0, 0 }
+    reply[4 * i - 2], reply[4 * i - 1], reply[4 * i], reply[4 * i + 1] = state and 1 or 0, found[1], found[2], found[3] or 0
+    if kind == "Bucket" then
+      local level, at = levelAt(state, x, y)
+      if level >= y then consumed[i] = { level - y, at } end
+    else
+      local window, elapsed, current, previous = countsAt(state, y)
+      if previous * (y - elapsed) + current * y + y <= x * y then consumed[i] = { window, current + 1, previous } end
+    end
   end
   if not consumed[i] then reply[1] = 0 end
 end
@@ -146,7 +183,7 @@ end
 return reply
 `
   }
-).withReturnType<ReadonlyArray<number>>()
+).withReturnType<ReadonlyArray<number | ReadonlyArray<number>>>()
 
 /** KEYS: the quotas' keys; ARGV: now, skew, countedAt, then each quota's rule. Mirrors `RateLimit.refundOne`. */
 const refundScript = Redis.script(
@@ -159,7 +196,14 @@ for i, key in ipairs(KEYS) do
   local kind, x, y = rule(i, 4)
   local state = read(key, kind)
   if state then
-    if kind == "Bucket" then
+    if kind == "Log" then
+      for j, t in ipairs(state) do
+        if t == countedAt then
+          table.remove(state, j)
+          break
+        end
+      end
+    elseif kind == "Bucket" then
       local level, at = levelAt(state, x, y)
       state = { math.min(x * y, level + y), at }
     else
@@ -209,12 +253,18 @@ return 1
 const ruleArgs = ({ rule }: RateLimit.Quota): ReadonlyArray<string | number> =>
   rule._tag === "Bucket" ? [rule._tag, rule.capacity, rule.fillMillis] : [rule._tag, rule.limit, rule.windowMillis]
 
+/** A reply entry as a number (a log's instants arrive as an array, the other entries as integers). */
+const num = (value: number | ReadonlyArray<number> | undefined): number => typeof value === "number" ? value : 0
+
 /** The prior states in the consume script's reply. */
-const priorStates = (reply: ReadonlyArray<number>, quotas: ReadonlyArray<RateLimit.Quota>) =>
+const priorStates = (reply: ReadonlyArray<number | ReadonlyArray<number>>, quotas: ReadonlyArray<RateLimit.Quota>) =>
   quotas.map((quota, i): RateLimit.QuotaState | undefined => {
     const [found, a, b, c] = reply.slice(1 + 4 * i, 5 + 4 * i)
     if (found !== 1) return undefined
-    return quota.rule._tag === "Bucket" ? { level: a, updatedAt: b } : { window: a, current: b, previous: c }
+    if (quota.rule._tag === "Log") return { counted: Array.isArray(a) ? a.map(Number) : [] }
+    return quota.rule._tag === "Bucket"
+      ? { level: num(a), updatedAt: num(b) }
+      : { window: num(a), current: num(b), previous: num(c) }
   })
 
 /** Every Redis failure leaves the store as a `StoreError` naming the operation. */

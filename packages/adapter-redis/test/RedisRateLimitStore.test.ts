@@ -142,8 +142,12 @@ if (redisUrl === "") {
             const store = yield* RateLimitStore.RateLimitStore
             const burst: RateLimit.Quota = { name: "burst", key: "ttl:burst", rule: RateLimit.bucket(30, 60_000) }
             const sustained: RateLimit.Quota = { name: "sustained", key: "ttl:sustained", rule: RateLimit.window(500) }
-            const decision = yield* store.consume([burst, sustained], now + 1_234)
-            for (const [i, quota] of [burst, sustained].entries()) {
+            const attempts: RateLimit.Quota = { name: "ip", key: "ttl:log", rule: RateLimit.log(5, 300_000) }
+            yield* store.consume([attempts], now)
+            const decision = yield* store.consume([burst, sustained, attempts], now + 1_234)
+            // A log is kept as its instants, and lives until its last one leaves the window.
+            assert.strictEqual(yield* redisCommand<string>("GET", `${keyPrefix}ttl:log`), `log:${now},${now + 1_234}`)
+            for (const [i, quota] of [burst, sustained, attempts].entries()) {
               const needed = RateLimit.expiresAt(quota.rule, decision.states[i]!) - (now + 1_234)
               const pttl = yield* redisCommand<number>("PTTL", `${keyPrefix}${quota.key}`)
               assert.isTrue(pttl > 0 && pttl <= needed && pttl > needed - 1_000, `${quota.key}: PTTL ${pttl}, needed ${needed}`)

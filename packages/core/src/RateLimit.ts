@@ -1,8 +1,8 @@
 /**
  * Rate limiting (spec 8): a request passes only if every quota it is
  * counted against lets it through, and a rejected request consumes nothing.
- * A quota is a named rule (a token bucket or a sliding-window counter)
- * counted under a key: the API's two layers are the `burst` bucket and the
+ * A quota is a named rule (a token bucket, a sliding-window counter or an
+ * exact sliding log) counted under a key: the API's two layers are the `burst` bucket and the
  * `sustained` window of a (tenant, endpoint class); per-operation limits
  * (spec 8.2) are other quotas on other keys.
  *
@@ -13,6 +13,7 @@
  */
 import { Schema } from "effect"
 import { type Plan, type PlanLimits, planLimits } from "./Plan.ts"
+import * as SlidingLog from "./SlidingLog.ts"
 import * as SlidingWindow from "./SlidingWindow.ts"
 import type { TenantId } from "./Tenant.ts"
 import * as TokenBucket from "./TokenBucket.ts"
@@ -35,8 +36,16 @@ export interface BucketRule extends TokenBucket.Bucket {
 export interface WindowRule extends SlidingWindow.Window {
   readonly _tag: "Window"
 }
+/**
+ * A sliding-log rule: at most `limit` in any `windowMillis`, exactly (the
+ * instants are kept, up to `limit` per key: for small limits such as
+ * password attempts).
+ */
+export interface LogRule extends SlidingLog.Log {
+  readonly _tag: "Log"
+}
 /** How a quota counts. */
-export type Rule = BucketRule | WindowRule
+export type Rule = BucketRule | WindowRule | LogRule
 
 /** A bucket of `capacity` requests refilling from empty in `fillMillis` (one minute by default). */
 export const bucket = (capacity: number, fillMillis: number = burstFillMillis): BucketRule => ({
@@ -51,6 +60,13 @@ export const window = (limit: number, windowMillis: number = sustainedWindowMill
   windowMillis
 })
 
+/** At most `limit` requests in any `windowMillis`, exactly: a sliding log of their instants. */
+export const log = (limit: number, windowMillis: number): LogRule => ({
+  _tag: "Log",
+  limit,
+  windowMillis
+})
+
 /** A rule counted under a key, named for headers and problems (`burst`, `sustained`...). */
 export interface Quota {
   readonly name: string
@@ -58,8 +74,8 @@ export interface Quota {
   readonly rule: Rule
 }
 
-/** What a store keeps for one quota: a bucket's or a window's state. */
-export type QuotaState = TokenBucket.State | SlidingWindow.State
+/** What a store keeps for one quota: a bucket's, a window's or a log's state. */
+export type QuotaState = TokenBucket.State | SlidingWindow.State | SlidingLog.State
 
 /** What a quota shows at an instant (epoch ms). */
 export interface Status {
@@ -88,13 +104,17 @@ export interface Decision {
 export const consumeOne = (rule: Rule, state: QuotaState | undefined, now: number): QuotaState | undefined =>
   rule._tag === "Bucket"
     ? TokenBucket.consume(state as TokenBucket.State | undefined, now, rule)
-    : SlidingWindow.consume(state as SlidingWindow.State | undefined, now, rule)
+    : rule._tag === "Window"
+    ? SlidingWindow.consume(state as SlidingWindow.State | undefined, now, rule)
+    : SlidingLog.consume(state as SlidingLog.State | undefined, now, rule)
 
 /** What one quota's state shows at `now`. */
 export const statusOf = (rule: Rule, state: QuotaState | undefined, now: number): Status =>
   rule._tag === "Bucket"
     ? TokenBucket.status(state as TokenBucket.State | undefined, now, rule)
-    : SlidingWindow.status(state as SlidingWindow.State | undefined, now, rule)
+    : rule._tag === "Window"
+    ? SlidingWindow.status(state as SlidingWindow.State | undefined, now, rule)
+    : SlidingLog.status(state as SlidingLog.State | undefined, now, rule)
 
 /** Gives back one request counted at `countedAt`, seen at `now` (a right password: spec 8.2 counts failures only). */
 export const refundOne = (rule: Rule, state: QuotaState | undefined, countedAt: number, now: number): QuotaState | undefined =>
@@ -102,7 +122,9 @@ export const refundOne = (rule: Rule, state: QuotaState | undefined, countedAt: 
     ? undefined
     : rule._tag === "Bucket"
     ? TokenBucket.refund(state as TokenBucket.State, now, rule)
-    : SlidingWindow.refund(state as SlidingWindow.State, countedAt, rule)
+    : rule._tag === "Window"
+    ? SlidingWindow.refund(state as SlidingWindow.State, countedAt, rule)
+    : SlidingLog.refund(state as SlidingLog.State, countedAt)
 
 /**
  * The instant from which a state decides exactly like no state at all (a
@@ -111,7 +133,9 @@ export const refundOne = (rule: Rule, state: QuotaState | undefined, countedAt: 
 export const expiresAt = (rule: Rule, state: QuotaState): number =>
   rule._tag === "Bucket"
     ? TokenBucket.status(state as TokenBucket.State, 0, rule).resetAt
-    : ((state as SlidingWindow.State).window + 2) * rule.windowMillis
+    : rule._tag === "Window"
+    ? ((state as SlidingWindow.State).window + 2) * rule.windowMillis
+    : SlidingLog.expiresAt(state as SlidingLog.State, rule)
 
 /**
  * How long past `expiresAt` a store keeps a state before forgetting it:

@@ -1,4 +1,4 @@
-import { RateLimit, SlidingWindow, TokenBucket } from "@analytics/core"
+import { OperationLimits, RateLimit, SlidingWindow, TokenBucket } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 
@@ -287,5 +287,78 @@ describe("RateLimit.decide", () => {
       }),
       { numRuns: 300 }
     )
+  })
+})
+
+describe("SlidingLog (RateLimit.log)", () => {
+  const logRunArb = fc.record({
+    limit: fc.integer({ min: 1, max: 8 }),
+    windowMillis: fc.integer({ min: 2_000, max: 60_000 }),
+    start: fc.integer({ min: 0, max: 10 ** 12 }),
+    gaps: fc.array(fc.integer({ min: 0, max: 30_000 }), { minLength: 1, maxLength: 60 }),
+    refunds: fc.array(fc.boolean(), { minLength: 60, maxLength: 60 })
+  })
+
+  it("admits exactly when fewer than `limit` counted instants lie in the last window; Retry-After and expiry exact", () => {
+    fc.assert(
+      fc.property(logRunArb, ({ gaps, limit, refunds, start, windowMillis }) => {
+        const rule = RateLimit.log(limit, windowMillis)
+        const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: "k", rule }]
+        // The reference: every counted instant, forever; refunds remove one.
+        const counted: Array<number> = []
+        const inWindow = (t: number) => counted.filter((c) => t - c < windowMillis).length
+        let state: RateLimit.QuotaState | undefined
+        let t = start
+        gaps.forEach((gap, i) => {
+          t += gap
+          const decision = RateLimit.decide([state], t, quotas)
+          assert.strictEqual(decision.allowed, inWindow(t) < limit, `at ${t}`)
+          if (decision.allowed) counted.push(t)
+          assert.strictEqual(decision.statuses[0].remaining, Math.max(0, limit - inWindow(t)))
+          if (decision.allowed) {
+            state = decision.states[0]
+            assert.strictEqual(decision.statuses[0].resetAt, RateLimit.expiresAt(rule, state!))
+            if (refunds[i]) {
+              state = RateLimit.refundOne(rule, state, t, t)
+              counted.splice(counted.lastIndexOf(t), 1)
+            }
+          } else {
+            // The first whole second after which the reference admits.
+            let s = 1
+            while (inWindow(t + s * 1000) >= limit) s++
+            assert.strictEqual(decision.retryAfterSeconds, s, `Retry-After at ${t}`)
+            const at = decision.statuses[0].nextAllowedAt
+            assert.isTrue(inWindow(at) < limit && inWindow(at - 1) >= limit)
+          }
+          // Never more than `limit` in any window: the log keeps at most that many instants.
+          assert.isAtMost((state as { counted: ReadonlyArray<number> } | undefined)?.counted.length ?? 0, limit)
+          // Past expiresAt the state decides like none.
+          if (state !== undefined) {
+            const after = Math.max(t, RateLimit.expiresAt(rule, state))
+            assert.deepStrictEqual(RateLimit.decide([state], after, quotas).statuses, RateLimit.decide([undefined], after, quotas).statuses)
+          }
+        })
+        for (let i = 0; i < counted.length; i++) {
+          assert.isAtMost(counted.filter((c) => c >= counted[i] && c < counted[i] + windowMillis).length, limit)
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("password attempts: 5 wrong passwords over 287 s pass, the 6th waits for the first to leave at 300 s", () => {
+    const limit = OperationLimits.passwordAttempts("198.51.100.7")
+    const t0 = Date.UTC(2026, 10, 21, 12, 0, 0)
+    let states: ReadonlyArray<RateLimit.QuotaState | undefined> = [undefined]
+    for (const t of [0, 70_000, 140_000, 210_000, 280_000]) {
+      const decision = RateLimit.decide(states, t0 + t, limit.quotas)
+      assert.isTrue(decision.allowed)
+      states = decision.states
+    }
+    const sixth = RateLimit.decide(states, t0 + 287_000, limit.quotas)
+    assert.isFalse(sixth.allowed)
+    assert.strictEqual(sixth.retryAfterSeconds, 13)
+    assert.isFalse(RateLimit.decide(states, t0 + 299_999, limit.quotas).allowed)
+    assert.isTrue(RateLimit.decide(states, t0 + 300_000, limit.quotas).allowed)
   })
 })

@@ -205,6 +205,34 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       assert.strictEqual((yield* unlock("sesame")).status, 200)
     }))
 
+  it.effect("password attempts are exact: 6 wrong passwords spread over 287 s, the 6th refused until the first is 300 s old", () =>
+    Effect.gen(function*() {
+      const base = yield* serve()
+      const scope = crypto.randomUUID()
+      const unlock = (password: string) => post(base, "/unlock", { password, scope })
+      // A weighted counter lets up to 8 through here (the tester's finding); the log admits 5.
+      let elapsed = 0
+      for (const at of [0, 1, 100, 200, 286]) {
+        yield* TestClock.adjust(`${at - elapsed} seconds`)
+        elapsed = at
+        assert.strictEqual(problemCode(yield* unlock("guess")), "auth/forbidden", `at ${at} s`)
+      }
+      yield* TestClock.adjust("1 second")
+      // At 287 s: refused, until the first failure (at 0 s) leaves the window at 300 s.
+      assertRefused(yield* unlock("guess"), "rate-limit/password-attempts-exceeded", 13)
+      yield* TestClock.adjust("12999 millis")
+      assertRefused(yield* unlock("sesame"), "rate-limit/password-attempts-exceeded", 1)
+      yield* TestClock.adjust("1 millis")
+      // 300 s: one failure has left, so one attempt passes; the next waits for the one at 1 s.
+      assert.strictEqual(problemCode(yield* unlock("guess")), "auth/forbidden")
+      assertRefused(yield* unlock("sesame"), "rate-limit/password-attempts-exceeded", 1)
+      yield* TestClock.adjust("1 second")
+      // A right password is given back: it never fills the log.
+      for (let i = 0; i < 3; i++) assert.strictEqual((yield* unlock("sesame")).status, 200)
+      assert.strictEqual(problemCode(yield* unlock("guess")), "auth/forbidden")
+      assertRefused(yield* unlock("guess"), "rate-limit/password-attempts-exceeded", 99)
+    }))
+
   it.effect("behind a trusted proxy the client address is X-Forwarded-For's, so clients are counted apart", () =>
     Effect.gen(function*() {
       const base = yield* serve({ trustedProxies: ["127.0.0.1/32"] })

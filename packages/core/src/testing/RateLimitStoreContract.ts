@@ -1,8 +1,9 @@
 /**
  * The rate-limit store contract: one suite every `RateLimitStore` must pass
  * unchanged (memory, PostgreSQL, PGlite, Redis). A store must decide exactly
- * like the pure `RateLimit.decide` on the states it keeps, atomically under
- * concurrency, and keep concurrency slots to their capacity.
+ * like the pure `RateLimit.decide` on the states it keeps (buckets, windows
+ * and sliding logs), atomically under concurrency, and keep concurrency
+ * slots to their capacity.
  *
  * @since 0.1.0
  */
@@ -20,7 +21,9 @@ const ruleArb: fc.Arbitrary<RateLimit.Rule> = fc.oneof(
   fc.record({ capacity: fc.integer({ min: 1, max: 6 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) })
     .map(({ capacity, fillMillis }) => RateLimit.bucket(capacity, fillMillis)),
   fc.record({ limit: fc.integer({ min: 1, max: 12 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
-    .map(({ limit, windowMillis }) => RateLimit.window(limit, windowMillis))
+    .map(({ limit, windowMillis }) => RateLimit.window(limit, windowMillis)),
+  fc.record({ limit: fc.integer({ min: 1, max: 8 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
+    .map(({ limit, windowMillis }) => RateLimit.log(limit, windowMillis))
 )
 
 /** One step of a run: a request on some of the quotas, or a refund of the last admitted one. */
@@ -148,6 +151,80 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
           assert.strictEqual(refused.refusedBy, "workspace")
           assert.strictEqual(refused.statuses[0].remaining, 28)
           assert.strictEqual((yield* store.consume([perUser], now)).statuses[0].remaining, 27)
+        }))
+
+      it.effect("a sliding log (password attempts): 5 admitted, the 6th refused until the oldest leaves at exactly 300 s", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const prefix = yield* freshPrefix
+          const t0 = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:ip`, rule: RateLimit.log(5, 300_000) }]
+          // Five failures spread over 287 s: all admitted, whatever windows they straddle.
+          const at = [t0, t0 + 60_000, t0 + 120_000, t0 + 200_000, t0 + 286_000]
+          for (const [i, t] of at.entries()) {
+            const admitted = yield* store.consume(quotas, t)
+            assert.isTrue(admitted.allowed, `attempt ${i + 1}`)
+            assert.strictEqual(admitted.statuses[0].remaining, 4 - i)
+          }
+          const sixth = yield* store.consume(quotas, t0 + 287_000)
+          assert.isFalse(sixth.allowed)
+          assert.strictEqual(sixth.refusedBy, "ip")
+          // Retry-After: when the oldest failure leaves the window (13 s later).
+          assert.strictEqual(sixth.statuses[0].nextAllowedAt, t0 + 300_000)
+          assert.strictEqual(sixth.retryAfterSeconds, 13)
+          assert.strictEqual(sixth.statuses[0].resetAt, t0 + 286_000 + 300_000)
+          // A refusal consumes nothing; the millisecond before the oldest leaves is still refused.
+          assert.isFalse((yield* store.consume(quotas, t0 + 299_999)).allowed)
+          const afterOldest = yield* store.consume(quotas, t0 + 300_000)
+          assert.isTrue(afterOldest.allowed)
+          assert.strictEqual(afterOldest.statuses[0].remaining, 0)
+          // Now the next to leave is the second failure, at 360 s.
+          const next = yield* store.consume(quotas, t0 + 300_001)
+          assert.isFalse(next.allowed)
+          assert.strictEqual(next.statuses[0].nextAllowedAt, t0 + 360_000)
+          assert.isTrue((yield* store.consume(quotas, t0 + 360_000)).allowed)
+        }))
+
+      it.effect("a sliding log: a refunded attempt (a right password) no longer counts; refunding one never found changes nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const prefix = yield* freshPrefix
+          const t0 = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:ip`, rule: RateLimit.log(5, 300_000) }]
+          for (let i = 0; i < 5; i++) assert.isTrue((yield* store.consume(quotas, t0 + i * 1_000)).allowed)
+          assert.isFalse((yield* store.consume(quotas, t0 + 10_000)).allowed)
+          // The third attempt was a right password: given back, whenever the answer came.
+          yield* store.refund(quotas, t0 + 2_000, t0 + 12_000)
+          // An instant never counted (or already forgotten): nothing changes.
+          yield* store.refund(quotas, t0 + 2_500, t0 + 12_000)
+          const again = yield* store.consume(quotas, t0 + 13_000)
+          assert.isTrue(again.allowed)
+          assert.strictEqual(again.statuses[0].remaining, 0)
+          const refused = yield* store.consume(quotas, t0 + 14_000)
+          assert.isFalse(refused.allowed)
+          // The oldest left is the first, at t0: it leaves at t0 + 300 s.
+          assert.strictEqual(refused.statuses[0].nextAllowedAt, t0 + 300_000)
+          // Two attempts at the same millisecond are two entries: refunding one keeps the other.
+          const other: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:other`, rule: RateLimit.log(2, 300_000) }]
+          assert.isTrue((yield* store.consume(other, t0)).allowed)
+          assert.isTrue((yield* store.consume(other, t0)).allowed)
+          yield* store.refund(other, t0, t0 + 1)
+          assert.strictEqual((yield* store.consume(other, t0 + 2)).statuses[0].remaining, 0)
+          assert.isFalse((yield* store.consume(other, t0 + 3)).allowed)
+        }))
+
+      it.effect("a sliding log: concurrent attempts never admit more than its limit", () =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const prefix = yield* freshPrefix
+          const now = Date.UTC(2026, 10, 21, 12, 0, 0)
+          const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:ip`, rule: RateLimit.log(5, 300_000) }]
+          const decisions = yield* Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => i),
+            (i) => store.consume(quotas, now + (i % 4)),
+            { concurrency: 40 }
+          )
+          assert.strictEqual(decisions.filter((d) => d.allowed).length, 5)
         }))
 
       it.effect("slots: capacity held, released, reclaimed from expired leases", () =>
