@@ -11,21 +11,26 @@ import { Effect, Layer } from "effect"
 import Stripe from "stripe"
 import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
 
-/** A server, a running worker and a receiver, for the test's scope. */
-const setup = Effect.gen(function*() {
+/**
+ * A server, a running worker and a receiver, for the test's scope. The
+ * receiver is on loopback: the worker lets private addresses through unless
+ * `guarded`.
+ */
+const setupWith = (options: { readonly guarded?: boolean } = {}) => Effect.gen(function*() {
   const server = yield* start(MemoryStores.layer)
   const receiver = yield* Effect.acquireRelease(Effect.promise(() => Receiver.start()), (r) => Effect.promise(() => r.close()))
   const mail = Mailer.makeMemory()
   yield* WebhookDispatcher.run().pipe(
     Effect.provide(Layer.mergeAll(
       Layer.succeedContext(server.stores),
-      HttpsTransport.layer({ allowPrivate: true }),
+      HttpsTransport.layer({ allowPrivate: options.guarded !== true }),
       Layer.succeed(Mailer.Mailer, mail.mailer)
     )),
     Effect.forkScoped
   )
   return { server, receiver, mail }
 })
+const setup = setupWith()
 
 const register = (server: TestServer, token: string, body: Record<string, unknown>) =>
   Effect.map(server.request("POST", "/v1/webhooks", { token, body }), (r) => {
@@ -146,6 +151,31 @@ describe("webhooks API", () => {
       assert.strictEqual((yield* server.request("GET", `${path}?event_type=export.succeeded`, { token })).body.data.length, 0)
       assert.strictEqual(problemCode(yield* server.request("GET", `${path}?status=lost`, { token })), "request/invalid")
       assert.strictEqual(problemCode(yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/test`, { token, body: { type: "nope" } })), "request/invalid")
+    }).pipe(Effect.scoped))
+
+  it.live("a receiver on a private or loopback address fails its delivery at once, with a reason that names no address", () =>
+    Effect.gen(function*() {
+      const { receiver, server } = yield* setupWith({ guarded: true })
+      const { token } = yield* server.tenant()
+      for (const url of [receiver.url(), `https://127.0.0.1:${receiver.port}/hook`, "https://[::ffff:169.254.169.254]/latest/meta-data"]) {
+        const hook = yield* register(server, token, { url, events: ["alert.fire"] })
+        const sent = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/test`, { token, body: { type: "alert.fire" } })
+        assert.strictEqual(sent.status, 202, sent.text)
+        const path = `/v1/webhooks/${hook.webhook_id}/deliveries`
+        const [delivery] = yield* deliveriesUntil(server, token, path, ([d]) => d?.status !== "pending")
+        assert.strictEqual(delivery.status, "failed", url)
+        assert.isNull(delivery.next_attempt_at)
+        assert.strictEqual(delivery.attempts.length, 1)
+        assert.strictEqual(delivery.attempts[0].status_code, null)
+        assert.strictEqual(delivery.attempts[0].error, "refused: the URL's host is not a public address")
+        const log = (yield* server.request("GET", path, { token })).text
+        assert.notMatch(log, /loopback|link-local|private\b|resolves/)
+        assert.notInclude(log.replaceAll(url, ""), "127.0.0.1")
+        // Failed for good: the failed filter lists it, and it is not attempted again.
+        assert.strictEqual((yield* server.request("GET", `${path}?status=failed`, { token })).body.data.length, 1)
+      }
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual(receiver.received.length, 0)
     }).pipe(Effect.scoped))
 
   it.live("a 410 disables the webhook; after enabling it, re-delivery and recovery send the same event again", () =>

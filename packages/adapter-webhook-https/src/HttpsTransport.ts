@@ -4,7 +4,11 @@
  * - The host is resolved once; the first address the egress guard allows is
  *   pinned for the connection (Node's `lookup` hook answers with it), so a
  *   DNS rebinding between the check and the connect cannot swap it. A host
- *   whose addresses are all refused is not contacted.
+ *   whose addresses are all refused, or that does not exist, is not
+ *   contacted: the failure is `refused` (the delivery fails at once), and
+ *   its message is `WebhookTransport.notPublicAddress` alone. Failures
+ *   shown to the tenant never name a resolved address or what the resolver
+ *   said; the details go to the log (decision 0010).
  * - TLS is verified against Node's root store plus `NODE_EXTRA_CA_CERTS`
  *   (read by Node at start-up), for the URL's host name.
  * - A resolution is reused for a second (the guard still checks it on each
@@ -44,14 +48,31 @@ const systemResolve = (host: string): Promise<ReadonlyArray<string>> =>
 
 const tlsCodes = /^(ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_SSL_|HOSTNAME_MISMATCH)/
 
+/** Resolver codes saying the name has no address (NXDOMAIN, no records): not worth retrying. */
+const noSuchHost = new Set(["ENOTFOUND", "ENODATA", "EAI_NONAME", "EAI_NODATA"])
+
 const failure = (reason: WebhookTransport.TransportFailure["reason"], message: string) =>
   new WebhookTransport.TransportFailure({ reason, message })
+
+/** A target the guard refuses, or a host with no address: the same words either way. */
+const notPublic = () => failure("refused", WebhookTransport.notPublicAddress)
+
+/** Socket errors in words without the address Node's own messages name (`connect ECONNREFUSED 203.0.113.5:443`). */
+const networkWords: Record<string, string> = {
+  ECONNREFUSED: "the receiver refused the connection",
+  ECONNRESET: "the connection was reset",
+  EPIPE: "the connection was closed while sending",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the receiver's host is unreachable",
+  ENETUNREACH: "the receiver's network is unreachable"
+}
 
 /** The failure a socket or TLS error stands for. */
 const classify = (error: NodeJS.ErrnoException): WebhookTransport.TransportFailure => {
   const code = error.code ?? ""
   if (tlsCodes.test(code)) return failure("tls", `TLS: ${error.message}`)
-  return failure("network", code === "" ? error.message : `${code}: ${error.message}`)
+  if (code === "") return failure("network", "the connection failed")
+  return failure("network", `${code}: ${networkWords[code] ?? "the connection failed"}`)
 }
 
 /** Makes a transport; its keep-alive sockets are closed by `close`. */
@@ -82,20 +103,31 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
     Effect.gen(function*() {
       const addresses = net.isIP(host) !== 0 ? [host] : yield* Effect.callback<ReadonlyArray<string>, WebhookTransport.TransportFailure>(
         (resume) => {
-          const timer = setTimeout(() => resume(Effect.fail(failure("timeout", `${host} did not resolve in time`))), deadline - Date.now())
+          const timer = setTimeout(() => resume(Effect.fail(failure("timeout", "the URL's host did not resolve in time"))), deadline - Date.now())
           lookup(host).then(
             (found) => resume(Effect.succeed(found)),
-            (error) => resume(Effect.fail(failure("dns", `${host} did not resolve: ${(error as Error).message}`)))
+            (error: NodeJS.ErrnoException) =>
+              resume(
+                Effect.andThen(
+                  Effect.logInfo("A webhook receiver's host did not resolve", { host, code: error?.code, error: String(error?.message ?? error) }),
+                  Effect.fail(noSuchHost.has(error?.code ?? "") ? notPublic() : failure("dns", "the URL's host could not be resolved for now"))
+                )
+              )
           ).finally(() => clearTimeout(timer))
         }
       )
-      if (addresses.length === 0) return yield* failure("dns", `${host} has no address`)
+      if (addresses.length === 0) {
+        return yield* Effect.andThen(Effect.logInfo("A webhook receiver's host has no address", { host }), Effect.fail(notPublic()))
+      }
       if (options.allowPrivate === true) return addresses[0]
       const allowed = addresses.find((address) => EgressGuard.refusalOf(address) === undefined)
       if (allowed !== undefined) return allowed
-      return yield* failure(
-        "refused",
-        `${host} resolves only to addresses deliveries may not reach (${addresses[0]}: ${EgressGuard.refusalOf(addresses[0])})`
+      return yield* Effect.andThen(
+        Effect.logInfo("A webhook delivery was refused: its host resolves only to addresses deliveries may not reach", {
+          host,
+          refused: addresses.map((address) => `${address} (${EgressGuard.refusalOf(address)})`)
+        }),
+        Effect.fail(notPublic())
       )
     })
 

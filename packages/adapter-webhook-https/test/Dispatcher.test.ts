@@ -76,6 +76,33 @@ const withReceiver = <A, E, R>(f: (receiver: Receiver.Receiver) => Effect.Effect
 const exportSucceeded = Events.examples["export.succeeded"]
 
 describe("WebhookDispatcher over HTTPS", () => {
+  it.effect("a target the egress guard refuses fails the delivery at once: one attempt, no retry, a generic reason", () =>
+    withReceiver((receiver) =>
+      Effect.gen(function*() {
+        const { tenantId, webhook, workspace } = yield* setup(receiver)
+        yield* Effect.forkScoped(WebhookDispatcher.run({ ...WebhookDispatcher.defaults, pollMillis: 3_600_000 }))
+        yield* EventPublisher.publish(tenantId, "export.succeeded", workspace.workspace_id, exportSucceeded)
+        const [failed] = yield* eventually(deliveriesOf(tenantId, webhook.webhook_id), ([d]) => d?.status === "failed")
+        assert.strictEqual(failed.next_attempt_at, null)
+        assert.strictEqual(failed.attempts.length, 1)
+        assert.deepInclude(failed.attempts[0], { status_code: null, error: "refused: the URL's host is not a public address" })
+        // Nothing names where the host resolved to.
+        assert.notMatch(JSON.stringify(failed), /127\.0\.0\.1|::1|loopback|localhost/)
+        // Nothing is tried again, however long we wait.
+        yield* TestClock.adjust("1 hour")
+        yield* realPause(30)
+        assert.strictEqual((yield* deliveriesOf(tenantId, webhook.webhook_id))[0].attempts.length, 1)
+        assert.strictEqual(receiver.received.length, 0)
+      })).pipe(
+        Effect.scoped,
+        // The receiver is on loopback; this transport keeps the guard on.
+        Effect.provide(Layer.mergeAll(
+          EventPublisher.EventPublisher.layer,
+          HttpsTransport.layer({ resolve: async () => ["127.0.0.1"] }),
+          Layer.succeed(Mailer.Mailer, mail.mailer)
+        ).pipe(Layer.provideMerge(MemoryStores.layer)))
+      ))
+
   it.effect("retries 5xx after 5, 10, 20, 40, 60, 60 s (TestClock), then fails the delivery", () =>
     withReceiver((receiver) =>
       Effect.gen(function*() {

@@ -18,7 +18,7 @@ import * as RetrySchedule from "./RetrySchedule.ts"
 import type { WebhookId } from "./Webhook.ts"
 import * as WebhookSecrets from "./WebhookSecrets.ts"
 import * as WebhookSignature from "./WebhookSignature.ts"
-import { type Answer, type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
+import { type Answer, notPublicAddress, type TransportFailure, WebhookTransport } from "./WebhookTransport.ts"
 
 /** How a dispatcher works. */
 export interface Options {
@@ -54,7 +54,12 @@ export const headers = (claim: Claim, signature: string): Record<string, string>
   "x-service-delivery": claim.delivery.delivery_id
 })
 
-/** What an attempt's answer (or failure) does to the delivery, by the schedule. */
+/**
+ * What an attempt's answer (or failure) does to the delivery, by the
+ * schedule. A target the egress guard refuses fails the delivery at once
+ * (no retry would reach it), recording only the generic reason, whatever
+ * the transport said.
+ */
 export const settlementOf = (
   claim: Claim,
   result: { readonly answer: Answer } | { readonly failure: TransportFailure },
@@ -62,6 +67,14 @@ export const settlementOf = (
   latencyMs: number,
   waitsSeconds: ReadonlyArray<number>
 ): Settlement => {
+  if ("failure" in result && result.failure.reason === "refused") {
+    return {
+      attempt: { attempted_at: attemptedAt, status_code: null, latency_ms: latencyMs, error: `refused: ${notPublicAddress}` },
+      status: "failed",
+      failures: claim.delivery.failures + 1,
+      nextAttemptAt: null
+    }
+  }
   const answer = "answer" in result ? result.answer : undefined
   const outcome = answer === undefined
     ? { _tag: "Retryable", retryAfterSeconds: undefined } as const

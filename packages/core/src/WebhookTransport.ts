@@ -26,12 +26,28 @@ export interface Answer {
   readonly retryAfterSeconds: number | undefined
 }
 
-/** Why an attempt got no answer. */
+/**
+ * Why an attempt got no answer. `message` is shown to the tenant in the
+ * deliveries log: it never names an address the host resolved to, nor what
+ * a resolver said (decision 0010).
+ */
 export class TransportFailure extends Data.TaggedError("TransportFailure")<{
-  /** `refused`: the egress guard refused the address; `dns`: the host did not resolve; `tls`: the certificate was not trusted. */
+  /**
+   * `refused`: the egress guard refused every address of the host (private,
+   * loopback, link-local...), or the host does not exist: the delivery fails
+   * at once, never retried. `dns`: the resolver failed for now (retried);
+   * `tls`: the certificate was not trusted.
+   */
   readonly reason: "refused" | "dns" | "timeout" | "network" | "tls"
   readonly message: string
 }> {}
+
+/**
+ * What a refused delivery records, whatever the reason (a private address,
+ * no address at all): one text, so the deliveries log is no oracle for what
+ * names resolve to inside the service's network.
+ */
+export const notPublicAddress = "the URL's host is not a public address"
 
 /** Sends webhook attempts. */
 export class WebhookTransport extends Context.Service<WebhookTransport, {

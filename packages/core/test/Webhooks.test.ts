@@ -1,4 +1,4 @@
-import { EgressGuard, RetrySchedule, WebhookSecrets, WebhookSignature, WebhookUrl } from "@analytics/core"
+import { type DeliveryStore, EgressGuard, RetrySchedule, WebhookDispatcher, WebhookSecrets, WebhookSignature, WebhookTransport, WebhookUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { createHmac } from "node:crypto"
@@ -121,6 +121,41 @@ describe("RetrySchedule", () => {
     assert.strictEqual(RetrySchedule.nextAttemptAt(1, 0, 30), 30_000)
     assert.strictEqual(RetrySchedule.nextAttemptAt(1, 0, 3_600), 60_000)
     assert.strictEqual(RetrySchedule.nextAttemptAt(3, 0, 1), 20_000)
+  })
+})
+
+describe("WebhookDispatcher.settlementOf", () => {
+  // Only the delivery's failure count is read.
+  const claim = (failures: number) => ({ delivery: { failures } }) as unknown as DeliveryStore.Claim
+  const at = new Date(now)
+  const failing = (reason: WebhookTransport.TransportFailure["reason"], message: string) => ({
+    failure: new WebhookTransport.TransportFailure({ reason, message })
+  })
+
+  it("a target the egress guard refuses fails the delivery at once, recording a generic reason whatever the transport said", () => {
+    for (const failures of [0, 3]) {
+      const settled = WebhookDispatcher.settlementOf(
+        claim(failures),
+        failing("refused", "db.internal resolves only to 10.1.2.3 (private)"),
+        at,
+        12,
+        RetrySchedule.defaultWaitsSeconds
+      )
+      assert.deepStrictEqual(settled, {
+        attempt: { attempted_at: at, status_code: null, latency_ms: 12, error: "refused: the URL's host is not a public address" },
+        status: "failed",
+        failures: failures + 1,
+        nextAttemptAt: null
+      })
+    }
+  })
+
+  it("other transport failures are retried by the schedule", () => {
+    for (const reason of ["dns", "timeout", "network", "tls"] as const) {
+      const settled = WebhookDispatcher.settlementOf(claim(0), failing(reason, "x"), at, 0, RetrySchedule.defaultWaitsSeconds)
+      assert.strictEqual(settled.status, "retrying", reason)
+      assert.strictEqual(settled.nextAttemptAt?.getTime(), now + 5_000)
+    }
   })
 })
 

@@ -134,9 +134,11 @@ describe("webhook egress in the host", () => {
       const webhookId = created.body.webhook_id
       await call(host, "POST", `/v1/webhooks/${webhookId}/test`, token, { type: "alert.fire" })
       const log = await until(host, token, `/v1/webhooks/${webhookId}/deliveries`, (body) => body.data[0]?.attempts.length === 1)
-      expect(log.data[0].status).toBe("retrying")
+      // Failed at once, never retried, and the reason names no address (decision 0010).
+      expect(log.data[0].status).toBe("failed")
+      expect(log.data[0].next_attempt_at).toBe(null)
       expect(log.data[0].attempts[0].status_code).toBe(null)
-      expect(log.data[0].attempts[0].error).toMatch(/^refused: .*loopback/)
+      expect(log.data[0].attempts[0].error).toBe("refused: the URL's host is not a public address")
     }
     expect(hook.received.length).toBe(0)
   }, 60_000)
