@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Alerts, Datasets, SemanticModel } from "@analytics/core"
+import { Alerts, Datasets, Policy, SemanticModel } from "@analytics/core"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Fs from "node:fs/promises"
@@ -60,13 +60,12 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
     const services = yield* Effect.context<Alerts.CheckServices>()
     return HttpRouter.add("PUT", path, Effect.gen(function*() {
       const resolved = yield* Effect.serviceOption(ResolvedCaller)
-      if (resolved._tag === "None" || resolved.value.caller.tenant === undefined) {
-        return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>")
-      }
-      const principal = resolved.value.caller.principal
-      if (principal._tag !== "Member" || !principal.roles.includes("admin")) {
-        return yield* refuse("auth/forbidden", "Only a tenant admin may load a dataset's rows")
-      }
+      if (resolved._tag === "None") return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>")
+      const member = yield* Effect.mapError(
+        Policy.authorize(resolved.value.caller.principal, "datasets.upload"),
+        (refused) => new Refused(problemResponse(refused.code, refused.detail))
+      )
+      if (resolved.value.caller.tenant === undefined) return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>")
       const request = yield* HttpServerRequest.HttpServerRequest
       const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
       const format = formats[contentType]
@@ -98,7 +97,7 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
       if (written === 0) return yield* refuse("request/invalid", "The file is empty")
       yield* Effect.promise(() => handle.sync())
       const id = (yield* HttpRouter.params).id ?? ""
-      const dataset = yield* Datasets.load(principal.tenantId, id, { path: file, format, types }).pipe(
+      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types }).pipe(
         // The alerts watching the dataset are checked against its new rows.
         Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),

@@ -168,7 +168,9 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
         const tenant = resolved?.caller.tenant
         const request = yield* HttpServerRequest.HttpServerRequest
         const endpointClass = () => classOf(request.method, pathOf(request.url))
-        if (resolved === undefined || tenant === undefined) return yield* withRetryAfter(yield* httpApp, endpointClass)
+        if (resolved === undefined) return yield* withRetryAfter(yield* httpApp, endpointClass)
+        // The operator, or a token of a tenant since deleted: no tenant's quota to count, the routes still see who it is.
+        if (tenant === undefined) return yield* withRetryAfter(yield* Effect.provideService(httpApp, ResolvedCaller, resolved), endpointClass)
         const quotas = quotasOf(tenant.tenant_id, endpointClass(), limitsOf(tenant))
         const decision = yield* limiter.decide(quotas)
         const now = yield* Clock.currentTimeMillis

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, type Group, Scim, ScimProvisioning, type Tenant, TenantTokens, type User } from "@analytics/core"
+import { type Errors, type Group, Policy, Scim, ScimProvisioning, type Tenant, type User } from "@analytics/core"
 import { Effect, Layer, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
@@ -23,14 +23,12 @@ const failure = (error: Scim.ScimError) => respond(error.status, Scim.errorBody(
 
 /** The tenant of the identity provider's token, or a SCIM 401/403. */
 const tenantOf = Effect.flatMap(Effect.serviceOption(ResolvedCaller), (resolved): Effect.Effect<Tenant.TenantId, Scim.ScimError> => {
-  if (resolved._tag === "None" || resolved.value.caller.tenant === undefined) {
-    return Effect.fail(new Scim.ScimError({ status: 401, detail: "Send the tenant's SCIM token as Authorization: Bearer <token>" }))
-  }
-  const principal = resolved.value.caller.principal
-  if (principal._tag !== "Member" || !principal.roles.includes(TenantTokens.scimRole)) {
-    return Effect.fail(new Scim.ScimError({ status: 403, detail: "Only a SCIM token (POST /v1/scim-tokens) may provision" }))
-  }
-  return Effect.succeed(principal.tenantId)
+  const unauthenticated = new Scim.ScimError({ status: 401, detail: "Send the tenant's SCIM token as Authorization: Bearer <token>" })
+  if (resolved._tag === "None") return Effect.fail(unauthenticated)
+  return Policy.authorizeScim(resolved.value.caller.principal).pipe(
+    Effect.mapError(() => new Scim.ScimError({ status: 403, detail: "Only a SCIM token (POST /v1/scim-tokens) may provision" })),
+    Effect.filterOrFail(() => resolved.value.caller.tenant !== undefined, () => unauthenticated)
+  )
 })
 
 /** The media types a SCIM body may come as (RFC 7644 §3.1: identity providers send either). */

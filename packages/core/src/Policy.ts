@@ -20,6 +20,7 @@ import * as Grants from "./Grants.ts"
 import type { GrantStore } from "./GrantStore.ts"
 import type { Member, Principal } from "./Principal.ts"
 import type * as Subjects from "./Subjects.ts"
+import type { TenantId } from "./Tenant.ts"
 
 /** The role a SCIM token's principal holds (and nothing else). */
 export const scimRole = "scim"
@@ -60,8 +61,8 @@ const owner = (resource: string) => ({ who: "owner", resource }) as const
  * decision 0018.
  */
 export const rules = {
-  "system.health": anyone,
-  "system.publicConfig": anyone,
+  "health": anyone,
+  "publicConfig": anyone,
   "tenants.create": operator,
   "tenants.changePlan": operator,
   "workspaces.list": member,
@@ -201,6 +202,10 @@ export const authorize = (caller: Principal, operation: MemberOperation): Effect
 /** Checks the caller is the operator. */
 export const authorizeOperator = (caller: Principal, operation: OperatorOperation): Effect.Effect<void, Forbidden> =>
   caller._tag === "Operator" ? Effect.void : refuse(`Only the operator token may call ${operation}`)
+
+/** Checks the caller is a SCIM token's, and answers its tenant. */
+export const authorizeScim = (caller: Principal): Effect.Effect<TenantId, Forbidden> =>
+  isScim(caller) && caller._tag === "Member" ? Effect.succeed(caller.tenantId) : refuse("Only a SCIM token may provision the directory")
 
 /**
  * Finishes a `granted` rule: an admin may; a member through a live grant
