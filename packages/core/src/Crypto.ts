@@ -56,6 +56,23 @@ export const base64UrlEncode: (input: string | Uint8Array) => string = nodeBuffe
       : nodeBuffer.from(input.buffer, input.byteOffset, input.byteLength).toString("base64url")
   : Base64Url.encode
 
+/**
+ * The bytes of `text` when it is canonical unpadded base64url, the one
+ * spelling `base64UrlEncode` gives them; otherwise `undefined`. Decoders
+ * are lenient (padding `=`, line breaks, a last character whose unused bits
+ * are set, all decode to the same bytes): a signature, a token segment or a
+ * cursor has exactly one accepted spelling, checked by re-encoding what was
+ * decoded and comparing it with what was received.
+ */
+export const decodeBase64UrlCanonical = (text: string): Uint8Array | undefined => {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
+  const bytes = Base64Url.decode(text)
+  return bytes._tag === "Success" && base64UrlEncode(bytes.success) === text ? bytes.success : undefined
+}
+
+/** Whether `text` is canonical unpadded base64url (see `decodeBase64UrlCanonical`). */
+export const isCanonicalBase64Url = (text: string): boolean => decodeBase64UrlCanonical(text) !== undefined
+
 /** SHA-256 of a UTF-8 string, as lowercase hex. */
 export const sha256Hex: (input: string) => Effect.Effect<string> = nodeCrypto !== undefined
   ? (input) => Effect.sync(() => nodeCrypto.hash("sha256", input, "hex"))

@@ -13,7 +13,7 @@
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { base64UrlEncode, hmacKey } from "./Crypto.ts"
+import { base64UrlEncode, decodeBase64UrlCanonical, hmacKey, isCanonicalBase64Url } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
@@ -80,10 +80,10 @@ export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape>
         if (dot <= 0 || cursor.length > 4096) return yield* new CursorInvalid()
         const body = cursor.slice(0, dot)
         const sigText = cursor.slice(dot + 1)
-        const sig = Base64Url.decode(sigText)
         // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
-        if (Result.isFailure(sig) || base64UrlEncode(sig.success) !== sigText) return yield* new CursorInvalid()
-        if (!(yield* key.verify(sig.success, body))) return yield* new CursorInvalid()
+        const sig = decodeBase64UrlCanonical(sigText)
+        if (sig === undefined || !isCanonicalBase64Url(body)) return yield* new CursorInvalid()
+        if (!(yield* key.verify(sig, body))) return yield* new CursorInvalid()
         const json = Base64Url.decodeString(body)
         if (Result.isFailure(json)) return yield* new CursorInvalid()
         const payload = decodePayload(json.success)

@@ -16,6 +16,7 @@
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { errors, jwtVerify, SignJWT } from "jose"
+import { isCanonicalBase64Url } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
@@ -95,6 +96,16 @@ export class ShareTokens extends Context.Service<ShareTokens, {
   )
 }
 
+/**
+ * Whether a compact JWS is three segments of canonical unpadded base64url
+ * (RFC 7515 §2: no padding, and one spelling per byte string): nothing
+ * appended, no `=`, no last character with unused bits set.
+ */
+export const isCanonicalJws = (token: string): boolean => {
+  const segments = token.split(".")
+  return segments.length === 3 && segments.every((segment) => segment !== "" && isCanonicalBase64Url(segment))
+}
+
 /** Share tokens signed with `key` (at least 32 bytes). */
 export const make = (key: Uint8Array): ShareTokens["Service"] => {
   const sign = (audience: string, subject: string, claims: Record<string, unknown>, now: number, lifetimeSeconds: number) =>
@@ -108,7 +119,8 @@ export const make = (key: Uint8Array): ShareTokens["Service"] => {
         .sign(key)
     )
   const verify = <A>(token: string, audience: string, now: number, schema: Schema.Decoder<A>): Effect.Effect<Result.Result<A, TokenRefusal>> =>
-    Effect.promise(() =>
+    // jose decodes leniently (a padded or otherwise respelled signature verifies): only the canonical spelling is accepted.
+    !isCanonicalJws(token) ? Effect.succeed(Result.fail("invalid" as const)) : Effect.promise(() =>
       jwtVerify(token, key, { audience, algorithms: ["HS256"], requiredClaims: ["exp", "sub"], currentDate: new Date(now) }).then(
         ({ payload }) => {
           const decoded = Schema.decodeUnknownResult(schema)(payload)

@@ -173,6 +173,22 @@ describe("Cursor", () => {
       assert.deepStrictEqual(accepted, [])
     }))
 
+  it.effect("a payload segment in a non-canonical spelling is refused, even signed as it is", () =>
+    Effect.gen(function*() {
+      const codec = yield* makeCodec(keyA)
+      // A payload whose segment leaves unused bits (its length not a multiple of 4): the JSON's length decides.
+      let body = ""
+      for (let b = 0; body === "" || body.length % 4 === 0; b++) body = (yield* codec.encode(payload({ b }))).split(".")[0]!
+      // The same bytes, padded or with the last character's unused bits set.
+      const padded = body + "=".repeat(4 - body.length % 4)
+      const respelled = body.slice(0, -1) + alphabet[alphabet.indexOf(body[body.length - 1]!) ^ 1]
+      for (const variant of [padded, respelled]) {
+        assert.deepStrictEqual(Base64Url.decode(variant), Base64Url.decode(body), "decodes to the same bytes")
+        assert.strictEqual((yield* decodeError(codec, yield* signedWith(keyA, variant)))._tag, "CursorInvalid", variant)
+      }
+      assert.strictEqual((yield* codec.decode(yield* signedWith(keyA, body), binding)).v, 1)
+    }))
+
   it.effect("garbage strings give CursorInvalid, never a defect", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)

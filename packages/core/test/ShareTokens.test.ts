@@ -53,4 +53,31 @@ describe("ShareTokens", () => {
       assert.deepStrictEqual(yield* tokens.verifySession(session, now), Result.succeed({ grantId: claims.grantId, passwordVersion: "abc" }))
       assert.strictEqual(refusal(yield* tokens.verifyEmbed("not.a.token", now)), "invalid")
     }))
+
+  it.effect("only the canonical spelling verifies: a signature with `=` appended, a respelled last character or anything appended is refused", () =>
+    Effect.gen(function*() {
+      const embed = yield* tokens.signEmbed(claims, now, 600)
+      const session = yield* tokens.signSession({ grantId: claims.grantId, passwordVersion: "abc" }, now)
+      assert.isTrue(Result.isSuccess(yield* tokens.verifyEmbed(embed, now)))
+      for (const [token, verify] of [[embed, tokens.verifyEmbed], [session, tokens.verifySession]] as const) {
+        const [header, payload, signature] = token.split(".") as [string, string, string]
+        // HMAC-SHA256: 32 bytes in 43 characters, whose last carries 2 unused bits.
+        const respelled = signature.slice(0, -1) + alphabet[alphabet.indexOf(signature[42]!) ^ 1]
+        assert.deepStrictEqual(Base64Url.decode(respelled), Base64Url.decode(signature), "the same bytes")
+        for (
+          const variant of [
+            `${token}=`,
+            `${token}==`,
+            `${header}.${payload}.${respelled}`,
+            `${header}=.${payload}.${signature}`,
+            `${header}.${payload}=.${signature}`,
+            `${token}.`,
+            `${token} `,
+            `${token}%3D`
+          ]
+        ) assert.strictEqual(refusal(yield* verify(variant, now)), "invalid", variant)
+      }
+    }))
 })
+
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
