@@ -39,6 +39,7 @@ import type { GrantStore } from "./GrantStore.ts"
 import { uuidv7 } from "./Ids.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
 import * as OperationLimits from "./OperationLimits.ts"
+import * as Policy from "./Policy.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import { Member } from "./Principal.ts"
 import type { Report } from "./Report.ts"
@@ -69,10 +70,6 @@ export type RunServices = ExportScheduleStore | ExportStore | GrantStore | Direc
 
 type ManageError = NotFound | Forbidden | Grants.ShareExpired | StoreError
 
-const isAdmin = (member: Member) => member.roles.includes("admin")
-
-/** Whether `member` manages `schedule`: tenant admins all, others those they made. */
-const manages = (member: Member, schedule: ExportSchedule) => isAdmin(member) || schedule.created_by.id === member.userId
 
 /** The member, as the directory has them now, behind a recipient's address; `undefined` when none is active. */
 const recipientMember = (tenantId: TenantId, email: string) =>
@@ -88,7 +85,7 @@ const recipientMember = (tenantId: TenantId, email: string) =>
  */
 const validate = (member: Member, report: Report, request: ExportSchedule["request"], newRecipients: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    yield* Grants.authorize(member, "report", report.report_id, "download")
+    yield* Policy.onSubject(member, "exportSchedules.create", report.report_id)
     yield* Exports.check(report, request)
     for (const email of newRecipients) {
       if ((yield* recipientMember(member.tenantId, email)) === undefined) {
@@ -126,12 +123,17 @@ export const create = (
     return schedule
   })
 
-/** A schedule the member manages; another one is NotFound to them. */
-export const get = (member: Member, scheduleId: string): Effect.Effect<ExportSchedule, NotFound | StoreError, ExportScheduleStore> =>
-  Effect.flatMap(ExportScheduleStore, (store) => store.find(member.tenantId, scheduleId as ScheduleId)).pipe(
-    Effect.map((schedule) => schedule !== undefined && manages(member, schedule) ? schedule : undefined),
-    orNotFound("schedule", scheduleId)
-  )
+/** A schedule the member manages (the policy's `owner` rule: tenant admins all, others those they made); another one is NotFound to them. */
+export const get = (
+  member: Member,
+  scheduleId: string,
+  operation: Policy.MemberOperation = "exportSchedules.get"
+): Effect.Effect<ExportSchedule, NotFound | StoreError, ExportScheduleStore> =>
+  Effect.gen(function*() {
+    const schedule = yield* orNotFound("schedule", scheduleId)((yield* ExportScheduleStore).find(member.tenantId, scheduleId as ScheduleId))
+    yield* Policy.onOwned(member, operation, { type: "schedule", id: scheduleId, ownerId: schedule.created_by.type === "user" ? schedule.created_by.id : null })
+    return schedule
+  })
 
 /** One page of a workspace's schedules, newest first (tenant admins; members manage theirs by id). */
 export const list = (
@@ -152,7 +154,7 @@ export const update = (
   change: ScheduleUpdate
 ): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
   Effect.gen(function*() {
-    const current = yield* get(member, scheduleId)
+    const current = yield* get(member, scheduleId, "exportSchedules.update")
     const report = yield* Reports.get(member.tenantId, current.report_id)
     const now = new Date(yield* Clock.currentTimeMillis)
     const timing = {
@@ -178,7 +180,7 @@ export const update = (
 /** Deletes a schedule; jobs it queued already run. */
 export const remove = (member: Member, scheduleId: string): Effect.Effect<void, NotFound | StoreError, ExportScheduleStore> =>
   Effect.gen(function*() {
-    const schedule = yield* get(member, scheduleId)
+    const schedule = yield* get(member, scheduleId, "exportSchedules.delete")
     if (!(yield* (yield* ExportScheduleStore).remove(member.tenantId, schedule.schedule_id))) {
       return yield* new NotFound({ resource: "schedule", id: scheduleId })
     }
@@ -224,7 +226,7 @@ export const sendNow = (
   scheduleId: string
 ): Effect.Effect<Run, NotFound | StoreError | RateLimitedWith<"rate-limit/exports-exceeded">, RunServices | Limiter> =>
   Effect.gen(function*() {
-    const schedule = yield* get(member, scheduleId)
+    const schedule = yield* get(member, scheduleId, "exportSchedules.sendNow")
     yield* (yield* Limiter).enforce(OperationLimits.apiExports(schedule.workspace_id))
     const at = new Date(yield* Clock.currentTimeMillis)
     return yield* (yield* Transactor).transaction(Effect.gen(function*() {
