@@ -18,7 +18,7 @@ import type { CursorCodec, CursorError } from "./Cursor.ts"
 import * as Datasets from "./Datasets.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import type { DocumentRenderers } from "./DocumentRenderers.ts"
-import { type Forbidden, NotFound, orNotFound, type StoreError } from "./Errors.ts"
+import { type Forbidden, NotFound, type StoreError } from "./Errors.ts"
 import * as Exports from "./Exports.ts"
 import {
   type Delivery,
@@ -129,11 +129,9 @@ export const get = (
   scheduleId: string,
   operation: Policy.MemberOperation = "exportSchedules.get"
 ): Effect.Effect<ExportSchedule, NotFound | StoreError, ExportScheduleStore> =>
-  Effect.gen(function*() {
-    const schedule = yield* orNotFound("schedule", scheduleId)((yield* ExportScheduleStore).find(member.tenantId, scheduleId as ScheduleId))
-    yield* Policy.onOwned(member, operation, { type: "schedule", id: scheduleId, ownerId: schedule.created_by.type === "user" ? schedule.created_by.id : null })
-    return schedule
-  })
+  Effect.flatMap(ExportScheduleStore, (store) => store.find(member.tenantId, scheduleId as ScheduleId)).pipe(
+    Policy.owned(member, operation, { type: "schedule", id: scheduleId }, (schedule) => schedule.created_by)
+  )
 
 /** One page of a workspace's schedules, newest first (tenant admins; members manage theirs by id). */
 export const list = (

@@ -118,9 +118,6 @@ export const enqueue = (
     return made
   })
 
-/** Who a job acts for, when it is a user (a share's or a schedule's jobs are nobody's own). */
-const ownerOf = (job: ExportJob): string | null => job.requested_by.type === "user" ? job.requested_by.id : null
-
 /**
  * A job of the caller's tenant that the policy lets them see: their own, or
  * any for an admin; another member's is `NotFound`, as an unknown id is.
@@ -130,12 +127,9 @@ export const get = (
   jobId: string,
   operation: Policy.MemberOperation = "exports.job"
 ): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
-  Effect.gen(function*() {
-    const job = yield* (yield* ExportStore).find(member.tenantId, jobId as JobId)
-    if (job === undefined) return yield* new NotFound({ resource: "job", id: jobId })
-    yield* Policy.onOwned(member, operation, { type: "job", id: jobId, ownerId: ownerOf(job) })
-    return job
-  })
+  Effect.flatMap(ExportStore, (store) => store.find(member.tenantId, jobId as JobId)).pipe(
+    Policy.owned(member, operation, { type: "job", id: jobId }, (job) => job.requested_by)
+  )
 
 /** Cancels a job of the caller's that has not finished; a finished one is answered as it is. */
 export const cancel = (member: Member, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>

@@ -223,6 +223,24 @@ export const onSubject = (
 }
 
 /**
+ * Reads a record an `owner` rule guards: `NotFound` when `found` has none
+ * or, for a member, when it acts for someone else (`requestedBy`: a user,
+ * or something that is nobody's own, as a share's or a schedule's job).
+ */
+export const owned = <A>(
+  caller: Member,
+  operation: MemberOperation,
+  resource: { readonly type: string; readonly id: string },
+  requestedBy: (record: A) => { readonly type: string; readonly id: string }
+) =>
+<E, R>(found: Effect.Effect<A | undefined, E, R>): Effect.Effect<A, E | NotFound, R> =>
+  Effect.flatMap(found, (record) => {
+    if (record === undefined) return Effect.fail(new NotFound({ resource: resource.type, id: resource.id }))
+    const by = requestedBy(record)
+    return Effect.as(onOwned(caller, operation, { ...resource, ownerId: by.type === "user" ? by.id : null }), record)
+  })
+
+/**
  * Finishes an `owner` rule: an admin may; a member only on what they asked
  * for or made (`ownerId`). Anyone else is answered `NotFound`, as for an id
  * that does not exist, so ids of others' resources reveal nothing.
