@@ -12,6 +12,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import { Authentication, Idempotent, Validation } from "./Api.ts"
 import * as Problems from "./Problems.ts"
 import { toProblem } from "./ProblemMapping.ts"
+import * as Redaction from "./Redaction.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 
@@ -59,16 +60,23 @@ const shown = (input: unknown): string | undefined => {
 const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
   path.reduce<unknown>((value, key) => (typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined), input)
 
-/** Every issue with where it is and what is wrong, naming the bad value where one was sent: `Expected "view" | "edit", got "fly"`. */
-const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown) => {
+/**
+ * Every issue with where it is and what is wrong, naming the bad value where
+ * one was sent: `Expected "view" | "edit", got "fly"`. Never the value of a
+ * sensitive field (a password, a secret, a token: `Redaction`), whoever
+ * added it to the message.
+ */
+export const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown) => {
   const slot = error.kind.toLowerCase()
   return formatIssues(error.cause.issue).issues.map((issue) => {
     const path = (issue.path ?? []).map((p) => {
       const key = typeof p === "object" && p !== null && "key" in p ? (p as { key: PropertyKey }).key : p
       return typeof key === "number" ? key : String(key)
     })
-    const got = issue.message.startsWith("Expected") && !issue.message.includes(", got ") ? shown(valueAt(input, path)) : undefined
-    return { path: [slot, ...path], message: got === undefined ? issue.message : `${issue.message}, got ${got}` }
+    const sensitive = Redaction.isSensitivePath(path)
+    const message = Redaction.withoutEchoedValue(issue.message, sensitive)
+    const got = !sensitive && message.startsWith("Expected") && !message.includes(", got ") ? shown(valueAt(input, path)) : undefined
+    return { path: [slot, ...path], message: got === undefined ? message : `${message}, got ${got}` }
   })
 }
 

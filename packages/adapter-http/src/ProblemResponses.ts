@@ -12,6 +12,7 @@ import { ProblemCode } from "@analytics/core"
 import { ByteSize, Cause, Context, Effect } from "effect"
 import {
   FindMyWay,
+  HttpBody,
   HttpIncomingMessage,
   HttpMethod,
   HttpMiddleware,
@@ -25,6 +26,7 @@ import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
 import { undeclared } from "./Problems.ts"
+import * as Redaction from "./Redaction.ts"
 import { pathOf } from "./Url.ts"
 
 /** The largest request body accepted: 1 MiB. */
@@ -172,15 +174,68 @@ const keepsItsFormat = (response: HttpServerResponse.HttpServerResponse): boolea
     ((body.contentType?.startsWith("application/scim+json") ?? false) || (body.contentType?.startsWith("text/html") ?? false))
 }
 
+/** Problems built from the request's own URL (its path repeated back), not from anything on the server. */
+const echoesTheRequest = new Set(["route/not-found", "route/method-not-allowed"])
+
+/**
+ * A problem whose `detail` names a path on the server's file system (an
+ * engine's or a store's message) has it replaced by a generic text; the
+ * original is logged under the request's id.
+ */
+const withoutServerPaths = (
+  response: HttpServerResponse.HttpServerResponse,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const body = response.body
+  const text = body._tag === "Uint8Array"
+    ? body.text ?? new TextDecoder().decode(body.body)
+    : body._tag === "Raw" && typeof body.body === "string"
+    ? body.body
+    : undefined
+  // Cheap first: most problems name no path at all.
+  if (text === undefined || !Redaction.namesServerPath(text)) return Effect.succeed(response)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return Effect.succeed(response)
+  }
+  if (typeof parsed !== "object" || parsed === null || echoesTheRequest.has((parsed as { code?: string }).code ?? "")) {
+    return Effect.succeed(response)
+  }
+  // What the client sent, to tell its own text repeated back (`No webhook ../x/y`) from a path of ours.
+  const json = HttpMethod.hasBody(request.method) && /json/i.test(request.headers["content-type"] ?? "")
+  return Effect.flatMap(json ? Effect.orElseSucceed(request.text, () => "") : Effect.succeed(""), (sentBody) => {
+    let url = request.url
+    try {
+      url = decodeURIComponent(request.url)
+    } catch {
+      // A malformed escape: the URL as it came.
+    }
+    const scrubbed = Redaction.scrubProblem(parsed as Record<string, unknown>, [url, request.url, sentBody])
+    if (scrubbed === undefined) return Effect.succeed(response)
+    return Effect.as(
+      Effect.logWarning("A problem's detail named a server path; the client was given a generic text", {
+        code: (parsed as { code?: unknown }).code,
+        detail: scrubbed.withheld
+      }),
+      HttpServerResponse.setBody(response, HttpBody.text(JSON.stringify(scrubbed.body), ProblemDetails.contentType))
+    )
+  })
+}
+
 /** Ensures an error response is problem+json (SCIM's and HTML pages keep their format), and 401s carry `WWW-Authenticate`. */
-const finish = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
-  if (response.status < 400) return response
+const finish = (
+  response: HttpServerResponse.HttpServerResponse,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  if (response.status < 400) return Effect.succeed(response)
   let out = response
   if (!isProblem(out) && !keepsItsFormat(out)) {
     out = problemResponse(codeForStatus(out.status), undefined, { ...out.headers })
   }
   if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
-  return out
+  return isProblem(out) ? withoutServerPaths(out, request) : Effect.succeed(out)
 }
 
 /**
@@ -210,7 +265,7 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
         : refuseNul(httpApp)
       return capped.pipe(
         Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),
-        Effect.map(finish)
+        Effect.flatMap((response) => finish(response, request))
       ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
     })
 }
