@@ -213,7 +213,7 @@ describe("authorization matrix", () => {
     assert.deepStrictEqual([...missing, ...unmapped, ...stray], [])
   })
 
-  it("the rules decided for issue 19 hold: admin-only resources, jobs and schedules to their owners, downloads by grant", () => {
+  it("the rules of decision 0018 hold: admin-only resources, jobs and schedules to their owners, downloads by grant", () => {
     const pinned: ReadonlyArray<readonly [RegExp, Policy.Rule["who"]]> = [
       [/^webhooks\.(?!eventTypes)/, "admin"],
       [/^(auditLog|users|teams|executiveRoles|invitations|scimTokens)\./, "admin"],

@@ -1,6 +1,6 @@
 /**
- * Signed values accept only the spelling the service gave them (issue 19,
- * decisions 0014 and 0003): an embed token, a link session, a signed result
+ * Signed values accept only the spelling the service gave them (decisions
+ * 0014 and 0003): an embed token, a link session, a signed result
  * URL and a cursor with `=` appended, or with their last character
  * respelled to decode to the same bytes, are refused as a forgery would be.
  */

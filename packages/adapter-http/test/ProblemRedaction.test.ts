@@ -1,6 +1,6 @@
 /**
- * No problem body repeats a secret, a password or a server path (issue 19,
- * decision 0001): validation issues leave out the rejected value of a
+ * No problem body repeats a secret, a password or a server path (decision
+ * 0001): validation issues leave out the rejected value of a
  * sensitive field, and an engine's message naming a file on the server is
  * replaced by a generic text (the original is logged).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 19 (authorization inside a tenant) replayed as its tester met it,
+ * Authorization inside a tenant (decision 0018) tried as a tester met it,
  * over real HTTP against the packaged host on its default store (embedded
  * PGlite on disk) with the demo data: an ordinary member's personal token
  * (`POST /v1/users` with roles ["member"], then `POST /v1/users/{id}/tokens`)
@@ -128,7 +128,7 @@ beforeAll(async () => {
   await eventArrives(receiver, "/admin", (e) => e.type === "export.succeeded" && e.data.job_id === adminJob.job_id)
 }, 90_000)
 
-describe("a member's personal token on the packaged host (issue 19)", () => {
+describe("a member's personal token on the packaged host", () => {
   it("the member's token authenticates (so the refusals below are the policy's, not a bad token)", async () => {
     const workspaces = await call(host, "GET", "/v1/workspaces", member.token)
     expect(workspaces.status).toBe(200)
