@@ -16,7 +16,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { App, FileBlobStore } from "@analytics/adapter-http"
 import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, Datasets, EventPublisher, ExportWorker, Mailer, RateLimit, SignedUrl } from "@analytics/core"
+import { AnalyticsEngine, Datasets, EngineScheduler, EventPublisher, ExportWorker, Mailer, RateLimit, SignedUrl } from "@analytics/core"
 import { Context, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -58,7 +58,7 @@ const main = Effect.gen(function*() {
   const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks(base, signer) }).pipe(
     Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep("50 millis")),
     Effect.forever,
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), Documents.layer, Mailer.Mailer.layerMemory)),
+    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }).pipe(Layer.provide(EngineScheduler.EngineScheduler.layer())), Documents.layer, Mailer.Mailer.layerMemory)),
     Effect.provideContext(blobs),
     Effect.provideContext(stores)
   )

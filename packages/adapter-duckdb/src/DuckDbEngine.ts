@@ -6,6 +6,14 @@
  * is written, Parquet to a temporary file (its writer ends the file with a
  * footer) streamed out when complete.
  *
+ * Each query runs on a thread of Node's libuv pool for its whole length
+ * (never on the event loop: a long query does not block it) and shares
+ * DuckDB's `threads - 1` background workers with every other query running
+ * (`threads` is the whole database's setting). So at most `connections` queries run at once, and
+ * no more than libuv's pool allows (`UV_THREADPOOL_SIZE`, 4 by default,
+ * shared with file I/O); the host sizes both from its engine concurrency,
+ * and `EngineScheduler` (core) decides whose query runs.
+ *
  * @since 0.1.0
  */
 import { AnalyticsEngine, Csv, SqlCompiler, SqlDialect } from "@analytics/core"
@@ -67,7 +75,7 @@ const failure = (operation: string, cause: unknown, detail?: string) =>
 
 /** How the engine is set up. */
 export interface Options {
-  /** Connections kept open, so many queries run at once (default 8). */
+  /** Connections kept open, so many queries run at once (default 8); beyond the engine scheduler's capacity they only idle. */
   readonly connections?: number | undefined
   /**
    * DuckDB's `memory_limit` (e.g. `"256MB"`; DuckDB's default is 80% of the
@@ -77,7 +85,11 @@ export interface Options {
   readonly memoryLimit?: string | undefined
   /** Where DuckDB spills (DuckDB's default: `<database file>.tmp`). */
   readonly tempDirectory?: string | undefined
-  /** DuckDB's worker threads (DuckDB's default: one per core). */
+  /**
+   * DuckDB's threads (DuckDB's default: one per core): each query runs on
+   * its own and shares `threads - 1` background workers with the others,
+   * so with fewer threads than cores one query cannot take them all.
+   */
   readonly threads?: number | undefined
 }
 

@@ -14,6 +14,7 @@ import {
   Datasets,
   type DirectoryStore,
   DocumentRenderers,
+  EngineScheduler,
   EventPublisher,
   Limiter,
   Mailer,
@@ -232,6 +233,15 @@ export interface Options<E> extends EdgeOptions {
    */
   readonly engines?: Datasets.EngineLayers<E> | undefined
   /**
+   * How the engines are shared between tenants (`EngineScheduler`): at most
+   * `capacity` queries, exports and imports at once in the process, each
+   * tenant its fair share, the rest queued (default
+   * `EngineScheduler.defaults`, 4 at once). Options make a scheduler of the
+   * app's own; a layer shares one with work outside the app (the host's
+   * export worker).
+   */
+  readonly engineScheduler?: EngineScheduler.Options | Layer.Layer<EngineScheduler.EngineScheduler> | undefined
+  /**
    * Where export results are kept: `FileBlobStore.layer(dir)` for a
    * directory, `S3BlobStore.layer(config)` from `@analytics/adapter-s3` for
    * a bucket (result URLs are then its presigned URLs); by default this
@@ -263,6 +273,14 @@ export interface Options<E> extends EdgeOptions {
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
 }
 
+/** The engines' scheduler: the one given, or one made of the options given (the defaults when none). */
+const schedulerLayer = (given: Options<unknown>["engineScheduler"]): Layer.Layer<EngineScheduler.EngineScheduler> =>
+  given === undefined
+    ? EngineScheduler.EngineScheduler.layer(EngineScheduler.defaults)
+    : "capacity" in given
+    ? EngineScheduler.EngineScheduler.layer(given)
+    : given
+
 /** The full application layer for the given options, storage included. */
 export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.HttpRouter> =>
   routes(options).pipe(
@@ -272,7 +290,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(options.passwordHasher ?? Argon2PasswordHasher.layer),
     Layer.provide(TenantDirectory.TenantDirectory.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
-    Layer.provide(Datasets.Engines.layer(options.engines ?? {})),
+    Layer.provide(Datasets.Engines.layer(options.engines ?? {}).pipe(Layer.provide(schedulerLayer(options.engineScheduler)))),
     Layer.provide(options.mailer ?? Mailer.Mailer.layerLog),
     Layer.provide(options.answerer ?? BuiltInAnswerer.layer),
     Layer.provide(

@@ -9,7 +9,7 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
+import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EngineScheduler, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert } from "@effect/vitest"
 import { Context, Effect, Layer, type Scope } from "effect"
 import type * as App from "@analytics/adapter-http/App"
@@ -73,7 +73,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<ExportServer, u
       // With the store, as a host passes it: a store that presigns (S3) makes the result URLs.
       links: ExportRoutes.resultLinks("http://127.0.0.1", signer, blobs)
     }).pipe(
-      Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }), blobLayer, renderers, mailer)),
+      Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }).pipe(Layer.provide(EngineScheduler.EngineScheduler.layer())), blobLayer, renderers, mailer)),
       Effect.provideContext(server.stores)
     )
     const local = (url: string) => url.replace("http://127.0.0.1/", "/")

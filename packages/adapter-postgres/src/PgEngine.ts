@@ -6,11 +6,16 @@
  * streams them (the client pauses reading while the file's reader waits),
  * since the client has no `COPY … TO STDOUT`.
  *
+ * A query run with a timeout also carries it to the server as its
+ * `statement_timeout` (`SET LOCAL`, in a transaction of its own), so it
+ * ends there even when the cancel request is lost (a host that dies, a
+ * network cut).
+ *
  * @since 0.1.0
  */
 import { AnalyticsEngine, Csv, SqlCompiler, SqlDialect } from "@analytics/core"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Effect, Layer, type Redacted, Stream } from "effect"
+import { Clock, Duration, Effect, Layer, type Redacted, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient } from "effect/sql"
 
@@ -48,11 +53,21 @@ export const make = Effect.gen(function*() {
   }
   return AnalyticsEngine.AnalyticsEngine.of({
     dialect: SqlDialect.postgres,
-    run: (compiled) => {
+    run: (compiled, options) => {
       const convert = converter(compiled)
-      return sql.unsafe<Record<string, unknown>>(compiled.sql, [...compiled.params]).pipe(
+      const query = sql.unsafe<Record<string, unknown>>(compiled.sql, [...compiled.params])
+      const millis = options?.timeout === undefined ? Number.POSITIVE_INFINITY : Math.ceil(Duration.toMillis(options.timeout))
+      // The server's own bound, for this statement only (`set_config(…, true)` is `SET LOCAL`).
+      const bounded = Number.isFinite(millis) && millis > 0
+        ? sql.withTransaction(Effect.andThen(sql`SELECT set_config('statement_timeout', ${`${millis}ms`}, true)`, query))
+        : query
+      return bounded.pipe(
         Effect.map((rows) => rows.map(convert)),
-        Effect.mapError(failure("query"))
+        Effect.mapError((cause) =>
+          (cause as { readonly reason?: { readonly _tag?: string } }).reason?._tag === "StatementTimeoutError"
+            ? new AnalyticsEngine.EngineError({ operation: "query", detail: `PostgreSQL stopped the query at its statement timeout (${millis} ms)`, cause })
+            : failure("query")(cause)
+        )
       )
     },
     csv: (compiled) =>

@@ -126,6 +126,17 @@ if (databaseUrl === "") {
         assert.deepStrictEqual(yield* engine.run({ sql: "SELECT 42 AS answer", params: [], bound: [], columns: [] }), [{ answer: 42 }])
       }).pipe(Effect.scoped))
 
+    it.live("a query's timeout is its statement_timeout on the server, for that statement only", () =>
+      Effect.gen(function*() {
+        const engine = yield* setup
+        const run = (text: string, timeout?: Duration.Input) => engine.run({ sql: text, params: [], bound: [], columns: [] }, { timeout })
+        assert.deepStrictEqual(yield* run("SELECT current_setting('statement_timeout') AS t", Duration.seconds(90)), [{ t: "90s" }])
+        // The server ends it (no interruption here), however long the client would have waited.
+        const stopped = yield* Effect.flip(run("SELECT pg_sleep(30) AS slept", Duration.millis(300)))
+        assert.strictEqual(stopped.detail, "PostgreSQL stopped the query at its statement timeout (300 ms)")
+        assert.deepStrictEqual(yield* run("SELECT current_setting('statement_timeout') AS t"), [{ t: "0" }])
+      }).pipe(Effect.scoped))
+
     it.effect("a scheduled PostgreSQL dataset is refreshed when its cron time comes, once", () =>
       Effect.gen(function*() {
         const engine = yield* setup

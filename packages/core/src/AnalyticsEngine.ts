@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, type Effect, type Stream } from "effect"
+import { Context, Data, type Duration, type Effect, type Stream } from "effect"
 import type { DimensionType } from "./SemanticModel.ts"
 import type { Compiled } from "./SqlCompiler.ts"
 import type { Dialect } from "./SqlDialect.ts"
@@ -35,6 +35,12 @@ export interface Imported {
   readonly rowCount: number
 }
 
+/** How a query is run. */
+export interface RunOptions {
+  /** The query's timeout: the engine may stop it past this on its own. */
+  readonly timeout?: Duration.Input | undefined
+}
+
 /** The engine failed (a query it refused, a file it could not read, a lost connection). */
 export class EngineError extends Data.TaggedError("EngineError")<{
   readonly operation: string
@@ -46,8 +52,13 @@ export class EngineError extends Data.TaggedError("EngineError")<{
 export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
   /** The dialect queries are compiled to for this engine. */
   readonly dialect: Dialect
-  /** Runs a compiled query; interrupting the effect cancels the query in the engine. */
-  readonly run: (compiled: Compiled) => Effect.Effect<ReadonlyArray<Row>, EngineError>
+  /**
+   * Runs a compiled query; interrupting the effect cancels the query in the
+   * engine. `timeout`, the query's own, is also given to an engine that
+   * can bound a statement itself (PostgreSQL's `statement_timeout`), so a
+   * query whose cancel never arrives still ends.
+   */
+  readonly run: (compiled: Compiled, options?: RunOptions) => Effect.Effect<ReadonlyArray<Row>, EngineError>
   /**
    * The query's rows as a compressed Parquet file, written by the engine
    * itself and streamed (any row count passes in bounded memory); absent

@@ -5,16 +5,18 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect, Layer, type Stream } from "effect"
-import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, type EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
+import { Clock, Context, Data, Duration, Effect, Layer, Stream } from "effect"
+import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
 import { datasetKey, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
+import { EngineScheduler, type TurnExpired } from "./EngineScheduler.ts"
 import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { EventPublisher, publish } from "./EventPublisher.ts"
 import type * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
+import { RateLimited, type RateLimitedWith } from "./Limiter.ts"
 import * as Metrics from "./Metrics.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { Member } from "./Principal.ts"
@@ -35,22 +37,70 @@ export interface EngineLayers<E> {
   readonly postgres?: Layer.Layer<AnalyticsEngine, E> | undefined
 }
 
-/** The engines datasets run on: uploaded files' (embedded DuckDB) and the operator's PostgreSQL; either may be absent. */
+/**
+ * The engines datasets run on: uploaded files' (embedded DuckDB) and the
+ * operator's PostgreSQL, either may be absent; and the scheduler that
+ * shares them between tenants (`EngineScheduler`). Without a scheduler,
+ * work runs as it comes (tests that build the engines by hand).
+ */
 export class Engines extends Context.Service<Engines, {
   readonly upload: AnalyticsEngine["Service"] | undefined
   readonly postgres: AnalyticsEngine["Service"] | undefined
+  readonly scheduler?: EngineScheduler["Service"] | undefined
 }>()("@analytics/core/Datasets/Engines") {
-  /** The engines built from their layers, and closed with this one. */
-  static readonly layer = <E>(layers: EngineLayers<E>): Layer.Layer<Engines, E> =>
+  /** The engines built from their layers, and closed with this one, shared by the `EngineScheduler`. */
+  static readonly layer = <E>(layers: EngineLayers<E>): Layer.Layer<Engines, E, EngineScheduler> =>
     Layer.effect(
       Engines,
       Effect.gen(function*() {
         const build = (layer: Layer.Layer<AnalyticsEngine, E> | undefined) =>
           layer === undefined ? Effect.succeed(undefined) : Effect.map(Layer.build(layer), (context) => Context.get(context, AnalyticsEngineTag))
-        return { upload: yield* build(layers.upload), postgres: yield* build(layers.postgres) }
+        return { upload: yield* build(layers.upload), postgres: yield* build(layers.postgres), scheduler: yield* EngineScheduler }
       })
     )
 }
+
+/**
+ * No turn on the analytics engine came within the query's timeout: the
+ * engine is busy with this tenant's other queries (its fair share is in
+ * use) or with everyone's. 429 `rate-limit/query-concurrency` with
+ * `Retry-After`, as the per-workspace cap answers: the client should send
+ * fewer queries at once, and retry.
+ */
+export type EngineBusy = RateLimitedWith<"rate-limit/query-concurrency">
+
+const engineBusy = (expired: TurnExpired): EngineBusy =>
+  new RateLimited({
+    code: "rate-limit/query-concurrency",
+    detail: `The analytics engine had no turn for this query within ${Math.round(expired.waitedMillis / 1000)} s: this tenant's other queries hold its share of the engine; send fewer at once`,
+    retryAfterSeconds: 1
+  }) as EngineBusy
+
+/** The same, for work whose only failure is the engine's (streamed and written files). */
+const engineBusyError = (expired: TurnExpired) =>
+  new EngineError({ operation: "schedule", detail: `The analytics engine had no turn for this work within ${Math.round(expired.waitedMillis / 1000)} s` })
+
+/** Runs engine work of `tenantId` in its turn, waiting at most `deadline` (`EngineScheduler.withTurn`), or at once without a scheduler. */
+const inTurnWithin = (tenantId: TenantId, deadline: Duration.Input) => <A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E | TurnExpired, R | Engines> =>
+  Effect.flatMap(Engines, ({ scheduler }) => scheduler === undefined ? work : scheduler.withTurn(tenantId, deadline)(work))
+
+/** Runs engine work of `tenantId` in its turn, however long it waits for it. */
+const inTurn = (tenantId: TenantId) => <A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Engines> =>
+  Effect.flatMap(Engines, ({ scheduler }) =>
+    scheduler === undefined
+      ? work
+      // Without a deadline no turn expires.
+      : Effect.catchTag(scheduler.withTurn(tenantId)(work), "TurnExpired", (expired) => Effect.die(expired)) as Effect.Effect<A, E, R>)
+
+/** A stream of engine work of `tenantId`, holding a turn while it runs; no turn within `deadline` is an EngineError. */
+const streamedInTurn = <A>(
+  scheduler: EngineScheduler["Service"] | undefined,
+  tenantId: TenantId,
+  stream: Stream.Stream<A, EngineError>
+): Stream.Stream<A, EngineError> =>
+  scheduler === undefined
+    ? stream
+    : Stream.unwrap(Effect.as(Effect.mapError(scheduler.turn(tenantId, defaultQueryTimeout), engineBusyError), stream))
 
 /** No engine serves this kind of source here. */
 export class EngineUnavailable extends Data.TaggedError("EngineUnavailable")<{
@@ -228,7 +278,8 @@ const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: Fi
     Effect.gen(function*() {
       const table = tableOf({ ...dataset, load_id: loadId })
       // Until the switch no record names the table: a load that goes no further drops it.
-      const imported = yield* restore(engine.importFile(table, file)).pipe(
+      // Imports take turns with queries (no deadline: an upload waits for its turn).
+      const imported = yield* restore(inTurn(dataset.tenant_id)(engine.importFile(table, file))).pipe(
         Effect.onInterrupt(() => dropQuietly(engine, table, "an interrupted load's table")),
         Effect.catchTag("EngineError", (error) =>
           Effect.andThen(
@@ -342,11 +393,11 @@ export const refresh = (
     return yield* refreshing(dataset, () =>
       Effect.gen(function*() {
         const table = tableOf(dataset)
-        const asSource = <A>(effect: Effect.Effect<A, EngineError>) => Effect.mapError(effect, (error) => new SourceInvalid({ detail: error.detail }))
+        const asSource = <A, R>(effect: Effect.Effect<A, EngineError, R>) => Effect.mapError(effect, (error) => new SourceInvalid({ detail: error.detail }))
         const columns = yield* asSource(engine.describe(table))
         yield* checked(dataset.model, columns)
         const counting = SemanticQuery.plan(countModel, { measures: ["rows"] }, { roles: [], attributes: {} }, new Date(0)) as SemanticQuery.Plan
-        const [row] = yield* asSource(engine.run(SqlCompiler.compile(counting, { table }, engine.dialect)))
+        const [row] = yield* asSource(inTurn(tenantId)(engine.run(SqlCompiler.compile(counting, { table }, engine.dialect))))
         const now = new Date(yield* Clock.currentTimeMillis)
         const refreshed: Dataset = { ...dataset, columns, row_count: Number(row?.["rows"] ?? 0), refreshed_at: now, updated_at: now }
         // A PostgreSQL dataset has no load: the switch only records what the refresh found.
@@ -391,14 +442,18 @@ const prepared = (
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type === "upload" && dataset.refreshed_at === null) return yield* new NotLoaded({ datasetId })
     const engine = yield* engineFor(dataset.source)
+    const { scheduler } = yield* Engines
     const model = yield* checked(dataset.model, [])
     const plan = SemanticQuery.plan(model, query, security, new Date(yield* Clock.currentTimeMillis), options)
     if (plan instanceof SemanticQuery.QueryInvalid) return yield* plan
-    return { dataset, engine, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, dialect === undefined ? engine.dialect : SqlDialect.dialects[dialect]) }
+    return { dataset, engine, scheduler, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, dialect === undefined ? engine.dialect : SqlDialect.dialects[dialect]) }
   })
 
 /** The errors of planning a query of a dataset. */
-export type QueryError = NotFound | NotLoaded | EngineUnavailable | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError
+export type PlanError = NotFound | NotLoaded | EngineUnavailable | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError
+
+/** The errors of asking a dataset a query, before it runs: planning it, and waiting for a turn on the engine. */
+export type QueryError = PlanError | EngineBusy
 
 /** The SQL a query compiles to, for its dataset's engine or the `dialect` asked for (nothing is run). */
 export const compile = (
@@ -407,7 +462,7 @@ export const compile = (
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext,
   dialect?: DialectName
-): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, QueryError, DatasetStore | Engines> =>
+): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, PlanError, DatasetStore | Engines> =>
   Effect.map(prepared(tenantId, datasetId, query, security, dialect), ({ compiled, engine }) => ({ dialect: dialect ?? engine.dialect.name, compiled }))
 
 /** Whether the engine of a dataset writes Parquet itself (DuckDB does). */
@@ -424,11 +479,11 @@ export const parquet = (
   datasetId: string,
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext
-): Effect.Effect<Stream.Stream<Uint8Array, EngineError>, QueryError, DatasetStore | Engines> =>
-  Effect.flatMap(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, dataset, engine }) =>
+): Effect.Effect<Stream.Stream<Uint8Array, EngineError>, PlanError, DatasetStore | Engines> =>
+  Effect.flatMap(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, dataset, engine, scheduler }) =>
     engine.parquet === undefined
       ? Effect.fail(new EngineUnavailable({ source: dataset.source.type }))
-      : Effect.succeed(engine.parquet(compiled)))
+      : Effect.succeed(streamedInTurn(scheduler, tenantId, engine.parquet(compiled))))
 
 /**
  * A query's rows (every one, unless it names a limit) as a CSV file
@@ -440,9 +495,9 @@ export const csv = (
   datasetId: string,
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext
-): Effect.Effect<Stream.Stream<Uint8Array, EngineError> | undefined, QueryError, DatasetStore | Engines> =>
-  Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine }) =>
-    engine.csv === undefined ? undefined : engine.csv(compiled))
+): Effect.Effect<Stream.Stream<Uint8Array, EngineError> | undefined, PlanError, DatasetStore | Engines> =>
+  Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine, scheduler }) =>
+    engine.csv === undefined ? undefined : streamedInTurn(scheduler, tenantId, engine.csv(compiled)))
 
 /**
  * How a query's rows (every one, unless it names a limit) are written to a
@@ -455,13 +510,22 @@ export const fileWriter = (
   query: SemanticQuery.Query,
   security: SemanticQuery.SecurityContext,
   format: "csv" | "parquet"
-): Effect.Effect<((path: string) => Effect.Effect<void, EngineError>) | undefined, QueryError, DatasetStore | Engines> =>
-  Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine }) => {
+): Effect.Effect<((path: string) => Effect.Effect<void, EngineError>) | undefined, PlanError, DatasetStore | Engines> =>
+  Effect.map(prepared(tenantId, datasetId, query, security, undefined, streamed), ({ compiled, engine, scheduler }) => {
     const writeFile = engine.writeFile
-    return writeFile === undefined ? undefined : (path: string) => writeFile(compiled, format, path)
+    if (writeFile === undefined) return undefined
+    return (path: string) =>
+      scheduler === undefined
+        ? writeFile(compiled, format, path)
+        : scheduler.withTurn(tenantId, defaultQueryTimeout)(writeFile(compiled, format, path)).pipe(Effect.catchTag("TurnExpired", (expired) => Effect.fail(engineBusyError(expired))))
   })
 
-/** Runs a query of a dataset for a principal, cancelled in the engine after `timeout`. */
+/**
+ * Runs a query of a dataset for a principal in a turn of its tenant's on
+ * the engine (`EngineScheduler`). `timeout` bounds the whole: a query with
+ * no turn within it fails with EngineBusy (429), one still running at its
+ * end is cancelled in the engine (QueryTimedOut).
+ */
 export const query = (
   tenantId: TenantId,
   datasetId: string,
@@ -475,12 +539,23 @@ export const query = (
 > =>
   Effect.gen(function*() {
     const { compiled, dataset, engine } = yield* prepared(tenantId, datasetId, query, security)
-    const rows = yield* engine.run(compiled).pipe(
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () => Effect.fail(new QueryTimedOut({ seconds: Duration.toSeconds(timeout) }))
-      }),
-      Metrics.timedQuery(dataset.source.type),
+    const budget = Duration.toMillis(timeout)
+    const asked = yield* Clock.currentTimeMillis
+    const rows = yield* Effect.gen(function*() {
+      // What the wait for a turn left of the timeout.
+      const waited = (yield* Clock.currentTimeMillis) - asked
+      yield* Effect.annotateCurrentSpan("dataset.engine_wait_ms", waited)
+      const left = Math.max(0, budget - waited)
+      return yield* engine.run(compiled, { timeout }).pipe(
+        Effect.timeoutOrElse({
+          duration: left,
+          orElse: () => Effect.fail(new QueryTimedOut({ seconds: Duration.toSeconds(timeout) }))
+        }),
+        Metrics.timedQuery(dataset.source.type)
+      )
+    }).pipe(
+      inTurnWithin(tenantId, budget),
+      Effect.catchTag("TurnExpired", (expired) => Effect.fail(engineBusy(expired))),
       Effect.withSpan("dataset.query", { attributes: { "dataset.engine": dataset.source.type, "dataset.id": dataset.dataset_id } })
     )
     return { dataset, compiled, rows }

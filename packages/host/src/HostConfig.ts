@@ -7,6 +7,7 @@
 import { Plan, User } from "@analytics/core"
 import { Config, Effect, Option, Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
+import * as Os from "node:os"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 
@@ -64,8 +65,21 @@ export interface HostConfig {
     readonly duckdbPath: Option.Option<string>
     /** DuckDB's `memory_limit` (`"1GB"`); past it sorts and groupings spill to disk. DuckDB's own default (80% of memory) when unset. */
     readonly duckdbMemoryLimit: Option.Option<string>
+    /**
+     * DuckDB's worker threads, shared by every query at once (DuckDB's
+     * `threads` is the whole database's; a query runs on its own thread and
+     * these). Default: half the CPUs available, at least one, so one query
+     * never occupies every core.
+     */
+    readonly duckdbThreads: number
     readonly warehouseUrl: Option.Option<Redacted.Redacted<string>>
     readonly maxUploadBytes: number
+    /**
+     * Engine work (queries, exports, imports) run at once in this process,
+     * every tenant together, each its fair share (`EngineScheduler`); the
+     * rest waits its turn. Default: the CPUs available to the process.
+     */
+    readonly engineConcurrency: number
     /** Run scheduled dataset refreshes and alert checks in this process (with several hosts on one database, enable it on one). */
     readonly scheduler: boolean
   }
@@ -232,7 +246,15 @@ const variables = {
     Schema.String.check(Schema.isPattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, { message: "Expected a size such as 512MB or 2GB" })),
     "ANALYTICS_DUCKDB_MEMORY_LIMIT"
   )),
+  duckdbThreads: Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1024 })),
+    "ANALYTICS_DUCKDB_THREADS"
+  ).pipe(Config.withDefault(Math.max(1, Math.floor(Os.availableParallelism() / 2)))),
   warehouseUrl: Config.option(Config.Redacted("ANALYTICS_WAREHOUSE_URL")),
+  engineConcurrency: Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1024 })),
+    "ANALYTICS_ENGINE_CONCURRENCY"
+  ).pipe(Config.withDefault(Os.availableParallelism())),
   scheduler: Config.Boolean("ANALYTICS_SCHEDULER").pipe(Config.withDefault(true)),
   exportsDir: Config.option(Config.NonEmptyString("ANALYTICS_EXPORTS_DIR")),
   s3Bucket: Config.option(Config.schema(BucketName, "ANALYTICS_EXPORTS_S3_BUCKET")),
@@ -409,8 +431,10 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
         c.store === "memory" ? Option.some(":memory:") : c.store === "pglite" ? Option.some(`${c.dataDir}/analytics.duckdb`) : Option.none()
       ),
       duckdbMemoryLimit: c.duckdbMemoryLimit,
+      duckdbThreads: c.duckdbThreads,
       warehouseUrl: c.warehouseUrl,
       maxUploadBytes: c.maxUploadMegabytes * 1024 * 1024,
+      engineConcurrency: c.engineConcurrency,
       scheduler: c.scheduler
     },
     exports: {

@@ -21,6 +21,7 @@ import {
   ApiToken,
   BlobStore,
   Datasets,
+  EngineScheduler,
   EventPublisher,
   type Exports,
   ExportSchedules,
@@ -223,7 +224,13 @@ const enginesOf = (config: HostConfig) => ({
     onSome: (path) => ({
       upload: Layer.unwrap(Effect.map(
         path === ":memory:" ? Effect.void : Effect.promise(() => Fs.mkdir(Path.dirname(path), { recursive: true })),
-        () => DuckDbEngine.layer(path, { memoryLimit: Option.getOrUndefined(config.datasets.duckdbMemoryLimit) })
+        () =>
+          DuckDbEngine.layer(path, {
+            memoryLimit: Option.getOrUndefined(config.datasets.duckdbMemoryLimit),
+            threads: config.datasets.duckdbThreads,
+            // A connection for each turn of the engine scheduler, and two for metadata (describe, drop) beside them.
+            connections: config.datasets.engineConcurrency + 2
+          })
       ))
     })
   }),
@@ -254,8 +261,10 @@ const initialize = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
     const blobs = yield* Layer.build(resultsLayer(config))
+    // One scheduler shares the engines between tenants for everything this process runs: the API, the export worker, the scheduler.
+    const engineScheduler = Layer.succeed(EngineScheduler.EngineScheduler, yield* EngineScheduler.make({ capacity: config.datasets.engineConcurrency }))
     // Built once: a DuckDB file opens in one place, shared by the API, the demo and the scheduler.
-    const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config))), Datasets.Engines)
+    const engines = Context.get(yield* Layer.build(Datasets.Engines.layer(enginesOf(config)).pipe(Layer.provide(engineScheduler))), Datasets.Engines)
     const publisher = EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores)))
     const withAnalytics = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideContext(stores), Effect.provideService(Datasets.Engines, engines), Effect.provide(publisher))
@@ -304,6 +313,7 @@ const initialize = (config: HostConfig) =>
         upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
         postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
       },
+      engineScheduler,
       maxUploadBytes: config.datasets.maxUploadBytes,
       blobStore: Layer.succeedContext(blobs),
       renderers: Documents.layer,
