@@ -1,5 +1,5 @@
 /**
- * The engine's fair share over real HTTP (issue 19): with one engine slot,
+ * The engine's fair share over real HTTP (decision 0013): with one engine slot,
  * a tenant's query goes before another tenant's queued flood, and a query
  * that gets no turn within its timeout is answered 429
  * `rate-limit/query-concurrency` with `Retry-After`. The engine is a fake

@@ -1,5 +1,5 @@
 /**
- * `bench/fairness` runs in CI: the benchmark itself (`npm run
+ * `bench/fairness` (decision 0013) runs in CI: the benchmark itself (`npm run
  * bench:fairness`'s script, the packaged host in a child process), with
  * tiny settings, must measure both phases and write its record. No timing
  * is asserted here; the bench prints its ratio against its own bar.
