@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import { ServerPaths } from "@analytics/core"
 
 /** Names of fields whose values are never repeated back. */
 const sensitiveName = /pass(?:word|phrase|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|signature|session/i
@@ -31,26 +32,11 @@ export const withoutEchoedValue = (message: string, sensitive: boolean): string 
   return sensitive || sensitiveName.test(message.slice(got)) ? message.slice(0, got) : message
 }
 
-/**
- * A path on a file system: absolute POSIX with at least two segments (not
- * one of the API's own routes, nor a URL's path), a Windows drive path, a
- * `file:` URL, or a path relative to a dot directory (`./x`, `../x`,
- * `.data/analytics.duckdb`).
- */
-const serverPath = new RegExp(
-  [
-    String.raw`(?<![\w:/.%-])/(?!v1/|s/|embed\b|api/|metrics\b)[\w.@%+~-]+(?:/[\w.@%+~-]*)+`,
-    String.raw`\b[A-Za-z]:\\[^\s"']+`,
-    String.raw`\bfile:/`,
-    String.raw`(?<![\w/.-])\.(?:\.|[\w-]+)?/[\w.@%+~/-]+`
-  ].join("|")
-)
-
-/** Whether `text` names a path on a file system. */
-export const namesServerPath = (text: string): boolean => serverPath.test(text)
+/** Whether `text` names a path on a file system (core's `ServerPaths`). */
+export const namesServerPath = ServerPaths.names
 
 /** The paths `text` names. */
-export const pathsIn = (text: string): ReadonlyArray<string> => Array.from(text.matchAll(new RegExp(serverPath, "g")), (m) => m[0])
+export const pathsIn = ServerPaths.pathsIn
 
 /** What replaces a `detail` that named a server path. */
 export const withheldDetail = (title: string | undefined) =>

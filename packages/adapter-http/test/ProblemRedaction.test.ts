@@ -63,6 +63,7 @@ describe("problem bodies never repeat a secret, a password or a server path", ()
       const { token } = yield* server.tenant()
       const workspace = yield* server.request("POST", "/v1/workspaces", { token, body: { name: "Sales" } })
       const dataset = yield* server.request("POST", "/v1/datasets", { token, body: { workspace_id: workspace.body.workspace_id, name: "Orders", source: { type: "upload" } } })
+      const hook = yield* server.request("POST", "/v1/webhooks", { token, body: { url: "https://hooks.example.com/in", events: ["dataset.refresh.failed"] } })
       // Not a Parquet file: DuckDB's message names the temporary file it was written to.
       const refused = yield* server.request("PUT", `/v1/datasets/${dataset.body.dataset_id}/data`, {
         token,
@@ -78,6 +79,11 @@ describe("problem bodies never repeat a secret, a password or a server path", ()
         "The dataset's source cannot be read. The details name a file on the server: they are in the service's log under this problem's request_id."
       )
       assert.isString(refused.body.request_id)
+      // Its dataset.refresh.failed event names no path either.
+      const deliveries = yield* server.request("GET", `/v1/webhooks/${hook.body.webhook_id}/deliveries`, { token })
+      assert.deepStrictEqual(deliveries.body.data.map((d: any) => d.event.data.error), [
+        { code: "dataset/source-invalid", message: "The dataset's source cannot be read; the service's log has the details" }
+      ])
       // A path the client sent itself is its own text, repeated back as ever.
       const probe = yield* server.request("GET", `/v1/webhooks/${encodeURIComponent("../../etc/passwd")}`, { token })
       assert.strictEqual(problemCode(probe), "resource/not-found")

@@ -22,6 +22,7 @@ import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFir
 import type { Member } from "./Principal.ts"
 import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
+import * as ServerPaths from "./ServerPaths.ts"
 import * as SqlCompiler from "./SqlCompiler.ts"
 import * as SqlDialect from "./SqlDialect.ts"
 import type { DialectName } from "./SqlDialect.ts"
@@ -353,11 +354,21 @@ const refreshing = <E extends { readonly _tag: string }, R>(
     const ids = { dataset_id: dataset.dataset_id, refresh_id: refreshId }
     yield* event("dataset.refresh.started", ids)
     const refreshed = yield* work(refreshId).pipe(
-      Effect.tapError((error) =>
-        event("dataset.refresh.failed", {
-          ...ids,
-          error: { code: codeOf(error), message: "detail" in error && typeof error.detail === "string" ? error.detail : error._tag }
-        }))
+      Effect.tapError((error) => {
+        const code = codeOf(error)
+        const detail = "detail" in error && typeof error.detail === "string" ? error.detail : error._tag
+        // An engine's or a store's own message may name the server's files or hosts: the log keeps it, the event says what failed.
+        const withheld = code === "service/unavailable" || ServerPaths.names(detail)
+        const message = code === "service/unavailable"
+          ? "The engine or the store could not finish the refresh; it may be tried again"
+          : withheld
+          ? "The dataset's source cannot be read; the service's log has the details"
+          : detail
+        return Effect.andThen(
+          withheld ? Effect.logWarning("dataset refresh failed", { dataset_id: dataset.dataset_id, refresh_id: refreshId, detail }) : Effect.void,
+          event("dataset.refresh.failed", { ...ids, error: { code, message } })
+        )
+      })
     )
     const now = yield* Clock.currentTimeMillis
     yield* event("dataset.refresh.succeeded", { ...ids, row_count: refreshed.row_count ?? 0, duration_ms: now - started })
