@@ -29,6 +29,7 @@ const view: ReportViews.ReportView = {
     name: "Quarterly sales",
     description: "Orders by region",
     pages: [],
+    filters: [],
     settings: { query_timeout_seconds: 30 },
     created_at: new Date(0),
     updated_at: new Date(0)

@@ -818,6 +818,7 @@ export const ReportJson = Schema.Struct({
   name: Schema.String,
   description: Schema.NullOr(Schema.String),
   pages: Schema.Array(Report.Page),
+  filters: Schema.Array(Report.ReportFilter),
   settings: Report.Settings,
   created_at: Schema.Date,
   updated_at: Schema.Date

@@ -663,6 +663,9 @@ const rateLimitLogs = ddl([
   END $$`
 ])
 
+/** Reports' filters (decision 0013): what exports and viewers give values by name; none for reports made before. */
+const reportFilters = ddl([`ALTER TABLE reports ADD COLUMN filters jsonb NOT NULL DEFAULT '[]'`])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -682,7 +685,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "15_export_jobs": exportJobs,
   "16_export_schedules": exportSchedules,
   "17_dataset_loads": datasetLoads,
-  "18_rate_limit_logs": rateLimitLogs
+  "18_rate_limit_logs": rateLimitLogs,
+  "19_report_filters": reportFilters
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

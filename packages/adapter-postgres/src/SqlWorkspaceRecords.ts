@@ -120,7 +120,7 @@ export const reportStore = Effect.map(
     table: "reports",
     id: "report_id",
     name: "ReportStore",
-    toRow: (r) => ({ ...r, pages: json(r.pages), settings: json(r.settings) }),
+    toRow: (r) => ({ ...r, pages: json(r.pages), filters: json(r.filters), settings: json(r.settings) }),
     fromRow: (row) => ({ ...(row as unknown as Report.Report), ...owned(row) })
   }),
   ({ where: _, ...methods }) => ReportStore.ReportStore.of(methods)

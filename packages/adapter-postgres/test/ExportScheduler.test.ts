@@ -48,6 +48,7 @@ describe("export scheduler on PostgreSQL", () => {
           name: "Sales overview",
           description: null,
           pages: [],
+          filters: [],
           settings: { query_timeout_seconds: 60 },
           created_at: at(0),
           updated_at: at(0)

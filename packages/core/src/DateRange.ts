@@ -89,6 +89,31 @@ const endOfIncluded = (parsed: { readonly at: Date; readonly wholeDay: boolean }
 
 const relative = /^(?:(today|yesterday)|(this|last) (week|month|quarter|year)|last (\d{1,4}) (day|week|month|quarter|year)s?)$/
 
+/** A calendar period named outright: a year (`2025`), a quarter (`2025-Q1`), a month (`2025-03`) or a day (`2025-03-31`). */
+const period = /^(\d{4})(?:-q([1-4])|-(\d{2})(?:-(\d{2}))?)?$/
+
+/** The period `text` names, whole; `undefined` when it names none (or a day that does not exist). */
+const namedPeriod = (text: string): Resolved | undefined => {
+  const match = period.exec(text)
+  if (match === null) return undefined
+  const [, year, quarter, month, dayOfMonth] = match
+  if (dayOfMonth !== undefined) {
+    const parsed = parseInstant(text)
+    return parsed === undefined ? undefined : { start: parsed.at, end: endOfIncluded(parsed) }
+  }
+  const y = Number(year)
+  if (month !== undefined) {
+    const m = Number(month)
+    if (m < 1 || m > 12) return undefined
+    return { start: new Date(Date.UTC(y, m - 1, 1)), end: new Date(Date.UTC(y, m, 1)) }
+  }
+  if (quarter !== undefined) {
+    const q = Number(quarter)
+    return { start: new Date(Date.UTC(y, 3 * (q - 1), 1)), end: new Date(Date.UTC(y, 3 * q, 1)) }
+  }
+  return { start: new Date(Date.UTC(y, 0, 1)), end: new Date(Date.UTC(y + 1, 0, 1)) }
+}
+
 /** Resolves a range at `now`; a message saying what is wrong when it is not one. */
 export const resolve = (range: string | readonly [string, string], now: Date): Resolved | string => {
   if (typeof range !== "string") {
@@ -98,14 +123,17 @@ export const resolve = (range: string | readonly [string, string], now: Date): R
     const resolved = { start: from.at, end: endOfIncluded(to) }
     return resolved.start < resolved.end ? resolved : "The range ends before it starts"
   }
-  const match = relative.exec(range.trim().toLowerCase())
+  const text = range.trim().toLowerCase()
+  const named = namedPeriod(text)
+  if (named !== undefined) return named
+  const match = relative.exec(text)
   if (match === null) {
-    return "Expected [from, to], today, yesterday, this|last week|month|quarter|year, or last N days|weeks|months|quarters|years"
+    return "Expected [from, to], a year (2025), quarter (2025-Q1), month (2025-03) or day, today, yesterday, this|last week|month|quarter|year, or last N days|weeks|months|quarters|years"
   }
-  const [, named, thisOrLast, unit, count, countUnit] = match
-  if (named !== undefined) {
+  const [, day, thisOrLast, unit, count, countUnit] = match
+  if (day !== undefined) {
     const today = startOf("day", now)
-    const start = named === "today" ? today : add("day", today, -1)
+    const start = day === "today" ? today : add("day", today, -1)
     return { start, end: add("day", start, 1) }
   }
   if (unit !== undefined) {

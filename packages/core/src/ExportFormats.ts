@@ -42,13 +42,6 @@ const visualQueryOf = (job: ExportJob) =>
 const rowsOf = (job: ExportJob) =>
   Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [])
 
-/** The filters an export added, in words for the document. */
-const filterText = (filters: NonNullable<ExportJob["request"]["filters"]>): ReadonlyArray<string> =>
-  filters.map((filter) =>
-    "member" in filter
-      ? `${filter.member} ${filter.operator.replace(/_/g, " ")}${filter.values === undefined ? "" : ` ${filter.values.map((v) => JSON.stringify(v)).join(", ")}`}`
-      : JSON.stringify(filter))
-
 /** Makes the file of a job whose format this deployment produces (`Exports.availableFormats`). */
 export const render = (job: ExportJob) =>
   Effect.gen(function*() {
@@ -69,7 +62,7 @@ export const render = (job: ExportJob) =>
       const warnings = view.pages.flatMap((page) =>
         page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
       )
-      const body = renderer(view, { watermark: job.watermark, filters: filterText(job.request.filters ?? []), generatedAt: job.updated_at })
+      const body = renderer(view, { watermark: job.watermark, filters: Reports.describeFilters(view.report, job.request.filters), generatedAt: job.updated_at })
       return { filename: fileName(visualId ?? view.report.name, format), contentType: contentTypes[format], body, warnings } satisfies Rendered
     }
     switch (format) {
@@ -86,7 +79,7 @@ export const render = (job: ExportJob) =>
         const { compiled, rows, visual } = yield* rowsOf(job)
         const document = {
           visual: { id: visual.id, type: visual.type, title: visual.title ?? null, dataset_id: visual.dataset_id },
-          columns: compiled.columns.map((c) => ({ name: c.name, member: c.member, kind: c.kind, type: c.type, granularity: c.granularity ?? null })),
+          columns: compiled.columns.map((c) => ({ name: c.name, member: c.member, kind: c.kind, type: c.type, granularity: c.granularity ?? null, ...(c.format === undefined ? {} : { format: c.format }) })),
           row_count: rows.length,
           rows
         }

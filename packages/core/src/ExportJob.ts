@@ -22,6 +22,7 @@
 import { Schema } from "effect"
 import type { Actor } from "./AuditLog.ts"
 import { Uuid } from "./Ids.ts"
+import { ReportFilterValues } from "./Report.ts"
 import { Query, type SecurityContext } from "./SemanticQuery.ts"
 import { dialectNames } from "./SqlDialect.ts"
 import { Name, type TenantId } from "./Tenant.ts"
@@ -43,7 +44,12 @@ export const ExportRequest = Schema.Struct({
   visual_id: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)).annotate({
     description: "The visual exported by csv, json, parquet, png and sql"
   })),
-  filters: Schema.optionalKey(Query.fields.filters),
+  filters: Schema.optionalKey(
+    Schema.Union([ReportFilterValues, Query.fields.filters.schema]).annotate({
+      description:
+        "Values of the report's filters by name (`{\"region\": \"EU\", \"ordered_at\": \"last 3 months\"}`, a list for several values), applied to every visual they concern; or, richer, query filters `[{member, operator, values}]` added to each visual"
+    })
+  ),
   dialect: Schema.optionalKey(Schema.Literals(dialectNames).annotate({ description: "For sql: the dialect to compile to; the dataset's engine's by default" }))
 })
 /** What a client sends to export a report. */

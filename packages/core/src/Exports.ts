@@ -65,6 +65,8 @@ export const check = (report: Report, request: ExportRequest) =>
       }
     }
     if (request.dialect !== undefined && request.format !== "sql") return yield* new ExportInvalid({ detail: "dialect: only a sql export has one" })
+    const filtersRefused = yield* Reports.checkFilterValues(report, request.filters)
+    if (filtersRefused !== undefined) return yield* new ExportInvalid({ detail: filtersRefused })
   })
 
 /**

@@ -9,7 +9,7 @@
 import { Schema } from "effect"
 import { DatasetId } from "./Dataset.ts"
 import { Uuid } from "./Ids.ts"
-import { MemberName } from "./SemanticModel.ts"
+import { FilterValue, MemberName } from "./SemanticModel.ts"
 import { Query } from "./SemanticQuery.ts"
 import { Name, type TenantId } from "./Tenant.ts"
 import { WorkspaceId } from "./Workspace.ts"
@@ -65,6 +65,33 @@ export const Page = Schema.Struct({
 /** A page. */
 export type Page = typeof Page.Type
 
+/**
+ * A filter of the report: the name viewers and exports give it a value by,
+ * and the dimension it filters. It applies to every visual whose dataset has
+ * a dimension of that name (a time dimension takes a date range, any other
+ * one value or a list of values); the others are left as they are.
+ */
+export const ReportFilter = Schema.Struct({
+  name: MemberName.annotate({ description: "What an export's `filters` object names it by; unique in the report" }),
+  dimension: MemberName.annotate({ description: "The dimension it filters in each visual whose dataset has it" }),
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
+})
+/** A filter of the report. */
+export type ReportFilter = typeof ReportFilter.Type
+
+/** What a filter of the report is set to: one value, several (any of them), or a date range (`last 3 months`, or two dates). */
+export const ReportFilterValue = Schema.Union([
+  FilterValue,
+  Schema.Array(FilterValue).check(Schema.isMinLength(1), Schema.isMaxLength(1000))
+]).annotate({ description: "A value, a list of values (any of them), or for a time dimension a date range: `last 3 months`, `2025`, or [from, to]" })
+/** What a filter of the report is set to. */
+export type ReportFilterValue = typeof ReportFilterValue.Type
+
+/** Values of the report's filters, by name (spec 4.3: `{"region": "EU"}`). */
+export const ReportFilterValues = Schema.Record(MemberName, ReportFilterValue).check(Schema.isMaxProperties(50))
+/** Values of the report's filters, by name. */
+export type ReportFilterValues = typeof ReportFilterValues.Type
+
 /** A report's settings. */
 export const Settings = Schema.Struct({
   query_timeout_seconds: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600 })).annotate({
@@ -85,12 +112,15 @@ export interface Report {
   readonly name: string
   readonly description: string | null
   readonly pages: ReadonlyArray<Page>
+  /** Its filters (none for a report made before filters existed). */
+  readonly filters: ReadonlyArray<ReportFilter>
   readonly settings: Settings
   readonly created_at: Date
   readonly updated_at: Date
 }
 
 const Pages = Schema.Array(Page).check(Schema.isMaxLength(50))
+const Filters = Schema.Array(ReportFilter).check(Schema.isMaxLength(50))
 
 /** What a client sends to create a report. */
 export const ReportCreate = Schema.Struct({
@@ -98,6 +128,7 @@ export const ReportCreate = Schema.Struct({
   name: Name,
   description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000))),
   pages: Schema.optionalKey(Pages),
+  filters: Schema.optionalKey(Filters),
   settings: Schema.optionalKey(Settings)
 })
 /** What a client sends to create a report. */
@@ -108,6 +139,7 @@ export const ReportUpdate = Schema.Struct({
   name: Schema.optionalKey(Name),
   description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(2000)))),
   pages: Schema.optionalKey(Pages),
+  filters: Schema.optionalKey(Filters),
   settings: Schema.optionalKey(Settings)
 })
 /** What a client may change. */

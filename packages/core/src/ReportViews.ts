@@ -16,7 +16,7 @@ import type { NotFound, StoreError } from "./Errors.ts"
 import type { Report, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
-import type { Query, SecurityContext } from "./SemanticQuery.ts"
+import type { SecurityContext } from "./SemanticQuery.ts"
 
 /** One visual as seen: its rows (and which columns are measures), or why it shows none. */
 export type VisualView =
@@ -55,8 +55,8 @@ export interface Request {
   readonly tenantId: Report["tenant_id"]
   readonly reportId: string
   readonly security: SecurityContext
-  /** Added to each visual's own filters. */
-  readonly filters: NonNullable<Query["filters"]>
+  /** Added to each visual's own filters: query filters, or values of the report's filters. */
+  readonly filters: Reports.ViewFilters
   /** The pages to show, by name; every page when absent. */
   readonly pages?: ReadonlyArray<string> | undefined
   /** Only this visual (and its page); every visual when absent. */
@@ -75,7 +75,7 @@ const unavailable = (error: { readonly _tag: string }): string =>
 
 /** Runs one visual. */
 const visualFor = (request: Request, visual: Visual): Effect.Effect<VisualView, StoreError, Services> =>
-  Reports.queryVisual(request.tenantId, request.reportId, visual.id, request.security, [...request.filters]).pipe(
+  Reports.queryVisual(request.tenantId, request.reportId, visual.id, request.security, request.filters).pipe(
     Effect.map((result): VisualView => ({
       _tag: "Rows",
       visual,

@@ -9,10 +9,23 @@ import { Clock, Data, Duration, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import * as Datasets from "./Datasets.ts"
+import * as DateRange from "./DateRange.ts"
 import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
-import { defaultSettings, findVisual, type Page as ReportPage, type Report, type ReportCreate, type ReportId, type ReportUpdate, type Visual } from "./Report.ts"
+import {
+  defaultSettings,
+  findVisual,
+  type Page as ReportPage,
+  type Report,
+  type ReportCreate,
+  type ReportFilter,
+  type ReportFilterValue,
+  type ReportFilterValues,
+  type ReportId,
+  type ReportUpdate,
+  type Visual
+} from "./Report.ts"
 import { reportKey, ReportStore } from "./ReportStore.ts"
 import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
@@ -85,6 +98,102 @@ const checkPages = (tenantId: TenantId, workspaceId: WorkspaceId, pages: Readonl
     }
   })
 
+/**
+ * Checks the report's filters: names unique, and each dimension one of a
+ * visual's dataset's (so that it filters something).
+ */
+const checkFilters = (tenantId: TenantId, pages: ReadonlyArray<ReportPage>, filters: ReadonlyArray<ReportFilter>) =>
+  Effect.gen(function*() {
+    const names = new Set<string>()
+    for (const filter of filters) {
+      if (names.has(filter.name)) return yield* new ReportInvalid({ detail: `Two filters are named "${filter.name}"` })
+      names.add(filter.name)
+    }
+    if (filters.length === 0) return
+    const dimensions = new Set<string>()
+    const datasets = new Set(pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))
+    for (const datasetId of datasets) {
+      const dataset = yield* Effect.orElseSucceed(Datasets.get(tenantId, datasetId), () => undefined)
+      for (const d of dataset?.model.dimensions ?? []) dimensions.add(d.name)
+    }
+    for (const filter of filters) {
+      if (!dimensions.has(filter.dimension)) {
+        return yield* new ReportInvalid({ detail: `Filter "${filter.name}": no visual's dataset has a dimension "${filter.dimension}"` })
+      }
+    }
+  })
+
+/** Values given to a report's filters, or query filters added as they are (the richer form: `[{member, operator, values}]`). */
+export type ViewFilters = ReportFilterValues | NonNullable<SemanticQuery.Query["filters"]>
+
+/** What a report filter's value adds to a visual's query on a dimension: a date range, or a condition. */
+type Applied =
+  | { readonly _tag: "Range"; readonly time: typeof SemanticQuery.TimeDimension.Type }
+  | { readonly _tag: "Condition"; readonly filter: QueryFilter }
+
+/** A filter of a semantic query. */
+type QueryFilter = NonNullable<SemanticQuery.Query["filters"]>[number]
+
+/** A report filter's value on a dimension of a visual's model: what it adds to the query, or why it cannot. */
+const applied = (dimension: SemanticModel.Dimension, value: ReportFilterValue): Applied | string => {
+  const values = Array.isArray(value) ? value : [value]
+  if (dimension.type === "time") {
+    const range: string | readonly [string, string] | undefined = typeof value === "string"
+      ? value
+      : values.length === 2 && values.every((v) => typeof v === "string")
+      ? [values[0] as string, values[1] as string]
+      : undefined
+    if (range === undefined) return `"${dimension.name}" is a time dimension: give a date range ("last 3 months", "2025") or two dates`
+    // Checked now; resolved when the query runs (a relative range at its time).
+    const resolved = DateRange.resolve(range, new Date(0))
+    if (typeof resolved === "string") return resolved
+    return { _tag: "Range", time: { dimension: dimension.name, date_range: range } }
+  }
+  return { _tag: "Condition", filter: { member: dimension.name, operator: "equals", values } }
+}
+
+/**
+ * Checks values given to a report's filters: each names a filter of the
+ * report, and fits the dimension it filters in every dataset that has it.
+ * `undefined` when they do; the reason otherwise.
+ */
+export const checkFilterValues = (report: Report, given: ViewFilters | undefined) =>
+  Effect.gen(function*() {
+    if (given === undefined || Array.isArray(given)) return undefined
+    for (const [name, value] of Object.entries(given as ReportFilterValues)) {
+      const filter = report.filters.find((f) => f.name === name)
+      if (filter === undefined) {
+        const known = report.filters.map((f) => f.name)
+        return `filters: the report has no filter "${name}"${known.length === 0 ? " (it has none)" : `; it has ${known.join(", ")}`}`
+      }
+      const datasets = new Set(report.pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))
+      for (const datasetId of datasets) {
+        const dataset = yield* Effect.orElseSucceed(Datasets.get(report.tenant_id, datasetId), () => undefined)
+        const dimension = dataset?.model.dimensions.find((d) => d.name === filter.dimension)
+        if (dimension === undefined) continue
+        const result = applied(dimension, value)
+        if (typeof result === "string") return `filters.${name}: ${result}`
+      }
+    }
+    return undefined
+  })
+
+/** Values given to a report's filters in words (`Region: EU, US`), for a document's cover. */
+export const describeFilters = (report: Report, given: ViewFilters | undefined): ReadonlyArray<string> => {
+  if (given === undefined) return []
+  if (Array.isArray(given)) {
+    return (given as ReadonlyArray<QueryFilter>).map((filter) =>
+      "member" in filter
+        ? `${filter.member} ${filter.operator.replace(/_/g, " ")}${filter.values === undefined ? "" : ` ${filter.values.map((v) => JSON.stringify(v)).join(", ")}`}`
+        : JSON.stringify(filter))
+  }
+  return Object.entries(given as ReportFilterValues).map(([name, value]) => {
+    const filter = report.filters.find((f) => f.name === name)
+    const shown = (Array.isArray(value) ? value : [value]).map(String)
+    return `${filter?.title ?? name}: ${Array.isArray(value) && value.length === 2 && filter !== undefined && shown.every((v) => /^\d{4}-/.test(v)) ? shown.join(" to ") : shown.join(", ")}`
+  })
+}
+
 /** A report of the tenant, or NotFound. */
 export const get = (tenantId: TenantId, reportId: string): Effect.Effect<Report, NotFound | StoreError, ReportStore> =>
   Effect.flatMap(ReportStore, (store) => store.find(tenantId, reportId as ReportId)).pipe(orNotFound("report", reportId))
@@ -97,7 +206,9 @@ export const create = (
   Effect.gen(function*() {
     yield* Workspaces.ensureExists(tenantId, input.workspace_id)
     const pages = input.pages ?? []
+    const filters = input.filters ?? []
     yield* checkPages(tenantId, input.workspace_id, pages)
+    yield* checkFilters(tenantId, pages, filters)
     const now = new Date(yield* Clock.currentTimeMillis)
     const report: Report = {
       report_id: (yield* uuidv7) as ReportId,
@@ -106,6 +217,7 @@ export const create = (
       name: input.name,
       description: input.description ?? null,
       pages,
+      filters,
       settings: input.settings ?? defaultSettings,
       created_at: now,
       updated_at: now
@@ -134,11 +246,15 @@ export const update = (
   Effect.gen(function*() {
     const current = yield* get(tenantId, reportId)
     if (change.pages !== undefined) yield* checkPages(tenantId, current.workspace_id, change.pages)
+    if (change.pages !== undefined || change.filters !== undefined) {
+      yield* checkFilters(tenantId, change.pages ?? current.pages, change.filters ?? current.filters)
+    }
     const updated: Report = {
       ...current,
       name: change.name ?? current.name,
       description: change.description === undefined ? current.description : change.description,
       pages: change.pages ?? current.pages,
+      filters: change.filters ?? current.filters,
       settings: change.settings ?? current.settings,
       updated_at: new Date(yield* Clock.currentTimeMillis)
     }
@@ -152,18 +268,44 @@ export const remove = (tenantId: TenantId, reportId: string): Effect.Effect<void
     Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(reportNotFound(reportId)))
   )
 
-/** A visual of a report, and its query with `filters` added (a viewer's or an export's). */
+/**
+ * A visual of a report, and its query with `filters` added (a viewer's or
+ * an export's): query filters as they are, or the report's filters' values
+ * on the visual's dataset's dimensions (a filter whose dimension the
+ * dataset lacks leaves the visual as it is).
+ */
 export const visualQuery = (
   tenantId: TenantId,
   reportId: string,
   visualId: string,
-  filters: NonNullable<SemanticQuery.Query["filters"]> = []
+  filters: ViewFilters = []
 ) =>
   Effect.gen(function*() {
     const report = yield* get(tenantId, reportId)
     const found = findVisual(report, visualId)
     if (found === undefined) return yield* new NotFound({ resource: "visual", id: visualId })
-    const query: SemanticQuery.Query = { ...found.visual.query, filters: [...(found.visual.query.filters ?? []), ...filters] }
+    const own = found.visual.query
+    if (Array.isArray(filters)) {
+      return { report, visual: found.visual, query: { ...own, filters: [...(own.filters ?? []), ...filters as ReadonlyArray<QueryFilter>] } satisfies SemanticQuery.Query }
+    }
+    const model = (yield* Datasets.get(tenantId, found.visual.dataset_id)).model
+    const conditions: Array<QueryFilter> = []
+    const ranges: Array<typeof SemanticQuery.TimeDimension.Type> = []
+    for (const [name, value] of Object.entries(filters as ReportFilterValues)) {
+      const filter = report.filters.find((f) => f.name === name)
+      const dimension = filter === undefined ? undefined : model.dimensions.find((d) => d.name === filter.dimension)
+      if (dimension === undefined) continue
+      const added = applied(dimension, value)
+      // Checked when asked (checkFilterValues); a model changed since then leaves the visual unfiltered by it.
+      if (typeof added === "string") continue
+      if (added._tag === "Range") ranges.push(added.time)
+      else conditions.push(added.filter)
+    }
+    const query: SemanticQuery.Query = {
+      ...own,
+      filters: [...(own.filters ?? []), ...conditions],
+      ...(ranges.length === 0 ? {} : { time_dimensions: [...(own.time_dimensions ?? []), ...ranges] })
+    }
     return { report, visual: found.visual, query }
   })
 
@@ -176,7 +318,7 @@ export const queryVisual = (
   reportId: string,
   visualId: string,
   security: SemanticQuery.SecurityContext,
-  filters: NonNullable<SemanticQuery.Query["filters"]> = []
+  filters: ViewFilters = []
 ) =>
   Effect.gen(function*() {
     const { query, report, visual } = yield* visualQuery(tenantId, reportId, visualId, filters)

@@ -54,6 +54,7 @@ const setup = Effect.gen(function*() {
     name: "Sales",
     description: null,
     pages: [],
+    filters: [],
     settings: { query_timeout_seconds: 30 },
     created_at: now,
     updated_at: now

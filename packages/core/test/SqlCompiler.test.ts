@@ -217,7 +217,7 @@ describe("SqlCompiler", () => {
       [{ member: "ordered_at", operator: "before_date", values: ["2024-02-01T10:00:00.250Z"] }, `WHERE "ordered_at" < CAST($1 AS timestamp)`, ["2024-02-01 10:00:00.250"]],
       [{ member: "ordered_at", operator: "after_date", values: ["2024-02-01T10:00:00+02:00"] }, `WHERE "ordered_at" > CAST($1 AS timestamp)`, ["2024-02-01 08:00:00"]],
       [{ member: "ordered_at", operator: "not_in_date_range", values: ["2024-01-01", "2024-01-31"] }, `WHERE ("ordered_at" < CAST($1 AS timestamp) OR "ordered_at" >= CAST($2 AS timestamp))`, ["2024-01-01 00:00:00", "2024-02-01 00:00:00"]],
-      [{ member: "avg_amount", operator: "lte", values: [10] }, `HAVING AVG("amount") <= CAST($1 AS double precision)`, [10]],
+      [{ member: "avg_amount", operator: "lte", values: [10] }, `HAVING AVG(CAST("amount" AS double precision)) <= CAST($1 AS double precision)`, [10]],
       [{ and: [{ member: "orders", operator: "gt", values: [1] }, { member: "customers", operator: "equals", values: [3, 4] }] }, `HAVING (COUNT(*) > CAST($1 AS double precision) AND COUNT(DISTINCT "customer") IN (CAST($2 AS double precision), CAST($3 AS double precision)))`, [1, 3, 4]]
     ]
     for (const [filter, sql, params] of cases) {
@@ -267,7 +267,7 @@ describe("SemanticQuery.plan: refusals name the member", () => {
       [{ measures: ["orders"], filters: [{ or: [{ member: "region", operator: "set" }, { member: "orders", operator: "gt", values: [1] }] }] }, "A filter may not join measures and dimensions under one and/or: give them as separate filters", undefined],
       [{ measures: ["orders"], filters: [{ or: [] }] }, "An and/or filter lists at least one filter", undefined],
       [{ measures: ["orders"], order: [{ member: "revenue" }] }, "Order by \"revenue\": only selected members can order the result", "revenue"],
-      [{ measures: ["orders"], time_dimensions: [{ dimension: "ordered_at", date_range: "next week" }] }, "date_range of \"ordered_at\": Expected [from, to], today, yesterday, this|last week|month|quarter|year, or last N days|weeks|months|quarters|years", "ordered_at"],
+      [{ measures: ["orders"], time_dimensions: [{ dimension: "ordered_at", date_range: "next week" }] }, "date_range of \"ordered_at\": Expected [from, to], a year (2025), quarter (2025-Q1), month (2025-03) or day, today, yesterday, this|last week|month|quarter|year, or last N days|weeks|months|quarters|years", "ordered_at"],
       [{ measures: ["orders"], time_dimensions: [{ dimension: "ordered_at", date_range: ["2024-02-01", "2024-01-01"] }] }, "date_range of \"ordered_at\": The range ends before it starts", "ordered_at"]
     ]
     for (const [query, detail, member] of cases) {

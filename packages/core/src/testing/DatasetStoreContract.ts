@@ -174,6 +174,7 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
             encoding: { x: "day__month", y: ["revenue"] }
           }]
         }],
+        filters: [{ name: "region", dimension: "region", title: "Region" }, { name: "period", dimension: "day" }],
         settings: { query_timeout_seconds: 30 },
         created_at: at(1),
         updated_at: at(1)
@@ -182,7 +183,7 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, report.report_id), report)
       const other = yield* insertTenant({ createdAt: at(0) })
       assert.strictEqual(yield* store.find(other.tenant_id, report.report_id), undefined)
-      const renamed: Report = { ...report, name: "Sales", pages: [], settings: { query_timeout_seconds: 5 }, updated_at: at(2) }
+      const renamed: Report = { ...report, name: "Sales", pages: [], filters: [], settings: { query_timeout_seconds: 5 }, updated_at: at(2) }
       assert.isTrue(yield* store.update(renamed))
       assert.deepStrictEqual(yield* store.list(tenant.tenant_id, workspace.workspace_id, { ...newestFirst(10) }), [renamed])
       assert.deepStrictEqual(yield* store.list(other.tenant_id, workspace.workspace_id, newestFirst(10)), [])
