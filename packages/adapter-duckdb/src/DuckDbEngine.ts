@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { AnalyticsEngine, Csv, SqlCompiler, SqlDialect } from "@analytics/core"
-import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
+import { type DuckDBConnection, DuckDBDecimalValue, DuckDBInstance, DuckDBTypeId, type DuckDBValueConverter, JSDuckDBValueConverter } from "@duckdb/node-api"
 import { Effect, Layer, Pool, Stream } from "effect"
 import { createReadStream } from "node:fs"
 import * as Fs from "node:fs/promises"
@@ -26,6 +26,15 @@ import * as Path from "node:path"
 import * as NamedPipe from "./NamedPipe.ts"
 
 type Row = AnalyticsEngine.Row
+
+/**
+ * DuckDB's values as JavaScript's, but a DECIMAL as its exact JSON value
+ * (`AnalyticsEngine.exactNumber`) rather than the nearest double.
+ */
+const exactConverter: DuckDBValueConverter<unknown> = (value, type, converter) =>
+  type.typeId === DuckDBTypeId.DECIMAL && value instanceof DuckDBDecimalValue
+    ? AnalyticsEngine.exactNumber(value.toString())
+    : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<any>)
 
 /** A DuckDB value as JSON: big integers as numbers while exact, times as UTC text. */
 const jsonValue = (value: unknown): Row[string] => {
@@ -42,12 +51,52 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
 
 const duckTypes: Record<string, string> = { string: "VARCHAR", number: "DOUBLE", boolean: "BOOLEAN", time: "TIMESTAMP" }
 
-/** `read_csv(…)` or `read_parquet(…)` of an import. */
-const reader = (file: AnalyticsEngine.FileImport) => {
+/** `read_csv(…)` or `read_parquet(…)` of an import, CSV columns read as the given DuckDB types (the others inferred). */
+const reader = (file: AnalyticsEngine.FileImport, columnTypes: Readonly<Record<string, string>> = {}) => {
   if (file.format === "parquet") return `read_parquet(${literal(file.path)})`
-  const types = Object.entries(file.types ?? {})
-  const overrides = types.length === 0 ? "" : `, types = {${types.map(([c, t]) => `${literal(c)}: ${literal(duckTypes[t]!)}`).join(", ")}}`
+  const types = Object.entries({ ...columnTypes, ...Object.fromEntries(Object.entries(file.types ?? {}).map(([c, t]) => [c, duckTypes[t]!])) })
+  const overrides = types.length === 0 ? "" : `, types = {${types.map(([c, t]) => `${literal(c)}: ${literal(t)}`).join(", ")}}`
   return `read_csv(${literal(file.path)}, header = true, auto_detect = true${overrides})`
+}
+
+/**
+ * The decimals a CSV column of plain decimal numbers keeps exactly: at most
+ * this many after the point, and at most 18 digits in all (a DECIMAL(18, s),
+ * held in 64 bits), or it stays a DOUBLE (decision 0013, "Exact numbers").
+ */
+export const maxDecimalScale = 6
+const maxDecimalWidth = 18
+
+/**
+ * The DuckDB types of a CSV file's columns: DuckDB's own inference, except
+ * that a DOUBLE column whose every value is a plain decimal (`12.34`, no
+ * exponent) of at most `maxDecimalScale` decimals becomes DECIMAL(18, s),
+ * s its most decimals, so sums of amounts stay exact. DuckDB's sniffer
+ * reads a sample; the decimals are counted over the whole file, one more
+ * pass over the candidate columns only.
+ */
+const csvDecimals = async (connection: DuckDBConnection, file: AnalyticsEngine.FileImport): Promise<Record<string, string>> => {
+  const sniffed = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${reader(file)}`)).getRowObjectsJS()
+  const candidates = sniffed
+    .filter((row) => String(row["column_type"]) === "DOUBLE" && file.types?.[String(row["column_name"])] === undefined)
+    .map((row) => String(row["column_name"]))
+  if (candidates.length === 0) return {}
+  const text = (c: string) => `trim(${quote(c)})`
+  const stats = candidates.map((c, i) => [
+    `count(*) FILTER (WHERE ${quote(c)} IS NOT NULL AND NOT regexp_full_match(${text(c)}, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)')) AS "other${i}"`,
+    `coalesce(max(length(split_part(${text(c)}, '.', 2))), 0) AS "scale${i}"`,
+    `coalesce(max(length(ltrim(regexp_replace(split_part(${text(c)}, '.', 1), '[+-]', ''), '0'))), 0) AS "whole${i}"`
+  ].join(", "))
+  const varchar = Object.fromEntries(candidates.map((c) => [c, "VARCHAR"]))
+  const [row] = (await connection.runAndReadAll(`SELECT ${stats.join(", ")} FROM ${reader(file, varchar)}`)).getRowObjectsJS()
+  const types: Record<string, string> = {}
+  candidates.forEach((c, i) => {
+    const other = Number(row![`other${i}`])
+    const scale = Number(row![`scale${i}`])
+    const whole = Number(row![`whole${i}`])
+    if (other === 0 && scale <= maxDecimalScale && whole + scale <= maxDecimalWidth) types[c] = `DECIMAL(${maxDecimalWidth}, ${scale})`
+  })
+  return types
 }
 
 /**
@@ -179,7 +228,7 @@ export const make = (path: string, options: Options = {}) =>
         withConnection("query", async (connection) => {
           const reader = await connection.runAndReadAll(compiled.sql, [...compiled.params])
           const names = reader.columnNames()
-          return reader.getRowsJS().map((values) => {
+          return reader.convertRows(exactConverter).map((values) => {
             const row: Record<string, Row[string]> = {}
             for (let i = 0; i < names.length; i++) row[names[i]!] = jsonValue(values[i])
             return row
@@ -187,8 +236,9 @@ export const make = (path: string, options: Options = {}) =>
         }),
       importFile: (table, file) =>
         withConnection("import", async (connection) => {
+          const decimals = file.format === "csv" ? await csvDecimals(connection, file) : {}
           // One statement: readers on other connections see the old table until it commits.
-          await connection.run(`CREATE OR REPLACE TABLE ${tableName(table)} AS SELECT * FROM ${reader(file)}`)
+          await connection.run(`CREATE OR REPLACE TABLE ${tableName(table)} AS SELECT * FROM ${reader(file, decimals)}`)
           const count = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${tableName(table)}`)
           return { columns: await columnsOf(connection, table), rowCount: Number(count.getRowsJS()[0]![0]) }
         }),

@@ -714,7 +714,8 @@ export const QueryResultJson = Schema.Struct({
     member: Schema.String,
     kind: Schema.Literals(["dimension", "time_dimension", "measure"]),
     type: SemanticModel.DimensionType,
-    granularity: Schema.optionalKey(Schema.Literals(DateRange.granularities))
+    granularity: Schema.optionalKey(Schema.Literals(DateRange.granularities)),
+    format: Schema.optionalKey(SemanticModel.MeasureFormat.annotate({ description: "A measure's display format, as its model declares it" }))
   })),
   data: Schema.Array(Schema.Record(Schema.String, CellJson)).annotate({
     description: "One object per row, keyed by column name; times as \"YYYY-MM-DD HH:MM:SS\" UTC"

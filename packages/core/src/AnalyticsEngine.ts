@@ -11,7 +11,11 @@ import type { DimensionType } from "./SemanticModel.ts"
 import type { Compiled } from "./SqlCompiler.ts"
 import type { Dialect } from "./SqlDialect.ts"
 
-/** A result row: column name to a JSON value (times as `YYYY-MM-DD HH:MM:SS[.sss]` UTC text, big integers as text). */
+/**
+ * A result row: column name to a JSON value (times as `YYYY-MM-DD HH:MM:SS[.sss]`
+ * UTC text; big integers and decimals a JSON number cannot carry exactly as
+ * their exact text, see `exactNumber`).
+ */
 export type Row = Readonly<Record<string, string | number | boolean | null>>
 
 /** A column of a table as the engine has it, and the dimension type it suggests. */
@@ -95,7 +99,31 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
    * operator's PostgreSQL, read in place).
    */
   readonly listTables?: ((prefix: string) => Effect.Effect<ReadonlyArray<string>, EngineError>) | undefined
+  /**
+   * Other processes load into this engine's tables too (uploads in a
+   * PostgreSQL every host shares), so a table no record names may be a load
+   * in flight elsewhere: the orphan sweep leaves young loads' tables alone.
+   */
+  readonly shared?: boolean | undefined
 }>()("@analytics/core/AnalyticsEngine") {}
+
+/**
+ * An exact decimal (an engine's DECIMAL or NUMERIC, as its text: `-12.30`)
+ * as a JSON value: the number when a JSON number carries it exactly (its
+ * shortest form reads back as the same decimal: up to 15 significant digits
+ * always, 16 or 17 often), otherwise the exact text, as integers beyond 2^53
+ * are given (decision 0013, "Exact numbers and display formats").
+ */
+export const exactNumber = (text: string): number | string => {
+  const match = /^([+-]?)0*(\d*?)(?:\.(\d*?)0*)?$/.exec(text.trim())
+  if (match === null) return text
+  const [, sign, whole, fraction = ""] = match
+  const digits = `${whole}${fraction}`.replace(/^0+/, "")
+  const canonical = digits === "" ? "0" : `${sign === "-" ? "-" : ""}${whole === "" ? "0" : whole}${fraction === "" ? "" : `.${fraction}`}`
+  const value = Number(canonical)
+  if (digits.length <= 15 || String(value) === canonical) return Object.is(value, -0) ? 0 : value
+  return canonical
+}
 
 /** The dimension type an engine's column type suggests (`string` for anything unknown). */
 export const suggestedType = (engineType: string): DimensionType => {

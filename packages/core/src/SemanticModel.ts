@@ -45,17 +45,41 @@ export const Aggregation = Schema.Literals(["count", "count_distinct", "sum", "a
 /** How a measure aggregates. */
 export type Aggregation = typeof Aggregation.Type
 
+/** Decimal places a format shows: 0 to 10. */
+const Decimals = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10))
+
+/**
+ * How a measure's values are displayed (decision 0013, "Exact numbers and
+ * display formats"): an amount of money in an ISO 4217 currency, a
+ * percentage (the value 0.125 shows as 12.5 %), or a plain number, each with
+ * its decimal places. Values themselves are never rounded by it: it is shown
+ * in the model and in a query answer's `columns`, for renderers to use.
+ */
+export const MeasureFormat = Schema.Union([
+  Schema.Struct({
+    type: Schema.Literal("currency"),
+    currency: Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/, { message: "Expected an ISO 4217 currency code such as \"EUR\"" })),
+    decimals: Schema.optionalKey(Decimals.annotate({ description: "The currency's own when omitted (2 for EUR, 0 for JPY)" }))
+  }),
+  Schema.Struct({ type: Schema.Literal("percent"), decimals: Schema.optionalKey(Decimals.annotate({ description: "0 when omitted" })) }),
+  Schema.Struct({ type: Schema.Literal("number"), decimals: Schema.optionalKey(Decimals.annotate({ description: "As many as the value has when omitted" })) })
+]).annotate({ description: "How the measure's values are displayed; the values themselves are not rounded" })
+/** How a measure's values are displayed. */
+export type MeasureFormat = typeof MeasureFormat.Type
+
 /**
  * A measure: an aggregation of a column (`count` may omit it: it counts
  * rows), or an `expression` over other measures with + - * / and numbers
- * (`revenue / orders`; division by zero gives null).
+ * (`revenue / orders`; division by zero gives null); optionally the
+ * `format` its values are displayed in.
  */
 export const Measure = Schema.Struct({
   name: MemberName,
   aggregation: Schema.optionalKey(Aggregation),
   column: Schema.optionalKey(ColumnName),
   expression: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500))),
-  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200))),
+  format: Schema.optionalKey(MeasureFormat)
 })
 /** A measure. */
 export type Measure = typeof Measure.Type
@@ -195,6 +219,9 @@ export const check = (model: Model): CheckedModel | ModelInvalid => {
     } else if (measure.column === undefined && measure.aggregation !== "count") {
       return new ModelInvalid({ detail: `${where} needs the column it aggregates` })
     }
+    if (measure.format?.type === "currency" && !currencies.has(measure.format.currency)) {
+      return new ModelInvalid({ detail: `${where}: "${measure.format.currency}" is no ISO 4217 currency` })
+    }
   }
   const cycle = findCycle(expressions)
   if (cycle !== undefined) return new ModelInvalid({ detail: `Measures refer to each other in a cycle: ${cycle.join(" -> ")}` })
@@ -209,6 +236,9 @@ export const check = (model: Model): CheckedModel | ModelInvalid => {
   }
   return { model, dimensions, measures, expressions }
 }
+
+/** The ISO 4217 currencies the runtime knows (the renderers format with `Intl`). */
+const currencies: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"))
 
 /** Every condition of a filter, depth first. */
 export const conditionsOf = <V>(filter: Filter<V>): ReadonlyArray<Condition<V>> =>

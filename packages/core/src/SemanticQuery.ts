@@ -17,6 +17,7 @@ import {
   type Filter,
   FilterValue,
   makeFilter,
+  type MeasureFormat,
   MemberName,
   type PolicyValue
 } from "./SemanticModel.ts"
@@ -103,6 +104,8 @@ export interface Column {
   readonly kind: "dimension" | "time_dimension" | "measure"
   readonly type: DimensionType
   readonly granularity?: DateRange.Granularity
+  /** A measure's display format, as its model declares it. */
+  readonly format?: MeasureFormat
 }
 
 /** A checked query, ready to compile. */
@@ -198,7 +201,8 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
     if (!model.measures.has(name)) {
       refuse(model.dimensions.has(name) ? `"${name}" is a dimension, not a measure` : `The model has no measure "${name}"`, name)
     }
-    select({ name, member: name, kind: "measure", type: "number" })
+    const format = model.measures.get(name)!.format
+    select(format === undefined ? { name, member: name, kind: "measure", type: "number" } : { name, member: name, kind: "measure", type: "number", format })
     return { alias: name, measure: measureSql(model, name) }
   })
   if (columns.length === 0) refuse("A query selects at least one measure, dimension or time dimension with a granularity")

@@ -37,7 +37,7 @@ export interface Dialect {
   /** The first / last `n` characters. */
   readonly left: (expression: string, n: number) => string
   readonly right: (expression: string, n: number) => string
-  /** Whether AVG of integers must be cast to be fractional (SQL Server's AVG keeps the argument's type). */
+  /** Whether AVG is cast to `float` to be a floating-point value (SQL Server's AVG of integers keeps their type; PostgreSQL's of NUMERIC has 16 and more decimals). */
   readonly avgNeedsCast: boolean
 }
 
@@ -68,7 +68,9 @@ export const postgres: Dialect = {
   placeholder: (n, v) => castPlaceholder(`$${n}`, v, { number: "double precision", boolean: "boolean", time: "timestamp" }),
   truncate: dateTrunc,
   float: "double precision",
-  contains: (h, n) => `STRPOS(${h}, ${n}) > 0`
+  contains: (h, n) => `STRPOS(${h}, ${n}) > 0`,
+  // AVG of a NUMERIC is a NUMERIC of 16 and more decimals: a double, as DuckDB's AVG is (decision 0013, "Exact numbers").
+  avgNeedsCast: true
 }
 
 /** DuckDB. */
@@ -76,7 +78,9 @@ export const duckdb: Dialect = {
   ...postgres,
   name: "duckdb",
   placeholder: (n, v) => castPlaceholder(`$${n}`, v, { number: "DOUBLE", boolean: "BOOLEAN", time: "TIMESTAMP" }),
-  float: "DOUBLE"
+  float: "DOUBLE",
+  // DuckDB's AVG is a DOUBLE already, of integers and decimals alike.
+  avgNeedsCast: false
 }
 
 const mysqlTruncations: Record<Granularity, (e: string) => string> = {
