@@ -105,6 +105,13 @@ export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {
    * in flight elsewhere: the orphan sweep leaves young loads' tables alone.
    */
   readonly shared?: boolean | undefined
+  /**
+   * The name a table has in this engine's SQL, when it differs from the
+   * name the other operations take (PostgreSQL's identifiers have at most
+   * 63 bytes, an upload's load table name 73 characters); queries are
+   * compiled against it.
+   */
+  readonly sqlName?: ((table: ReadonlyArray<string>) => ReadonlyArray<string>) | undefined
 }>()("@analytics/core/AnalyticsEngine") {}
 
 /**

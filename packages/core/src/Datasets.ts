@@ -457,7 +457,7 @@ const prepared = (
     const model = yield* checked(dataset.model, [])
     const plan = SemanticQuery.plan(model, query, security, new Date(yield* Clock.currentTimeMillis), options)
     if (plan instanceof SemanticQuery.QueryInvalid) return yield* plan
-    return { dataset, engine, scheduler, compiled: SqlCompiler.compile(plan, { table: tableOf(dataset) }, dialect === undefined ? engine.dialect : SqlDialect.dialects[dialect]) }
+    return { dataset, engine, scheduler, compiled: SqlCompiler.compile(plan, { table: engine.sqlName?.(tableOf(dataset)) ?? tableOf(dataset) }, dialect === undefined ? engine.dialect : SqlDialect.dialects[dialect]) }
   })
 
 /** The errors of planning a query of a dataset. */
@@ -594,20 +594,43 @@ export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, Datas
 })
 
 /**
+ * How old a load's table must be before the sweep drops it as an orphan on
+ * an engine shared by several hosts (`AnalyticsEngine.shared`): a load
+ * commits its table and then switches its record to it, and another host
+ * starting in between must not take it for an orphan.
+ */
+export const sharedOrphanAge = Duration.hours(1)
+
+/** When a load's table was begun: the time of its load id (a UUIDv7), if the name has one. */
+const loadStartedAt = (name: string): number | undefined => {
+  const match = /^dataset_[0-9a-f]{32}_([0-9a-f]{12})[0-9a-f]{20}$/.exec(name)
+  return match === null ? undefined : Number.parseInt(match[1]!, 16)
+}
+
+/**
  * Drops the engine tables of uploads that no record names: the table of a
  * load the host died in before switching to it, of a dataset whose rows
  * could not be dropped when it was deleted, the staging tables of earlier
- * versions. Run at start, before any load can begin (a load in flight has a
- * table no record names yet); a failed drop is logged. Returns the names
- * of the tables dropped.
+ * versions. Run at start, before any load of this process can begin (a
+ * load in flight has a table no record names yet); on an engine other hosts
+ * load into too, tables of loads begun within `sharedOrphanAge` are left
+ * for a later sweep. A failed drop is logged. Returns the names of the
+ * tables dropped.
  */
 export const sweepOrphanTables: Effect.Effect<ReadonlyArray<string>, StoreError | EngineError, DatasetStore | Engines> = Effect.gen(function*() {
   const engine = (yield* Engines).upload
   if (engine?.listTables === undefined) return []
   const tables = yield* engine.listTables(uploadTablePrefix)
   const live = new Set((yield* (yield* DatasetStore).listUploads).map((dataset) => tableOf(dataset)[0]))
+  // On an engine other hosts load into, a young load's table may be one switched to in a moment: left for a later sweep.
+  const now = yield* Clock.currentTimeMillis
+  const settled = (name: string) => {
+    if (engine.shared !== true) return true
+    const started = loadStartedAt(name)
+    return started === undefined || now - started > Duration.toMillis(sharedOrphanAge)
+  }
   const dropped: Array<string> = []
-  for (const name of tables.filter((name) => isUploadTable(name) && !live.has(name))) {
+  for (const name of tables.filter((name) => isUploadTable(name) && !live.has(name) && settled(name))) {
     yield* engine.drop([name]).pipe(
       Effect.tap(() => Effect.sync(() => dropped.push(name))),
       Effect.catchTag("EngineError", (error) => Effect.logWarning("Could not drop an orphan table", name, error.detail))

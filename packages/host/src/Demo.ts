@@ -50,7 +50,7 @@ export const salesModel: SemanticModel.Model = {
   ],
   measures: [
     { name: "orders", aggregation: "count" },
-    { name: "revenue", aggregation: "sum", column: "revenue" },
+    { name: "revenue", aggregation: "sum", column: "revenue", format: { type: "currency", currency: "EUR", decimals: 2 } },
     { name: "units", aggregation: "sum", column: "quantity" },
     { name: "average_order", expression: "revenue / orders" }
   ],

@@ -57,12 +57,15 @@ export interface HostConfig {
     readonly leaseSeconds: number
   }
   /**
-   * Datasets: where uploaded rows live (a DuckDB file, or `:memory:`; none
-   * on a shared PostgreSQL unless set, since one DuckDB file serves one
-   * process), the PostgreSQL read in place, the largest upload.
+   * Datasets: where uploaded rows live (a DuckDB file, or `:memory:`; on
+   * the PostgreSQL store, that database itself unless a DuckDB file is set,
+   * so every host serves them), the PostgreSQL read in place, the largest
+   * upload.
    */
   readonly datasets: {
     readonly duckdbPath: Option.Option<string>
+    /** Uploaded rows live in the store's PostgreSQL (`analytics_uploads`): the PostgreSQL store without a DuckDB file. */
+    readonly uploadsInDatabase: boolean
     /** DuckDB's `memory_limit` (`"1GB"`); past it sorts and groupings spill to disk. DuckDB's own default (80% of memory) when unset. */
     readonly duckdbMemoryLimit: Option.Option<string>
     /**
@@ -430,6 +433,8 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
       duckdbPath: Option.orElse(c.duckdbPath, () =>
         c.store === "memory" ? Option.some(":memory:") : c.store === "pglite" ? Option.some(`${c.dataDir}/analytics.duckdb`) : Option.none()
       ),
+      // On the PostgreSQL store every host shares the database, so uploads live there too (a DuckDB file serves one process).
+      uploadsInDatabase: c.store === "postgres" && Option.isNone(c.duckdbPath),
       duckdbMemoryLimit: c.duckdbMemoryLimit,
       duckdbThreads: c.duckdbThreads,
       warehouseUrl: c.warehouseUrl,

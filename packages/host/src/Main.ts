@@ -217,10 +217,18 @@ const metricsServer = (port: number, token: Option.Option<Redacted.Redacted<stri
     (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
   ).pipe(Effect.tap(() => Effect.logInfo("Metrics served").pipe(Effect.annotateLogs({ metrics_port: port }))))
 
-/** The analytics engines: embedded DuckDB for uploads (its directory made first), and PostgreSQL direct query when configured. */
+/**
+ * The analytics engines: for uploads embedded DuckDB (its directory made
+ * first) or, on the PostgreSQL store without a DuckDB file, the store's
+ * PostgreSQL itself; and PostgreSQL direct query when configured.
+ */
 const enginesOf = (config: HostConfig) => ({
   ...Option.match(config.datasets.duckdbPath, {
-    onNone: () => ({}),
+    onNone: () =>
+      config.datasets.uploadsInDatabase && Option.isSome(config.databaseUrl)
+        // A connection for each turn of the engine scheduler, and two for metadata (describe, drop) beside them.
+        ? { upload: PgEngine.layerUploads(config.databaseUrl.value, { connections: config.datasets.engineConcurrency + 2 }) }
+        : {},
     onSome: (path) => ({
       upload: Layer.unwrap(Effect.map(
         path === ":memory:" ? Effect.void : Effect.promise(() => Fs.mkdir(Path.dirname(path), { recursive: true })),

@@ -6,7 +6,7 @@
  */
 import * as HostConfig from "@analytics/host/HostConfig"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect } from "effect"
+import { ConfigProvider, Effect, Option } from "effect"
 import { availableParallelism } from "node:os"
 
 const load = (env: Record<string, string>) =>
@@ -25,5 +25,21 @@ describe("engine configuration", () => {
       assert.strictEqual(problems.length, 2, problems.join("\n"))
       assert.isTrue(problems.some((p) => p.startsWith("ANALYTICS_ENGINE_CONCURRENCY")), problems.join("\n"))
       assert.isTrue(problems.some((p) => p.startsWith("ANALYTICS_DUCKDB_THREADS")), problems.join("\n"))
+    }))
+
+  it.effect("uploads live in DuckDB on pglite and memory, in the database on postgres unless ANALYTICS_DUCKDB_PATH is set (decision 0013)", () =>
+    Effect.gen(function*() {
+      const postgres = { ANALYTICS_STORE: "postgres", DATABASE_URL: "postgres://u@db.example/analytics" }
+      const onPostgres = yield* load(postgres)
+      assert.isTrue(onPostgres.datasets.uploadsInDatabase)
+      assert.isTrue(Option.isNone(onPostgres.datasets.duckdbPath))
+      const withFile = yield* load({ ...postgres, ANALYTICS_DUCKDB_PATH: "/var/lib/analytics/rows.duckdb" })
+      assert.isFalse(withFile.datasets.uploadsInDatabase)
+      assert.deepStrictEqual(withFile.datasets.duckdbPath, Option.some("/var/lib/analytics/rows.duckdb"))
+      for (const store of ["memory", "pglite"]) {
+        const config = yield* load({ ANALYTICS_STORE: store, ANALYTICS_DATA_DIR: "/data" })
+        assert.isFalse(config.datasets.uploadsInDatabase, store)
+        assert.deepStrictEqual(config.datasets.duckdbPath, Option.some(store === "memory" ? ":memory:" : "/data/analytics.duckdb"))
+      }
     }))
 })
