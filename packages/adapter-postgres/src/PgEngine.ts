@@ -170,8 +170,10 @@ export const makeUploads = (schema: string = uploadSchema) =>
     const q = SqlDialect.postgres.quote
     const nameOf = (table: ReadonlyArray<string>) => pgUploadTable(table[table.length - 1]!)
     const qualified = (table: ReadonlyArray<string>) => `${q(schema)}.${q(nameOf(table))}`
-    // Several hosts may start at once: one of two concurrent CREATE SCHEMA can fail, and the next try finds it made.
-    yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`).pipe(
+    // Made only when missing (CREATE SCHEMA asks for the CREATE privilege even when the schema exists, and an operator may make it
+    // for a role without it); several hosts may start at once: one of two concurrent CREATE SCHEMA can fail, and the next try finds it made.
+    yield* sql<{ found: number }>`SELECT 1 AS found FROM pg_namespace WHERE nspname = ${schema}`.pipe(
+      Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.asVoid(sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`))),
       Effect.retry({ times: 2, schedule: Schedule.spaced("100 millis") }),
       Effect.mapError(failure("connect"))
     )
