@@ -1075,10 +1075,15 @@ export const SharingGroup = HttpApiGroup.make("sharing")
     )
   )
   .add(
-    HttpApiEndpoint.delete("revoke", "/v1/sharing/grants/:grant_id", { params: grantParams, success: GrantJson, error: [Problems.Forbidden, Problems.NotFound] })
+    HttpApiEndpoint.delete("revoke", "/v1/sharing/grants/:grant_id", {
+      params: grantParams,
+      success: GrantJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.GrantNotActive]
+    })
       .annotate(RateLimitClass, "write").annotate(
         OpenApi.Description,
-        "Revokes a grant from the next request on (its links, sessions and embed tokens included); the record stays for audit. Emits sharing.grant.revoked."
+        "Revokes an active grant from the next request on (its links, sessions and embed tokens included); the record stays for audit. Emits sharing.grant.revoked. " +
+          "An expired or revoked grant is not changed: 409 grant/not-active (an expired grant stays expired)."
       )
   )
   .add(

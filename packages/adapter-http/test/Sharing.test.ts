@@ -98,8 +98,14 @@ describe("sharing grants", () => {
       assert.strictEqual((yield* ok("GET", `${grantsPath}/${expiring.grant_id}`)).state, "expired")
       assert.deepStrictEqual((yield* ok("GET", `${grantsPath}?state=expired`)).data.map((g: any) => g.grant_id), [expiring.grant_id])
       assert.strictEqual(problemCode(yield* call("PATCH", `${grantsPath}/${expiring.grant_id}`, admin, { actions: ["view"] })), "grant/not-active")
+      // Revoking it is refused too: it stays expired, and its principal keeps hearing share/expired.
+      const revokeExpired = yield* call("DELETE", `${grantsPath}/${expiring.grant_id}`, admin)
+      assert.strictEqual(problemCode(revokeExpired), "grant/not-active")
+      assert.strictEqual(revokeExpired.body.state, "expired")
+      assert.deepInclude(yield* ok("GET", `${grantsPath}/${expiring.grant_id}`), { state: "expired", revoked_at: null })
+      assert.strictEqual(problemCode(yield* rename(dave.token, "Dave's again")), "share/expired")
 
-      // Update, then revoke: refused from the very next request; revoking again changes nothing.
+      // Update, then revoke: refused from the very next request; revoking again is refused and changes nothing.
       const updated = yield* ok("PATCH", `${grantsPath}/${invited.grant_id}`, { actions: ["view"], watermark: true })
       assert.deepInclude(updated, { actions: ["view"], watermark: true })
       assert.strictEqual(problemCode(yield* rename(carol, "Carol's again")), "auth/forbidden")
@@ -108,7 +114,10 @@ describe("sharing grants", () => {
       const revoked = yield* ok("DELETE", `${grantsPath}/${invited.grant_id}`)
       assert.strictEqual(revoked.state, "revoked")
       assert.strictEqual(problemCode(yield* rename(carol, "Carol's last")), "auth/forbidden")
-      assert.strictEqual((yield* ok("DELETE", `${grantsPath}/${invited.grant_id}`)).revoked_at, revoked.revoked_at)
+      const again = yield* call("DELETE", `${grantsPath}/${invited.grant_id}`, admin)
+      assert.strictEqual(problemCode(again), "grant/not-active")
+      assert.strictEqual(again.body.state, "revoked")
+      assert.strictEqual((yield* ok("GET", `${grantsPath}/${invited.grant_id}`)).revoked_at, revoked.revoked_at)
 
       // Only a link pauses.
       assert.strictEqual(problemCode(yield* call("POST", `${grantsPath}/${toTeam.grant_id}/pause`, admin)), "grant/invalid")

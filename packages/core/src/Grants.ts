@@ -405,15 +405,21 @@ export const setPaused = (
   })
 
 /**
- * Revokes a grant from the next request on (spec 3.2); the record stays. An
- * admin, its creator, or a holder of `share` on its subject may revoke it.
- * Revoking a revoked grant changes nothing.
+ * Revokes an active grant from the next request on (spec 3.2); the record
+ * stays. An admin, its creator, or a holder of `share` on its subject may
+ * revoke it. Only an active grant is revoked: an expired one stays expired
+ * (its principal keeps hearing `share/expired`) and a revoked one stays as
+ * it was; both are `GrantNotActive` (decision 0014).
  */
-export const revoke = (actor: Member, grantId: string): Effect.Effect<StoredGrant, NotFound | Forbidden | StoreError, Services> =>
+export const revoke = (
+  actor: Member,
+  grantId: string
+): Effect.Effect<StoredGrant, NotFound | Forbidden | GrantNotActive | StoreError, Services> =>
   Effect.gen(function*() {
     const grant = yield* get(actor, grantId)
-    if (grant.revoked_at !== null) return grant
     const now = new Date(yield* Clock.currentTimeMillis)
+    const state = stateAt(grant, now)
+    if (state !== "active") return yield* new GrantNotActive({ state })
     const revoked: StoredGrant = { ...grant, revoked_at: now, updated_at: now }
     yield* commit(actor, revoked, { audit: "grant.revoked", event: "sharing.grant.revoked" })
     return revoked

@@ -8,10 +8,12 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import * as Access from "../src/Access.ts"
 import * as AuditLog from "../src/AuditLog.ts"
 import { CursorCodec } from "../src/Cursor.ts"
+import { stateAt } from "../src/Grant.ts"
 import { GrantStore } from "../src/GrantStore.ts"
 import * as Directory from "../src/Directory.ts"
 import { EventPublisher } from "../src/EventPublisher.ts"
@@ -95,10 +97,11 @@ describe("Grants", () => {
       ] as const
       for (const input of invalid) assert.strictEqual((yield* Effect.flip(Grants.create(admin, input as any, links)))._tag, "GrantInvalid")
       assert.strictEqual((yield* Effect.flip(Grants.create(admin, { subject_type: "report", subject_id: crypto.randomUUID(), principal_type: "link", actions: ["view"] }, links)))._tag, "NotFound")
-      // Revoking: by Ada (she holds share), kept on record; again, nothing changes.
+      // Revoking: by Ada (she holds share), kept on record; again, refused as not active, nothing changes.
       const revoked = yield* Grants.revoke(asUser(ada.user_id), toBob.grant_id)
       assert.isNotNull(revoked.revoked_at)
-      assert.deepStrictEqual(yield* Grants.revoke(admin, toBob.grant_id), revoked)
+      assert.deepStrictEqual(yield* Effect.flip(Grants.revoke(admin, toBob.grant_id)), new Grants.GrantNotActive({ state: "revoked" }))
+      assert.deepStrictEqual(yield* Grants.get(admin, toBob.grant_id), revoked)
       // Bob neither made it nor holds share: to him it is no grant at all.
       assert.strictEqual((yield* Effect.flip(Grants.revoke(asUser(bob.user_id), toAda.grant_id)))._tag, "NotFound")
       const log = yield* (yield* AuditLog.AuditStore).list(tenantId, {}, {
@@ -172,5 +175,31 @@ describe("Grants", () => {
       })
       assert.deepStrictEqual(log.map((e) => e.action).sort(), ["grant.created", "grant.paused", "grant.resumed", "grant.revoked", "grant.updated"])
       assert.notInclude(JSON.stringify(log), "a new secret")
+    }).pipe(Effect.provide(stores)))
+
+  it.effect("an expired grant is not revoked: it stays expired, unchanged, and writes no entry", () =>
+    Effect.gen(function*() {
+      const { admin, report } = yield* setup
+      const start = yield* Clock.currentTimeMillis
+      const link = yield* Grants.create(admin, {
+        subject_type: "report",
+        subject_id: report.report_id,
+        principal_type: "link",
+        actions: ["view"],
+        expires_at: new Date(start + 1_000)
+      }, links)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(stateAt(link, new Date(yield* Clock.currentTimeMillis)), "expired")
+      assert.deepStrictEqual(yield* Effect.flip(Grants.revoke(admin, link.grant_id)), new Grants.GrantNotActive({ state: "expired" }))
+      const after = yield* Grants.get(admin, link.grant_id)
+      assert.deepStrictEqual(after, link)
+      assert.isNull(after.revoked_at)
+      const log = yield* (yield* AuditLog.AuditStore).list(report.tenant_id, { targetId: link.grant_id }, {
+        take: 50,
+        sort: { field: "created_at", direction: "desc" },
+        after: undefined,
+        createdAtOrBefore: new Date(8.64e15)
+      })
+      assert.deepStrictEqual(log.map((e) => e.action), ["grant.created"])
     }).pipe(Effect.provide(stores)))
 })
