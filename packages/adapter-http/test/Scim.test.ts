@@ -86,7 +86,7 @@ describe("SCIM 2.0", () => {
       const events = yield* server.request("GET", `/v1/webhooks/${hook.body.webhook_id}/deliveries`, { token: admin })
       assert.deepStrictEqual(events.body.data.map((d: any) => d.event_type), ["scim.user.deprovisioned", "scim.user.provisioned"])
       assert.deepStrictEqual(events.body.data[1].event.data, { user_id: id, user_name: "test.user@okta.local", email: "test.user@okta.local", external_id: "00ujl29u0le5T6Aj10h7" })
-      assert.isNull(events.body.data[1].event.workspace_id)
+      assert.strictEqual(events.body.data[1].event.workspace_id, "*", "a tenant-wide event names every workspace")
 
       const group = yield* send(server, idp, "POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Test SCIMv2", members: [] })
       assert.strictEqual(group.status, 201, group.text)

@@ -11,6 +11,7 @@ import { Clock, Context, Effect, Schema } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import type { StoreError } from "./Errors.ts"
 import { type EventPublisher, publish } from "./EventPublisher.ts"
+import * as Events from "./Events.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type Keyset, type NewestFirstRequest, type Page, type PageQuery, paginateNewestFirst } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
@@ -77,7 +78,8 @@ export const record = (
     }
     yield* (yield* AuditStore).append(appended)
     // The payload is built by the service from stored values: a schema failure would be a bug.
-    yield* publish(tenantId, "audit.event", entry.workspace_id, {
+    // A tenant-wide entry (no workspace) concerns every workspace: "*" (decision 0010).
+    yield* publish(tenantId, "audit.event", entry.workspace_id ?? Events.everyWorkspace, {
       action: entry.action,
       actor: entry.actor,
       target: entry.target,

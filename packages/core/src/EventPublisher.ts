@@ -30,7 +30,7 @@ export class EventPublisher extends Context.Service<EventPublisher, {
 export const publish = <T extends Events.EventType>(
   tenantId: TenantId,
   type: T,
-  workspaceId: string | null,
+  workspaceId: string,
   data: Events.Data<T>
 ): Effect.Effect<Events.Envelope<T>, StoreError | Schema.SchemaError, EventPublisher> =>
   Effect.gen(function*() {

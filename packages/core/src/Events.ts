@@ -76,18 +76,29 @@ export const EventType = Schema.Literals(eventTypes as [EventType, ...Array<Even
 export type Data<T extends EventType> = (typeof catalog)[T]["Type"]
 
 /**
+ * The `workspace_id` of an event that concerns the tenant, not one
+ * workspace: `"*"`, every workspace of the tenant. The envelope's
+ * `workspace_id` is always a string (spec 2.8, decision 0010).
+ */
+export const everyWorkspace = "*"
+
+/**
  * The types whose events concern the tenant, not one workspace: their
- * `workspace_id` is `null` (decision 0012). The firehose carries either.
+ * `workspace_id` is `"*"` (`everyWorkspace`, decision 0012). The firehose
+ * carries either.
  */
 export const tenantWide: ReadonlySet<EventType> = new Set(["scim.user.provisioned", "scim.user.deprovisioned"])
 
-/** The envelope's `workspace_id` for a type: a workspace, `null` for tenant-wide types, either for the firehose. */
+/** A workspace's id: any identifier but `"*"`. */
+const WorkspaceId = Id.check(Schema.makeFilter((s: string) => s !== everyWorkspace, { expected: "a workspace id, not \"*\"" }))
+
+/** The envelope's `workspace_id` for a type: a workspace, `"*"` for tenant-wide types, either for the firehose. */
 const workspaceOf = (type: EventType) =>
   tenantWide.has(type)
-    ? Schema.Null.annotate({ description: "null: the event concerns the tenant, not one workspace" })
+    ? Schema.Literal(everyWorkspace).annotate({ description: "\"*\": the event concerns the tenant, every workspace of it" })
     : type === "audit.event"
-    ? Schema.NullOr(Id).annotate({ description: "The workspace, or null for a tenant-wide entry" })
-    : Id
+    ? Id.annotate({ description: "The workspace, or \"*\" (every workspace of the tenant) for a tenant-wide entry" })
+    : WorkspaceId.annotate({ description: "The workspace the event concerns" })
 
 /** The envelope of one event type (spec 2.8). */
 export const envelopeOf = <T extends EventType>(type: T) =>
@@ -95,7 +106,7 @@ export const envelopeOf = <T extends EventType>(type: T) =>
     id: Id,
     type: Schema.Literal(type),
     created_at: Instant,
-    workspace_id: workspaceOf(type) as Schema.Codec<string | null>,
+    workspace_id: workspaceOf(type) as Schema.Codec<string>,
     data: catalog[type] as (typeof catalog)[T]
   })
 
@@ -104,8 +115,8 @@ export interface Envelope<T extends EventType = EventType> {
   readonly id: string
   readonly type: T
   readonly created_at: string
-  /** `null` for tenant-wide events (`tenantWide`). */
-  readonly workspace_id: string | null
+  /** The workspace, or `"*"` (`everyWorkspace`) for tenant-wide events (`tenantWide`). */
+  readonly workspace_id: string
   readonly data: Data<T>
 }
 
@@ -117,10 +128,14 @@ const decoders = Object.fromEntries(
   eventTypes.map((type) => [type, Schema.decodeUnknownEffect(envelopeOf(type))])
 ) as { readonly [T in EventType]: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError> }
 
-/** A new event: a fresh time-ordered id, now as its time. The `data` is checked against its type's schema. */
+/**
+ * A new event: a fresh time-ordered id, now as its time. The `data` is
+ * checked against its type's schema, and `workspaceId` against the type:
+ * a workspace's id, or `everyWorkspace` for tenant-wide types.
+ */
 export const make = <T extends EventType>(
   type: T,
-  workspaceId: string | null,
+  workspaceId: string,
   data: Data<T>
 ): Effect.Effect<Envelope<T>, Schema.SchemaError> =>
   Effect.gen(function*() {

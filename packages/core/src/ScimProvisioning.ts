@@ -15,6 +15,7 @@ import * as Directory from "./Directory.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import type { StoreError } from "./Errors.ts"
 import { EventPublisher, publish } from "./EventPublisher.ts"
+import * as Events from "./Events.ts"
 import type { Group, GroupId } from "./Group.ts"
 import { uuidv7 } from "./Ids.ts"
 import { endOfTime, type PageQuery } from "./Pagination.ts"
@@ -42,8 +43,8 @@ const announce = (tenantId: TenantId, before: User | undefined, after: User) => 
   const stopped = wasActive ? Deprovisioning.stopActingFor(tenantId, after.user_id) : Effect.void
   const common = { user_id: after.user_id, user_name: after.user_name ?? after.email, email: after.email }
   const published: Effect.Effect<unknown, StoreError | Schema.SchemaError, EventPublisher> = isActive
-    ? publish(tenantId, "scim.user.provisioned", null, { ...common, external_id: after.external_id })
-    : publish(tenantId, "scim.user.deprovisioned", null, common)
+    ? publish(tenantId, "scim.user.provisioned", Events.everyWorkspace, { ...common, external_id: after.external_id })
+    : publish(tenantId, "scim.user.deprovisioned", Events.everyWorkspace, common)
   // The data is built here from a stored user: a schema failure would be a bug.
   return Effect.andThen(stopped, published.pipe(Effect.catchTag("SchemaError", (error) => Effect.die(error)), Effect.asVoid))
 }

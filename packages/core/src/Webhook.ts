@@ -100,7 +100,12 @@ export class FirehoseNeedsScalePlan extends Data.TaggedError("FirehoseNeedsScale
 export const mayHear = (plan: Plan, events: ReadonlyArray<EventType>): boolean =>
   plan === "scale" || !events.includes(firehose)
 
-/** Whether a webhook hears an event (enabled, subscribed to its type, and of its workspace if it has one). */
+/**
+ * Whether a webhook hears an event (enabled, subscribed to its type, and of
+ * its workspace if it has one). A tenant-wide event (`workspace_id` `"*"`)
+ * is heard by the webhooks of the whole tenant only, not by one scoped to a
+ * workspace (decision 0010).
+ */
 export const hears = (webhook: Webhook, event: Envelope): boolean =>
   webhook.enabled && webhook.events.includes(event.type) &&
   (webhook.workspace_id === null || webhook.workspace_id === event.workspace_id)

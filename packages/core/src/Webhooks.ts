@@ -197,7 +197,7 @@ export const sendTest = (
     const webhook = yield* get(tenantId, webhookId)
     if (!webhook.enabled) return yield* new WebhookDisabled({ webhookId: webhook.webhook_id })
     // The examples are valid by construction (a test decodes every one).
-    const workspaceId = Events.tenantWide.has(type) ? null : webhook.workspace_id ?? exampleWorkspace
+    const workspaceId = Events.tenantWide.has(type) ? Events.everyWorkspace : webhook.workspace_id ?? exampleWorkspace
     const event = yield* Effect.orDie(Events.make(type, workspaceId, Events.examples[type]))
     return yield* (yield* DeliveryStore).enqueue(webhook, event, new Date(yield* Clock.currentTimeMillis))
   })

@@ -25,7 +25,7 @@ describe("Events", () => {
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2026, 10, 21, 12, 30, 0, 7))
       for (const type of Events.eventTypes) {
-        const workspaceId = Events.tenantWide.has(type) ? null : "ws_1"
+        const workspaceId = Events.tenantWide.has(type) ? "*" : "ws_1"
         const event = yield* Events.make(type, workspaceId, Events.examples[type])
         assert.deepStrictEqual(Object.keys(event), ["id", "type", "created_at", "workspace_id", "data"])
         assert.strictEqual(event.type, type)
@@ -46,11 +46,30 @@ describe("Events", () => {
       const error = yield* Effect.flip(Events.make("export.succeeded", "ws_1", wrong as never))
       assert.include(String(error), "bytes")
       yield* Effect.flip(Events.make("alert.fire", "ws_1", { alert_id: "a" } as never))
-      // Tenant-wide events name no workspace; workspace events must.
+      // Tenant-wide events name every workspace ("*"); workspace events name theirs, never "*".
       yield* Effect.flip(Events.make("scim.user.provisioned", "ws_1", Events.examples["scim.user.provisioned"]))
-      yield* Effect.flip(Events.make("alert.fire", null, Events.examples["alert.fire"]))
-      assert.isNull((yield* Events.make("audit.event", null, Events.examples["audit.event"])).workspace_id)
+      yield* Effect.flip(Events.make("scim.user.provisioned", null as never, Events.examples["scim.user.provisioned"]))
+      yield* Effect.flip(Events.make("alert.fire", "*", Events.examples["alert.fire"]))
+      yield* Effect.flip(Events.make("alert.fire", null as never, Events.examples["alert.fire"]))
+      yield* Effect.flip(Events.make("alert.fire", "", Events.examples["alert.fire"]))
+      assert.strictEqual((yield* Events.make("audit.event", "*", Events.examples["audit.event"])).workspace_id, "*")
+      assert.strictEqual((yield* Events.make("audit.event", "ws_1", Events.examples["audit.event"])).workspace_id, "ws_1")
+      yield* Effect.flip(Events.make("audit.event", null as never, Events.examples["audit.event"]))
     }))
+
+  it("workspace_id is a string in every envelope: never null; \"*\" for tenant-wide types, and only for them and the firehose", () => {
+    for (const type of Events.eventTypes) {
+      const envelope = { id: "e", type, created_at: "2026-11-21T12:30:00.007Z", data: Events.examples[type] }
+      const decodes = (workspace_id: unknown) => Schema.is(Events.envelopeOf(type))({ ...envelope, workspace_id })
+      assert.isFalse(decodes(null), `${type}: null`)
+      assert.isFalse(decodes(undefined), `${type}: absent`)
+      assert.strictEqual(decodes("*"), Events.tenantWide.has(type) || type === "audit.event", `${type}: "*"`)
+      assert.strictEqual(decodes("ws_1"), !Events.tenantWide.has(type), `${type}: a workspace`)
+      const schema = (Events.jsonSchemas()[type] as any).schema
+      assert.strictEqual(schema.properties.workspace_id.type ?? schema.properties.workspace_id.anyOf?.[0]?.type, "string", type)
+      assert.notInclude(JSON.stringify(schema.properties.workspace_id), "null", type)
+    }
+  })
 
   it("an unknown type or a mislabelled envelope does not decode", () => {
     const envelope = { id: "e", type: "alert.fire", created_at: "2026-11-21T12:30:00.007Z", workspace_id: "w", data: Events.examples["alert.fire"] }

@@ -49,7 +49,7 @@ const makeWebhook = (tenantId: TenantId, overrides: Partial<Webhook> = {}) =>
   })
 
 const event = (type: Events.EventType, workspaceId: string) =>
-  Effect.orDie(Events.make(type, Events.tenantWide.has(type) ? null : workspaceId, Events.examples[type]))
+  Effect.orDie(Events.make(type, Events.tenantWide.has(type) ? Events.everyWorkspace : workspaceId, Events.examples[type]))
 
 const page: PageQuery<"created_at"> = {
   take: 100,
