@@ -400,8 +400,8 @@ const groupParams = { id: Schema.String }
 /** A bearer token as listed: never the token itself. */
 const TokenJson = Schema.Struct({ token_id: Schema.String, created_at: Schema.Date })
 
-/** The tokens of a holder, oldest first (a short list: no pages). */
-const TokenList = Schema.Struct({ data: Schema.Array(TokenJson) })
+/** The tokens of a holder, newest first, a page at a time like every list. */
+const TokenList = ListEnvelope(TokenJson)
 
 /** A bearer token as issued, the token shown this once. */
 const IssuedTokenJson = Schema.Struct({
@@ -458,9 +458,10 @@ export const UsersGroup = HttpApiGroup.make("users")
   .add(
     HttpApiEndpoint.get("listTokens", "/v1/users/:user_id/tokens", {
       params: userParams,
+      query: pageQuery,
       success: TokenList,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A user's personal tokens (ids and dates, never the tokens), newest first.")
   )
   .add(
     HttpApiEndpoint.delete("revokeToken", "/v1/users/:user_id/tokens/:token_id", {
@@ -649,9 +650,10 @@ export const ScimTokensGroup = HttpApiGroup.make("scimTokens")
   )
   .add(
     HttpApiEndpoint.get("list", "/v1/scim-tokens", {
+      query: pageQuery,
       success: TokenList,
-      error: Problems.Forbidden
-    }).annotate(RateLimitClass, "read")
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The tenant's SCIM tokens (ids and dates, never the tokens), newest first.")
   )
   .add(
     HttpApiEndpoint.delete("revoke", "/v1/scim-tokens/:token_id", {
@@ -1202,6 +1204,7 @@ export const ScheduleJson = Schema.Struct({
   timezone: Schema.String,
   ...ExportJob.ExportRequest.fields,
   recipients: Schema.Array(Schema.String),
+  run_as: Schema.NullOr(Schema.String).annotate({ description: "Whose view recipients who are no users of the tenant get; null: none named" }),
   enabled: Schema.Boolean,
   created_by: AuditLog.Actor,
   next_run_at: Schema.NullOr(Schema.Date).annotate({ description: "When it runs next; null while disabled" }),

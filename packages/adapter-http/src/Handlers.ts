@@ -442,13 +442,16 @@ export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
           asAdmin("users.issueToken", (tenantId) => TenantTokens.issueForUserId(tenantId, params.user_id)),
           (issued) => respond(endpoint, issuedTokenJson(issued))
         ))
-      .handle("listTokens", ({ endpoint, params }) =>
-        Effect.map(
-          asAdmin("users.listTokens", (tenantId) =>
-            Effect.andThen(Directory.getUser(tenantId, params.user_id), TenantTokens.list(tenantId, TenantTokens.userRole, params.user_id))
-          ),
-          (tokens) => respond(endpoint, { data: tokens.map(tokenJson) })
-        ))
+      .handle("listTokens", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const request = yield* listRequest(query)
+          const page = yield* asAdmin("users.listTokens", (tenantId) =>
+            Effect.andThen(
+              Directory.getUser(tenantId, params.user_id),
+              TenantTokens.listPage(tenantId, TenantTokens.userRole, request, params.user_id)
+            ))
+          return respond(endpoint, { data: page.data.map(tokenJson), page: page.page })
+        }))
       .handle("revokeToken", ({ params }) =>
         Effect.gen(function*() {
           const revoked = yield* asAdmin("users.revokeToken", (tenantId) =>
@@ -518,7 +521,7 @@ export const executiveRolesLayer = groupLayer("executiveRoles", "executive_role"
 /** `POST /v1/scim-tokens`: tenant admins only. */
 export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(TenantStore.TenantStore)
+    const provide = yield* captured(TenantStore.TenantStore, Cursor.CursorCodec)
     const info = yield* ServiceInfo
     return handlers
       .handle("create", ({ endpoint }) =>
@@ -527,11 +530,12 @@ export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers
           const issued = yield* Effect.mapError(provide(TenantTokens.issueScim(admin.tenantId)), toProblem)
           return respond(endpoint, { ...issuedTokenJson(issued), scim_url: `${info.publicBaseUrl}/scim/v2` })
         }))
-      .handle("list", ({ endpoint }) =>
+      .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
           const admin = yield* caller("scimTokens.list")
-          const tokens = yield* Effect.mapError(provide(TenantTokens.list(admin.tenantId, TenantTokens.scimRole)), toProblem)
-          return respond(endpoint, { data: tokens.map(tokenJson) })
+          const request = yield* listRequest(query)
+          const page = yield* Effect.mapError(provide(TenantTokens.listPage(admin.tenantId, TenantTokens.scimRole, request)), toProblem)
+          return respond(endpoint, { data: page.data.map(tokenJson), page: page.page })
         }))
       .handle("revoke", ({ params }) =>
         Effect.gen(function*() {

@@ -53,7 +53,10 @@ describe("directory API", () => {
       const issued = yield* created(server, token, `/v1/users/${bob.user_id}/tokens`, {})
       const second_ = yield* created(server, token, `/v1/users/${bob.user_id}/tokens`, {})
       const tokens = yield* server.request("GET", `/v1/users/${bob.user_id}/tokens`, { token })
-      assert.deepStrictEqual(tokens.body.data.map((t: any) => t.token_id), [issued.token_id, second_.token_id])
+      // Newest first, in the list envelope (ties by id).
+      const newestFirst = [issued, second_].sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.token_id < b.token_id ? -1 : 1))
+      assert.deepStrictEqual(tokens.body.data.map((t: any) => t.token_id), newestFirst.map((t) => t.token_id))
+      assert.deepStrictEqual(tokens.body.page, { limit: 50, next_cursor: null, has_more: false })
       assert.notInclude(tokens.text, issued.token)
       assert.strictEqual(problemCode(yield* server.request("GET", "/v1/users", { token: issued.token })), "auth/forbidden")
       yield* server.request("PATCH", `/v1/users/${bob.user_id}`, { token, body: { roles: ["admin"] } })

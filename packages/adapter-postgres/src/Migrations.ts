@@ -666,6 +666,9 @@ const rateLimitLogs = ddl([
 /** Reports' filters (decision 0013): what exports and viewers give values by name; none for reports made before. */
 const reportFilters = ddl([`ALTER TABLE reports ADD COLUMN filters jsonb NOT NULL DEFAULT '[]'`])
 
+/** Whose view a schedule's recipients who are no users get (decision 0015). */
+const scheduleRunAs = ddl([`ALTER TABLE export_schedules ADD COLUMN run_as uuid`])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -686,7 +689,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "16_export_schedules": exportSchedules,
   "17_dataset_loads": datasetLoads,
   "18_rate_limit_logs": rateLimitLogs,
-  "19_report_filters": reportFilters
+  "19_report_filters": reportFilters,
+  "20_schedule_run_as": scheduleRunAs
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -11,9 +11,11 @@
  */
 import { Clock, Data, Effect } from "effect"
 import * as ApiToken from "./ApiToken.ts"
+import type { CursorCodec, CursorError } from "./Cursor.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import { NotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
+import { applyInMemory, type InvalidSort, type Keyset, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
 import { type ApiTokenRecord, TenantStore } from "./TenantStore.ts"
 import type { User, UserId } from "./User.ts"
@@ -83,6 +85,26 @@ export const list = (
   Effect.map(
     Effect.flatMap(TenantStore, (store) => store.listTokens(tenantId, role)),
     (tokens) => tokens.filter(holding(role, userId)).map((t) => ({ tokenId: t.tokenId, createdAt: t.createdAt }))
+  )
+
+const tokenKey = (token: Listed): Keyset => ({ value: token.createdAt.getTime(), id: token.tokenId })
+
+/**
+ * One page of the tenant's tokens of a role (of one user, when given),
+ * newest first, in the list envelope every list has (spec 2.1). A holder
+ * has few tokens: the page is cut from all of them in memory, in the order
+ * and within the snapshot bound the stores' keyset pages follow.
+ */
+export const listPage = (
+  tenantId: TenantId,
+  role: string,
+  request: NewestFirstRequest,
+  userId?: string
+): Effect.Effect<Page<Listed>, StoreError | CursorError | InvalidSort, TenantStore | CursorCodec> =>
+  paginateNewestFirst(
+    request,
+    (query) => Effect.map(list(tenantId, role, userId), (tokens) => applyInMemory(tokens, query, tokenKey, (t) => t.createdAt)),
+    tokenKey
   )
 
 /**
