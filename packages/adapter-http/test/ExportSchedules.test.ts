@@ -4,7 +4,9 @@
  * nothing; a schedule's next run is its cron's next time in its zone; a
  * run (sent now, or by the scheduler when its time comes) queues a job per
  * recipient that runs as that recipient, so each mailbox receives the rows
- * its owner sees live; a deprovisioned recipient is skipped; members manage
+ * its owner sees live; an address that is no user gets the view of the
+ * schedule's run_as user (or, without row-level security, every row); a
+ * deprovisioned recipient is skipped; members manage
  * only their own schedules; many schedules firing at once wait in their
  * workspace's queue without holding up another workspace's export.
  */
@@ -12,7 +14,11 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { SmtpServer } from "@analytics/adapter-smtp/testing"
 import { ExportJob, ExportSchedules, ExportStore, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, Effect } from "effect"
+import { MemoryStores } from "@analytics/adapter-memory"
+import { SqlStores } from "@analytics/adapter-postgres"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import type * as App from "@analytics/adapter-http/App"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { simpleParser } from "mailparser"
 import { problemCode } from "@analytics/adapter-http/testing"
 import * as ExportFixture from "./ExportFixture.ts"
@@ -32,9 +38,11 @@ const shifted = (live: Clock.Clock, offsetMillis: number): Clock.Clock => ({
   currentTimeNanos: Effect.sync(() => live.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n)
 })
 
-const setup = Effect.gen(function*() {
+/** The sales overview on `stores` (memory by default), its leads, the worker, the scheduler and a real SMTP server's mailbox. */
+const setupOn = (stores?: Layer.Layer<App.Stores, unknown>) => Effect.gen(function*() {
   const smtp = yield* SmtpServer.start()
-  const { admin, ok, reportId, server, tenantId, workspaceId: sales, worker } = yield* ExportFixture.setup({
+  const { admin, datasetId, ok, reportId, server, tenantId, workspaceId: sales, worker } = yield* ExportFixture.setup({
+    stores,
     mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@example.com>" }),
     // Leads see their region's rows, by their executive role as the directory has it.
     rowLevelSecurity: [
@@ -65,8 +73,16 @@ const setup = Effect.gen(function*() {
       const attachment = parsed.attachments[0]
       return { to: message.to, subject: parsed.subject ?? "", text: parsed.text ?? "", filename: attachment?.filename, csv: attachment?.content.toString("utf8") }
     })))
-  return { server, tenantId, admin, ok, sales, reportId, lead, worker, asOf, tick, mailbox }
+  return { server, tenantId, admin, ok, sales, reportId, datasetId, lead, worker, asOf, tick, mailbox }
 })
+const setup = setupOn()
+
+/** The stores the distribution-list test runs on: memory, PGlite, and PostgreSQL when there is one. */
+const storesUnderTest: ReadonlyArray<readonly [string, () => Layer.Layer<App.Stores, unknown>]> = [
+  ["memory", () => MemoryStores.layer],
+  ["PGlite", () => SqlStores.layerPglite()],
+  ...(databaseUrl === "" ? [] : [["PostgreSQL", () => Layer.unwrap(Effect.map(freshDatabase(databaseUrl), (url) => SqlStores.layerPg(Redacted.make(url))))] as const])
+]
 
 describe("export schedules", () => {
   it.live("bad schedules are refused with problems and change nothing", () =>
@@ -173,6 +189,56 @@ describe("export schedules", () => {
       assert.strictEqual((yield* server.request("DELETE", `/v1/export-schedules/${schedule.schedule_id}`, { token: admin })).status, 204)
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/export-schedules/${schedule.schedule_id}`, { token: admin })), "resource/not-found")
     }).pipe(Effect.scoped))
+
+  for (const [name, stores] of storesUnderTest) {
+    it.live(`a distribution list beyond the tenant (${name}): outside addresses get run_as's view; refused without one under row-level security`, () =>
+      Effect.gen(function*() {
+        const { admin, datasetId, lead, mailbox, ok, reportId, server, worker } = yield* setupOn(stores())
+        const ada = yield* lead("ada@example.com", "EU Lead")
+        const grace = yield* lead("grace@example.com", "US Lead")
+        const base = { report_id: reportId, name: "Board pack", cron: "0 8 * * 1", format: "csv", visual_id: "by_region" }
+        const create = (body: object, token = admin) => server.request("POST", "/v1/export-schedules", { token, body: { ...base, ...body } })
+        // Under row-level security an outside address needs run_as.
+        const without = yield* create({ recipients: ["board@partner.example"] })
+        assert.strictEqual(problemCode(without), "schedule/invalid", without.text)
+        assert.include(without.body.detail, "run_as")
+        assert.strictEqual(problemCode(yield* create({ recipients: ["board@partner.example"], run_as: crypto.randomUUID() })), "schedule/invalid")
+        // A member names only themselves.
+        yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: ada.userId, actions: ["view", "download"] })
+        const asGrace = yield* create({ recipients: ["board@partner.example"], run_as: grace.userId }, ada.token)
+        assert.strictEqual(problemCode(asGrace), "schedule/invalid", asGrace.text)
+        const mine = yield* create({ recipients: ["board@partner.example", "grace@example.com"], run_as: ada.userId }, ada.token)
+        assert.strictEqual(mine.status, 201, mine.text)
+        assert.strictEqual(mine.body.run_as, ada.userId)
+
+        // The outside address gets Ada's rows; Grace, a user, her own.
+        const sent = yield* ok("POST", `/v1/export-schedules/${mine.body.schedule_id}/send-now`, undefined, ada.token)
+        assert.deepStrictEqual(sent.deliveries.map((d: any) => [d.recipient, typeof d.job_id]), [["board@partner.example", "string"], ["grace@example.com", "string"]])
+        assert.strictEqual(yield* worker, 2)
+        const mails = yield* mailbox
+        assert.deepStrictEqual(mails.filter((m) => m.to.includes("board@partner.example")).map((m) => m.csv), [`region,total_amount\r\nEU,${totalOf("EU")}\r\n`])
+        assert.deepStrictEqual(mails.filter((m) => m.to.includes("grace@example.com")).map((m) => m.csv), [`region,total_amount\r\nUS,${totalOf("US")}\r\n`])
+
+        // Ada deprovisioned: her own schedule stops (decision 0018); an admin's naming her skips the outside address with the reason.
+        const admins = yield* ok("POST", "/v1/export-schedules", { ...base, name: "Admin's board pack", recipients: ["board@partner.example"], run_as: ada.userId })
+        yield* ok("PATCH", `/v1/users/${ada.userId}`, { status: "deprovisioned" })
+        assert.strictEqual((yield* ok("GET", `/v1/export-schedules/${mine.body.schedule_id}`)).enabled, false)
+        const skipped = yield* ok("POST", `/v1/export-schedules/${admins.schedule_id}/send-now`)
+        assert.deepStrictEqual(skipped.deliveries, [{ recipient: "board@partner.example", skipped: "Not a user of the tenant, and the schedule's run_as user is no longer active" }])
+
+        // Without row-level security, an outside address needs no run_as and gets every row.
+        const model = (yield* ok("GET", `/v1/datasets/${datasetId}`)).model
+        yield* ok("PATCH", `/v1/datasets/${datasetId}`, { model: { ...model, row_level_security: [] } })
+        const open = yield* create({ recipients: ["press@partner.example"] })
+        assert.strictEqual(open.status, 201, open.text)
+        assert.isNull(open.body.run_as)
+        yield* ok("POST", `/v1/export-schedules/${open.body.schedule_id}/send-now`)
+        assert.strictEqual(yield* worker, 1)
+        const press = (yield* mailbox).filter((m) => m.to.includes("press@partner.example"))
+        assert.deepStrictEqual(press.map((m) => m.csv), [`region,total_amount\r\nAPAC,${totalOf("APAC")}\r\nEU,${totalOf("EU")}\r\nUS,${totalOf("US")}\r\n`])
+      }).pipe(Effect.scoped), 60_000)
+  }
+  if (databaseUrl === "") it.skip(`a distribution list beyond the tenant (PostgreSQL) ${skippedForNoPostgres}`, () => {})
 
   it.live("many schedules firing at once wait in their workspace's queue; another workspace's export is not held up", () =>
     Effect.gen(function*() {

@@ -79,6 +79,7 @@ describe("export scheduler on PostgreSQL", () => {
             timezone: "UTC",
             request: { format: "pdf" },
             recipients: ["ada@example.com"],
+            run_as: null,
             enabled: true,
             created_by: { type: "user", id: user.user_id },
             next_run_at: at(1_000 + i),

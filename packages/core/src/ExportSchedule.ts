@@ -3,7 +3,8 @@
  * a cron schedule in a time zone and e-mailed to a distribution list. Each
  * run queues one job per recipient, run as that recipient (their row-level
  * security: they get what they would see live), in the report's workspace
- * queue like any other export.
+ * queue like any other export. A recipient who is no user of the tenant
+ * gets the view of the schedule's `run_as` user (decision 0015).
  *
  * @since 0.1.0
  */
@@ -13,7 +14,7 @@ import { ExportRequest, type JobId } from "./ExportJob.ts"
 import { Uuid } from "./Ids.ts"
 import { ReportId } from "./Report.ts"
 import { Name, type TenantId } from "./Tenant.ts"
-import { Email } from "./User.ts"
+import { Email, UserId } from "./User.ts"
 import type { WorkspaceId } from "./Workspace.ts"
 
 /** A schedule's identifier. */
@@ -36,12 +37,21 @@ export const Cron5 = Schema.String.check(
   )
 )
 
-/** The distribution list: 1 to 50 distinct addresses of users of the tenant. */
+/** The distribution list: 1 to 50 distinct addresses. */
 export const Recipients = Schema.Array(Email).check(
   Schema.isMinLength(1),
   Schema.isMaxLength(50),
   Schema.makeFilter((emails) => new Set(emails).size === emails.length || "Each recipient is listed once")
-).annotate({ description: "E-mail addresses of users of the tenant; each gets the export as they would see the report live" })
+).annotate({
+  description:
+    "E-mail addresses. A user of the tenant gets the export as they would see the report live; any other address gets the view of `run_as`"
+})
+
+/** Whose view recipients who are no users of the tenant get. */
+export const RunAs = UserId.annotate({
+  description:
+    "A user of the tenant whose view (row-level security as theirs at each run) recipients who are no users of the tenant get; needed for such recipients when the report's data has row-level security. A member may name only themselves"
+})
 
 /** What a client sends to create a schedule: when, for whom, and the export (as `POST /v1/reports/{id}/export` takes it). */
 export const ScheduleCreate = Schema.Struct({
@@ -51,6 +61,7 @@ export const ScheduleCreate = Schema.Struct({
   timezone: Schema.optionalKey(TimeZone.annotate({ default: "UTC" })),
   ...ExportRequest.fields,
   recipients: Recipients,
+  run_as: Schema.optionalKey(RunAs),
   enabled: Schema.optionalKey(Schema.Boolean.annotate({ default: true }))
 })
 /** What a client sends to create a schedule. */
@@ -67,6 +78,7 @@ export const ScheduleUpdate = Schema.Struct({
   filters: Schema.optionalKey(ExportRequest.fields.filters.schema),
   dialect: Schema.optionalKey(Schema.NullOr(ExportRequest.fields.dialect.schema)),
   recipients: Schema.optionalKey(Recipients),
+  run_as: Schema.optionalKey(Schema.NullOr(RunAs)),
   enabled: Schema.optionalKey(Schema.Boolean)
 })
 /** What a client may change. */
@@ -95,6 +107,8 @@ export interface ExportSchedule {
   readonly timezone: string
   readonly request: ExportRequest
   readonly recipients: ReadonlyArray<string>
+  /** Whose view recipients who are no users of the tenant get; `null`: none named. */
+  readonly run_as: UserId | null
   readonly enabled: boolean
   readonly created_by: Actor
   /** When it runs next; `null` while disabled. */
@@ -114,7 +128,7 @@ export const nextRunOf = (schedule: Pick<ExportSchedule, "cron" | "timezone" | "
 
 /** The export request of a create. */
 export const requestOf = (input: ScheduleCreate): ExportRequest => {
-  const { cron: _c, enabled: _e, name: _n, recipients: _r, report_id: _id, timezone: _t, ...request } = input
+  const { cron: _c, enabled: _e, name: _n, recipients: _r, report_id: _id, run_as: _a, timezone: _t, ...request } = input
   return request
 }
 

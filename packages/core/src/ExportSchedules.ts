@@ -16,6 +16,7 @@
 import { Clock, Data, Effect } from "effect"
 import type { CursorCodec, CursorError } from "./Cursor.ts"
 import * as Datasets from "./Datasets.ts"
+import type { DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "./DirectoryStore.ts"
 import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { type Forbidden, NotFound, type StoreError } from "./Errors.ts"
@@ -45,8 +46,9 @@ import { Member } from "./Principal.ts"
 import type { Report } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type * as Subjects from "./Subjects.ts"
-import type { TenantId } from "./Tenant.ts"
+import type { SecurityContext } from "./SemanticQuery.ts"
 import { Transactor } from "./Transactor.ts"
+import type { User } from "./User.ts"
 import type { WorkspaceId } from "./Workspace.ts"
 import * as Workspaces from "./Workspaces.ts"
 import type { WorkspaceStore } from "./WorkspaceStore.ts"
@@ -71,25 +73,80 @@ export type RunServices = ExportScheduleStore | ExportStore | GrantStore | Direc
 type ManageError = NotFound | Forbidden | Grants.ShareExpired | StoreError
 
 
-/** The member, as the directory has them now, behind a recipient's address; `undefined` when none is active. */
-const recipientMember = (tenantId: TenantId, email: string) =>
-  Effect.map(Effect.flatMap(DirectoryStore, (directory) => directory.findUserBy(tenantId, { email })), (user) =>
-    user === undefined || user.status !== "active"
-      ? undefined
-      : new Member({ tenantId, userId: user.user_id, email: user.email, roles: user.roles }))
+/** A user as a member of the tenant, as the directory has them now. */
+const memberOf = (user: User) => new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })
 
 /**
- * Checks a schedule's export against its report, and `newRecipients`
- * against the directory (one who left later is skipped at each run, and
- * does not block changing the schedule).
+ * Who a recipient's file is made as, at a run: a user of the tenant as
+ * themselves (rule 4: what they would see live); any other address as the
+ * schedule's `run_as` user, or, when it names none, as nobody in particular,
+ * which the report's data allows only without row-level security. A reason
+ * to skip the recipient otherwise.
  */
-const validate = (member: Member, report: Report, request: ExportSchedule["request"], newRecipients: ReadonlyArray<string>) =>
+const viewerOf = (schedule: Pick<ExportSchedule, "tenant_id" | "run_as">, report: Report, email: string) =>
+  Effect.gen(function*(): Effect.fn.Return<{ readonly security: SecurityContext } | { readonly skipped: string }, StoreError, DirectoryStore | DatasetStore> {
+    const directory = yield* DirectoryStore
+    const user = yield* directory.findUserBy(schedule.tenant_id, { email })
+    if (user !== undefined) {
+      return user.status === "active" ? { security: yield* Datasets.securityContext(memberOf(user)) } : { skipped: "Not an active user of the tenant" }
+    }
+    if (schedule.run_as !== null) {
+      const runAs = yield* directory.findUser(schedule.tenant_id, schedule.run_as)
+      return runAs === undefined || runAs.status !== "active"
+        ? { skipped: "Not a user of the tenant, and the schedule's run_as user is no longer active" }
+        : { security: yield* Datasets.securityContext(memberOf(runAs)) }
+    }
+    if (yield* hasRowLevelSecurity(report)) {
+      return { skipped: "Not a user of the tenant, and the report's data has row-level security: the schedule names no run_as" }
+    }
+    return { security: { roles: [], attributes: { email } } }
+  })
+
+/** Whether any dataset the report's visuals read has row-level security policies. */
+const hasRowLevelSecurity = (report: Report) =>
+  Effect.gen(function*() {
+    const datasets = new Set(report.pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))
+    for (const datasetId of datasets) {
+      const dataset = yield* Effect.orElseSucceed(Datasets.get(report.tenant_id, datasetId), () => undefined)
+      if ((dataset?.model.row_level_security ?? []).length > 0) return true
+    }
+    return false
+  })
+
+/**
+ * Checks a schedule's export against its report, its `run_as` (an active
+ * user; a member may name only themselves) and its recipients: one who is
+ * no user of the tenant needs `run_as` when the report's data has
+ * row-level security. A user deprovisioned later is skipped at each run.
+ */
+const validate = (
+  member: Member,
+  report: Report,
+  schedule: Pick<ExportSchedule, "request" | "recipients" | "run_as">,
+  newRecipients: ReadonlyArray<string>
+) =>
   Effect.gen(function*() {
     yield* Policy.onSubject(member, "exportSchedules.create", report.report_id)
-    yield* Exports.check(report, request)
+    yield* Exports.check(report, schedule.request)
+    const directory = yield* DirectoryStore
+    if (schedule.run_as !== null) {
+      if (!Policy.isAdmin(member) && schedule.run_as !== member.userId) {
+        return yield* new ScheduleInvalid({ detail: "run_as: a member may name only themselves; a tenant admin may name any user" })
+      }
+      const runAs = yield* directory.findUser(member.tenantId, schedule.run_as)
+      if (runAs === undefined || runAs.status !== "active") {
+        return yield* new ScheduleInvalid({ detail: `run_as: ${schedule.run_as} is not an active user of this tenant` })
+      }
+    }
     for (const email of newRecipients) {
-      if ((yield* recipientMember(member.tenantId, email)) === undefined) {
-        return yield* new ScheduleInvalid({ detail: `recipients: ${email} is not an active user of this tenant; invite them first` })
+      const user = yield* directory.findUserBy(member.tenantId, { email })
+      if (user !== undefined && user.status !== "active") {
+        return yield* new ScheduleInvalid({ detail: `recipients: ${email} is a deprovisioned user of this tenant` })
+      }
+      if (user === undefined && schedule.run_as === null && (yield* hasRowLevelSecurity(report))) {
+        return yield* new ScheduleInvalid({
+          detail: `recipients: ${email} is no user of this tenant and the report's data has row-level security: name run_as, whose view such recipients get`
+        })
       }
     }
   })
@@ -112,13 +169,14 @@ export const create = (
       ...base,
       request: requestOf(input),
       recipients: input.recipients,
+      run_as: input.run_as ?? null,
       created_by: { type: "user", id: member.userId },
       next_run_at: nextRunOf(base, now),
       last_run: null,
       created_at: now,
       updated_at: now
     }
-    yield* validate(member, report, schedule.request, schedule.recipients)
+    yield* validate(member, report, schedule, schedule.recipients)
     yield* (yield* ExportScheduleStore).insert(schedule)
     return schedule
   })
@@ -167,10 +225,13 @@ export const update = (
       name: change.name ?? current.name,
       request: updatedRequest(current.request, change),
       recipients: change.recipients ?? current.recipients,
+      run_as: change.run_as === undefined ? current.run_as : change.run_as,
       next_run_at: retimed ? nextRunOf(timing, now) : current.next_run_at,
       updated_at: now
     }
-    yield* validate(member, report, updated.request, updated.recipients.filter((email) => !current.recipients.includes(email)))
+    // A changed run_as is checked against every recipient; otherwise the new ones.
+    const changedRunAs = updated.run_as !== current.run_as
+    yield* validate(member, report, updated, changedRunAs ? updated.recipients : updated.recipients.filter((email) => !current.recipients.includes(email)))
     if (!(yield* (yield* ExportScheduleStore).update(updated))) return yield* new NotFound({ resource: "schedule", id: scheduleId })
     return updated
   })
@@ -199,15 +260,15 @@ const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =
         deliveries.push({ recipient: email, skipped: "The report no longer exists" })
         continue
       }
-      const member = yield* recipientMember(schedule.tenant_id, email)
-      if (member === undefined) {
-        deliveries.push({ recipient: email, skipped: "Not an active user of the tenant" })
+      const viewer = yield* viewerOf(schedule, report, email)
+      if ("skipped" in viewer) {
+        deliveries.push({ recipient: email, skipped: viewer.skipped })
         continue
       }
       const job = yield* Exports.enqueue(schedule, {
         request: schedule.request,
         requested_by: schedule.created_by,
-        security: yield* Datasets.securityContext(member),
+        security: viewer.security,
         delivery: { schedule_id: schedule.schedule_id, schedule_name: schedule.name, email }
       })
       deliveries.push({ recipient: email, job_id: job.job_id })

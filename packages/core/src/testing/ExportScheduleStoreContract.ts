@@ -15,6 +15,7 @@ import { uuidv7 } from "../Ids.ts"
 import type { ReportId } from "../Report.ts"
 import type { Stores } from "../Stores.ts"
 import type { TenantId } from "../Tenant.ts"
+import type { UserId } from "../User.ts"
 import type { WorkspaceId } from "../Workspace.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 
@@ -32,6 +33,7 @@ const newSchedule = (tenantId: TenantId, workspaceId: WorkspaceId, offset: numbe
     timezone: "Europe/Paris",
     request: { format: "pdf", pages: ["Overview"], filters: [{ member: "region", operator: "equals", values: ["EU"] }] },
     recipients: ["ada@example.com", "grace@example.com"],
+    run_as: "0190c0de-0000-7000-8000-0000000000aa" as UserId,
     enabled: true,
     created_by: { type: "user", id: "u-1" },
     next_run_at: at(offset),
