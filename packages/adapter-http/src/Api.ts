@@ -24,7 +24,7 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: Principal.CurrentPrincipal
 }>()("@analytics/adapter-http/Authentication", {
   security: { bearer: HttpApiSecurity.bearer },
-  // A tenant's requests are counted at the edge (spec 8.1); declared here so every authenticated endpoint documents its 429s.
+  // Every /v1 request is counted at the edge (spec 8.1, decision 0009); declared here so every authenticated endpoint documents its 429s.
   error: [Problems.Unauthenticated, Problems.ServiceUnavailable, ...Problems.rateLimitProblems]
 }) {}
 
@@ -629,7 +629,8 @@ export const InvitationAcceptanceGroup = HttpApiGroup.make("invitationAcceptance
         tenant_id: Schema.String,
         token: Schema.String.annotate({ description: "The new user's personal API token, shown this once" })
       }).pipe(HttpApiSchema.status(201)),
-      error: [Problems.InvitationNotFound, Problems.InvitationClosed, Problems.EmailTaken, Problems.ServiceUnavailable]
+      // Counted by client address, as every /v1 request without a credential (decision 0009).
+      error: [Problems.InvitationNotFound, Problems.InvitationClosed, Problems.EmailTaken, Problems.ServiceUnavailable, ...Problems.rateLimitProblems]
     }).annotate(RateLimitClass, "write").annotate(
       OpenApi.Description,
       "Accepts an invitation with the token from its e-mail (no bearer token): the user is made, active, with a personal API token, and the invitation is used."

@@ -96,6 +96,12 @@ export interface EdgeOptions {
   /** A tenant's rate limits; by default its plan's (spec 8.1). */
   readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
   /**
+   * The limits of `/v1` requests without a valid credential, per client
+   * address, and of the operator's; by default `RateLimiting.edgeLimits`
+   * (decision 0009).
+   */
+  readonly edgeRateLimits?: RateLimiting.EdgeLimits | undefined
+  /**
    * The networks of the proxies in front of the service (CIDRs such as
    * `10.0.0.0/8`): only requests from them have their `X-Forwarded-For`
    * believed, and the client address (which per-IP limits count) is the
@@ -120,7 +126,7 @@ export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constrain
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
   ownBodyLimit?: (method: string, url: string) => boolean
 ) => HttpRouter.middleware(
-  Effect.map(RateLimiting.middleware(api, options.rateLimits), (rateLimited) => {
+  Effect.map(RateLimiting.middleware(api, options.rateLimits, options.edgeRateLimits), (rateLimited) => {
     const problems = ProblemResponses.middleware(api, extraRoutes, ownBodyLimit)
     const observed = RequestObservability.middleware(RequestObservability.routeTemplates(api, extraRoutes))
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)

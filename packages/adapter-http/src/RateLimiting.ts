@@ -1,13 +1,16 @@
 /**
- * Rate limiting at the HTTP edge (spec 8.1): every request of an
- * authenticated tenant is counted against its plan in the class its
- * endpoint declares, refused with a 429 problem when either layer is
- * exhausted, and every response it gets carries the limit headers.
+ * Rate limiting at the HTTP edge (spec 8.1, decision 0009): every request
+ * of an authenticated tenant is counted against its plan in the class its
+ * endpoint declares, the operator's against a quota of its own, and every
+ * other `/v1` request (no credential, an unknown one) against its client
+ * address's; a request is refused with a 429 problem when either layer is
+ * exhausted, and every response of a counted request carries the limit
+ * headers, 401s included.
  *
  * @since 0.1.0
  */
 import { Caller, Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
-import { Clock, Context, Effect, Redacted } from "effect"
+import { Clock, Context, Effect, Option, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
 import { undeclared } from "./Problems.ts"
@@ -80,19 +83,20 @@ export const headers = (
   return result
 }
 
-/** The 429 problem for a request refused by its tenant's limits, with `Retry-After`. */
+/** The 429 problem for a request refused by its limits (`counted`: what they count, e.g. "of this class"), with `Retry-After`. */
 export const tooManyRequests = (
   quotas: ReadonlyArray<RateLimit.Quota>,
   decision: RateLimit.Decision,
-  now: number
+  now: number,
+  counted = "of this class"
 ): HttpServerResponse.HttpServerResponse => {
   const refused = decision.statuses[quotas.findIndex((quota) => quota.name === decision.refusedBy)]
   const sustained = decision.refusedBy === "sustained"
   const body = undeclared(
     sustained ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded",
     sustained
-      ? `The hourly limit of ${refused.limit} requests of this class is reached`
-      : `The burst limit of ${refused.limit} requests per minute of this class is reached`,
+      ? `The hourly limit of ${refused.limit} requests ${counted} is reached`
+      : `The burst limit of ${refused.limit} requests per minute ${counted} is reached`,
     { retry_after: decision.retryAfterSeconds }
   )
   return HttpServerResponse.jsonUnsafe(body, {
@@ -134,21 +138,62 @@ const withRetryAfter = (
 }
 
 /**
- * Wraps an HTTP app with the rate limits of `api`'s routes. Requests without
- * a valid tenant credential (anonymous, the operator, unknown tokens) are not
- * counted: authentication answers them.
+ * The limits of requests no tenant is counted for (decision 0009): those
+ * of `/v1` without a valid credential, per client address (all classes
+ * together), and the operator's. By default the Starter plan's numbers for
+ * a client address (60 a minute, 2 000 an hour: ample for the few
+ * anonymous operations, and a token guesser gets at most 2 000 tries an
+ * hour from an address), and the Scale plan's for the operator (one
+ * caller acting for every tenant).
+ */
+export interface EdgeLimits {
+  readonly anonymous?: RateLimit.Limits | undefined
+  readonly operator?: RateLimit.Limits | undefined
+}
+
+/** The default limits of requests no tenant is counted for. */
+export const edgeLimits = {
+  anonymous: RateLimit.limitsOf("starter"),
+  operator: RateLimit.limitsOf("scale")
+} as const
+
+/** Whether a path is the API's (`/v1` and below): only those are counted without a credential. */
+const isApiPath = (path: string) => path === "/v1" || path.startsWith("/v1/")
+
+/** The `burst` and `sustained` quotas of one key (the tenants' are `RateLimit.tenantQuotas`). */
+const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateLimit.Quota> => [
+  { name: "burst", key: `${key}:burst`, rule: limits.burst },
+  { name: "sustained", key: `${key}:sustained`, rule: limits.sustained }
+]
+
+/**
+ * Wraps an HTTP app with the rate limits of `api`'s routes. A tenant
+ * member's requests are counted against the tenant's limits in their
+ * endpoint's class; the operator's against its own, by class; `/v1`
+ * requests without a valid credential (none, an unknown token, a deleted
+ * tenant's) against their client address's (the peer, or the first
+ * untrusted `X-Forwarded-For` hop), whatever the class, before
+ * authentication answers them. Other anonymous requests (`/healthz`,
+ * shared links, which count their own views) are not counted here.
  */
 export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   // By default, the tenant's plan's, or its negotiated ones on Custom (spec 8.1).
   limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) =>
-    RateLimit.limitsOf(Plan.limitsFor(tenant.plan, tenant.limits))
+    RateLimit.limitsOf(Plan.limitsFor(tenant.plan, tenant.limits)),
+  limits: EdgeLimits = {}
 ) =>
   Effect.gen(function*() {
     const classOf = classifier(api)
     const resolve = yield* Caller.resolver
     const limiter = yield* Limiter.Limiter
     const quotasOf = RateLimit.makeTenantQuotas()
+    const anonymousLimits = limits.anonymous ?? edgeLimits.anonymous
+    const operatorLimits = limits.operator ?? edgeLimits.operator
+    // Kept per class: building key strings per request costs more than the decision (see makeTenantQuotas).
+    const operatorQuotas = new Map<RateLimit.EndpointClass, ReadonlyArray<RateLimit.Quota>>(
+      RateLimit.EndpointClass.literals.map((c) => [c, quotasUnder(`operator:${c}`, operatorLimits)])
+    )
     /** Who a request's credential names, if it is a valid one. */
     const callerOf = Effect.flatMap(bearer, (credential) => {
       const value = Redacted.value(credential)
@@ -156,7 +201,7 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
         ? Effect.undefined
         : resolve(credential).pipe(
           Effect.map((caller) => ({ credential: value, caller })),
-          // An unknown token or a failed lookup: authentication answers it, uncounted.
+          // An unknown token or a failed lookup: counted by client address, authentication answers it.
           Effect.orElseSucceed(() => undefined)
         )
     })
@@ -167,19 +212,33 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
         const resolved = yield* callerOf
         const tenant = resolved?.caller.tenant
         const request = yield* HttpServerRequest.HttpServerRequest
-        const endpointClass = () => classOf(request.method, pathOf(request.url))
-        if (resolved === undefined) return yield* withRetryAfter(yield* httpApp, endpointClass)
-        // The operator, or a token of a tenant since deleted: no tenant's quota to count, the routes still see who it is.
-        if (tenant === undefined) return yield* withRetryAfter(yield* Effect.provideService(httpApp, ResolvedCaller, resolved), endpointClass)
-        const quotas = quotasOf(tenant.tenant_id, endpointClass(), limitsOf(tenant))
+        const path = pathOf(request.url)
+        const endpointClass = () => classOf(request.method, path)
+        const app = resolved === undefined ? httpApp : Effect.provideService(httpApp, ResolvedCaller, resolved)
+        let quotas: ReadonlyArray<RateLimit.Quota>
+        let counted: string
+        if (tenant !== undefined) {
+          quotas = quotasOf(tenant.tenant_id, endpointClass(), limitsOf(tenant))
+          counted = "of this class"
+        } else if (resolved?.caller.principal._tag === "Operator") {
+          quotas = operatorQuotas.get(endpointClass())!
+          counted = "of this class"
+        } else if (isApiPath(path)) {
+          // No credential, an unknown one, or a tenant since deleted: the client address's quota.
+          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          quotas = quotasUnder(`client:${address}`, anonymousLimits)
+          counted = "without a valid credential from this address"
+        } else {
+          return yield* withRetryAfter(yield* app, endpointClass)
+        }
         const decision = yield* limiter.decide(quotas)
         const now = yield* Clock.currentTimeMillis
         if (!decision.allowed) {
-          const refused = tooManyRequests(quotas, decision, now)
+          const refused = tooManyRequests(quotas, decision, now, counted)
           yield* Metrics.rateLimitRejected(endpointClass(), decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded")
           return refused
         }
-        const response = yield* withRetryAfter(yield* Effect.provideService(httpApp, ResolvedCaller, resolved), endpointClass)
+        const response = yield* withRetryAfter(yield* app, endpointClass)
         return HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
       })
   })

@@ -64,19 +64,62 @@ describe("rate limiting over HTTP", () => {
       assert.strictEqual(seen[6].ratelimit, `"burst";r=56;t=4, "sustained";r=1996;t=7200`)
     }))
 
-  it.effect("requests without a tenant credential are not counted and carry no limit headers", () =>
+  it.effect("every /v1 response carries the limit headers: anonymous and unknown credentials by client address, the operator by its own quota", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer)
       const { token } = yield* server.tenant("starter")
       const anonymous = [
         yield* server.request("GET", "/v1/workspaces"),
         yield* server.request("GET", "/v1/workspaces", { token: "ast_unknown" }),
-        yield* server.request("GET", "/healthz"),
-        yield* server.request("GET", "/v1/workspaces", { token: "test-operator-token" })
+        yield* server.request("POST", "/v1/workspaces", { token: "ast_unknown", body: { name: "x" } }),
+        yield* server.request("GET", "/v1/no-such-route"),
+        yield* server.request("GET", "/v1/openapi.json")
       ]
-      assert.deepStrictEqual(anonymous.map((r) => r.status), [401, 401, 200, 403])
-      for (const r of anonymous) assert.isFalse(r.headers.has("x-ratelimit-limit-burst"), `${r.status}`)
+      assert.deepStrictEqual(anonymous.map((r) => r.status), [401, 401, 401, 404, 200])
+      const seen = anonymous.map(limitHeaders)
+      // One quota per client address, whatever the class: the Starter plan's numbers.
+      assert.deepStrictEqual(seen.map((h) => h.burst), [59, 58, 57, 56, 55])
+      for (const h of seen) assert.deepStrictEqual(h.limits, [60, 2000])
+      // The operator (one provisioning already counted by `server.tenant`) has its own quota, by class: the Scale plan's.
+      const operator = [
+        yield* server.request("GET", "/v1/workspaces", { token: operatorToken }),
+        yield* server.request("PATCH", "/v1/tenants/not-a-tenant", { token: operatorToken, body: { plan: "scale" } }),
+        yield* server.request("POST", "/v1/tenants", { token: operatorToken, body: { name: "Beta", plan: "growth" } })
+      ]
+      assert.deepStrictEqual(operator.map((r) => r.status), [403, 404, 201])
+      assert.deepStrictEqual(operator.map((r) => limitHeaders(r).burst), [599, 598, 597])
+      for (const r of operator) assert.deepStrictEqual(limitHeaders(r).limits, [600, 100_000])
+      // The tenant's own quota is untouched by all that; routes outside /v1 without a credential are not counted.
       assert.strictEqual(limitHeaders(yield* list(server, token)).burst, 59)
+      const health = yield* server.request("GET", "/healthz")
+      assert.strictEqual(health.status, 200)
+      assert.isFalse(health.headers.has("x-ratelimit-limit-burst"))
+    }))
+
+  it.effect("an address without a valid credential is refused with 429 once its quota is spent; other addresses and valid tokens are not", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer, { trustedProxies: ["127.0.0.1/32"] })
+      const { token } = yield* server.tenant("starter")
+      const from = (address: string, credential?: string) =>
+        server.request("GET", "/v1/workspaces", { token: credential, headers: { "x-forwarded-for": address } })
+      for (let i = 0; i < 60; i++) {
+        const guess = yield* from("203.0.113.7", `ast_guess_${i}`)
+        assert.strictEqual(guess.status, 401, `guess ${i}`)
+      }
+      const refused = yield* from("203.0.113.7", "ast_guess_60")
+      assert.strictEqual(refused.status, 429)
+      assert.strictEqual(problemCode(refused), "rate-limit/burst-exceeded")
+      assert.strictEqual(refused.headers.get("retry-after"), "1")
+      assert.strictEqual(limitHeaders(refused).burst, 0)
+      assert.strictEqual((yield* from("203.0.113.7")).status, 429, "no credential at all: the same quota")
+      // Another address has its own quota; a valid token from the refused address is counted against its tenant.
+      assert.strictEqual(limitHeaders(yield* from("198.51.100.1")).burst, 59)
+      const valid = yield* from("203.0.113.7", token)
+      assert.strictEqual(valid.status, 200)
+      assert.strictEqual(limitHeaders(valid).burst, 59)
+      // A second later a token's worth has refilled.
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* from("203.0.113.7", "ast_guess_61")).status, 401)
     }))
 
   it.effect("burst: a full bucket, then 429 rate-limit/burst-exceeded with Retry-After; a refusal consumes nothing", () =>
@@ -230,7 +273,7 @@ describe("rate limiting over HTTP", () => {
       calls = 0
       for (let i = 0; i < 5; i++) assert.strictEqual((yield* list(server, token)).status, 200)
       assert.strictEqual(calls, 5)
-      // Unknown tokens are not counted: authentication answers them, once too.
+      // Unknown tokens are counted by client address; authentication answers them, trying them again.
       assert.strictEqual((yield* list(server, "ast_unknown")).status, 401)
       assert.strictEqual(calls, 7, "an unknown token is tried by the edge and by authentication")
     }))

@@ -77,10 +77,13 @@ export interface FixtureServer {
   readonly worker: Effect.Effect<number>
 }
 
-/** Starts the server on `stores` with unlimited rate limits; `127.0.0.1` is a trusted proxy, so `X-Forwarded-For` names the client. */
+/** Starts the server on `stores` with unlimited rate limits (tenants, anonymous, operator); `127.0.0.1` is a trusted proxy, so `X-Forwarded-For` names the client. */
 export const serve = <E>(stores: Layer.Layer<App.Stores, E>): Effect.Effect<FixtureServer, unknown, Scope.Scope> =>
   Effect.map(
-    ExportFixture.serve({ stores, server: { rateLimits: () => unlimited, trustedProxies: ["127.0.0.1/32"] } }),
+    ExportFixture.serve({
+      stores,
+      server: { rateLimits: () => unlimited, edgeRateLimits: { anonymous: unlimited, operator: unlimited }, trustedProxies: ["127.0.0.1/32"] }
+    }),
     ({ server, worker }) => ({ server, worker: Effect.orDie(worker) })
   )
 
