@@ -34,11 +34,13 @@ const server = Http.createServer((request, response) => {
   const limit = parseLimit(params.get("limit"))
   if (limit === undefined) return problem(response, 400, "request/invalid", "limit must be an integer from 1 to 500")
 
-  const body = JSON.stringify(firstPage(rows, limit, canonicalQuery(Object.fromEntries(params))))
-  response.writeHead(200, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body)
-  }).end(body)
+  void firstPage(rows, limit, canonicalQuery(Object.fromEntries(params)), member.tenantId).then((page) => {
+    const body = JSON.stringify(page)
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body)
+    }).end(body)
+  })
 })
 
 await serve("node:http", server, () => Promise.resolve(tenant.token))

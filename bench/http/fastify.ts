@@ -68,7 +68,7 @@ app.get<{ Querystring: { limit?: number } }>("/v1/workspaces", {
     request.member = member
     done()
   }
-}, (request) => firstPage(rows, request.query.limit ?? limits.default, canonicalQuery(request.query)))
+}, (request) => firstPage(rows, request.query.limit ?? limits.default, canonicalQuery(request.query), request.member!.tenantId))
 
 await serve("fastify", app.server, async () => {
   await app.ready()

@@ -5,9 +5,10 @@
  */
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { RateLimit } from "@analytics/core"
+import { RateLimit, ServiceSecrets } from "@analytics/core"
+import { Context, Effect, Layer } from "effect"
 import * as Http from "node:http"
-import { operatorToken, serve, workspaceCount, workspaceName } from "./shared.ts"
+import { cursorSecret, operatorToken, serve, workspaceCount, workspaceName } from "./shared.ts"
 
 const post = async (base: string, path: string, token: string, body: unknown): Promise<Record<string, unknown>> => {
   const response = await fetch(`${base}${path}`, {
@@ -22,13 +23,29 @@ const post = async (base: string, path: string, token: string, body: unknown): P
 
 const unlimited = { burst: RateLimit.bucket(1_000_000_000), sustained: RateLimit.window(1_000_000_000) }
 
+/** The in-memory stores, their cursor secret the runner's (the peers seal with it too). */
+const stores = MemoryStores.layer.pipe(
+  Layer.tap((context) =>
+    Context.get(context, ServiceSecrets.ServiceSecrets).getOrCreate(
+      "cursor-hmac",
+      Effect.succeed(Buffer.from(cursorSecret).toString("base64url"))
+    )
+  )
+)
+
 const server = Http.createServer()
 let dispose: () => Promise<void> = () => Promise.resolve()
 
 await serve("ours", server, async (port) => {
   const publicBaseUrl = `http://127.0.0.1:${port}`
   // Rate limiting runs on every request (counted, headers written), with limits no benchmark run reaches.
-  const app = await App.nodeHandler({ stores: MemoryStores.layer, publicBaseUrl, operatorToken, rateLimits: () => unlimited })
+  const app = await App.nodeHandler({
+    stores,
+    publicBaseUrl,
+    operatorToken,
+    rateLimits: () => unlimited,
+    edgeRateLimits: { anonymous: unlimited, operator: unlimited }
+  })
   dispose = app.dispose
   server.on("request", app.handler)
 

@@ -21,7 +21,8 @@ import { fork } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { benchPath, type CpuReport, pageLimit, type Ready } from "./shared.ts"
+import { benchPath, type CpuReport, cursorKeyOf, cursorSecretVariable, openCursor, pageLimit, type Ready } from "./shared.ts"
+import * as Crypto from "node:crypto"
 import { summarise } from "./profile-summary.ts"
 
 const here = import.meta.dirname
@@ -64,7 +65,11 @@ const start = (name: ServerName, file: string): Promise<Child> => {
       "--cpu-prof-interval=250"
     )
   }
-  const child = fork(Path.join(here, file), [], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const child = fork(Path.join(here, file), [], {
+    execArgv,
+    env: { ...process.env, [cursorSecretVariable]: cursorSecret },
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   let onCpu: ((report: CpuReport) => void) | undefined
   return new Promise((resolve, reject) => {
@@ -98,13 +103,20 @@ const fail = (name: string, what: string): never => {
   throw new Error(`${name}: ${what}`)
 }
 
-/** The JSON payload of a `base64url(payload).signature` cursor. */
-const cursorPayload = (cursor: string): Record<string, unknown> =>
-  JSON.parse(Buffer.from(cursor.slice(0, cursor.indexOf(".")), "base64url").toString("utf8")) as Record<string, unknown>
+/** The cursor secret every server seals with: the runner opens each one's cursor with it. */
+const cursorSecret = Crypto.randomBytes(32).toString("base64url")
+const cursorKey = await cursorKeyOf(Buffer.from(cursorSecret, "base64url"))
 
-/** The parts of a first-page cursor payload that do not depend on time, keys or data. */
+/** The parts of a first-page cursor payload that do not depend on time, keys, tenant or data. */
 const cursorShape = (payload: Record<string, unknown>) =>
-  JSON.stringify({ keys: Object.keys(payload), v: payload["v"], e: payload["e"], q: payload["q"], s: payload["s"] })
+  JSON.stringify({
+    keys: Object.keys(payload),
+    v: payload["v"],
+    e: payload["e"],
+    q: payload["q"],
+    tenant: typeof payload["n"],
+    s: payload["s"]
+  })
 
 interface Verified {
   readonly bytes: number
@@ -142,7 +154,9 @@ const verify = async (name: string, base: string, token: string): Promise<Verifi
   if (page.limit !== pageLimit || page.has_more !== true || typeof page.next_cursor !== "string") {
     fail(name, `page ${JSON.stringify(page)}`)
   }
-  if (!/^[\w-]+\.[\w-]+$/.test(page.next_cursor as string)) fail(name, `next_cursor ${String(page.next_cursor)}`)
+  // One unpadded base64url string (decision 0003), which opens with the shared secret.
+  if (!/^[\w-]+$/.test(page.next_cursor as string)) fail(name, `next_cursor ${String(page.next_cursor)}`)
+  const payload = await openCursor(cursorKey, page.next_cursor as string).catch((error) => fail(name, `next_cursor does not open: ${error}`))
 
   const refusals: Array<[string, Record<string, string>, number]> = [
     [benchPath, {}, 401],
@@ -161,7 +175,7 @@ const verify = async (name: string, base: string, token: string): Promise<Verifi
   return {
     bytes: Buffer.byteLength(text),
     contentType: response.headers.get("content-type") ?? "",
-    cursorShape: cursorShape(cursorPayload(page.next_cursor as string))
+    cursorShape: cursorShape(payload)
   }
 }
 

@@ -11,11 +11,16 @@
  * - a keyset page: rows created at or before now, sorted by `created_at`
  *   descending then `workspace_id` ascending, `limit + 1` taken to learn
  *   `has_more` (the service sorts its in-memory rows per request as well);
- * - the next cursor: base64url(JSON payload) "." base64url(HMAC-SHA256), with
- *   the same payload fields the service signs (`q` is the SHA-256 hex of the
- *   canonical query string, as in `Pagination.paginate`); the runner checks
- *   that every server's cursor payload has the same fields, endpoint, query
- *   hash and sort, so a change to the service's cursor shows up there;
+ * - the next cursor: the same payload fields the service seals (`q` is the
+ *   SHA-256 hex of the canonical query string, `limit` included, as in
+ *   `Pagination.paginate`; `n` the tenant), sealed the same way: a format
+ *   byte, a random 96-bit nonce, AES-256-GCM through Web Crypto with the key
+ *   derived by HKDF-SHA256 from a 32-byte secret (`Cursor.makeCodec`), one
+ *   unpadded base64url string. Every server seals with the secret the runner
+ *   gives it (`BENCH_CURSOR_SECRET`; ours has it as its stored `cursor-hmac`),
+ *   so the runner opens every server's cursor and checks that the payloads
+ *   have the same fields, endpoint, query hash and sort: a change to the
+ *   service's cursor shows up there;
  * - the same JSON envelope, `created_at` as an ISO 8601 string.
  */
 import * as Crypto from "node:crypto"
@@ -138,14 +143,14 @@ export const parseLimit = (raw: string | null): number | undefined => {
 }
 
 /**
- * The canonical query string a cursor binds: every parameter except `cursor`
- * and `limit`, sorted by name then value, percent-encoded (the service's
- * `Pagination.canonicalQuery`).
+ * The canonical query string a cursor binds: every parameter except
+ * `cursor` (`limit` included), sorted by name then value, percent-encoded
+ * (the service's `Pagination.canonicalQuery`).
  */
 export const canonicalQuery = (params: Readonly<Record<string, unknown>>): string => {
   const pairs: Array<[string, string]> = []
   for (const [name, value] of Object.entries(params)) {
-    if (name === "cursor" || name === "limit" || value === undefined) continue
+    if (name === "cursor" || value === undefined) continue
     for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, String(v)])
   }
   if (pairs.length === 0) return ""
@@ -156,27 +161,73 @@ export const canonicalQuery = (params: Readonly<Record<string, unknown>>): strin
 // ---------------------------------------------------------------------------
 // the page
 
-/** The cursor payload the service signs (`Cursor.CursorPayload`). */
-interface CursorPayload {
-  readonly v: 1
+/** The cursor payload the service seals (`Cursor.CursorPayload`). */
+export interface CursorPayload {
+  readonly v: 2
   readonly e: string
   readonly q: string
+  readonly n: string
   readonly s: string
   readonly k: readonly [string | number, string]
   readonly b: number
   readonly t: number
 }
 
+/** The variable the runner passes every server's cursor secret in (32 bytes, base64url). */
+export const cursorSecretVariable = "BENCH_CURSOR_SECRET"
+
+/** This process's cursor secret: the runner's, or a random one when run alone. */
+export const cursorSecret: Uint8Array = (() => {
+  const given = process.env[cursorSecretVariable]
+  return given === undefined ? Crypto.randomBytes(32) : Buffer.from(given, "base64url")
+})()
+
+/** The cursor format byte, the associated data of the seal (`Cursor.formatByte`). */
+const cursorFormat = Uint8Array.of(2)
+
 /**
- * Cursor signing: `base64url(JSON) "." base64url(HMAC-SHA256)`, keyed by a
- * per-process secret imported once as a `KeyObject`, as the service imports
- * its `CryptoKey` once (a raw Buffer key would be re-imported on every call).
+ * The AES-256-GCM key derived from a cursor secret as the service derives
+ * it (HKDF-SHA256, empty salt, `Cursor.keyInfo`), imported once as the
+ * service imports its `CryptoKey` once.
  */
-const cursorKey = Crypto.createSecretKey(Crypto.randomBytes(32))
-export const signCursor = (payload: CursorPayload): string => {
-  const body = Buffer.from(JSON.stringify(payload)).toString("base64url")
-  const sig = Crypto.createHmac("sha256", cursorKey).update(body).digest("base64url")
-  return `${body}.${sig}`
+export const cursorKeyOf = async (secret: Uint8Array): Promise<CryptoKey> => {
+  const base = await globalThis.crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, "HKDF", false, ["deriveKey"])
+  return globalThis.crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new TextEncoder().encode("analytics cursor AES-256-GCM v2") },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"]
+  )
+}
+
+const cursorKey = await cursorKeyOf(cursorSecret)
+
+/** Cursor sealing, as `Cursor.makeCodec` does: format byte, random nonce, AES-256-GCM of the JSON, base64url. */
+export const sealCursor = async (payload: CursorPayload): Promise<string> => {
+  const nonce = globalThis.crypto.getRandomValues(new Uint8Array(12))
+  const sealed = await globalThis.crypto.subtle.encrypt(
+    { name: "AES-GCM", iv: nonce, additionalData: cursorFormat },
+    cursorKey,
+    new TextEncoder().encode(JSON.stringify(payload))
+  )
+  const bytes = new Uint8Array(13 + sealed.byteLength)
+  bytes[0] = 2
+  bytes.set(nonce, 1)
+  bytes.set(new Uint8Array(sealed), 13)
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url")
+}
+
+/** Opens a cursor sealed with `key` (the runner's check of every server's cursor). */
+export const openCursor = async (key: CryptoKey, cursor: string): Promise<Record<string, unknown>> => {
+  const bytes = Buffer.from(cursor, "base64url")
+  if (bytes.toString("base64url") !== cursor || bytes[0] !== 2) throw new Error(`not a sealed cursor: ${cursor}`)
+  const plain = await globalThis.crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: bytes.subarray(1, 13), additionalData: cursorFormat },
+    key,
+    bytes.subarray(13)
+  )
+  return JSON.parse(new TextDecoder().decode(plain)) as Record<string, unknown>
 }
 
 /** The list envelope. */
@@ -199,10 +250,16 @@ const newestFirst = (a: WorkspaceRow, b: WorkspaceRow): number => {
 }
 
 /**
- * The first page of the default sort (`-created_at`), with its signed next
- * cursor; `query` is the canonical query string, which the cursor binds by hash.
+ * The first page of the default sort (`-created_at`), with its sealed next
+ * cursor; `query` is the canonical query string, which the cursor binds by
+ * hash, with the caller's tenant.
  */
-export const firstPage = (rows: ReadonlyArray<WorkspaceRow>, limit: number, query: string): WorkspacePage => {
+export const firstPage = async (
+  rows: ReadonlyArray<WorkspaceRow>,
+  limit: number,
+  query: string,
+  tenantId: string
+): Promise<WorkspacePage> => {
   const now = Date.now()
   const queryHash = sha256Hex(query)
   const taken: Array<WorkspaceRow> = []
@@ -213,10 +270,11 @@ export const firstPage = (rows: ReadonlyArray<WorkspaceRow>, limit: number, quer
   let nextCursor: string | null = null
   if (hasMore) {
     const last = page[page.length - 1]
-    nextCursor = signCursor({
-      v: 1,
+    nextCursor = await sealCursor({
+      v: 2,
       e: endpoint,
       q: queryHash,
+      n: tenantId,
       s: "-created_at",
       k: [last.created_at.getTime(), last.workspace_id],
       b: now,

@@ -111,16 +111,20 @@ const operatorCaller = (operation: Policy.OperatorOperation) =>
 
 /**
  * What a list use case needs from the request: the path its cursor binds
- * (prefix-free), the raw query parameters, and the page size and cursor.
+ * (prefix-free), the raw query parameters, the caller's tenant (a cursor
+ * continues its own tenant's list only, decision 0003), and the page size
+ * and cursor.
  */
 const listRequest = (query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.map(HttpServerRequest.ParsedSearchParams, (params) => ({
-      endpoint: `${request.method} ${pathOf(request.url)}`,
-      params,
-      limit: query.limit,
-      cursor: query.cursor
-    })))
+    Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
+      Effect.map(HttpServerRequest.ParsedSearchParams, (params) => ({
+        endpoint: `${request.method} ${pathOf(request.url)}`,
+        params,
+        tenant: principal._tag === "Member" ? principal.tenantId : "operator",
+        limit: query.limit,
+        cursor: query.cursor
+      }))))
 
 /**
  * Every handler answers its success with the endpoint's compiled JSON encoder

@@ -89,7 +89,7 @@ describe("canonical encodings over HTTP", () => {
       }
     }).pipe(Effect.scoped))
 
-  it.effect("a cursor with `=` appended or a respelled signature is refused (400 pagination/cursor-invalid)", () =>
+  it.effect("a cursor with `=` appended or its last character respelled is refused (400 pagination/cursor-invalid)", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer)
       const { token } = yield* server.tenant()

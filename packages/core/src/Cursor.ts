@@ -1,33 +1,40 @@
 /**
  * Pagination cursors: opaque, tamper-proof base64url strings that carry
- * everything the next page needs (spec 4.1 and 4.5).
+ * everything the next page needs (spec 4.1 and 4.5, decision 0003).
  *
- * A cursor is `base64url(payload) "." base64url(HMAC-SHA256(payload))`. The
- * payload binds the endpoint, the canonical query string and the sort, holds
- * the keyset position (sort value and primary key, so deletions never cause
- * skips and schema changes leave it valid unless the primary key changes), the
- * snapshot bound (rows created after the first page stay unseen) and the
- * issue time (valid for 24 hours).
+ * A cursor is one unpadded base64url string: a format byte, a 96-bit nonce
+ * and the payload sealed with AES-256-GCM (Web Crypto), so its content is
+ * neither readable nor alterable. The payload binds the endpoint, the whole
+ * query string (`limit` included) and the tenant, and holds the sort, the
+ * keyset position (sort value and primary key, so deletions never cause
+ * skips and schema changes leave it valid unless the primary key changes),
+ * the snapshot bound (rows created after the first page stay unseen) and
+ * the issue time (valid for 24 hours).
  *
  * @since 0.1.0
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { base64UrlEncode, decodeBase64UrlCanonical, hmacKey, isCanonicalBase64Url } from "./Crypto.ts"
+import { base64UrlEncode, decodeBase64UrlCanonical } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
 /** How long a cursor stays valid after it is issued. */
 export const cursorLifetime = Duration.hours(24)
 
+/** The longest cursor accepted, in characters (the `cursor` parameter's own bound). */
+export const maxCursorLength = 4096
+
 /** What a cursor carries. */
 export const CursorPayload = Schema.Struct({
   /** Format version. */
-  v: Schema.Literal(1),
+  v: Schema.Literal(2),
   /** The endpoint, e.g. `GET /v1/workspaces`. */
   e: Schema.String,
-  /** SHA-256 (hex) of the canonical query string, without `cursor` and `limit`; a hash keeps cursors short. */
+  /** SHA-256 (hex) of the canonical query string, every parameter but `cursor` (`limit` included); a hash keeps cursors short. */
   q: Schema.String,
+  /** The tenant whose list it continues. */
+  n: Schema.String,
   /** The sort, e.g. `-created_at`. */
   s: Schema.String,
   /** The keyset position: the last row's sort value and id. */
@@ -40,6 +47,16 @@ export const CursorPayload = Schema.Struct({
 /** What a cursor carries. */
 export type CursorPayload = typeof CursorPayload.Type
 
+/** What a cursor is bound to: it continues only the list it was issued for. */
+export interface CursorBinding {
+  /** The endpoint, e.g. `GET /v1/workspaces`. */
+  readonly endpoint: string
+  /** SHA-256 (hex) of the canonical query string (`Pagination.canonicalQuery`). */
+  readonly query: string
+  /** The tenant of the caller. */
+  readonly tenant: string
+}
+
 /** The cursor was not issued by this service, or was altered. */
 export class CursorInvalid extends Data.TaggedError("CursorInvalid")<{}> {
   readonly code = "pagination/cursor-invalid" as const
@@ -48,7 +65,7 @@ export class CursorInvalid extends Data.TaggedError("CursorInvalid")<{}> {
 export class CursorExpired extends Data.TaggedError("CursorExpired")<{ readonly issuedAt: Date }> {
   readonly code = "pagination/cursor-expired" as const
 }
-/** The cursor belongs to another endpoint or query string. */
+/** The cursor belongs to another endpoint, query string or tenant. */
 export class CursorMismatch extends Data.TaggedError("CursorMismatch")<{}> {
   readonly code = "pagination/cursor-mismatch" as const
 }
@@ -57,50 +74,110 @@ export type CursorError = CursorInvalid | CursorExpired | CursorMismatch
 
 const decodePayload = Schema.decodeUnknownResult(Schema.fromJsonString(CursorPayload))
 
-/** Signs and verifies cursors with one secret key. */
+/** The first byte of a sealed cursor: its format (the payload's `v` repeats it, sealed). */
+export const formatByte = 2
+/** AES-GCM's nonce length, in bytes. */
+const nonceLength = 12
+/** AES-GCM's tag length, in bytes. */
+const tagLength = 16
+
+/**
+ * What the AES key is derived with from the stored secret (HKDF-SHA256,
+ * empty salt): a key of its own for sealing, never the raw secret itself.
+ */
+export const keyInfo = "analytics cursor AES-256-GCM v2"
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder("utf-8", { fatal: true })
+
+/** The AES-256-GCM key derived from the cursor secret's raw bytes (HKDF-SHA256, `keyInfo`). */
+export const deriveKey = (secret: Uint8Array): Effect.Effect<CryptoKey> =>
+  Effect.promise(async () => {
+    const base = await globalThis.crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, "HKDF", false, ["deriveKey"])
+    return globalThis.crypto.subtle.deriveKey(
+      { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(keyInfo) },
+      base,
+      { name: "AES-GCM", length: 256 },
+      false,
+      ["encrypt", "decrypt"]
+    )
+  })
+
+/** Seals and opens cursors with one secret key. */
 export interface CursorCodecShape {
   readonly encode: (payload: CursorPayload) => Effect.Effect<string>
-  /** Verifies signature, binding and age; fails with the precise reason. */
-  readonly decode: (
-    cursor: string,
-    binding: { readonly endpoint: string; readonly query: string }
-  ) => Effect.Effect<CursorPayload, CursorError>
+  /** Opens the cursor and checks its binding and age; fails with the precise reason. */
+  readonly decode: (cursor: string, binding: CursorBinding) => Effect.Effect<CursorPayload, CursorError>
 }
 
-/** Builds a codec from raw key bytes. */
-export const makeCodec = (keyBytes: Uint8Array): Effect.Effect<CursorCodecShape> =>
-  Effect.map(hmacKey(keyBytes), (key) => ({
-    encode: (payload) => {
-      const body = base64UrlEncode(JSON.stringify(payload))
-      return Effect.map(key.sign(body), (sig) => `${body}.${base64UrlEncode(sig)}`)
-    },
-    decode: (cursor, binding) =>
-      Effect.gen(function*() {
-        const dot = cursor.indexOf(".")
-        if (dot <= 0 || cursor.length > 4096) return yield* new CursorInvalid()
-        const body = cursor.slice(0, dot)
-        const sigText = cursor.slice(dot + 1)
-        // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
-        const sig = decodeBase64UrlCanonical(sigText)
-        if (sig === undefined || !isCanonicalBase64Url(body)) return yield* new CursorInvalid()
-        if (!(yield* key.verify(sig, body))) return yield* new CursorInvalid()
-        const json = Base64Url.decodeString(body)
-        if (Result.isFailure(json)) return yield* new CursorInvalid()
-        const payload = decodePayload(json.success)
-        if (Result.isFailure(payload)) return yield* new CursorInvalid()
-        const p = payload.success
-        if (p.e !== binding.endpoint || p.q !== binding.query) return yield* new CursorMismatch()
-        const now = yield* Clock.currentTimeMillis
-        if (now - p.t > Duration.toMillis(cursorLifetime)) {
-          return yield* new CursorExpired({ issuedAt: new Date(p.t) })
-        }
-        return p
-      })
-  }))
+/** Builds a codec from the cursor secret's raw bytes. */
+export const makeCodec = (secret: Uint8Array): Effect.Effect<CursorCodecShape> =>
+  Effect.map(deriveKey(secret), (key) => {
+    const format = Uint8Array.of(formatByte)
+    const open = (sealed: Uint8Array): Effect.Effect<Uint8Array, CursorInvalid> =>
+      Effect.tryPromise({
+        try: () =>
+          globalThis.crypto.subtle.decrypt(
+            { name: "AES-GCM", iv: sealed.subarray(1, 1 + nonceLength) as Uint8Array<ArrayBuffer>, additionalData: format },
+            key,
+            sealed.subarray(1 + nonceLength) as Uint8Array<ArrayBuffer>
+          ),
+        catch: () => new CursorInvalid()
+      }).pipe(Effect.map((plain) => new Uint8Array(plain)))
+    return {
+      encode: (payload) =>
+        Effect.flatMap(randomBytes(nonceLength), (nonce) =>
+          Effect.map(
+            Effect.promise(() =>
+              globalThis.crypto.subtle.encrypt(
+                { name: "AES-GCM", iv: nonce as Uint8Array<ArrayBuffer>, additionalData: format },
+                key,
+                encoder.encode(JSON.stringify(payload))
+              )
+            ),
+            (sealed) => {
+              const bytes = new Uint8Array(1 + nonceLength + sealed.byteLength)
+              bytes[0] = formatByte
+              bytes.set(nonce, 1)
+              bytes.set(new Uint8Array(sealed), 1 + nonceLength)
+              return base64UrlEncode(bytes)
+            }
+          )),
+      decode: (cursor, binding) =>
+        Effect.gen(function*() {
+          if (cursor.length > maxCursorLength) return yield* new CursorInvalid()
+          // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
+          const bytes = decodeBase64UrlCanonical(cursor)
+          if (bytes === undefined || bytes.length <= 1 + nonceLength + tagLength || bytes[0] !== formatByte) {
+            return yield* new CursorInvalid()
+          }
+          const plain = yield* open(bytes)
+          let json: string
+          try {
+            json = decoder.decode(plain)
+          } catch {
+            return yield* new CursorInvalid()
+          }
+          const payload = decodePayload(json)
+          if (Result.isFailure(payload)) return yield* new CursorInvalid()
+          const p = payload.success
+          if (p.e !== binding.endpoint || p.q !== binding.query || p.n !== binding.tenant) return yield* new CursorMismatch()
+          const now = yield* Clock.currentTimeMillis
+          if (now - p.t > Duration.toMillis(cursorLifetime)) {
+            return yield* new CursorExpired({ issuedAt: new Date(p.t) })
+          }
+          return p
+        })
+    }
+  })
 
 /** The cursor codec of this service, keyed by a secret shared by all its instances. */
 export class CursorCodec extends Context.Service<CursorCodec, CursorCodecShape>()("@analytics/core/CursorCodec") {
-  /** The codec keyed by the persisted `cursor-hmac` secret (created on first use). */
+  /**
+   * The codec keyed by the persisted `cursor-hmac` secret (created on first
+   * use; the name is the one it has always been stored under, when it keyed
+   * an HMAC): the sealing key is derived from it.
+   */
   static readonly layer = Layer.effect(
     CursorCodec,
     Effect.gen(function*() {

@@ -93,13 +93,14 @@ export const parseSort = <Field extends string>(
 
 /**
  * The canonical form of a query string that a cursor binds: every parameter
- * except `cursor` and `limit` (changing the page size mid-way is allowed),
- * sorted by name then value, percent-encoded.
+ * except `cursor` (`limit` included: a cursor continues the walk it was
+ * issued for, page size and all; decision 0003), sorted by name then value,
+ * percent-encoded.
  */
 export const canonicalQuery = (params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): string => {
   const pairs: Array<[string, string]> = []
   for (const [name, value] of Object.entries(params)) {
-    if (name === "cursor" || name === "limit" || value === undefined) continue
+    if (name === "cursor" || value === undefined) continue
     for (const v of typeof value === "string" ? [value] : value) pairs.push([name, v])
   }
   pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
@@ -110,8 +111,10 @@ export const canonicalQuery = (params: Readonly<Record<string, string | Readonly
 export interface ListRequest<Field extends string> {
   /** The endpoint the cursor binds, e.g. `GET /v1/workspaces`. */
   readonly endpoint: string
-  /** The query parameters of the request (the cursor binds all but `cursor` and `limit`). */
+  /** The query parameters of the request (the cursor binds all but `cursor`). */
   readonly params: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  /** The caller's tenant: a cursor continues its own tenant's list only. */
+  readonly tenant: string
   readonly limit: number | undefined
   readonly cursor: string | undefined
   readonly sort: string | undefined
@@ -132,7 +135,7 @@ export const paginate = <A, Field extends string, E, R>(
     const codec = yield* CursorCodec
     const limit = request.limit ?? limits.default
     const query = yield* sha256Hex(canonicalQuery(request.params))
-    const binding = { endpoint: request.endpoint, query }
+    const binding = { endpoint: request.endpoint, query, tenant: request.tenant }
     const now = yield* Clock.currentTimeMillis
     let sort: SortOrder<Field>
     let after: Keyset | undefined
@@ -155,9 +158,10 @@ export const paginate = <A, Field extends string, E, R>(
     if (hasMore) {
       const last = keyOf(data[data.length - 1], sort.field)
       const payload: CursorPayload = {
-        v: 1,
+        v: 2,
         e: request.endpoint,
         q: query,
+        n: request.tenant,
         s: formatSort(sort),
         k: [last.value, last.id],
         b: snapshot,

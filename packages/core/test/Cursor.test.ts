@@ -3,13 +3,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { TestClock } from "effect/testing"
-import { hmacKey } from "../src/Crypto.ts"
 import {
+  type CursorBinding,
   CursorCodec,
   type CursorCodecShape,
   type CursorError,
   cursorLifetime,
   type CursorPayload,
+  deriveKey,
+  formatByte,
   makeCodec
 } from "../src/Cursor.ts"
 import { ServiceSecrets } from "../src/ServiceSecrets.ts"
@@ -17,12 +19,18 @@ import { ServiceSecrets } from "../src/ServiceSecrets.ts"
 const keyA = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
 const keyB = Uint8Array.from({ length: 32 }, (_, i) => 255 - i)
 
-const binding = { endpoint: "GET /v1/workspaces", query: "sort=-created_at" }
+const tenant = "0199a1b2-c3d4-7e5f-8a6b-000000000001"
+const binding: CursorBinding = {
+  endpoint: "GET /v1/workspaces",
+  query: "5b0c6f9d2f1e6a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819200",
+  tenant
+}
 
 const payload = (overrides: Partial<CursorPayload> = {}): CursorPayload => ({
-  v: 1,
+  v: 2,
   e: binding.endpoint,
   q: binding.query,
+  n: binding.tenant,
   s: "-created_at",
   k: [1_767_225_600_987, "0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"],
   b: 1_767_225_600_000,
@@ -36,7 +44,7 @@ const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const decodeError = (
   codec: CursorCodecShape,
   cursor: string,
-  b: { readonly endpoint: string; readonly query: string } = binding
+  b: CursorBinding = binding
 ): Effect.Effect<CursorError, Error> =>
   Effect.flatMap(Effect.exit(codec.decode(cursor, b)), (exit) => {
     if (Exit.isSuccess(exit)) return Effect.fail(new Error(`accepted ${JSON.stringify(cursor.slice(0, 80))}`))
@@ -47,11 +55,29 @@ const decodeError = (
     return error._tag === "Some" ? Effect.succeed(error.value) : Effect.fail(new Error("no typed error"))
   })
 
-/** A cursor whose body is `body` verbatim, correctly signed with `key`: reaches the checks after the signature. */
-const signedWith = (key: Uint8Array, body: string) =>
+/** The bytes of a cursor (it is canonical base64url). */
+const bytesOf = (cursor: string): Uint8Array => {
+  const bytes = Base64Url.decode(cursor)
+  if (bytes._tag !== "Success") throw new Error(`not base64url: ${cursor}`)
+  return bytes.success
+}
+
+/**
+ * A cursor sealing `plain` verbatim with the key derived from `secret`, as
+ * the codec seals (format byte, nonce, AES-256-GCM with the format byte as
+ * associated data): reaches the checks after the seal is opened.
+ */
+const sealedWith = (secret: Uint8Array, plain: Uint8Array | string, format = formatByte) =>
   Effect.gen(function*() {
-    const sig = yield* (yield* hmacKey(key)).sign(body)
-    return `${body}.${Base64Url.encode(sig)}`
+    const key = yield* deriveKey(secret)
+    const nonce = crypto.getRandomValues(new Uint8Array(12))
+    const data = typeof plain === "string" ? new TextEncoder().encode(plain) : plain
+    const sealed = new Uint8Array(
+      yield* Effect.promise(() =>
+        crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: Uint8Array.of(format) }, key, data as Uint8Array<ArrayBuffer>)
+      )
+    )
+    return Base64Url.encode(Uint8Array.of(format, ...nonce, ...sealed))
   })
 
 describe("Cursor", () => {
@@ -62,131 +88,120 @@ describe("Cursor", () => {
       const text = payload({ s: "name", k: ["Ünïcødé ☃ 😀 \"quoted\" a.b", "0199a1b2-0000-7000-8000-000000000000"] })
       for (const p of [numeric, text]) {
         const cursor = yield* codec.encode(p)
-        assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/)
+        // One base64url string: no dot, no padding, nothing else.
+        assert.match(cursor, /^[A-Za-z0-9_-]+$/)
         assert.deepStrictEqual(yield* codec.decode(cursor, binding), p)
       }
     }))
 
-  it.effect("encoding is deterministic for one key and differs between keys", () =>
+  it.effect("the content is sealed: its bytes are not JSON and show none of the payload's values", () =>
+    Effect.gen(function*() {
+      const codec = yield* makeCodec(keyA)
+      const p = payload({ s: "name", k: ["Visible name", "0199a1b2-0000-7000-8000-000000000000"] })
+      const cursor = yield* codec.encode(p)
+      const bytes = bytesOf(cursor)
+      const latin1 = String.fromCharCode(...bytes)
+      for (const value of ["{", "\"v\"", "GET", "/v1/workspaces", tenant, "Visible name", "0199a1b2", "created_at", "name", p.q.slice(0, 8)]) {
+        assert.notInclude(latin1, value)
+      }
+      assert.throws(() => JSON.parse(new TextDecoder().decode(bytes)))
+      // format byte, 12-byte nonce, then ciphertext as long as the JSON plus a 16-byte tag
+      assert.strictEqual(bytes[0], formatByte)
+      assert.strictEqual(bytes.length, 1 + 12 + new TextEncoder().encode(JSON.stringify(p)).length + 16)
+    }))
+
+  it.effect("each encoding is sealed with a fresh nonce: two cursors of one payload differ, both open", () =>
     Effect.gen(function*() {
       const a1 = yield* makeCodec(keyA)
       const a2 = yield* makeCodec(keyA)
-      const b = yield* makeCodec(keyB)
       const p = payload()
-      assert.strictEqual(yield* a1.encode(p), yield* a2.encode(p))
-      assert.notStrictEqual(yield* a1.encode(p), yield* b.encode(p))
-      assert.deepStrictEqual(yield* a2.decode(yield* a1.encode(p), binding), p)
+      const one = yield* a1.encode(p)
+      const two = yield* a1.encode(p)
+      assert.notStrictEqual(one, two)
+      assert.notDeepEqual(bytesOf(one).subarray(1, 13), bytesOf(two).subarray(1, 13))
+      assert.deepStrictEqual(yield* a2.decode(one, binding), p)
+      assert.deepStrictEqual(yield* a2.decode(two, binding), p)
     }))
 
-  it.effect("changing any character of the payload part gives CursorInvalid", () =>
+  it.effect("changing any character gives CursorInvalid", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
-      const dot = cursor.indexOf(".")
       let checked = 0
-      for (let i = 0; i < dot; i++) {
+      for (let i = 0; i < cursor.length; i++) {
         const at = alphabet.indexOf(cursor[i])
         for (const shift of [1, 2, 32]) {
           const tampered = cursor.slice(0, i) + alphabet[(at + shift) % 64] + cursor.slice(i + 1)
           const error = yield* decodeError(codec, tampered)
-          assert.strictEqual(error._tag, "CursorInvalid", `payload position ${i}`)
+          assert.strictEqual(error._tag, "CursorInvalid", `position ${i}`)
           checked++
         }
       }
-      assert.strictEqual(checked, dot * 3)
-      assert.isAbove(dot, 100)
+      assert.strictEqual(checked, cursor.length * 3)
+      assert.isAbove(cursor.length, 200)
     }))
 
-  it.effect("flipping any bit of any signature byte gives CursorInvalid", () =>
+  it.effect("flipping any bit of any byte (format, nonce, ciphertext, tag) gives CursorInvalid", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
-      const [body, sigText] = cursor.split(".")
-      const sig = Base64Url.decode(sigText)
-      assert.isTrue(sig._tag === "Success")
-      if (sig._tag !== "Success") return
-      assert.strictEqual(sig.success.length, 32)
-      for (let byte = 0; byte < 32; byte++) {
+      const bytes = bytesOf(cursor)
+      for (let byte = 0; byte < bytes.length; byte++) {
         for (let bit = 0; bit < 8; bit++) {
-          const tampered = Uint8Array.from(sig.success)
+          const tampered = Uint8Array.from(bytes)
           tampered[byte] ^= 1 << bit
-          const error = yield* decodeError(codec, `${body}.${Base64Url.encode(tampered)}`)
-          assert.strictEqual(error._tag, "CursorInvalid", `signature byte ${byte} bit ${bit}`)
+          const error = yield* decodeError(codec, Base64Url.encode(tampered))
+          assert.strictEqual(error._tag, "CursorInvalid", `byte ${byte} bit ${bit}`)
         }
       }
       // the untampered cursor is still fine
       assert.deepStrictEqual(yield* codec.decode(cursor, binding), payload())
     }))
 
-  it.effect("truncating or extending the payload or the signature gives CursorInvalid", () =>
+  it.effect("truncating or extending the cursor gives CursorInvalid", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
-      const [body, sig] = cursor.split(".")
+      const bytes = bytesOf(cursor)
       const variants = [
-        `${body.slice(0, -1)}.${sig}`,
-        `${body}A.${sig}`,
-        `A${body}.${sig}`,
-        `${body}.${sig.slice(0, -1)}`,
-        `${body}.${sig.slice(0, -4)}`,
-        `${body}.${sig}AAAA`,
-        `${body}.${sig}.`,
-        `${body}..${sig}`,
-        `${body}.`,
-        `.${sig}`,
-        `${sig}.${body}`,
-        `${body}.${sig} `,
-        ` ${body}.${sig}`,
-        `${body}`
+        cursor.slice(0, -1),
+        cursor.slice(0, -4),
+        cursor.slice(1),
+        cursor.slice(4),
+        `${cursor}A`,
+        `${cursor}AAAA`,
+        `A${cursor}`,
+        `${cursor}.`,
+        `.${cursor}`,
+        `${cursor.slice(0, 40)}.${cursor.slice(40)}`,
+        `${cursor} `,
+        ` ${cursor}`,
+        Base64Url.encode(bytes.subarray(0, bytes.length - 1)),
+        Base64Url.encode(bytes.subarray(0, 1 + 12 + 16)),
+        Base64Url.encode(bytes.subarray(0, 1 + 12)),
+        Base64Url.encode(Uint8Array.of(...bytes, 0)),
+        Base64Url.encode(Uint8Array.of(...bytes, ...bytes))
       ]
       for (const v of variants) {
-        assert.strictEqual((yield* decodeError(codec, v))._tag, "CursorInvalid", v)
+        assert.strictEqual((yield* decodeError(codec, v))._tag, "CursorInvalid", v.slice(0, 40))
       }
     }))
 
   // Base64Url.decode is lenient (unused bits, padding, CR/LF): only the canonical spelling may pass.
-  it.effect("changing the last signature character is detected (only canonical base64url passes)", () =>
+  it.effect("a non-canonical spelling of a valid cursor is refused: `=` padding, a line break, unused bits set", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)
-      const cursor = yield* codec.encode(payload())
-      assert.deepStrictEqual(yield* codec.decode(cursor, binding), payload())
-      const accepted: Array<string> = []
-      for (const c of alphabet) {
-        if (c === cursor[cursor.length - 1]) continue
-        const tampered = cursor.slice(0, -1) + c
-        const exit = yield* Effect.exit(codec.decode(tampered, binding))
-        if (Exit.isSuccess(exit)) accepted.push(tampered.slice(-3))
+      // A cursor whose length leaves unused bits in its last character (its byte length not a multiple of 3).
+      let cursor = ""
+      for (let b = 0; cursor === "" || cursor.length % 4 === 0; b++) cursor = yield* codec.encode(payload({ b }))
+      assert.isDefined(yield* codec.decode(cursor, binding))
+      const padded = cursor + "=".repeat(4 - cursor.length % 4)
+      const respelled = cursor.slice(0, -1) + alphabet[alphabet.indexOf(cursor[cursor.length - 1]!) ^ 1]
+      const broken = `${cursor.slice(0, -10)}\n${cursor.slice(-10)}`
+      for (const variant of [padded, respelled, broken, `${cursor}\r\n`]) {
+        assert.deepStrictEqual(Base64Url.decode(variant), Base64Url.decode(cursor), "decodes to the same bytes")
+        assert.strictEqual((yield* decodeError(codec, variant))._tag, "CursorInvalid", JSON.stringify(variant.slice(-6)))
       }
-      assert.deepStrictEqual(accepted, [])
-    }))
-
-  it.effect("a signature with `=` padding or a line break is refused (only canonical base64url passes)", () =>
-    Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
-      const cursor = yield* codec.encode(payload())
-      assert.deepStrictEqual(yield* codec.decode(cursor, binding), payload())
-      const accepted: Array<string> = []
-      for (const tampered of [`${cursor}=`, `${cursor.slice(0, -10)}\n${cursor.slice(-10)}`, `${cursor}\r\n`]) {
-        const exit = yield* Effect.exit(codec.decode(tampered, binding))
-        if (Exit.isSuccess(exit)) accepted.push(JSON.stringify(tampered.slice(-12)))
-      }
-      assert.deepStrictEqual(accepted, [])
-    }))
-
-  it.effect("a payload segment in a non-canonical spelling is refused, even signed as it is", () =>
-    Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
-      // A payload whose segment leaves unused bits (its length not a multiple of 4): the JSON's length decides.
-      let body = ""
-      for (let b = 0; body === "" || body.length % 4 === 0; b++) body = (yield* codec.encode(payload({ b }))).split(".")[0]!
-      // The same bytes, padded or with the last character's unused bits set.
-      const padded = body + "=".repeat(4 - body.length % 4)
-      const respelled = body.slice(0, -1) + alphabet[alphabet.indexOf(body[body.length - 1]!) ^ 1]
-      for (const variant of [padded, respelled]) {
-        assert.deepStrictEqual(Base64Url.decode(variant), Base64Url.decode(body), "decodes to the same bytes")
-        assert.strictEqual((yield* decodeError(codec, yield* signedWith(keyA, variant)))._tag, "CursorInvalid", variant)
-      }
-      assert.strictEqual((yield* codec.decode(yield* signedWith(keyA, body), binding)).v, 1)
     }))
 
   it.effect("garbage strings give CursorInvalid, never a defect", () =>
@@ -208,13 +223,14 @@ describe("Cursor", () => {
         "é.é",
         "\u0000.\u0000",
         "😀.😀",
-        valid.replace(".", ""),
-        valid.replace(".", "+"),
+        // the format before sealing: base64url(JSON) "." base64url(HMAC)
+        `${Base64Url.encode(JSON.stringify({ ...payload(), v: 1 }))}.${"A".repeat(43)}`,
+        Base64Url.encode(JSON.stringify(payload())),
+        valid.replace(valid[10]!, "+"),
         `${valid.slice(0, 5)}+${valid.slice(6)}`,
         `${valid.slice(0, -5)}/${valid.slice(-4)}`,
-        `${Base64Url.encode("not json at all")}.${valid.split(".")[1]}`,
         "x".repeat(4097),
-        `${"A".repeat(4000)}.${"A".repeat(200)}`,
+        "A".repeat(4096),
         `${valid}${".".repeat(4096)}`
       ]
       for (const g of garbage) {
@@ -222,29 +238,28 @@ describe("Cursor", () => {
       }
     }))
 
-  it.effect("correctly signed bodies that are not base64url, not JSON or not a cursor give CursorInvalid", () =>
+  it.effect("correctly sealed contents that are not UTF-8, not JSON or not a cursor give CursorInvalid", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)
       const good = payload()
-      const json = (value: unknown) => Base64Url.encode(JSON.stringify(value))
-      const bodies = [
-        "!!!not-base64!!!",
-        "A",
-        "%2F",
-        Base64Url.encode(""),
-        Base64Url.encode("not json"),
-        Base64Url.encode("{\"v\":1,"),
-        Base64Url.encode(new Uint8Array([0xff, 0xfe, 0xfd, 0x80, 0x81])),
+      const json = (value: unknown) => JSON.stringify(value)
+      const contents: Array<string | Uint8Array> = [
+        "",
+        "not json",
+        "{\"v\":2,",
+        new Uint8Array([0xff, 0xfe, 0xfd, 0x80, 0x81]),
         json(null),
         json(1),
         json("cursor"),
         json([]),
         json({}),
         json([good]),
-        json({ ...good, v: 2 }),
-        json({ ...good, v: "1" }),
+        json({ ...good, v: 1 }),
+        json({ ...good, v: 3 }),
+        json({ ...good, v: "2" }),
         json({ ...good, e: 1 }),
         json({ ...good, q: null }),
+        json({ ...good, n: 7 }),
         json({ ...good, s: ["name"] }),
         json({ ...good, k: [1] }),
         json({ ...good, k: [1, 2] }),
@@ -253,17 +268,19 @@ describe("Cursor", () => {
         json({ ...good, k: { 0: 1, 1: "id" } }),
         json({ ...good, b: "0" }),
         json({ ...good, t: null }),
-        json({ v: 1, e: good.e, q: good.q, s: good.s, k: good.k, b: good.b })
+        json({ v: 2, e: good.e, q: good.q, s: good.s, k: good.k, b: good.b, t: good.t })
       ]
-      for (const body of bodies) {
-        const cursor = yield* signedWith(keyA, body)
-        assert.strictEqual((yield* decodeError(codec, cursor))._tag, "CursorInvalid", body.slice(0, 60))
+      for (const content of contents) {
+        const cursor = yield* sealedWith(keyA, content)
+        assert.strictEqual((yield* decodeError(codec, cursor))._tag, "CursorInvalid", String(content).slice(0, 60))
       }
-      // the helper itself produces cursors the codec accepts when the body is right
-      assert.deepStrictEqual(yield* codec.decode(yield* signedWith(keyA, json(good)), binding), good)
+      // A right payload sealed under another format byte (the associated data) does not open either.
+      assert.strictEqual((yield* decodeError(codec, yield* sealedWith(keyA, json(good), 1)))._tag, "CursorInvalid")
+      // the helper itself produces cursors the codec accepts when the content is right
+      assert.deepStrictEqual(yield* codec.decode(yield* sealedWith(keyA, json(good)), binding), good)
     }))
 
-  it.effect("a cursor signed with another key gives CursorInvalid", () =>
+  it.effect("a cursor sealed with another key gives CursorInvalid", () =>
     Effect.gen(function*() {
       const a = yield* makeCodec(keyA)
       const b = yield* makeCodec(keyB)
@@ -272,17 +289,19 @@ describe("Cursor", () => {
       assert.deepStrictEqual(yield* b.decode(cursor, binding), payload())
     }))
 
-  it.effect("another endpoint or query string gives CursorMismatch", () =>
+  it.effect("another endpoint, query string or tenant gives CursorMismatch", () =>
     Effect.gen(function*() {
       const codec = yield* makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
-      const others = [
-        { endpoint: "GET /v1/datasets", query: binding.query },
-        { endpoint: "GET /v1/workspaces/", query: binding.query },
-        { endpoint: "get /v1/workspaces", query: binding.query },
-        { endpoint: binding.endpoint, query: "sort=created_at" },
-        { endpoint: binding.endpoint, query: "" },
-        { endpoint: binding.endpoint, query: `${binding.query}&q=x` }
+      const others: Array<CursorBinding> = [
+        { ...binding, endpoint: "GET /v1/datasets" },
+        { ...binding, endpoint: "GET /v1/workspaces/" },
+        { ...binding, endpoint: "get /v1/workspaces" },
+        { ...binding, query: binding.query.replace(/.$/, "1") },
+        { ...binding, query: "" },
+        { ...binding, tenant: "0199a1b2-c3d4-7e5f-8a6b-000000000002" },
+        { ...binding, tenant: "" },
+        { ...binding, tenant: tenant.toUpperCase() }
       ]
       for (const other of others) {
         const error = yield* decodeError(codec, cursor, other)
@@ -292,7 +311,7 @@ describe("Cursor", () => {
       assert.deepStrictEqual(yield* codec.decode(cursor, binding), payload())
     }))
 
-  it.effect("valid exactly 24 hours after issue, CursorExpired 1 ms later", () =>
+  it.effect("valid exactly 24 hours after issue, CursorExpired 1 ms later; a tampered old cursor is CursorInvalid", () =>
     Effect.gen(function*() {
       const issuedAt = 1_767_225_600_123
       yield* TestClock.setTime(issuedAt)
@@ -310,6 +329,11 @@ describe("Cursor", () => {
         assert.strictEqual(error.issuedAt.getTime(), issuedAt)
         assert.strictEqual(error.code, "pagination/cursor-expired")
       }
+      // Checks run seal, binding, age: an old cursor of another tenant is a mismatch, an altered one invalid.
+      assert.strictEqual((yield* decodeError(codec, cursor, { ...binding, tenant: "other" }))._tag, "CursorMismatch")
+      const bytes = bytesOf(cursor)
+      bytes[bytes.length - 1] ^= 1
+      assert.strictEqual((yield* decodeError(codec, Base64Url.encode(bytes)))._tag, "CursorInvalid")
     }))
 
   it.effect("the error codes are the catalogued ones", () =>
@@ -339,7 +363,7 @@ describe("Cursor", () => {
         assert.deepStrictEqual(yield* one.decode(yield* two.encode(p), binding), p)
       }))
 
-    it.effect("the key is the persisted cursor-hmac secret: 32 random bytes, base64url", () =>
+    it.effect("the key is derived from the persisted cursor-hmac secret: 32 random bytes, base64url", () =>
       Effect.gen(function*() {
         const secrets = yield* MemoryStores.serviceSecrets
         const codec = yield* codecOver(secrets)
@@ -349,7 +373,8 @@ describe("Cursor", () => {
         assert.isTrue(raw._tag === "Success" && raw.success.length === 32)
         if (raw._tag !== "Success") return
         const direct = yield* makeCodec(raw.success)
-        assert.strictEqual(yield* codec.encode(payload()), yield* direct.encode(payload()))
+        assert.deepStrictEqual(yield* direct.decode(yield* codec.encode(payload()), binding), payload())
+        assert.deepStrictEqual(yield* codec.decode(yield* direct.encode(payload()), binding), payload())
       }))
 
     it.effect("codecs over different secrets reject each other's cursors", () =>

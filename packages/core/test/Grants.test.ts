@@ -158,7 +158,7 @@ describe("Grants", () => {
       const paused = yield* Grants.setPaused(asUser(ada.user_id), link.grant_id, true)
       assert.isTrue(paused.paused)
       assert.isFalse((yield* Grants.setPaused(admin, link.grant_id, false)).paused)
-      const request = { endpoint: "GET /v1/sharing/grants", params: {}, limit: undefined, cursor: undefined }
+      const request = { endpoint: "GET /v1/sharing/grants", params: {}, tenant: admin.tenantId, limit: undefined, cursor: undefined }
       const mine = yield* Grants.list(asUser(ada.user_id), {}, request)
       assert.deepStrictEqual(mine.data.map((g) => g.grant_id), [link.grant_id])
       assert.strictEqual((yield* Grants.list(admin, {}, request)).data.length, 2)

@@ -33,6 +33,7 @@ const keyOf = (row: Row, field: Field): Keyset => ({
 })
 
 const endpoint = "GET /v1/things"
+const tenant = "0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"
 const sortable: ReadonlyArray<Field> = ["created_at", "name"]
 const defaultSort: SortOrder<Field> = { field: "created_at", direction: "desc" }
 
@@ -85,6 +86,7 @@ const request = (options: {
   readonly sort?: string | undefined
   readonly extra?: Record<string, string | ReadonlyArray<string>>
   readonly endpoint?: string
+  readonly tenant?: string
 }): ListRequest<Field> => {
   const params: Record<string, string | ReadonlyArray<string>> = { ...options.extra }
   if (options.sort !== undefined) params.sort = options.sort
@@ -93,6 +95,7 @@ const request = (options: {
   return {
     endpoint: options.endpoint ?? endpoint,
     params,
+    tenant: options.tenant ?? tenant,
     limit: options.limit,
     cursor: options.cursor,
     sort: options.sort,
@@ -160,11 +163,13 @@ const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 // ---------------------------------------------------------------------------
 
 describe("Pagination.canonicalQuery", () => {
-  it("ignores cursor and limit", () => {
-    assert.strictEqual(canonicalQuery({ sort: "-name", cursor: "abc.def", limit: "5" }), "sort=-name")
-    assert.strictEqual(canonicalQuery({ cursor: "abc.def", limit: "5" }), "")
+  it("ignores the cursor, keeps the limit", () => {
+    assert.strictEqual(canonicalQuery({ sort: "-name", cursor: "abc", limit: "5" }), "limit=5&sort=-name")
+    assert.strictEqual(canonicalQuery({ cursor: "abc" }), "")
+    assert.strictEqual(canonicalQuery({ cursor: "abc", limit: "5" }), "limit=5")
     assert.strictEqual(canonicalQuery({}), "")
-    assert.strictEqual(canonicalQuery({ sort: "-name", limit: "500" }), canonicalQuery({ sort: "-name" }))
+    assert.notStrictEqual(canonicalQuery({ sort: "-name", limit: "500" }), canonicalQuery({ sort: "-name" }))
+    assert.notStrictEqual(canonicalQuery({ limit: "50" }), canonicalQuery({ limit: "5" }))
   })
 
   it("skips absent values", () => {
@@ -424,16 +429,40 @@ describe("Pagination.paginate", () => {
       }
     })))
 
-  it.effect("changing the limit mid-walk is allowed", () =>
+  it.effect("the limit is part of the bound query: changing it, adding it or dropping it mid-walk gives CursorMismatch", () =>
     withCodec(Effect.gen(function*() {
       yield* TestClock.setTime(start)
-      const sequence = [3, 5, 1, 7, 2, 50, 4]
-      for (const sort of sorts) {
-        const t = table()
-        const pages = yield* walk(t, { sort, limitOf: (i) => sequence[i % sequence.length] })
-        assert.deepStrictEqual(idsOf(pages), expectedOrder(t.rows, parsed(sort)), sort)
-        assert.deepStrictEqual(pages.map((p) => p.page.limit), sequence.slice(0, pages.length))
+      const t = table()
+      const first = yield* page(t, request({ limit: 3, sort: "name" }))
+      const cursor = first.page.next_cursor ?? ""
+      for (const limit of [2, 4, 50, undefined]) {
+        const error = yield* failureOf(page(t, request({ limit, sort: "name", cursor })))
+        assert.strictEqual((error as { _tag: string })._tag, "CursorMismatch", `limit ${limit}`)
       }
+      // An absent limit is not `limit=50`: the cursor binds the query string as sent.
+      const t2 = table(Array.from({ length: 60 }, (_, i) => ({ id: `r-${String(i).padStart(2, "0")}`, name: `n${i}`, createdAt: start - 1000 - i })))
+      const noLimit = (yield* page(t2, request({ sort: "name" }))).page.next_cursor ?? ""
+      const relimited = yield* failureOf(page(t2, request({ limit: 50, sort: "name", cursor: noLimit })))
+      assert.strictEqual((relimited as { _tag: string })._tag, "CursorMismatch")
+      assert.strictEqual((yield* page(t2, request({ sort: "name", cursor: noLimit }))).data.length, 10)
+      // the same limit continues
+      const second = yield* page(t, request({ limit: 3, sort: "name", cursor }))
+      assert.deepStrictEqual(second.data.map((r) => r.id), expectedOrder(t.rows, parsed("name")).slice(3, 6))
+    })))
+
+  it.effect("a cursor continues its own tenant's list only: another tenant's is CursorMismatch, never a page", () =>
+    withCodec(Effect.gen(function*() {
+      yield* TestClock.setTime(start)
+      const t = table()
+      const first = yield* page(t, request({ limit: 3, sort: "name" }))
+      const cursor = first.page.next_cursor ?? ""
+      const before = t.queries.length
+      for (const other of ["0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2c", "", "operator", tenant.toUpperCase()]) {
+        const error = yield* failureOf(page(t, request({ limit: 3, sort: "name", cursor, tenant: other })))
+        assert.strictEqual((error as { _tag: string })._tag, "CursorMismatch", other)
+      }
+      assert.strictEqual(t.queries.length, before, "the store is not asked")
+      assert.strictEqual((yield* page(t, request({ limit: 3, sort: "name", cursor }))).data.length, 3)
     })))
 
   it.effect("an old cursor with another sort, another parameter or another endpoint gives CursorMismatch", () =>
@@ -458,14 +487,14 @@ describe("Pagination.paginate", () => {
         const error = yield* failureOf(page(t, req))
         assert.strictEqual((error as { _tag: string })._tag, "CursorMismatch", JSON.stringify(req.params))
       }
-      // the same query with the parameters in another order and another limit continues the walk
+      // the same query with the parameters in another order continues the walk
       const next = yield* page(t, {
-        ...request({ limit: 5, cursor, sort: "-created_at", extra: { q: "x" } }),
-        params: { cursor, limit: "5", q: "x", sort: "-created_at" }
+        ...request({ limit: 3, cursor, sort: "-created_at", extra: { q: "x" } }),
+        params: { q: "x", cursor, sort: "-created_at", limit: "3" }
       })
       assert.deepStrictEqual(
         next.data.map((r) => r.id),
-        expectedOrder(t.rows, parsed("-created_at")).slice(3, 8)
+        expectedOrder(t.rows, parsed("-created_at")).slice(3, 6)
       )
     })))
 
