@@ -227,7 +227,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       const page = SharePage.reportPage(view, {
         branding,
         watermark: viewer.watermark,
-        downloadUrl: downloads ? urls.download : undefined,
+        downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
         exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined
       })
       return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })

@@ -32,6 +32,9 @@ export const Format = Schema.Literals(["pdf", "xlsx", "csv", "json", "parquet", 
 /** An export format. */
 export type Format = typeof Format.Type
 
+/** The formats that draw a watermark into the file: all a watermarked grant exports (decision 0014). */
+export const watermarkedFormats: ReadonlySet<Format> = new Set(["pdf", "png"])
+
 /** Formats of one visual's rows or SQL, which name the visual. */
 export const singleVisualFormats: ReadonlySet<Format> = new Set(["csv", "json", "parquet", "png", "sql"])
 

@@ -11,7 +11,16 @@ import * as Datasets from "./Datasets.ts"
 import type { DirectoryStore } from "./DirectoryStore.ts"
 import { DocumentRenderers } from "./DocumentRenderers.ts"
 import { type Forbidden, NotFound, type StoreError } from "./Errors.ts"
-import { type ExportJob, type ExportRequest, type Format, type JobId, type NewJob, queued, singleVisualFormats } from "./ExportJob.ts"
+import {
+  type ExportJob,
+  type ExportRequest,
+  type Format,
+  type JobId,
+  type NewJob,
+  queued,
+  singleVisualFormats,
+  watermarkedFormats
+} from "./ExportJob.ts"
 import { ExportStore } from "./ExportStore.ts"
 import * as Grants from "./Grants.ts"
 import type { GrantStore } from "./GrantStore.ts"
@@ -91,7 +100,13 @@ export const request = (
 > =>
   Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, reportId)
-    yield* Policy.onSubject(member, "exports.export", report.report_id)
+    const { watermark } = yield* Policy.onSubject(member, "exports.export", report.report_id)
+    // A watermarked grant exports only what carries the watermark, drawn with the member's own address (decision 0014).
+    if (watermark && !watermarkedFormats.has(input.format)) {
+      return yield* new ExportInvalid({
+        detail: `format: your grant on this report is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark`
+      })
+    }
     yield* check(report, input)
     const limiter = yield* Limiter
     yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
@@ -99,7 +114,8 @@ export const request = (
     return yield* enqueue(report, {
       request: input,
       requested_by: { type: "user", id: member.userId },
-      security: yield* Datasets.securityContext(member)
+      security: yield* Datasets.securityContext(member),
+      watermark: watermark ? member.email ?? `User ${member.userId}` : null
     })
   })
 

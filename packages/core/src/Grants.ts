@@ -135,26 +135,32 @@ const mayGrant = (actor: Member, subject: Subjects.Located, actions: ReadonlyArr
 
 const isAdmin = (member: Member) => member.roles.includes("admin")
 
+/** What an allowed action comes with: whether the viewer's own address is tiled over what they see and export. */
+export interface Allowed {
+  readonly watermark: boolean
+}
+
 /**
  * Checks a member may do `action` on a subject now: a tenant admin may;
  * anyone else through a grant that reaches them (as a user, or through the
  * teams and executive roles they hold at this moment) on the subject or its
  * workspace. Refused with `ShareExpired` when the grants that reached them
- * have expired, `Forbidden` otherwise.
+ * have expired, `Forbidden` otherwise. Says whether the grant that allows
+ * it is watermarked (never for an admin; of several, one without wins).
  */
 export const authorize = (
   member: Member,
   type: Subjects.Located["type"],
   id: string,
   action: Action
-): Effect.Effect<void, NotFound | Forbidden | ShareExpired | StoreError, GrantStore | DirectoryStore | Subjects.Services> =>
+): Effect.Effect<Allowed, NotFound | Forbidden | ShareExpired | StoreError, GrantStore | DirectoryStore | Subjects.Services> =>
   Effect.gen(function*() {
-    if (isAdmin(member)) return
+    if (isAdmin(member)) return { watermark: false }
     const subject = yield* Subjects.locate(member.tenantId, type, id)
     const grants = yield* (yield* GrantStore).onSubjects(member.tenantId, [subject, ...subject.within])
     const now = new Date(yield* Clock.currentTimeMillis)
     const decision = yield* Access.decideForUser(member.tenantId, member.userId, subject, action, grants, now)
-    if (decision._tag === "Allow") return
+    if (decision._tag === "Allow") return { watermark: decision.watermark }
     if (decision.reason === "expired") return yield* new ShareExpired({ detail: `Your grant of ${action} on this ${type} has expired` })
     return yield* new Forbidden({
       detail: decision.reason === "action-not-granted"

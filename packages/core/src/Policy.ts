@@ -211,15 +211,16 @@ export const authorizeScim = (caller: Principal): Effect.Effect<TenantId, Forbid
  * Finishes a `granted` rule: an admin may; a member through a live grant
  * giving the rule's action on the subject or its workspace (read at this
  * moment: membership, expiry, revocation). Refused with `share/expired`
- * when their grants expired, `auth/forbidden` otherwise.
+ * when their grants expired, `auth/forbidden` otherwise. Says whether the
+ * grant is watermarked.
  */
 export const onSubject = (
   caller: Member,
   operation: MemberOperation,
   subjectId: string
-): Effect.Effect<void, NotFound | Forbidden | Grants.ShareExpired | StoreError, GrantStore | DirectoryStore | Subjects.Services> => {
+): Effect.Effect<Grants.Allowed, NotFound | Forbidden | Grants.ShareExpired | StoreError, GrantStore | DirectoryStore | Subjects.Services> => {
   const rule: Rule = rules[operation]
-  return rule.who === "granted" ? Grants.authorize(caller, rule.subject, subjectId, rule.action) : Effect.void
+  return rule.who === "granted" ? Grants.authorize(caller, rule.subject, subjectId, rule.action) : Effect.succeed({ watermark: false })
 }
 
 /**

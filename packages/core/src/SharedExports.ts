@@ -14,7 +14,7 @@ import type * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { Forbidden, NotFound, type StoreError } from "./Errors.ts"
-import { ExportRequest, type ExportJob, type Format, type JobId } from "./ExportJob.ts"
+import { ExportRequest, type ExportJob, type JobId, watermarkedFormats } from "./ExportJob.ts"
 import * as Exports from "./Exports.ts"
 import { ExportStore } from "./ExportStore.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
@@ -32,8 +32,6 @@ export const SharedExportRequest = Schema.Struct({
 /** What a viewer asks for. */
 export type SharedExportRequest = typeof SharedExportRequest.Type
 
-/** The formats that draw the watermark into the file: all a watermarked share exports. */
-export const watermarkedFormats: ReadonlySet<Format> = new Set(["pdf", "png"])
 
 /** Who asked, on the job: the grant the viewer came through. */
 const requesterOf = (viewer: Viewer) => ({ type: "grant", id: viewer.grant.grant_id }) as const

@@ -59,6 +59,13 @@ export interface Viewer {
 /** Whether the viewer may do `action` (spec 2.6 rule 1: with only view, no download and no comment). */
 export const may = (viewer: Viewer, action: Action): boolean => viewer.grant.actions.includes(action)
 
+/**
+ * Whether the viewer may download rows (CSV): with `download`, and only
+ * without a watermark, which rows cannot carry (a watermarked share
+ * downloads PDF and PNG only, drawn with it).
+ */
+export const downloadsRows = (viewer: Viewer): boolean => may(viewer, "download") && viewer.watermark === null
+
 /** A fingerprint of a link's password hash: sessions carry it, so a new password ends them. */
 const passwordVersion = (hash: string) => Effect.map(sha256Hex(hash), (hex) => hex.slice(0, 16))
 
@@ -182,6 +189,9 @@ export const download = (
 > =>
   Effect.gen(function*() {
     if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
+    if (!downloadsRows(viewer)) {
+      return yield* new Forbidden({ detail: "This share is watermarked: it downloads as a PDF or PNG, which carry the watermark, not as rows" })
+    }
     const result = yield* Reports.queryVisual(viewer.grant.tenant_id, viewer.grant.subject_id, visualId, viewer.security, [...viewer.lockedFilters])
     return { visual: result.visual, columns: result.compiled.columns.map((c) => c.name), rows: result.rows }
   })
