@@ -20,7 +20,7 @@ import { type EventPublisher, publish } from "./EventPublisher.ts"
 import { Action, type GrantId, PrincipalType, type State, stateAt, type StoredGrant, SubjectType } from "./Grant.ts"
 import { type GrantFilter, grantKey, GrantStore } from "./GrantStore.ts"
 import type { GroupId } from "./Group.ts"
-import { randomBytes, Uuid, uuidv7 } from "./Ids.ts"
+import { randomBytes, UuidAnyCase, uuidv7 } from "./Ids.ts"
 import type { InvitationStore } from "./InvitationStore.ts"
 import * as Invitations from "./Invitations.ts"
 import type { MailError, Mailer } from "./Mailer.ts"
@@ -40,7 +40,7 @@ const Password = Schema.String.check(Schema.isMinLength(8), Schema.isMaxLength(2
 /** What a client sends to create a grant (spec 2.6). */
 export const GrantCreate = Schema.Struct({
   subject_type: SubjectType,
-  subject_id: Uuid,
+  subject_id: UuidAnyCase,
   principal_type: PrincipalType,
   principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({
     description: "The user, team or executive role; none for links and embeds"
@@ -340,6 +340,8 @@ export const list = (
     const { state, ...rest } = filter
     const narrowed: GrantFilter = {
       ...rest,
+      // A subject's id in either case names the same subject (UUIDs compare case-insensitively).
+      ...(rest.subjectId === undefined ? {} : { subjectId: rest.subjectId.toLowerCase() }),
       ...(state === undefined ? {} : { state: { is: state, at: now } }),
       ...(isAdmin(actor) ? {} : { createdById: actor.userId })
     }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Schema, SchemaTransformation } from "effect"
 
 const hex = (bytes: Uint8Array): string => {
   let out = ""
@@ -47,3 +47,8 @@ export const Uuid = Schema.String.check(Schema.isPattern(canonicalUuid)).annotat
   description: "A UUID in canonical lowercase form",
   format: "uuid"
 })
+
+/** A UUID as a client may write it, in either case; decoded to its canonical lowercase form. */
+export const UuidAnyCase = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)).pipe(
+  Schema.decodeTo(Uuid, SchemaTransformation.toLowerCase())
+).annotate({ description: "A UUID, in either case (RFC 9562: compared case-insensitively)", format: "uuid" })
