@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
@@ -45,6 +45,8 @@ export type DomainError =
   | Exports.ExportInvalid
   | Exports.ResultNotReady
   | ExportSchedules.ScheduleInvalid
+  | Comments.CommentInvalid
+  | Comments.CommentDeleted
   | AnalyticsEngine.EngineError
 
 /** The problem class of each per-operation refusal code. */
@@ -100,6 +102,8 @@ type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Probl
   : E extends Exports.ExportInvalid ? Problems.ExportInvalid
   : E extends Exports.ResultNotReady ? Problems.ResultNotReady
   : E extends ExportSchedules.ScheduleInvalid ? Problems.ScheduleInvalid
+  : E extends Comments.CommentInvalid ? Problems.CommentInvalid
+  : E extends Comments.CommentDeleted ? Problems.CommentDeleted
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
@@ -214,6 +218,10 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.ExportInvalid({ detail: error.detail })
       case "ScheduleInvalid":
         return new Problems.ScheduleInvalid({ detail: error.detail })
+      case "CommentInvalid":
+        return new Problems.CommentInvalid({ detail: error.detail })
+      case "CommentDeleted":
+        return new Problems.CommentDeleted({ detail: `Comment ${error.commentId} was deleted: its tombstone changes no more` })
       case "ResultNotReady":
         return new Problems.ResultNotReady({ detail: `The job is ${error.status}; a result exists once it has succeeded`, status_of_job: error.status })
       case "ShareExpired":

@@ -341,6 +341,20 @@ export class ScheduleInvalid extends HttpApiError.Problem<ScheduleInvalid>()(
   { ...members("schedule/invalid") }
 ) {}
 
+/** 400 comment/invalid: a visual the report lacks, a parent that is no thread's first comment. */
+export class CommentInvalid extends HttpApiError.Problem<CommentInvalid>()(
+  "CommentInvalid",
+  declare("comment/invalid"),
+  { ...members("comment/invalid") }
+) {}
+
+/** 409 comment/deleted: a deleted comment (a tombstone) changes no more. */
+export class CommentDeleted extends HttpApiError.Problem<CommentDeleted>()(
+  "CommentDeleted",
+  declare("comment/deleted"),
+  { ...members("comment/deleted") }
+) {}
+
 /** 409 export/not-ready: the job has not succeeded (yet, or at all). */
 export class ResultNotReady extends HttpApiError.Problem<ResultNotReady>()(
   "ResultNotReady",

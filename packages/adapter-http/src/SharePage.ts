@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type AnalyticsEngine, type ExportJob, ReportViews } from "@analytics/core"
+import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews } from "@analytics/core"
 
 type Row = AnalyticsEngine.Row
 
@@ -55,7 +55,20 @@ const styles = (branding: Branding) => `
   .message { max-width: 480px; margin: 12vh auto; text-align: center; }
 `
 
-const document = (title: string, branding: Branding, body: string) =>
+/** The comment section's styles, only on a page that has one (a view-only page names no comment at all, rule 1). */
+const commentStyles = `
+  section.comments { margin: 32px 0 0; }
+  section.comments h2 { font-size: 16px; margin: 0 0 8px; color: #374151; }
+  section.comments h3 { font-size: 14px; margin: 16px 0 6px; color: #374151; }
+  ol.thread, ol.replies { list-style: none; margin: 0; padding: 0; }
+  ol.replies { margin: 8px 0 0 24px; }
+  li.comment { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 8px 12px; margin: 0 0 8px; }
+  li.comment .meta { margin: 0; color: #6b7280; font-size: 12px; }
+  li.comment .text { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+  li.comment .deleted { margin: 4px 0 0; color: #6b7280; font-style: italic; }
+`
+
+const document = (title: string, branding: Branding, body: string, extraStyles = "") =>
   `<!doctype html>
 <html lang="en">
 <head>
@@ -63,7 +76,7 @@ const document = (title: string, branding: Branding, body: string) =>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>${escape(title)} · ${escape(branding.name)}</title>
-<style>${styles(branding)}</style>
+<style>${styles(branding)}${extraStyles}</style>
 </head>
 <body>
 ${body}
@@ -111,6 +124,58 @@ const visualBody = (view: ReportViews.VisualView) => {
     (rows.length > shown.length ? `<p class="note">The first ${shown.length} of ${rows.length} rows.</p>` : "")
 }
 
+/** A comment and its replies. */
+interface Thread {
+  readonly first: Comments.SharedComment
+  readonly replies: Array<Comments.SharedComment>
+}
+
+const commentItem = (shared: Comments.SharedComment, replies: ReadonlyArray<Comments.SharedComment>): string => {
+  const { comment } = shared
+  const when = comment.created_at.toISOString()
+  const meta = `<p class="meta"><span class="author">${escape(shared.authorName)}</span> · <time datetime="${when}">${escape(when.slice(0, 16).replace("T", " "))} UTC</time>${
+    comment.edited_at === null ? "" : " · edited"
+  }</p>`
+  const body = comment.deleted ? `<p class="deleted">This comment was deleted.</p>` : `<p class="text">${escape(comment.text)}</p>`
+  const nested = replies.length === 0 ? "" : `<ol class="replies">${replies.map((r) => commentItem(r, [])).join("")}</ol>`
+  return `<li class="comment" data-comment="${escape(comment.comment_id)}">${meta}${body}${nested}</li>`
+}
+
+/**
+ * The report's comments, read-only: its own thread, then each visual's
+ * (oldest first, each reply under its first comment). Shown only when the
+ * share allows comment (spec 2.6 rule 1); visitors read, members post
+ * through the API (decision 0019).
+ */
+const commentSection = (view: ReportViews.ReportView, shown: NonNullable<ReportPageOptions["comments"]>): string => {
+  const threads = new Map<string | null, Array<Thread>>()
+  const byId = new Map<string, Thread>()
+  for (const shared of shown.comments) {
+    const parent = shared.comment.parent_id === null ? undefined : byId.get(shared.comment.parent_id)
+    if (parent !== undefined) {
+      parent.replies.push(shared)
+      continue
+    }
+    const thread: Thread = { first: shared, replies: [] }
+    byId.set(shared.comment.comment_id, thread)
+    const key = shared.comment.visual_id
+    threads.set(key, [...(threads.get(key) ?? []), thread])
+  }
+  const titles = new Map(view.pages.flatMap((page) => page.visuals.map((v) => [v.visual.id, v.visual.title ?? v.visual.id] as const)))
+  const list = (items: ReadonlyArray<Thread>) => `<ol class="thread">${items.map((t) => commentItem(t.first, t.replies)).join("")}</ol>`
+  const parts = [...threads.entries()]
+    .sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : 0))
+    .map(([visualId, items]) =>
+      visualId === null
+        ? `<div class="comments-report">${list(items)}</div>`
+        : `<div class="comments-visual" data-visual="${escape(visualId)}"><h3>On ${escape(titles.get(visualId) ?? visualId)}</h3>${list(items)}</div>`
+    )
+  return `<section class="comments" aria-label="Comments"><h2>Comments</h2>${
+    parts.length === 0 ? `<p class="note">No comments yet.</p>` : parts.join("")
+  }${shown.more ? `<p class="note">The first ${shown.comments.length} comments.</p>` : ""}` +
+    `<p class="note">Comments are posted by signed-in members; this page shows them read-only.</p></section>`
+}
+
 /** What the report page offers beyond viewing. */
 export interface ReportPageOptions {
   readonly branding: Branding
@@ -119,6 +184,8 @@ export interface ReportPageOptions {
   readonly downloadUrl?: ((visualId: string) => string) | undefined
   /** Where the report's PDF is asked for (a form post), when the grant allows download. */
   readonly exportUrl?: string | undefined
+  /** The report's comments, when the grant allows comment (spec 2.6 rule 1: absent with view only, and no section at all). */
+  readonly comments?: { readonly comments: ReadonlyArray<Comments.SharedComment>; readonly more: boolean } | undefined
 }
 
 /** A shared report, read-only: each page, each visual's rows, the watermark over all of it. */
@@ -142,8 +209,9 @@ export const reportPage = (view: ReportViews.ReportView, options: ReportPageOpti
       options.exportUrl === undefined
         ? ""
         : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf"><button type="submit">Download PDF</button></form>`
-    }</header><main>${pages}</main>` +
-      (options.watermark === null ? "" : watermark(options.watermark))
+    }</header><main>${pages}${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
+      (options.watermark === null ? "" : watermark(options.watermark)),
+    options.comments === undefined ? "" : commentStyles
   )
 }
 

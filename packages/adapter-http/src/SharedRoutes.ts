@@ -17,6 +17,8 @@
  */
 import {
   BlobStore,
+  Comments,
+  type CommentStore,
   Csv,
   type Datasets,
   type DocumentRenderers,
@@ -26,6 +28,7 @@ import {
   SharedExports,
   SignedUrl,
   type DatasetStore,
+  type DirectoryStore,
   type GrantStore,
   Limiter,
   OperationLimits,
@@ -83,6 +86,8 @@ type Services =
   | ReportStore.ReportStore
   | DatasetStore.DatasetStore
   | Datasets.Engines
+  | CommentStore.CommentStore
+  | DirectoryStore.DirectoryStore
 
 const sessionCookie = "analytics_link_session"
 
@@ -110,8 +115,23 @@ const pageHeaders = (embed: boolean) => ({
   }`
 })
 
-/** What a viewer sees, as JSON. */
-const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer) => ({
+/** The comments a viewer reads, as JSON: authors by name only. */
+const commentsJson = (shown: NonNullable<SharePage.ReportPageOptions["comments"]>) => ({
+  data: shown.comments.map(({ authorName, comment }) => ({
+    comment_id: comment.comment_id,
+    visual_id: comment.visual_id,
+    parent_id: comment.parent_id,
+    author_name: authorName,
+    text: comment.text,
+    deleted: comment.deleted,
+    created_at: comment.created_at,
+    edited_at: comment.edited_at
+  })),
+  has_more: shown.more
+})
+
+/** What a viewer sees, as JSON (the comments only when the grant allows comment). */
+const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer, comments: SharePage.ReportPageOptions["comments"]) => ({
   report: { report_id: view.report.report_id, name: view.report.name, description: view.report.description },
   actions: viewer.grant.actions,
   watermark: viewer.watermark,
@@ -122,7 +142,8 @@ const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer) => (
         ? { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, columns: v.columns, rows: v.rows }
         : { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, unavailable: v.detail }
     )
-  }))
+  })),
+  ...(comments === undefined ? {} : { comments: commentsJson(comments) })
 })
 
 /** A body over the edge's cap, which a share refuses (413) rather than reading it as none. */
@@ -222,13 +243,16 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const view = yield* run(SharedViews.render(viewer))
-      if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(viewJson(view, viewer), { headers: pageHeaders(embed) })
+      // Rule 1: with only view, no comments are read and the page has no comment section.
+      const comments = yield* run(Comments.shared(viewer))
+      if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(viewJson(view, viewer, comments), { headers: pageHeaders(embed) })
       const downloads = SharedViews.may(viewer, "download")
       const page = SharePage.reportPage(view, {
         branding,
         watermark: viewer.watermark,
         downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
-        exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined
+        exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined,
+        comments
       })
       return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
     })

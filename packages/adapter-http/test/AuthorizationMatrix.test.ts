@@ -220,6 +220,8 @@ describe("authorization matrix", () => {
       [/^exports\.(job|result|cancel)$/, "owner"],
       [/^exportSchedules\.(get|update|delete|sendNow)$/, "owner"],
       [/^exportSchedules\.list$/, "admin"],
+      [/^comments\.(update|delete)$/, "owner"],
+      [/^comments\.list$/, "member"],
       [/^(tenants)\./, "operator"],
       [/^workspaces\.create$/, "admin"]
     ]
@@ -229,6 +231,7 @@ describe("authorization matrix", () => {
     }
     assert.deepStrictEqual(Policy.rules["exports.export"], { who: "granted", action: "download", subject: "report" })
     assert.deepStrictEqual(Policy.rules["reports.update"], { who: "granted", action: "edit", subject: "report" })
+    assert.deepStrictEqual(Policy.rules["comments.create"], { who: "granted", action: "comment", subject: "report" })
   })
 
   it.live("every operation, as every role, on the in-memory stores: the policy's answer", () =>

@@ -6,9 +6,9 @@
  * delivery, a member with a personal token, a team and an executive role
  * holding them, an invitation, a SCIM token, grants (a link, an embed, the
  * member's), an export job run to its file, an export job through the link,
- * an export schedule. The isolation matrix and the bad-input suite share it,
- * with `addresses`: how every operation of the OpenAPI document is called
- * validly with a tenant's ids.
+ * an export schedule, a comment on the report's visual. The isolation
+ * matrix and the bad-input suite share it, with `addresses`: how every
+ * operation of the OpenAPI document is called validly with a tenant's ids.
  */
 import { RateLimit } from "@analytics/core"
 import { assert } from "@effect/vitest"
@@ -47,6 +47,7 @@ export type Kind =
   | "job"
   | "shareJob"
   | "schedule"
+  | "comment"
 
 /** Names that live inside a report or dashboard (a visual's, a tile's id): not ids of a tenant. */
 export type Scoped = "visual" | "tile"
@@ -144,6 +145,7 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
       visual_id: visualId,
       recipients: [memberEmail]
     })).schedule_id as string
+    const comment = (yield* ok("POST", `/v1/reports/${report}/comments`, { text: "Why is APAC so low?", visual_id: visualId })).comment_id as string
     return {
       tenantId,
       admin,
@@ -168,7 +170,8 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
         embedGrant: embed.grant_id as string,
         job,
         shareJob,
-        schedule
+        schedule,
+        comment
       },
       visualId,
       tileId,
@@ -235,7 +238,8 @@ export const resolve = (schema: any): any => {
 export interface Address {
   readonly params?: Readonly<Record<string, Kind | Scoped>>
   readonly query?: (t: FixtureTenant) => Record<string, string>
-  readonly queryIds?: Readonly<Record<string, Kind>>
+  /** What id-bearing query parameters name (a scoped name, as a visual's id, is no tenant's id: isolation leaves it out). */
+  readonly queryIds?: Readonly<Record<string, Kind | Scoped>>
   readonly body?: (t: FixtureTenant) => unknown
   readonly bodyIds?: Readonly<Record<string, Kind | Scoped | "email" | "free">>
   /** Whether a valid call changes or removes what it names (the isolation matrix sends these last). */
@@ -401,6 +405,14 @@ export const addresses: Readonly<Record<string, Address>> = {
   },
   "exportSchedules.delete": { params: { id: "schedule" }, destructive: true },
   "exportSchedules.sendNow": { params: { id: "schedule" } },
+  "comments.list": { params: { id: "report" }, queryIds: { visual_id: "visual" } },
+  "comments.create": {
+    params: { id: "report" },
+    body: (t) => ({ text: "Agreed", visual_id: t.visualId, parent_id: t.ids.comment }),
+    bodyIds: { visual_id: "visual", parent_id: "comment" }
+  },
+  "comments.update": { params: { id: "comment" }, body: () => ({ text: "Why is APAC so low this quarter?" }), destructive: true },
+  "comments.delete": { params: { id: "comment" }, destructive: true },
   "ai.ask": {
     body: (t) => ({ question: "What is the total amount by region?", dataset_id: t.ids.dataset }),
     bodyIds: { dataset_id: "dataset", report_id: "report", visual_id: "visual" }
@@ -542,6 +554,7 @@ export const snapshot = (server: TestServer, t: FixtureTenant): Effect.Effect<Re
       grants: "/v1/sharing/grants",
       links: `/v1/workspaces/${t.ids.workspace}/links`,
       schedules: `/v1/export-schedules?${w}`,
+      comments: `/v1/reports/${t.ids.report}/comments`,
       auditLog: "/v1/audit-log"
     }
     const out: Record<string, unknown> = {}

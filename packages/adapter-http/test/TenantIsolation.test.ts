@@ -111,6 +111,7 @@ const probesOf = (a: FixtureTenant, b: FixtureTenant, as: "admin" | "member"): A
       })
     }
     for (const [name, kind] of Object.entries(address.queryIds ?? {})) {
+      if (kind === "visual" || kind === "tile") continue
       probes.push({
         label: `${op.id}: query ${name} = A's ${kind}`,
         method: op.method,

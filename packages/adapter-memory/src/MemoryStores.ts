@@ -7,6 +7,7 @@
 import {
   AlertStore,
   AuditLog,
+  CommentStore,
   DashboardStore,
   ExportScheduleStore,
   DatasetStore,
@@ -29,6 +30,7 @@ import {
 import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import * as MemoryAuditStore from "./MemoryAuditStore.ts"
+import * as MemoryCommentStore from "./MemoryCommentStore.ts"
 import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
 import * as MemoryExportStore from "./MemoryExportStore.ts"
 import * as MemoryGrantStore from "./MemoryGrantStore.ts"
@@ -221,5 +223,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(AuditLog.AuditStore, MemoryAuditStore.make),
   Layer.effect(GrantStore.GrantStore, MemoryGrantStore.make),
   Layer.effect(ExportStore.ExportStore, MemoryExportStore.make),
+  Layer.effect(CommentStore.CommentStore, MemoryCommentStore.make),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

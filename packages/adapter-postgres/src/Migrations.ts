@@ -669,6 +669,30 @@ const reportFilters = ddl([`ALTER TABLE reports ADD COLUMN filters jsonb NOT NUL
 /** Whose view a schedule's recipients who are no users get (decision 0015). */
 const scheduleRunAs = ddl([`ALTER TABLE export_schedules ADD COLUMN run_as uuid`])
 
+/**
+ * Threaded comments on reports (decision 0019), listed per report by
+ * creation; they go with their report, and a reply with its parent.
+ */
+const comments = ddl([
+  `CREATE TABLE comments (
+    comment_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    workspace_id uuid NOT NULL,
+    report_id uuid NOT NULL REFERENCES reports (report_id) ON DELETE CASCADE,
+    visual_id text,
+    parent_id uuid REFERENCES comments (comment_id) ON DELETE CASCADE,
+    author_type text NOT NULL,
+    author_id text NOT NULL,
+    text text NOT NULL,
+    deleted boolean NOT NULL,
+    edited_at timestamptz(3),
+    created_at timestamptz(3) NOT NULL,
+    updated_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX comments_by_report ON comments (tenant_id, report_id, created_at, comment_id)`,
+  `CREATE INDEX comments_parent_id ON comments (parent_id) WHERE parent_id IS NOT NULL`
+])
+
 /** Every migration, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_initial": initial,
@@ -690,7 +714,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "17_dataset_loads": datasetLoads,
   "18_rate_limit_logs": rateLimitLogs,
   "19_report_filters": reportFilters,
-  "20_schedule_run_as": scheduleRunAs
+  "20_schedule_run_as": scheduleRunAs,
+  "21_comments": comments
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

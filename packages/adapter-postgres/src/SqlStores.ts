@@ -8,6 +8,7 @@
 import {
   AlertStore,
   AuditLog,
+  CommentStore,
   DashboardStore,
   ExportScheduleStore,
   DatasetStore,
@@ -39,6 +40,7 @@ import { migrate } from "./Migrations.ts"
 import { listen } from "./Listen.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import * as SqlAuditStore from "./SqlAuditStore.ts"
+import * as SqlCommentStore from "./SqlCommentStore.ts"
 import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlExportStore from "./SqlExportStore.ts"
 import * as SqlGrantStore from "./SqlGrantStore.ts"
@@ -410,6 +412,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(AuditLog.AuditStore, SqlAuditStore.make),
   Layer.effect(GrantStore.GrantStore, SqlGrantStore.make),
   Layer.effect(ExportStore.ExportStore, SqlExportStore.make),
+  Layer.effect(CommentStore.CommentStore, SqlCommentStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),

@@ -29,6 +29,8 @@ export const catalogue = {
   "export/url-invalid": { status: 403, title: "The result URL is not one this service signed" },
   "export/url-expired": { status: 403, title: "The result URL has expired; ask the job for a new one" },
   "schedule/invalid": { status: 400, title: "The export schedule does not hold together" },
+  "comment/invalid": { status: 400, title: "The comment does not fit its report" },
+  "comment/deleted": { status: 409, title: "The comment was deleted; it changes no more" },
   "grant/not-active": { status: 409, title: "The grant was revoked or has expired; it changes no more" },
   "request/invalid": { status: 400, title: "The request failed validation" },
   "request/malformed-json": { status: 400, title: "The request body is not valid JSON" },

@@ -5,6 +5,7 @@
  */
 import type { AlertStore } from "./AlertStore.ts"
 import type { AuditStore } from "./AuditLog.ts"
+import type { CommentStore } from "./CommentStore.ts"
 import type { DashboardStore } from "./DashboardStore.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DeliveryStore } from "./DeliveryStore.ts"
@@ -40,3 +41,4 @@ export type Stores =
   | GrantStore
   | ExportStore
   | ExportScheduleStore
+  | CommentStore

@@ -20,6 +20,7 @@ import { Transactor } from "../Transactor.ts"
 import { Workspace } from "../Workspace.ts"
 import { type WorkspaceSortField, WorkspaceStore } from "../WorkspaceStore.ts"
 import { auditStoreContract } from "./AuditStoreContract.ts"
+import { commentStoreContract } from "./CommentStoreContract.ts"
 import { datasetStoreContract } from "./DatasetStoreContract.ts"
 import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { exportScheduleStoreContract } from "./ExportScheduleStoreContract.ts"
@@ -61,6 +62,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       grantStoreContract(it)
       exportStoreContract(it)
       exportScheduleStoreContract(it)
+      commentStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {
