@@ -89,7 +89,8 @@ const suite = (name: string, storesOf: Stores, skip: string | undefined) =>
         assert.match(cursor, /^[A-Za-z0-9_-]+$/)
         const bytes = Buffer.from(cursor, "base64url")
         assert.strictEqual(bytes.toString("base64url"), cursor, "canonical, unpadded")
-        for (const readable of ["workspaces", "GET", "name", a.tenantId, "{\""]) assert.notInclude(bytes.toString("latin1"), readable)
+        // Strings of 4 bytes or more: a shorter one turns up in random bytes now and then.
+        for (const readable of ["workspaces", "GET /", "name", a.tenantId, "{\"v\":"]) assert.notInclude(bytes.toString("latin1"), readable)
 
         const page = (query: string, token = a.token) =>
           server.request("GET", `/v1/workspaces?${query}&cursor=${encodeURIComponent(cursor)}`, { token })

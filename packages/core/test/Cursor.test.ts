@@ -101,7 +101,8 @@ describe("Cursor", () => {
       const cursor = yield* codec.encode(p)
       const bytes = bytesOf(cursor)
       const latin1 = String.fromCharCode(...bytes)
-      for (const value of ["{", "\"v\"", "GET", "/v1/workspaces", tenant, "Visible name", "0199a1b2", "created_at", "name", p.q.slice(0, 8)]) {
+      // Strings of 4 bytes or more: a shorter one turns up in random bytes now and then.
+      for (const value of ["{\"v\":", "GET /", "/v1/workspaces", tenant, "Visible name", "0199a1b2", "created_at", "name", p.q.slice(0, 8)]) {
         assert.notInclude(latin1, value)
       }
       assert.throws(() => JSON.parse(new TextDecoder().decode(bytes)))
