@@ -969,7 +969,7 @@ export const AuditEntryJson = Schema.Struct({
   created_at: Schema.Date
 })
 
-const Filter = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))
+const Filter = Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(200))
 
 /** The audit log: read only, for tenant admins. */
 export const AuditLogGroup = HttpApiGroup.make("auditLog")
@@ -1049,9 +1049,9 @@ export const SharingGroup = HttpApiGroup.make("sharing")
       query: {
         ...pageQuery,
         subject_type: Schema.optionalKey(Grant.SubjectType),
-        subject_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100))),
+        subject_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
         principal_type: Schema.optionalKey(Grant.PrincipalType),
-        principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100))),
+        principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
         workspace_id: Schema.optionalKey(Workspace.WorkspaceId),
         state: Schema.optionalKey(Grant.State)
       },

@@ -19,11 +19,11 @@ export const DatasetId = Uuid.pipe(Schema.brand("DatasetId"))
 export type DatasetId = typeof DatasetId.Type
 
 /** An identifier of the operator's PostgreSQL (a schema or a table name). */
-const PgName = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(63), Schema.isPattern(/^[^\u0000]*$/))
+const PgName = Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(63), Schema.isPattern(/^[^\u0000]*$/))
 
 /** A five-field cron expression (UTC), checked by Effect's `Cron`. */
 export const CronExpression = Schema.String.check(
-  Schema.isMaxLength(100),
+  Schema.isMaxCodePoints(100),
   Schema.makeFilter((text) => Result.isSuccess(Cron.parse(text)) || "Expected a cron expression such as \"0 * * * *\"")
 )
 
@@ -73,7 +73,7 @@ export interface Dataset {
 export const DatasetCreate = Schema.Struct({
   workspace_id: WorkspaceId,
   name: Name,
-  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000))),
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(2000))),
   source: DatasetSource,
   model: Schema.optionalKey(Model.annotate({ description: "Dimensions, measures and row-level security; empty when omitted" })),
   refresh_cron: Schema.optionalKey(Schema.NullOr(CronExpression).annotate({
@@ -86,7 +86,7 @@ export type DatasetCreate = typeof DatasetCreate.Type
 /** What a client may change. */
 export const DatasetUpdate = Schema.Struct({
   name: Schema.optionalKey(Name),
-  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(2000)))),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(2000)))),
   model: Schema.optionalKey(Model),
   refresh_cron: Schema.optionalKey(Schema.NullOr(CronExpression))
 })

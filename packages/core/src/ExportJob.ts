@@ -44,7 +44,7 @@ export const ExportRequest = Schema.Struct({
   pages: Schema.optionalKey(Schema.Array(Name).check(Schema.isMinLength(1), Schema.isMaxLength(50)).annotate({
     description: "Names of the report pages to include; all pages when omitted"
   })),
-  visual_id: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)).annotate({
+  visual_id: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(100)).annotate({
     description: "The visual exported by csv, json, parquet, png and sql"
   })),
   filters: Schema.optionalKey(

@@ -24,13 +24,13 @@ export type ScheduleId = typeof ScheduleId.Type
 
 /** An IANA time zone (`Europe/Paris`, `UTC`). */
 export const TimeZone = Schema.String.check(
-  Schema.isMaxLength(64),
+  Schema.isMaxCodePoints(64),
   Schema.makeFilter((zone) => Result.isSuccess(Cron.parse("0 0 * * *", zone)) || `Expected an IANA time zone such as "Europe/Paris", got "${zone}"`)
 ).annotate({ description: "An IANA time zone, e.g. \"Europe/Paris\"; the cron's hours are read in it" })
 
 /** A five-field cron expression (minute hour day-of-month month day-of-week): schedules run at most once a minute. */
 export const Cron5 = Schema.String.check(
-  Schema.isMaxLength(100),
+  Schema.isMaxCodePoints(100),
   Schema.makeFilter((text) =>
     (text.trim().split(/\s+/).length === 5 && Result.isSuccess(Cron.parse(text))) ||
     `Expected a five-field cron expression such as "0 8 * * 1" (Mondays at 08:00), got "${text}"`

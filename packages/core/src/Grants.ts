@@ -33,7 +33,7 @@ import { Transactor } from "./Transactor.ts"
 import { Email, type UserId } from "./User.ts"
 
 /** A link's password: stored only as a hash. */
-const Password = Schema.String.check(Schema.isMinLength(8), Schema.isMaxLength(256)).annotate({
+const Password = Schema.String.check(Schema.isMinCodePoints(8), Schema.isMaxCodePoints(256)).annotate({
   description: "A public link's password (8 to 256 characters); stored only as an Argon2id hash"
 })
 
@@ -42,7 +42,7 @@ export const GrantCreate = Schema.Struct({
   subject_type: SubjectType,
   subject_id: UuidAnyCase,
   principal_type: PrincipalType,
-  principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({
+  principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100)).annotate({
     description: "The user, team or executive role; none for links and embeds"
   })),
   email: Schema.optionalKey(Email.annotate({

@@ -55,7 +55,7 @@ export type InvitationCreate = typeof InvitationCreate.Type
 
 /** What the invited person sends to accept. */
 export const InvitationAccept = Schema.Struct({
-  token: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(512)),
+  token: Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(512)),
   name: Schema.optionalKey(Name)
 })
 /** What the invited person sends to accept. */

@@ -47,20 +47,20 @@ export const valuesLimits = { dimensions: 10, values: 100 } as const
 /** A turn of the conversation so far. */
 export const Turn = Schema.Struct({
   role: Schema.Literals(["user", "assistant"]),
-  content: Schema.String.check(Schema.isMaxLength(4000))
+  content: Schema.String.check(Schema.isMaxCodePoints(4000))
 })
 
 /** What a client asks: a question of a dataset, or of a report (one of its visuals). */
 export const AskRequest = Schema.Struct({
   question: Schema.String.check(
-    Schema.isMaxLength(maxQuestionLength),
+    Schema.isMaxCodePoints(maxQuestionLength),
     Schema.isPattern(/\S/, { message: "Expected a question, not an empty text" })
   ).annotate({ description: `The question, in words (at most ${maxQuestionLength} characters)` }),
-  dataset_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({ description: "The dataset asked about; or give report_id" })),
-  report_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({
+  dataset_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100)).annotate({ description: "The dataset asked about; or give report_id" })),
+  report_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100)).annotate({
     description: "A report asked about: its visual's dataset (visual_id), or the one dataset its visuals show"
   })),
-  visual_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({
+  visual_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100)).annotate({
     description: "With report_id: the visual asked about; its filters apply to the answer"
   })),
   context: Schema.optionalKey(Schema.Array(Turn).check(Schema.isMaxLength(20)).annotate({

@@ -25,7 +25,7 @@ export const VisualType = Schema.Literals(["table", "bar", "line", "area", "pie"
 export type VisualType = typeof VisualType.Type
 
 /** A result column's name (a member, or `<time dimension>__<granularity>`). */
-const ColumnRef = Schema.String.check(Schema.isMaxLength(100))
+const ColumnRef = Schema.String.check(Schema.isMaxCodePoints(100))
 
 /**
  * Which columns of the query a visual draws:
@@ -49,7 +49,7 @@ export type Encoding = typeof Encoding.Type
 export const Visual = Schema.Struct({
   id: MemberName.annotate({ description: "Unique in the report; exports and embeds refer to it" }),
   type: VisualType,
-  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200))),
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(200))),
   dataset_id: DatasetId,
   query: Query,
   encoding: Schema.optionalKey(Encoding)
@@ -74,7 +74,7 @@ export type Page = typeof Page.Type
 export const ReportFilter = Schema.Struct({
   name: MemberName.annotate({ description: "What an export's `filters` object names it by; unique in the report" }),
   dimension: MemberName.annotate({ description: "The dimension it filters in each visual whose dataset has it" }),
-  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(200)))
 })
 /** A filter of the report. */
 export type ReportFilter = typeof ReportFilter.Type
@@ -126,7 +126,7 @@ const Filters = Schema.Array(ReportFilter).check(Schema.isMaxLength(50))
 export const ReportCreate = Schema.Struct({
   workspace_id: WorkspaceId,
   name: Name,
-  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000))),
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(2000))),
   pages: Schema.optionalKey(Pages),
   filters: Schema.optionalKey(Filters),
   settings: Schema.optionalKey(Settings)
@@ -137,7 +137,7 @@ export type ReportCreate = typeof ReportCreate.Type
 /** What a client may change (pages are replaced whole). */
 export const ReportUpdate = Schema.Struct({
   name: Schema.optionalKey(Name),
-  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(2000)))),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(2000)))),
   pages: Schema.optionalKey(Pages),
   filters: Schema.optionalKey(Filters),
   settings: Schema.optionalKey(Settings)

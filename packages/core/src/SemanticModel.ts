@@ -21,7 +21,7 @@ export const MemberName = Schema.String.check(
 /** A column of the dataset's table, as the engine names it (quoted by the dialect, never spliced). */
 export const ColumnName = Schema.String.check(
   Schema.isMinLength(1),
-  Schema.isMaxLength(128),
+  Schema.isMaxCodePoints(128),
   Schema.isPattern(/^[^\u0000]*$/, { message: "Expected no NUL character" })
 )
 
@@ -35,7 +35,7 @@ export const Dimension = Schema.Struct({
   name: MemberName,
   type: DimensionType,
   column: Schema.optionalKey(ColumnName.annotate({ description: "The column it reads; its name when omitted" })),
-  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(200)))
 })
 /** A dimension. */
 export type Dimension = typeof Dimension.Type
@@ -77,8 +77,8 @@ export const Measure = Schema.Struct({
   name: MemberName,
   aggregation: Schema.optionalKey(Aggregation),
   column: Schema.optionalKey(ColumnName),
-  expression: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500))),
-  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200))),
+  expression: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(500))),
+  title: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(200))),
   format: Schema.optionalKey(MeasureFormat)
 })
 /** A measure. */
@@ -89,13 +89,13 @@ export const PolicyValue = Schema.Union([
   Schema.String,
   Schema.Finite,
   Schema.Boolean,
-  Schema.Struct({ attribute: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)) })
+  Schema.Struct({ attribute: Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(100)) })
 ])
 /** A value in a policy's filter. */
 export type PolicyValue = typeof PolicyValue.Type
 
 /** A value in a query's filter. */
-export const FilterValue = Schema.Union([Schema.String.check(Schema.isMaxLength(1000)), Schema.Finite, Schema.Boolean])
+export const FilterValue = Schema.Union([Schema.String.check(Schema.isMaxCodePoints(1000)), Schema.Finite, Schema.Boolean])
 /** A value in a query's filter. */
 export type FilterValue = typeof FilterValue.Type
 
@@ -135,7 +135,7 @@ export type Filter<V> = Condition<V> | { readonly and: ReadonlyArray<Filter<V>> 
 export const makeFilter = <V extends Schema.Top>(value: V): Schema.Codec<Filter<V["Type"]>, Filter<V["Encoded"]>> => {
   const filter: Schema.Codec<Filter<V["Type"]>, Filter<V["Encoded"]>> = Schema.Union([
     Schema.Struct({
-      member: Schema.String.check(Schema.isMaxLength(100)),
+      member: Schema.String.check(Schema.isMaxCodePoints(100)),
       operator: FilterOperator,
       values: Schema.optionalKey(Schema.Array(value).check(Schema.isMaxLength(1000)))
     }),
@@ -152,7 +152,7 @@ export const makeFilter = <V extends Schema.Top>(value: V): Schema.Codec<Filter<
  * holds for, with `{ "attribute": "region" }` values read from the principal.
  */
 export const RowPolicy = Schema.Struct({
-  roles: Schema.optionalKey(Schema.Array(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))).check(Schema.isMaxLength(100))),
+  roles: Schema.optionalKey(Schema.Array(Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(200))).check(Schema.isMaxLength(100))),
   filter: Schema.optionalKey(makeFilter(PolicyValue)),
   all_rows: Schema.optionalKey(Schema.Boolean)
 })

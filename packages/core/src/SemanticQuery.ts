@@ -32,13 +32,13 @@ export const TimeDimension = Schema.Struct({
   dimension: MemberName,
   granularity: Schema.optionalKey(Schema.Literals(DateRange.granularities)),
   date_range: Schema.optionalKey(
-    Schema.Union([Schema.String.check(Schema.isMaxLength(100)), Schema.Tuple([Schema.String, Schema.String])])
+    Schema.Union([Schema.String.check(Schema.isMaxCodePoints(100)), Schema.Tuple([Schema.String, Schema.String])])
   )
 })
 
 /** An ordering: a selected member (or a time dimension's column, `created_at__month`) and a direction. */
 export const Order = Schema.Struct({
-  member: Schema.String.check(Schema.isMaxLength(100)),
+  member: Schema.String.check(Schema.isMaxCodePoints(100)),
   direction: Schema.optionalKey(Schema.Literals(["asc", "desc"]))
 })
 

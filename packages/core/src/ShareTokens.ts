@@ -33,12 +33,12 @@ const sessionAudience = "analytics:link-session"
 const Scalar = Schema.Union([Schema.String, Schema.Number, Schema.Boolean])
 
 /** Locked filter parameters: dimension name to the one value the viewer sees (Metabase's locked parameters). */
-export const LockedParams = Schema.Record(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)), Scalar)
+export const LockedParams = Schema.Record(Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(200)), Scalar)
 /** Locked filter parameters. */
 export type LockedParams = typeof LockedParams.Type
 
 /** Attributes that row-level security policies read for an embed's viewer (`region`…). */
-export const ViewerAttributes = Schema.Record(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)), Scalar)
+export const ViewerAttributes = Schema.Record(Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(200)), Scalar)
 /** Viewer attributes. */
 export type ViewerAttributes = typeof ViewerAttributes.Type
 

@@ -16,7 +16,7 @@ export type TenantId = typeof TenantId.Type
 export const Name = Schema.String.check(
   Schema.isTrimmed(),
   Schema.isMinLength(1),
-  Schema.isMaxLength(200)
+  Schema.isMaxCodePoints(200)
 ).annotate({ description: "A display name, 1 to 200 characters, without surrounding spaces" })
 
 /** A tenant as stored. */

@@ -21,7 +21,7 @@ export type UserId = typeof UserId.Type
 export const Email = Schema.String.pipe(
   Schema.decodeTo(
     Schema.String.check(
-      Schema.isMaxLength(320),
+      Schema.isMaxCodePoints(320),
       Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "Expected an e-mail address" })
     ),
     SchemaTransformation.transform({

@@ -59,13 +59,13 @@ export const Events = Schema.Array(EventTypeSchema).check(
 
 /** A client-supplied secret: 24 to 256 printable ASCII characters. */
 export const Secret = Schema.String.check(
-  Schema.isMinLength(24),
-  Schema.isMaxLength(256),
+  Schema.isMinCodePoints(24),
+  Schema.isMaxCodePoints(256),
   Schema.isPattern(/^[\x21-\x7e]+$/, { message: "Expected printable ASCII without spaces" })
 ).annotate({ description: "At least 24 printable ASCII characters; generated (whsec_ + 256 random bits) when omitted" })
 
 /** A description: up to 500 characters. */
-export const Description = Schema.String.check(Schema.isMaxLength(500))
+export const Description = Schema.String.check(Schema.isMaxCodePoints(500))
 
 /** What a client sends to register a webhook (spec 2.7 and ours). */
 export const WebhookCreate = Schema.Struct({

@@ -24,7 +24,7 @@ export class Workspace extends Schema.Class<Workspace>("Workspace")({
 /** The fields a client sends to create a workspace. */
 export const WorkspaceCreate = Schema.Struct({
   name: Name,
-  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000)))
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(2000)))
 })
 /** The fields a client sends to create a workspace. */
 export type WorkspaceCreate = typeof WorkspaceCreate.Type
