@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews } from "@analytics/core"
+import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews, type SharedSubjects } from "@analytics/core"
 
 type Row = AnalyticsEngine.Row
 
@@ -243,3 +243,93 @@ export const exportPage = (branding: Branding, job: Pick<ExportJob.ExportJob, "s
 /** A refusal (expired, revoked, not found…) as a page. */
 export const messagePage = (branding: Branding, title: string, detail: string): string =>
   document(title, branding, `<div class="message"><h1>${escape(title)}</h1><p>${escape(detail)}</p></div>`)
+
+/** What the page of a shared dashboard, dataset or workspace carries beyond its content. */
+export interface SubjectPageOptions {
+  readonly branding: Branding
+  readonly watermark: string | null
+}
+
+const page = (title: string, heading: string, main: string, options: SubjectPageOptions) =>
+  document(
+    title,
+    options.branding,
+    `<header>${heading}</header><main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark))
+  )
+
+/**
+ * A shared dashboard, read-only: its tiles in the grid's order, each its
+ * report visual's rows for the viewer, placed on the dashboard's 24-column
+ * grid (decision 0014); the watermark over all of it.
+ */
+export const dashboardPage = (view: SharedSubjects.DashboardView, options: SubjectPageOptions): string => {
+  const tiles = view.tiles.map(({ tile, view: v }) => {
+    const area = `grid-column: ${tile.x + 1} / span ${tile.width}; grid-row: ${tile.y + 1} / span ${tile.height}`
+    const title = v._tag === "Missing" ? tile.id : v.visual.title ?? v.visual.id
+    const body = v._tag === "Missing" ? `<p class="unavailable">${escape(v.detail)}</p>` : visualBody(v)
+    return `<article class="visual tile" data-tile="${escape(tile.id)}" style="${area}"><h3>${escape(title)}</h3>${body}</article>`
+  }).join("")
+  return page(
+    view.dashboard.name,
+    `<h1>${escape(view.dashboard.name)}</h1>`,
+    `<div class="dashboard" style="display: grid; grid-template-columns: repeat(24, minmax(0, 1fr)); grid-auto-rows: minmax(48px, auto); gap: 12px">${tiles}</div>`,
+    options
+  )
+}
+
+/** A measure's format in words. */
+const formatText = (format: SharedSubjects.DatasetView["dataset"]["model"]["measures"][number]["format"]) =>
+  format === undefined
+    ? ""
+    : format.type === "currency"
+    ? `${format.currency}${format.decimals === undefined ? "" : `, ${format.decimals} decimals`}`
+    : `${format.type}${format.decimals === undefined ? "" : `, ${format.decimals} decimals`}`
+
+/**
+ * A shared dataset, read-only: its model (dimensions and measures, with
+ * their titles and formats) and the first rows the viewer may see.
+ */
+export const datasetPage = (view: SharedSubjects.DatasetView, options: SubjectPageOptions): string => {
+  const { dataset, preview } = view
+  const dimensions = dataset.model.dimensions.map((d) =>
+    `<tr data-dimension="${escape(d.name)}"><td>${escape(d.name)}</td><td>${escape(d.title ?? "")}</td><td>${escape(d.type)}</td></tr>`
+  ).join("")
+  const measures = dataset.model.measures.map((m) =>
+    `<tr data-measure="${escape(m.name)}"><td>${escape(m.name)}</td><td>${escape(m.title ?? "")}</td><td>${escape(formatText(m.format))}</td></tr>`
+  ).join("")
+  const rows = preview._tag === "Unavailable"
+    ? `<p class="unavailable">${escape(preview.detail)}</p>`
+    : `<table class="preview"><thead><tr>${preview.columns.map((c) => `<th>${escape(c)}</th>`).join("")}</tr></thead>` +
+      `<tbody>${preview.rows.slice(0, rowsShown).map((row) => `<tr>${preview.columns.map((c) => cell(row[c])).join("")}</tr>`).join("")}</tbody></table>` +
+      `<p class="note">${preview.rows.length === 0 ? "No rows to show." : `The first ${Math.min(preview.rows.length, rowsShown)} rows.`}</p>`
+  const description = dataset.description === null ? "" : `<p>${escape(dataset.description)}</p>`
+  return page(
+    dataset.name,
+    `<h1>${escape(dataset.name)}</h1>${description}`,
+    `<section class="page model"><h2>Dimensions</h2><table><thead><tr><th>Name</th><th>Title</th><th>Type</th></tr></thead><tbody>${dimensions}</tbody></table>` +
+      `<h2>Measures</h2><table><thead><tr><th>Name</th><th>Title</th><th>Format</th></tr></thead><tbody>${measures}</tbody></table></section>` +
+      `<section class="page rows"><h2>Rows</h2><article class="visual">${rows}</article></section>`,
+    options
+  )
+}
+
+/**
+ * A shared workspace, read-only: its reports and dashboards by name, each
+ * a link that opens it within the share (`href` gives the address).
+ */
+export const workspacePage = (
+  view: SharedSubjects.WorkspaceView,
+  options: SubjectPageOptions & { readonly href: (kind: "reports" | "dashboards", id: string) => string }
+): string => {
+  const list = (items: ReadonlyArray<{ readonly id: string; readonly name: string; readonly kind: "reports" | "dashboards" }>) =>
+    items.length === 0
+      ? `<p class="note">None.</p>`
+      : `<ul>${items.map((i) => `<li data-${i.kind === "reports" ? "report" : "dashboard"}="${escape(i.id)}"><a href="${escape(options.href(i.kind, i.id))}">${escape(i.name)}</a></li>`).join("")}</ul>`
+  return page(
+    view.workspace.name,
+    `<h1>${escape(view.workspace.name)}</h1>`,
+    `<section class="page"><h2>Reports</h2>${list(view.reports.map((r) => ({ id: r.report_id, name: r.name, kind: "reports" })))}</section>` +
+      `<section class="page"><h2>Dashboards</h2>${list(view.dashboards.map((d) => ({ id: d.dashboard_id, name: d.name, kind: "dashboards" })))}</section>`,
+    options
+  )
+}

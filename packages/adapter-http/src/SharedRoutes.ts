@@ -36,6 +36,7 @@ import {
   ProblemCode,
   type ReportStore,
   type ReportViews,
+  SharedSubjects,
   SharedViews,
   type ShareTokens
 } from "@analytics/core"
@@ -70,7 +71,12 @@ export const routes: ReadonlyArray<readonly [string, string]> = [
   ["GET", paths.embed],
   ["GET", `${paths.embed}/download/:visual_id`],
   ["POST", `${paths.embed}/export`],
-  ["GET", `${paths.embed}/jobs/:job_id`]
+  ["GET", `${paths.embed}/jobs/:job_id`],
+  // Within a workspace share (decision 0014).
+  ["GET", `${paths.link}/:slug/reports/:report_id`],
+  ["GET", `${paths.link}/:slug/dashboards/:dashboard_id`],
+  ["GET", `${paths.embed}/reports/:report_id`],
+  ["GET", `${paths.embed}/dashboards/:dashboard_id`]
 ]
 
 /** What the routes read. */
@@ -88,6 +94,7 @@ type Services =
   | Datasets.Engines
   | CommentStore.CommentStore
   | DirectoryStore.DirectoryStore
+  | SharedSubjects.Services
 
 const sessionCookie = "analytics_link_session"
 
@@ -144,6 +151,52 @@ const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer, comm
     )
   })),
   ...(comments === undefined ? {} : { comments: commentsJson(comments) })
+})
+
+/** A tile, a row of a workspace's list: what the JSON of a shared dashboard, dataset or workspace carries (decision 0014). */
+const visualJson = (v: ReportViews.VisualView) =>
+  v._tag === "Rows"
+    ? { type: v.visual.type, title: v.visual.title ?? null, columns: v.columns, rows: v.rows }
+    : { type: v.visual.type, title: v.visual.title ?? null, unavailable: v.detail }
+
+/** A shared dashboard as JSON: its tiles in the grid's order. */
+const dashboardJson = (view: SharedSubjects.DashboardView, viewer: SharedViews.Viewer) => ({
+  dashboard: { dashboard_id: view.dashboard.dashboard_id, name: view.dashboard.name },
+  actions: viewer.grant.actions,
+  watermark: viewer.watermark,
+  tiles: view.tiles.map(({ tile, view: v }) => ({
+    id: tile.id,
+    report_id: tile.report_id,
+    visual_id: tile.visual_id,
+    x: tile.x,
+    y: tile.y,
+    width: tile.width,
+    height: tile.height,
+    ...(v._tag === "Missing" ? { type: null, title: null, unavailable: v.detail } : visualJson(v))
+  }))
+})
+
+/** A shared dataset as JSON: its model's members (names, titles, types, formats; never its columns, expressions or policies) and its first rows. */
+const datasetJson = (view: SharedSubjects.DatasetView, viewer: SharedViews.Viewer) => ({
+  dataset: { dataset_id: view.dataset.dataset_id, name: view.dataset.name, description: view.dataset.description },
+  actions: viewer.grant.actions,
+  watermark: viewer.watermark,
+  model: {
+    dimensions: view.dataset.model.dimensions.map((d) => ({ name: d.name, title: d.title ?? null, type: d.type })),
+    measures: view.dataset.model.measures.map((m) => ({ name: m.name, title: m.title ?? null, format: m.format ?? null }))
+  },
+  preview: view.preview._tag === "Rows"
+    ? { columns: view.preview.columns, rows: view.preview.rows.slice(0, SharedSubjects.previewRows) }
+    : { unavailable: view.preview.detail }
+})
+
+/** A shared workspace as JSON: its reports and dashboards, each with where it opens within the share. */
+const workspaceJson = (view: SharedSubjects.WorkspaceView, viewer: SharedViews.Viewer, href: (kind: "reports" | "dashboards", id: string) => string) => ({
+  workspace: view.workspace,
+  actions: viewer.grant.actions,
+  watermark: viewer.watermark,
+  reports: view.reports.map((r) => ({ ...r, url: href("reports", r.report_id) })),
+  dashboards: view.dashboards.map((d) => ({ ...d, url: href("dashboards", d.dashboard_id) }))
 })
 
 /** A body over the edge's cap, which a share refuses (413) rather than reading it as none. */
@@ -268,6 +321,55 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       })
     })
 
+  /** An answer as the client wants it: JSON, or the page. */
+  const answer = (embed: boolean, json: () => unknown, html: () => string) =>
+    Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+      wantsJson(request)
+        ? HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) })
+        : HttpServerResponse.text(html(), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) }))
+
+  /** A shared dashboard as a page or JSON (no download controls: downloads and exports are of a report, decision 0014). */
+  const showDashboard = (viewer: SharedViews.Viewer, embed: boolean, view: SharedSubjects.DashboardView) =>
+    answer(embed, () => dashboardJson(view, viewer), () => SharePage.dashboardPage(view, { branding, watermark: viewer.watermark }))
+
+  /**
+   * What the grant shares, as a page or JSON: a report as it always was; a
+   * dashboard, a dataset or a workspace (whose items open at `within`).
+   */
+  const showShared = (
+    viewer: SharedViews.Viewer,
+    embed: boolean,
+    urls: Parameters<typeof show>[2],
+    within: (kind: "reports" | "dashboards", id: string) => string
+  ) =>
+    Effect.gen(function*() {
+      switch (viewer.grant.subject_type) {
+        case "report":
+          return yield* show(viewer, embed, urls)
+        case "dashboard":
+          return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboard(viewer)))
+        case "dataset": {
+          const view = yield* run(SharedSubjects.dataset(viewer))
+          return yield* answer(embed, () => datasetJson(view, viewer), () => SharePage.datasetPage(view, { branding, watermark: viewer.watermark }))
+        }
+        case "workspace": {
+          const view = yield* run(SharedSubjects.workspace(viewer))
+          return yield* answer(
+            embed,
+            () => workspaceJson(view, viewer, within),
+            () => SharePage.workspacePage(view, { branding, watermark: viewer.watermark, href: within })
+          )
+        }
+      }
+    })
+
+  /** A report or a dashboard of a shared workspace, drawn as its own share's page is; one of another workspace is 404. */
+  const showWithin = (viewer: SharedViews.Viewer, embed: boolean, kind: "reports" | "dashboards", urls: Parameters<typeof show>[2]) =>
+    Effect.gen(function*() {
+      if (kind === "reports") return yield* show(yield* run(SharedSubjects.reportWithin(viewer, yield* param("report_id"))), embed, urls)
+      return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboardWithin(viewer, yield* param("dashboard_id"))))
+    })
+
   const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
   /** Counts a view against its client address (each view runs the report's queries, and no tenant token pays for it). */
   const metered = Effect.flatMap(clientIp, (ip) => run(Effect.flatMap(Limiter.Limiter, (limiter) => limiter.enforce(OperationLimits.sharedViews(ip)))))
@@ -369,6 +471,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       return HttpServerResponse.text(SharePage.exportPage(branding, job), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
     })
 
+  /** Where a link's and an embed's report pages send downloads and exports. */
+  const linkUrls = (link: string) => ({ download: (visualId: string) => `${link}/download/${encodeURIComponent(visualId)}`, export: `${link}/export` })
+  const embedUrls = (token: string) => ({
+    download: (visualId: string) => `${basePath}${paths.embed}/download/${encodeURIComponent(visualId)}?token=${encodeURIComponent(token)}`,
+    export: `${basePath}${paths.embed}/export?token=${encodeURIComponent(token)}`
+  })
+
   const linkPath = Effect.map(param("slug"), (slug) => `${basePath}${paths.link}/${slug}`)
 
   return Layer.mergeAll(
@@ -380,15 +489,20 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     HttpRouter.add("GET", `${paths.embed}/jobs/:job_id`, handle(true, Effect.flatMap(embedViewer, (viewer) => exportStatus(viewer, true)))),
     HttpRouter.add("GET", `${paths.link}/:slug`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
       Effect.flatMap(linkPath, (link) =>
-        show(viewer, false, { download: (visualId) => `${link}/download/${encodeURIComponent(visualId)}`, export: `${link}/export` }))))),
+        showShared(viewer, false, linkUrls(link), (kind, id) => `${link}/${kind}/${encodeURIComponent(id)}`))))),
+    ...(["reports", "dashboards"] as const).map((kind) =>
+      HttpRouter.add("GET", `${paths.link}/:slug/${kind}/:${kind === "reports" ? "report_id" : "dashboard_id"}`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
+        Effect.flatMap(linkPath, (link) => showWithin(viewer, false, kind, linkUrls(link))))))
+    ),
     HttpRouter.add("POST", `${paths.link}/:slug`, handle(false, unlock)),
     HttpRouter.add("GET", `${paths.link}/:slug/download/:visual_id`, handle(false, Effect.flatMap(linkViewer, download))),
     HttpRouter.add("GET", paths.embed, handle(true, Effect.flatMap(embedViewer, (viewer) =>
       Effect.flatMap(embedToken, (token) =>
-        show(viewer, true, {
-          download: (visualId) => `${basePath}${paths.embed}/download/${encodeURIComponent(visualId)}?token=${encodeURIComponent(token)}`,
-          export: `${basePath}${paths.embed}/export?token=${encodeURIComponent(token)}`
-        }))))),
+        showShared(viewer, true, embedUrls(token), (kind, id) => `${basePath}${paths.embed}/${kind}/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`))))),
+    ...(["reports", "dashboards"] as const).map((kind) =>
+      HttpRouter.add("GET", `${paths.embed}/${kind}/:${kind === "reports" ? "report_id" : "dashboard_id"}`, handle(true, Effect.flatMap(embedViewer, (viewer) =>
+        Effect.flatMap(embedToken, (token) => showWithin(viewer, true, kind, embedUrls(token))))))
+    ),
     HttpRouter.add("GET", `${paths.embed}/download/:visual_id`, handle(true, Effect.flatMap(embedViewer, download)))
   )
 }))

@@ -66,6 +66,9 @@ export interface FixtureTenant {
   /** The link's slug (its `link_url`'s last segment). */
   readonly slug: string
   readonly embedToken: string
+  /** A link to the workspace and an embed token of the workspace: the reports and dashboards within a share open through them. */
+  readonly workspaceSlug: string
+  readonly workspaceEmbedToken: string
   readonly scimToken: string
   /** The export job's signed result URL, as a path on the test server. */
   readonly fileUrl: string
@@ -132,6 +135,8 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
     const link = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: report, principal_type: "link", actions: ["view", "download"] })
     const embed = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: report, principal_type: "embed", actions: ["view", "download"] })
     const slug = (link.link_url as string).split("/").pop()!
+    const workspaceLink = yield* ok("POST", "/v1/sharing/grants", { subject_type: "workspace", subject_id: workspace, principal_type: "link", actions: ["view"] })
+    const workspaceEmbed = yield* ok("POST", "/v1/sharing/grants", { subject_type: "workspace", subject_id: workspace, principal_type: "embed", actions: ["view"] })
     const job = (yield* ok("POST", `/v1/reports/${report}/export`, { format: "csv", visual_id: visualId })).job_id as string
     const shareJob = (yield* ok("POST", `/s/${slug}/export`, { format: "csv", visual_id: visualId }, { headers: { accept: "application/json" } })).job_id as string
     assert.isAtLeast(yield* worker, 2)
@@ -177,6 +182,8 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
       tileId,
       slug,
       embedToken: embed.embed.token as string,
+      workspaceSlug: (workspaceLink.link_url as string).split("/").pop()!,
+      workspaceEmbedToken: workspaceEmbed.embed.token as string,
       scimToken: scim.token as string,
       fileUrl: (result.url as string).replace("http://127.0.0.1", "")
     }
@@ -575,7 +582,7 @@ export const snapshot = (server: TestServer, t: FixtureTenant): Effect.Effect<Re
 
 /** How a route beside the contract (uploads, result files, shares, SCIM) is called validly as a tenant. */
 export interface ExtraAddress {
-  readonly params?: Readonly<Record<string, Kind | Scoped | "slug">>
+  readonly params?: Readonly<Record<string, Kind | Scoped | "slug" | "workspaceSlug">>
   readonly query?: (t: FixtureTenant) => Record<string, string>
   readonly body?: (t: FixtureTenant) => unknown
   /** The body's media type (JSON by default). */
@@ -592,6 +599,7 @@ const scimPatch = (t: FixtureTenant) => ({
 })
 const fileQuery = (t: FixtureTenant) => Object.fromEntries(new URL(t.fileUrl, "http://x").searchParams)
 const embedQuery = (t: FixtureTenant) => ({ token: t.embedToken })
+const workspaceEmbedQuery = (t: FixtureTenant) => ({ token: t.workspaceEmbedToken })
 const shareExport = (t: FixtureTenant) => ({ format: "csv", visual_id: t.visualId })
 
 /** Every route beside the contract, `METHOD path` as its module lists it. A new one without an entry fails both suites. */
@@ -609,6 +617,11 @@ export const extraAddresses: Readonly<Record<string, ExtraAddress>> = {
   "GET /embed/download/:visual_id": { params: { visual_id: "visual" }, query: embedQuery, credential: "none" },
   "POST /embed/export": { query: embedQuery, body: shareExport, credential: "none" },
   "GET /embed/jobs/:job_id": { params: { job_id: "shareJob" }, query: embedQuery, credential: "none" },
+  // Within a workspace share (decision 0014).
+  "GET /s/:slug/reports/:report_id": { params: { slug: "workspaceSlug", report_id: "report" }, credential: "none" },
+  "GET /s/:slug/dashboards/:dashboard_id": { params: { slug: "workspaceSlug", dashboard_id: "dashboard" }, credential: "none" },
+  "GET /embed/reports/:report_id": { params: { report_id: "report" }, query: workspaceEmbedQuery, credential: "none" },
+  "GET /embed/dashboards/:dashboard_id": { params: { dashboard_id: "dashboard" }, query: workspaceEmbedQuery, credential: "none" },
   // Discovery documents are public (RFC 7644 §4).
   "GET /scim/v2/ServiceProviderConfig": { credential: "none" },
   "GET /scim/v2/ResourceTypes": { credential: "none" },
@@ -648,7 +661,8 @@ export const unaddressedExtras = (): Array<string> =>
     .map((key) => `${key} has no entry in TenantFixture.extraAddresses`)
 
 /** The value a tenant has for a route parameter. */
-export const extraValueOf = (t: FixtureTenant, kind: Kind | Scoped | "slug"): string => (kind === "slug" ? t.slug : valueOf(t, kind))
+export const extraValueOf = (t: FixtureTenant, kind: Kind | Scoped | "slug" | "workspaceSlug"): string =>
+  kind === "slug" ? t.slug : kind === "workspaceSlug" ? t.workspaceSlug : valueOf(t, kind)
 
 /** Fills a router path (`/s/:slug`) with values. */
 export const fillRoute = (path: string, values: Record<string, string>) =>

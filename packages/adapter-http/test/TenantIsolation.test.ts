@@ -155,7 +155,7 @@ const extraProbesOf = (a: FixtureTenant, b: FixtureTenant): Array<Probe> => {
     const destructive = method !== "GET"
     // A link's slug and an embed token are capabilities, valid for anyone who holds them: what they must not reach is another tenant's job.
     for (const [param, kind] of Object.entries(address.params ?? {})) {
-      if (kind === "slug" || kind === "visual" || kind === "tile") continue
+      if (kind === "slug" || kind === "workspaceSlug" || kind === "visual" || kind === "tile") continue
       probes.push({
         label: `${key}: path ${param} = A's ${kind}`,
         method,

@@ -193,9 +193,6 @@ const audienceOf = (actor: Member, input: GrantCreate) =>
       case "link":
       case "embed":
         if (id !== undefined) return yield* new GrantInvalid({ detail: `principal_id: a ${type} grant names none` })
-        if (input.subject_type !== "report") {
-          return yield* new GrantInvalid({ detail: "subject_type: links and embeds share a report; share other things with users, teams or roles" })
-        }
         return { principalId: null, recipientEmail: input.email ?? null, invite: false }
       case "user": {
         if ((id === undefined) === (input.email === undefined)) {

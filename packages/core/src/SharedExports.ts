@@ -51,6 +51,8 @@ export const request = (
 > =>
   Effect.gen(function*() {
     if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
+    // Exports are of a report: a dashboard, dataset or workspace share exports nothing (decision 0014).
+    if (viewer.grant.subject_type !== "report") return yield* new Forbidden({ detail: `Exports are of a shared report; this share is of a ${viewer.grant.subject_type}` })
     if (viewer.watermark !== null && !watermarkedFormats.has(input.format)) {
       return yield* new Exports.ExportInvalid({
         detail: `format: this share is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark`

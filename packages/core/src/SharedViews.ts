@@ -189,6 +189,8 @@ export const download = (
 > =>
   Effect.gen(function*() {
     if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
+    // Rows download from a shared report's visuals only (decision 0014).
+    if (viewer.grant.subject_type !== "report") return yield* new Forbidden({ detail: `Downloads are of a shared report's visuals; this share is of a ${viewer.grant.subject_type}` })
     if (!downloadsRows(viewer)) {
       return yield* new Forbidden({ detail: "This share is watermarked: it downloads as a PDF or PNG, which carry the watermark, not as rows" })
     }

@@ -88,8 +88,6 @@ describe("Grants", () => {
       const invalid = [
         { ...onWorkspace, principal_type: "user", principal_id: "nobody", actions: ["view"] },
         { ...onWorkspace, principal_type: "link", principal_id: ada.user_id, actions: ["view"] },
-        // Links and embeds share reports.
-        { ...onWorkspace, principal_type: "link", actions: ["view"] },
         // Only links have passwords; a user grant names a user or an address, not both.
         { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, actions: ["view"], password: "long enough" },
         { ...onWorkspace, principal_type: "user", principal_id: ada.user_id, email: "ada@example.com", actions: ["view"] },
