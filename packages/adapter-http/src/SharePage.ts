@@ -262,12 +262,21 @@ const page = (title: string, heading: string, main: string, options: SubjectPage
  * report visual's rows for the viewer, placed on the dashboard's 24-column
  * grid (decision 0014); the watermark over all of it.
  */
-export const dashboardPage = (view: SharedSubjects.DashboardView, options: SubjectPageOptions): string => {
+export const dashboardPage = (
+  view: SharedSubjects.DashboardView,
+  options: SubjectPageOptions & {
+    /** The URL of a tile's CSV, when the grant allows download and has no watermark (rule 1: absent with view only). */
+    readonly downloadUrl?: ((tileId: string) => string) | undefined
+  }
+): string => {
   const tiles = view.tiles.map(({ tile, view: v }) => {
     const area = `grid-column: ${tile.x + 1} / span ${tile.width}; grid-row: ${tile.y + 1} / span ${tile.height}`
     const title = v._tag === "Missing" ? tile.id : v.visual.title ?? v.visual.id
     const body = v._tag === "Missing" ? `<p class="unavailable">${escape(v.detail)}</p>` : visualBody(v)
-    return `<article class="visual tile" data-tile="${escape(tile.id)}" style="${area}"><h3>${escape(title)}</h3>${body}</article>`
+    const download = options.downloadUrl !== undefined && v._tag === "Rows"
+      ? `<a class="download" href="${escape(options.downloadUrl(tile.id))}" download>Download CSV</a>`
+      : ""
+    return `<article class="visual tile" data-tile="${escape(tile.id)}" style="${area}"><h3>${escape(title)}</h3>${body}${download}</article>`
   }).join("")
   return page(
     view.dashboard.name,

@@ -328,9 +328,17 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         ? HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) })
         : HttpServerResponse.text(html(), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) }))
 
-  /** A shared dashboard as a page or JSON (no download controls: downloads and exports are of a report, decision 0014). */
-  const showDashboard = (viewer: SharedViews.Viewer, embed: boolean, view: SharedSubjects.DashboardView) =>
-    answer(embed, () => dashboardJson(view, viewer), () => SharePage.dashboardPage(view, { branding, watermark: viewer.watermark }))
+  /**
+   * A shared dashboard as a page or JSON: each tile's CSV when its own share allows rows (`download`, no
+   * watermark); no PDF (exports are of a report), and none within a workspace share (decision 0014).
+   */
+  const showDashboard = (viewer: SharedViews.Viewer, embed: boolean, view: SharedSubjects.DashboardView, download?: (tileId: string) => string) =>
+    answer(embed, () => dashboardJson(view, viewer), () =>
+      SharePage.dashboardPage(view, {
+        branding,
+        watermark: viewer.watermark,
+        downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined
+      }))
 
   /**
    * What the grant shares, as a page or JSON: a report as it always was; a
@@ -347,7 +355,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         case "report":
           return yield* show(viewer, embed, urls)
         case "dashboard":
-          return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboard(viewer)))
+          return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboard(viewer)), urls.download)
         case "dataset": {
           const view = yield* run(SharedSubjects.dataset(viewer))
           return yield* answer(embed, () => datasetJson(view, viewer), () => SharePage.datasetPage(view, { branding, watermark: viewer.watermark }))

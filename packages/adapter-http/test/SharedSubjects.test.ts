@@ -3,8 +3,9 @@
  * same primitive for every audience; decision 0014), over real HTTP: each
  * opens as a page and as JSON, shows its content with only the rows its
  * role may see (`link`: EU; `embed`: its token's region), refuses after
- * revoke, and offers no download (view-only, and downloads and exports are
- * of a shared report). A workspace's reports and dashboards open within its
+ * revoke, and offers no download with view only; with download, a
+ * dashboard offers each tile's CSV, a dataset or workspace nothing, and
+ * none exports (exports are of a shared report). A workspace's reports and dashboards open within its
  * share; one of another workspace is 404. On the in-memory stores, PGlite
  * and PostgreSQL.
  */
@@ -181,13 +182,26 @@ const suite = (name: string, stores: () => Layer.Layer<App.Stores, unknown>) =>
         assert.include(embeddedDashboard.headers.get("content-security-policy"), "frame-ancestors *")
         assert.strictEqual((yield* get(`/embed/reports/${otherReport}${q}`, json)).status, 404)
 
-        // download on these shares: still no download control; rows and exports stay with report shares.
+        // download on a dashboard: each tile's CSV (the link's rows), no export; a watermarked one offers no rows.
         const dashDownload = yield* share("dashboard", dashboard.dashboard_id, "link", { actions: ["view", "download"] })
         const ddPath = pathOf(dashDownload)
-        assertNoDownload((yield* get(ddPath, html)).text, "dashboard with download")
-        assert.strictEqual((yield* get(`${ddPath}/download/by_region`, json)).status, 403)
+        const ddPage = (yield* get(ddPath, html)).text
+        assert.include(ddPage, `href="${ddPath}/download/regions"`)
+        assert.notInclude(ddPage, "/export")
+        const csv = yield* get(`${ddPath}/download/regions`, {})
+        assert.strictEqual(csv.status, 200, csv.text)
+        assert.match(csv.headers.get("content-type") ?? "", /text\/csv/)
+        assert.strictEqual(csv.text.trim().split(/\r?\n/).slice(1).join("|"), `EU,${totalOf("EU")}`)
+        assert.strictEqual((yield* get(`${ddPath}/download/by_region`, json)).status, 404)
         const exported = yield* server.request("POST", `${ddPath}/export`, { headers: json, body: { format: "csv", visual_id: "by_region" } })
         assert.strictEqual(exported.status, 403, exported.text)
+        const dashMarked = yield* share("dashboard", dashboard.dashboard_id, "link", { actions: ["view", "download"], watermark: true })
+        assertNoDownload((yield* get(pathOf(dashMarked), html)).text, "watermarked dashboard with download")
+        assert.strictEqual((yield* get(`${pathOf(dashMarked)}/download/regions`, json)).status, 403)
+        // download on a dataset or a workspace: no download control; rows and exports stay with reports and dashboards.
+        const dataDownload = yield* share("dataset", datasetId, "link", { actions: ["view", "download"] })
+        assertNoDownload((yield* get(pathOf(dataDownload), html)).text, "dataset with download")
+        assert.strictEqual((yield* get(`${pathOf(dataDownload)}/download/by_region`, json)).status, 403)
         const wsDownload = yield* share("workspace", workspaceId, "link", { actions: ["view", "download"] })
         assertNoDownload((yield* get(`${pathOf(wsDownload)}/reports/${reportId}`, html)).text, "report within a workspace with download")
 

@@ -12,8 +12,9 @@
  *
  * Every query runs with the viewer's row-level security (the role `link`,
  * or `embed` with its token's attributes) and an embed's locked filters,
- * exactly as the report share runs them. Downloads and exports stay with
- * report shares (decision 0014).
+ * exactly as the report share runs them. Exports stay with report shares;
+ * a dashboard share downloads its tiles' rows (`SharedViews.download`), a
+ * dataset or workspace share nothing (decision 0014).
  *
  * @since 0.1.0
  */

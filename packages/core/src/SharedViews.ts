@@ -15,6 +15,8 @@ import { Clock, Data, Effect } from "effect"
 import * as Access from "./Access.ts"
 import type { EngineError, Row } from "./AnalyticsEngine.ts"
 import { sha256Hex } from "./Crypto.ts"
+import * as Dashboards from "./Dashboards.ts"
+import type { DashboardStore } from "./DashboardStore.ts"
 import type * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import { Forbidden, NotFound, type StoreError } from "./Errors.ts"
@@ -185,15 +187,25 @@ export const download = (
 ): Effect.Effect<
   { readonly visual: Visual; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<Row> },
   Forbidden | NotFound | Datasets.QueryError | Datasets.QueryTimedOut | EngineError,
-  ReportStore | DatasetStore | Datasets.Engines
+  ReportStore | DatasetStore | DashboardStore | Datasets.Engines
 > =>
   Effect.gen(function*() {
     if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
-    // Rows download from a shared report's visuals only (decision 0014).
-    if (viewer.grant.subject_type !== "report") return yield* new Forbidden({ detail: `Downloads are of a shared report's visuals; this share is of a ${viewer.grant.subject_type}` })
+    // Rows download from a shared report's visuals and a shared dashboard's tiles only (decision 0014).
+    if (viewer.grant.subject_type !== "report" && viewer.grant.subject_type !== "dashboard") {
+      return yield* new Forbidden({ detail: `Downloads are of a shared report's visuals or a shared dashboard's tiles; this share is of a ${viewer.grant.subject_type}` })
+    }
     if (!downloadsRows(viewer)) {
       return yield* new Forbidden({ detail: "This share is watermarked: it downloads as a PDF or PNG, which carry the watermark, not as rows" })
     }
-    const result = yield* Reports.queryVisual(viewer.grant.tenant_id, viewer.grant.subject_id, visualId, viewer.security, [...viewer.lockedFilters])
+    const tenantId = viewer.grant.tenant_id
+    // A dashboard's download is named by its tile: the tile's report visual, run as the page runs it.
+    const tile = viewer.grant.subject_type === "dashboard"
+      ? (yield* Dashboards.get(tenantId, viewer.grant.subject_id)).tiles.find((t) => t.id === visualId)
+      : undefined
+    if (viewer.grant.subject_type === "dashboard" && tile === undefined) return yield* new NotFound({ resource: "tile", id: visualId })
+    const result = tile === undefined
+      ? yield* Reports.queryVisual(tenantId, viewer.grant.subject_id, visualId, viewer.security, [...viewer.lockedFilters])
+      : yield* Reports.queryVisual(tenantId, tile.report_id, tile.visual_id, viewer.security, [...viewer.lockedFilters])
     return { visual: result.visual, columns: result.compiled.columns.map((c) => c.name), rows: result.rows }
   })
