@@ -4,13 +4,12 @@
  * revoked, the webhooks they registered disabled (their pending deliveries
  * failed), the schedules they made disabled; what others made is left as it
  * was, and an admin may enable the webhook again. Over real HTTP, on the
- * in-memory stores and on PGlite (one transaction with the status change).
+ * in-memory stores, PGlite and PostgreSQL (one transaction with the status
+ * change).
  */
-import { MemoryStores } from "@analytics/adapter-memory"
-import { SqlStores } from "@analytics/adapter-postgres"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
-import type * as App from "@analytics/adapter-http/App"
+import { assert, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { onEveryStore } from "./EveryStore.ts"
 import { arrange, type FixtureServer, type FixtureTenant, serve } from "./TenantFixture.ts"
 
 /** A second admin of the tenant, with a token, who registers a webhook and schedules an export. */
@@ -57,8 +56,7 @@ const assertStopped = (fixture: FixtureServer, t: FixtureTenant, ops: Effect.Suc
     assert.deepInclude(enabled, { enabled: true, disabled_reason: null })
   })
 
-const suite = (name: string, stores: () => Layer.Layer<App.Stores, unknown>) =>
-describe(`deprovisioning (${name})`, () => {
+onEveryStore("deprovisioning", (stores) => {
   it.live("over the API: the user's tokens, webhooks and schedules stop; others' do not", () =>
     Effect.gen(function*() {
       const fixture = yield* serve(stores())
@@ -86,6 +84,3 @@ describe(`deprovisioning (${name})`, () => {
       assert.strictEqual((yield* fixture.server.request("GET", "/v1/workspaces", { token: ops.token })).status, 401)
     }).pipe(Effect.scoped), 120_000)
 })
-
-suite("memory", () => MemoryStores.layer)
-suite("PGlite", () => SqlStores.layerPglite())

@@ -14,13 +14,12 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { SmtpServer } from "@analytics/adapter-smtp/testing"
 import { ExportJob, ExportSchedules, ExportStore, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryStores } from "@analytics/adapter-memory"
-import { SqlStores } from "@analytics/adapter-postgres"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
 import type * as App from "@analytics/adapter-http/App"
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Effect, type Layer } from "effect"
 import { simpleParser } from "mailparser"
 import { problemCode } from "@analytics/adapter-http/testing"
+import { everyStore } from "./EveryStore.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 /** Each region's total, computed here from the rows uploaded. */
@@ -76,13 +75,6 @@ const setupOn = (stores?: Layer.Layer<App.Stores, unknown>) => Effect.gen(functi
   return { server, tenantId, admin, ok, sales, reportId, datasetId, lead, worker, asOf, tick, mailbox }
 })
 const setup = setupOn()
-
-/** The stores the distribution-list test runs on: memory, PGlite, and PostgreSQL when there is one. */
-const storesUnderTest: ReadonlyArray<readonly [string, () => Layer.Layer<App.Stores, unknown>]> = [
-  ["memory", () => MemoryStores.layer],
-  ["PGlite", () => SqlStores.layerPglite()],
-  ...(databaseUrl === "" ? [] : [["PostgreSQL", () => Layer.unwrap(Effect.map(freshDatabase(databaseUrl), (url) => SqlStores.layerPg(Redacted.make(url))))] as const])
-]
 
 describe("export schedules", () => {
   it.live("bad schedules are refused with problems and change nothing", () =>
@@ -190,7 +182,7 @@ describe("export schedules", () => {
       assert.strictEqual(problemCode(yield* server.request("GET", `/v1/export-schedules/${schedule.schedule_id}`, { token: admin })), "resource/not-found")
     }).pipe(Effect.scoped))
 
-  for (const [name, stores] of storesUnderTest) {
+  for (const [name, stores] of everyStore) {
     it.live(`a distribution list beyond the tenant (${name}): outside addresses get run_as's view; refused without one under row-level security`, () =>
       Effect.gen(function*() {
         const { admin, datasetId, lead, mailbox, ok, reportId, server, worker } = yield* setupOn(stores())
