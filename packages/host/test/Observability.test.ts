@@ -212,8 +212,9 @@ describe("observability of the packaged host", () => {
     expect(text).not.toContain(token)
 
     // OTLP: a server span per request named by its route, with route and status; the export's span; the metrics.
+    // Spans arrive in batches, each when its own work ended: wait for every kind the checks below read.
     const spans = await eventually("the request spans", () => spansOf(otlp), (spans) =>
-      spans.some((s) => s.name === "GET /v1/webhooks/:webhook_id") && spans.some((s) => s.name === "export.run"))
+      ["GET /v1/webhooks/:webhook_id", "export.run", "webhook.attempt", "dataset.query"].every((name) => spans.some((s) => s.name === name)))
     const notFound = spans.find((s) => s.name === "GET /v1/webhooks/:webhook_id")!
     expect(notFound.attributes).toMatchObject({ "http.route": "/v1/webhooks/:webhook_id", "http.request.method": "GET" })
     expect(Number(notFound.attributes["http.response.status_code"])).toBe(404)

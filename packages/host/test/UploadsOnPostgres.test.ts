@@ -77,7 +77,13 @@ describe.skipIf(databaseUrl === "")(`uploads on the PostgreSQL store${databaseUr
 
     // The demo, seeded by the first host, served by the second.
     const [workspace] = (await call(b, "GET", "/v1/workspaces", token)).body.data
-    const datasets = (await call(b, "GET", `/v1/datasets?workspace_id=${workspace.workspace_id}`, token)).body.data
+    // The first host serves while it still loads the demo's rows (a few seconds on PostgreSQL): wait for the load.
+    const loadedWithin = Date.now() + 60_000
+    let datasets = (await call(b, "GET", `/v1/datasets?workspace_id=${workspace.workspace_id}`, token)).body.data
+    while (datasets[0]?.row_count == null && Date.now() < loadedWithin) {
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      datasets = (await call(b, "GET", `/v1/datasets?workspace_id=${workspace.workspace_id}`, token)).body.data
+    }
     expect(datasets.map((d: any) => d.name)).toEqual(["Sales"])
     const sales = datasets[0]
     expect(sales.row_count).toBe(Demo.demoRows)
