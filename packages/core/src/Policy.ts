@@ -21,9 +21,7 @@ import type { GrantStore } from "./GrantStore.ts"
 import type { Member, Principal } from "./Principal.ts"
 import type * as Subjects from "./Subjects.ts"
 import type { TenantId } from "./Tenant.ts"
-
-/** The role a SCIM token's principal holds (and nothing else). */
-export const scimRole = "scim"
+import { scimRole } from "./TenantTokens.ts"
 
 /** Who may call an operation. */
 export type Rule =
