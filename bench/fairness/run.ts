@@ -1,6 +1,6 @@
 /**
  * `npm run bench:fairness`: one tenant's load must not stall another's
- * (issue 19). The packaged host (`analytics-host serve`) runs in a child
+ * (decision 0018). The packaged host (`analytics-host serve`) runs in a child
  * process on a loopback port; two tenants each upload a dataset of
  * `BENCH_ROWS` rows (a CSV made here). Tenant A's query and A's
  * `GET /v1/workspaces` are timed, back to back, first alone, then while

@@ -18,7 +18,7 @@
  *
  * Events go to `BENCH_WEBHOOKS` webhooks (one tenant each), round-robin.
  * PostgreSQL is a throwaway server (scripts/TestPostgres.ts) unless
- * `BENCH_DATABASE_URL` names one. Bar (issue 4): >= 1,000 deliveries/s and
+ * `BENCH_DATABASE_URL` names one. Bar (decision 0010): >= 1,000 deliveries/s and
  * p99 < 500 ms. Results are printed and written to bench/webhooks/last-run.json.
  */
 import { SqlStores } from "@analytics/adapter-postgres"

@@ -21,7 +21,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
 
-/** The envelope every delivery carries (spec 2.8): `id`, `type`, `created_at`, `workspace_id`, `data`. */
+/** The envelope every delivery carries (decision 0010): `id`, `type`, `created_at`, `workspace_id`, `data`. */
 export type Envelope = Events.Envelope
 
 /** How the receiver is set up. */

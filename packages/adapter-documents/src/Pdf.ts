@@ -1,5 +1,5 @@
 /**
- * Reports as PDF (spec 4.4): a cover page with the report, the export's
+ * Reports as PDF (decision 0015): a cover page with the report, the export's
  * filters and the time; then each report page on its own landscape A4
  * page, its visuals in a grid of two columns: charts drawn as vectors
  * (vega-lite to SVG to PDF, no browser and no canvas), tables, and key

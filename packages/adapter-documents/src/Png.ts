@@ -1,5 +1,5 @@
 /**
- * A visual as a PNG image (spec 4.4): drawn as SVG (its title, its chart or
+ * A visual as a PNG image (decision 0015): drawn as SVG (its title, its chart or
  * its rows, the watermark as one rotated pattern tiled over everything) and
  * rasterised by resvg at twice its size, so it stays sharp on dense screens
  * and in slides. The watermark is in the pixels: nothing removes it.

@@ -24,7 +24,7 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: Principal.CurrentPrincipal
 }>()("@analytics/adapter-http/Authentication", {
   security: { bearer: HttpApiSecurity.bearer },
-  // Every /v1 request is counted at the edge (spec 8.1, decision 0009); declared here so every authenticated endpoint documents its 429s.
+  // Every /v1 request is counted at the edge (decision 0009); declared here so every authenticated endpoint documents its 429s.
   error: [Problems.Unauthenticated, Problems.ServiceUnavailable, ...Problems.rateLimitProblems]
 }) {}
 
@@ -48,7 +48,7 @@ const idempotencyHeader = Schema.Struct({
   }))
 })
 
-/** The list envelope of spec 2.1. */
+/** The list envelope of decision 0003. */
 export const ListEnvelope = <S extends Schema.Top>(item: S) =>
   Schema.Struct({
     data: Schema.Array(item),
@@ -81,7 +81,7 @@ export const PublicConfig = Schema.Struct({
   features: Schema.Record(Schema.String, Schema.Boolean),
   webhooks: Schema.Struct({
     egress_ips: Schema.Array(Schema.String).annotate({
-      description: "The fixed addresses deliveries come from, for receivers' allowlists (spec 6.2 rule 11); empty when not fixed"
+      description: "The fixed addresses deliveries come from, for receivers' allowlists; empty when not fixed"
     })
   })
 })
@@ -221,7 +221,7 @@ export const DeliveryJson = Schema.Struct({
   status: Webhook.DeliveryStatus,
   attempts: Schema.Array(AttemptJson),
   next_attempt_at: Schema.NullOr(Schema.Date),
-  event: Schema.Unknown.annotate({ description: "The envelope delivered as the body (spec 2.8)" }),
+  event: Schema.Unknown.annotate({ description: "The envelope delivered as the body" }),
   created_at: Schema.Date,
   updated_at: Schema.Date
 })
@@ -241,7 +241,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.get("eventTypes", "/v1/event-types", {
       success: ListEnvelope(EventTypeJson),
       error: Problems.Forbidden
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The event catalog (spec 6.1), each type with its JSON Schema.")
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The event catalog, each type with its JSON Schema.")
   )
   .add(
     HttpApiEndpoint.post("create", "/v1/webhooks", {
@@ -548,7 +548,7 @@ const groupEndpoints = <const Name extends string, const Path extends `/${string
     .middleware(Authentication)
     .annotate(OpenApi.Description, description)
 
-/** Teams (spec 2.6 rule 4): made here or synced over SCIM. Tenant admins only. */
+/** Teams (decision 0014): made here or synced over SCIM. Tenant admins only. */
 export const TeamsGroup = groupEndpoints(
   "teams",
   "/v1/teams",
@@ -556,7 +556,7 @@ export const TeamsGroup = groupEndpoints(
   "Teams: made here, or the identity provider's groups synced over SCIM (changed there only). Tenant admins only."
 )
 
-/** Executive roles (spec 2.6 rule 2): grants to a role reach whoever holds it when access is decided. Tenant admins only. */
+/** Executive roles (decision 0014): grants to a role reach whoever holds it when access is decided. Tenant admins only. */
 export const ExecutiveRolesGroup = groupEndpoints(
   "executiveRoles",
   "/v1/executive-roles",
@@ -578,7 +578,7 @@ export const InvitationJson = Schema.Struct({
 
 const invitationParams = { id: Schema.String }
 
-/** Invitations by e-mail (spec 2.6 rule 3). Tenant admins only. */
+/** Invitations by e-mail (decision 0014). Tenant admins only. */
 export const InvitationsGroup = HttpApiGroup.make("invitations")
   .add(
     HttpApiEndpoint.get("list", "/v1/invitations", {
@@ -1030,7 +1030,7 @@ export const GrantJson = Schema.Struct({
 const grantParams = { grant_id: Schema.String }
 const grantProblems = [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.GrantNotActive] as const
 
-/** Sharing grants (spec 2.6, 3.2). */
+/** Sharing grants (decision 0014). */
 export const SharingGroup = HttpApiGroup.make("sharing")
   .add(
     HttpApiEndpoint.post("create", "/v1/sharing/grants", {
@@ -1147,7 +1147,7 @@ export const JobJson = Schema.Struct({
 
 const jobParams = { job_id: Schema.String }
 
-/** Export jobs (spec 2.5, 3.1, 4.3). */
+/** Export jobs (decision 0015). */
 export const ExportsGroup = HttpApiGroup.make("exports")
   .add(
     HttpApiEndpoint.post("export", "/v1/reports/:id/export", {
@@ -1223,7 +1223,7 @@ export const RunJson = ScheduleJson.fields.last_run.members[0]
 
 const scheduleParams = { id: Schema.String }
 
-/** Scheduled exports (spec 4.4 rules 4 to 6). */
+/** Scheduled exports (decision 0015). */
 export const ExportSchedulesGroup = HttpApiGroup.make("exportSchedules")
   .add(
     HttpApiEndpoint.get("list", "/v1/export-schedules", {
@@ -1498,7 +1498,7 @@ const eventStream = (operation: Record<string, any>) => {
   return operation
 }
 
-/** Questions about datasets, answered from their semantic layer (spec 1, 4.2). */
+/** Questions about datasets, answered from their semantic layer (decision 0016). */
 export const AiGroup = HttpApiGroup.make("ai")
   .add(
     HttpApiEndpoint.post("ask", "/v1/ai/ask", {

@@ -94,7 +94,7 @@ const openapiRoute = Layer.unwrap(Effect.gen(function*() {
 
 /** How the edge treats requests. */
 export interface EdgeOptions {
-  /** A tenant's rate limits; by default its plan's (spec 8.1). */
+  /** A tenant's rate limits; by default its plan's (decision 0009). */
   readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
   /**
    * The limits of `/v1` requests without a valid credential, per client

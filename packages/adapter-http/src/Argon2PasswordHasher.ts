@@ -1,7 +1,7 @@
 /**
  * The PasswordHasher on `argon2` (the reference implementation's Node
  * binding): Argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane;
- * spec 2.6 rule 6). Hashing runs on libuv's thread pool, off the event loop.
+ * decision 0014). Hashing runs on libuv's thread pool, off the event loop.
  *
  * @since 0.1.0
  */

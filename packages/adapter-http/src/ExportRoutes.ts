@@ -1,5 +1,5 @@
 /**
- * Export results at their signed URLs (spec 3.1: valid for 1 hour):
+ * Export results at their signed URLs (decision 0015: valid for 1 hour):
  * `GET /v1/jobs/{job_id}/file?tenant=…&expires=…&signature=…` streams the
  * file to whoever holds the URL, without a token; a changed or expired URL
  * answers 403 `export/url-invalid` or `export/url-expired`.

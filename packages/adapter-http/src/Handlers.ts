@@ -674,7 +674,7 @@ const analyticsTools = Effect.gen(function*() {
   const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
   /**
    * Runs a query (a dataset's, a visual's, a tile's) in a slot of its
-   * workspace, at most the tenant's plan's concurrent queries (spec 8.2);
+   * workspace, at most the tenant's plan's concurrent queries (decision 0009);
    * answers its columns and rows.
    */
   const queryResult = <E>(

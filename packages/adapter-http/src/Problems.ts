@@ -107,14 +107,14 @@ export class IdempotencyInProgress extends HttpApiError.Problem<IdempotencyInPro
   { ...members("idempotency/in-progress") }
 ) {}
 
-/** 400 webhook/scheme-not-allowed (spec 6.2 rule 3). */
+/** 400 webhook/scheme-not-allowed (decision 0010). */
 export class SchemeNotAllowed extends HttpApiError.Problem<SchemeNotAllowed>()(
   "SchemeNotAllowed",
   declare("webhook/scheme-not-allowed"),
   { ...members("webhook/scheme-not-allowed") }
 ) {}
 
-/** 403 webhook/firehose-not-in-plan (spec 6.1: audit.event on Scale only). */
+/** 403 webhook/firehose-not-in-plan (decision 0010: audit.event on Scale only). */
 export class FirehoseNotInPlan extends HttpApiError.Problem<FirehoseNotInPlan>()(
   "FirehoseNotInPlan",
   declare("webhook/firehose-not-in-plan"),
@@ -186,28 +186,28 @@ const retryAfter = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
 const tooManyRequests = <Self>() => <const Tag extends string, const C extends Code>(tag: Tag, code: C) =>
   HttpApiError.Problem<Self>()(tag, declare(code), { ...members(code), retry_after: retryAfter })
 
-/** 429 rate-limit/burst-exceeded: the tenant's burst bucket for this endpoint class is empty (spec 8.1). */
+/** 429 rate-limit/burst-exceeded: the tenant's burst bucket for this endpoint class is empty (decision 0009). */
 export class BurstExceeded extends tooManyRequests<BurstExceeded>()("BurstExceeded", "rate-limit/burst-exceeded") {}
 
-/** 429 rate-limit/sustained-exceeded: the tenant's hourly window for this endpoint class is full (spec 8.1). */
+/** 429 rate-limit/sustained-exceeded: the tenant's hourly window for this endpoint class is full (decision 0009). */
 export class SustainedExceeded
   extends tooManyRequests<SustainedExceeded>()("SustainedExceeded", "rate-limit/sustained-exceeded")
 {}
 
-/** 429 rate-limit/query-concurrency: the workspace runs as many queries as its plan allows (spec 8.2). */
+/** 429 rate-limit/query-concurrency: the workspace runs as many queries as its plan allows (decision 0009). */
 export class QueryConcurrency
   extends tooManyRequests<QueryConcurrency>()("QueryConcurrency", "rate-limit/query-concurrency")
 {}
 
-/** 429 rate-limit/ai-questions-exceeded (spec 8.2). */
+/** 429 rate-limit/ai-questions-exceeded (decision 0009). */
 export class AiQuestionsExceeded
   extends tooManyRequests<AiQuestionsExceeded>()("AiQuestionsExceeded", "rate-limit/ai-questions-exceeded")
 {}
 
-/** 429 rate-limit/exports-exceeded (spec 8.2). */
+/** 429 rate-limit/exports-exceeded (decision 0009). */
 export class ExportsExceeded extends tooManyRequests<ExportsExceeded>()("ExportsExceeded", "rate-limit/exports-exceeded") {}
 
-/** 429 rate-limit/password-attempts-exceeded (spec 8.2). */
+/** 429 rate-limit/password-attempts-exceeded (decision 0009). */
 export class PasswordAttemptsExceeded extends tooManyRequests<PasswordAttemptsExceeded>()(
   "PasswordAttemptsExceeded",
   "rate-limit/password-attempts-exceeded"

@@ -1,5 +1,5 @@
 /**
- * Rate limiting at the HTTP edge (spec 8.1, decision 0009): every request
+ * Rate limiting at the HTTP edge (decision 0009): every request
  * of an authenticated tenant is counted against its plan in the class its
  * endpoint declares, the operator's against a quota of its own, and every
  * other `/v1` request (no credential, an unknown one) against its client
@@ -57,7 +57,7 @@ const periodSeconds = (rule: RateLimit.Rule) =>
   Math.round((rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis) / 1000)
 
 /**
- * The headers of spec 8.1 (`X-RateLimit-Limit-Burst`... for the quotas
+ * The headers of decision 0009 (`X-RateLimit-Limit-Burst`... for the quotas
  * named `burst` and `sustained`), and the IETF draft's `RateLimit-Policy`
  * and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) naming each quota.
  */
@@ -178,7 +178,7 @@ const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateL
  */
 export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
-  // By default, the tenant's plan's, or its negotiated ones on Custom (spec 8.1).
+  // By default, the tenant's plan's, or its negotiated ones on Custom (decision 0009).
   limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) =>
     RateLimit.limitsOf(Plan.limitsFor(tenant.plan, tenant.limits)),
   limits: EdgeLimits = {}

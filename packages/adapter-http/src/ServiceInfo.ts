@@ -17,7 +17,7 @@ export interface ServiceInfoShape {
     readonly primaryColor: string
   }
   readonly features: Readonly<Record<string, boolean>>
-  /** The fixed addresses webhook deliveries leave from, for receivers to allowlist (spec 6.2 rule 11); none when not fixed. */
+  /** The fixed addresses webhook deliveries leave from, for receivers to allowlist (decision 0010); none when not fixed. */
   readonly webhookEgressAddresses: ReadonlyArray<string>
 }
 

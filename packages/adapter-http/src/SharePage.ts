@@ -144,7 +144,7 @@ const commentItem = (shared: Comments.SharedComment, replies: ReadonlyArray<Comm
 /**
  * The report's comments, read-only: its own thread, then each visual's
  * (oldest first, each reply under its first comment). Shown only when the
- * share allows comment (spec 2.6 rule 1); visitors read, members post
+ * share allows comment (decision 0014); visitors read, members post
  * through the API (decision 0019).
  */
 const commentSection = (view: ReportViews.ReportView, shown: NonNullable<ReportPageOptions["comments"]>): string => {
@@ -180,11 +180,11 @@ const commentSection = (view: ReportViews.ReportView, shown: NonNullable<ReportP
 export interface ReportPageOptions {
   readonly branding: Branding
   readonly watermark: string | null
-  /** The URL of a visual's CSV, when the grant allows download (spec 2.6 rule 1: absent with view only). */
+  /** The URL of a visual's CSV, when the grant allows download (decision 0014: absent with view only). */
   readonly downloadUrl?: ((visualId: string) => string) | undefined
   /** Where the report's PDF is asked for (a form post), when the grant allows download. */
   readonly exportUrl?: string | undefined
-  /** The report's comments, when the grant allows comment (spec 2.6 rule 1: absent with view only, and no section at all). */
+  /** The report's comments, when the grant allows comment (decision 0014: absent with view only, and no section at all). */
   readonly comments?: { readonly comments: ReadonlyArray<Comments.SharedComment>; readonly more: boolean } | undefined
 }
 

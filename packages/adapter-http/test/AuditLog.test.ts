@@ -1,6 +1,6 @@
 /**
  * The audit log over real HTTP (in-memory stores): entries recorded by the
- * core (grants record theirs in issue 7) are read newest first with
+ * core (grants record theirs in decision 0014) are read newest first with
  * filters, by tenant admins only, and reach the `audit.event` firehose.
  * No endpoint changes or deletes an entry.
  */
@@ -28,7 +28,7 @@ describe("audit log", () => {
           Effect.provide(EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))),
           Effect.provideContext(server.stores)
         )
-      // A millisecond apart: within one, entries order by id (spec 4.1's tie-break), not by arrival.
+      // A millisecond apart: within one, entries order by id (decision 0003's tie-break), not by arrival.
       yield* record("grant.created", "g-1", "ada")
       yield* Effect.sleep("2 millis")
       yield* record("grant.updated", "g-1", "ada")

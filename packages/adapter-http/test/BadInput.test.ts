@@ -1,5 +1,5 @@
 /**
- * Bad input everywhere (issue 10, item 1), driven by the OpenAPI document:
+ * Bad input everywhere (decision 0001), driven by the OpenAPI document:
  * for every operation (and every route beside the contract), fast-check
  * generates hostile requests from the operation's own schemas, each invalid
  * by construction: malformed JSON, each body field of a wrong JSON type,

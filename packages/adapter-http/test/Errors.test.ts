@@ -155,7 +155,7 @@ describe("HTTP errors are problem+json", () => {
       assert.strictEqual(defect.status, 500)
       assert.strictEqual(problemCode(defect), "internal")
       assert.notInclude(defect.text, "disk on fire")
-      // 5xx answers of a tenant carry the rate-limit headers too (spec 8.1: every response).
+      // 5xx answers of a tenant carry the rate-limit headers too (decision 0009: every response).
       assert.strictEqual(defect.headers.get("x-ratelimit-limit-burst"), "180")
       assert.isNotNull(defect.headers.get("ratelimit"))
 

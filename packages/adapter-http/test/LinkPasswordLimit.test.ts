@@ -1,5 +1,5 @@
 /**
- * A public link's password limit over real HTTP (spec 8.2, decision 0009):
+ * A public link's password limit over real HTTP (decision 0009):
  * at most 5 wrong passwords in any 5 minutes per client address, counted by
  * an exact sliding log. The tester's finding: the weighted counter it
  * replaces admitted 8 wrong passwords within 287 s.

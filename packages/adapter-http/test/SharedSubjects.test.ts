@@ -1,5 +1,5 @@
 /**
- * Links and embeds of dashboards, datasets and workspaces (spec 2.6: the
+ * Links and embeds of dashboards, datasets and workspaces (decision 0014: the
  * same primitive for every audience; decision 0014), over real HTTP: each
  * opens as a page and as JSON, shows its content with only the rows its
  * role may see (`link`: EU; `embed`: its token's region), refuses after

@@ -1,5 +1,5 @@
 /**
- * Sharing grants over real HTTP (spec 2.6, 3.2), on a real DuckDB engine,
+ * Sharing grants over real HTTP (decision 0014), on a real DuckDB engine,
  * Argon2id and a real SMTP server: every audience; who may grant; grants to
  * executive roles and teams followed through membership at each request;
  * an address that is no user invited and granted on acceptance; expiry
@@ -88,7 +88,7 @@ describe("sharing grants", () => {
       assert.strictEqual((yield* ok("GET", `${grantsPath}/${invited.grant_id}`)).principal_id, accepted.body.user.user_id)
       assert.strictEqual((yield* rename(carol, "Carol's")).status, 200)
 
-      // Expiry (spec 3.2): from expires_at on, 403 share/expired; the record stays, its state says so.
+      // Expiry (decision 0014): from expires_at on, 403 share/expired; the record stays, its state says so.
       const soon = new Date(Date.now() + 1500).toISOString()
       const dave = yield* user("dave@example.com")
       const expiring = yield* ok("POST", grantsPath, { ...onReport, principal_type: "user", principal_id: dave.id, actions: ["view", "edit"], expires_at: soon })

@@ -1,5 +1,5 @@
 /**
- * The tenant isolation matrix (issue 10, item 4), driven by the OpenAPI
+ * The tenant isolation matrix (decision 0005), driven by the OpenAPI
  * document: tenant B's admin and B's member put tenant A's ids in every
  * path parameter, every id-bearing query parameter and every id-bearing
  * body field of an otherwise valid request of B's, for every operation

@@ -1,5 +1,5 @@
 /**
- * Watermarks for every audience (spec 2.6, decision 0014), over real HTTP:
+ * Watermarks for every audience (decision 0014), over real HTTP:
  * a member whose download comes from a watermarked team grant exports only
  * what carries the watermark (PDF, PNG), drawn with their own address; a
  * grant without one wins over it. A watermarked link's page offers no row

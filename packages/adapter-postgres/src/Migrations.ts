@@ -78,7 +78,7 @@ const idempotencyPurgeIndex = ddl([
 ])
 
 /**
- * Rate limits (spec 8): one row per quota key, decided by one function call
+ * Rate limits (decision 0009): one row per quota key, decided by one function call
  * (one round trip) whose integer arithmetic is exactly `RateLimit.decide`'s.
  * A bucket keeps (a, b) = (level, updated_at); a window keeps (a, b, c) =
  * (window number, current count, previous count). Times are epoch
@@ -216,11 +216,11 @@ const rateLimits = ddl([
   END $$`
 ])
 
-/** A Custom plan's negotiated limits (spec 8.1), as the API writes them; NULL on the other plans. */
+/** A Custom plan's negotiated limits (decision 0009), as the API writes them; NULL on the other plans. */
 const tenantLimits = ddl([`ALTER TABLE tenants ADD COLUMN limits jsonb`])
 
 /**
- * Webhooks and their deliveries (spec 2.7, 3.3, 6). The deliveries table is
+ * Webhooks and their deliveries (decision 0010). The deliveries table is
  * both the transactional outbox (a publish inserts in the caller's
  * transaction) and the lease-based queue workers claim from with
  * `FOR UPDATE SKIP LOCKED` (decision 0011). Finished deliveries have no
@@ -275,7 +275,7 @@ const webhooks = ddl([
 ])
 
 /**
- * The directory (issue 5): users (one e-mail per tenant, lower-cased by the
+ * The directory (decision 0012): users (one e-mail per tenant, lower-cased by the
  * domain), groups (teams and executive roles) and memberships. Ids are unique across tenants, and every
  * query names its tenant.
  */
@@ -336,7 +336,7 @@ const directory = ddl([
 ])
 
 /**
- * Datasets' records (issue 6); their rows live in the analytics engine. The
+ * Datasets' records (decision 0013); their rows live in the analytics engine. The
  * workspace is a foreign key: deleting a workspace deletes its datasets.
  */
 const datasets = ddl([
@@ -358,7 +358,7 @@ const datasets = ddl([
   `CREATE INDEX datasets_workspace_id ON datasets (workspace_id)`
 ])
 
-/** Reports (issue 6): pages and settings as jsonb; deleting a workspace deletes its reports. */
+/** Reports (decision 0013): pages and settings as jsonb; deleting a workspace deletes its reports. */
 const reports = ddl([
   `CREATE TABLE reports (
     report_id uuid PRIMARY KEY,
@@ -375,7 +375,7 @@ const reports = ddl([
   `CREATE INDEX reports_workspace_id ON reports (workspace_id)`
 ])
 
-/** Alerts (issue 6): rules on a dataset's measure, with their last state. */
+/** Alerts (decision 0013): rules on a dataset's measure, with their last state. */
 const alerts = ddl([
   `CREATE TABLE alerts (
     alert_id uuid PRIMARY KEY,
@@ -439,7 +439,7 @@ const auditLog = ddl([
 ])
 
 /**
- * Sharing grants (issue 7). Revoked and expired grants stay (spec 3.2:
+ * Sharing grants (decision 0014). Revoked and expired grants stay (decision 0014:
  * tombstoned for audit); a link's URL token is unique across tenants.
  */
 const grants = ddl([
@@ -530,7 +530,7 @@ const exportSchedules = ddl([
 ])
 
 /**
- * Each load of an upload dataset into a table of its own (issue 10): the
+ * Each load of an upload dataset into a table of its own (decision 0013): the
  * record names its current load. Existing rows keep null, which names the
  * table of the dataset alone (`dataset_<id>`), where their rows already are.
  */

@@ -1,5 +1,5 @@
 /**
- * The `WebhookTransport` port over Node's HTTPS (spec 6.2, decision 0010).
+ * The `WebhookTransport` port over Node's HTTPS (decision 0010).
  *
  * - The host is resolved once; the first address the egress guard allows is
  *   pinned for the connection (Node's `lookup` hook answers with it), so a

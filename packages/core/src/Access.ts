@@ -1,9 +1,9 @@
 /**
- * Access evaluation (issue 5): the one place where "may this audience do
+ * Access evaluation (decision 0012): the one place where "may this audience do
  * this to that, now?" is decided, from the grants on the subject and on
  * what contains it. Every endpoint that serves shared content asks here.
  *
- * Membership is read when deciding, never copied into grants (spec 2.6
+ * Membership is read when deciding, never copied into grants (decision 0014
  * rules 2 and 4): the caller passes the user's teams and executive roles as
  * they are now, so a change of membership applies from the next request.
  *
@@ -41,7 +41,7 @@ export interface Subject {
 export type DenyReason =
   /** No grant on the subject reaches this audience. */
   | "no-grant"
-  /** The grants that reached it have expired (spec 3.2: 403 `share/expired`). */
+  /** The grants that reached it have expired (decision 0014: 403 `share/expired`). */
   | "expired"
   /** The grants that reached it were revoked. */
   | "revoked"

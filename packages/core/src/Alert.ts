@@ -1,5 +1,5 @@
 /**
- * Alerts (issue 6): a rule on a measure of a dataset, checked after each
+ * Alerts (decision 0013): a rule on a measure of a dataset, checked after each
  * refresh of the dataset and/or on a cron schedule. An alert fires
  * (`alert.fire`) when its condition starts to hold and resolves
  * (`alert.resolve`) when it stops; it never fires again while firing.

@@ -1,5 +1,5 @@
 /**
- * Use cases on alerts (issue 6): written by tenant admins, checked after
+ * Use cases on alerts (decision 0013): written by tenant admins, checked after
  * their dataset's refreshes, on their cron schedule, or on demand. A check
  * runs the measure over every row (the alert is the tenant's, not a
  * viewer's) and moves the alert between `ok` and `firing`, publishing

@@ -1,6 +1,6 @@
 /**
  * Port: what turns a question about a dataset into a semantic query, and
- * the query's rows into words (spec 1, 4.2: the AI question endpoint). An
+ * the query's rows into words (the AI question endpoint, decision 0016). An
  * answerer never writes SQL and never runs anything: it proposes a
  * `SemanticQuery.Query` of the dataset's model, which the service decodes,
  * plans against the asker's row-level security and runs itself; then it

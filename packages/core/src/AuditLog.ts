@@ -1,5 +1,5 @@
 /**
- * The audit log (spec 2.6 rule 9, issue 7): who did what to which target,
+ * The audit log (decision 0014): who did what to which target,
  * when, with the full payload. Append-only: the port has no way to change
  * or delete an entry. An entry is written in the transaction of the change
  * it records, and published as an `audit.event` (the Scale plan's opt-in

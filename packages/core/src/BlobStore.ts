@@ -1,5 +1,5 @@
 /**
- * Port: where export results are kept (spec 3.1: a signed URL to the
+ * Port: where export results are kept (decision 0015: a signed URL to the
  * result). Bodies stream in and out, so a file of any size passes with
  * bounded memory. The filesystem is the default adapter; an S3-compatible
  * one serves deployments of several hosts.

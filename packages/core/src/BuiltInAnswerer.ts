@@ -1,5 +1,5 @@
 /**
- * The built-in answerer (issue 9): works offline with no model. It reads a
+ * The built-in answerer (decision 0016): works offline with no model. It reads a
  * question against the dataset's semantic model alone (member names, their
  * words and titles, a small thesaurus of business words), recognises "by
  * <dimension>", "top N <dimension> by <measure>", time ranges and

@@ -1,6 +1,6 @@
 /**
  * Pagination cursors: opaque, tamper-proof base64url strings that carry
- * everything the next page needs (spec 4.1 and 4.5, decision 0003).
+ * everything the next page needs (decision 0003).
  *
  * A cursor is one unpadded base64url string: a format byte, a 96-bit nonce
  * and the payload sealed with AES-256-GCM (Web Crypto), so its content is

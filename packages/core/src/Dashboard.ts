@@ -1,7 +1,7 @@
 /**
- * Dashboards (issue 6): visuals pinned from reports of one workspace, laid
+ * Dashboards (decision 0013): visuals pinned from reports of one workspace, laid
  * out on a grid. A tile points at its report's visual, so it always shows
- * the visual as the report has it now; sharing comes with grants (issue 7).
+ * the visual as the report has it now; sharing comes with grants (decision 0014).
  *
  * @since 0.1.0
  */

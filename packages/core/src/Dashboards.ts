@@ -1,5 +1,5 @@
 /**
- * Use cases on dashboards (issue 6): tiles checked against their reports'
+ * Use cases on dashboards (decision 0013): tiles checked against their reports'
  * visuals when written; a tile's data is its report visual's, for the
  * viewer, with the report's timeout.
  *

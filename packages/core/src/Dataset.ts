@@ -1,5 +1,5 @@
 /**
- * Datasets (issue 6): rows in the analytics engine, described by a
+ * Datasets (decision 0013): rows in the analytics engine, described by a
  * semantic model, belonging to a workspace. Rows come from an uploaded
  * CSV or Parquet file (imported into the embedded engine) or from a table
  * or view of the operator's PostgreSQL (read in place).

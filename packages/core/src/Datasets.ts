@@ -1,5 +1,5 @@
 /**
- * Use cases on datasets (issue 6): records in a workspace, rows loaded
+ * Use cases on datasets (decision 0013): records in a workspace, rows loaded
  * into the analytics engine, semantic queries run for a principal with
  * their row-level security.
  *

@@ -1,5 +1,5 @@
 /**
- * Shares the analytics engines between tenants (issue 19): one tenant's
+ * Shares the analytics engines between tenants (decision 0018): one tenant's
  * load never stalls another's.
  *
  * - **A process-wide cap.** At most `capacity` pieces of engine work
@@ -18,7 +18,7 @@
  *   `TurnExpired`; an interrupted wait leaves its queue; a slot is given
  *   back however its work ends (success, failure, interruption).
  *
- * This is the fair share *below* the per-workspace plan cap of spec 8.2
+ * This is the fair share *below* the per-workspace plan cap of decision 0009
  * (`OperationLimits.queryConcurrency`), which stays the API's 429. Pure: no
  * timer of its own (the deadline is the `Clock`'s), no Node.
  *

@@ -1,5 +1,5 @@
 /**
- * Port: publishing events (spec 6). Every feature that changes something
+ * Port: publishing events (decision 0010). Every feature that changes something
  * publishes its event through this, inside the transaction of the change,
  * so the event commits with it or not at all (transactional outbox).
  *

@@ -1,6 +1,6 @@
 /**
- * The event catalog (spec 6.1) and the envelope every event travels in
- * (spec 2.8). The spec names the types and leaves their `data` open; the
+ * The event catalog (decision 0010) and the envelope every event travels in
+ * (decision 0010). The spec names the types and leaves their `data` open; the
  * shapes here are ours (decision 0010), each a Schema, so deliveries are
  * checked before they leave and the catalog is published as JSON Schema.
  *
@@ -78,7 +78,7 @@ export type Data<T extends EventType> = (typeof catalog)[T]["Type"]
 /**
  * The `workspace_id` of an event that concerns the tenant, not one
  * workspace: `"*"`, every workspace of the tenant. The envelope's
- * `workspace_id` is always a string (spec 2.8, decision 0010).
+ * `workspace_id` is always a string (decision 0010).
  */
 export const everyWorkspace = "*"
 
@@ -100,7 +100,7 @@ const workspaceOf = (type: EventType) =>
     ? Id.annotate({ description: "The workspace, or \"*\" (every workspace of the tenant) for a tenant-wide entry" })
     : WorkspaceId.annotate({ description: "The workspace the event concerns" })
 
-/** The envelope of one event type (spec 2.8). */
+/** The envelope of one event type (decision 0010). */
 export const envelopeOf = <T extends EventType>(type: T) =>
   Schema.Struct({
     id: Id,

@@ -1,5 +1,5 @@
 /**
- * Export jobs (spec 2.5, 3.1, 4.3, 4.4): what is asked, and the state
+ * Export jobs (decision 0015): what is asked, and the state
  * machine a job follows from the request to its result.
  *
  * ```
@@ -27,7 +27,7 @@ import { Query, type SecurityContext } from "./SemanticQuery.ts"
 import { dialectNames } from "./SqlDialect.ts"
 import { Name, type TenantId } from "./Tenant.ts"
 
-/** The export formats (spec 4.4): `pdf` is the spec's; the others are ours. */
+/** The export formats (decision 0015): `pdf` is the spec's; the others are ours. */
 export const Format = Schema.Literals(["pdf", "xlsx", "csv", "json", "parquet", "png", "pptx", "sql"])
 /** An export format. */
 export type Format = typeof Format.Type
@@ -38,7 +38,7 @@ export const watermarkedFormats: ReadonlySet<Format> = new Set(["pdf", "png"])
 /** Formats of one visual's rows or SQL, which name the visual. */
 export const singleVisualFormats: ReadonlySet<Format> = new Set(["csv", "json", "parquet", "png", "sql"])
 
-/** What a client sends to export a report (spec 4.3). */
+/** What a client sends to export a report (decision 0015). */
 export const ExportRequest = Schema.Struct({
   format: Format,
   pages: Schema.optionalKey(Schema.Array(Name).check(Schema.isMinLength(1), Schema.isMaxLength(50)).annotate({

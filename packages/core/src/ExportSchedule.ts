@@ -1,5 +1,5 @@
 /**
- * Scheduled exports (spec 4.4 rules 4 to 6): an export of a report made on
+ * Scheduled exports (decision 0015): an export of a report made on
  * a cron schedule in a time zone and e-mailed to a distribution list. Each
  * run queues one job per recipient, run as that recipient (their row-level
  * security: they get what they would see live), in the report's workspace

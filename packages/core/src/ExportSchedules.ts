@@ -4,7 +4,7 @@
  * scheduler's tick, which runs every schedule whose time has come.
  *
  * A run queues one export job per recipient, run as that recipient as the
- * directory has them at the run (spec 4.4 rule 4: they get the data they
+ * directory has them at the run (decision 0015: they get the data they
  * would see live, not the creator's); the worker mails each file. Jobs
  * wait in the report's workspace queue with every other export (rule 6),
  * so many schedules firing at once never starve other workspaces.

@@ -26,7 +26,7 @@ export interface Options {
   readonly leaseMillis: number
   /** Jobs run at once by this worker. */
   readonly concurrency: number
-  /** Jobs of one workspace run at once, across every worker (spec 4.4 rule 6). */
+  /** Jobs of one workspace run at once, across every worker (decision 0015). */
   readonly perWorkspace: number
   readonly links: ResultLinks
 }

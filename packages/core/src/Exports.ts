@@ -1,7 +1,7 @@
 /**
- * Use cases on export jobs (spec 2.5, 3.1, 4.3): asking for an export of
+ * Use cases on export jobs (decision 0015): asking for an export of
  * a report (the caller needs `download` on it, and it counts against the
- * export limits of spec 8.2), reading a job, canceling it, and the signed
+ * export limits of decision 0009), reading a job, canceling it, and the signed
  * URL of its result.
  *
  * @since 0.1.0
@@ -158,7 +158,7 @@ export const cancel = (member: Member, jobId: string): Effect.Effect<ExportJob, 
   })
 
 /**
- * The signed URL of a succeeded job's file, valid for an hour (spec 3.1):
+ * The signed URL of a succeeded job's file, valid for an hour (decision 0015):
  * only for its requester (or an admin), and only while they may still
  * download the report, so a grant revoked after the export also stops its
  * file. The file holds the requester's rows (their row-level security).

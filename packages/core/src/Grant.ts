@@ -1,5 +1,5 @@
 /**
- * Sharing grants (spec 2.6), as access evaluation reads them: what is
+ * Sharing grants (decision 0014), as access evaluation reads them: what is
  * shared, to which audience, for which actions, until when. Creating and
  * managing them is `Grants`; deciding access from them is `Access`.
  *
@@ -10,7 +10,7 @@ import type { Actor } from "./AuditLog.ts"
 import { Uuid } from "./Ids.ts"
 import type { TenantId } from "./Tenant.ts"
 
-/** What a grant allows (spec 2.6): open, export, comment, change the definition, re-share. */
+/** What a grant allows (decision 0014): open, export, comment, change the definition, re-share. */
 export const Action = Schema.Literals(["view", "download", "comment", "edit", "share"])
 /** An action. */
 export type Action = typeof Action.Type
@@ -68,11 +68,11 @@ export interface StoredGrant extends Grant {
   readonly updated_at: Date
 }
 
-/** The states of a grant (spec 3.2). */
+/** The states of a grant (decision 0014). */
 export const State = Schema.Literals(["active", "expired", "revoked"])
 /** A grant's state. */
 export type State = typeof State.Type
 
-/** A grant's state at `now` (spec 3.2): revoked, expired (kept for audit), or active. */
+/** A grant's state at `now` (decision 0014): revoked, expired (kept for audit), or active. */
 export const stateAt = (grant: Pick<Grant, "revoked_at" | "expires_at">, now: Date): State =>
   grant.revoked_at !== null ? "revoked" : grant.expires_at !== null && grant.expires_at.getTime() <= now.getTime() ? "expired" : "active"

@@ -1,5 +1,5 @@
 /**
- * Use cases on sharing grants (spec 2.6, 3.2): creating, listing,
+ * Use cases on sharing grants (decision 0014): creating, listing,
  * changing, pausing and revoking grants to users (or invited addresses),
  * teams, executive roles, links and embeds, each change written with its
  * audit entry (never a secret) and its event in one transaction.
@@ -37,7 +37,7 @@ const Password = Schema.String.check(Schema.isMinCodePoints(8), Schema.isMaxCode
   description: "A public link's password (8 to 256 characters); stored only as an Argon2id hash"
 })
 
-/** What a client sends to create a grant (spec 2.6). */
+/** What a client sends to create a grant (decision 0014). */
 export const GrantCreate = Schema.Struct({
   subject_type: SubjectType,
   subject_id: UuidAnyCase,
@@ -75,7 +75,7 @@ export class GrantInvalid extends Data.TaggedError("GrantInvalid")<{
   readonly detail: string
 }> {}
 
-/** The only grants that reached the caller have expired (spec 3.2: 403 `share/expired`). */
+/** The only grants that reached the caller have expired (decision 0014: 403 `share/expired`). */
 export class ShareExpired extends Data.TaggedError("ShareExpired")<{
   readonly detail: string
 }> {}
@@ -252,7 +252,7 @@ const commit = (
  * Creates a grant; the audit entry and `sharing.grant.created` are written
  * with it. A user grant to an address that is no user of the tenant sends
  * an invitation and waits for it: the grant applies once it is accepted
- * (spec 2.6 rule 3).
+ * (decision 0014).
  */
 export const create = (
   actor: Member,
@@ -410,7 +410,7 @@ export const setPaused = (
   })
 
 /**
- * Revokes an active grant from the next request on (spec 3.2); the record
+ * Revokes an active grant from the next request on (decision 0014); the record
  * stays. An admin, its creator, or a holder of `share` on its subject may
  * revoke it. Only an active grant is revoked: an expired one stays expired
  * (its principal keeps hearing `share/expired`) and a revoked one stays as
@@ -446,7 +446,7 @@ export const EmbedTokenRequest = Schema.Struct({
 export type EmbedTokenRequest = typeof EmbedTokenRequest.Type
 
 /**
- * A signed embed token for an active embed grant (spec 2.6 rule 8). Its
+ * A signed embed token for an active embed grant (decision 0014). Its
  * lifetime can only be shortened: at most `ShareTokens.embedLifetimeSeconds`
  * and never past the grant's expiry.
  */

@@ -1,6 +1,6 @@
 /**
  * Groups of a tenant's directory: named sets of users that grants are made
- * to (spec 2.6 rules 2 and 4). Two kinds, one shape:
+ * to (decision 0014). Two kinds, one shape:
  *
  * - **teams**, made by an admin or synced from the identity provider's
  *   groups over SCIM (those change only there);

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (BRIEF section 5, after Stripe and the IETF draft).
+ * Idempotency keys (decision 0004, after Stripe and the IETF draft).
  *
  * A POST with an `Idempotency-Key` reserves (owner, scope, key) before it
  * runs. The first request runs and stores its response; a retry with the same

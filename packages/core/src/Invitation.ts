@@ -1,5 +1,5 @@
 /**
- * Invitations (spec 2.6 rule 3): sharing with an e-mail address that is not
+ * Invitations (decision 0014): sharing with an e-mail address that is not
  * a user yet sends an invitation; accepting it makes the user. The token
  * travels only in the e-mail; the store keeps its SHA-256 hash.
  *

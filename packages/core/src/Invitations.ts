@@ -154,7 +154,7 @@ export const list = (
  * Accepts an invitation by its token: makes the user (active, a member)
  * with a personal API token (shown this once) and marks the invitation
  * accepted, in one transaction. A token is good once. The grants that
- * waited for the invitation (spec 2.6 rule 3) go to the new user with it.
+ * waited for the invitation (decision 0014) go to the new user with it.
  */
 export const accept = (
   input: InvitationAccept

@@ -37,7 +37,7 @@ export class Limiter extends Context.Service<Limiter, {
   ) => Effect.Effect<RateLimit.Decision, RateLimitedWith<Code>>
   /**
    * Counts an attempt, runs `verify`, and gives the attempt back when it
-   * succeeds: only failures count (spec 8.2 password attempts), and
+   * succeeds: only failures count (decision 0009 password attempts), and
    * concurrent guesses cannot slip past the count.
    */
   readonly attempt: <Code extends RefusalCode, E, R>(

@@ -1,5 +1,5 @@
 /**
- * The per-operation limits of spec 8.2, as definitions the features plug
+ * The per-operation limits of decision 0009, as definitions the features plug
  * into: each names its quotas (keyed by user, workspace or client IP), the
  * problem code a refusal answers, and how to say why.
  *

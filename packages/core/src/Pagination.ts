@@ -1,5 +1,5 @@
 /**
- * Keyset pagination shared by every list endpoint (spec 4.1 and 4.5).
+ * Keyset pagination shared by every list endpoint (decision 0003).
  *
  * A list asks its store for `limit + 1` rows after the keyset position, in
  * the requested order, created no later than the snapshot bound; the extra row
@@ -12,7 +12,7 @@ import { Clock, Data, Effect, Schema } from "effect"
 import { sha256Hex } from "./Crypto.ts"
 import { type CursorError, CursorCodec, type CursorPayload } from "./Cursor.ts"
 
-/** Page size bounds and default (spec 8.3). */
+/** Page size bounds and default (decision 0003). */
 export const limits = { min: 1, max: 500, default: 50 } as const
 
 /** The `limit` query parameter: an integer from 1 to 500, 50 when absent. */
@@ -56,7 +56,7 @@ export interface PageQuery<Field extends string = string> {
   readonly createdAtOrBefore: Date
 }
 
-/** The list envelope of spec 2.1. */
+/** The list envelope of decision 0003. */
 export interface Page<A> {
   readonly data: ReadonlyArray<A>
   readonly page: {

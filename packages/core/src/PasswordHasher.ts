@@ -1,5 +1,5 @@
 /**
- * Port: hashing public-link passwords (spec 2.6 rule 6: Argon2id). The
+ * Port: hashing public-link passwords (decision 0014: Argon2id). The
  * core only ever holds the hash; the algorithm lives in an adapter.
  *
  * @since 0.1.0

@@ -1,5 +1,5 @@
 /**
- * Plans and the limits they carry (spec 8.1 and 8.2).
+ * Plans and the limits they carry (decision 0009).
  *
  * @since 0.1.0
  */
@@ -25,7 +25,7 @@ export interface PlanLimits {
 /** Burst capacity and hourly limit stay exact integers in every store (capacity * 60 000 and limit * 3 600 000 below 2^52). */
 const count = (max: number) => Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: max }))
 
-/** A Custom plan's negotiated numbers, stored on the tenant (spec 8.1). */
+/** A Custom plan's negotiated numbers, stored on the tenant (decision 0009). */
 export const NegotiatedLimits = Schema.Struct({
   burst: count(1_000_000).annotate({ description: "Requests per 60 s (the burst bucket's capacity)" }),
   sustained: count(1_000_000_000).annotate({ description: "Requests per hour (the sliding window)" }),

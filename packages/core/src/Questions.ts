@@ -1,5 +1,5 @@
 /**
- * Questions about a dataset (issue 9, spec 1 and 4.2 `POST /v1/ai/ask`):
+ * Questions about a dataset (`POST /v1/ai/ask`, decision 0016):
  * the answer is grounded in the semantic layer. The `Answerer` proposes a
  * semantic query, which is never trusted: it is decoded with the query
  * schema (unknown keys refused), checked against the model and planned

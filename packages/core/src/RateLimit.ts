@@ -1,10 +1,10 @@
 /**
- * Rate limiting (spec 8): a request passes only if every quota it is
+ * Rate limiting (decision 0009): a request passes only if every quota it is
  * counted against lets it through, and a rejected request consumes nothing.
  * A quota is a named rule (a token bucket, a sliding-window counter or an
  * exact sliding log) counted under a key: the API's two layers are the `burst` bucket and the
  * `sustained` window of a (tenant, endpoint class); per-operation limits
- * (spec 8.2) are other quotas on other keys.
+ * (decision 0009) are other quotas on other keys.
  *
  * Everything here is a pure function of (states, now, quotas); a
  * `RateLimitStore` applies `decide` atomically to the states it keeps.
@@ -116,7 +116,7 @@ export const statusOf = (rule: Rule, state: QuotaState | undefined, now: number)
     ? SlidingWindow.status(state as SlidingWindow.State | undefined, now, rule)
     : SlidingLog.status(state as SlidingLog.State | undefined, now, rule)
 
-/** Gives back one request counted at `countedAt`, seen at `now` (a right password: spec 8.2 counts failures only). */
+/** Gives back one request counted at `countedAt`, seen at `now` (a right password: decision 0009 counts failures only). */
 export const refundOne = (rule: Rule, state: QuotaState | undefined, countedAt: number, now: number): QuotaState | undefined =>
   state === undefined
     ? undefined
@@ -178,7 +178,7 @@ export const decide = (
   }
 }
 
-/** The API's two layers for one plan (spec 8.1). */
+/** The API's two layers for one plan (decision 0009). */
 export interface Limits {
   readonly burst: BucketRule
   readonly sustained: WindowRule

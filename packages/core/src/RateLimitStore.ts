@@ -2,7 +2,7 @@
  * Port: where rate-limit states live. A store applies `RateLimit.decide` to
  * the states of a request's quotas atomically, so concurrent requests (and
  * several host processes on one shared store) never admit more than the
- * limits; and it keeps the leased slots of concurrency caps (spec 8.2).
+ * limits; and it keeps the leased slots of concurrency caps (decision 0009).
  *
  * A store over a network bounds each operation with `timeLimited`, so a
  * slow store never holds a request. Every store computes with the same

@@ -1,8 +1,8 @@
 /**
- * Reports (issue 6, spec 2.4): named pages of visuals, each visual a
+ * Reports (decision 0013): named pages of visuals, each visual a
  * semantic query of a dataset of the report's workspace and an encoding
  * of its columns (which column is the x axis, which measures are drawn).
- * A report's settings hold its query timeout (spec 2.4, 4.4 rule 7).
+ * A report's settings hold its query timeout (decisions 0013 and 0015).
  *
  * @since 0.1.0
  */
@@ -57,7 +57,7 @@ export const Visual = Schema.Struct({
 /** A visual. */
 export type Visual = typeof Visual.Type
 
-/** A page: its name (exports select pages by it, spec 4.3) and its visuals. */
+/** A page: its name (exports select pages by it, decision 0015) and its visuals. */
 export const Page = Schema.Struct({
   name: Name,
   visuals: Schema.Array(Visual).check(Schema.isMaxLength(50))
@@ -87,7 +87,7 @@ export const ReportFilterValue = Schema.Union([
 /** What a filter of the report is set to. */
 export type ReportFilterValue = typeof ReportFilterValue.Type
 
-/** Values of the report's filters, by name (spec 4.3: `{"region": "EU"}`). */
+/** Values of the report's filters, by name (decision 0015: `{"region": "EU"}`). */
 export const ReportFilterValues = Schema.Record(MemberName, ReportFilterValue).check(Schema.isMaxProperties(50))
 /** Values of the report's filters, by name. */
 export type ReportFilterValues = typeof ReportFilterValues.Type
@@ -95,7 +95,7 @@ export type ReportFilterValues = typeof ReportFilterValues.Type
 /** A report's settings. */
 export const Settings = Schema.Struct({
   query_timeout_seconds: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600 })).annotate({
-    description: "How long each visual's query may run before it is cancelled (a PDF then shows it blank, spec 4.4 rule 7)"
+    description: "How long each visual's query may run before it is cancelled (a PDF then shows it blank)"
   })
 })
 /** A report's settings. */

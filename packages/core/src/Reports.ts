@@ -1,5 +1,5 @@
 /**
- * Use cases on reports (issue 6): records in a workspace whose visuals are
+ * Use cases on reports (decision 0013): records in a workspace whose visuals are
  * checked against their datasets' models when written, and whose visuals'
  * queries run for a principal with the report's timeout.
  *

@@ -1,5 +1,5 @@
 /**
- * When a webhook delivery is attempted again (spec 6.2 rules 4-8), as a
+ * When a webhook delivery is attempted again (decision 0010), as a
  * value an operator may lengthen: the waits after each failed attempt, and
  * what an attempt's outcome means.
  *
@@ -7,13 +7,13 @@
  */
 
 /**
- * Waits (seconds) after each failed attempt (spec 6.2 rule 6): the first
+ * Waits (seconds) after each failed attempt (decision 0010): the first
  * attempt, then 6 retries (the spec's "6 attempts" counts the retries, as its
  * six waits do), the last one 195 s after the first.
  */
 export const defaultWaitsSeconds: ReadonlyArray<number> = [5, 10, 20, 40, 60, 60]
 
-/** The per-attempt timeout (spec 6.2 rule 4). */
+/** The per-attempt timeout (decision 0010). */
 export const attemptTimeoutMillis = 5_000
 
 /** What one attempt's answer means for the delivery. */

@@ -1,9 +1,9 @@
 /**
- * SCIM 2.0 provisioning of a tenant's directory (issue 5): what the
+ * SCIM 2.0 provisioning of a tenant's directory (decision 0012): what the
  * `/scim/v2` routes do with users and groups, on the directory store, with
  * the `scim.user.*` events published in the same transaction as the change.
  *
- * Groups are teams with source `scim` (spec 2.6 rule 4); teams made by an
+ * Groups are teams with source `scim` (decision 0014); teams made by an
  * admin are not seen here. A DELETE of a user deprovisions it (its grants'
  * history stays); it then answers as inactive.
  *

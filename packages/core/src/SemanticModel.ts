@@ -1,5 +1,5 @@
 /**
- * The semantic model of a dataset (issue 6): the dimensions and measures a
+ * The semantic model of a dataset (decision 0013): the dimensions and measures a
  * query may name, and the row-level security policies that bind rows to
  * the principal. Queries never reach the data except through a model, so
  * no member name, column or value a client sends becomes SQL text: members

@@ -1,5 +1,5 @@
 /**
- * Semantic queries (issue 6): what a client asks of a dataset, in the
+ * Semantic queries (decision 0013): what a client asks of a dataset, in the
  * model's terms, and the plan it becomes once checked against the model and
  * the principal's row-level security. The plan names no SQL: the compiler
  * renders it for a dialect.

@@ -1,6 +1,6 @@
 /**
  * Signed tokens for shared content (JWS, HS256, `jose`): the embed token an
- * embedding app puts in an iframe's URL (spec 2.6 rule 8), and the session
+ * embedding app puts in an iframe's URL (decision 0014), and the session
  * a public link's visitor holds after giving its password.
  *
  * Both name the grant they were issued for; whoever verifies one still

@@ -2,7 +2,7 @@
  * Exports asked through a share: a public link's visitor or an embed's
  * viewer whose grant allows `download` queues an export of the shared
  * report, run as them (the link's or the token's row-level security, an
- * embed's locked filters) and watermarked as their view is (spec 2.6 rule 7,
+ * embed's locked filters) and watermarked as their view is (decision 0014,
  * 4.4 rule 3). A watermarked share exports only the formats that draw the
  * watermark into the file (pdf, png), so it cannot be taken off a copy. A
  * view-only share exports nothing.

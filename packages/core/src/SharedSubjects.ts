@@ -1,6 +1,6 @@
 /**
  * What a public link's visitor and an embed's viewer see of a dashboard, a
- * dataset or a workspace (spec 2.6: the same primitive for every audience;
+ * dataset or a workspace (decision 0014: the same primitive for every audience;
  * decision 0014), through the grant `SharedViews` opened for this request:
  *
  * - a dashboard: its tiles in the grid's order (top to bottom, then left to

@@ -1,5 +1,5 @@
 /**
- * What a public link's visitor and an embed's viewer see (spec 2.6 rules
+ * What a public link's visitor and an embed's viewer see (decision 0014 rules
  * 1, 5, 6 and 8; 3.2): the shared report, read-only, through the grant
  * that shared it, decided again on every request so that revoking,
  * pausing or expiring the grant refuses the very next one.
@@ -58,7 +58,7 @@ export interface Viewer {
   readonly watermark: string | null
 }
 
-/** Whether the viewer may do `action` (spec 2.6 rule 1: with only view, no download and no comment). */
+/** Whether the viewer may do `action` (decision 0014: with only view, no download and no comment). */
 export const may = (viewer: Viewer, action: Action): boolean => viewer.grant.actions.includes(action)
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Signed result URLs (spec 3.1, 8.3: valid for 1 hour): the path and its
+ * Signed result URLs (decision 0015: valid for 1 hour): the path and its
  * expiry signed with HMAC-SHA256 under a service secret, so that whoever
  * holds the URL may fetch the file until it expires, and nobody can change
  * what it points to or when it ends.

@@ -5,8 +5,8 @@
  * windowMillis`), so no stretch of `windowMillis` ever holds more than
  * `limit` counted requests, unlike the weighted counter of
  * `SlidingWindow`, which approximates. It keeps up to `limit` instants per
- * key, so it is meant for small limits: password attempts (spec 8.2, 5 per
- * 5 minutes per client address; decision 0009).
+ * key, so it is meant for small limits: password attempts (5 per 5 minutes per
+ * client address; decision 0009).
  *
  * Pure functions of (state, now, log), integers only, so the memory, SQL and
  * Lua stores decide identically.

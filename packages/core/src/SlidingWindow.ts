@@ -1,5 +1,5 @@
 /**
- * The sustained layer of rate limiting (spec 8.1): a sliding-window counter.
+ * The sustained layer of rate limiting (decision 0009): a sliding-window counter.
  * Requests are counted in fixed windows of `windowMillis` (aligned to the
  * epoch); the count over the last `windowMillis` is estimated as the previous
  * window's count weighted by the part of it still inside, plus the current

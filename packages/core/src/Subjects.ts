@@ -1,5 +1,5 @@
 /**
- * The things grants share (spec 2.6): a report, dashboard, dataset or
+ * The things grants share (decision 0014): a report, dashboard, dataset or
  * workspace of a tenant, located with the workspace that holds it, so that
  * a grant on the workspace covers what it holds.
  *

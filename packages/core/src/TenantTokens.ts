@@ -91,7 +91,7 @@ const tokenKey = (token: Listed): Keyset => ({ value: token.createdAt.getTime(),
 
 /**
  * One page of the tenant's tokens of a role (of one user, when given),
- * newest first, in the list envelope every list has (spec 2.1). A holder
+ * newest first, in the list envelope every list has (decision 0003). A holder
  * has few tokens: the page is cut from all of them in memory, in the order
  * and within the snapshot bound the stores' keyset pages follow.
  */

@@ -1,5 +1,5 @@
 /**
- * The burst layer of rate limiting (spec 8.1): a token bucket that starts
+ * The burst layer of rate limiting (decision 0009): a token bucket that starts
  * full and refills continuously, emptying-to-full in `fillMillis`.
  *
  * Pure functions of (state, now, bucket). Arithmetic is exact: the level is

@@ -1,5 +1,5 @@
 /**
- * Users of a tenant's directory (issue 5): the people grants are made to,
+ * Users of a tenant's directory (decision 0012): the people grants are made to,
  * created by a tenant admin, invited by e-mail or provisioned over SCIM.
  *
  * @since 0.1.0

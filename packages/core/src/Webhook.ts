@@ -1,5 +1,5 @@
 /**
- * Webhook registrations (spec 2.7, 3.3) and their deliveries: the records,
+ * Webhook registrations (decision 0010) and their deliveries: the records,
  * what a client may send, and the rules that are not storage.
  *
  * A webhook belongs to a tenant and hears the events of every workspace of
@@ -67,7 +67,7 @@ export const Secret = Schema.String.check(
 /** A description: up to 500 characters. */
 export const Description = Schema.String.check(Schema.isMaxCodePoints(500))
 
-/** What a client sends to register a webhook (spec 2.7 and ours). */
+/** What a client sends to register a webhook (decision 0010 and ours). */
 export const WebhookCreate = Schema.Struct({
   url: Schema.String.annotate({ description: "An absolute https:// URL" }),
   events: Events,
@@ -88,7 +88,7 @@ export const WebhookUpdate = Schema.Struct({
 /** What a client may change. */
 export type WebhookUpdate = typeof WebhookUpdate.Type
 
-/** The firehose event, open to the Scale plan only (spec 6.1). */
+/** The firehose event, open to the Scale plan only (decision 0010). */
 export const firehose: EventType = "audit.event"
 
 /** The firehose asked for on a plan other than Scale. */
@@ -113,7 +113,7 @@ export const hears = (webhook: Webhook, event: Envelope): boolean =>
 // --- deliveries ---------------------------------------------------------------
 
 /**
- * Where a delivery stands (spec 3.3): `pending` until its first attempt,
+ * Where a delivery stands (decision 0010): `pending` until its first attempt,
  * `retrying` between failed attempts, then `succeeded` or `failed`.
  * A manual re-delivery puts a finished delivery back to `pending`.
  */

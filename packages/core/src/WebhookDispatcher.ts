@@ -1,7 +1,7 @@
 /**
  * The delivery worker: claims due deliveries from the DeliveryStore, signs
  * and sends each through the WebhookTransport, and settles the result by
- * the retry schedule (spec 6.2). It runs apart from the API, in any number
+ * the retry schedule (decision 0010). It runs apart from the API, in any number
  * of processes on one store.
  *
  * Concurrency is bounded overall and per webhook, so one slow receiver
@@ -35,7 +35,7 @@ export interface Options {
   readonly attemptTimeoutMillis: number
 }
 
-/** The defaults: spec 6.2's schedule and timeout. */
+/** The defaults: decision 0010's schedule and timeout. */
 export const defaults: Options = {
   leaseMillis: 30_000,
   concurrency: 256,
@@ -45,7 +45,7 @@ export const defaults: Options = {
   attemptTimeoutMillis: RetrySchedule.attemptTimeoutMillis
 }
 
-/** The headers of one attempt (spec 6.2). */
+/** The headers of one attempt (decision 0010). */
 export const headers = (claim: Claim, signature: string): Record<string, string> => ({
   "content-type": "application/json",
   "user-agent": "analytics-service-webhooks/0.1",
@@ -104,7 +104,7 @@ export const settlementOf = (
   }
 }
 
-/** The e-mail telling a webhook's owner it was disabled (spec 6.2 rule 5). */
+/** The e-mail telling a webhook's owner it was disabled (decision 0010). */
 export const disabledMail = (claim: Claim, reason: string) => ({
   subject: `Webhook disabled: ${claim.webhook.url}`,
   text: [

@@ -1,5 +1,5 @@
 /**
- * A webhook's signing secrets and their rotation (spec 6.2 rule 10): after
+ * A webhook's signing secrets and their rotation (decision 0010): after
  * a rotation the old secret still signs for 24 hours, beside the new one,
  * so receivers can switch over without losing a delivery.
  *
@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { randomBytes } from "./Ids.ts"
 
-/** How long a replaced secret keeps signing (spec 6.2 rule 10). */
+/** How long a replaced secret keeps signing (decision 0010). */
 export const overlapMillis = 24 * 60 * 60 * 1000
 
 /** The prefix of generated secrets, so a leaked one is recognisable (as Stripe's `whsec_`). */

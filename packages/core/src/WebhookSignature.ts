@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (spec 6.2 rules 1, 2 and 10): `X-Service-Signature:
+ * Webhook signatures (decision 0010): `X-Service-Signature:
  * t=<unix seconds>,v1=<hex HMAC-SHA256 over "<t>.<raw body>">`, keyed with
  * the webhook secret as its UTF-8 bytes — Stripe's scheme, so its
  * verifiers accept ours. During a secret rotation a delivery carries one
@@ -17,7 +17,7 @@ import * as Crypto from "./Crypto.ts"
 /** The signature header's name. */
 export const header = "x-service-signature"
 
-/** A receiver rejects a timestamp further than this from its clock (spec 6.2 rule 2). */
+/** A receiver rejects a timestamp further than this from its clock (decision 0010). */
 export const defaultToleranceSeconds = 300
 
 const encoder = new TextEncoder()

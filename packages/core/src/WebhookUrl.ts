@@ -1,5 +1,5 @@
 /**
- * Which URLs a webhook may be registered with (spec 6.2 rule 3): absolute
+ * Which URLs a webhook may be registered with (decision 0010): absolute
  * `https://` URLs naming a host, nothing else. Where the host resolves to
  * is checked at delivery time (SSRF guard), not here: DNS answers change.
  *

@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
 
 describe("Events", () => {
-  it("the catalog has the twelve types of spec 6.1", () => {
+  it("the catalog has the twelve types of decision 0010", () => {
     assert.deepStrictEqual(Events.eventTypes, [
       "alert.fire",
       "alert.resolve",

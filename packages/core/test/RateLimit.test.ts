@@ -230,7 +230,7 @@ describe("RateLimit.decide", () => {
     assert.strictEqual(later.burst.remaining, 0)
   })
 
-  it("limitsOf: the plans of spec 8.1", () => {
+  it("limitsOf: the plans of decision 0009", () => {
     assert.deepStrictEqual(
       (["starter", "growth", "scale"] as const).map((plan) => {
         const { burst, sustained } = RateLimit.limitsOf(plan)

@@ -1,5 +1,5 @@
 /**
- * Issue 9's "done when", on the packaged host with ANALYTICS_DEMO=1 and no
+ * decision 0016 "done when", on the packaged host with ANALYTICS_DEMO=1 and no
  * network: a new user asks "total amount by region last month" of the demo
  * sales dataset and reads a streamed answer (server-sent events over a real
  * socket) whose numbers are those of POST /v1/datasets/{id}/query for the

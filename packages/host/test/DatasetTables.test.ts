@@ -1,5 +1,5 @@
 /**
- * The engine tables of upload datasets (issue 10), on a real DuckDB file
+ * The engine tables of upload datasets (decision 0013), on a real DuckDB file
  * and the in-memory store: each load imports into a table of its own and
  * the record's switch makes it current (the previous table dropped after);
  * a load refused leaves no table; the sweep at start drops tables no record

@@ -1,5 +1,5 @@
 /**
- * Issue 6 as a new user meets it, on the packaged host: upload a CSV,
+ * decision 0013 as a new user meets it, on the packaged host: upload a CSV,
  * describe it, query it over HTTP (row-level security by executive role),
  * build a report, and receive the refresh and alert events at a real HTTPS
  * webhook receiver, signed.
@@ -91,7 +91,7 @@ describe("datasets on the packaged host", () => {
     expect(types().sort()).toEqual(["alert.fire", "dataset.refresh.succeeded", "dataset.refresh.succeeded"])
     const fire = receiver.received.find((r) => JSON.parse(r.body).type === "alert.fire")!
     expect(JSON.parse(fire.body).data).toMatchObject({ alert_id: alert.body.alert_id, value: 100, threshold: 500 })
-    // Signed with the webhook's secret, as spec 6.2 says.
+    // Signed with the webhook's secret, as decision 0010 says.
     const verified = await WebhookSignature.verifyWebhook(fire.body, fire.headers as Record<string, string>, [hook.body.secret])
     expect(verified.timestampSeconds).toBeGreaterThan(0)
   }, 90_000)

@@ -3,7 +3,7 @@
  * worker: a batch of exports across two workspaces, queued at once, is
  * shared between them. Each job succeeds exactly once (one attempt, one
  * `export.succeeded` at a real HTTPS receiver), both hosts run some, and
- * no workspace ever has more than two running at once (spec 4.4 rule 6).
+ * no workspace ever has more than two running at once (decision 0015).
  *
  * The data is a table read in place on PostgreSQL (`ANALYTICS_WAREHOUSE_URL`),
  * which both hosts can query; a DuckDB file would serve one process only,

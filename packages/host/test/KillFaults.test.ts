@@ -1,6 +1,6 @@
 /**
  * `kill -9` of the packaged host in the middle of work that outlives a
- * request, then a restart on the same storage (issue 10, faults):
+ * request, then a restart on the same storage (docs/operations.md):
  *
  * - a webhook delivery waiting for its retry: the restarted host retries it
  *   when due and it succeeds exactly once (counted at a real HTTPS receiver by
@@ -225,7 +225,7 @@ describe.skipIf(databaseUrl === "")(`kill -9 on PostgreSQL${databaseUrl === "" ?
     expect((await ok(second, token, "POST", `/v1/datasets/${orders}/query`, { measures: ["count"] })).data).toEqual([{ count: 700 }])
   }, 120_000)
 
-  // Issue 10: a load imports into a table of its own, then switches the record to it in one store commit. A host killed
+  // Decision 0013: a load imports into a table of its own, then switches the record to it in one store commit. A host killed
   // between DuckDB's commit and the store's keeps the old record over the old rows (the new table is an orphan, swept
   // at start). Before the fix the rows were swapped in place, and the old record sat over the new rows.
   it("an upload killed after DuckDB committed its rows but before the store switched its record keeps its old rows and record", async () => {

@@ -1,7 +1,7 @@
 /**
  * Two real host processes on one shared store, one tenant hammered through
- * both: the total admitted never exceeds the tenant's limit (spec 8.1,
- * BRIEF: multi-instance safe). The same hammer with per-process memory
+ * both: the total admitted never exceeds the tenant's limit (decision 0009,
+ * docs/operations.md: several hosts). The same hammer with per-process memory
  * counts admits more, which shows the test can tell the difference.
  */
 import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"

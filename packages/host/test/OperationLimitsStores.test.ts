@@ -1,4 +1,4 @@
-/** The per-operation limits over HTTP on the shared stores a deployment runs (spec 8.2). */
+/** The per-operation limits over HTTP on the shared stores a deployment runs (decision 0009). */
 import { operationLimitsSuite } from "@analytics/adapter-http/testing"
 import { SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"

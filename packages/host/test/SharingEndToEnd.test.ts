@@ -1,5 +1,5 @@
 /**
- * Issue 7 as a new user meets it, on the packaged host with its default
+ * decision 0014 as a new user meets it, on the packaged host with its default
  * store (embedded PGlite on disk) and the demo data: share the report
  * "Sales overview" by link with a password, then open it as a visitor.
  */

@@ -1,6 +1,6 @@
 /**
  * Two host processes on one PostgreSQL behind a round-robin HTTP proxy on
- * loopback, as a load balancer would put them (issue 10, two instances):
+ * loopback, as a load balancer would put them (docs/operations.md, several hosts):
  * through it, the service behaves as one host would.
  *
  * - Rate limits (`ANALYTICS_RATE_LIMIT_STORE=database`): a starter tenant's

@@ -1,5 +1,5 @@
 /**
- * The per-operation limits of spec 8.2 over real HTTP, as a suite any
+ * The per-operation limits of decision 0009 over real HTTP, as a suite any
  * rate-limit store runs unchanged. The endpoints exist only here: each
  * handler plugs a core limit definition into the Limiter the way the later
  * features will (AI questions, exports, public-link passwords, semantic
@@ -141,7 +141,7 @@ const eventually = (effect: Effect.Effect<JsonResponse>, status: number) =>
  * (a fresh run id), so the suite may share one store with other suites.
  */
 export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLimitStore.RateLimitStore, E>): void => {
-  describe(`per-operation limits over HTTP (spec 8.2): ${name}`, () => {
+  describe(`per-operation limits over HTTP (decision 0009): ${name}`, () => {
     layer(Limiter.Limiter.layer.pipe(Layer.provideMerge(store)), { timeout: "120 seconds" })((it) => {
   it.effect("AI questions: 30 a minute per user, a streamed answer counting once; 500 an hour per workspace", () =>
     Effect.gen(function*() {
