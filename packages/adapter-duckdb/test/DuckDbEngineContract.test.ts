@@ -1,0 +1,8 @@
+/**
+ * The analytics engine contract on embedded DuckDB, in memory: every
+ * optional capability of the port is there.
+ */
+import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { analyticsEngineContract } from "@analytics/core/testing/AnalyticsEngineContract"
+
+analyticsEngineContract("DuckDB", DuckDbEngine.layer(":memory:"), { csv: true, writeFile: true, listTables: true })
