@@ -8,7 +8,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { AnalyticsEngine, BlobStore, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
 import { readCsv } from "@analytics/core/testing/Csv"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Layer, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -121,20 +121,6 @@ describe("DuckDbEngine", () => {
         assert.deepStrictEqual(yield* query(engine, { measures: ["orders"] }, {}), [{ orders: 0 }])
       })))
 
-  it.live("a re-import replaces the rows whole; a bad file leaves the old ones", () =>
-    withEngine((engine, dir) =>
-      Effect.gen(function*() {
-        yield* engine.importFile(["sales"], { path: csv(dir, "a.csv", rows), format: "csv" })
-        yield* engine.importFile(["sales"], { path: csv(dir, "b.csv", rows.slice(0, 30)), format: "csv" })
-        assert.deepStrictEqual(yield* query(engine, { measures: ["orders"] }, { region: "EU" }), [{ orders: 10 }])
-        const missing = yield* Effect.exit(engine.importFile(["sales"], { path: join(dir, "missing.csv"), format: "csv" }))
-        assert.isTrue(Exit.isFailure(missing))
-        assert.deepStrictEqual(yield* query(engine, { measures: ["orders"] }, { region: "EU" }), [{ orders: 10 }])
-        yield* engine.drop(["sales"])
-        const gone = yield* Effect.flip(engine.describe(["sales"]))
-        assert.strictEqual(gone._tag, "EngineError")
-      })))
-
   it.live("lists the tables whose names start with a prefix, views and other schemas aside, a quote in the prefix taken as text", () =>
     withEngine((engine, dir) =>
       Effect.gen(function*() {
@@ -148,16 +134,6 @@ describe("DuckDbEngine", () => {
         assert.deepStrictEqual(yield* engine.listTables!("it'"), ["it's"])
         yield* engine.drop(["dataset_a"])
         assert.deepStrictEqual(yield* engine.listTables!("dataset_"), ["dataset_b"])
-      })))
-
-  it.live("interrupting a query cancels it in DuckDB", () =>
-    withEngine((engine) =>
-      Effect.gen(function*() {
-        const endless = { sql: "SELECT COUNT(*) AS n FROM range(100000000000) a WHERE a.range % 7 = 3", params: [], bound: [], columns: [] }
-        const timedOut = yield* Effect.exit(Effect.timeout(engine.run(endless), Duration.millis(300)))
-        assert.isTrue(Exit.isFailure(timedOut))
-        // The engine is free for the next query.
-        assert.deepStrictEqual(yield* engine.run({ sql: "SELECT 42 AS answer", params: [], bound: [], columns: [] }), [{ answer: 42 }])
       })))
 
   it.live("streams a CSV of every row past the old 50,000-row bound, in order, formulas guarded, RFC 4180", () =>
