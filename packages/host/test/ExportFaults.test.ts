@@ -13,22 +13,12 @@ import { readdirSync } from "node:fs"
 import { basename, join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { call, type Cleanups, demoHost, download, freePort, healthy, run, settledJob, stop } from "./HostProcess.ts"
+import { until } from "./PostgresProbe.ts"
 
 const cleanups: Cleanups = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
-
-/** Polls `check` every 100 ms until it returns something, or throws after `timeoutMs`. */
-const until = async <A>(what: string, check: () => Promise<A | undefined>, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const found = await check()
-    if (found !== undefined) return found
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`Timed out waiting for ${what}`)
-}
 
 /**
  * A report of 50 pages of 8 visuals over the demo dataset: 400 queries and
