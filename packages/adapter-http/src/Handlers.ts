@@ -64,10 +64,10 @@ import {
   type Webhook,
   Webhooks,
   WebhookStore,
+  type Workspace,
   WorkspaceStore,
   Workspaces
 } from "@analytics/core"
-import type { Workspace } from "@analytics/core/Workspace"
 import { Clock, Context, Duration, Effect, type Layer, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
@@ -136,7 +136,7 @@ const listRequest = (query: { readonly limit?: number | undefined; readonly curs
  */
 const respond = JsonResponse.make(Api)
 
-const workspaceJson = (w: Workspace) => ({
+const workspaceJson = (w: Workspace.Workspace) => ({
   workspace_id: w.workspace_id,
   name: w.name,
   description: w.description,
@@ -991,7 +991,7 @@ export const auditLogLayer = HttpApiBuilder.group(Api, "auditLog", (handlers) =>
 /** A grant as the API shows it: its state now, its absolute `link_url`; never its password, hash or an embed token. */
 const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) => ({
   grant_id: grant.grant_id,
-  workspace_id: grant.workspace_id as Workspace["workspace_id"],
+  workspace_id: grant.workspace_id as Workspace.Workspace["workspace_id"],
   subject_type: grant.subject_type,
   subject_id: grant.subject_id,
   principal_type: grant.principal_type,

@@ -25,9 +25,9 @@ import {
   type Stores,
   Transactor,
   WebhookStore,
+  type Workspace,
   WorkspaceStore
 } from "@analytics/core"
-import type { Workspace } from "@analytics/core/Workspace"
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import * as MemoryAuditStore from "./MemoryAuditStore.ts"
 import * as MemoryCommentStore from "./MemoryCommentStore.ts"
@@ -84,8 +84,8 @@ export const tenantStore = Effect.gen(function*() {
 
 /** One tenant's workspaces, with their rows kept sorted per sort order until the next write. */
 interface TenantWorkspaces {
-  readonly rows: Map<string, Workspace>
-  readonly sorted: Map<string, ReadonlyArray<Workspace>>
+  readonly rows: Map<string, Workspace.Workspace>
+  readonly sorted: Map<string, ReadonlyArray<Workspace.Workspace>>
 }
 
 /** The in-memory DirectoryStore. */

@@ -5,8 +5,7 @@
  *
  * @since 0.1.0
  */
-import { App, ExportRoutes, FileBlobStore, MetricsEndpoint } from "@analytics/adapter-http"
-import { answerParseErrors } from "@analytics/adapter-http/ProblemResponses"
+import { App, ExportRoutes, FileBlobStore, MetricsEndpoint, ProblemResponses } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
@@ -31,11 +30,11 @@ import {
   RateLimitStore,
   ServiceSecrets,
   SignedUrl,
+  type Tenant,
   Tenants,
   WebhookDispatcher,
   Webhooks
 } from "@analytics/core"
-import type { TenantId } from "@analytics/core/Tenant"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Console, Context, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
@@ -97,7 +96,7 @@ const bootstrap = (config: HostConfig) =>
       yield* Effect.logInfo("Bootstrap tenant ready").pipe(Effect.annotateLogs({ tenant_id: tenantId, plan }))
       return Option.some(tenantId)
     }
-    if (Option.isSome(config.operatorToken)) return Option.none<TenantId>()
+    if (Option.isSome(config.operatorToken)) return Option.none<Tenant.TenantId>()
     const secrets = yield* ServiceSecrets.ServiceSecrets
     let created = false
     const token = yield* secrets.getOrCreate(
@@ -358,7 +357,7 @@ export const serve = (config: HostConfig) =>
       HttpServer.serve(gate).pipe(
         HttpServer.withLogAddress,
         // Requests Node's parser refuses (a CR in a header, 16 KiB of headers) are answered problem+json too.
-        Layer.provide(NodeHttpServer.layer(() => answerParseErrors(createServer()), { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
+        Layer.provide(NodeHttpServer.layer(() => ProblemResponses.answerParseErrors(createServer()), { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
       )
     )
     if (Option.isSome(config.metrics) && Option.isSome(config.metrics.value.port)) {

@@ -1,0 +1,87 @@
+/**
+ * The import rules (scripts/check-imports.ts, README "Layout") against a small fixture tree
+ * with one violation of each rule, beside imports each rule allows; and the script run as CI
+ * runs it: its output lines and exit code, on the fixture and on this repository.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { checkImports } from "../../../scripts/check-imports.ts"
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
+const script = path.join(repoRoot, "scripts/check-imports.ts")
+
+const write = (root: string, file: string, text: string) => {
+  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+  fs.writeFileSync(path.join(root, file), text)
+}
+
+const manifest = (name: string, exports: Record<string, string>) => JSON.stringify({ name, exports })
+
+const fixture = (): string => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "check-imports-"))
+  write(root, "packages/core/package.json", manifest("@analytics/core", {
+    ".": "./src/index.ts",
+    "./*": "./src/*.ts",
+    "./testing": "./src/testing/index.ts"
+  }))
+  write(root, "packages/core/src/index.ts", `import { Effect } from "effect"\nimport type { Schema } from "effect/schema"\nimport { jwtVerify } from "jose"\nexport * from "./Workspace.ts"\n`)
+  // rule 2: a Node built-in in core (line 2, a type-only import)
+  write(root, "packages/core/src/Workspace.ts", `import { Effect } from "effect"\nimport type { Buffer } from "node:buffer"\n`)
+  // allowed: the test kits' test libraries and Node built-ins
+  write(root, "packages/core/src/testing/index.ts", `import { describe } from "@effect/vitest"\nimport * as fc from "fast-check"\nimport { it } from "vitest"\nimport { tmpdir } from "node:os"\n`)
+  write(root, "packages/adapter-a/package.json", manifest("@analytics/adapter-a", { ".": "./src/index.ts", "./testing": "./src/testing/index.ts" }))
+  // rule 1: an adapter imports another adapter, by a dynamic import() (line 3)
+  write(root, "packages/adapter-a/src/index.ts", `import { Workspace } from "@analytics/core"\nimport { storeContract } from "@analytics/core/testing"\nconst b = () => import("@analytics/adapter-b")\n`)
+  write(root, "packages/adapter-b/package.json", manifest("@analytics/adapter-b", { ".": "./src/index.ts" }))
+  // rule 3: a path only the `./*` wildcard exports (line 2)
+  write(root, "packages/adapter-b/src/index.ts", `import { Effect } from "effect"\nimport type { Workspace } from "@analytics/core/Workspace"\nimport { X } from "./X.ts"\n`)
+  write(root, "packages/host/package.json", manifest("@analytics/host", { ".": "./src/index.ts" }))
+  // allowed: the host imports every adapter, and its own files
+  write(root, "packages/host/src/index.ts", `import { A } from "@analytics/adapter-a"\nimport { T } from "@analytics/adapter-a/testing"\nimport { B } from "@analytics/adapter-b"\nimport { createServer } from "node:http"\n`)
+  return root
+}
+
+describe("check-imports", () => {
+  it("finds one violation of each rule in the fixture and nothing else", () => {
+    const root = fixture()
+    try {
+      const found = checkImports(root).map((v) => `${v.file}:${v.line}: ${v.rule} — ${v.specifier}`)
+      assert.deepStrictEqual(found, [
+        "packages/adapter-a/src/index.ts:3: no adapter imports another adapter — @analytics/adapter-b",
+        "packages/adapter-b/src/index.ts:2: no deep imports across packages — @analytics/core/Workspace",
+        "packages/core/src/Workspace.ts:2: core imports no Node built-in — node:buffer"
+      ])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it("flags a third-party import in core, outside the test kits", () => {
+    const root = fixture()
+    try {
+      write(root, "packages/core/src/Extra.ts", `export { parse } from "csv-parse/sync"\n`)
+      assert.deepStrictEqual(checkImports(root).filter((v) => v.file.endsWith("Extra.ts")).map((v) => v.line), [1])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it("as a command: prints file:line: rule — import and exits 1 on the fixture, 0 on this repository", () => {
+    const root = fixture()
+    try {
+      const failing = spawnSync(process.execPath, [script, root], { encoding: "utf8" })
+      assert.strictEqual(failing.status, 1)
+      assert.include(failing.stderr, "packages/adapter-b/src/index.ts:2: no deep imports across packages — @analytics/core/Workspace")
+      assert.include(failing.stderr, "3 violation(s)")
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+    const passing = spawnSync(process.execPath, [script, repoRoot], { encoding: "utf8" })
+    assert.strictEqual(passing.status, 0, passing.stderr)
+    assert.match(passing.stdout, /^check-imports: \d+ files in packages\/\*\/src, no violations\n$/)
+  })
+})

@@ -1,0 +1,151 @@
+/**
+ * The import rules between packages (README "Layout"), checked in CI by `npm test`:
+ *   1. no adapter (`@analytics/adapter-*`) imports another adapter; the host assembles them;
+ *   2. core imports only `effect` (any subpath) and `jose`, and no Node built-in (its test kits,
+ *      `src/testing/**`, also their test libraries and Node built-ins: see `coreTestingAllowed`);
+ *   3. another workspace package is imported only through an entry point its package.json
+ *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import).
+ * Over every `packages/*\/src/**\/*.ts` file; imports, re-exports, `import type`, `import()` and
+ * `import("…")` types all count. Prints `file:line: rule — the import` per violation and exits 1.
+ *
+ * Usage: node scripts/check-imports.ts [repository root, default this script's parent]
+ */
+import * as fs from "node:fs"
+import { builtinModules } from "node:module"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import ts from "typescript"
+
+/** What core may import: the runtime it is written in and its JWT library. */
+const coreAllowed = ["effect", "jose"]
+/**
+ * What core's test kits (`packages/core/src/testing/**`) may import too, and Node built-ins: the kits
+ * move to their own package later (csv-parse reads expected CSV; the engine contract writes temporary files).
+ */
+const coreTestingAllowed = ["@effect/vitest", "vitest", "fast-check", "csv-parse"]
+
+export interface Violation {
+  /** Relative to the root, with `/`. */
+  readonly file: string
+  readonly line: number
+  readonly rule: string
+  readonly specifier: string
+}
+
+interface Workspace {
+  readonly name: string
+  readonly dir: string
+  /** Importable specifiers: the package name and each exports key without a wildcard. */
+  readonly entryPoints: ReadonlySet<string>
+}
+
+const readWorkspaces = (root: string): ReadonlyArray<Workspace> => {
+  const packagesDir = path.join(root, "packages")
+  return fs
+    .readdirSync(packagesDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(packagesDir, d.name, "package.json")))
+    .map((d) => {
+      const dir = path.join(packagesDir, d.name)
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+        name: string
+        exports?: string | Record<string, unknown>
+      }
+      const keys = manifest.exports === undefined || typeof manifest.exports === "string"
+        ? ["."]
+        : Object.keys(manifest.exports).filter((k) => k.startsWith("."))
+      const entryPoints = new Set(
+        keys.filter((k) => !k.includes("*")).map((k) => (k === "." ? manifest.name : manifest.name + k.slice(1)))
+      )
+      return { name: manifest.name, dir, entryPoints }
+    })
+}
+
+const tsFiles = (dir: string): Array<string> =>
+  fs.existsSync(dir)
+    ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+      const p = path.join(dir, d.name)
+      if (d.isDirectory()) return d.name === "node_modules" ? [] : tsFiles(p)
+      return d.isFile() && d.name.endsWith(".ts") ? [p] : []
+    })
+    : []
+
+/** Every module specifier in a file, with its 1-based line. */
+const specifiersOf = (file: string): Array<{ specifier: string; line: number }> => {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
+  const found: Array<{ specifier: string; line: number }> = []
+  const add = (node: ts.Node | undefined) => {
+    if (node !== undefined && ts.isStringLiteralLike(node)) {
+      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 })
+    }
+  }
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier)
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node.moduleReference.expression)
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0])
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+/** `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
+const packageOf = (specifier: string): string => {
+  const parts = specifier.split("/")
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]
+}
+
+const builtins = new Set(builtinModules)
+const isBuiltin = (specifier: string): boolean => specifier.startsWith("node:") || builtins.has(packageOf(specifier))
+
+const isAdapter = (name: string): boolean => name.startsWith("@analytics/adapter-")
+
+export const checkImports = (root: string): ReadonlyArray<Violation> => {
+  const workspaces = readWorkspaces(root)
+  const byName = new Map(workspaces.map((w) => [w.name, w]))
+  const violations: Array<Violation> = []
+  for (const own of workspaces) {
+    const isCore = own.name === "@analytics/core"
+    for (const file of tsFiles(path.join(own.dir, "src"))) {
+      const rel = path.relative(root, file).split(path.sep).join("/")
+      const inTestKit = isCore && path.relative(path.join(own.dir, "src", "testing"), file).split(path.sep)[0] !== ".."
+      for (const { line, specifier } of specifiersOf(file)) {
+        const report = (rule: string) => violations.push({ file: rel, line, rule, specifier })
+        if (specifier.startsWith(".")) {
+          // a relative path that leaves the package reaches into another one
+          if (path.relative(own.dir, path.resolve(path.dirname(file), specifier)).startsWith("..")) {
+            report("no deep imports across packages")
+          }
+          continue
+        }
+        const pkg = packageOf(specifier)
+        const target = byName.get(pkg)
+        if (target !== undefined && target !== own && !target.entryPoints.has(specifier)) {
+          report("no deep imports across packages")
+        }
+        if (isAdapter(own.name) && isAdapter(pkg) && pkg !== own.name) report("no adapter imports another adapter")
+        if (isCore) {
+          if (isBuiltin(specifier)) {
+            if (!inTestKit) report("core imports no Node built-in")
+          } else if (!coreAllowed.includes(pkg) && !(inTestKit && coreTestingAllowed.includes(pkg))) {
+            report(`core imports only ${coreAllowed.join(" and ")}${inTestKit ? ` (test kits also ${coreTestingAllowed.join(", ")})` : ""}`)
+          }
+        }
+      }
+    }
+  }
+  return violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line)
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."))
+  const violations = checkImports(root)
+  for (const v of violations) console.error(`${v.file}:${v.line}: ${v.rule} — ${v.specifier}`)
+  if (violations.length > 0) {
+    console.error(`check-imports: ${violations.length} violation(s)`)
+    process.exit(1)
+  }
+  const files = readWorkspaces(root).reduce((n, w) => n + tsFiles(path.join(w.dir, "src")).length, 0)
+  console.log(`check-imports: ${files} files in packages/*/src, no violations`)
+}
