@@ -17,8 +17,9 @@ import { ExportScheduleStore, scheduleKey } from "./ExportScheduleStore.ts"
 import { everyRow } from "./Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
 import { TenantStore } from "./TenantStore.ts"
+import { userRole } from "./TenantTokens.ts"
 import { WebhookStore, webhookKey } from "./WebhookStore.ts"
-import { WorkspaceStore } from "./WorkspaceStore.ts"
+import { workspaceKey, WorkspaceStore } from "./WorkspaceStore.ts"
 
 /** What stopping a user's agents reads and writes. */
 export type Services = TenantStore | WebhookStore | DeliveryStore | ExportScheduleStore | WorkspaceStore
@@ -42,7 +43,7 @@ export const stopActingFor = (tenantId: TenantId, userId: string): Effect.Effect
     const now = new Date(yield* Clock.currentTimeMillis)
     const tenants = yield* TenantStore
     let tokens = 0
-    for (const token of yield* tenants.listTokens(tenantId, "user")) {
+    for (const token of yield* tenants.listTokens(tenantId, userRole)) {
       if (token.userId === userId && (yield* tenants.removeToken(tenantId, token.tokenId))) tokens++
     }
 
@@ -59,11 +60,7 @@ export const stopActingFor = (tenantId: TenantId, userId: string): Effect.Effect
     const scheduleStore = yield* ExportScheduleStore
     const workspaceStore = yield* WorkspaceStore
     let schedules = 0
-    const workspaces = yield* everyRow(
-      (query) => workspaceStore.list(tenantId, query),
-      (w) => ({ value: w.created_at.getTime(), id: w.workspace_id }),
-      now
-    )
+    const workspaces = yield* everyRow((query) => workspaceStore.list(tenantId, query), (w) => workspaceKey(w, "created_at"), now)
     for (const workspace of workspaces) {
       const owned = yield* everyRow((query) => scheduleStore.list(tenantId, workspace.workspace_id, query), scheduleKey, now)
       for (const schedule of owned) {

@@ -104,14 +104,8 @@ const viewerOf = (schedule: Pick<ExportSchedule, "tenant_id" | "run_as">, report
 
 /** Whether any dataset the report's visuals read has row-level security policies. */
 const hasRowLevelSecurity = (report: Report) =>
-  Effect.gen(function*() {
-    const datasets = new Set(report.pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))
-    for (const datasetId of datasets) {
-      const dataset = yield* Effect.orElseSucceed(Datasets.get(report.tenant_id, datasetId), () => undefined)
-      if ((dataset?.model.row_level_security ?? []).length > 0) return true
-    }
-    return false
-  })
+  Effect.map(Reports.datasetsOf(report.tenant_id, report.pages), (datasets) =>
+    datasets.some((dataset) => (dataset.model.row_level_security ?? []).length > 0))
 
 /**
  * Checks a schedule's export against its report, its `run_as` (an active

@@ -163,7 +163,7 @@ const subjectOf = (member: Member, request: AskRequest) =>
       const dataset = yield* Datasets.get(member.tenantId, found.visual.dataset_id)
       return { dataset, filters: found.visual.query.filters ?? [], timeout } satisfies Subject
     }
-    const ids = [...new Set(report.pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))]
+    const ids = Report.datasetIdsOf(report.pages)
     if (ids.length !== 1) {
       return yield* invalid(
         "visual_id",

@@ -145,6 +145,10 @@ export const ReportUpdate = Schema.Struct({
 /** What a client may change. */
 export type ReportUpdate = typeof ReportUpdate.Type
 
+/** The datasets a report's pages read, each once, in the order its visuals first name them. */
+export const datasetIdsOf = (pages: ReadonlyArray<Page>): ReadonlyArray<DatasetId> =>
+  [...new Set(pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))]
+
 /** A visual of a report by id, with its page. */
 export const findVisual = (report: Report, visualId: string): { readonly page: Page; readonly visual: Visual } | undefined => {
   for (const page of report.pages) {

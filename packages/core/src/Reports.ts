@@ -14,6 +14,7 @@ import { NotFound, orNotFound, type StoreError } from "./Errors.ts"
 import { uuidv7 } from "./Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "./Pagination.ts"
 import {
+  datasetIdsOf,
   defaultSettings,
   findVisual,
   type Page as ReportPage,
@@ -98,6 +99,13 @@ const checkPages = (tenantId: TenantId, workspaceId: WorkspaceId, pages: Readonl
     }
   })
 
+/** The datasets a report's pages read, each read once (one deleted since is left out). */
+export const datasetsOf = (tenantId: TenantId, pages: ReadonlyArray<ReportPage>) =>
+  Effect.map(
+    Effect.forEach(datasetIdsOf(pages), (id) => Effect.orElseSucceed(Datasets.get(tenantId, id), () => undefined)),
+    (found) => found.filter((d) => d !== undefined)
+  )
+
 /**
  * Checks the report's filters: names unique, and each dimension one of a
  * visual's dataset's (so that it filters something).
@@ -110,12 +118,7 @@ const checkFilters = (tenantId: TenantId, pages: ReadonlyArray<ReportPage>, filt
       names.add(filter.name)
     }
     if (filters.length === 0) return
-    const dimensions = new Set<string>()
-    const datasets = new Set(pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))
-    for (const datasetId of datasets) {
-      const dataset = yield* Effect.orElseSucceed(Datasets.get(tenantId, datasetId), () => undefined)
-      for (const d of dataset?.model.dimensions ?? []) dimensions.add(d.name)
-    }
+    const dimensions = new Set((yield* datasetsOf(tenantId, pages)).flatMap((d) => d.model.dimensions.map((dimension) => dimension.name)))
     for (const filter of filters) {
       if (!dimensions.has(filter.dimension)) {
         return yield* new ReportInvalid({ detail: `Filter "${filter.name}": no visual's dataset has a dimension "${filter.dimension}"` })
@@ -160,16 +163,15 @@ const applied = (dimension: SemanticModel.Dimension, value: ReportFilterValue): 
 export const checkFilterValues = (report: Report, given: ViewFilters | undefined) =>
   Effect.gen(function*() {
     if (given === undefined || Array.isArray(given)) return undefined
+    const datasets = yield* datasetsOf(report.tenant_id, report.pages)
     for (const [name, value] of Object.entries(given as ReportFilterValues)) {
       const filter = report.filters.find((f) => f.name === name)
       if (filter === undefined) {
         const known = report.filters.map((f) => f.name)
         return `filters: the report has no filter "${name}"${known.length === 0 ? " (it has none)" : `; it has ${known.join(", ")}`}`
       }
-      const datasets = new Set(report.pages.flatMap((p) => p.visuals.map((v) => v.dataset_id)))
-      for (const datasetId of datasets) {
-        const dataset = yield* Effect.orElseSucceed(Datasets.get(report.tenant_id, datasetId), () => undefined)
-        const dimension = dataset?.model.dimensions.find((d) => d.name === filter.dimension)
+      for (const dataset of datasets) {
+        const dimension = dataset.model.dimensions.find((d) => d.name === filter.dimension)
         if (dimension === undefined) continue
         const result = applied(dimension, value)
         if (typeof result === "string") return `filters.${name}: ${result}`
