@@ -1,8 +1,8 @@
 /**
  * Exports through shares, over real HTTP on a real DuckDB engine with the
  * real document renderers, read back by poppler: a watermarked password
- * link with download exports a PDF whose pages carry its watermark (spec
- * 2.6 rule 7, 4.4 rule 3) and refuses formats that would not carry it; a
+ * link with download exports a PDF whose pages carry its watermark
+ * (decisions 0014 and 0015) and refuses formats that would not carry it; a
  * view-only link exports nothing; a browser's form post is led to its file;
  * an embed's export runs as its viewer (their region, its locked filters);
  * one share's jobs are not another's.

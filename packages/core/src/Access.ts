@@ -3,8 +3,8 @@
  * this to that, now?" is decided, from the grants on the subject and on
  * what contains it. Every endpoint that serves shared content asks here.
  *
- * Membership is read when deciding, never copied into grants (decision 0014
- * rules 2 and 4): the caller passes the user's teams and executive roles as
+ * Membership is read when deciding, never copied into grants (decision
+ * 0014): the caller passes the user's teams and executive roles as
  * they are now, so a change of membership applies from the next request.
  *
  * @since 0.1.0

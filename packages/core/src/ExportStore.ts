@@ -1,6 +1,6 @@
 /**
- * Port: the export job queue, durable and fair across workspaces (decision 0015
- * rule 6). Workers `claim` due jobs under a lease: queued jobs whose wait
+ * Port: the export job queue, durable and fair across workspaces (decision
+ * 0015). Workers `claim` due jobs under a lease: queued jobs whose wait
  * is over, and running jobs whose lease ran out (their worker died), so a
  * job is never lost. A worker writes its job only while its lease holds,
  * so a job is never finished twice. At most `perWorkspace` jobs of one

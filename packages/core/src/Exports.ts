@@ -55,6 +55,15 @@ export interface ResultLinks {
   readonly url: (job: ExportJob) => Effect.Effect<{ readonly url: string; readonly expires_at: Date }>
 }
 
+/**
+ * Refuses a format that cannot carry a watermark, for an export that must
+ * (`whose`: what is watermarked, "this share" or "your grant on this report").
+ */
+export const carryingWatermark = (format: Format, whose: string): Effect.Effect<void, ExportInvalid> =>
+  watermarkedFormats.has(format)
+    ? Effect.void
+    : Effect.fail(new ExportInvalid({ detail: `format: ${whose} is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark` }))
+
 /** Checks the request against the report: its pages and visual exist, the format can be made. */
 export const check = (report: Report, request: ExportRequest) =>
   Effect.gen(function*() {
@@ -102,11 +111,7 @@ export const request = (
     const report = yield* Reports.get(member.tenantId, reportId)
     const { watermark } = yield* Policy.onSubject(member, "exports.export", report.report_id)
     // A watermarked grant exports only what carries the watermark, drawn with the member's own address (decision 0014).
-    if (watermark && !watermarkedFormats.has(input.format)) {
-      return yield* new ExportInvalid({
-        detail: `format: your grant on this report is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark`
-      })
-    }
+    if (watermark) yield* carryingWatermark(input.format, "your grant on this report")
     yield* check(report, input)
     const limiter = yield* Limiter
     yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))

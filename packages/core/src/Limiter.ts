@@ -1,7 +1,7 @@
 /**
  * Enforcing rate limits: decides requests against the `RateLimitStore` at
- * the clock's now, and gives the features the per-operation guards of spec
- * 8.2 (quotas, password attempts, concurrency slots).
+ * the clock's now, and gives the features the per-operation guards of
+ * decision 0009 (quotas, password attempts, concurrency slots).
  *
  * When the shared store fails (or does not answer in time:
  * `RateLimitStore.timeLimited`), each process limits on its own memory rather than failing every request or

@@ -2,8 +2,8 @@
  * Exports asked through a share: a public link's visitor or an embed's
  * viewer whose grant allows `download` queues an export of the shared
  * report, run as them (the link's or the token's row-level security, an
- * embed's locked filters) and watermarked as their view is (decision 0014,
- * 4.4 rule 3). A watermarked share exports only the formats that draw the
+ * embed's locked filters) and watermarked as their view is (decisions
+ * 0014 and 0015). A watermarked share exports only the formats that draw the
  * watermark into the file (pdf, png), so it cannot be taken off a copy. A
  * view-only share exports nothing.
  *
@@ -14,7 +14,7 @@ import type * as Datasets from "./Datasets.ts"
 import type { DatasetStore } from "./DatasetStore.ts"
 import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { Forbidden, NotFound, type StoreError } from "./Errors.ts"
-import { ExportRequest, type ExportJob, type JobId, watermarkedFormats } from "./ExportJob.ts"
+import { ExportRequest, type ExportJob, type JobId } from "./ExportJob.ts"
 import * as Exports from "./Exports.ts"
 import { ExportStore } from "./ExportStore.ts"
 import { Limiter, type RateLimitedWith } from "./Limiter.ts"
@@ -53,11 +53,7 @@ export const request = (
     if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
     // Exports are of a report: a dashboard, dataset or workspace share exports nothing (decision 0014).
     if (viewer.grant.subject_type !== "report") return yield* new Forbidden({ detail: `Exports are of a shared report; this share is of a ${viewer.grant.subject_type}` })
-    if (viewer.watermark !== null && !watermarkedFormats.has(input.format)) {
-      return yield* new Exports.ExportInvalid({
-        detail: `format: this share is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark`
-      })
-    }
+    if (viewer.watermark !== null) yield* Exports.carryingWatermark(input.format, "this share")
     const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
     const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
     yield* Exports.check(report, exportRequest)

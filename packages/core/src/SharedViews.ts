@@ -120,8 +120,8 @@ export const viewLink = (
   })
 
 /**
- * Checks a link's password, counting failures per client address (spec
- * 8.2: 5 per 5 minutes, then 429), and opens a session bound to the grant
+ * Checks a link's password, counting failures per client address
+ * (decision 0009: 5 per 5 minutes, then 429), and opens a session bound to the grant
  * and its password. A link without a password needs none: `undefined`.
  */
 export const unlock = (
