@@ -80,10 +80,14 @@ const memberOf = (user: User) => new Member({ tenantId: user.tenant_id, userId: 
  * Who a recipient's file is made as, at a run: a user of the tenant as
  * themselves (rule 4: what they would see live); any other address as the
  * schedule's `run_as` user, or, when it names none, as nobody in particular,
- * which the report's data allows only without row-level security. A reason
- * to skip the recipient otherwise.
+ * which the report's data allows only without row-level security (read by
+ * `rowLevelSecurity`, once a run). A reason to skip the recipient otherwise.
  */
-const viewerOf = (schedule: Pick<ExportSchedule, "tenant_id" | "run_as">, report: Report, email: string) =>
+const viewerOf = (
+  schedule: Pick<ExportSchedule, "tenant_id" | "run_as">,
+  rowLevelSecurity: Effect.Effect<boolean, StoreError, DatasetStore>,
+  email: string
+) =>
   Effect.gen(function*(): Effect.fn.Return<{ readonly security: SecurityContext } | { readonly skipped: string }, StoreError, DirectoryStore | DatasetStore> {
     const directory = yield* DirectoryStore
     const user = yield* directory.findUserBy(schedule.tenant_id, { email })
@@ -96,7 +100,7 @@ const viewerOf = (schedule: Pick<ExportSchedule, "tenant_id" | "run_as">, report
         ? { skipped: "Not a user of the tenant, and the schedule's run_as user is no longer active" }
         : { security: yield* Datasets.securityContext(memberOf(runAs)) }
     }
-    if (yield* hasRowLevelSecurity(report)) {
+    if (yield* rowLevelSecurity) {
       return { skipped: "Not a user of the tenant, and the report's data has row-level security: the schedule names no run_as" }
     }
     return { security: { roles: [], attributes: { email } } }
@@ -123,6 +127,7 @@ const validate = (
     yield* Policy.onSubject(member, "exportSchedules.create", report.report_id)
     yield* Exports.check(report, schedule.request)
     const directory = yield* DirectoryStore
+    const rowLevelSecurity = yield* Effect.cached(hasRowLevelSecurity(report))
     if (schedule.run_as !== null) {
       if (!Policy.isAdmin(member) && schedule.run_as !== member.userId) {
         return yield* new ScheduleInvalid({ detail: "run_as: a member may name only themselves; a tenant admin may name any user" })
@@ -137,7 +142,7 @@ const validate = (
       if (user !== undefined && user.status !== "active") {
         return yield* new ScheduleInvalid({ detail: `recipients: ${email} is a deprovisioned user of this tenant` })
       }
-      if (user === undefined && schedule.run_as === null && (yield* hasRowLevelSecurity(report))) {
+      if (user === undefined && schedule.run_as === null && (yield* rowLevelSecurity)) {
         return yield* new ScheduleInvalid({
           detail: `recipients: ${email} is no user of this tenant and the report's data has row-level security: name run_as, whose view such recipients get`
         })
@@ -249,12 +254,13 @@ const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =
   Effect.gen(function*() {
     const report = yield* Effect.orElseSucceed(Reports.get(schedule.tenant_id, schedule.report_id), () => undefined)
     const deliveries: Array<Delivery> = []
+    const rowLevelSecurity = report === undefined ? Effect.succeed(false) : yield* Effect.cached(hasRowLevelSecurity(report))
     for (const email of schedule.recipients) {
       if (report === undefined) {
         deliveries.push({ recipient: email, skipped: "The report no longer exists" })
         continue
       }
-      const viewer = yield* viewerOf(schedule, report, email)
+      const viewer = yield* viewerOf(schedule, rowLevelSecurity, email)
       if ("skipped" in viewer) {
         deliveries.push({ recipient: email, skipped: viewer.skipped })
         continue
