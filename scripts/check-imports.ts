@@ -4,7 +4,10 @@
  *   2. core imports only `effect` (any subpath) and `jose`, and no Node built-in (its test kits,
  *      `src/testing/**`, also their test libraries and Node built-ins: see `coreTestingAllowed`);
  *   3. another workspace package is imported only through an entry point its package.json
- *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import).
+ *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import);
+ *   4. core's domain folders are layered: a file in one imports only its own folder and the
+ *      folders core's `src/index.ts` re-exports before it (`export * from "./<folder>/index.ts"`),
+ *      never a later folder or a file at the top of `src`.
  * Over every `packages/*\/src/**\/*.ts` file; imports, re-exports, `import type`, `import()` and
  * `import("…")` types all count. Prints `file:line: rule — the import` per violation and exits 1.
  *
@@ -101,12 +104,24 @@ const isBuiltin = (specifier: string): boolean => specifier.startsWith("node:") 
 
 const isAdapter = (name: string): boolean => name.startsWith("@analytics/adapter-")
 
+/** Core's domain folders, lowest first, in the order its index re-exports them. */
+const coreFolders = (coreDir: string): ReadonlyArray<string> => {
+  const index = path.join(coreDir, "src", "index.ts")
+  if (!fs.existsSync(index)) return []
+  return [...fs.readFileSync(index, "utf8").matchAll(/^export \* from "\.\/([\w-]+)\/index\.ts"/gm)].map((m) => m[1])
+}
+
+/** The first path segment of `file` under `dir` (a folder name, or the file itself at the top). */
+const firstSegment = (dir: string, file: string): string => path.relative(dir, file).split(path.sep)[0]
+
 export const checkImports = (root: string): ReadonlyArray<Violation> => {
   const workspaces = readWorkspaces(root)
   const byName = new Map(workspaces.map((w) => [w.name, w]))
   const violations: Array<Violation> = []
   for (const own of workspaces) {
     const isCore = own.name === "@analytics/core"
+    const folders = isCore ? coreFolders(own.dir) : []
+    const coreSrc = path.join(own.dir, "src")
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
       const inTestKit = isCore && path.relative(path.join(own.dir, "src", "testing"), file).split(path.sep)[0] !== ".."
@@ -114,8 +129,14 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
         const report = (rule: string) => violations.push({ file: rel, line, rule, specifier })
         if (specifier.startsWith(".")) {
           // a relative path that leaves the package reaches into another one
-          if (path.relative(own.dir, path.resolve(path.dirname(file), specifier)).startsWith("..")) {
+          const resolved = path.resolve(path.dirname(file), specifier)
+          if (path.relative(own.dir, resolved).startsWith("..")) {
             report("no deep imports across packages")
+          }
+          const from = folders.indexOf(firstSegment(coreSrc, file))
+          if (from >= 0) {
+            const to = firstSegment(coreSrc, resolved)
+            if (to !== folders[from] && !folders.slice(0, from).includes(to)) report(`core's ${folders[from]}/ imports only earlier folders`)
           }
           continue
         }

@@ -32,7 +32,7 @@ interface Profile {
 
 const root = new URL("../../", import.meta.url).href
 
-/** Where a frame lives, shortened: `packages/core/src/Crypto.ts`, `effect/dist/internal/effect.js`, `node:internal/...`. */
+/** Where a frame lives, shortened: `packages/core/src/platform/Crypto.ts`, `effect/dist/internal/effect.js`, `node:internal/...`. */
 const where = (url: string): string => {
   if (url === "") return ""
   let path = url.startsWith(root) ? url.slice(root.length) : url

@@ -25,7 +25,7 @@ import {
   SignedUrl,
   type Stores,
   type Tenant,
-  TenantDirectory,
+  TenantCache,
   type TenantStore
 } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -296,7 +296,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(options.blobStore ?? BlobStore.BlobStore.layerMemory),
     Layer.provide(options.renderers ?? DocumentRenderers.DocumentRenderers.none),
     Layer.provide(options.passwordHasher ?? Argon2PasswordHasher.layer),
-    Layer.provide(TenantDirectory.TenantDirectory.layer),
+    Layer.provide(TenantCache.TenantCache.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
     Layer.provide(Datasets.Engines.layer(options.engines ?? {}).pipe(Layer.provide(schedulerLayer(options.engineScheduler)))),
     Layer.provide(options.mailer ?? Mailer.Mailer.layerLog),

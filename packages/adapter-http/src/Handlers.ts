@@ -55,7 +55,7 @@ import {
   Principal,
   type Group,
   type Tenant,
-  TenantDirectory,
+  TenantCache,
   TenantStore,
   Tenants,
   TenantTokens,
@@ -263,7 +263,7 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       Transactor.Transactor,
       Cursor.CursorCodec
     )
-    const directory = yield* TenantDirectory.TenantDirectory
+    const directory = yield* TenantCache.TenantCache
     /** The caller as the webhook use cases need it: tenant, plan (for the firehose rule) and who owns what it registers. */
     const actor = (operation: Policy.MemberOperation) => Effect.gen(function*() {
       const member = yield* caller(operation)
@@ -654,7 +654,7 @@ const analyticsTools = Effect.gen(function*() {
     EventPublisher.EventPublisher,
     Cursor.CursorCodec
   )
-  const tenants = yield* TenantDirectory.TenantDirectory
+  const tenants = yield* TenantCache.TenantCache
   const limiter = yield* Limiter.Limiter
   type Services =
     | DatasetStore.DatasetStore
@@ -770,7 +770,7 @@ export const aiLayer = HttpApiBuilder.group(Api, "ai", (handlers) =>
     const provide = yield* captured(
       Answerer.Answerer,
       Limiter.Limiter,
-      TenantDirectory.TenantDirectory,
+      TenantCache.TenantCache,
       DatasetStore.DatasetStore,
       ReportStore.ReportStore,
       DirectoryStore.DirectoryStore,

@@ -1,7 +1,6 @@
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { Authenticator, Principal, Tenants } from "@analytics/core"
-import type { TenantId } from "@analytics/core/Tenant"
+import { Authenticator, Principal, type Tenant, Tenants } from "@analytics/core"
 import { Effect, Layer, Redacted } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createServer, type Server } from "node:http"
@@ -74,7 +73,7 @@ describe("a custom Authenticator", () => {
     const authenticator = Layer.succeed(Authenticator.Authenticator, {
       authenticate: (credential) =>
         Effect.succeed(
-          new Principal.Member({ tenantId: Redacted.value(credential) as TenantId, userId: "u-1", email: null, roles: [] })
+          new Principal.Member({ tenantId: Redacted.value(credential) as Tenant.TenantId, userId: "u-1", email: null, roles: [] })
         )
     })
     const stores = await Effect.runPromise(Layer.build(MemoryStores.layer).pipe(Effect.scoped))

@@ -1,7 +1,5 @@
 import { MemoryStores } from "@analytics/adapter-memory"
-import { WorkspaceStore } from "@analytics/core"
-import type { TenantId } from "@analytics/core/Tenant"
-import type { WorkspaceId } from "@analytics/core/Workspace"
+import { type Tenant, type Workspace, WorkspaceStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -99,8 +97,8 @@ describe("cursor pagination over HTTP", () => {
         Effect.gen(function*() {
           if (page !== 0) return
           // after page one (a, b): delete the last row seen and the next one unseen, add two new rows
-          yield* store.remove(tenantId as TenantId, byName.get("b") as WorkspaceId)
-          yield* store.remove(tenantId as TenantId, byName.get("c") as WorkspaceId)
+          yield* store.remove(tenantId as Tenant.TenantId, byName.get("b") as Workspace.WorkspaceId)
+          yield* store.remove(tenantId as Tenant.TenantId, byName.get("c") as Workspace.WorkspaceId)
           yield* TestClock.adjust("1 millis")
           yield* create(server, token, ["bb", "zz"])
         }))

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest"
 import type { Answerer, SemanticModel, SemanticQuery } from "../src/index.ts"
-import * as BuiltInAnswerer from "../src/BuiltInAnswerer.ts"
+import * as BuiltInAnswerer from "../src/questions/BuiltInAnswerer.ts"
 import { Effect, Stream } from "effect"
 
 /** The demo's model (as `packages/host/src/Demo.ts` has it). */

@@ -13,8 +13,8 @@ import {
   deriveKey,
   formatByte,
   makeCodec
-} from "../src/Cursor.ts"
-import { ServiceSecrets } from "../src/ServiceSecrets.ts"
+} from "../src/platform/Cursor.ts"
+import { ServiceSecrets } from "../src/platform/ServiceSecrets.ts"
 
 const keyA = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
 const keyB = Uint8Array.from({ length: 32 }, (_, i) => 255 - i)

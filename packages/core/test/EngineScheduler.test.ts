@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { type EngineScheduler, make, settingsOf, type TurnExpired } from "../src/EngineScheduler.ts"
+import { type EngineScheduler, make, settingsOf, type TurnExpired } from "../src/limits/EngineScheduler.ts"
 
 /**
  * A bench of work items: each, once started by the scheduler, records its

@@ -4,8 +4,8 @@
  * out; permanent failures and cancels are final; final jobs change no more.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ExportJob from "../src/ExportJob.ts"
-import type { TenantId } from "../src/Tenant.ts"
+import * as ExportJob from "../src/exports/ExportJob.ts"
+import type { TenantId } from "../src/tenancy/Tenant.ts"
 
 const at = (seconds: number) => new Date(1_830_000_000_000 + seconds * 1000)
 

@@ -14,7 +14,7 @@ import {
   retention,
   type StoredResponse,
   validateKey
-} from "../src/Idempotency.ts"
+} from "../src/platform/Idempotency.ts"
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { randomBytes, Uuid, uuidv7, uuidv7From } from "../src/Ids.ts"
+import { randomBytes, Uuid, uuidv7, uuidv7From } from "../src/platform/Ids.ts"
 
 const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

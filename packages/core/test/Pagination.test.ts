@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Clock, Duration, Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { CursorCodec, makeCodec } from "../src/Cursor.ts"
+import { CursorCodec, makeCodec } from "../src/platform/Cursor.ts"
 import {
   applyInMemory,
   canonicalQuery,
@@ -14,7 +14,7 @@ import {
   paginate,
   parseSort,
   type SortOrder
-} from "../src/Pagination.ts"
+} from "../src/platform/Pagination.ts"
 
 // ---------------------------------------------------------------------------
 // An in-memory "table" and a list endpoint over it

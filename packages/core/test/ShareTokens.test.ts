@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { SignJWT, UnsecuredJWT } from "jose"
-import * as ShareTokens from "../src/ShareTokens.ts"
+import * as ShareTokens from "../src/sharing/ShareTokens.ts"
 
 const key = new Uint8Array(32).fill(7)
 const tokens = ShareTokens.make(key)

@@ -5,8 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { decodeBase64UrlCanonical, isCanonicalBase64Url } from "../src/Crypto.ts"
-import * as SignedUrl from "../src/SignedUrl.ts"
+import { decodeBase64UrlCanonical, isCanonicalBase64Url } from "../src/platform/Crypto.ts"
+import * as SignedUrl from "../src/exports/SignedUrl.ts"
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 const now = 1_830_000_000_000

@@ -28,7 +28,12 @@ const fixture = (): string => {
     "./*": "./src/*.ts",
     "./testing": "./src/testing/index.ts"
   }))
-  write(root, "packages/core/src/index.ts", `import { Effect } from "effect"\nimport type { Schema } from "effect/schema"\nimport { jwtVerify } from "jose"\nexport * from "./Workspace.ts"\n`)
+  write(root, "packages/core/src/index.ts", `import { Effect } from "effect"\nimport type { Schema } from "effect/schema"\nimport { jwtVerify } from "jose"\nexport * from "./Workspace.ts"\nexport * from "./platform/index.ts"\nexport * from "./sharing/index.ts"\n`)
+  // allowed: a folder imports its own files and earlier folders
+  write(root, "packages/core/src/platform/index.ts", `export * as Ids from "./Ids.ts"\n`)
+  // rule 4: an earlier folder imports a later one (line 2)
+  write(root, "packages/core/src/platform/Ids.ts", `import { Effect } from "effect"\nimport type { Grant } from "../sharing/Grant.ts"\n`)
+  write(root, "packages/core/src/sharing/index.ts", `export * as Grant from "./Grant.ts"\nimport { Ids } from "../platform/index.ts"\n`)
   // rule 2: a Node built-in in core (line 2, a type-only import)
   write(root, "packages/core/src/Workspace.ts", `import { Effect } from "effect"\nimport type { Buffer } from "node:buffer"\n`)
   // allowed: the test kits' test libraries and Node built-ins
@@ -53,6 +58,7 @@ describe("check-imports", () => {
       assert.deepStrictEqual(found, [
         "packages/adapter-a/src/index.ts:3: no adapter imports another adapter — @analytics/adapter-b",
         "packages/adapter-b/src/index.ts:2: no deep imports across packages — @analytics/core/Workspace",
+        "packages/core/src/platform/Ids.ts:2: core's platform/ imports only earlier folders — ../sharing/Grant.ts",
         "packages/core/src/Workspace.ts:2: core imports no Node built-in — node:buffer"
       ])
     } finally {
@@ -76,7 +82,7 @@ describe("check-imports", () => {
       const failing = spawnSync(process.execPath, [script, root], { encoding: "utf8" })
       assert.strictEqual(failing.status, 1)
       assert.include(failing.stderr, "packages/adapter-b/src/index.ts:2: no deep imports across packages — @analytics/core/Workspace")
-      assert.include(failing.stderr, "3 violation(s)")
+      assert.include(failing.stderr, "4 violation(s)")
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }

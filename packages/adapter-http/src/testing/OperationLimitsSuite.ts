@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Authenticator, Errors, Limiter, OperationLimits, type RateLimitStore, TenantDirectory } from "@analytics/core"
+import { Authenticator, Errors, Limiter, OperationLimits, type RateLimitStore, TenantCache } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
@@ -98,7 +98,7 @@ const anonymous = Layer.mergeAll(
   Layer.succeed(Authenticator.Authenticator, {
     authenticate: () => Effect.fail(new Errors.Unauthenticated({ detail: "No credentials here" }))
   }),
-  Layer.succeed(TenantDirectory.TenantDirectory, { get: () => Effect.undefined })
+  Layer.succeed(TenantCache.TenantCache, { get: () => Effect.undefined })
 )
 
 /** Serves the test API behind the service's edge; the base URL. */

@@ -7,12 +7,12 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { type AuditEntry, type AuditFilter, AuditStore } from "../AuditLog.ts"
-import { uuidv7 } from "../Ids.ts"
-import type { PageQuery } from "../Pagination.ts"
+import { type AuditEntry, type AuditFilter, AuditStore } from "../audit/AuditLog.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import type { PageQuery } from "../platform/Pagination.ts"
 import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../Tenant.ts"
-import { Transactor } from "../Transactor.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import { Transactor } from "../platform/Transactor.ts"
 import { insertTenant } from "./Fixtures.ts"
 
 const at = (offset: number) => new Date(1_820_000_000_000 + offset)

@@ -8,8 +8,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Data, Effect, type Layer, Stream } from "effect"
-import { type Blob, BlobStore, collect } from "../BlobStore.ts"
-import { uuidv7 } from "../Ids.ts"
+import { type Blob, BlobStore, collect } from "../exports/BlobStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
 
 const mebibyte = 1024 * 1024
 

@@ -9,15 +9,15 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Comment, CommentId } from "../Comment.ts"
-import { commentKey, CommentStore } from "../CommentStore.ts"
-import { uuidv7 } from "../Ids.ts"
-import type { PageQuery } from "../Pagination.ts"
-import type { Report, ReportId } from "../Report.ts"
-import { ReportStore } from "../ReportStore.ts"
+import type { Comment, CommentId } from "../comments/Comment.ts"
+import { commentKey, CommentStore } from "../comments/CommentStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import type { PageQuery } from "../platform/Pagination.ts"
+import type { Report, ReportId } from "../reports/Report.ts"
+import { ReportStore } from "../reports/ReportStore.ts"
 import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../Tenant.ts"
-import type { WorkspaceId } from "../Workspace.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import type { WorkspaceId } from "../tenancy/Workspace.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 
 const at = (offset: number) => new Date(2_650_000_000_000 + offset)

@@ -7,15 +7,15 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { DirectoryStore } from "../DirectoryStore.ts"
-import type { Invitation, InvitationId } from "../Invitation.ts"
-import { InvitationStore } from "../InvitationStore.ts"
-import { uuidv7 } from "../Ids.ts"
-import type { PageQuery } from "../Pagination.ts"
+import { DirectoryStore } from "../directory/DirectoryStore.ts"
+import type { Invitation, InvitationId } from "../sharing/Invitation.ts"
+import { InvitationStore } from "../sharing/InvitationStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import type { PageQuery } from "../platform/Pagination.ts"
 import type { Stores } from "../Stores.ts"
-import type { Group, GroupId, GroupKind } from "../Group.ts"
-import type { TenantId } from "../Tenant.ts"
-import type { User, UserId } from "../User.ts"
+import type { Group, GroupId, GroupKind } from "../directory/Group.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import type { User, UserId } from "../directory/User.ts"
 import { insertTenant } from "./Fixtures.ts"
 
 const at = (offset: number) => new Date(1_800_000_000_000 + offset)

@@ -8,15 +8,15 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import type { ExportSchedule, ScheduleId } from "../ExportSchedule.ts"
-import { ExportScheduleStore } from "../ExportScheduleStore.ts"
-import type { JobId } from "../ExportJob.ts"
-import { uuidv7 } from "../Ids.ts"
-import type { ReportId } from "../Report.ts"
+import type { ExportSchedule, ScheduleId } from "../exports/ExportSchedule.ts"
+import { ExportScheduleStore } from "../exports/ExportScheduleStore.ts"
+import type { JobId } from "../exports/ExportJob.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import type { ReportId } from "../reports/Report.ts"
 import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../Tenant.ts"
-import type { UserId } from "../User.ts"
-import type { WorkspaceId } from "../Workspace.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import type { UserId } from "../directory/User.ts"
+import type { WorkspaceId } from "../tenancy/Workspace.ts"
 import { insertTenant, insertWorkspace } from "./Fixtures.ts"
 
 // Far from other suites' times: claims see every tenant's schedules.

@@ -9,11 +9,11 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ExportJob, type JobId, next, queued } from "../ExportJob.ts"
-import { ExportStore } from "../ExportStore.ts"
-import { uuidv7 } from "../Ids.ts"
+import { type ExportJob, type JobId, next, queued } from "../exports/ExportJob.ts"
+import { ExportStore } from "../exports/ExportStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
 import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../Tenant.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
 import { insertTenant } from "./Fixtures.ts"
 
 // Far from other suites' jobs: claims see every tenant's queue.

@@ -5,12 +5,12 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { uuidv7 } from "../Ids.ts"
-import type { Plan } from "../Plan.ts"
-import { Tenant, type TenantId } from "../Tenant.ts"
-import { TenantStore } from "../TenantStore.ts"
-import { Workspace, type WorkspaceId } from "../Workspace.ts"
-import { WorkspaceStore } from "../WorkspaceStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import type { Plan } from "../tenancy/Plan.ts"
+import { Tenant, type TenantId } from "../tenancy/Tenant.ts"
+import { TenantStore } from "../tenancy/TenantStore.ts"
+import { Workspace, type WorkspaceId } from "../tenancy/Workspace.ts"
+import { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** Stores a new tenant. */
 export const insertTenant = (options: { readonly plan?: Plan; readonly name?: string; readonly createdAt?: Date } = {}) =>

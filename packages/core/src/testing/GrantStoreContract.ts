@@ -8,12 +8,12 @@
  */
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import type { GrantId, StoredGrant } from "../Grant.ts"
-import { GrantStore } from "../GrantStore.ts"
-import { uuidv7 } from "../Ids.ts"
-import type { PageQuery } from "../Pagination.ts"
+import type { GrantId, StoredGrant } from "../sharing/Grant.ts"
+import { GrantStore } from "../sharing/GrantStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import type { PageQuery } from "../platform/Pagination.ts"
 import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../Tenant.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
 import { insertTenant } from "./Fixtures.ts"
 
 const at = (offset: number) => new Date(1_830_000_000_000 + offset)

@@ -10,9 +10,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import * as fc from "fast-check"
-import { uuidv7 } from "../Ids.ts"
-import * as RateLimit from "../RateLimit.ts"
-import { RateLimitStore } from "../RateLimitStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import * as RateLimit from "../limits/RateLimit.ts"
+import { RateLimitStore } from "../limits/RateLimitStore.ts"
 
 /** A fresh key prefix, so runs on one shared database or Redis never meet. */
 const freshPrefix = Effect.map(uuidv7, (id) => `contract:${id}`)

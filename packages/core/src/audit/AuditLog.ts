@@ -1,0 +1,97 @@
+/**
+ * The audit log (decision 0014): who did what to which target,
+ * when, with the full payload. Append-only: the port has no way to change
+ * or delete an entry. An entry is written in the transaction of the change
+ * it records, and published as an `audit.event` (the Scale plan's opt-in
+ * firehose) in the same transaction.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Schema } from "effect"
+import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import type { StoreError } from "../platform/Errors.ts"
+import { type EventPublisher, publish } from "../webhooks/EventPublisher.ts"
+import * as Events from "../webhooks/Events.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import { type InvalidSort, type Keyset, type NewestFirstRequest, type Page, type PageQuery, paginateNewestFirst } from "../platform/Pagination.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+
+/** Who acted. */
+export const Actor = Schema.Struct({ type: Schema.Literals(["user", "api_token", "scim", "system"]), id: Schema.String })
+/** Who acted. */
+export type Actor = typeof Actor.Type
+
+/** An entry of the log. */
+export interface AuditEntry {
+  readonly entry_id: string
+  readonly tenant_id: TenantId
+  readonly workspace_id: string | null
+  /** What happened, such as `grant.created`. */
+  readonly action: string
+  readonly actor: Actor
+  readonly target: { readonly type: string; readonly id: string }
+  /** The full payload of the change (never a secret). */
+  readonly detail: Readonly<Record<string, unknown>>
+  readonly created_at: Date
+}
+
+/** Which entries a list shows; every field narrows it. */
+export interface AuditFilter {
+  readonly action?: string | undefined
+  readonly targetType?: string | undefined
+  readonly targetId?: string | undefined
+  readonly actorId?: string | undefined
+}
+
+/** An entry's position in the newest-first list. */
+export const auditKey = (entry: AuditEntry): Keyset => ({ value: entry.created_at.getTime(), id: entry.entry_id })
+
+/** Whether an entry passes a filter. */
+export const matches = (entry: AuditEntry, filter: AuditFilter): boolean =>
+  (filter.action === undefined || entry.action === filter.action) &&
+  (filter.targetType === undefined || entry.target.type === filter.targetType) &&
+  (filter.targetId === undefined || entry.target.id === filter.targetId) &&
+  (filter.actorId === undefined || entry.actor.id === filter.actorId)
+
+/** Port: the audit log. Append and read, nothing else. */
+export class AuditStore extends Context.Service<AuditStore, {
+  /** Appends an entry (in the caller's transaction, if any). */
+  readonly append: (entry: AuditEntry) => Effect.Effect<void, StoreError>
+  /** One page of the tenant's entries passing `filter`, newest first. */
+  readonly list: (tenantId: TenantId, filter: AuditFilter, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreError>
+}>()("@analytics/core/AuditStore") {}
+
+/**
+ * Records what an actor did, in the caller's transaction: the entry, and
+ * its `audit.event` for the firehose.
+ */
+export const record = (
+  tenantId: TenantId,
+  entry: Pick<AuditEntry, "workspace_id" | "action" | "actor" | "target" | "detail">
+): Effect.Effect<AuditEntry, StoreError, AuditStore | EventPublisher> =>
+  Effect.gen(function*() {
+    const appended: AuditEntry = {
+      ...entry,
+      entry_id: yield* uuidv7,
+      tenant_id: tenantId,
+      created_at: new Date(yield* Clock.currentTimeMillis)
+    }
+    yield* (yield* AuditStore).append(appended)
+    // The payload is built by the service from stored values: a schema failure would be a bug.
+    // A tenant-wide entry (no workspace) concerns every workspace: "*" (decision 0010).
+    yield* publish(tenantId, "audit.event", entry.workspace_id ?? Events.everyWorkspace, {
+      action: entry.action,
+      actor: entry.actor,
+      target: entry.target,
+      detail: entry.detail
+    }).pipe(Effect.catchTag("SchemaError", Effect.die))
+    return appended
+  })
+
+/** One page of the tenant's log, newest first. */
+export const list = (
+  tenantId: TenantId,
+  filter: AuditFilter,
+  request: NewestFirstRequest
+): Effect.Effect<Page<AuditEntry>, StoreError | CursorError | InvalidSort, AuditStore | CursorCodec> =>
+  Effect.flatMap(AuditStore, (store) => paginateNewestFirst(request, (query) => store.list(tenantId, filter, query), auditKey))

@@ -1,0 +1,85 @@
+/**
+ * Port: turns a bearer credential into a principal. The default reads API
+ * tokens from the TenantStore and recognises the operator token; an
+ * embedding app can provide its own (for example verifying its own JWTs).
+ *
+ * @since 0.1.0
+ */
+import { Cache, Context, Effect, Exit, Layer, Option, Redacted, Stream } from "effect"
+import * as ApiToken from "../tenancy/ApiToken.ts"
+import { DirectoryStore } from "../directory/DirectoryStore.ts"
+import { type StoreError, Unauthenticated } from "../platform/Errors.ts"
+import { Member, Operator, type Principal } from "./Principal.ts"
+import { TenantStore } from "../tenancy/TenantStore.ts"
+import * as TenantTokens from "./TenantTokens.ts"
+import type { UserId } from "../directory/User.ts"
+
+/** Authenticates bearer credentials. */
+export class Authenticator extends Context.Service<Authenticator, {
+  readonly authenticate: (credential: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated | StoreError>
+}>()("@analytics/core/Authenticator") {}
+
+/** How long a verified token is remembered in process, to spare the store a lookup per request. */
+const cacheMillis = 30_000
+const cacheCapacity = 10_000
+
+const invalid = new Unauthenticated({ detail: "The bearer token is not valid" })
+
+/** A verified token: its member, and whether that member is a directory user read afresh per request. */
+interface Verified {
+  readonly member: Member
+  readonly userBound: boolean
+}
+
+/**
+ * The built-in authenticator: the operator token (when configured) and the
+ * API tokens stored by `TenantStore`. A user's personal token
+ * (`TenantTokens.issueForUser`) acts as that user as the directory has them
+ * at each request: deprovisioned, they are refused from their next request;
+ * their service roles are the directory's. Verified tokens are remembered
+ * for 30 s, and forgotten at once when the store announces a change of their
+ * tenant (a revoked token, a new plan).
+ */
+export const layerTokens = (options: {
+  readonly operatorToken: Option.Option<Redacted.Redacted<string>>
+}): Layer.Layer<Authenticator, never, TenantStore | DirectoryStore> =>
+  Layer.effect(
+    Authenticator,
+    Effect.gen(function*() {
+      const store = yield* TenantStore
+      const directory = yield* DirectoryStore
+      const operatorHash = Option.isSome(options.operatorToken)
+        ? yield* ApiToken.hash(Redacted.value(options.operatorToken.value))
+        : undefined
+      const verified = yield* Cache.makeWith(
+        (tokenHash: string) =>
+          Effect.flatMap(store.findTokenByHash(tokenHash), (record): Effect.Effect<Verified, Unauthenticated> =>
+            record === undefined ? Effect.fail(invalid) : Effect.succeed({
+              member: new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles }),
+              userBound: record.roles.includes(TenantTokens.userRole)
+            })),
+        // Valid tokens are remembered; unknown ones and store failures are asked again.
+        { capacity: cacheCapacity, timeToLive: (exit) => (Exit.isSuccess(exit) ? cacheMillis : 0) }
+      )
+      // Changes are rare (revocations, plan changes): forgetting every token then is simpler than indexing them by tenant.
+      yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, () => Cache.invalidateAll(verified)))
+      /** The directory user behind a personal token, as they are now. */
+      const asUserNow = (member: Member) =>
+        Effect.flatMap(directory.findUser(member.tenantId, member.userId as UserId), (user) =>
+          user === undefined || user.status !== "active"
+            ? Effect.fail(new Unauthenticated({ detail: "The token's user is deprovisioned" }))
+            : Effect.succeed(new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })))
+      const operator = new Operator()
+      return {
+        authenticate: (credential) =>
+          Effect.gen(function*() {
+            const token = Redacted.value(credential)
+            if (token.length === 0 || token.length > 512) return yield* invalid
+            const tokenHash = yield* ApiToken.hash(token)
+            if (tokenHash === operatorHash) return operator
+            const { member, userBound } = yield* Cache.get(verified, tokenHash)
+            return userBound ? yield* asUserNow(member) : member
+          })
+      }
+    })
+  )

@@ -1,0 +1,29 @@
+/**
+ * Who is calling: a tenant member (through an API token or the embedding
+ * app's own authenticator) or the operator, who may only provision tenants.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data } from "effect"
+import type { TenantId } from "../tenancy/Tenant.ts"
+
+/** A member of a tenant, acting through a token. */
+export class Member extends Data.TaggedClass("Member")<{
+  readonly tenantId: TenantId
+  readonly userId: string
+  readonly email: string | null
+  readonly roles: ReadonlyArray<string>
+  /** What row-level security may bind rows to (`region`…), as the authenticator knows them. */
+  readonly attributes?: Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number | boolean>>> | undefined
+}> {}
+
+/** The service operator, who provisions tenants and nothing else. */
+export class Operator extends Data.TaggedClass("Operator")<{}> {}
+
+/** Any authenticated caller. */
+export type Principal = Member | Operator
+
+/** The authenticated caller of the current request. */
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
+  "@analytics/core/CurrentPrincipal"
+) {}

@@ -1,0 +1,127 @@
+/**
+ * The bearer tokens a tenant issues beside the admin token it was
+ * provisioned with: tokens for its identity provider (SCIM, `/scim/v2`
+ * only) and users' personal tokens, which act as their user as the
+ * directory has them at each request (roles, deprovisioning).
+ *
+ * Tokens are shown once and stored as hashes (`ApiToken`); a token's role
+ * says which kind it is.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import * as ApiToken from "../tenancy/ApiToken.ts"
+import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import { DirectoryStore } from "../directory/DirectoryStore.ts"
+import { NotFound, type StoreError } from "../platform/Errors.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import { applyInMemory, type InvalidSort, type Keyset, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import { type ApiTokenRecord, TenantStore } from "../tenancy/TenantStore.ts"
+import type { User, UserId } from "../directory/User.ts"
+
+/** The role of the tokens identity providers provision with: `/scim/v2` only, nothing of `/v1`. */
+export const scimRole = "scim"
+
+/** The role of a user's personal token: the principal is the directory user, read at each request. */
+export const userRole = "user"
+
+/** A token as issued: the token itself, this once. */
+export interface Issued {
+  readonly token: string
+  readonly tokenId: string
+  readonly createdAt: Date
+}
+
+/** A token as listed: never the token itself. */
+export interface Listed {
+  readonly tokenId: string
+  readonly createdAt: Date
+}
+
+/** The user is deprovisioned: no token is issued for them. */
+export class UserDeprovisioned extends Data.TaggedError("UserDeprovisioned")<{
+  readonly userId: string
+}> {}
+
+const issue = (tenantId: TenantId, holder: Pick<ApiTokenRecord, "userId" | "email" | "roles">) =>
+  Effect.gen(function*() {
+    const token = yield* ApiToken.generate
+    const createdAt = new Date(yield* Clock.currentTimeMillis)
+    const tokenId = yield* uuidv7
+    yield* (yield* TenantStore).insertToken({ tokenId, tenantId, tokenHash: yield* ApiToken.hash(token), createdAt, ...holder })
+    return { token, tokenId, createdAt } satisfies Issued
+  })
+
+/** A new token for the tenant's identity provider. */
+export const issueScim = (tenantId: TenantId): Effect.Effect<Issued, StoreError, TenantStore> =>
+  issue(tenantId, { userId: `${scimRole}:${tenantId}`, email: null, roles: [scimRole] })
+
+/** A new personal token of an active user (in the caller's transaction, if any). */
+export const issueForUser = (user: User): Effect.Effect<Issued, UserDeprovisioned | StoreError, TenantStore> =>
+  user.status === "active"
+    ? issue(user.tenant_id, { userId: user.user_id, email: user.email, roles: [userRole] })
+    : Effect.fail(new UserDeprovisioned({ userId: user.user_id }))
+
+/** A new personal token of one of the tenant's users. */
+export const issueForUserId = (
+  tenantId: TenantId,
+  userId: string
+): Effect.Effect<Issued, NotFound | UserDeprovisioned | StoreError, TenantStore | DirectoryStore> =>
+  Effect.flatMap(DirectoryStore, (directory) => directory.findUser(tenantId, userId as UserId)).pipe(
+    Effect.flatMap((user): Effect.Effect<Issued, NotFound | UserDeprovisioned | StoreError, TenantStore> =>
+      user === undefined ? Effect.fail(new NotFound({ resource: "user", id: userId })) : issueForUser(user))
+  )
+
+const holding = (role: string, userId: string | undefined) => (token: ApiTokenRecord) =>
+  token.roles.includes(role) && (userId === undefined || token.userId === userId)
+
+/** The tenant's tokens of a role (of one user, when given), oldest first. */
+export const list = (
+  tenantId: TenantId,
+  role: string,
+  userId?: string
+): Effect.Effect<ReadonlyArray<Listed>, StoreError, TenantStore> =>
+  Effect.map(
+    Effect.flatMap(TenantStore, (store) => store.listTokens(tenantId, role)),
+    (tokens) => tokens.filter(holding(role, userId)).map((t) => ({ tokenId: t.tokenId, createdAt: t.createdAt }))
+  )
+
+const tokenKey = (token: Listed): Keyset => ({ value: token.createdAt.getTime(), id: token.tokenId })
+
+/**
+ * One page of the tenant's tokens of a role (of one user, when given),
+ * newest first, in the list envelope every list has (decision 0003). A holder
+ * has few tokens: the page is cut from all of them in memory, in the order
+ * and within the snapshot bound the stores' keyset pages follow.
+ */
+export const listPage = (
+  tenantId: TenantId,
+  role: string,
+  request: NewestFirstRequest,
+  userId?: string
+): Effect.Effect<Page<Listed>, StoreError | CursorError | InvalidSort, TenantStore | CursorCodec> =>
+  paginateNewestFirst(
+    request,
+    (query) => Effect.map(list(tenantId, role, userId), (tokens) => applyInMemory(tokens, query, tokenKey, (t) => t.createdAt)),
+    tokenKey
+  )
+
+/**
+ * Revokes one of the tenant's tokens of a role (of one user, when given).
+ * This process refuses it from the next request, others as soon as the
+ * store's announcement reaches them (at worst after the authenticator's
+ * 30 s cache). `false` when there is no such token.
+ */
+export const revoke = (
+  tenantId: TenantId,
+  role: string,
+  tokenId: string,
+  userId?: string
+): Effect.Effect<boolean, StoreError, TenantStore> =>
+  Effect.gen(function*() {
+    const store = yield* TenantStore
+    const tokens = yield* store.listTokens(tenantId, role)
+    if (!tokens.some((t) => t.tokenId === tokenId && holding(role, userId)(t))) return false
+    return yield* store.removeToken(tenantId, tokenId)
+  })

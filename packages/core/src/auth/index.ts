@@ -1,0 +1,13 @@
+/**
+ * Who is calling: credentials, principals, callers, API tokens of a tenant,
+ * and the password hasher port.
+ *
+ * It imports only from the folders before it in core's index.
+ *
+ * @since 0.1.0
+ */
+export * as Authenticator from "./Authenticator.ts"
+export * as Caller from "./Caller.ts"
+export * as PasswordHasher from "./PasswordHasher.ts"
+export * as Principal from "./Principal.ts"
+export * as TenantTokens from "./TenantTokens.ts"

@@ -1,0 +1,37 @@
+/**
+ * Port: comments on reports. Every method is scoped by tenant: another
+ * tenant's comment is a missing one.
+ *
+ * @since 0.1.0
+ */
+import { Context, type Effect } from "effect"
+import type { Comment, CommentFilter, CommentId } from "./Comment.ts"
+import type { StoreError } from "../platform/Errors.ts"
+import type { Keyset, PageQuery } from "../platform/Pagination.ts"
+import type { ReportId } from "../reports/Report.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+
+/** The fields a list of comments sorts by. */
+export const commentSortFields = ["created_at"] as const
+
+/** A comment's position in a list (by creation, then id). */
+export const commentKey = (comment: Comment): Keyset => ({ value: comment.created_at.getTime(), id: comment.comment_id })
+
+/** Comments on reports. */
+export class CommentStore extends Context.Service<CommentStore, {
+  readonly insert: (comment: Comment) => Effect.Effect<void, StoreError>
+  readonly find: (tenantId: TenantId, commentId: CommentId) => Effect.Effect<Comment | undefined, StoreError>
+  /** One page of a report's comments passing `filter`, by creation in the query's direction, then id ascending. */
+  readonly list: (
+    tenantId: TenantId,
+    reportId: ReportId,
+    filter: CommentFilter,
+    query: PageQuery<"created_at">
+  ) => Effect.Effect<ReadonlyArray<Comment>, StoreError>
+  /** How many replies a comment has. */
+  readonly countReplies: (tenantId: TenantId, commentId: CommentId) => Effect.Effect<number, StoreError>
+  /** Replaces a comment; `false` when there is none. */
+  readonly update: (comment: Comment) => Effect.Effect<boolean, StoreError>
+  /** Deletes a comment; `false` when there was none in this tenant. */
+  readonly remove: (tenantId: TenantId, commentId: CommentId) => Effect.Effect<boolean, StoreError>
+}>()("@analytics/core/CommentStore") {}

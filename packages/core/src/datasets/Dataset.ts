@@ -1,0 +1,116 @@
+/**
+ * Datasets (decision 0013): rows in the analytics engine, described by a
+ * semantic model, belonging to a workspace. Rows come from an uploaded
+ * CSV or Parquet file (imported into the embedded engine) or from a table
+ * or view of the operator's PostgreSQL (read in place).
+ *
+ * @since 0.1.0
+ */
+import { Cron, Result, Schema } from "effect"
+import type { TableColumn } from "./AnalyticsEngine.ts"
+import { Uuid } from "../platform/Ids.ts"
+import { Model } from "./SemanticModel.ts"
+import { Name, type TenantId } from "../tenancy/Tenant.ts"
+import { WorkspaceId } from "../tenancy/Workspace.ts"
+
+/** A dataset's identifier. */
+export const DatasetId = Uuid.pipe(Schema.brand("DatasetId"))
+/** A dataset's identifier. */
+export type DatasetId = typeof DatasetId.Type
+
+/** An identifier of the operator's PostgreSQL (a schema or a table name). */
+const PgName = Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(63), Schema.isPattern(/^[^\u0000]*$/))
+
+/** A five-field cron expression (UTC), checked by Effect's `Cron`. */
+export const CronExpression = Schema.String.check(
+  Schema.isMaxCodePoints(100),
+  Schema.makeFilter((text) => Result.isSuccess(Cron.parse(text)) || "Expected a cron expression such as \"0 * * * *\"")
+)
+
+/** Whether a schedule has a time after `since` and not after `now`. */
+export const isDue = (cron: string, since: Date, now: Date): boolean => {
+  const parsed = Cron.parse(cron)
+  return Result.isSuccess(parsed) && Cron.next(parsed.success, since) <= now
+}
+
+/** Where a dataset's rows come from. */
+export const DatasetSource = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("upload") }).annotate({ description: "A CSV or Parquet file uploaded to PUT /v1/datasets/{id}/data" }),
+  Schema.Struct({ type: Schema.Literal("postgres"), schema: Schema.optionalKey(PgName), table: PgName }).annotate({
+    description: "A table or view of the operator's PostgreSQL, read in place"
+  })
+])
+/** Where a dataset's rows come from. */
+export type DatasetSource = typeof DatasetSource.Type
+
+/** A dataset as stored. */
+export interface Dataset {
+  readonly dataset_id: DatasetId
+  readonly tenant_id: TenantId
+  readonly workspace_id: WorkspaceId
+  readonly name: string
+  readonly description: string | null
+  readonly source: DatasetSource
+  readonly model: Model
+  /** The columns of its rows as last loaded (empty before any). */
+  readonly columns: ReadonlyArray<TableColumn>
+  readonly row_count: number | null
+  readonly refreshed_at: Date | null
+  /** A PostgreSQL dataset's refresh schedule (a cron expression, UTC), or null. */
+  readonly refresh_cron: string | null
+  /**
+   * An upload dataset's current load (its refresh id), whose engine table
+   * holds the rows: switching it is what makes a load's rows current. Null
+   * before the first load, for rows loaded before loads had tables of their
+   * own (then the table is named by the dataset alone), and for PostgreSQL.
+   */
+  readonly load_id: string | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+/** What a client sends to create a dataset. */
+export const DatasetCreate = Schema.Struct({
+  workspace_id: WorkspaceId,
+  name: Name,
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(2000))),
+  source: DatasetSource,
+  model: Schema.optionalKey(Model.annotate({ description: "Dimensions, measures and row-level security; empty when omitted" })),
+  refresh_cron: Schema.optionalKey(Schema.NullOr(CronExpression).annotate({
+    description: "PostgreSQL datasets: refresh on this cron schedule (UTC), e.g. \"0 * * * *\""
+  }))
+})
+/** What a client sends to create a dataset. */
+export type DatasetCreate = typeof DatasetCreate.Type
+
+/** What a client may change. */
+export const DatasetUpdate = Schema.Struct({
+  name: Schema.optionalKey(Name),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(2000)))),
+  model: Schema.optionalKey(Model),
+  refresh_cron: Schema.optionalKey(Schema.NullOr(CronExpression))
+})
+/** What a client may change. */
+export type DatasetUpdate = typeof DatasetUpdate.Type
+
+/** The prefix of every engine table of uploaded rows. */
+export const uploadTablePrefix = "dataset_"
+
+const compact = (id: string) => id.replaceAll("-", "")
+
+/**
+ * The table a dataset's rows are read from: a PostgreSQL dataset's own, an
+ * upload's `dataset_<id>_<load id>` (one per load), or `dataset_<id>` for
+ * rows loaded before loads had tables of their own.
+ */
+export const tableOf = (dataset: Pick<Dataset, "dataset_id" | "source" | "load_id">): ReadonlyArray<string> =>
+  dataset.source.type === "postgres"
+    ? [dataset.source.schema ?? "public", dataset.source.table]
+    : [`${uploadTablePrefix}${compact(dataset.dataset_id)}${dataset.load_id === null ? "" : `_${compact(dataset.load_id)}`}`]
+
+/**
+ * Whether an engine table's name is one uploads make: `dataset_<id>`,
+ * `dataset_<id>_<load id>`, or the `dataset_<id>_staging` of earlier
+ * versions (only such tables are ever swept as orphans).
+ */
+export const isUploadTable = (name: string): boolean => /^dataset_[0-9a-f]{32}(_[0-9a-f]{32}|_staging)?$/.test(name)

@@ -1,0 +1,117 @@
+/**
+ * Making an export's file from its job: the rows of one visual as CSV or
+ * Parquet (every row of its query, unless the visual names a limit,
+ * streamed by the engine into the result) or JSON (with its columns'
+ * schema; the visual's displayed rows, bounded), or the SQL it compiles to
+ * in a chosen dialect. Each runs as the job's requester (their row-level
+ * security) with the job's filters added to the visual's own.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Stream } from "effect"
+import type { EngineError } from "../datasets/AnalyticsEngine.ts"
+import * as Csv from "../platform/Csv.ts"
+import { type DocumentFormat, DocumentRenderers, isDocumentFormat, type RenderError } from "../exports/DocumentRenderers.ts"
+import * as Datasets from "../datasets/Datasets.ts"
+import type { DatasetStore } from "../datasets/DatasetStore.ts"
+import { type ExportJob, singleVisualFormats } from "../exports/ExportJob.ts"
+import * as Reports from "../reports/Reports.ts"
+import * as ReportViews from "../reports/ReportViews.ts"
+import type { ReportStore } from "../reports/ReportStore.ts"
+
+/** A made file, ready to keep. */
+export interface Rendered {
+  readonly filename: string
+  readonly contentType: string
+  readonly body: Stream.Stream<Uint8Array, EngineError | RenderError>
+  /** The same file written by the engine itself at a path, for a result store on a local disk (`BlobStore.putFile`). */
+  readonly toFile?: ((path: string) => Effect.Effect<void, EngineError>) | undefined
+  readonly warnings: ReadonlyArray<string>
+}
+
+const encoder = new TextEncoder()
+const text = (value: string) => Stream.make(encoder.encode(value))
+
+/** A file name from a report's name or a visual's id, safe in a `Content-Disposition` header. */
+const fileName = (name: string, extension: string) => `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${extension}`
+
+/** The visual a single-visual export names, and its query with the export's filters. */
+const visualQueryOf = (job: ExportJob) =>
+  Reports.visualQuery(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.request.filters ?? [])
+
+const rowsOf = (job: ExportJob) =>
+  Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [])
+
+/** Makes the file of a job whose format this deployment produces (`Exports.availableFormats`). */
+export const render = (job: ExportJob) =>
+  Effect.gen(function*() {
+    const format = job.request.format
+    if (isDocumentFormat(format)) {
+      const renderer = (yield* DocumentRenderers)[format]
+      if (renderer === undefined) return yield* Effect.die(new Error(`No ${format} renderer (refused when asked)`))
+      // A single-visual document (png) shows, and runs, only the visual named.
+      const visualId = singleVisualFormats.has(format) ? job.request.visual_id : undefined
+      const view = yield* ReportViews.render({
+        tenantId: job.tenant_id,
+        reportId: job.report_id,
+        security: job.security,
+        filters: job.request.filters ?? [],
+        pages: job.request.pages,
+        visualId
+      })
+      const warnings = view.pages.flatMap((page) =>
+        page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
+      )
+      const body = renderer(view, { watermark: job.watermark, filters: Reports.describeFilters(view.report, job.request.filters), generatedAt: job.updated_at })
+      return { filename: fileName(visualId ?? view.report.name, format), contentType: contentTypes[format], body, warnings } satisfies Rendered
+    }
+    switch (format) {
+      case "csv": {
+        // Every row, streamed by the engine into the result (any row count in bounded memory);
+        // an engine that cannot stream gives the bounded result of the visual's query instead.
+        const { query, visual } = yield* visualQueryOf(job)
+        const streamed = yield* Datasets.csv(job.tenant_id, visual.dataset_id, query, job.security)
+        const body = streamed ?? (yield* Effect.map(rowsOf(job), ({ compiled, rows }) => text(Csv.table(compiled.columns.map((c) => c.name), rows))))
+        const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "csv")
+        return { filename: fileName(visual.id, "csv"), contentType: "text/csv; charset=utf-8", body, toFile, warnings: [] } satisfies Rendered
+      }
+      case "json": {
+        const { compiled, rows, visual } = yield* rowsOf(job)
+        const document = {
+          visual: { id: visual.id, type: visual.type, title: visual.title ?? null, dataset_id: visual.dataset_id },
+          columns: compiled.columns.map((c) => ({ name: c.name, member: c.member, kind: c.kind, type: c.type, granularity: c.granularity ?? null, ...(c.format === undefined ? {} : { format: c.format }) })),
+          row_count: rows.length,
+          rows
+        }
+        return { filename: fileName(visual.id, "json"), contentType: "application/json", body: text(JSON.stringify(document)), warnings: [] } satisfies Rendered
+      }
+      case "parquet": {
+        const { query, visual } = yield* visualQueryOf(job)
+        const body = yield* Datasets.parquet(job.tenant_id, visual.dataset_id, query, job.security)
+        const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "parquet")
+        return { filename: fileName(visual.id, "parquet"), contentType: "application/vnd.apache.parquet", body, toFile, warnings: [] } satisfies Rendered
+      }
+      case "sql": {
+        const { query, visual } = yield* visualQueryOf(job)
+        const { compiled, dialect } = yield* Datasets.compile(job.tenant_id, visual.dataset_id, query, job.security, job.request.dialect)
+        const header = [
+          `-- Visual ${visual.id} of report ${job.report_id}, compiled for ${dialect}`,
+          ...compiled.params.map((value, i) => `-- parameter ${i + 1}: ${JSON.stringify(value)}`)
+        ]
+        return { filename: fileName(visual.id, "sql"), contentType: "application/sql; charset=utf-8", body: text(`${[...header, compiled.sql].join("\n")};\n`), warnings: [] } satisfies Rendered
+      }
+      default:
+        return yield* Effect.die(new Error(`The ${job.request.format} format is not produced (refused when asked)`))
+    }
+  })
+
+/** The media types of documents. */
+const contentTypes: Record<DocumentFormat, string> = {
+  pdf: "application/pdf",
+  png: "image/png",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+}
+
+/** What rendering reads. */
+export type Services = ReportStore | DatasetStore | Datasets.Engines | DocumentRenderers

@@ -1,0 +1,185 @@
+/**
+ * Use cases on export jobs (decision 0015): asking for an export of
+ * a report (the caller needs `download` on it, and it counts against the
+ * export limits of decision 0009), reading a job, canceling it, and the signed
+ * URL of its result.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import * as Datasets from "../datasets/Datasets.ts"
+import type { DirectoryStore } from "../directory/DirectoryStore.ts"
+import { DocumentRenderers } from "../exports/DocumentRenderers.ts"
+import { type Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import {
+  type ExportJob,
+  type ExportRequest,
+  type Format,
+  type JobId,
+  type NewJob,
+  queued,
+  singleVisualFormats,
+  watermarkedFormats
+} from "../exports/ExportJob.ts"
+import { ExportStore } from "../exports/ExportStore.ts"
+import * as Grants from "../sharing/Grants.ts"
+import type { GrantStore } from "../sharing/GrantStore.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
+import * as OperationLimits from "../limits/OperationLimits.ts"
+import * as Policy from "../sharing/Policy.ts"
+import type { Member } from "../auth/Principal.ts"
+import { findVisual, type Report } from "../reports/Report.ts"
+import * as Reports from "../reports/Reports.ts"
+import type * as Subjects from "../sharing/Subjects.ts"
+
+/** The formats core makes itself; document formats need their renderer (`DocumentRenderers`). */
+const coreFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql", "parquet"])
+
+/** The formats this deployment produces; the others are refused at request time, never accepted and then failed. */
+export const availableFormats = Effect.map(DocumentRenderers, (renderers): ReadonlySet<Format> =>
+  new Set([...coreFormats, ...(Object.keys(renderers) as ReadonlyArray<Format>)]))
+
+/** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
+export class ExportInvalid extends Data.TaggedError("ExportInvalid")<{
+  readonly detail: string
+}> {}
+
+/** The job has no result yet (or never will: failed, canceled). */
+export class ResultNotReady extends Data.TaggedError("ResultNotReady")<{
+  readonly status: ExportJob["status"]
+}> {}
+
+/** How result URLs are made: the HTTP side knows the path, core the signature. */
+export interface ResultLinks {
+  readonly url: (job: ExportJob) => Effect.Effect<{ readonly url: string; readonly expires_at: Date }>
+}
+
+/**
+ * Refuses a format that cannot carry a watermark, for an export that must
+ * (`whose`: what is watermarked, "this share" or "your grant on this report").
+ */
+export const carryingWatermark = (format: Format, whose: string): Effect.Effect<void, ExportInvalid> =>
+  watermarkedFormats.has(format)
+    ? Effect.void
+    : Effect.fail(new ExportInvalid({ detail: `format: ${whose} is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark` }))
+
+/** Checks the request against the report: its pages and visual exist, the format can be made. */
+export const check = (report: Report, request: ExportRequest) =>
+  Effect.gen(function*() {
+    const available = yield* availableFormats
+    if (!available.has(request.format)) {
+      return yield* new ExportInvalid({ detail: `format: ${request.format} is not produced by this deployment; use ${[...available].join(", ")}` })
+    }
+    for (const name of request.pages ?? []) {
+      if (!report.pages.some((p) => p.name === name)) return yield* new ExportInvalid({ detail: `pages: the report has no page named ${JSON.stringify(name)}` })
+    }
+    if (singleVisualFormats.has(request.format)) {
+      if (request.visual_id === undefined) return yield* new ExportInvalid({ detail: `visual_id: ${request.format} exports one visual; name it` })
+      const found = findVisual(report, request.visual_id)
+      if (found === undefined) return yield* new ExportInvalid({ detail: `visual_id: the report has no visual ${JSON.stringify(request.visual_id)}` })
+      if (request.format === "parquet" && !(yield* Datasets.writesParquet(report.tenant_id, found.visual.dataset_id))) {
+        return yield* new ExportInvalid({ detail: "format: parquet is written by the DuckDB engine; this visual's dataset is on another" })
+      }
+    }
+    if (request.dialect !== undefined && request.format !== "sql") return yield* new ExportInvalid({ detail: "dialect: only a sql export has one" })
+    const filtersRefused = yield* Reports.checkFilterValues(report, request.filters)
+    if (filtersRefused !== undefined) return yield* new ExportInvalid({ detail: filtersRefused })
+  })
+
+/**
+ * Queues an export of a report for the caller, who needs `download` on it
+ * (a tenant admin always has it). The job runs as the caller: their
+ * row-level security as it is now. Counted against the export limits: 300
+ * an hour per workspace in bursts of 10, and 30 a minute per user.
+ */
+export const request = (
+  member: Member,
+  reportId: string,
+  input: ExportRequest
+): Effect.Effect<
+  ExportJob,
+  | NotFound
+  | Forbidden
+  | Grants.ShareExpired
+  | ExportInvalid
+  | RateLimitedWith<"rate-limit/exports-exceeded">
+  | StoreError,
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Datasets.Engines | DocumentRenderers | Limiter
+> =>
+  Effect.gen(function*() {
+    const report = yield* Reports.get(member.tenantId, reportId)
+    const { watermark } = yield* Policy.onSubject(member, "exports.export", report.report_id)
+    // A watermarked grant exports only what carries the watermark, drawn with the member's own address (decision 0014).
+    if (watermark) yield* carryingWatermark(input.format, "your grant on this report")
+    yield* check(report, input)
+    const limiter = yield* Limiter
+    yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
+    yield* limiter.enforce(OperationLimits.userExports(member.userId))
+    return yield* enqueue(report, {
+      request: input,
+      requested_by: { type: "user", id: member.userId },
+      security: yield* Datasets.securityContext(member),
+      watermark: watermark ? member.email ?? `User ${member.userId}` : null
+    })
+  })
+
+/** Queues a job of `report`, due now: what is asked, by whom, as whom (and, for a share or a schedule, its watermark or recipient). */
+export const enqueue = (
+  report: Pick<Report, "tenant_id" | "workspace_id" | "report_id">,
+  job: Omit<NewJob, "job_id" | "tenant_id" | "workspace_id" | "report_id">
+): Effect.Effect<ExportJob, StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const made = queued({
+      ...job,
+      job_id: (yield* uuidv7) as JobId,
+      tenant_id: report.tenant_id,
+      workspace_id: report.workspace_id,
+      report_id: report.report_id
+    }, new Date(yield* Clock.currentTimeMillis))
+    yield* (yield* ExportStore).insert(made)
+    return made
+  })
+
+/**
+ * A job of the caller's tenant that the policy lets them see: their own, or
+ * any for an admin; another member's is `NotFound`, as an unknown id is.
+ */
+export const get = (
+  member: Member,
+  jobId: string,
+  operation: Policy.MemberOperation = "exports.job"
+): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.flatMap(ExportStore, (store) => store.find(member.tenantId, jobId as JobId)).pipe(
+    Policy.owned(member, operation, { type: "job", id: jobId }, (job) => job.requested_by)
+  )
+
+/** Cancels a job of the caller's that has not finished; a finished one is answered as it is. */
+export const cancel = (member: Member, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    yield* get(member, jobId, "exports.cancel")
+    const job = yield* (yield* ExportStore).cancel(member.tenantId, jobId as JobId, new Date(yield* Clock.currentTimeMillis))
+    return job ?? (yield* new NotFound({ resource: "job", id: jobId }))
+  })
+
+/**
+ * The signed URL of a succeeded job's file, valid for an hour (decision 0015):
+ * only for its requester (or an admin), and only while they may still
+ * download the report, so a grant revoked after the export also stops its
+ * file. The file holds the requester's rows (their row-level security).
+ */
+export const resultUrl = (
+  member: Member,
+  jobId: string,
+  links: ResultLinks
+): Effect.Effect<
+  { readonly job: ExportJob; readonly url: string; readonly expires_at: Date },
+  NotFound | Forbidden | Grants.ShareExpired | ResultNotReady | StoreError,
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services
+> =>
+  Effect.gen(function*() {
+    const job = yield* get(member, jobId, "exports.result")
+    yield* Policy.onSubject(member, "exports.export", job.report_id)
+    if (job.status !== "succeeded" || job.result === null) return yield* new ResultNotReady({ status: job.status })
+    return { job, ...(yield* links.url(job)) }
+  })

@@ -1,0 +1,78 @@
+/**
+ * Exports asked through a share: a public link's visitor or an embed's
+ * viewer whose grant allows `download` queues an export of the shared
+ * report, run as them (the link's or the token's row-level security, an
+ * embed's locked filters) and watermarked as their view is (decisions
+ * 0014 and 0015). A watermarked share exports only the formats that draw the
+ * watermark into the file (pdf, png), so it cannot be taken off a copy. A
+ * view-only share exports nothing.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import type * as Datasets from "../datasets/Datasets.ts"
+import type { DatasetStore } from "../datasets/DatasetStore.ts"
+import type { DocumentRenderers } from "../exports/DocumentRenderers.ts"
+import { Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import { ExportRequest, type ExportJob, type JobId } from "../exports/ExportJob.ts"
+import * as Exports from "./Exports.ts"
+import { ExportStore } from "../exports/ExportStore.ts"
+import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
+import * as OperationLimits from "../limits/OperationLimits.ts"
+import * as Reports from "../reports/Reports.ts"
+import type { ReportStore } from "../reports/ReportStore.ts"
+import { may, type Viewer } from "../sharing/SharedViews.ts"
+
+/** What a viewer asks for: a format and the pages or visual it needs; filters are the share's own. */
+export const SharedExportRequest = Schema.Struct({
+  format: ExportRequest.fields.format,
+  pages: ExportRequest.fields.pages,
+  visual_id: ExportRequest.fields.visual_id
+})
+/** What a viewer asks for. */
+export type SharedExportRequest = typeof SharedExportRequest.Type
+
+
+/** Who asked, on the job: the grant the viewer came through. */
+const requesterOf = (viewer: Viewer) => ({ type: "grant", id: viewer.grant.grant_id }) as const
+
+/**
+ * Queues an export of the shared report for the viewer. Counted against
+ * the workspace's export limit (300 an hour, bursts of 10), as the
+ * report's exports asked with a token are.
+ */
+export const request = (
+  viewer: Viewer,
+  input: SharedExportRequest
+): Effect.Effect<
+  ExportJob,
+  Forbidden | NotFound | Exports.ExportInvalid | RateLimitedWith<"rate-limit/exports-exceeded"> | StoreError,
+  ExportStore | ReportStore | DatasetStore | Datasets.Engines | DocumentRenderers | Limiter
+> =>
+  Effect.gen(function*() {
+    if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
+    // Exports are of a report: a dashboard, dataset or workspace share exports nothing (decision 0014).
+    if (viewer.grant.subject_type !== "report") return yield* new Forbidden({ detail: `Exports are of a shared report; this share is of a ${viewer.grant.subject_type}` })
+    if (viewer.watermark !== null) yield* Exports.carryingWatermark(input.format, "this share")
+    const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
+    const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
+    yield* Exports.check(report, exportRequest)
+    yield* (yield* Limiter).enforce(OperationLimits.apiExports(report.workspace_id))
+    return yield* Exports.enqueue(report, {
+      request: exportRequest,
+      requested_by: requesterOf(viewer),
+      security: viewer.security,
+      watermark: viewer.watermark
+    })
+  })
+
+/** A job the viewer's grant asked for; any other is NotFound to them. */
+export const job = (viewer: Viewer, jobId: string): Effect.Effect<ExportJob, NotFound | StoreError, ExportStore> =>
+  Effect.gen(function*() {
+    const found = yield* (yield* ExportStore).find(viewer.grant.tenant_id, jobId as JobId)
+    const requester = requesterOf(viewer)
+    if (found === undefined || found.requested_by.type !== requester.type || found.requested_by.id !== requester.id) {
+      return yield* new NotFound({ resource: "job", id: jobId })
+    }
+    return found
+  })

@@ -1,0 +1,170 @@
+/**
+ * Use cases on alerts (decision 0013): written by tenant admins, checked after
+ * their dataset's refreshes, on their cron schedule, or on demand. A check
+ * runs the measure over every row (the alert is the tenant's, not a
+ * viewer's) and moves the alert between `ok` and `firing`, publishing
+ * `alert.fire` or `alert.resolve` in the same transaction as the change.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect } from "effect"
+import { type Alert, type AlertCreate, type AlertId, type AlertUpdate, holds, isDue } from "./Alert.ts"
+import { alertKey, AlertStore } from "./AlertStore.ts"
+import type { EngineError } from "../datasets/AnalyticsEngine.ts"
+import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import type { DatasetStore } from "../datasets/DatasetStore.ts"
+import * as Datasets from "../datasets/Datasets.ts"
+import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
+import { publish } from "../webhooks/EventPublisher.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
+import * as SemanticModel from "../datasets/SemanticModel.ts"
+import * as SemanticQuery from "../datasets/SemanticQuery.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import { Transactor } from "../platform/Transactor.ts"
+import type { WorkspaceId } from "../tenancy/Workspace.ts"
+import * as Workspaces from "../tenancy/Workspaces.ts"
+import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
+
+const alertNotFound = (id: string) => new NotFound({ resource: "alert", id })
+
+/** The query an alert checks. */
+const queryOf = (alert: Pick<Alert, "measure" | "filters">): SemanticQuery.Query => ({ measures: [alert.measure], filters: alert.filters })
+
+/** Checks that the alert's measure and filters fit its dataset's model. */
+const checkAgainstDataset = (tenantId: TenantId, alert: Pick<Alert, "dataset_id" | "measure" | "filters">) =>
+  Effect.gen(function*() {
+    const dataset = yield* Datasets.get(tenantId, alert.dataset_id)
+    const model = SemanticModel.check(dataset.model)
+    if (model instanceof SemanticModel.ModelInvalid) return yield* model
+    const plan = SemanticQuery.plan(model, queryOf(alert), { roles: [], attributes: {}, service: true }, new Date(0))
+    if (plan instanceof SemanticQuery.QueryInvalid) return yield* plan
+    return dataset
+  })
+
+/** An alert of the tenant, or NotFound. */
+export const get = (tenantId: TenantId, alertId: string): Effect.Effect<Alert, NotFound | StoreError, AlertStore> =>
+  Effect.flatMap(AlertStore, (store) => store.find(tenantId, alertId as AlertId)).pipe(orNotFound("alert", alertId))
+
+/** Creates an alert on a measure of a dataset of the tenant (in the dataset's workspace). */
+export const create = (
+  tenantId: TenantId,
+  input: AlertCreate
+): Effect.Effect<Alert, NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError, AlertStore | DatasetStore> =>
+  Effect.gen(function*() {
+    const filters = input.filters ?? []
+    const dataset = yield* checkAgainstDataset(tenantId, { dataset_id: input.dataset_id, measure: input.measure, filters })
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const alert: Alert = {
+      alert_id: (yield* uuidv7) as AlertId,
+      tenant_id: tenantId,
+      workspace_id: dataset.workspace_id,
+      dataset_id: dataset.dataset_id,
+      name: input.name,
+      measure: input.measure,
+      filters,
+      condition: input.condition,
+      threshold: input.threshold,
+      schedule: input.schedule ?? { after_refresh: true },
+      state: "ok",
+      last_value: null,
+      last_checked_at: null,
+      created_at: now,
+      updated_at: now
+    }
+    yield* (yield* AlertStore).insert(alert)
+    return alert
+  })
+
+/** One page of a workspace's alerts, newest first. */
+export const list = (
+  tenantId: TenantId,
+  workspaceId: WorkspaceId,
+  request: NewestFirstRequest
+): Effect.Effect<Page<Alert>, NotFound | StoreError | CursorError | InvalidSort, AlertStore | WorkspaceStore | CursorCodec> =>
+  Effect.gen(function*() {
+    yield* Workspaces.ensureExists(tenantId, workspaceId)
+    const store = yield* AlertStore
+    return yield* paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), alertKey)
+  })
+
+/** Changes an alert's rule or schedule (checked against its dataset again). */
+export const update = (
+  tenantId: TenantId,
+  alertId: string,
+  change: AlertUpdate
+): Effect.Effect<Alert, NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError, AlertStore | DatasetStore> =>
+  Effect.gen(function*() {
+    const current = yield* get(tenantId, alertId)
+    const updated: Alert = {
+      ...current,
+      name: change.name ?? current.name,
+      filters: change.filters ?? current.filters,
+      condition: change.condition ?? current.condition,
+      threshold: change.threshold ?? current.threshold,
+      schedule: change.schedule ?? current.schedule,
+      updated_at: new Date(yield* Clock.currentTimeMillis)
+    }
+    yield* checkAgainstDataset(tenantId, updated)
+    if (!(yield* (yield* AlertStore).update(updated))) return yield* alertNotFound(alertId)
+    return updated
+  })
+
+/** Deletes an alert. */
+export const remove = (tenantId: TenantId, alertId: string): Effect.Effect<void, NotFound | StoreError, AlertStore> =>
+  Effect.flatMap(AlertStore, (store) => store.remove(tenantId, alertId as AlertId)).pipe(
+    Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(alertNotFound(alertId)))
+  )
+
+/** What checking needs. */
+export type CheckServices = AlertStore | DatasetStore | Datasets.Engines | EventPublisher | Transactor
+
+/**
+ * Checks an alert now: measures its value over every row, records it, and
+ * on a change of state publishes `alert.fire` or `alert.resolve` in the
+ * same transaction.
+ */
+export const check = (alert: Alert): Effect.Effect<Alert, Datasets.QueryError | Datasets.QueryTimedOut | EngineError, CheckServices> =>
+  Effect.gen(function*() {
+    const { rows } = yield* Datasets.query(alert.tenant_id, alert.dataset_id, queryOf(alert), { roles: [], attributes: {}, service: true })
+    const measured = rows[0]?.[alert.measure]
+    const value = typeof measured === "number" ? measured : typeof measured === "string" && measured !== "" ? Number(measured) : null
+    const firing = holds(alert, value)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const checked: Alert = { ...alert, state: firing ? "firing" : "ok", last_value: value, last_checked_at: now, updated_at: now }
+    const changed = checked.state !== alert.state
+    yield* (yield* Transactor).transaction(Effect.gen(function*() {
+      yield* (yield* AlertStore).update(checked)
+      if (changed) {
+        const data = { alert_id: alert.alert_id, name: alert.name, value: value ?? 0, threshold: alert.threshold }
+        // The data is built here from stored values: a schema failure would be a bug.
+        yield* publish(alert.tenant_id, firing ? "alert.fire" : "alert.resolve", alert.workspace_id, data).pipe(
+          Effect.catchTag("SchemaError", Effect.die)
+        )
+      }
+    }))
+    return checked
+  })
+
+/** Checks an alert of the tenant now, on demand. */
+export const checkNow = (tenantId: TenantId, alertId: string) => Effect.flatMap(get(tenantId, alertId), check)
+
+/** Checks, one after another, the alerts; a failing check is logged and leaves the alert as it was. */
+const checkAll = (alerts: ReadonlyArray<Alert>) =>
+  Effect.forEach(alerts, (alert) =>
+    check(alert).pipe(
+      Effect.catch((error) => Effect.logWarning(`Alert ${alert.alert_id} could not be checked`, error._tag))
+    ), { discard: true })
+
+/** Checks the alerts a dataset's refresh triggers. */
+export const afterRefresh = (tenantId: TenantId, datasetId: string): Effect.Effect<void, StoreError, CheckServices> =>
+  Effect.flatMap(AlertStore, (store) => store.listAfterRefresh(tenantId, datasetId)).pipe(Effect.flatMap(checkAll))
+
+/** Checks every scheduled alert that is due now (the host's scheduler runs this each minute). */
+export const runDue: Effect.Effect<number, StoreError, CheckServices> = Effect.gen(function*() {
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const due = (yield* (yield* AlertStore).listScheduled).filter((alert) => isDue(alert, now))
+  yield* checkAll(due)
+  return due.length
+})

@@ -1,0 +1,106 @@
+/**
+ * A report as someone sees it: every page (or those chosen), each visual
+ * run with their row-level security and the filters added to its own,
+ * four at a time. A visual that cannot be shown (its query timed out, its
+ * data is not loaded) says why in words, never with a query or a row, and
+ * the rest still show. Shared pages and exported documents are drawn from
+ * this.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { Row } from "../datasets/AnalyticsEngine.ts"
+import type * as Datasets from "../datasets/Datasets.ts"
+import type { DatasetStore } from "../datasets/DatasetStore.ts"
+import type { NotFound, StoreError } from "../platform/Errors.ts"
+import type { Report, Visual } from "./Report.ts"
+import * as Reports from "./Reports.ts"
+import type { ReportStore } from "./ReportStore.ts"
+import type { SecurityContext } from "../datasets/SemanticQuery.ts"
+
+/** One visual as seen: its rows (and which columns are measures), or why it shows none. */
+export type VisualView =
+  | {
+    readonly _tag: "Rows"
+    readonly visual: Visual
+    readonly columns: ReadonlyArray<string>
+    readonly measures: ReadonlyArray<string>
+    readonly rows: ReadonlyArray<Row>
+  }
+  | { readonly _tag: "Unavailable"; readonly visual: Visual; readonly detail: string }
+
+/** A report as seen: each page with each visual. */
+export interface ReportView {
+  readonly report: Report
+  readonly pages: ReadonlyArray<{ readonly name: string; readonly visuals: ReadonlyArray<VisualView> }>
+}
+
+/** A value as shared pages and documents print it: numbers grouped, with at most two decimals. */
+export const displayText = (value: Row[string] | undefined): string =>
+  typeof value === "number" ? value.toLocaleString("en-US", { maximumFractionDigits: 2 }) : String(value ?? "")
+
+/** The figure a key-figure (kpi) visual shows, as text; `undefined` for any other visual. */
+export const keyFigure = (v: VisualView): string | undefined => {
+  if (v._tag !== "Rows" || v.visual.type !== "kpi" || v.rows.length !== 1) return undefined
+  // A kpi names its `value` (Reports checks it).
+  const measure = v.visual.encoding?.value ?? v.measures[0]
+  return measure === undefined ? undefined : displayText(v.rows[0]![measure])
+}
+
+/** What rendering reads. */
+export type Services = ReportStore | DatasetStore | Datasets.Engines
+
+/** Who sees the report, and how much of it. */
+export interface Request {
+  readonly tenantId: Report["tenant_id"]
+  readonly reportId: string
+  readonly security: SecurityContext
+  /** Added to each visual's own filters: query filters, or values of the report's filters. */
+  readonly filters: Reports.ViewFilters
+  /** The pages to show, by name; every page when absent. */
+  readonly pages?: ReadonlyArray<string> | undefined
+  /** Only this visual (and its page); every visual when absent. */
+  readonly visualId?: string | undefined
+}
+
+/** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
+const unavailable = (error: { readonly _tag: string }): string =>
+  error._tag === "QueryTimedOut"
+    ? "This visual took too long to load."
+    : error._tag === "NotLoaded"
+    ? "This visual's data has not been loaded yet."
+    : error._tag === "QueryInvalid"
+    ? "This visual cannot be shown with the filters of this view."
+    : "This visual is not available."
+
+/** Runs one visual. */
+const visualFor = (request: Request, visual: Visual): Effect.Effect<VisualView, StoreError, Services> =>
+  Reports.queryVisual(request.tenantId, request.reportId, visual.id, request.security, request.filters).pipe(
+    Effect.map((result): VisualView => ({
+      _tag: "Rows",
+      visual,
+      columns: result.compiled.columns.map((c) => c.name),
+      measures: result.compiled.columns.filter((c) => c.kind === "measure").map((c) => c.name),
+      rows: result.rows
+    })),
+    Effect.catch((error: { readonly _tag: string }) =>
+      error._tag === "StoreError"
+        ? Effect.fail(error as StoreError)
+        : Effect.succeed<VisualView>({ _tag: "Unavailable", visual, detail: unavailable(error) }))
+  )
+
+/** The report as `request` sees it. */
+export const render = (request: Request): Effect.Effect<ReportView, NotFound | StoreError, Services> =>
+  Effect.gen(function*() {
+    const report = yield* Reports.get(request.tenantId, request.reportId)
+    const chosen = report.pages
+      .filter((p) => request.pages === undefined || request.pages.includes(p.name))
+      .map((p) => ({ name: p.name, visuals: p.visuals.filter((v) => request.visualId === undefined || v.id === request.visualId) }))
+      .filter((p) => p.visuals.length > 0 || request.visualId === undefined)
+    const pages = yield* Effect.forEach(chosen, (page) =>
+      Effect.map(
+        Effect.forEach(page.visuals, (visual) => visualFor(request, visual), { concurrency: 4 }),
+        (visuals) => ({ name: page.name, visuals })
+      ))
+    return { report, pages }
+  })

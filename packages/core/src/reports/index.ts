@@ -1,0 +1,18 @@
+/**
+ * Reports, their pages and visuals, dashboards and alerts, and what a report
+ * view shows.
+ *
+ * It imports only from the folders before it in core's index.
+ *
+ * @since 0.1.0
+ */
+export * as Alert from "./Alert.ts"
+export * as AlertStore from "./AlertStore.ts"
+export * as Alerts from "./Alerts.ts"
+export * as Dashboard from "./Dashboard.ts"
+export * as DashboardStore from "./DashboardStore.ts"
+export * as Dashboards from "./Dashboards.ts"
+export * as Report from "./Report.ts"
+export * as ReportStore from "./ReportStore.ts"
+export * as ReportViews from "./ReportViews.ts"
+export * as Reports from "./Reports.ts"

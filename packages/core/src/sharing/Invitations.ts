@@ -1,0 +1,186 @@
+/**
+ * Use cases on invitations: invite (or invite again), resend, revoke,
+ * list, and accept (which makes the user). The e-mail goes through the
+ * `Mailer` port; a failure to send leaves the invitation in place for a
+ * resend.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import * as ApiToken from "../tenancy/ApiToken.ts"
+import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import * as Directory from "../provisioning/Directory.ts"
+import { DirectoryStore } from "../directory/DirectoryStore.ts"
+import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import { type Invitation, type InvitationAccept, type InvitationCreate, type InvitationId, statusAt, validityMillis } from "./Invitation.ts"
+import { invitationKey, InvitationStore } from "./InvitationStore.ts"
+import { type MailError, Mailer } from "../platform/Mailer.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
+import { GrantStore } from "./GrantStore.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
+import type { TenantStore } from "../tenancy/TenantStore.ts"
+import * as TenantTokens from "../auth/TenantTokens.ts"
+import { Transactor } from "../platform/Transactor.ts"
+import type { User } from "../directory/User.ts"
+
+/** The invitation cannot be accepted (or resent): it was used, revoked or has expired. */
+export class InvitationClosed extends Data.TaggedError("InvitationClosed")<{
+  readonly status: "accepted" | "revoked" | "expired"
+}> {}
+
+/** No invitation has this token. */
+export class InvitationUnknown extends Data.TaggedError("InvitationUnknown")<{}> {}
+
+/** How invitation e-mails point to the page that accepts them. */
+export interface Links {
+  /** The URL the invited person opens, carrying the token. */
+  readonly acceptUrl: (token: string) => string
+}
+
+const notFound = (id: string) => new NotFound({ resource: "invitation", id })
+
+/** The invitation e-mail. */
+const mail = (invitation: Invitation, token: string, links: Links) => ({
+  to: [invitation.email],
+  subject: "You are invited to Analytics",
+  text: [
+    `Hello${invitation.name === null ? "" : ` ${invitation.name}`},`,
+    "",
+    "You have been invited to see what is shared with you in Analytics.",
+    `Accept the invitation here (valid until ${invitation.expires_at.toISOString()}):`,
+    "",
+    links.acceptUrl(token),
+    "",
+    "If you did not expect this, ignore this message."
+  ].join("\n")
+})
+
+/** A fresh token and its hash. */
+const newToken = Effect.gen(function*() {
+  const token = yield* ApiToken.generate
+  return { token, tokenHash: yield* ApiToken.hash(token) }
+})
+
+/**
+ * Invites an address that is no user of the tenant (409 `EmailTaken` when it
+ * is). A pending invitation of the same address is renewed (new token, new
+ * expiry) rather than duplicated. The e-mail is sent after the invitation is stored.
+ */
+export const invite = (
+  tenantId: TenantId,
+  invitedBy: string,
+  input: InvitationCreate,
+  links: Links
+): Effect.Effect<Invitation, Directory.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer> =>
+  Effect.gen(function*() {
+    if ((yield* (yield* DirectoryStore).findUserBy(tenantId, { email: input.email })) !== undefined) {
+      return yield* new Directory.EmailTaken({ email: input.email })
+    }
+    const store = yield* InvitationStore
+    const now = yield* Clock.currentTimeMillis
+    const { token, tokenHash } = yield* newToken
+    const pending = yield* store.findPending(tenantId, input.email)
+    let invitation: Invitation
+    if (pending !== undefined && statusAt(pending, now) === "pending") {
+      invitation = { ...pending, name: input.name ?? pending.name, token_hash: tokenHash, expires_at: new Date(now + validityMillis), updated_at: new Date(now) }
+      // Changed meanwhile (accepted, revoked, renewed by a concurrent invite): decide again on what it is now.
+      if (!(yield* store.update(invitation, pending.updated_at))) return yield* invite(tenantId, invitedBy, input, links)
+    } else {
+      invitation = {
+        invitation_id: (yield* uuidv7) as InvitationId,
+        tenant_id: tenantId,
+        email: input.email,
+        name: input.name ?? null,
+        status: "pending",
+        token_hash: tokenHash,
+        invited_by: invitedBy,
+        expires_at: new Date(now + validityMillis),
+        user_id: null,
+        created_at: new Date(now),
+        updated_at: new Date(now)
+      }
+      yield* store.insert(invitation)
+    }
+    yield* (yield* Mailer).send(mail(invitation, token, links))
+    return invitation
+  })
+
+/** An invitation of the tenant, or `NotFound`. */
+export const get = (tenantId: TenantId, id: string): Effect.Effect<Invitation, NotFound | StoreError, InvitationStore> =>
+  Effect.flatMap(InvitationStore, (store) => store.find(tenantId, id as InvitationId)).pipe(
+    orNotFound("invitation", id)
+  )
+
+/** Sends a pending (or expired) invitation again with a new token and a new expiry; the old token stops working. */
+export const resend = (
+  tenantId: TenantId,
+  id: string,
+  links: Links
+): Effect.Effect<Invitation, NotFound | InvitationClosed | StoreError | MailError, InvitationStore | Mailer> =>
+  Effect.gen(function*() {
+    const current = yield* get(tenantId, id)
+    if (current.status !== "pending") return yield* new InvitationClosed({ status: current.status })
+    const now = yield* Clock.currentTimeMillis
+    const { token, tokenHash } = yield* newToken
+    const renewed: Invitation = { ...current, token_hash: tokenHash, expires_at: new Date(now + validityMillis), updated_at: new Date(now) }
+    if (!(yield* (yield* InvitationStore).update(renewed, current.updated_at))) return yield* notFound(id)
+    yield* (yield* Mailer).send(mail(renewed, token, links))
+    return renewed
+  })
+
+/** Revokes a pending invitation: its token stops working. */
+export const revoke = (
+  tenantId: TenantId,
+  id: string
+): Effect.Effect<Invitation, NotFound | InvitationClosed | StoreError, InvitationStore> =>
+  Effect.gen(function*() {
+    const current = yield* get(tenantId, id)
+    if (current.status !== "pending") return yield* new InvitationClosed({ status: current.status })
+    const revoked: Invitation = { ...current, status: "revoked", updated_at: new Date(yield* Clock.currentTimeMillis) }
+    if (!(yield* (yield* InvitationStore).update(revoked, current.updated_at))) return yield* notFound(id)
+    return revoked
+  })
+
+/** One page of the tenant's invitations, newest first. */
+export const list = (
+  tenantId: TenantId,
+  request: NewestFirstRequest
+): Effect.Effect<Page<Invitation>, StoreError | CursorError | InvalidSort, InvitationStore | CursorCodec> =>
+  Effect.flatMap(InvitationStore, (store) =>
+    paginateNewestFirst(request, (query) => store.list(tenantId, query), invitationKey))
+
+/**
+ * Accepts an invitation by its token: makes the user (active, a member)
+ * with a personal API token (shown this once) and marks the invitation
+ * accepted, in one transaction. A token is good once. The grants that
+ * waited for the invitation (decision 0014) go to the new user with it.
+ */
+export const accept = (
+  input: InvitationAccept
+): Effect.Effect<
+  { readonly user: User; readonly invitation: Invitation; readonly token: TenantTokens.Issued },
+  InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
+  InvitationStore | DirectoryStore | TenantStore | GrantStore | Transactor
+> =>
+  Effect.gen(function*() {
+    const store = yield* InvitationStore
+    const invitation = yield* store.findByTokenHash(yield* ApiToken.hash(input.token))
+    if (invitation === undefined) return yield* new InvitationUnknown()
+    const now = yield* Clock.currentTimeMillis
+    const status = statusAt(invitation, now)
+    if (status !== "pending") return yield* new InvitationClosed({ status })
+    return yield* (yield* Transactor).transaction(Effect.gen(function*() {
+      const user = yield* Directory.createUser(invitation.tenant_id, {
+        email: invitation.email,
+        name: input.name ?? invitation.name ?? invitation.email.split("@")[0]
+      })
+      const accepted: Invitation = { ...invitation, status: "accepted", user_id: user.user_id, updated_at: new Date(now) }
+      // Accepted twice at once: the second finds it changed.
+      if (!(yield* store.update(accepted, invitation.updated_at))) return yield* new InvitationClosed({ status: "accepted" })
+      yield* (yield* GrantStore).activateInvitation(invitation.tenant_id, invitation.invitation_id, user.user_id, new Date(now))
+      // A user made this instant is active: issuing cannot refuse.
+      const token = yield* TenantTokens.issueForUser(user).pipe(Effect.catchTag("UserDeprovisioned", Effect.die))
+      return { user, invitation: accepted, token }
+    }))
+  })

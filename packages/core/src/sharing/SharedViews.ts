@@ -1,0 +1,211 @@
+/**
+ * What a public link's visitor and an embed's viewer see (decision 0014 rules
+ * 1, 5, 6 and 8; 3.2): the shared report, read-only, through the grant
+ * that shared it, decided again on every request so that revoking,
+ * pausing or expiring the grant refuses the very next one.
+ *
+ * Who they are to row-level security: a link's visitor holds the role
+ * `link` and no attributes; an embed's viewer holds the role `embed` and
+ * the attributes its token carries. A dataset with policies shows them the
+ * rows of the policies written for those roles, and none otherwise.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Data, Effect } from "effect"
+import * as Access from "./Access.ts"
+import type { EngineError, Row } from "../datasets/AnalyticsEngine.ts"
+import { sha256Hex } from "../platform/Crypto.ts"
+import * as Dashboards from "../reports/Dashboards.ts"
+import type { DashboardStore } from "../reports/DashboardStore.ts"
+import type * as Datasets from "../datasets/Datasets.ts"
+import type { DatasetStore } from "../datasets/DatasetStore.ts"
+import { Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import type { Action, GrantId, StoredGrant } from "./Grant.ts"
+import { GrantStore } from "./GrantStore.ts"
+import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
+import * as OperationLimits from "../limits/OperationLimits.ts"
+import { PasswordHasher } from "../auth/PasswordHasher.ts"
+import type { Visual } from "../reports/Report.ts"
+import * as ReportViews from "../reports/ReportViews.ts"
+import * as Reports from "../reports/Reports.ts"
+import type { ReportStore } from "../reports/ReportStore.ts"
+import type { SecurityContext } from "../datasets/SemanticQuery.ts"
+import { type LockedParams, ShareTokens, type TokenRefusal } from "./ShareTokens.ts"
+
+/** The grant no longer opens: expired (403 `share/expired`), revoked, or a paused link. */
+export class ShareClosed extends Data.TaggedError("ShareClosed")<{
+  readonly reason: "expired" | "revoked" | "paused"
+}> {}
+
+/** The link has a password and the visitor has no session for it. */
+export class PasswordRequired extends Data.TaggedError("PasswordRequired")<{}> {}
+
+/** The password given is not the link's. */
+export class PasswordIncorrect extends Data.TaggedError("PasswordIncorrect")<{}> {}
+
+/** The embed token is not one this service signed for an embed grant, or has run out. */
+export class TokenRefused extends Data.TaggedError("TokenRefused")<{
+  readonly reason: TokenRefusal
+}> {}
+
+/** Someone viewing shared content, through the grant that lets them. */
+export interface Viewer {
+  readonly grant: StoredGrant
+  readonly security: SecurityContext
+  /** Filters the viewer cannot lift (an embed's locked parameters). */
+  readonly lockedFilters: ReadonlyArray<{ readonly member: string; readonly operator: "equals"; readonly values: ReadonlyArray<string | number | boolean> }>
+  /** The text tiled across the view, or `null` without a watermark. */
+  readonly watermark: string | null
+}
+
+/** Whether the viewer may do `action` (decision 0014: with only view, no download and no comment). */
+export const may = (viewer: Viewer, action: Action): boolean => viewer.grant.actions.includes(action)
+
+/**
+ * Whether the viewer may download rows (CSV): with `download`, and only
+ * without a watermark, which rows cannot carry (a watermarked share
+ * downloads PDF and PNG only, drawn with it).
+ */
+export const downloadsRows = (viewer: Viewer): boolean => may(viewer, "download") && viewer.watermark === null
+
+/** A fingerprint of a link's password hash: sessions carry it, so a new password ends them. */
+const passwordVersion = (hash: string) => Effect.map(sha256Hex(hash), (hex) => hex.slice(0, 16))
+
+/** Refuses a grant that does not open now, saying why. */
+const checkOpen = (grant: StoredGrant, audience: Access.Audience) =>
+  Effect.gen(function*() {
+    if (grant.paused) return yield* new ShareClosed({ reason: "paused" })
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const decision = Access.decide(audience, { type: grant.subject_type, id: grant.subject_id }, "view", [grant], now)
+    if (decision._tag === "Allow") return
+    return yield* decision.reason === "expired"
+      ? new ShareClosed({ reason: "expired" })
+      : decision.reason === "revoked"
+      ? new ShareClosed({ reason: "revoked" })
+      : new Forbidden({ detail: "The grant does not allow viewing" })
+  })
+
+/** A link's grant by its URL token, if it opens now. */
+const openLink = (slug: string) =>
+  Effect.gen(function*() {
+    const grant = yield* (yield* GrantStore).findBySlug(slug)
+    if (grant === undefined || grant.principal_type !== "link") return yield* new NotFound({ resource: "link", id: slug })
+    yield* checkOpen(grant, { _tag: "Link", grantId: grant.grant_id })
+    return grant
+  })
+
+/** The watermark of a link: its recipient's address, or else the link's own short name, which tells where a leak came from. */
+const linkWatermark = (grant: StoredGrant) => grant.watermark ? grant.recipient_email ?? `Shared link ${grant.grant_id.slice(-12)}` : null
+
+/**
+ * The visitor of a link, given the session cookie they hold (if any): a
+ * link with a password needs a session opened with its current password.
+ */
+export const viewLink = (
+  slug: string,
+  session: string | undefined
+): Effect.Effect<Viewer, NotFound | ShareClosed | Forbidden | PasswordRequired | StoreError, GrantStore | ShareTokens> =>
+  Effect.gen(function*() {
+    const grant = yield* openLink(slug)
+    if (grant.password_hash !== null) {
+      const claims = session === undefined
+        ? undefined
+        : yield* (yield* ShareTokens).verifySession(session, yield* Clock.currentTimeMillis)
+      const version = yield* passwordVersion(grant.password_hash)
+      if (claims === undefined || claims._tag === "Failure" || claims.success.grantId !== grant.grant_id || claims.success.passwordVersion !== version) {
+        return yield* new PasswordRequired()
+      }
+    }
+    return { grant, security: { roles: ["link"], attributes: {} }, lockedFilters: [], watermark: linkWatermark(grant) }
+  })
+
+/**
+ * Checks a link's password, counting failures per client address
+ * (decision 0009: 5 per 5 minutes, then 429), and opens a session bound to the grant
+ * and its password. A link without a password needs none: `undefined`.
+ */
+export const unlock = (
+  slug: string,
+  password: string,
+  clientIp: string
+): Effect.Effect<
+  { readonly session: string; readonly maxAgeSeconds: number } | undefined,
+  NotFound | ShareClosed | Forbidden | PasswordIncorrect | RateLimitedWith<"rate-limit/password-attempts-exceeded"> | StoreError,
+  GrantStore | ShareTokens | PasswordHasher | Limiter
+> =>
+  Effect.gen(function*() {
+    const grant = yield* openLink(slug)
+    const hash = grant.password_hash
+    if (hash === null) return undefined
+    const hasher = yield* PasswordHasher
+    const right = yield* (yield* Limiter).attempt(OperationLimits.passwordAttempts(clientIp), hasher.verify(hash, password))
+    if (!right) return yield* new PasswordIncorrect()
+    const now = yield* Clock.currentTimeMillis
+    const session = yield* (yield* ShareTokens).signSession({ grantId: grant.grant_id, passwordVersion: yield* passwordVersion(hash) }, now)
+    // Never past the grant's expiry.
+    const untilExpiry = grant.expires_at === null ? Infinity : Math.floor((grant.expires_at.getTime() - now) / 1000)
+    return { session, maxAgeSeconds: Math.max(1, Math.min(3600, untilExpiry)) }
+  })
+
+/** The viewer of an embed, from the token in its URL. */
+export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | ShareClosed | Forbidden | StoreError, GrantStore | ShareTokens> =>
+  Effect.gen(function*() {
+    const verified = yield* (yield* ShareTokens).verifyEmbed(token, yield* Clock.currentTimeMillis)
+    if (verified._tag === "Failure") return yield* new TokenRefused({ reason: verified.failure })
+    const claims = verified.success
+    const grant = yield* (yield* GrantStore).find(claims.tenantId as StoredGrant["tenant_id"], claims.grantId as GrantId)
+    if (
+      grant === undefined || grant.principal_type !== "embed" ||
+      grant.subject_type !== claims.resource.type || grant.subject_id !== claims.resource.id
+    ) return yield* new TokenRefused({ reason: "invalid" })
+    yield* checkOpen(grant, { _tag: "Embed", grantId: grant.grant_id })
+    const email = claims.attributes.email
+    return {
+      grant,
+      security: { roles: ["embed"], attributes: claims.attributes },
+      lockedFilters: lockedFilters(claims.params),
+      watermark: grant.watermark ? typeof email === "string" ? email : `Embedded view ${grant.grant_id.slice(-12)}` : null
+    }
+  })
+
+const lockedFilters = (params: LockedParams): Viewer["lockedFilters"] =>
+  Object.entries(params).map(([member, value]) => ({ member, operator: "equals", values: [value] }))
+
+/** The report of a viewer's grant, every visual run with its locked filters and row-level security. */
+export const render = (viewer: Viewer): Effect.Effect<ReportViews.ReportView, NotFound | StoreError, ReportViews.Services> =>
+  ReportViews.render({
+    tenantId: viewer.grant.tenant_id,
+    reportId: viewer.grant.subject_id,
+    security: viewer.security,
+    filters: viewer.lockedFilters
+  })
+
+/** One visual's rows for download, if the grant allows `download`. */
+export const download = (
+  viewer: Viewer,
+  visualId: string
+): Effect.Effect<
+  { readonly visual: Visual; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<Row> },
+  Forbidden | NotFound | Datasets.QueryError | Datasets.QueryTimedOut | EngineError,
+  ReportStore | DatasetStore | DashboardStore | Datasets.Engines
+> =>
+  Effect.gen(function*() {
+    if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
+    // Rows download from a shared report's visuals and a shared dashboard's tiles only (decision 0014).
+    if (viewer.grant.subject_type !== "report" && viewer.grant.subject_type !== "dashboard") {
+      return yield* new Forbidden({ detail: `Downloads are of a shared report's visuals or a shared dashboard's tiles; this share is of a ${viewer.grant.subject_type}` })
+    }
+    if (!downloadsRows(viewer)) {
+      return yield* new Forbidden({ detail: "This share is watermarked: it downloads as a PDF or PNG, which carry the watermark, not as rows" })
+    }
+    const tenantId = viewer.grant.tenant_id
+    // A dashboard's download is named by its tile: the tile's report visual, run as the page runs it.
+    const tile = viewer.grant.subject_type === "dashboard"
+      ? (yield* Dashboards.get(tenantId, viewer.grant.subject_id)).tiles.find((t) => t.id === visualId)
+      : undefined
+    if (viewer.grant.subject_type === "dashboard" && tile === undefined) return yield* new NotFound({ resource: "tile", id: visualId })
+    const result = tile === undefined
+      ? yield* Reports.queryVisual(tenantId, viewer.grant.subject_id, visualId, viewer.security, [...viewer.lockedFilters])
+      : yield* Reports.queryVisual(tenantId, tile.report_id, tile.visual_id, viewer.security, [...viewer.lockedFilters])
+    return { visual: result.visual, columns: result.compiled.columns.map((c) => c.name), rows: result.rows }
+  })

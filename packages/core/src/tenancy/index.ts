@@ -1,0 +1,17 @@
+/**
+ * Tenants, their plans and API tokens, and their workspaces: the boundary
+ * every other record lives inside.
+ *
+ * It imports only from the folders before it in core's index.
+ *
+ * @since 0.1.0
+ */
+export * as ApiToken from "./ApiToken.ts"
+export * as Plan from "./Plan.ts"
+export * as Tenant from "./Tenant.ts"
+export * as TenantCache from "./TenantCache.ts"
+export * as TenantStore from "./TenantStore.ts"
+export * as Tenants from "./Tenants.ts"
+export * as Workspace from "./Workspace.ts"
+export * as WorkspaceStore from "./WorkspaceStore.ts"
+export * as Workspaces from "./Workspaces.ts"
