@@ -18,7 +18,7 @@ import {
   EventPublisher,
   Limiter,
   Mailer,
-  type PasswordHasher,
+  PasswordHasher,
   type RateLimit,
   RateLimitStore,
   ShareTokens,
@@ -67,7 +67,6 @@ import * as DatasetUploads from "./DatasetUploads.ts"
 import * as ScimRoutes from "./ScimRoutes.ts"
 import * as SharedRoutes from "./SharedRoutes.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
-import * as Argon2PasswordHasher from "./Argon2PasswordHasher.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
@@ -250,10 +249,11 @@ export interface Options<E> extends EdgeOptions {
    */
   readonly engineScheduler?: EngineScheduler.Options | Layer.Layer<EngineScheduler.EngineScheduler> | undefined
   /**
-   * Where export results are kept: `FileBlobStore.layer(dir)` for a
-   * directory, `S3BlobStore.layer(config)` from `@analytics/adapter-s3` for
-   * a bucket (result URLs are then its presigned URLs); by default this
-   * process's memory (results are lost at exit).
+   * Where export results are kept: `FileBlobStore.layer(dir)` from
+   * `@analytics/adapter-node` for a directory, `S3BlobStore.layer(config)`
+   * from `@analytics/adapter-s3` for a bucket (result URLs are then its
+   * presigned URLs); by default this process's memory (results are lost at
+   * exit).
    */
   readonly blobStore?: Layer.Layer<BlobStore.BlobStore, E> | undefined
   /**
@@ -262,7 +262,11 @@ export interface Options<E> extends EdgeOptions {
    * xlsx, png, pptx) are refused (400 export/invalid).
    */
   readonly renderers?: Layer.Layer<DocumentRenderers.DocumentRenderers> | undefined
-  /** Hashes public-link passwords; by default Argon2id with OWASP's parameters. */
+  /**
+   * Hashes public-link passwords: by default PBKDF2-SHA256 on Web Crypto
+   * (`PasswordHasher.layerPbkdf2`); on Node, `Argon2PasswordHasher.layer`
+   * from `@analytics/adapter-node` (Argon2id, what the host uses).
+   */
   readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher> | undefined
   /**
    * What turns questions into semantic queries and rows into words
@@ -295,7 +299,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(Layer.mergeAll(Cursor.CursorCodec.layer, ShareTokens.ShareTokens.layer, SignedUrl.UrlSigner.layer).pipe(Layer.orDie)),
     Layer.provide(options.blobStore ?? BlobStore.BlobStore.layerMemory),
     Layer.provide(options.renderers ?? DocumentRenderers.DocumentRenderers.none),
-    Layer.provide(options.passwordHasher ?? Argon2PasswordHasher.layer),
+    Layer.provide(options.passwordHasher ?? PasswordHasher.PasswordHasher.layerPbkdf2),
     Layer.provide(TenantCache.TenantCache.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
     Layer.provide(Datasets.Engines.layer(options.engines ?? {}).pipe(Layer.provide(schedulerLayer(options.engineScheduler)))),

@@ -6,10 +6,8 @@
  */
 export * as Api from "./Api.ts"
 export * as App from "./App.ts"
-export * as Argon2PasswordHasher from "./Argon2PasswordHasher.ts"
 export * as Client from "./Client.ts"
 export * as ExportRoutes from "./ExportRoutes.ts"
-export * as FileBlobStore from "./FileBlobStore.ts"
 export * as MetricsEndpoint from "./MetricsEndpoint.ts"
 export * as ProblemResponses from "./ProblemResponses.ts"
 export * as Problems from "./Problems.ts"

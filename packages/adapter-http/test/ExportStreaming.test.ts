@@ -6,7 +6,7 @@
  * JSON export keeps the display bound. The CSV is read back by csv-parse
  * held to RFC 4180, the Parquet file by hyparquet.
  */
-import { FileBlobStore } from "@analytics/adapter-http"
+import { FileBlobStore } from "@analytics/adapter-node"
 import { SemanticQuery } from "@analytics/core"
 import { readCsv } from "@analytics/core/testing/Csv"
 import { assert, describe, it } from "@effect/vitest"

@@ -2,8 +2,10 @@
  * What the sharing tests share: the export tests' sales overview (a server
  * on a real DuckDB engine, a tenant, a dataset of 90 orders over three
  * regions, the report "Sales overview") mailing through a real SMTP
- * server; links see every row, embeds their viewer's region.
+ * server and hashing link passwords with Argon2id, as the host does; links
+ * see every row, embeds their viewer's region.
  */
+import { Argon2PasswordHasher } from "@analytics/adapter-node"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { SmtpServer } from "@analytics/adapter-smtp/testing"
 import { Effect } from "effect"
@@ -27,6 +29,7 @@ export const passwordLink = (reportId: string) => ({
 export const setup = Effect.gen(function*() {
   const smtp = yield* SmtpServer.start()
   const fixture = yield* ExportFixture.setup({
+    server: { passwordHasher: Argon2PasswordHasher.layer },
     mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@analytics.test>" }),
     rowLevelSecurity: [
       { roles: ["admin", "link"], all_rows: true },

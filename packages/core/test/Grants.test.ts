@@ -3,8 +3,8 @@
  * written with each change (never a secret), revocation kept on record,
  * invitations of addresses that are no users, changes and pauses.
  *
- * Passwords are hashed here by a SHA-256 stand-in: core does not depend on
- * the Argon2id adapter, which adapter-http's tests exercise for real.
+ * Passwords are hashed with core's PBKDF2 hasher at a low iteration count
+ * (fast tests); the Argon2id adapter is exercised by adapter-http's tests.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
@@ -20,8 +20,7 @@ import { EventPublisher } from "../src/webhooks/EventPublisher.ts"
 import * as Grants from "../src/sharing/Grants.ts"
 import * as Invitations from "../src/sharing/Invitations.ts"
 import * as Mailer from "../src/platform/Mailer.ts"
-import { PasswordHasher } from "../src/auth/PasswordHasher.ts"
-import { sha256Hex } from "../src/platform/Crypto.ts"
+import { PasswordHasher, pbkdf2 } from "../src/auth/PasswordHasher.ts"
 import type { Report, ReportId } from "../src/reports/Report.ts"
 import { ReportStore } from "../src/reports/ReportStore.ts"
 import { Member } from "../src/auth/Principal.ts"
@@ -29,12 +28,9 @@ import * as Tenants from "../src/tenancy/Tenants.ts"
 import type { TenantId } from "../src/tenancy/Tenant.ts"
 import * as Workspaces from "../src/tenancy/Workspaces.ts"
 
-const sha256Hasher = Layer.succeed(PasswordHasher, {
-  hash: (password) => Effect.map(sha256Hex(password), (hex) => `sha256$${hex}`),
-  verify: (hash, password) => Effect.map(sha256Hex(password), (hex) => hash === `sha256$${hex}`)
-})
+const fastHasher = Layer.succeed(PasswordHasher, pbkdf2(1_000))
 
-const stores = Layer.mergeAll(EventPublisher.layer, Mailer.Mailer.layerMemory, sha256Hasher, CursorCodec.layer).pipe(Layer.provideMerge(MemoryStores.layer))
+const stores = Layer.mergeAll(EventPublisher.layer, Mailer.Mailer.layerMemory, fastHasher, CursorCodec.layer).pipe(Layer.provideMerge(MemoryStores.layer))
 
 const mailbox = Mailer.makeMemory()
 

@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { App, ExportRoutes, FileBlobStore, MetricsEndpoint, ProblemResponses } from "@analytics/adapter-http"
+import { App, ExportRoutes, MetricsEndpoint, ProblemResponses } from "@analytics/adapter-http"
+import { Argon2PasswordHasher, FileBlobStore, NodeCrypto } from "@analytics/adapter-node"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
@@ -324,6 +325,7 @@ const initialize = (config: HostConfig) =>
       maxUploadBytes: config.datasets.maxUploadBytes,
       blobStore: Layer.succeedContext(blobs),
       renderers: Documents.layer,
+      passwordHasher: Argon2PasswordHasher.layer,
       // POST /v1/ai/ask: an OpenAI-compatible model when ANALYTICS_AI_BASE_URL is set, else the built-in answerer, offline.
       answerer: answererLayer(config),
       // GET /metrics on the API's port only behind its token, and only when no port of its own is set.
@@ -372,8 +374,8 @@ export const serve = (config: HostConfig) =>
       Effect.annotateLogs({ port: config.port, store: config.store, public_base_url: config.publicBaseUrl })
     )
     return yield* Effect.never
-    // Traces and metrics over OTLP when configured; its scope's end flushes them.
-  }).pipe(Effect.scoped, Effect.provide(Telemetry.layer(config)))
+    // Traces and metrics over OTLP when configured; its scope's end flushes them. node:crypto for core's hashes and signatures.
+  }).pipe(Effect.scoped, Effect.provide(Layer.merge(Telemetry.layer(config), NodeCrypto.layer)))
 
 /** `analytics-host migrate`: applies pending migrations and exits. */
 export const migrate = (config: HostConfig) =>

@@ -1,60 +1,73 @@
 /**
- * The few cryptographic primitives the core needs. Where the runtime has
- * Node's `crypto` module (found at run time through
- * `process.getBuiltinModule`, so the core imports nothing from Node) they
- * run synchronously, which matters on the request path: Web Crypto's
- * promise-based calls each cost a thread-pool round trip. Elsewhere (Deno,
- * browsers, workers) they fall back to Web Crypto.
+ * The few cryptographic primitives the core needs, behind a port. The
+ * default runs on Web Crypto, everywhere; a platform adapter may provide a
+ * faster one (`NodeCrypto` in `@analytics/adapter-node` hashes and signs
+ * synchronously, which matters on the request path: each Web Crypto call is
+ * a promise and a thread-pool round trip).
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Hex from "effect/encoding/Hex"
 
-/** The part of `node:crypto` used here. */
-interface NodeCrypto {
-  readonly hash: (algorithm: string, data: string, encoding: "hex") => string
-  readonly createHmac: (algorithm: string, key: unknown) => {
-    update(data: string): { digest(): Uint8Array }
-  }
-  readonly createSecretKey: (key: Uint8Array) => unknown
-  readonly timingSafeEqual: (a: Uint8Array, b: Uint8Array) => boolean
+/** An HMAC-SHA256 key, prepared once for many signatures. */
+export interface HmacKey {
+  readonly sign: (data: string) => Effect.Effect<Uint8Array>
+  /** Constant-time comparison of a signature against the data's. */
+  readonly verify: (signature: Uint8Array, data: string) => Effect.Effect<boolean>
 }
 
-const nodeCrypto: NodeCrypto | undefined = (() => {
-  const candidate = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-    ?.getBuiltinModule?.("node:crypto") as Partial<NodeCrypto> | undefined
-  return typeof candidate?.hash === "function" && typeof candidate.createHmac === "function"
-    ? candidate as NodeCrypto
-    : undefined
-})()
+/** What a platform provides: SHA-256 and HMAC-SHA256. */
+export interface Primitives {
+  /** SHA-256 of a UTF-8 string, as lowercase hex. */
+  readonly sha256Hex: (input: string) => Effect.Effect<string>
+  /** Prepares an HMAC-SHA256 key from its raw bytes. */
+  readonly hmacKey: (raw: Uint8Array) => Effect.Effect<HmacKey>
+}
 
 const encoder = new TextEncoder()
 
-/** The part of Node's `Buffer` used here. */
-interface NodeBuffer {
-  readonly from: (input: string | ArrayBufferLike, offsetOrEncoding?: number | "utf8", length?: number) => {
-    toString(encoding: "base64url"): string
-  }
+/** The primitives on Web Crypto (`globalThis.crypto.subtle`). */
+export const webCrypto: Primitives = {
+  sha256Hex: (input) =>
+    Effect.map(
+      Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", encoder.encode(input))),
+      (digest) => Hex.encode(new Uint8Array(digest))
+    ),
+  hmacKey: (raw) =>
+    Effect.map(
+      Effect.promise(() =>
+        globalThis.crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
+          "sign",
+          "verify"
+        ])
+      ),
+      (key): HmacKey => ({
+        sign: (data) =>
+          Effect.map(
+            Effect.promise(() => globalThis.crypto.subtle.sign("HMAC", key, encoder.encode(data))),
+            (s) => new Uint8Array(s)
+          ),
+        verify: (signature, data) =>
+          Effect.promise(() =>
+            globalThis.crypto.subtle.verify("HMAC", key, signature as Uint8Array<ArrayBuffer>, encoder.encode(data))
+          )
+      })
+    )
 }
 
-const nodeBuffer: NodeBuffer | undefined = nodeCrypto === undefined
-  ? undefined
-  : ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
-    "node:buffer"
-  ) as { Buffer?: NodeBuffer } | undefined)?.Buffer
+/** The platform's primitives: Web Crypto unless a layer provides others. */
+export const Crypto = Context.Reference<Primitives>("@analytics/core/Crypto", { defaultValue: () => webCrypto })
 
-/**
- * Unpadded base64url of a UTF-8 string or of bytes, as `Base64Url.encode`
- * spells it; Node's native encoder where there is one (several times faster).
- */
-export const base64UrlEncode: (input: string | Uint8Array) => string = nodeBuffer !== undefined
-  ? (input) =>
-    typeof input === "string"
-      ? nodeBuffer.from(input, "utf8").toString("base64url")
-      : nodeBuffer.from(input.buffer, input.byteOffset, input.byteLength).toString("base64url")
-  : Base64Url.encode
+/** SHA-256 of a UTF-8 string, as lowercase hex, on the platform's primitives. */
+export const sha256Hex = (input: string): Effect.Effect<string> => Crypto.use((crypto) => crypto.sha256Hex(input))
+
+/** Prepares an HMAC-SHA256 key from its raw bytes, on the platform's primitives. */
+export const hmacKey = (raw: Uint8Array): Effect.Effect<HmacKey> => Crypto.use((crypto) => crypto.hmacKey(raw))
+
+/** Unpadded base64url of a UTF-8 string or of bytes. */
+export const base64UrlEncode = (input: string | Uint8Array): string => Base64Url.encode(input)
 
 /**
  * The bytes of `text` when it is canonical unpadded base64url, the one
@@ -72,51 +85,3 @@ export const decodeBase64UrlCanonical = (text: string): Uint8Array | undefined =
 
 /** Whether `text` is canonical unpadded base64url (see `decodeBase64UrlCanonical`). */
 export const isCanonicalBase64Url = (text: string): boolean => decodeBase64UrlCanonical(text) !== undefined
-
-/** SHA-256 of a UTF-8 string, as lowercase hex. */
-export const sha256Hex: (input: string) => Effect.Effect<string> = nodeCrypto !== undefined
-  ? (input) => Effect.sync(() => nodeCrypto.hash("sha256", input, "hex"))
-  : (input) =>
-    Effect.map(
-      Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(input))),
-      (digest) => Hex.encode(new Uint8Array(digest))
-    )
-
-/** An HMAC-SHA256 key, prepared once for many signatures. */
-export interface HmacKey {
-  readonly sign: (data: string) => Effect.Effect<Uint8Array>
-  /** Constant-time comparison of a signature against the data's. */
-  readonly verify: (signature: Uint8Array, data: string) => Effect.Effect<boolean>
-}
-
-/** Prepares an HMAC-SHA256 key from its raw bytes. */
-export const hmacKey = (raw: Uint8Array): Effect.Effect<HmacKey> => {
-  if (nodeCrypto !== undefined) {
-    const key = nodeCrypto.createSecretKey(raw)
-    const sign = (data: string) => nodeCrypto.createHmac("sha256", key).update(data).digest()
-    return Effect.succeed({
-      sign: (data) => Effect.sync(() => sign(data)),
-      verify: (signature, data) =>
-        Effect.sync(() => {
-          const expected = sign(data)
-          return signature.length === expected.length && nodeCrypto.timingSafeEqual(signature, expected)
-        })
-    })
-  }
-  return Effect.map(
-    Effect.promise(() =>
-      crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
-        "sign",
-        "verify"
-      ])
-    ),
-    (key): HmacKey => ({
-      sign: (data) =>
-        Effect.map(Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(data))), (s) => new Uint8Array(s)),
-      verify: (signature, data) =>
-        Effect.promise(() =>
-          crypto.subtle.verify("HMAC", key, signature as Uint8Array<ArrayBuffer>, encoder.encode(data))
-        )
-    })
-  )
-}

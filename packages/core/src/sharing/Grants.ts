@@ -34,7 +34,7 @@ import { Email, type UserId } from "../directory/User.ts"
 
 /** A link's password: stored only as a hash. */
 const Password = Schema.String.check(Schema.isMinCodePoints(8), Schema.isMaxCodePoints(256)).annotate({
-  description: "A public link's password (8 to 256 characters); stored only as an Argon2id hash"
+  description: "A public link's password (8 to 256 characters); stored only as a salted hash"
 })
 
 /** What a client sends to create a grant (decision 0014). */

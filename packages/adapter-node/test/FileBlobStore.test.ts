@@ -1,6 +1,6 @@
 /**
- * The blob store contract on the stores of this package and core: memory,
- * and a directory of the real filesystem (removed after the run). Then the
+ * The blob store contract on the filesystem store (a directory of the real
+ * filesystem, removed after the run) and, beside it, core's memory store. Then the
  * filesystem store's partial files: a writer killed mid-write (SIGKILL)
  * leaves one, removed when the key is written again or, untouched for a
  * day, by the sweep the store starts with.
@@ -12,7 +12,7 @@ import { Context, Effect, Layer, Stream } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as FileBlobStore from "@analytics/adapter-http/FileBlobStore"
+import { FileBlobStore } from "../src/index.ts"
 
 blobStoreContract("memory", BlobStore.BlobStore.layerMemory)
 
