@@ -1,8 +1,8 @@
 /**
  * The import rules between packages (README "Layout"), checked in CI by `npm test`:
  *   1. no adapter (`@analytics/adapter-*`) imports another adapter; the host assembles them;
- *   2. core imports only `effect` (any subpath) and `jose`, and no Node built-in (its test kits,
- *      `src/testing/**`, also their test libraries and Node built-ins: see `coreTestingAllowed`);
+ *   2. core imports only `effect` (any subpath) and `jose`, and no Node built-in (the test kits
+ *      live in `@analytics/testing`);
  *   3. another workspace package is imported only through an entry point its package.json
  *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import);
  *   4. core's domain folders are layered: a file in one imports only its own folder and the
@@ -21,12 +21,6 @@ import ts from "typescript"
 
 /** What core may import: the runtime it is written in and its JWT library. */
 const coreAllowed = ["effect", "jose"]
-/**
- * What core's test kits (`packages/core/src/testing/**`) may import too, and Node built-ins: the kits
- * move to their own package later (csv-parse reads expected CSV; the engine contract writes temporary files).
- */
-const coreTestingAllowed = ["@effect/vitest", "vitest", "fast-check", "csv-parse"]
-
 export interface Violation {
   /** Relative to the root, with `/`. */
   readonly file: string
@@ -124,7 +118,6 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
     const coreSrc = path.join(own.dir, "src")
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
-      const inTestKit = isCore && path.relative(path.join(own.dir, "src", "testing"), file).split(path.sep)[0] !== ".."
       for (const { line, specifier } of specifiersOf(file)) {
         const report = (rule: string) => violations.push({ file: rel, line, rule, specifier })
         if (specifier.startsWith(".")) {
@@ -147,11 +140,8 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
         }
         if (isAdapter(own.name) && isAdapter(pkg) && pkg !== own.name) report("no adapter imports another adapter")
         if (isCore) {
-          if (isBuiltin(specifier)) {
-            if (!inTestKit) report("core imports no Node built-in")
-          } else if (!coreAllowed.includes(pkg) && !(inTestKit && coreTestingAllowed.includes(pkg))) {
-            report(`core imports only ${coreAllowed.join(" and ")}${inTestKit ? ` (test kits also ${coreTestingAllowed.join(", ")})` : ""}`)
-          }
+          if (isBuiltin(specifier)) report("core imports no Node built-in")
+          else if (!coreAllowed.includes(pkg)) report(`core imports only ${coreAllowed.join(" and ")}`)
         }
       }
     }

@@ -8,7 +8,7 @@ import { BlobStore, type Report, type ReportViews } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Pdf from "../src/Pdf.ts"
-import { Poppler } from "@analytics/adapter-documents/testing"
+import { Poppler } from "@analytics/testing/documents"
 
 const visual = (id: string, type: Report.Visual["type"], encoding: Report.Visual["encoding"] = {}): Report.Visual => ({
   id,

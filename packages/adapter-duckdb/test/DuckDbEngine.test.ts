@@ -6,7 +6,7 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { AnalyticsEngine, BlobStore, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
-import { readCsv } from "@analytics/core/testing/Csv"
+import { readCsv } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Stream } from "effect"
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"

@@ -3,6 +3,6 @@
  * optional capability of the port is there.
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { analyticsEngineContract } from "@analytics/core/testing/AnalyticsEngineContract"
+import { analyticsEngineContract } from "@analytics/testing"
 
 analyticsEngineContract("DuckDB", DuckDbEngine.layer(":memory:"), { csv: true, writeFile: true, listTables: true })

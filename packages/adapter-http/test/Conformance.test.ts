@@ -14,7 +14,7 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { SqlStores } from "@analytics/adapter-postgres"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { TestClock } from "effect/testing"

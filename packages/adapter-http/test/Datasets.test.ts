@@ -6,7 +6,7 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { PgEngine } from "@analytics/adapter-postgres"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { PgClient } from "@effect/sql-pg"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { MemoryStores } from "@analytics/adapter-memory"

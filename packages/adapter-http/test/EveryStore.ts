@@ -5,7 +5,7 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { SqlStores } from "@analytics/adapter-postgres"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import type * as App from "@analytics/adapter-http/App"

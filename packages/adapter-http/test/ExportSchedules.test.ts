@@ -11,10 +11,10 @@
  * workspace's queue without holding up another workspace's export.
  */
 import { SmtpMailer } from "@analytics/adapter-smtp"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
+import { SmtpServer } from "@analytics/testing/smtp"
 import { ExportJob, ExportSchedules, ExportStore, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import type * as App from "@analytics/adapter-http/App"
 import { Clock, Context, Effect, type Layer } from "effect"
 import { simpleParser } from "mailparser"

@@ -8,7 +8,7 @@
  */
 import { FileBlobStore } from "@analytics/adapter-node"
 import { SemanticQuery } from "@analytics/core"
-import { readCsv } from "@analytics/core/testing/Csv"
+import { readCsv } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { parquetReadObjects } from "hyparquet"

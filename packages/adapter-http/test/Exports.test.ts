@@ -7,7 +7,7 @@
  * a canceled job never runs; download is needed.
  */
 import { Documents } from "@analytics/adapter-documents"
-import { Poppler } from "@analytics/adapter-documents/testing"
+import { Poppler } from "@analytics/testing/documents"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"

@@ -4,7 +4,7 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { SmtpMailer } from "@analytics/adapter-smtp"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
+import { SmtpServer } from "@analytics/testing/smtp"
 import { type Invitation, InvitationStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"

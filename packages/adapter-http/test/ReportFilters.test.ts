@@ -7,7 +7,7 @@
  * On the in-memory stores, PGlite and PostgreSQL.
  */
 import { Documents } from "@analytics/adapter-documents"
-import { Poppler } from "@analytics/adapter-documents/testing"
+import { Poppler } from "@analytics/testing/documents"
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { problemCode } from "@analytics/adapter-http/testing"

@@ -7,7 +7,7 @@
  * service, named and typed; a changed one is refused by the store.
  */
 import { S3BlobStore } from "@analytics/adapter-s3"
-import { TestS3Server } from "@analytics/adapter-s3/testing"
+import { TestS3Server } from "@analytics/testing/s3"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as ExportFixture from "./ExportFixture.ts"

@@ -8,7 +8,7 @@
  * one share's jobs are not another's.
  */
 import { Documents } from "@analytics/adapter-documents"
-import { Poppler } from "@analytics/adapter-documents/testing"
+import { Poppler } from "@analytics/testing/documents"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PNG } from "pngjs"

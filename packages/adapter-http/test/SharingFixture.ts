@@ -7,7 +7,7 @@
  */
 import { Argon2PasswordHasher } from "@analytics/adapter-node"
 import { SmtpMailer } from "@analytics/adapter-smtp"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
+import { SmtpServer } from "@analytics/testing/smtp"
 import { Effect } from "effect"
 import * as ExportFixture from "./ExportFixture.ts"
 

@@ -4,7 +4,7 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Receiver } from "@analytics/testing/webhooks"
 import { Events, Mailer, WebhookDispatcher } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"

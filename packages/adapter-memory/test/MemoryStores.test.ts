@@ -1,4 +1,4 @@
-import { storeContract } from "@analytics/core/testing"
+import { storeContract } from "@analytics/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 
 storeContract("memory", MemoryStores.layer)

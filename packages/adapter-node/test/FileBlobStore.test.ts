@@ -6,7 +6,7 @@
  * day, by the sweep the store starts with.
  */
 import { BlobStore } from "@analytics/core"
-import { blobStoreContract } from "@analytics/core/testing"
+import { blobStoreContract } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Stream } from "effect"
 import * as Fs from "node:fs/promises"

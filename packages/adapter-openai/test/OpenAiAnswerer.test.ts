@@ -8,7 +8,7 @@
  * server's side).
  */
 import { OpenAiAnswerer } from "@analytics/adapter-openai"
-import { ChatServer } from "@analytics/adapter-openai/testing"
+import { ChatServer } from "@analytics/testing/openai"
 import { Answerer } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Redacted, Stream } from "effect"

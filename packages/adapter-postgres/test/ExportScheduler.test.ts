@@ -6,11 +6,11 @@
  * schedules another holds until its transaction ends.
  */
 import { type ExportSchedule, ExportSchedules, ExportScheduleStore, ExportStore, type Report, ReportStore, type Tenant, type User, DirectoryStore, type Workspace } from "@analytics/core"
-import { insertTenant, insertWorkspace } from "@analytics/core/testing"
+import { insertTenant, insertWorkspace } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { SqlStores } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 
 const at = (offset: number) => new Date(1_900_000_000_000 + offset)
 

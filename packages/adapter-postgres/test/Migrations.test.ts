@@ -5,7 +5,7 @@ import { Effect, Redacted } from "effect"
 import * as path from "node:path"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Migrations, PgliteClient, SqlStores } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres, tempDir } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres, tempDir } from "@analytics/testing/postgres"
 
 /** Every migration, in order, as `migrate` reports them. */
 const applied = Object.keys(Migrations.migrations).map((id) => {

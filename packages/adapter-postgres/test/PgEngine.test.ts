@@ -6,14 +6,14 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
-import { readCsv } from "@analytics/core/testing/Csv"
+import { readCsv } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { TestClock } from "effect/testing"
 import { PgEngine } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 
 const model = SemanticModel.check({
   dimensions: [

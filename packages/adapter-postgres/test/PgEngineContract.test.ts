@@ -3,11 +3,11 @@
  * (`PgEngine.layerUploads`, decision 0013, "Uploads on the PostgreSQL
  * store"), on a throwaway database; skipped without PostgreSQL.
  */
-import { analyticsEngineContract } from "@analytics/core/testing/AnalyticsEngineContract"
+import { analyticsEngineContract } from "@analytics/testing"
 import { describe } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { PgEngine } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 
 if (databaseUrl === "") {
   describe.skip(`analytics engine contract: PostgreSQL uploads ${skippedForNoPostgres}`, () => {})

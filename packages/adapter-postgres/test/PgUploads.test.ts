@@ -17,7 +17,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { PgEngine } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres, tempDir } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres, tempDir } from "@analytics/testing/postgres"
 
 type Engine = AnalyticsEngine.AnalyticsEngine["Service"]
 

@@ -1,7 +1,7 @@
-import { storeContract } from "@analytics/core/testing"
+import { storeContract } from "@analytics/testing"
 import { Effect, Layer } from "effect"
 import { SqlStores } from "../src/index.ts"
-import { tempDir } from "@analytics/adapter-postgres/testing"
+import { tempDir } from "@analytics/testing/postgres"
 
 storeContract("pglite (in memory)", SqlStores.layerPglite())
 

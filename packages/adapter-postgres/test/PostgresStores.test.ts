@@ -1,8 +1,8 @@
-import { storeContract } from "@analytics/core/testing"
+import { storeContract } from "@analytics/testing"
 import { describe } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlStores } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 
 if (databaseUrl === "") {
   describe.skip(`store contract: postgresql ${skippedForNoPostgres}`, () => {})

@@ -10,7 +10,7 @@ import { Effect, Exit, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { TestClock } from "effect/testing"
 import { PgliteClient } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 
 const suite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   describe(`sql client: ${name}`, () => {

@@ -1,8 +1,8 @@
-import { rateLimitStoreContract } from "@analytics/core/testing"
+import { rateLimitStoreContract } from "@analytics/testing"
 import { describe } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlRateLimitStore, SqlStores } from "../src/index.ts"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 
 rateLimitStoreContract("pglite", Layer.provide(SqlRateLimitStore.layer, SqlStores.layerPglite()))
 

@@ -1,5 +1,5 @@
 import { RateLimit, RateLimitStore, type TokenBucket } from "@analytics/core"
-import { rateLimitStoreContract } from "@analytics/core/testing"
+import { rateLimitStoreContract } from "@analytics/testing"
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"

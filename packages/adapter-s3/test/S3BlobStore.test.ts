@@ -8,7 +8,7 @@
  * expiry; the key prefix; refusals by the server become StoreErrors.
  */
 import { BlobStore, Errors } from "@analytics/core"
-import { blobStoreContract } from "@analytics/core/testing"
+import { blobStoreContract } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { TestClock } from "effect/testing"
@@ -16,7 +16,7 @@ import * as fc from "fast-check"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { S3BlobStore } from "../src/index.ts"
-import { TestS3Server } from "../src/testing/index.ts"
+import { TestS3Server } from "@analytics/testing/s3"
 
 const mebibyte = 1024 * 1024
 const partSize = 5 * mebibyte

@@ -7,7 +7,7 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { Mailer } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
+import { SmtpServer } from "@analytics/testing/smtp"
 
 const send = (port: number, mail: Mailer.Mail) =>
   Effect.flatMap(Effect.service(Mailer.Mailer), (mailer) => mailer.send(mail)).pipe(

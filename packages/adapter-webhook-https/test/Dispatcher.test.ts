@@ -22,9 +22,9 @@ import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import Stripe from "stripe"
 import { SmtpMailer } from "@analytics/adapter-smtp"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
+import { SmtpServer } from "@analytics/testing/smtp"
 import { HttpsTransport } from "../src/index.ts"
-import { Receiver } from "../src/testing/index.ts"
+import { Receiver } from "@analytics/testing/webhooks"
 
 /** Waits in real time (the TestClock does not move) until `check` holds. */
 const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, check: (a: A) => boolean, timeoutMillis = 10_000) =>

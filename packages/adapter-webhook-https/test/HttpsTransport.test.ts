@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { HttpsTransport } from "../src/index.ts"
-import { Receiver } from "../src/testing/index.ts"
+import { Receiver } from "@analytics/testing/webhooks"
 
 const request = (url: string, timeoutMillis = 5_000): WebhookTransport.Request => ({
   url,

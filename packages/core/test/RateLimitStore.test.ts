@@ -1,4 +1,4 @@
 import { RateLimitStore } from "@analytics/core"
-import { rateLimitStoreContract } from "@analytics/core/testing"
+import { rateLimitStoreContract } from "@analytics/testing"
 
 rateLimitStoreContract("memory", RateLimitStore.RateLimitStore.layerMemory)

@@ -4,7 +4,7 @@
  * one on a real loopback chat-completions server when ANALYTICS_AI_BASE_URL
  * is set (its key and model sent), else the built-in one (nothing sent).
  */
-import { ChatServer } from "@analytics/adapter-openai/testing"
+import { ChatServer } from "@analytics/testing/openai"
 import { Answerer } from "@analytics/core"
 import * as AnswererChoice from "@analytics/host/AnswererChoice"
 import * as HostConfig from "@analytics/host/HostConfig"

@@ -10,7 +10,7 @@
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, type Dataset, Datasets, DatasetStore, EventPublisher } from "@analytics/core"
-import { insertTenant, insertWorkspace } from "@analytics/core/testing"
+import { insertTenant, insertWorkspace } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"

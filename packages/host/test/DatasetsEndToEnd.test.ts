@@ -4,7 +4,7 @@
  * build a report, and receive the refresh and alert events at a real HTTPS
  * webhook receiver, signed.
  */
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Receiver } from "@analytics/testing/webhooks"
 import { WebhookSignature } from "@analytics/core"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"

@@ -7,8 +7,8 @@
  * real HTTPS webhook receiver. Also: a lease too short to renew stops the
  * host at start.
  */
-import { Poppler } from "@analytics/adapter-documents/testing"
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Poppler } from "@analytics/testing/documents"
+import { Receiver } from "@analytics/testing/webhooks"
 import { readdirSync } from "node:fs"
 import { basename, join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"

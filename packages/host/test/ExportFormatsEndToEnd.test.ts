@@ -9,7 +9,7 @@
  * `POST /v1/reports/{id}/visuals/{visual_id}/query`, with the same filters.
  */
 import { Png } from "@analytics/adapter-documents"
-import { Poppler } from "@analytics/adapter-documents/testing"
+import { Poppler } from "@analytics/testing/documents"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"

@@ -13,9 +13,9 @@
  * (`analytics_export_duration_seconds_count`, served behind a token): an
  * event carries identifiers only, nothing that names the host.
  */
-import { Poppler } from "@analytics/adapter-documents/testing"
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Poppler } from "@analytics/testing/documents"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
+import { Receiver } from "@analytics/testing/webhooks"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"

@@ -1,7 +1,7 @@
 /**
  * Runs `analytics-host` as a real child process, as a user would.
  */
-import { databaseUrl, freshDatabase } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase } from "@analytics/testing/postgres"
 import { Effect, Exit, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"

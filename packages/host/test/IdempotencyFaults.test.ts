@@ -12,7 +12,7 @@
  * time. The minute is `Idempotency.inFlightTimeout`, which the host does not
  * let one configure: this file waits it out (about 70 s in all).
  */
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
 import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"

@@ -22,8 +22,8 @@
  * PostgresRestart (the database itself).
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
+import { Receiver } from "@analytics/testing/webhooks"
 import { randomUUID } from "node:crypto"
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -21,7 +21,7 @@
  * Scale plan so that the firehose is in its plan: the member's refusal to
  * register `audit.event` is the policy's, not the plan's.
  */
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Receiver } from "@analytics/testing/webhooks"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

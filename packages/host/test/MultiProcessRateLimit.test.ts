@@ -4,7 +4,7 @@
  * docs/operations.md: several hosts). The same hammer with per-process memory
  * counts admits more, which shows the test can tell the difference.
  */
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { call, type Cleanups, freePort, freshDatabaseUrl, healthy, type Host, run, stop } from "./HostProcess.ts"

@@ -10,7 +10,7 @@
  * metrics, and request ids are on responses, in problem bodies and in the
  * host's log lines.
  */
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { Receiver } from "@analytics/testing/webhooks"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"

@@ -1,7 +1,7 @@
 /** The per-operation limits over HTTP on the shared stores a deployment runs (decision 0009). */
 import { operationLimitsSuite } from "@analytics/adapter-http/testing"
 import { SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { RedisRateLimitStore } from "@analytics/adapter-redis"
 import { describe } from "@effect/vitest"
 import { inject } from "vitest"

@@ -1,5 +1,5 @@
 import { SqlStores } from "@analytics/adapter-postgres"
-import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { start } from "@analytics/adapter-http/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"

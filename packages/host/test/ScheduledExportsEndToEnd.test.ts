@@ -12,8 +12,8 @@
  * answered but before any job ran: restarted on the same data directory,
  * every recipient gets exactly one mail.
  */
-import { Poppler } from "@analytics/adapter-documents/testing"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
+import { Poppler } from "@analytics/testing/documents"
+import { SmtpServer } from "@analytics/testing/smtp"
 import { Effect, Exit, Scope } from "effect"
 import { simpleParser } from "mailparser"
 import { afterAll, describe, expect, it } from "vitest"

@@ -18,8 +18,8 @@
  * ExportsTwoHosts.test.ts (same setup without the proxy: which host runs a
  * job depends on the workers' polls, not on where it was queued).
  */
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
+import { Receiver } from "@analytics/testing/webhooks"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

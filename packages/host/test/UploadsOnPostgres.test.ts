@@ -8,8 +8,8 @@
  * the exact decimal sums of the file's amounts, with no binary
  * floating-point noise ("Exact numbers and display formats").
  */
-import { Poppler } from "@analytics/adapter-documents/testing"
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
+import { Poppler } from "@analytics/testing/documents"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import * as Demo from "@analytics/host/Demo"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"

@@ -6,9 +6,9 @@
  * Receivers are real HTTPS servers on loopback, trusted through
  * NODE_EXTRA_CA_CERTS as an operator would trust a private CA.
  */
-import { databaseUrl, skippedForNoPostgres } from "@analytics/adapter-postgres/testing"
-import { SmtpServer } from "@analytics/adapter-smtp/testing"
-import { Receiver } from "@analytics/adapter-webhook-https/testing"
+import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
+import { SmtpServer } from "@analytics/testing/smtp"
+import { Receiver } from "@analytics/testing/webhooks"
 import { Effect, Exit, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"

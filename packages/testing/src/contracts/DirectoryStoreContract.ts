@@ -5,26 +5,19 @@
  *
  * @since 0.1.0
  */
+import { DirectoryStore, Group, Ids, Invitation, InvitationStore, Pagination, Tenant, User } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import type { Invitation, InvitationId } from "../sharing/Invitation.ts"
-import { InvitationStore } from "../sharing/InvitationStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { PageQuery } from "../platform/Pagination.ts"
-import type { Stores } from "../Stores.ts"
-import type { Group, GroupId, GroupKind } from "../directory/Group.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import type { User, UserId } from "../directory/User.ts"
-import { insertTenant } from "./Fixtures.ts"
+import { insertTenant } from "../Fixtures.ts"
 
 const at = (offset: number) => new Date(1_800_000_000_000 + offset)
 
 const makeTenant = Effect.map(insertTenant({ name: "Directory", createdAt: at(0) }), (t) => t.tenant_id)
 
-const newUser = (tenantId: TenantId, email: string, offset: number, overrides: Partial<User> = {}) =>
-  Effect.map(uuidv7, (id): User => ({
-    user_id: id as UserId,
+const newUser = (tenantId: Tenant.TenantId, email: string, offset: number, overrides: Partial<User.User> = {}) =>
+  Effect.map(Ids.uuidv7, (id): User.User => ({
+    user_id: id as User.UserId,
     tenant_id: tenantId,
     email,
     name: "Ada Lovelace",
@@ -37,17 +30,17 @@ const newUser = (tenantId: TenantId, email: string, offset: number, overrides: P
     ...overrides
   }))
 
-const makeUser = (tenantId: TenantId, email: string, offset: number, overrides: Partial<User> = {}) =>
+const makeUser = (tenantId: Tenant.TenantId, email: string, offset: number, overrides: Partial<User.User> = {}) =>
   Effect.gen(function*() {
     const user = yield* newUser(tenantId, email, offset, overrides)
-    assert.strictEqual(yield* (yield* DirectoryStore).insertUser(user), "written")
+    assert.strictEqual(yield* (yield* DirectoryStore.DirectoryStore).insertUser(user), "written")
     return user
   })
 
-const makeGroup = (tenantId: TenantId, kind: GroupKind, name: string, offset: number) =>
+const makeGroup = (tenantId: Tenant.TenantId, kind: Group.GroupKind, name: string, offset: number) =>
   Effect.gen(function*() {
-    const group: Group = {
-      group_id: (yield* uuidv7) as GroupId,
+    const group: Group.Group = {
+      group_id: (yield* Ids.uuidv7) as Group.GroupId,
       tenant_id: tenantId,
       kind,
       name,
@@ -56,11 +49,11 @@ const makeGroup = (tenantId: TenantId, kind: GroupKind, name: string, offset: nu
       created_at: at(offset),
       updated_at: at(offset)
     }
-    yield* (yield* DirectoryStore).insertGroup(group)
+    yield* (yield* DirectoryStore.DirectoryStore).insertGroup(group)
     return group
   })
 
-const page: PageQuery<"created_at"> = {
+const page: Pagination.PageQuery<"created_at"> = {
   take: 100,
   sort: { field: "created_at", direction: "desc" },
   after: undefined,
@@ -71,11 +64,11 @@ const page: PageQuery<"created_at"> = {
 export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
   it.effect("invitations: found by id in their tenant, by token hash anywhere; updates only from the state they read", () =>
     Effect.gen(function*() {
-      const store = yield* InvitationStore
+      const store = yield* InvitationStore.InvitationStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
-      const invitation = (email: string, offset: number): Invitation => ({
-        invitation_id: crypto.randomUUID() as InvitationId,
+      const invitation = (email: string, offset: number): Invitation.Invitation => ({
+        invitation_id: crypto.randomUUID() as Invitation.InvitationId,
         tenant_id: tenant,
         email,
         name: null,
@@ -98,7 +91,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.deepStrictEqual(yield* store.findPending(tenant, "guest@example.com"), second)
       assert.strictEqual(yield* store.findPending(other, "guest@example.com"), undefined)
       assert.deepStrictEqual((yield* store.list(tenant, page)).map((i) => i.invitation_id), [third, second, first].map((i) => i.invitation_id))
-      const accepted: Invitation = { ...second, status: "accepted", updated_at: at(5_000) }
+      const accepted: Invitation.Invitation = { ...second, status: "accepted", updated_at: at(5_000) }
       assert.isTrue(yield* store.update(accepted, second.updated_at))
       // A second writer that read the same state loses.
       assert.isFalse(yield* store.update({ ...second, status: "revoked", updated_at: at(5_001) }, second.updated_at))
@@ -109,7 +102,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
 
   it.effect("users round-trip, are scoped by tenant, found by e-mail and listed newest first", () =>
     Effect.gen(function*() {
-      const store = yield* DirectoryStore
+      const store = yield* DirectoryStore.DirectoryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const ada = yield* makeUser(tenant, "ada@example.com", 1_000, {
@@ -120,7 +113,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       const bob = yield* makeUser(tenant, "bob@example.com", 2_000)
       assert.deepStrictEqual(yield* store.findUser(tenant, ada.user_id), ada)
       assert.strictEqual(yield* store.findUser(other, ada.user_id), undefined)
-      assert.strictEqual(yield* store.findUser(tenant, "not-a-uuid" as UserId), undefined)
+      assert.strictEqual(yield* store.findUser(tenant, "not-a-uuid" as User.UserId), undefined)
       assert.deepStrictEqual(yield* store.findUserBy(tenant, { email: "bob@example.com" }), bob)
       assert.strictEqual(yield* store.findUserBy(other, { email: "bob@example.com" }), undefined)
       assert.deepStrictEqual(yield* store.findUserBy(tenant, { userName: "ada_lovelace_7" }), ada)
@@ -138,7 +131,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
 
   it.effect("an e-mail is one user's per tenant, even when two are created at once", () =>
     Effect.gen(function*() {
-      const store = yield* DirectoryStore
+      const store = yield* DirectoryStore.DirectoryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const first = yield* newUser(tenant, "race@example.com", 3_000)
@@ -152,12 +145,12 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
 
   it.effect("updating a user replaces its fields; another user's e-mail is refused; a missing one is reported", () =>
     Effect.gen(function*() {
-      const store = yield* DirectoryStore
+      const store = yield* DirectoryStore.DirectoryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const ada = yield* makeUser(tenant, "ada@example.org", 1_000)
       yield* makeUser(tenant, "bob@example.org", 2_000)
-      const gone: User = { ...ada, status: "deprovisioned", name: "Ada L.", roles: ["admin"], updated_at: at(5_000) }
+      const gone: User.User = { ...ada, status: "deprovisioned", name: "Ada L.", roles: ["admin"], updated_at: at(5_000) }
       assert.strictEqual(yield* store.updateUser(gone), "written")
       assert.deepStrictEqual(yield* store.findUser(tenant, ada.user_id), gone)
       assert.strictEqual(yield* store.updateUser({ ...gone, email: "bob@example.org" }), "email-taken")
@@ -171,7 +164,7 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
 
   it.effect("groups and memberships: by kind, scoped by tenant, idempotent, listed, and gone with their group", () =>
     Effect.gen(function*() {
-      const store = yield* DirectoryStore
+      const store = yield* DirectoryStore.DirectoryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const ada = yield* makeUser(tenant, "ada@example.net", 1_000)

@@ -6,10 +6,9 @@
  *
  * @since 0.1.0
  */
+import { BlobStore, Ids } from "@analytics/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Data, Effect, type Layer, Stream } from "effect"
-import { type Blob, BlobStore, collect } from "../exports/BlobStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
 
 const mebibyte = 1024 * 1024
 
@@ -45,19 +44,19 @@ const unevenChunks = (data: Uint8Array): Stream.Stream<Uint8Array> => {
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
 
 /** A key under a fresh prefix, so runs on one shared bucket or directory never meet. */
-const freshKey = (name: string) => Effect.map(uuidv7, (id) => `exports/contract-${id}/job/${name}`)
+const freshKey = (name: string) => Effect.map(Ids.uuidv7, (id) => `exports/contract-${id}/job/${name}`)
 
 /** The file under `key`, read whole, or `undefined`. */
-const read = (blob: Blob | undefined) =>
-  blob === undefined ? Effect.succeed(undefined) : Effect.map(collect(blob.body), (bytes) => ({ size: blob.bytes, bytes }))
+const read = (blob: BlobStore.Blob | undefined) =>
+  blob === undefined ? Effect.succeed(undefined) : Effect.map(BlobStore.collect(blob.body), (bytes) => ({ size: blob.bytes, bytes }))
 
 /** Registers the contract suite for one blob store. */
-export const blobStoreContract = <E>(name: string, store: Layer.Layer<BlobStore, E>): void => {
+export const blobStoreContract = <E>(name: string, store: Layer.Layer<BlobStore.BlobStore, E>): void => {
   describe(`blob store contract: ${name}`, () => {
     layer(store, { timeout: "120 seconds" })((it) => {
       it.effect("keeps a file and gives it back with its size; a second put replaces it; remove forgets it, and may be repeated", () =>
         Effect.gen(function*() {
-          const blobs = yield* BlobStore
+          const blobs = yield* BlobStore.BlobStore
           const key = yield* freshKey("by_region.csv")
           const first = new TextEncoder().encode("region,total_amount\r\nAPAC,1395\r\nEU,1335\r\n")
           assert.strictEqual(yield* blobs.put(key, Stream.make(first.subarray(0, 10), first.subarray(10))), first.length)
@@ -79,7 +78,7 @@ export const blobStoreContract = <E>(name: string, store: Layer.Layer<BlobStore,
 
       it.effect("an empty body is an empty file", () =>
         Effect.gen(function*() {
-          const blobs = yield* BlobStore
+          const blobs = yield* BlobStore.BlobStore
           const key = yield* freshKey("empty.json")
           assert.strictEqual(yield* blobs.put(key, Stream.empty), 0)
           const kept = yield* read(yield* blobs.get(key))
@@ -89,7 +88,7 @@ export const blobStoreContract = <E>(name: string, store: Layer.Layer<BlobStore,
 
       it.effect("12 MiB in uneven chunks comes back byte for byte (larger than one part of an object store's multipart upload)", () =>
         Effect.gen(function*() {
-          const blobs = yield* BlobStore
+          const blobs = yield* BlobStore.BlobStore
           const key = yield* freshKey("rows.parquet")
           const data = pseudoRandom(12 * mebibyte + 12_345, 20261121)
           assert.strictEqual(yield* blobs.put(key, unevenChunks(data)), data.length)
@@ -101,7 +100,7 @@ export const blobStoreContract = <E>(name: string, store: Layer.Layer<BlobStore,
 
       it.effect("a body that fails midway fails the put with its own error and leaves nothing; an earlier file under the key stays whole", () =>
         Effect.gen(function*() {
-          const blobs = yield* BlobStore
+          const blobs = yield* BlobStore.BlobStore
           const broken = (bytes: number) =>
             Stream.concat(unevenChunks(pseudoRandom(bytes, 7)), Stream.fail(new BodyBroke({ after: bytes })))
           // Small (within one part) and large (after parts were sent).

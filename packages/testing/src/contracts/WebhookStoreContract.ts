@@ -6,31 +6,23 @@
  *
  * @since 0.1.0
  */
+import { DeliveryStore, Events, Ids, Pagination, Tenant, TenantStore, Transactor, Webhook, WebhookStore } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Data, Effect, Exit, Fiber, Stream } from "effect"
-import { type Claim, DeliveryStore } from "../webhooks/DeliveryStore.ts"
-import * as Events from "../webhooks/Events.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { PageQuery } from "../platform/Pagination.ts"
-import type { Stores } from "../Stores.ts"
-import { Tenant, type TenantId } from "../tenancy/Tenant.ts"
-import { TenantStore } from "../tenancy/TenantStore.ts"
-import { Transactor } from "../platform/Transactor.ts"
-import type { Attempt, Webhook, WebhookId } from "../webhooks/Webhook.ts"
-import { WebhookStore } from "../webhooks/WebhookStore.ts"
-import { insertTenant, insertWorkspace } from "./Fixtures.ts"
+import { insertTenant, insertWorkspace } from "../Fixtures.ts"
 
 const t0 = 1_800_000_000_000
 const at = (offset: number) => new Date(t0 + offset)
 
 const makeTenant = Effect.map(insertTenant({ name: "Hooks", plan: "scale", createdAt: at(0) }), (t) => t.tenant_id)
 
-const makeWorkspace = (tenantId: TenantId) => Effect.map(insertWorkspace(tenantId, "Ops", at(0)), (w) => w.workspace_id)
+const makeWorkspace = (tenantId: Tenant.TenantId) => Effect.map(insertWorkspace(tenantId, "Ops", at(0)), (w) => w.workspace_id)
 
-const makeWebhook = (tenantId: TenantId, overrides: Partial<Webhook> = {}) =>
+const makeWebhook = (tenantId: Tenant.TenantId, overrides: Partial<Webhook.Webhook> = {}) =>
   Effect.gen(function*() {
-    const webhook: Webhook = {
-      webhook_id: (yield* uuidv7) as WebhookId,
+    const webhook: Webhook.Webhook = {
+      webhook_id: (yield* Ids.uuidv7) as Webhook.WebhookId,
       tenant_id: tenantId,
       workspace_id: null,
       url: "https://hooks.example.com/in",
@@ -44,14 +36,14 @@ const makeWebhook = (tenantId: TenantId, overrides: Partial<Webhook> = {}) =>
       updated_at: at(0),
       ...overrides
     }
-    yield* (yield* WebhookStore).insert(webhook)
+    yield* (yield* WebhookStore.WebhookStore).insert(webhook)
     return webhook
   })
 
 const event = (type: Events.EventType, workspaceId: string) =>
   Effect.orDie(Events.make(type, Events.tenantWide.has(type) ? Events.everyWorkspace : workspaceId, Events.examples[type]))
 
-const page: PageQuery<"created_at"> = {
+const page: Pagination.PageQuery<"created_at"> = {
   take: 100,
   sort: { field: "created_at", direction: "desc" },
   after: undefined,
@@ -59,13 +51,13 @@ const page: PageQuery<"created_at"> = {
 }
 
 /** Claims everything due at `now` and keeps what belongs to `webhooks` (other tests' deliveries share the store). */
-const claimOf = (webhooks: ReadonlyArray<Webhook>, now: Date, options: { perWebhook?: number; exclude?: ReadonlyArray<WebhookId> } = {}) =>
-  Effect.flatMap(DeliveryStore, (store) =>
+const claimOf = (webhooks: ReadonlyArray<Webhook.Webhook>, now: Date, options: { perWebhook?: number; exclude?: ReadonlyArray<Webhook.WebhookId> } = {}) =>
+  Effect.flatMap(DeliveryStore.DeliveryStore, (store) =>
     store.claim({ now, leaseMillis: 30_000, limit: 1_000, perWebhook: options.perWebhook ?? 1_000, exclude: options.exclude ?? [] })).pipe(
     Effect.map((claims) => claims.filter((c) => webhooks.some((w) => w.webhook_id === c.webhook.webhook_id)))
   )
 
-const attempt = (offset: number, status: number | null): Attempt => ({
+const attempt = (offset: number, status: number | null): Webhook.Attempt => ({
   attempted_at: at(offset),
   status_code: status,
   latency_ms: 12,
@@ -78,7 +70,7 @@ class Rollback extends Data.TaggedError("Rollback")<{}> {}
 export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
   it.effect("webhooks round-trip, are scoped by tenant, list newest first and update", () =>
     Effect.gen(function*() {
-      const store = yield* WebhookStore
+      const store = yield* WebhookStore.WebhookStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const workspace = yield* makeWorkspace(tenant)
@@ -93,12 +85,12 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       })
       assert.deepStrictEqual(yield* store.find(tenant, w2.webhook_id), w2)
       assert.strictEqual(yield* store.find(other, w2.webhook_id), undefined)
-      assert.strictEqual(yield* store.find(tenant, "not-a-uuid" as WebhookId), undefined)
+      assert.strictEqual(yield* store.find(tenant, "not-a-uuid" as Webhook.WebhookId), undefined)
       assert.deepStrictEqual((yield* store.list(tenant, page)).map((w) => w.webhook_id), [w2.webhook_id, w1.webhook_id])
       const after = yield* store.list(tenant, { ...page, after: { value: w2.created_at.getTime(), id: w2.webhook_id } })
       assert.deepStrictEqual(after.map((w) => w.webhook_id), [w1.webhook_id])
       assert.deepStrictEqual(yield* store.list(other, page), [])
-      const changed: Webhook = { ...w1, url: "https://b.example.com/", events: ["audit.event"], enabled: false, disabled_reason: "x", updated_at: at(3_000) }
+      const changed: Webhook.Webhook = { ...w1, url: "https://b.example.com/", events: ["audit.event"], enabled: false, disabled_reason: "x", updated_at: at(3_000) }
       assert.isTrue(yield* store.update(changed))
       assert.deepStrictEqual(yield* store.find(tenant, w1.webhook_id), changed)
       assert.isFalse(yield* store.update({ ...changed, tenant_id: other }))
@@ -109,7 +101,7 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("publish fans out to the enabled webhooks that hear the type and workspace, in this tenant only", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
@@ -141,23 +133,23 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("the firehose reaches a Scale tenant only", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
-      const tenants = yield* TenantStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
+      const tenants = yield* TenantStore.TenantStore
       const tenant = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
       yield* makeWebhook(tenant, { events: ["audit.event", "alert.fire"] })
       assert.strictEqual(yield* deliveries.publish(tenant, yield* event("audit.event", ws), at(5_500)), 1)
       // Moved to Growth: the subscription stays, the firehose stops (other events still flow).
       const current = (yield* tenants.findTenant(tenant))!
-      assert.isTrue(yield* tenants.updateTenant(new Tenant({ ...current, plan: "growth" })))
+      assert.isTrue(yield* tenants.updateTenant(new Tenant.Tenant({ ...current, plan: "growth" })))
       assert.strictEqual(yield* deliveries.publish(tenant, yield* event("audit.event", ws), at(5_600)), 0)
       assert.strictEqual(yield* deliveries.publish(tenant, yield* event("alert.fire", ws), at(5_700)), 1)
     }))
 
   it.effect("a publish commits with its transaction, or not at all", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
-      const transactor = yield* Transactor
+      const deliveries = yield* DeliveryStore.DeliveryStore
+      const transactor = yield* Transactor.Transactor
       const tenant = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
       const webhook = yield* makeWebhook(tenant)
@@ -177,7 +169,7 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("publishing wakes the workers", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       yield* makeWebhook(tenant)
       const woken = yield* Effect.forkScoped(Stream.runHead(yield* deliveries.wakeups))
@@ -188,7 +180,7 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("claims lease due deliveries once, oldest first, within the per-webhook bound, until the lease runs out", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
       const a = yield* makeWebhook(tenant)
@@ -214,13 +206,13 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("settling records the attempt under the lease; a lost lease settles nothing", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
       const webhook = yield* makeWebhook(tenant)
       yield* deliveries.publish(tenant, yield* event("export.succeeded", ws), at(50_000))
       const [claim] = yield* claimOf([webhook], at(50_000))
-      const nextDue = () => Effect.flatMap(DeliveryStore, (store) => store.nextDue([]))
+      const nextDue = () => Effect.flatMap(DeliveryStore.DeliveryStore, (store) => store.nextDue([]))
       // Other tests' deliveries share the store: only an upper bound holds for ours.
       assert.isAtMost((yield* nextDue())!.getTime(), t0 + 80_000)
       const retry = { attempt: attempt(50_000, 500), status: "retrying", failures: 1, nextAttemptAt: at(55_000) } as const
@@ -245,8 +237,8 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("settling inside a transaction commits with it, or not at all", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
-      const transactor = yield* Transactor
+      const deliveries = yield* DeliveryStore.DeliveryStore
+      const transactor = yield* Transactor.Transactor
       const tenant = yield* makeTenant
       const webhook = yield* makeWebhook(tenant)
       yield* deliveries.publish(tenant, yield* event("alert.fire", yield* makeWorkspace(tenant)), at(56_000))
@@ -263,8 +255,8 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("a gone receiver disables its webhook and fails its unfinished deliveries; none is claimed", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
-      const webhooks = yield* WebhookStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
+      const webhooks = yield* WebhookStore.WebhookStore
       const tenant = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
       const webhook = yield* makeWebhook(tenant)
@@ -288,7 +280,7 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("re-delivery restarts a finished delivery; recovery restarts the failed ones of a time range; filters apply", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       const other = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
@@ -297,7 +289,7 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       yield* deliveries.publish(tenant, yield* event("export.succeeded", ws), at(73_000))
       const claims = yield* claimOf([webhook], at(73_000))
       assert.strictEqual(claims.length, 4)
-      const byTime = (claim: Claim) => claim.delivery.created_at.getTime()
+      const byTime = (claim: DeliveryStore.Claim) => claim.delivery.created_at.getTime()
       for (const claim of claims) {
         const ok = byTime(claim) === 73_000 + t0
         yield* deliveries.settle(claim, {
@@ -339,7 +331,7 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("purging deletes finished deliveries last changed before the cutoff, never unfinished ones", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       const ws = yield* makeWorkspace(tenant)
       const webhook = yield* makeWebhook(tenant)
@@ -356,13 +348,13 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("removing a webhook removes its deliveries", () =>
     Effect.gen(function*() {
-      const deliveries = yield* DeliveryStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
       const tenant = yield* makeTenant
       const webhook = yield* makeWebhook(tenant)
       const d = yield* deliveries.enqueue(webhook, yield* event("audit.event", yield* makeWorkspace(tenant)), at(90_000))
       assert.strictEqual(d.event.type, "audit.event")
       assert.deepStrictEqual(yield* deliveries.find(tenant, webhook.webhook_id, d.delivery_id), d)
-      assert.isTrue(yield* (yield* WebhookStore).remove(tenant, webhook.webhook_id))
+      assert.isTrue(yield* (yield* WebhookStore.WebhookStore).remove(tenant, webhook.webhook_id))
       assert.strictEqual(yield* deliveries.find(tenant, webhook.webhook_id, d.delivery_id), undefined)
       assert.deepStrictEqual(yield* claimOf([webhook], at(999_000)), [])
     }))

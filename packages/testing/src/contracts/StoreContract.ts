@@ -6,19 +6,11 @@
  *
  * @since 0.1.0
  */
+import { Idempotency, Ids, Pagination, ServiceSecrets, Tenant, TenantStore, Transactor, Workspace, WorkspaceStore } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Data, Effect, Exit, type Layer, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { IdempotencyRecord } from "../platform/Idempotency.ts"
-import { IdempotencyStore } from "../platform/Idempotency.ts"
-import type { PageQuery } from "../platform/Pagination.ts"
-import { ServiceSecrets } from "../platform/ServiceSecrets.ts"
-import { Tenant, type TenantId } from "../tenancy/Tenant.ts"
-import { TenantStore } from "../tenancy/TenantStore.ts"
-import { Transactor } from "../platform/Transactor.ts"
-import { Workspace } from "../tenancy/Workspace.ts"
-import { type WorkspaceSortField, WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 import { auditStoreContract } from "./AuditStoreContract.ts"
 import { commentStoreContract } from "./CommentStoreContract.ts"
 import { datasetStoreContract } from "./DatasetStoreContract.ts"
@@ -26,20 +18,18 @@ import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { exportScheduleStoreContract } from "./ExportScheduleStoreContract.ts"
 import { exportStoreContract } from "./ExportStoreContract.ts"
 import { grantStoreContract } from "./GrantStoreContract.ts"
-import { insertTenant, insertWorkspace } from "./Fixtures.ts"
+import { insertTenant, insertWorkspace } from "../Fixtures.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
 
-import type { Stores } from "../Stores.ts"
-
-const newTenantId = Effect.map(uuidv7, (id) => id as TenantId)
+const newTenantId = Effect.map(Ids.uuidv7, (id) => id as Tenant.TenantId)
 
 const makeTenant = insertTenant()
 
-const makeWorkspace = (tenantId: TenantId, name: string, createdAt: number) => insertWorkspace(tenantId, name, new Date(createdAt))
+const makeWorkspace = (tenantId: Tenant.TenantId, name: string, createdAt: number) => insertWorkspace(tenantId, name, new Date(createdAt))
 
 const page = (
-  overrides: Partial<PageQuery<WorkspaceSortField>> = {}
-): PageQuery<WorkspaceSortField> => ({
+  overrides: Partial<Pagination.PageQuery<WorkspaceStore.WorkspaceSortField>> = {}
+): Pagination.PageQuery<WorkspaceStore.WorkspaceSortField> => ({
   take: 100,
   sort: { field: "created_at", direction: "desc" },
   after: undefined,
@@ -47,7 +37,7 @@ const page = (
   ...overrides
 })
 
-const ids = (rows: ReadonlyArray<Workspace>) => rows.map((w) => w.workspace_id)
+const ids = (rows: ReadonlyArray<Workspace.Workspace>) => rows.map((w) => w.workspace_id)
 
 class Boom extends Data.TaggedError("Boom")<{}> {}
 
@@ -66,7 +56,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {
-          const store = yield* TenantStore
+          const store = yield* TenantStore.TenantStore
           const tenant = yield* makeTenant
           const found = yield* store.findTenant(tenant.tenant_id)
           assert.deepStrictEqual(found, tenant)
@@ -75,11 +65,11 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("a tenant's plan and negotiated limits change, and the change is announced", () =>
         Effect.gen(function*() {
-          const store = yield* TenantStore
+          const store = yield* TenantStore.TenantStore
           const tenant = yield* makeTenant
-          const announced = yield* Queue.unbounded<TenantId>()
+          const announced = yield* Queue.unbounded<Tenant.TenantId>()
           yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, (id) => Queue.offer(announced, id)))
-          const custom = new Tenant({
+          const custom = new Tenant.Tenant({
             ...tenant,
             plan: "custom",
             limits: { burst: 1_000, sustained: 50_000, query_concurrency: 12 }
@@ -88,21 +78,21 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.deepStrictEqual(yield* store.findTenant(tenant.tenant_id), custom)
           assert.strictEqual(yield* Queue.take(announced), tenant.tenant_id)
           const { limits: _, ...rest } = custom
-          const starter = new Tenant({ ...rest, plan: "starter" })
+          const starter = new Tenant.Tenant({ ...rest, plan: "starter" })
           assert.isTrue(yield* store.updateTenant(starter))
           assert.deepStrictEqual(yield* store.findTenant(tenant.tenant_id), starter)
-          const unknown = new Tenant({ ...rest, tenant_id: yield* newTenantId })
+          const unknown = new Tenant.Tenant({ ...rest, tenant_id: yield* newTenantId })
           assert.isFalse(yield* store.updateTenant(unknown))
           assert.strictEqual(yield* store.findTenant(unknown.tenant_id), undefined)
         }).pipe(Effect.scoped))
 
       it.effect("tokens are found by hash only, and a hash is stored once", () =>
         Effect.gen(function*() {
-          const store = yield* TenantStore
+          const store = yield* TenantStore.TenantStore
           const tenant = yield* makeTenant
-          const tokenHash = `hash-${yield* uuidv7}`
+          const tokenHash = `hash-${yield* Ids.uuidv7}`
           const token = {
-            tokenId: yield* uuidv7,
+            tokenId: yield* Ids.uuidv7,
             tenantId: tenant.tenant_id,
             tokenHash,
             userId: "u-1",
@@ -111,18 +101,18 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
             createdAt: new Date(1_700_000_000_456)
           }
           assert.isTrue(yield* store.insertToken(token))
-          assert.isFalse(yield* store.insertToken({ ...token, tokenId: yield* uuidv7, userId: "u-2" }))
+          assert.isFalse(yield* store.insertToken({ ...token, tokenId: yield* Ids.uuidv7, userId: "u-2" }))
           assert.deepStrictEqual(yield* store.findTokenByHash(tokenHash), token)
           assert.strictEqual(yield* store.findTokenByHash(`${tokenHash}-other`), undefined)
           // Listed by role in their tenant, and removed by id in their tenant only.
-          const scim = { ...token, tokenId: yield* uuidv7, tokenHash: `${tokenHash}-scim`, roles: ["scim"], createdAt: new Date(1_700_000_000_999) }
+          const scim = { ...token, tokenId: yield* Ids.uuidv7, tokenHash: `${tokenHash}-scim`, roles: ["scim"], createdAt: new Date(1_700_000_000_999) }
           assert.isTrue(yield* store.insertToken(scim))
           assert.deepStrictEqual(yield* store.listTokens(tenant.tenant_id, "scim"), [scim])
           assert.deepStrictEqual(yield* store.listTokens(tenant.tenant_id, "analyst"), [token])
           const other = yield* makeTenant
           assert.deepStrictEqual(yield* store.listTokens(other.tenant_id, "scim"), [])
           // A removal is announced: authenticators forget the token at once.
-          const announced = yield* Queue.unbounded<TenantId>()
+          const announced = yield* Queue.unbounded<Tenant.TenantId>()
           yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, (id) => Queue.offer(announced, id)))
           assert.isFalse(yield* store.removeToken(other.tenant_id, scim.tokenId))
           assert.isTrue(yield* store.removeToken(tenant.tenant_id, scim.tokenId))
@@ -133,7 +123,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("a workspace is found in its tenant and in no other", () =>
         Effect.gen(function*() {
-          const store = yield* WorkspaceStore
+          const store = yield* WorkspaceStore.WorkspaceStore
           const a = yield* makeTenant
           const b = yield* makeTenant
           const workspace = yield* makeWorkspace(a.tenant_id, "Sales", 1_000)
@@ -146,7 +136,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("lists newest first, ties broken by id ascending, after a keyset position", () =>
         Effect.gen(function*() {
-          const store = yield* WorkspaceStore
+          const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
           const w1 = yield* makeWorkspace(tenant_id, "one", 1_000)
           const w2 = yield* makeWorkspace(tenant_id, "two", 2_000)
@@ -165,7 +155,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("sorts names by code point, both directions, ties by id", () =>
         Effect.gen(function*() {
-          const store = yield* WorkspaceStore
+          const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
           const lower = yield* makeWorkspace(tenant_id, "alpha", 1_000)
           const upper = yield* makeWorkspace(tenant_id, "Zulu", 1_000)
@@ -186,7 +176,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("hides rows created after the snapshot bound", () =>
         Effect.gen(function*() {
-          const store = yield* WorkspaceStore
+          const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
           const old = yield* makeWorkspace(tenant_id, "old", 5_000)
           yield* makeWorkspace(tenant_id, "new", 5_001)
@@ -196,7 +186,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("a removed workspace is gone, and the list goes on past it", () =>
         Effect.gen(function*() {
-          const store = yield* WorkspaceStore
+          const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
           const w1 = yield* makeWorkspace(tenant_id, "one", 1_000)
           const w2 = yield* makeWorkspace(tenant_id, "two", 2_000)
@@ -210,7 +200,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
         }))
 
       const scope = "POST /v1/workspaces"
-      const record = (owner: string, createdAt: number): Omit<IdempotencyRecord, "response"> => ({
+      const record = (owner: string, createdAt: number): Omit<Idempotency.IdempotencyRecord, "response"> => ({
         owner,
         scope,
         key: "key-1",
@@ -226,8 +216,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("idempotency: reserve, see the reservation, complete, replay", () =>
         Effect.gen(function*() {
-          const store = yield* IdempotencyStore
-          const owner = yield* uuidv7
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
           const first = yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
           assert.strictEqual(first._tag, "Reserved")
           const again = yield* store.reserve({ ...record(owner, 10_001), fingerprint: "f2" }, cutoffs(0, 0))
@@ -241,7 +231,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           yield* store.release(held(owner, 10_000))
           const done = yield* store.reserve(record(owner, 10_002), cutoffs(0, 0))
           assert.deepStrictEqual(done._tag === "Existing" ? done.record.response : undefined, response)
-          const otherOwner = yield* store.reserve(record(yield* uuidv7, 10_003), cutoffs(0, 0))
+          const otherOwner = yield* store.reserve(record(yield* Ids.uuidv7, 10_003), cutoffs(0, 0))
           assert.strictEqual(otherOwner._tag, "Reserved")
           const otherScope = yield* store.reserve({ ...record(owner, 10_004), scope: "POST /v1/tenants" }, cutoffs(0, 0))
           assert.strictEqual(otherScope._tag, "Reserved")
@@ -249,8 +239,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("idempotency: release frees a key; expired and abandoned records are taken over", () =>
         Effect.gen(function*() {
-          const store = yield* IdempotencyStore
-          const owner = yield* uuidv7
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
           yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
           yield* store.release(held(owner, 10_000))
           assert.strictEqual((yield* store.reserve(record(owner, 11_000), cutoffs(0, 0)))._tag, "Reserved")
@@ -266,8 +256,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("idempotency: a request whose reservation was taken over cannot complete or release it", () =>
         Effect.gen(function*() {
-          const store = yield* IdempotencyStore
-          const owner = yield* uuidv7
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
           yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
           // the first request stalls; a retry takes the abandoned key over
           assert.strictEqual((yield* store.reserve(record(owner, 80_000), cutoffs(0, 70_000)))._tag, "Reserved")
@@ -286,8 +276,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("idempotency: purging deletes only records created before the bound", () =>
         Effect.gen(function*() {
-          const store = yield* IdempotencyStore
-          const owner = yield* uuidv7
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
           yield* store.reserve({ ...record(owner, 1_000), key: "old" }, cutoffs(0, 0))
           yield* store.reserve({ ...record(owner, 5_000), key: "new" }, cutoffs(0, 0))
           assert.isAtLeast(yield* store.purgeExpired(new Date(2_000)), 1)
@@ -299,8 +289,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("idempotency: of many concurrent reservations exactly one wins", () =>
         Effect.gen(function*() {
-          const store = yield* IdempotencyStore
-          const owner = yield* uuidv7
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
           const results = yield* Effect.all(
             Array.from({ length: 12 }, () => store.reserve(record(owner, 10_000), cutoffs(0, 0))),
             { concurrency: "unbounded" }
@@ -310,8 +300,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("service secrets: created once, the same for every caller", () =>
         Effect.gen(function*() {
-          const secrets = yield* ServiceSecrets
-          const name = `secret-${yield* uuidv7}`
+          const secrets = yield* ServiceSecrets.ServiceSecrets
+          const name = `secret-${yield* Ids.uuidv7}`
           let n = 0
           const generate = Effect.sync(() => `value-${++n}`)
           const values = yield* Effect.all(
@@ -324,8 +314,8 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
 
       it.effect("a transaction commits together or not at all", () =>
         Effect.gen(function*() {
-          const { transaction } = yield* Transactor
-          const store = yield* WorkspaceStore
+          const { transaction } = yield* Transactor.Transactor
+          const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
           const failed = yield* transaction(
             Effect.gen(function*() {
@@ -342,7 +332,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       it.effect("times survive with millisecond precision under any clock", () =>
         Effect.gen(function*() {
           yield* TestClock.setTime(1_767_225_600_987)
-          const store = yield* WorkspaceStore
+          const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
           const w = yield* makeWorkspace(tenant_id, "precise", 1_767_225_600_987)
           const found = yield* store.find(tenant_id, w.workspace_id)

@@ -6,28 +6,17 @@
  *
  * @since 0.1.0
  */
+import { Alert, AlertStore, Dashboard, DashboardStore, Dataset, DatasetStore, Ids, Pagination, Report, ReportStore, Tenant, Workspace } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Dataset, DatasetId } from "../datasets/Dataset.ts"
-import { DatasetStore } from "../datasets/DatasetStore.ts"
-import type { Alert, AlertId } from "../reports/Alert.ts"
-import { AlertStore } from "../reports/AlertStore.ts"
-import type { Dashboard, DashboardId } from "../reports/Dashboard.ts"
-import { DashboardStore } from "../reports/DashboardStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { Report, ReportId } from "../reports/Report.ts"
-import { ReportStore } from "../reports/ReportStore.ts"
-import type { PageQuery } from "../platform/Pagination.ts"
-import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import { insertTenant, insertWorkspace } from "./Fixtures.ts"
+import { insertTenant, insertWorkspace } from "../Fixtures.ts"
 
 const at = (offset: number) => new Date(1_810_000_000_000 + offset)
 
-const newDataset = (tenantId: TenantId, workspaceId: WorkspaceId, offset: number, overrides: Partial<Dataset> = {}) =>
-  Effect.map(uuidv7, (id): Dataset => ({
-    dataset_id: id as DatasetId,
+const newDataset = (tenantId: Tenant.TenantId, workspaceId: Workspace.WorkspaceId, offset: number, overrides: Partial<Dataset.Dataset> = {}) =>
+  Effect.map(Ids.uuidv7, (id): Dataset.Dataset => ({
+    dataset_id: id as Dataset.DatasetId,
     tenant_id: tenantId,
     workspace_id: workspaceId,
     name: `Sales ${offset}`,
@@ -48,7 +37,7 @@ const newDataset = (tenantId: TenantId, workspaceId: WorkspaceId, offset: number
     ...overrides
   }))
 
-const newestFirst = (take: number, after?: Dataset): PageQuery<"created_at"> => ({
+const newestFirst = (take: number, after?: Dataset.Dataset): Pagination.PageQuery<"created_at"> => ({
   take,
   sort: { field: "created_at", direction: "desc" },
   after: after === undefined ? undefined : { value: after.created_at.getTime(), id: after.dataset_id },
@@ -59,7 +48,7 @@ const newestFirst = (take: number, after?: Dataset): PageQuery<"created_at"> => 
 export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
   it.effect("datasets round-trip, change and go, in their tenant only", () =>
     Effect.gen(function*() {
-      const store = yield* DatasetStore
+      const store = yield* DatasetStore.DatasetStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
       const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
       const dataset = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 1)
@@ -67,8 +56,8 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), dataset)
       const other = yield* insertTenant({ createdAt: at(0) })
       assert.strictEqual(yield* store.find(other.tenant_id, dataset.dataset_id), undefined)
-      assert.strictEqual(yield* store.find(tenant.tenant_id, "not-an-id" as DatasetId), undefined)
-      const loaded: Dataset = {
+      assert.strictEqual(yield* store.find(tenant.tenant_id, "not-an-id" as Dataset.DatasetId), undefined)
+      const loaded: Dataset.Dataset = {
         ...dataset,
         name: "Sales (loaded)",
         description: "Orders since 2020",
@@ -99,14 +88,14 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("a load is switched in one conditional write, which edits never undo", () =>
     Effect.gen(function*() {
-      const store = yield* DatasetStore
+      const store = yield* DatasetStore.DatasetStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
       const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
       const dataset = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 1)
       yield* store.insert(dataset)
-      const [first, second] = [yield* uuidv7, yield* uuidv7]
+      const [first, second] = [yield* Ids.uuidv7, yield* Ids.uuidv7]
       const columns = [{ name: "region", engineType: "VARCHAR", type: "string" as const }]
-      const loaded: Dataset = { ...dataset, load_id: first, columns, row_count: 10, refreshed_at: at(5), updated_at: at(5) }
+      const loaded: Dataset.Dataset = { ...dataset, load_id: first, columns, row_count: 10, refreshed_at: at(5), updated_at: at(5) }
       // Only from the load it replaces: a load that lost the race is told so.
       assert.isFalse(yield* store.switchLoad(loaded, second))
       assert.isTrue(yield* store.switchLoad(loaded, null))
@@ -116,7 +105,7 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.isTrue(yield* store.update({ ...dataset, name: "Renamed", updated_at: at(6) }))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), { ...loaded, name: "Renamed", updated_at: at(6) })
       // The switch writes the load's parts only: the edit's name stays.
-      const again: Dataset = { ...loaded, name: "Ignored", load_id: second, row_count: 20, refreshed_at: at(7), updated_at: at(7) }
+      const again: Dataset.Dataset = { ...loaded, name: "Ignored", load_id: second, row_count: 20, refreshed_at: at(7), updated_at: at(7) }
       assert.isTrue(yield* store.switchLoad(again, first))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dataset.dataset_id), { ...again, name: "Renamed" })
       const other = yield* insertTenant({ createdAt: at(0) })
@@ -132,11 +121,11 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("datasets are listed per workspace, newest first, page by page", () =>
     Effect.gen(function*() {
-      const store = yield* DatasetStore
+      const store = yield* DatasetStore.DatasetStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
       const a = yield* insertWorkspace(tenant.tenant_id, "A", at(0))
       const b = yield* insertWorkspace(tenant.tenant_id, "B", at(0))
-      const inA: Array<Dataset> = []
+      const inA: Array<Dataset.Dataset> = []
       for (const offset of [10, 30, 20, 30]) {
         const dataset = yield* newDataset(tenant.tenant_id, a.workspace_id, offset)
         yield* store.insert(dataset)
@@ -155,11 +144,11 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("reports round-trip with their pages and settings, listed per workspace, in their tenant only", () =>
     Effect.gen(function*() {
-      const store = yield* ReportStore
+      const store = yield* ReportStore.ReportStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
       const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
-      const report: Report = {
-        report_id: (yield* uuidv7) as ReportId,
+      const report: Report.Report = {
+        report_id: (yield* Ids.uuidv7) as Report.ReportId,
         tenant_id: tenant.tenant_id,
         workspace_id: workspace.workspace_id,
         name: "Sales overview",
@@ -169,7 +158,7 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
           visuals: [{
             id: "revenue_by_month",
             type: "line",
-            dataset_id: (yield* uuidv7) as DatasetId,
+            dataset_id: (yield* Ids.uuidv7) as Dataset.DatasetId,
             query: { measures: ["revenue"], time_dimensions: [{ dimension: "day", granularity: "month", date_range: "last 3 months" }] },
             encoding: { x: "day__month", y: ["revenue"] }
           }]
@@ -183,7 +172,7 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, report.report_id), report)
       const other = yield* insertTenant({ createdAt: at(0) })
       assert.strictEqual(yield* store.find(other.tenant_id, report.report_id), undefined)
-      const renamed: Report = { ...report, name: "Sales", pages: [], filters: [], settings: { query_timeout_seconds: 5 }, updated_at: at(2) }
+      const renamed: Report.Report = { ...report, name: "Sales", pages: [], filters: [], settings: { query_timeout_seconds: 5 }, updated_at: at(2) }
       assert.isTrue(yield* store.update(renamed))
       assert.deepStrictEqual(yield* store.list(tenant.tenant_id, workspace.workspace_id, { ...newestFirst(10) }), [renamed])
       assert.deepStrictEqual(yield* store.list(other.tenant_id, workspace.workspace_id, newestFirst(10)), [])
@@ -194,14 +183,14 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("alerts round-trip; found by dataset for refreshes and by schedule for the scheduler", () =>
     Effect.gen(function*() {
-      const store = yield* AlertStore
+      const store = yield* AlertStore.AlertStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
       const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
       const dataset = yield* newDataset(tenant.tenant_id, workspace.workspace_id, 1)
-      yield* (yield* DatasetStore).insert(dataset)
-      const alert = (offset: number, schedule: Alert["schedule"]): Effect.Effect<Alert> =>
-        Effect.map(uuidv7, (id) => ({
-          alert_id: id as AlertId,
+      yield* (yield* DatasetStore.DatasetStore).insert(dataset)
+      const alert = (offset: number, schedule: Alert.Alert["schedule"]): Effect.Effect<Alert.Alert> =>
+        Effect.map(Ids.uuidv7, (id) => ({
+          alert_id: id as Alert.AlertId,
           tenant_id: tenant.tenant_id,
           workspace_id: workspace.workspace_id,
           dataset_id: dataset.dataset_id,
@@ -227,7 +216,7 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(yield* store.listAfterRefresh(other.tenant_id, dataset.dataset_id), [])
       assert.isTrue((yield* store.listScheduled).some((a) => a.alert_id === hourly.alert_id))
       assert.isFalse((yield* store.listScheduled).some((a) => a.alert_id === onRefresh.alert_id))
-      const fired: Alert = { ...onRefresh, state: "firing", last_value: 81_250.25, last_checked_at: at(5), updated_at: at(5) }
+      const fired: Alert.Alert = { ...onRefresh, state: "firing", last_value: 81_250.25, last_checked_at: at(5), updated_at: at(5) }
       assert.isTrue(yield* store.update(fired))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, onRefresh.alert_id), fired)
       assert.isTrue(yield* store.remove(tenant.tenant_id, hourly.alert_id))
@@ -236,21 +225,21 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("dashboards round-trip with their tiles, listed per workspace, in their tenant only", () =>
     Effect.gen(function*() {
-      const store = yield* DashboardStore
+      const store = yield* DashboardStore.DashboardStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
       const workspace = yield* insertWorkspace(tenant.tenant_id, "Analytics", at(0))
-      const dashboard: Dashboard = {
-        dashboard_id: (yield* uuidv7) as DashboardId,
+      const dashboard: Dashboard.Dashboard = {
+        dashboard_id: (yield* Ids.uuidv7) as Dashboard.DashboardId,
         tenant_id: tenant.tenant_id,
         workspace_id: workspace.workspace_id,
         name: "Executive",
-        tiles: [{ id: "revenue", report_id: (yield* uuidv7) as ReportId, visual_id: "revenue_total", x: 0, y: 0, width: 6, height: 4 }],
+        tiles: [{ id: "revenue", report_id: (yield* Ids.uuidv7) as Report.ReportId, visual_id: "revenue_total", x: 0, y: 0, width: 6, height: 4 }],
         created_at: at(1),
         updated_at: at(1)
       }
       yield* store.insert(dashboard)
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, dashboard.dashboard_id), dashboard)
-      const moved: Dashboard = { ...dashboard, tiles: [{ ...dashboard.tiles[0]!, x: 6, width: 12 }], updated_at: at(2) }
+      const moved: Dashboard.Dashboard = { ...dashboard, tiles: [{ ...dashboard.tiles[0]!, x: 6, width: 12 }], updated_at: at(2) }
       assert.isTrue(yield* store.update(moved))
       assert.deepStrictEqual(yield* store.list(tenant.tenant_id, workspace.workspace_id, newestFirst(10)), [moved])
       const other = yield* insertTenant({ createdAt: at(0) })

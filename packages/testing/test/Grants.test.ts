@@ -6,31 +6,15 @@
  * Passwords are hashed with core's PBKDF2 hasher at a low iteration count
  * (fast tests); the Argon2id adapter is exercised by adapter-http's tests.
  */
+import { Access, AuditLog, Cursor, Directory, EventPublisher, Grant, GrantStore, Grants, Invitations, Mailer, PasswordHasher, Principal, Report, ReportStore, Tenant, Tenants, Workspaces } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import * as Access from "../src/sharing/Access.ts"
-import * as AuditLog from "../src/audit/AuditLog.ts"
-import { CursorCodec } from "../src/platform/Cursor.ts"
-import { stateAt } from "../src/sharing/Grant.ts"
-import { GrantStore } from "../src/sharing/GrantStore.ts"
-import * as Directory from "../src/provisioning/Directory.ts"
-import { EventPublisher } from "../src/webhooks/EventPublisher.ts"
-import * as Grants from "../src/sharing/Grants.ts"
-import * as Invitations from "../src/sharing/Invitations.ts"
-import * as Mailer from "../src/platform/Mailer.ts"
-import { PasswordHasher, pbkdf2 } from "../src/auth/PasswordHasher.ts"
-import type { Report, ReportId } from "../src/reports/Report.ts"
-import { ReportStore } from "../src/reports/ReportStore.ts"
-import { Member } from "../src/auth/Principal.ts"
-import * as Tenants from "../src/tenancy/Tenants.ts"
-import type { TenantId } from "../src/tenancy/Tenant.ts"
-import * as Workspaces from "../src/tenancy/Workspaces.ts"
 
-const fastHasher = Layer.succeed(PasswordHasher, pbkdf2(1_000))
+const fastHasher = Layer.succeed(PasswordHasher.PasswordHasher, PasswordHasher.pbkdf2(1_000))
 
-const stores = Layer.mergeAll(EventPublisher.layer, Mailer.Mailer.layerMemory, fastHasher, CursorCodec.layer).pipe(Layer.provideMerge(MemoryStores.layer))
+const stores = Layer.mergeAll(EventPublisher.EventPublisher.layer, Mailer.Mailer.layerMemory, fastHasher, Cursor.CursorCodec.layer).pipe(Layer.provideMerge(MemoryStores.layer))
 
 const mailbox = Mailer.makeMemory()
 
@@ -38,15 +22,15 @@ const links: Invitations.Links = { acceptUrl: (token) => `https://analytics.exam
 
 const setup = Effect.gen(function*() {
   const { tenant } = yield* Tenants.provision({ name: "Acme", plan: "growth" })
-  const tenantId = tenant.tenant_id as TenantId
+  const tenantId = tenant.tenant_id as Tenant.TenantId
   const workspace = yield* Workspaces.create(tenantId, { name: "Sales" })
   const ada = yield* Directory.createUser(tenantId, { email: "ada@example.com", name: "Ada" })
   const bob = yield* Directory.createUser(tenantId, { email: "bob@example.com", name: "Bob" })
-  const admin = new Member({ tenantId, userId: "admin-1", email: null, roles: ["admin"] })
-  const asUser = (userId: string) => new Member({ tenantId, userId, email: null, roles: ["member"] })
+  const admin = new Principal.Member({ tenantId, userId: "admin-1", email: null, roles: ["admin"] })
+  const asUser = (userId: string) => new Principal.Member({ tenantId, userId, email: null, roles: ["member"] })
   const now = new Date()
-  const report: Report = {
-    report_id: crypto.randomUUID() as ReportId,
+  const report: Report.Report = {
+    report_id: crypto.randomUUID() as Report.ReportId,
     tenant_id: tenantId,
     workspace_id: workspace.workspace_id,
     name: "Sales",
@@ -57,7 +41,7 @@ const setup = Effect.gen(function*() {
     created_at: now,
     updated_at: now
   }
-  yield* (yield* ReportStore).insert(report)
+  yield* (yield* ReportStore.ReportStore).insert(report)
   return { tenantId, workspace, report, ada, bob, admin, asUser }
 })
 
@@ -133,7 +117,7 @@ describe("Grants", () => {
       const activated = yield* Grants.get(admin, waiting.grant_id)
       assert.strictEqual(activated.principal_id, carol.user_id)
       // She now has view on the report, as access evaluation sees it.
-      const grants = yield* (yield* GrantStore).onSubjects(report.tenant_id, [{ type: "report", id: report.report_id }])
+      const grants = yield* (yield* GrantStore.GrantStore).onSubjects(report.tenant_id, [{ type: "report", id: report.report_id }])
       const decision = yield* Access.decideForUser(report.tenant_id, carol.user_id, { type: "report", id: report.report_id }, "view", grants, new Date())
       assert.strictEqual(decision._tag, "Allow")
     }).pipe(Effect.provide(Layer.provideMerge(Layer.succeed(Mailer.Mailer, mailbox.mailer), stores))))
@@ -183,7 +167,7 @@ describe("Grants", () => {
         expires_at: new Date(start + 1_000)
       }, links)
       yield* TestClock.adjust("1 second")
-      assert.strictEqual(stateAt(link, new Date(yield* Clock.currentTimeMillis)), "expired")
+      assert.strictEqual(Grant.stateAt(link, new Date(yield* Clock.currentTimeMillis)), "expired")
       assert.deepStrictEqual(yield* Effect.flip(Grants.revoke(admin, link.grant_id)), new Grants.GrantNotActive({ state: "expired" }))
       const after = yield* Grants.get(admin, link.grant_id)
       assert.deepStrictEqual(after, link)

@@ -1,25 +1,23 @@
+import { Tenant, TenantCache, TenantStore } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Tenant, type TenantId } from "../src/tenancy/Tenant.ts"
-import { cacheMillis, TenantCache } from "../src/tenancy/TenantCache.ts"
-import { TenantStore } from "../src/tenancy/TenantStore.ts"
 
 /** Memory tenant store that counts reads, and the cache over it. */
 const setup = (reads: { count: number }) => {
   const store = Layer.effect(
-    TenantStore,
+    TenantStore.TenantStore,
     Effect.map(MemoryStores.tenantStore, (s) => ({
       ...s,
-      findTenant: (id: TenantId) => Effect.suspend(() => (reads.count++, s.findTenant(id)))
+      findTenant: (id: Tenant.TenantId) => Effect.suspend(() => (reads.count++, s.findTenant(id)))
     }))
   )
-  return Layer.provideMerge(TenantCache.layer, store)
+  return Layer.provideMerge(TenantCache.TenantCache.layer, store)
 }
 
-const tenant = new Tenant({
-  tenant_id: "019a0000-0000-7000-8000-0000000000aa" as TenantId,
+const tenant = new Tenant.Tenant({
+  tenant_id: "019a0000-0000-7000-8000-0000000000aa" as Tenant.TenantId,
   name: "Acme",
   plan: "scale",
   created_at: new Date(0)
@@ -29,12 +27,12 @@ describe("TenantCache", () => {
   it.effect("reuses a tenant for 30 s, never caches an absent one", () => {
     const reads = { count: 0 }
     return Effect.gen(function*() {
-      const cache = yield* TenantCache
+      const cache = yield* TenantCache.TenantCache
       assert.strictEqual(yield* cache.get(tenant.tenant_id), undefined)
-      yield* (yield* TenantStore).insertTenant(tenant)
+      yield* (yield* TenantStore.TenantStore).insertTenant(tenant)
       assert.deepStrictEqual(yield* cache.get(tenant.tenant_id), tenant, "absent results are not cached")
       assert.strictEqual(reads.count, 2)
-      yield* TestClock.adjust(cacheMillis - 1)
+      yield* TestClock.adjust(TenantCache.cacheMillis - 1)
       assert.deepStrictEqual(yield* cache.get(tenant.tenant_id), tenant)
       assert.strictEqual(reads.count, 2, "served from the cache")
       yield* TestClock.adjust(1)

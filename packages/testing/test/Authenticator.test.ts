@@ -1,29 +1,23 @@
+import { ApiToken, Authenticator, DirectoryStore, Tenant, TenantStore, TenantTokens, User } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
-import * as ApiToken from "../src/tenancy/ApiToken.ts"
-import { Authenticator, layerTokens } from "../src/auth/Authenticator.ts"
-import type { TenantId } from "../src/tenancy/Tenant.ts"
-import { DirectoryStore } from "../src/directory/DirectoryStore.ts"
-import { TenantStore } from "../src/tenancy/TenantStore.ts"
-import * as TenantTokens from "../src/auth/TenantTokens.ts"
-import type { User, UserId } from "../src/directory/User.ts"
 
-const tenantA = "0199a1b2-0000-7000-8000-00000000000a" as TenantId
-const tenantB = "0199a1b2-0000-7000-8000-00000000000b" as TenantId
+const tenantA = "0199a1b2-0000-7000-8000-00000000000a" as Tenant.TenantId
+const tenantB = "0199a1b2-0000-7000-8000-00000000000b" as Tenant.TenantId
 
 const operatorToken = "ast_operator-token-for-tests-only"
 
 /** Stores a token for a member and returns the token. */
 const storeToken = (
-  tenantId: TenantId,
+  tenantId: Tenant.TenantId,
   userId: string,
   options: { readonly token?: string; readonly email?: string | null; readonly roles?: ReadonlyArray<string> } = {}
 ) =>
   Effect.gen(function*() {
-    const store = yield* TenantStore
+    const store = yield* TenantStore.TenantStore
     const token = options.token ?? (yield* ApiToken.generate)
     const inserted = yield* store.insertToken({
       tokenId: `token-${userId}`,
@@ -39,20 +33,20 @@ const storeToken = (
   })
 
 const authenticate = (token: string) =>
-  Effect.flatMap(Authenticator, (auth) => auth.authenticate(Redacted.make(token)))
+  Effect.flatMap(Authenticator.Authenticator, (auth) => auth.authenticate(Redacted.make(token)))
 
 /** The authenticator over fresh memory stores, the stores themselves exposed too. */
 const setup = (operator: Option.Option<string>, store = MemoryStores.tenantStore) => {
-  const stores = Layer.merge(Layer.effect(TenantStore, store), Layer.effect(DirectoryStore, MemoryStores.directoryStore))
+  const stores = Layer.merge(Layer.effect(TenantStore.TenantStore, store), Layer.effect(DirectoryStore.DirectoryStore, MemoryStores.directoryStore))
   return Layer.merge(
-    layerTokens({ operatorToken: Option.map(operator, (t) => Redacted.make(t)) }).pipe(Layer.provide(stores)),
+    Authenticator.layerTokens({ operatorToken: Option.map(operator, (t) => Redacted.make(t)) }).pipe(Layer.provide(stores)),
     stores
   )
 }
 
-const withOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore | DirectoryStore>) =>
+const withOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator.Authenticator | TenantStore.TenantStore | DirectoryStore.DirectoryStore>) =>
   Effect.provide(effect, setup(Option.some(operatorToken)))
-const withoutOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator | TenantStore | DirectoryStore>) =>
+const withoutOperator = <A, E>(effect: Effect.Effect<A, E, Authenticator.Authenticator | TenantStore.TenantStore | DirectoryStore.DirectoryStore>) =>
   Effect.provide(effect, setup(Option.none()))
 
 describe("ApiToken", () => {
@@ -165,7 +159,7 @@ describe("Authenticator.layerTokens", () => {
   it.effect("a verified token is remembered for 30 seconds, then looked up again", () => {
     let lookups = 0
     const counting = Effect.map(MemoryStores.tenantStore, (store) =>
-      TenantStore.of({
+      TenantStore.TenantStore.of({
         ...store,
         findTokenByHash: (hash) => Effect.suspend(() => (lookups++, store.findTokenByHash(hash)))
       }))
@@ -197,7 +191,7 @@ describe("Authenticator.layerTokens", () => {
 
   it.effect("a removed token is refused on its next use, not after the cache's 30 seconds", () =>
     withOperator(Effect.gen(function*() {
-      const store = yield* TenantStore
+      const store = yield* TenantStore.TenantStore
       const token = yield* storeToken(tenantA, "ana")
       const other = yield* storeToken(tenantB, "bob")
       yield* authenticate(token)
@@ -210,10 +204,10 @@ describe("Authenticator.layerTokens", () => {
 
   it.effect("a user's personal token acts as the directory user of each request", () =>
     withOperator(Effect.gen(function*() {
-      const directory = yield* DirectoryStore
+      const directory = yield* DirectoryStore.DirectoryStore
       const now = new Date(0)
-      const ana: User = {
-        user_id: "0199a1b2-0000-7000-8000-0000000000a1" as UserId,
+      const ana: User.User = {
+        user_id: "0199a1b2-0000-7000-8000-0000000000a1" as User.UserId,
         tenant_id: tenantA,
         email: "ana@example.com",
         name: "Ana",

@@ -1,32 +1,21 @@
+import { Cursor, ServiceSecrets } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { TestClock } from "effect/testing"
-import {
-  type CursorBinding,
-  CursorCodec,
-  type CursorCodecShape,
-  type CursorError,
-  cursorLifetime,
-  type CursorPayload,
-  deriveKey,
-  formatByte,
-  makeCodec
-} from "../src/platform/Cursor.ts"
-import { ServiceSecrets } from "../src/platform/ServiceSecrets.ts"
 
 const keyA = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
 const keyB = Uint8Array.from({ length: 32 }, (_, i) => 255 - i)
 
 const tenant = "0199a1b2-c3d4-7e5f-8a6b-000000000001"
-const binding: CursorBinding = {
+const binding: Cursor.CursorBinding = {
   endpoint: "GET /v1/workspaces",
   query: "5b0c6f9d2f1e6a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819200",
   tenant
 }
 
-const payload = (overrides: Partial<CursorPayload> = {}): CursorPayload => ({
+const payload = (overrides: Partial<Cursor.CursorPayload> = {}): Cursor.CursorPayload => ({
   v: 2,
   e: binding.endpoint,
   q: binding.query,
@@ -42,10 +31,10 @@ const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 
 /** The error of a decode that must fail; a defect (or a success) fails the test. */
 const decodeError = (
-  codec: CursorCodecShape,
+  codec: Cursor.CursorCodecShape,
   cursor: string,
-  b: CursorBinding = binding
-): Effect.Effect<CursorError, Error> =>
+  b: Cursor.CursorBinding = binding
+): Effect.Effect<Cursor.CursorError, Error> =>
   Effect.flatMap(Effect.exit(codec.decode(cursor, b)), (exit) => {
     if (Exit.isSuccess(exit)) return Effect.fail(new Error(`accepted ${JSON.stringify(cursor.slice(0, 80))}`))
     if (Cause.hasDies(exit.cause)) {
@@ -67,9 +56,9 @@ const bytesOf = (cursor: string): Uint8Array => {
  * the codec seals (format byte, nonce, AES-256-GCM with the format byte as
  * associated data): reaches the checks after the seal is opened.
  */
-const sealedWith = (secret: Uint8Array, plain: Uint8Array | string, format = formatByte) =>
+const sealedWith = (secret: Uint8Array, plain: Uint8Array | string, format = Cursor.formatByte) =>
   Effect.gen(function*() {
-    const key = yield* deriveKey(secret)
+    const key = yield* Cursor.deriveKey(secret)
     const nonce = crypto.getRandomValues(new Uint8Array(12))
     const data = typeof plain === "string" ? new TextEncoder().encode(plain) : plain
     const sealed = new Uint8Array(
@@ -83,7 +72,7 @@ const sealedWith = (secret: Uint8Array, plain: Uint8Array | string, format = for
 describe("Cursor", () => {
   it.effect("encode then decode gives the payload back, for numeric and string keyset values", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const numeric = payload()
       const text = payload({ s: "name", k: ["Ünïcødé ☃ 😀 \"quoted\" a.b", "0199a1b2-0000-7000-8000-000000000000"] })
       for (const p of [numeric, text]) {
@@ -96,7 +85,7 @@ describe("Cursor", () => {
 
   it.effect("the content is sealed: its bytes are not JSON and show none of the payload's values", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const p = payload({ s: "name", k: ["Visible name", "0199a1b2-0000-7000-8000-000000000000"] })
       const cursor = yield* codec.encode(p)
       const bytes = bytesOf(cursor)
@@ -107,14 +96,14 @@ describe("Cursor", () => {
       }
       assert.throws(() => JSON.parse(new TextDecoder().decode(bytes)))
       // format byte, 12-byte nonce, then ciphertext as long as the JSON plus a 16-byte tag
-      assert.strictEqual(bytes[0], formatByte)
+      assert.strictEqual(bytes[0], Cursor.formatByte)
       assert.strictEqual(bytes.length, 1 + 12 + new TextEncoder().encode(JSON.stringify(p)).length + 16)
     }))
 
   it.effect("each encoding is sealed with a fresh nonce: two cursors of one payload differ, both open", () =>
     Effect.gen(function*() {
-      const a1 = yield* makeCodec(keyA)
-      const a2 = yield* makeCodec(keyA)
+      const a1 = yield* Cursor.makeCodec(keyA)
+      const a2 = yield* Cursor.makeCodec(keyA)
       const p = payload()
       const one = yield* a1.encode(p)
       const two = yield* a1.encode(p)
@@ -126,7 +115,7 @@ describe("Cursor", () => {
 
   it.effect("changing any character gives CursorInvalid", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
       let checked = 0
       for (let i = 0; i < cursor.length; i++) {
@@ -144,7 +133,7 @@ describe("Cursor", () => {
 
   it.effect("flipping any bit of any byte (format, nonce, ciphertext, tag) gives CursorInvalid", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
       const bytes = bytesOf(cursor)
       for (let byte = 0; byte < bytes.length; byte++) {
@@ -161,7 +150,7 @@ describe("Cursor", () => {
 
   it.effect("truncating or extending the cursor gives CursorInvalid", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
       const bytes = bytesOf(cursor)
       const variants = [
@@ -191,7 +180,7 @@ describe("Cursor", () => {
   // Base64Url.decode is lenient (unused bits, padding, CR/LF): only the canonical spelling may pass.
   it.effect("a non-canonical spelling of a valid cursor is refused: `=` padding, a line break, unused bits set", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       // A cursor whose length leaves unused bits in its last character (its byte length not a multiple of 3).
       let cursor = ""
       for (let b = 0; cursor === "" || cursor.length % 4 === 0; b++) cursor = yield* codec.encode(payload({ b }))
@@ -207,7 +196,7 @@ describe("Cursor", () => {
 
   it.effect("garbage strings give CursorInvalid, never a defect", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const valid = yield* codec.encode(payload())
       const garbage = [
         "",
@@ -241,7 +230,7 @@ describe("Cursor", () => {
 
   it.effect("correctly sealed contents that are not UTF-8, not JSON or not a cursor give CursorInvalid", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const good = payload()
       const json = (value: unknown) => JSON.stringify(value)
       const contents: Array<string | Uint8Array> = [
@@ -283,8 +272,8 @@ describe("Cursor", () => {
 
   it.effect("a cursor sealed with another key gives CursorInvalid", () =>
     Effect.gen(function*() {
-      const a = yield* makeCodec(keyA)
-      const b = yield* makeCodec(keyB)
+      const a = yield* Cursor.makeCodec(keyA)
+      const b = yield* Cursor.makeCodec(keyB)
       const cursor = yield* b.encode(payload())
       assert.strictEqual((yield* decodeError(a, cursor))._tag, "CursorInvalid")
       assert.deepStrictEqual(yield* b.decode(cursor, binding), payload())
@@ -292,9 +281,9 @@ describe("Cursor", () => {
 
   it.effect("another endpoint, query string or tenant gives CursorMismatch", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const cursor = yield* codec.encode(payload())
-      const others: Array<CursorBinding> = [
+      const others: Array<Cursor.CursorBinding> = [
         { ...binding, endpoint: "GET /v1/datasets" },
         { ...binding, endpoint: "GET /v1/workspaces/" },
         { ...binding, endpoint: "get /v1/workspaces" },
@@ -316,9 +305,9 @@ describe("Cursor", () => {
     Effect.gen(function*() {
       const issuedAt = 1_767_225_600_123
       yield* TestClock.setTime(issuedAt)
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const cursor = yield* codec.encode(payload({ t: issuedAt }))
-      assert.strictEqual(Duration.toMillis(cursorLifetime), 86_400_000)
+      assert.strictEqual(Duration.toMillis(Cursor.cursorLifetime), 86_400_000)
       yield* TestClock.adjust(Duration.hours(23))
       assert.strictEqual((yield* codec.decode(cursor, binding)).t, issuedAt)
       yield* TestClock.setTime(issuedAt + 86_400_000)
@@ -339,18 +328,18 @@ describe("Cursor", () => {
 
   it.effect("the error codes are the catalogued ones", () =>
     Effect.gen(function*() {
-      const codec = yield* makeCodec(keyA)
+      const codec = yield* Cursor.makeCodec(keyA)
       const error = yield* decodeError(codec, "garbage")
       assert.strictEqual(error.code, "pagination/cursor-invalid")
     }))
 
   describe("CursorCodec.layer", () => {
-    const codecOver = (secrets: typeof ServiceSecrets.Service) =>
+    const codecOver = (secrets: typeof ServiceSecrets.ServiceSecrets.Service) =>
       Effect.provide(
         Effect.gen(function*() {
-          return yield* CursorCodec
+          return yield* Cursor.CursorCodec
         }),
-        Layer.fresh(CursorCodec.layer).pipe(Layer.provide(Layer.succeed(ServiceSecrets, secrets)))
+        Layer.fresh(Cursor.CursorCodec.layer).pipe(Layer.provide(Layer.succeed(ServiceSecrets.ServiceSecrets, secrets)))
       )
 
     it.effect("two codecs built over the same secrets accept each other's cursors", () =>
@@ -373,7 +362,7 @@ describe("Cursor", () => {
         const raw = Base64Url.decode(stored)
         assert.isTrue(raw._tag === "Success" && raw.success.length === 32)
         if (raw._tag !== "Success") return
-        const direct = yield* makeCodec(raw.success)
+        const direct = yield* Cursor.makeCodec(raw.success)
         assert.deepStrictEqual(yield* direct.decode(yield* codec.encode(payload()), binding), payload())
         assert.deepStrictEqual(yield* codec.decode(yield* direct.encode(payload()), binding), payload())
       }))

@@ -6,19 +6,15 @@
  *
  * @since 0.1.0
  */
+import { Grant, GrantStore, Ids, Pagination, Tenant } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import type { GrantId, StoredGrant } from "../sharing/Grant.ts"
-import { GrantStore } from "../sharing/GrantStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { PageQuery } from "../platform/Pagination.ts"
-import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import { insertTenant } from "./Fixtures.ts"
+import { insertTenant } from "../Fixtures.ts"
 
 const at = (offset: number) => new Date(1_830_000_000_000 + offset)
 
-const newestFirst = (take: number, after?: StoredGrant): PageQuery<"created_at"> => ({
+const newestFirst = (take: number, after?: Grant.StoredGrant): Pagination.PageQuery<"created_at"> => ({
   take,
   sort: { field: "created_at", direction: "desc" },
   after: after === undefined ? undefined : { value: after.created_at.getTime(), id: after.grant_id },
@@ -29,14 +25,14 @@ const newestFirst = (take: number, after?: StoredGrant): PageQuery<"created_at">
 export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
   it.effect("grants round-trip, are found by subject and by link token, listed with filters, in their tenant only", () =>
     Effect.gen(function*() {
-      const store = yield* GrantStore
+      const store = yield* GrantStore.GrantStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
-      const workspaceId = yield* uuidv7
-      const reportId = yield* uuidv7
-      const grant = (offset: number, overrides: Partial<StoredGrant>): Effect.Effect<StoredGrant> =>
-        Effect.map(uuidv7, (id) => ({
-          grant_id: id as GrantId,
-          tenant_id: tenant.tenant_id as TenantId,
+      const workspaceId = yield* Ids.uuidv7
+      const reportId = yield* Ids.uuidv7
+      const grant = (offset: number, overrides: Partial<Grant.StoredGrant>): Effect.Effect<Grant.StoredGrant> =>
+        Effect.map(Ids.uuidv7, (id) => ({
+          grant_id: id as Grant.GrantId,
+          tenant_id: tenant.tenant_id as Tenant.TenantId,
           workspace_id: workspaceId,
           subject_type: "report",
           subject_id: reportId,
@@ -60,7 +56,7 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
       const link = yield* grant(2, {
         principal_type: "link",
         principal_id: null,
-        link_slug: `slug-${yield* uuidv7}`,
+        link_slug: `slug-${yield* Ids.uuidv7}`,
         password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
         watermark: true,
         expires_at: at(500_000),
@@ -71,13 +67,13 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), link)
       assert.deepStrictEqual(yield* store.findBySlug(link.link_slug!), link)
       assert.strictEqual(yield* store.findBySlug("no-such-slug"), undefined)
-      const ids = (grants: ReadonlyArray<StoredGrant>) => grants.map((g) => g.grant_id).sort()
+      const ids = (grants: ReadonlyArray<Grant.StoredGrant>) => grants.map((g) => g.grant_id).sort()
       assert.deepStrictEqual(ids(yield* store.onSubjects(tenant.tenant_id, [{ type: "report", id: reportId }])), ids([toUser, link]))
       assert.deepStrictEqual(
         ids(yield* store.onSubjects(tenant.tenant_id, [{ type: "report", id: reportId }, { type: "workspace", id: workspaceId }])),
         ids([toUser, link, onWorkspace])
       )
-      const list = (filter: Parameters<typeof store.list>[1], take = 10, after?: StoredGrant) =>
+      const list = (filter: Parameters<typeof store.list>[1], take = 10, after?: Grant.StoredGrant) =>
         Effect.map(store.list(tenant.tenant_id, filter, newestFirst(take, after)), (gs) => gs.map((g) => g.grant_id))
       assert.deepStrictEqual(yield* list({}), [onWorkspace.grant_id, link.grant_id, toUser.grant_id])
       assert.deepStrictEqual(yield* list({}, 1, onWorkspace), [link.grant_id])
@@ -90,12 +86,12 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
       assert.deepStrictEqual(yield* list({ state: { is: "expired", at: at(500_000) } }), [link.grant_id])
       assert.deepStrictEqual(yield* list({ state: { is: "revoked", at: at(500_000) } }), [])
       // Revoked: kept, as it is.
-      const revoked: StoredGrant = { ...link, revoked_at: at(10), paused: true, updated_at: at(10) }
+      const revoked: Grant.StoredGrant = { ...link, revoked_at: at(10), paused: true, updated_at: at(10) }
       assert.isTrue(yield* store.update(revoked))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), revoked)
       assert.deepStrictEqual(yield* list({ state: { is: "revoked", at: at(20) } }), [link.grant_id])
       // A grant waiting for an invitation goes to the user who accepted it, once.
-      const invitationId = yield* uuidv7
+      const invitationId = yield* Ids.uuidv7
       const waiting = yield* grant(4, { principal_id: null, invitation_id: invitationId, recipient_email: "new@example.com" })
       yield* store.insert(waiting)
       assert.strictEqual(yield* store.activateInvitation(tenant.tenant_id, invitationId, "u-new", at(30)), 1)

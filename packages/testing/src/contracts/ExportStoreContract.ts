@@ -7,14 +7,11 @@
  *
  * @since 0.1.0
  */
+import { ExportJob, ExportStore, Ids, Tenant } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ExportJob, type JobId, next, queued } from "../exports/ExportJob.ts"
-import { ExportStore } from "../exports/ExportStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import { insertTenant } from "./Fixtures.ts"
+import { insertTenant } from "../Fixtures.ts"
 
 // Far from other suites' jobs: claims see every tenant's queue.
 const at = (offset: number) => new Date(2_500_000_000_000 + offset)
@@ -23,14 +20,14 @@ const at = (offset: number) => new Date(2_500_000_000_000 + offset)
 export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
   it.effect("export jobs: fair claims within each workspace's bound, writes only under the lease, leases that run out, cancels", () =>
     Effect.gen(function*() {
-      const store = yield* ExportStore
+      const store = yield* ExportStore.ExportStore
       const tenant = yield* insertTenant({ createdAt: at(0) })
-      const tenantId = tenant.tenant_id as TenantId
-      const [a, b] = [yield* uuidv7, yield* uuidv7]
-      const job = (workspaceId: string, offset: number): Effect.Effect<ExportJob> =>
-        Effect.map(uuidv7, (id) =>
-          queued({
-            job_id: id as JobId,
+      const tenantId = tenant.tenant_id as Tenant.TenantId
+      const [a, b] = [yield* Ids.uuidv7, yield* Ids.uuidv7]
+      const job = (workspaceId: string, offset: number): Effect.Effect<ExportJob.ExportJob> =>
+        Effect.map(Ids.uuidv7, (id) =>
+          ExportJob.queued({
+            job_id: id as ExportJob.JobId,
             tenant_id: tenantId,
             workspace_id: workspaceId,
             report_id: id,
@@ -53,7 +50,7 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       assert.strictEqual(yield* store.find(other.tenant_id, a1.job_id), undefined)
 
       const request = { leaseMillis: 60_000, limit: 10, perWorkspace: 2 }
-      const ids = (claims: ReadonlyArray<{ readonly job: ExportJob }>) => claims.map((c) => c.job.job_id)
+      const ids = (claims: ReadonlyArray<{ readonly job: ExportJob.ExportJob }>) => claims.map((c) => c.job.job_id)
       // The first of each workspace, then the second: a3 waits for a's bound, `later` for its time.
       const first = yield* store.claim({ ...request, now: at(100) })
       assert.deepStrictEqual(ids(first), [a1.job_id, b1.job_id, a2.job_id])
@@ -63,12 +60,12 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       assert.deepStrictEqual(yield* store.depth, { queued: before.queued + 2, running: before.running + 3 })
       // Only the lease holder writes.
       const [claimA1, claimB1, claimA2] = first
-      const progressed = next(claimA1!.job, { _tag: "Progressed", percent: 40, at: at(110) })!
+      const progressed = ExportJob.next(claimA1!.job, { _tag: "Progressed", percent: 40, at: at(110) })!
       assert.isTrue(yield* store.save(claimA1!, progressed, at(60_110)))
       assert.isFalse(yield* store.save({ ...claimA1!, lease: "not-the-lease" }, progressed, at(60_110)))
       assert.strictEqual((yield* store.find(tenantId, a1.job_id))!.percent_complete, 40)
       const result = { key: `exports/${a1.job_id}.csv`, filename: "total.csv", contentType: "text/csv", bytes: 42, warnings: [] }
-      const done = next(progressed, { _tag: "Succeeded", result, at: at(120) })!
+      const done = ExportJob.next(progressed, { _tag: "Succeeded", result, at: at(120) })!
       assert.isTrue(yield* store.save(claimA1!, done, at(120)))
       assert.deepStrictEqual(yield* store.find(tenantId, a1.job_id), done)
       assert.isFalse(yield* store.save(claimA1!, done, at(121)), "a finished job changes no more")
@@ -77,7 +74,7 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       // A canceled job stays canceled; its worker's writes are refused.
       const canceled = yield* store.cancel(tenantId, b1.job_id, at(140))
       assert.deepInclude(canceled, { status: "canceled", finished_at: at(140) })
-      assert.isFalse(yield* store.save(claimB1!, next(claimB1!.job, { _tag: "Progressed", percent: 10, at: at(141) })!, at(60_141)))
+      assert.isFalse(yield* store.save(claimB1!, ExportJob.next(claimB1!.job, { _tag: "Progressed", percent: 10, at: at(141) })!, at(60_141)))
       assert.deepStrictEqual(yield* store.cancel(tenantId, a1.job_id, at(150)), done, "a finished job is not canceled")
       assert.strictEqual(yield* store.cancel(other.tenant_id, a2.job_id, at(150)), undefined)
       // The earliest due: a2's lease (60 100), before `later`'s time.
@@ -89,10 +86,10 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       assert.include(ids(again), a2.job_id)
       const retaken = again.find((c) => c.job.job_id === a2.job_id)!
       assert.strictEqual(retaken.job.attempts, 2)
-      assert.isFalse(yield* store.save(claimA2!, next(claimA2!.job, { _tag: "Progressed", percent: 5, at: at(60_102) })!, at(120_102)))
-      assert.isTrue(yield* store.save(retaken, next(retaken.job, { _tag: "Progressed", percent: 5, at: at(60_102) })!, at(120_102)))
+      assert.isFalse(yield* store.save(claimA2!, ExportJob.next(claimA2!.job, { _tag: "Progressed", percent: 5, at: at(60_102) })!, at(120_102)))
+      assert.isTrue(yield* store.save(retaken, ExportJob.next(retaken.job, { _tag: "Progressed", percent: 5, at: at(60_102) })!, at(120_102)))
       // Claims at once (two hosts) never exceed a workspace's bound together.
-      const c = yield* uuidv7
+      const c = yield* Ids.uuidv7
       for (const offset of [200_000, 200_001, 200_002]) yield* store.insert(yield* job(c, offset))
       const racing = yield* Effect.all(
         [1, 2, 3].map(() => store.claim({ ...request, perWorkspace: 1, now: at(200_100) })),

@@ -14,17 +14,13 @@
  *
  * @since 0.1.0
  */
+import { AnalyticsEngine, BlobStore, SemanticModel, SemanticQuery, SqlCompiler } from "@analytics/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Exit, type Layer } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AnalyticsEngine, exactNumber } from "../datasets/AnalyticsEngine.ts"
-import { collect } from "../exports/BlobStore.ts"
-import * as SemanticModel from "../datasets/SemanticModel.ts"
-import * as SemanticQuery from "../datasets/SemanticQuery.ts"
-import * as SqlCompiler from "../datasets/SqlCompiler.ts"
-import { readCsv } from "./Csv.ts"
+import { readCsv } from "../Csv.ts"
 
 /** The optional parts of the port the engine has; the contract checks the engine has exactly these. */
 export interface EngineCapabilities {
@@ -33,7 +29,7 @@ export interface EngineCapabilities {
   readonly listTables: boolean
 }
 
-type Engine = AnalyticsEngine["Service"]
+type Engine = AnalyticsEngine.AnalyticsEngine["Service"]
 
 const model = SemanticModel.check({
   dimensions: [
@@ -104,14 +100,14 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const skipped = (present: boolean, title: string, what: string) => present ? title : `${title} (skipped: the engine has no ${what})`
 
 /** Registers the contract suite for one analytics engine, whose optional capabilities are `capabilities`. */
-export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Layer<AnalyticsEngine, E>, capabilities: EngineCapabilities): void => {
+export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Layer<AnalyticsEngine.AnalyticsEngine, E>, capabilities: EngineCapabilities): void => {
   describe(`analytics engine contract: ${name}`, () => {
     layer(engineLayer, { timeout: "120 seconds", excludeTestServices: true })((it) => {
       /** A case the engine runs, or skips (its name saying so) when it lacks the capability. */
       const when = (present: boolean) => present ? it.effect : it.effect.skip
       it.effect("has exactly the optional capabilities it declares", () =>
         Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           assert.strictEqual(engine.csv !== undefined, capabilities.csv, "csv")
           assert.strictEqual(engine.writeFile !== undefined, capabilities.writeFile, "writeFile")
           assert.strictEqual(engine.listTables !== undefined, capabilities.listTables, "listTables")
@@ -119,7 +115,7 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
 
       it.effect("imports a CSV file: types inferred or overridden, every row, decimals exact; describe gives the same columns", () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("sales")
           const path = salesCsv(dir, "sales.csv", rows)
@@ -137,13 +133,13 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
           assert.deepStrictEqual(codes, [{ code: "000" }, { code: "001" }, { code: "002" }])
           // The sum of every amount, to the cent.
           const total = rows.reduce((sum, r) => sum + r.cents, 0n)
-          assert.deepStrictEqual(yield* engine.run(compile(engine, model, table, { measures: ["revenue"] })), [{ revenue: exactNumber(decimal(total)) }])
+          assert.deepStrictEqual(yield* engine.run(compile(engine, model, table, { measures: ["revenue"] })), [{ revenue: AnalyticsEngine.exactNumber(decimal(total)) }])
           yield* engine.drop([table])
         })))
 
       it.effect("runs compiled semantic queries as the rows say: group by, filters with bound values, time truncation, order, limit", () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("sales")
           yield* engine.importFile([table], { path: salesCsv(dir, "sales.csv", rows), format: "csv", types: { code: "string" } })
@@ -170,7 +166,7 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
             [...expected].sort(([a], [b]) => a.localeCompare(b)).map(([key, e]) => ({
               region: key.split("|")[0]!,
               ordered_at__month: key.split("|")[1]!,
-              revenue: exactNumber(decimal(e.revenue)),
+              revenue: AnalyticsEngine.exactNumber(decimal(e.revenue)),
               orders: e.orders
             }))
           )
@@ -181,13 +177,13 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
           const top = yield* engine.run(compile(engine, model, table, { ...query, order: [{ member: "revenue", direction: "desc" }], limit: 2 }))
           const byRevenue = [...expected.values()].map((e) => e.revenue).sort((a, b) => a > b ? -1 : a < b ? 1 : 0)
           assert.notStrictEqual(byRevenue[1], byRevenue[2], "no tie at the limit")
-          assert.deepStrictEqual(top.map((r) => r.revenue), byRevenue.slice(0, 2).map((c) => exactNumber(decimal(c))))
+          assert.deepStrictEqual(top.map((r) => r.revenue), byRevenue.slice(0, 2).map((c) => AnalyticsEngine.exactNumber(decimal(c))))
           yield* engine.drop([table])
         })))
 
       it.effect("a re-import replaces the rows whole; a file that cannot be read fails with EngineError and leaves the old rows", () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("sales")
           yield* engine.importFile([table], { path: salesCsv(dir, "a.csv", rows), format: "csv" })
@@ -207,7 +203,7 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
 
       it.effect("drop forgets a table (describe and queries then fail with EngineError) and may be repeated", () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("sales")
           yield* engine.importFile([table], { path: salesCsv(dir, "few.csv", rows.slice(0, 3)), format: "csv" })
@@ -220,7 +216,7 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
 
       when(capabilities.listTables)(skipped(capabilities.listTables, "lists the tables whose names start with a prefix, sorted, `_` in the prefix taken as text", "listTables"), () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const prefix = fresh("lt")
           const file = { path: salesCsv(dir, "few.csv", rows.slice(0, 3)), format: "csv" as const }
@@ -235,7 +231,7 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
 
       it.effect("interrupting a running query ends it, and the engine answers the next one", () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("sales")
           yield* engine.importFile([table], { path: salesCsv(dir, "sales.csv", rows), format: "csv" })
@@ -257,13 +253,13 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
 
       when(capabilities.csv)(skipped(capabilities.csv, "streams a CSV: RFC 4180, CRLF, a header of the compiled columns, formulas guarded, every row in order, a named limit kept", "csv stream"), () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("items")
           const n = 5_000
           yield* engine.importFile([table], { path: itemsCsv(dir, n), format: "csv" })
           const all = compile(engine, itemsModel, table, { dimensions: ["id", "label"], measures: ["amount"], order: [{ member: "id" }] })
-          const file = text(yield* collect(engine.csv!(all)))
+          const file = text(yield* BlobStore.collect(engine.csv!(all)))
           assert.isTrue(file.startsWith("id,label,amount\r\n"))
           const records = readCsv(file)
           assert.deepStrictEqual(records[0], ["id", "label", "amount"])
@@ -274,16 +270,16 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
             assert.strictEqual(label, guarded(labels[i % labels.length]!))
             assert.strictEqual(Number(amount), i / 4)
           }
-          const limited = readCsv(text(yield* collect(engine.csv!(compile(engine, itemsModel, table, { dimensions: ["id"], order: [{ member: "id" }], limit: 3 })))))
+          const limited = readCsv(text(yield* BlobStore.collect(engine.csv!(compile(engine, itemsModel, table, { dimensions: ["id"], order: [{ member: "id" }], limit: 3 })))))
           assert.deepStrictEqual(limited, [["id"], ["0"], ["1"], ["2"]])
           const none = compile(engine, itemsModel, table, { dimensions: ["id", "label"], filters: [{ member: "id", operator: "lt", values: [0] }] })
-          assert.deepStrictEqual(readCsv(text(yield* collect(engine.csv!(none)))), [["id", "label"]])
+          assert.deepStrictEqual(readCsv(text(yield* BlobStore.collect(engine.csv!(none)))), [["id", "label"]])
           yield* engine.drop([table])
         })))
 
       when(capabilities.writeFile)(skipped(capabilities.writeFile, "writeFile writes the CSV file csv streams, and a Parquet file that imports back with the same rows", "writeFile"), () =>
         Effect.scoped(Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const dir = yield* tempDir
           const table = fresh("items")
           yield* engine.importFile([table], { path: itemsCsv(dir, 500), format: "csv" })
@@ -294,7 +290,7 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
           const records = readCsv(written)
           assert.strictEqual(records.length, 501)
           assert.deepStrictEqual(records[6], ["5", guarded(labels[5]!), String(5 / 4)])
-          if (capabilities.csv) assert.strictEqual(written, text(yield* collect(engine.csv!(all))))
+          if (capabilities.csv) assert.strictEqual(written, text(yield* BlobStore.collect(engine.csv!(all))))
           const parquetPath = join(dir, "out.parquet")
           yield* engine.writeFile!(all, "parquet", parquetPath)
           const back = fresh("back")
@@ -309,12 +305,12 @@ export const analyticsEngineContract = <E>(name: string, engineLayer: Layer.Laye
 
       it.effect("a query of a table that does not exist, or a statement the engine refuses, fails with EngineError", () =>
         Effect.gen(function*() {
-          const engine = yield* AnalyticsEngine
+          const engine = yield* AnalyticsEngine.AnalyticsEngine
           const missing = yield* Effect.flip(countOf(engine, fresh("nothing")))
           assert.strictEqual(missing._tag, "EngineError")
           assert.strictEqual((yield* Effect.flip(engine.run({ sql: "SELECT nope FROM", params: [], bound: [], columns: [] })))._tag, "EngineError")
           if (capabilities.csv) {
-            const refused = yield* Effect.flip(collect(engine.csv!({ ...compile(engine, model, fresh("nothing"), { measures: ["orders"] }) })))
+            const refused = yield* Effect.flip(BlobStore.collect(engine.csv!({ ...compile(engine, model, fresh("nothing"), { measures: ["orders"] }) })))
             assert.strictEqual(refused._tag, "EngineError")
           }
         }))

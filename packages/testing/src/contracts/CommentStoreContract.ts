@@ -7,27 +7,20 @@
  *
  * @since 0.1.0
  */
+import { Comment, CommentStore, Ids, Pagination, Report, ReportStore, Tenant, Workspace } from "@analytics/core"
+import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Comment, CommentId } from "../comments/Comment.ts"
-import { commentKey, CommentStore } from "../comments/CommentStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import type { PageQuery } from "../platform/Pagination.ts"
-import type { Report, ReportId } from "../reports/Report.ts"
-import { ReportStore } from "../reports/ReportStore.ts"
-import type { Stores } from "../Stores.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import { insertTenant, insertWorkspace } from "./Fixtures.ts"
+import { insertTenant, insertWorkspace } from "../Fixtures.ts"
 
 const at = (offset: number) => new Date(2_650_000_000_000 + offset)
 
 /** A tenant, a workspace and a report of it (comments belong to a report). */
 const arrange = Effect.gen(function*() {
-  const tenantId = (yield* insertTenant({ createdAt: at(0) })).tenant_id as TenantId
-  const workspaceId = (yield* insertWorkspace(tenantId, "Sales", at(0))).workspace_id as WorkspaceId
+  const tenantId = (yield* insertTenant({ createdAt: at(0) })).tenant_id as Tenant.TenantId
+  const workspaceId = (yield* insertWorkspace(tenantId, "Sales", at(0))).workspace_id as Workspace.WorkspaceId
   const report = {
-    report_id: (yield* uuidv7) as ReportId,
+    report_id: (yield* Ids.uuidv7) as Report.ReportId,
     tenant_id: tenantId,
     workspace_id: workspaceId,
     name: "Sales overview",
@@ -37,18 +30,18 @@ const arrange = Effect.gen(function*() {
     settings: { query_timeout_seconds: 30 },
     created_at: at(0),
     updated_at: at(0)
-  } as Report
-  yield* (yield* ReportStore).insert(report)
+  } as Report.Report
+  yield* (yield* ReportStore.ReportStore).insert(report)
   return { tenantId, workspaceId, reportId: report.report_id }
 })
 
 const newComment = (
-  where: { readonly tenantId: TenantId; readonly workspaceId: WorkspaceId; readonly reportId: ReportId },
+  where: { readonly tenantId: Tenant.TenantId; readonly workspaceId: Workspace.WorkspaceId; readonly reportId: Report.ReportId },
   offset: number,
-  overrides: Partial<Comment> = {}
+  overrides: Partial<Comment.Comment> = {}
 ) =>
-  Effect.map(uuidv7, (id): Comment => ({
-    comment_id: id as CommentId,
+  Effect.map(Ids.uuidv7, (id): Comment.Comment => ({
+    comment_id: id as Comment.CommentId,
     tenant_id: where.tenantId,
     workspace_id: where.workspaceId,
     report_id: where.reportId,
@@ -63,7 +56,7 @@ const newComment = (
     ...overrides
   }))
 
-const page = (overrides: Partial<PageQuery<"created_at">> = {}): PageQuery<"created_at"> => ({
+const page = (overrides: Partial<Pagination.PageQuery<"created_at">> = {}): Pagination.PageQuery<"created_at"> => ({
   take: 100,
   sort: { field: "created_at", direction: "asc" },
   after: undefined,
@@ -71,13 +64,13 @@ const page = (overrides: Partial<PageQuery<"created_at">> = {}): PageQuery<"crea
   ...overrides
 })
 
-const ids = (comments: ReadonlyArray<Comment>) => comments.map((c) => c.comment_id)
+const ids = (comments: ReadonlyArray<Comment.Comment>) => comments.map((c) => c.comment_id)
 
 /** Registers the comment tests on `it` (inside `storeContract`'s layer). */
 export const commentStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
   it.effect("comments round-trip (edited, then a tombstone) in their tenant only", () =>
     Effect.gen(function*() {
-      const store = yield* CommentStore
+      const store = yield* CommentStore.CommentStore
       const where = yield* arrange
       const first = yield* newComment(where, 1, { visual_id: "by_region" })
       const reply = yield* newComment(where, 2, { visual_id: "by_region", parent_id: first.comment_id, author: { type: "user", id: "u-2" } })
@@ -85,14 +78,14 @@ export const commentStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       yield* store.insert(reply)
       assert.deepStrictEqual(yield* store.find(where.tenantId, first.comment_id), first)
       assert.deepStrictEqual(yield* store.find(where.tenantId, reply.comment_id), reply)
-      const edited: Comment = { ...first, text: "Changed", edited_at: at(5), updated_at: at(5) }
+      const edited: Comment.Comment = { ...first, text: "Changed", edited_at: at(5), updated_at: at(5) }
       assert.isTrue(yield* store.update(edited))
       assert.deepStrictEqual(yield* store.find(where.tenantId, first.comment_id), edited)
-      const tombstone: Comment = { ...edited, text: "", deleted: true, updated_at: at(6) }
+      const tombstone: Comment.Comment = { ...edited, text: "", deleted: true, updated_at: at(6) }
       assert.isTrue(yield* store.update(tombstone))
       assert.deepStrictEqual(yield* store.find(where.tenantId, first.comment_id), tombstone)
       // Another tenant finds, changes, counts and removes none of them.
-      const other = (yield* insertTenant({ createdAt: at(0) })).tenant_id as TenantId
+      const other = (yield* insertTenant({ createdAt: at(0) })).tenant_id as Tenant.TenantId
       assert.strictEqual(yield* store.find(other, first.comment_id), undefined)
       assert.isFalse(yield* store.update({ ...tombstone, tenant_id: other, text: "Theirs" }))
       assert.strictEqual(yield* store.countReplies(other, first.comment_id), 0)
@@ -100,8 +93,8 @@ export const commentStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.isFalse(yield* store.remove(other, reply.comment_id))
       assert.deepStrictEqual(yield* store.find(where.tenantId, first.comment_id), tombstone)
       // Ids that are no comment's are simply absent.
-      assert.strictEqual(yield* store.find(where.tenantId, "not-a-uuid" as CommentId), undefined)
-      assert.isFalse(yield* store.remove(where.tenantId, (yield* uuidv7) as CommentId))
+      assert.strictEqual(yield* store.find(where.tenantId, "not-a-uuid" as Comment.CommentId), undefined)
+      assert.isFalse(yield* store.remove(where.tenantId, (yield* Ids.uuidv7) as Comment.CommentId))
       assert.isTrue(yield* store.remove(where.tenantId, reply.comment_id))
       assert.strictEqual(yield* store.find(where.tenantId, reply.comment_id), undefined)
       assert.isFalse(yield* store.remove(where.tenantId, reply.comment_id))
@@ -109,7 +102,7 @@ export const commentStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
 
   it.effect("a report's comments list by creation either way, from a position, up to a bound, per visual; replies are counted", () =>
     Effect.gen(function*() {
-      const store = yield* CommentStore
+      const store = yield* CommentStore.CommentStore
       const where = yield* arrange
       const elsewhere = yield* arrange
       const root = yield* newComment(where, 10)
@@ -130,11 +123,11 @@ export const commentStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(ids(yield* store.list(where.tenantId, where.reportId, {}, page({ sort: { field: "created_at", direction: "desc" } }))), ids(newestFirst))
       // From a keyset position, strictly after it, in each direction (through the tie).
       assert.deepStrictEqual(
-        ids(yield* store.list(where.tenantId, where.reportId, {}, page({ take: 2, after: commentKey(tieFirst) }))),
+        ids(yield* store.list(where.tenantId, where.reportId, {}, page({ take: 2, after: CommentStore.commentKey(tieFirst) }))),
         ids([tieSecond, replyOne])
       )
       assert.deepStrictEqual(
-        ids(yield* store.list(where.tenantId, where.reportId, {}, page({ sort: { field: "created_at", direction: "desc" }, after: commentKey(tieFirst) }))),
+        ids(yield* store.list(where.tenantId, where.reportId, {}, page({ sort: { field: "created_at", direction: "desc" }, after: CommentStore.commentKey(tieFirst) }))),
         ids([tieSecond, root])
       )
       // The bound leaves out what came later; a visual's filter keeps its thread only.

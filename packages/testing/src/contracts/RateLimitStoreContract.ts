@@ -7,15 +7,13 @@
  *
  * @since 0.1.0
  */
+import { Ids, RateLimit, RateLimitStore } from "@analytics/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import * as fc from "fast-check"
-import { uuidv7 } from "../platform/Ids.ts"
-import * as RateLimit from "../limits/RateLimit.ts"
-import { RateLimitStore } from "../limits/RateLimitStore.ts"
 
 /** A fresh key prefix, so runs on one shared database or Redis never meet. */
-const freshPrefix = Effect.map(uuidv7, (id) => `contract:${id}`)
+const freshPrefix = Effect.map(Ids.uuidv7, (id) => `contract:${id}`)
 
 const ruleArb: fc.Arbitrary<RateLimit.Rule> = fc.oneof(
   fc.record({ capacity: fc.integer({ min: 1, max: 6 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) })
@@ -55,12 +53,12 @@ const runArb = fc.record({
 })
 
 /** Registers the contract suite for one rate-limit store. */
-export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateLimitStore, E>): void => {
+export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateLimitStore.RateLimitStore, E>): void => {
   describe(`rate-limit store contract: ${name}`, () => {
     layer(store, { timeout: "120 seconds" })((it) => {
       it.effect("decides every request exactly like RateLimit.decide, refunds included", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           for (const run of fc.sample(runArb, { numRuns: 25, seed: 20261121 })) {
             const prefix = yield* freshPrefix
             const quotas = run.rules.map((rule, i): RateLimit.Quota => ({ name: `q${i}`, key: `${prefix}:${i}`, rule }))
@@ -104,7 +102,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("a plan's quotas: a full burst passes, the next request is refused and consumes nothing", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const prefix = yield* freshPrefix
           const now = Date.UTC(2026, 10, 21, 12, 0, 0)
           const quotas = RateLimit.tenantQuotas(prefix as never, "read", RateLimit.limitsOf("starter"))
@@ -120,7 +118,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("concurrent requests never admit more than the quota", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const prefix = yield* freshPrefix
           const now = Date.UTC(2026, 10, 21, 12, 0, 0)
           const quotas: ReadonlyArray<RateLimit.Quota> = [
@@ -139,7 +137,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("all or nothing: a quota that passes is not charged when another refuses", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const prefix = yield* freshPrefix
           const now = Date.UTC(2026, 10, 21, 12, 0, 0)
           const perUser: RateLimit.Quota = { name: "user", key: `${prefix}:user`, rule: RateLimit.bucket(30) }
@@ -155,7 +153,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("a sliding log (password attempts): 5 admitted, the 6th refused until the oldest leaves at exactly 300 s", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const prefix = yield* freshPrefix
           const t0 = Date.UTC(2026, 10, 21, 12, 0, 0)
           const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:ip`, rule: RateLimit.log(5, 300_000) }]
@@ -187,7 +185,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("a sliding log: a refunded attempt (a right password) no longer counts; refunding one never found changes nothing", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const prefix = yield* freshPrefix
           const t0 = Date.UTC(2026, 10, 21, 12, 0, 0)
           const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:ip`, rule: RateLimit.log(5, 300_000) }]
@@ -215,7 +213,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("a sliding log: concurrent attempts never admit more than its limit", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const prefix = yield* freshPrefix
           const now = Date.UTC(2026, 10, 21, 12, 0, 0)
           const quotas: ReadonlyArray<RateLimit.Quota> = [{ name: "ip", key: `${prefix}:ip`, rule: RateLimit.log(5, 300_000) }]
@@ -229,7 +227,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("slots: capacity held, released, reclaimed from expired leases", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const key = yield* freshPrefix
           const now = Date.UTC(2026, 10, 21, 12, 0, 0)
           assert.isTrue(yield* store.acquireSlot(key, "a", 2, now, now + 60_000))
@@ -246,7 +244,7 @@ export const rateLimitStoreContract = <E>(name: string, store: Layer.Layer<RateL
 
       it.effect("slots: concurrent acquirers get exactly the capacity", () =>
         Effect.gen(function*() {
-          const store = yield* RateLimitStore
+          const store = yield* RateLimitStore.RateLimitStore
           const key = yield* freshPrefix
           const now = Date.UTC(2026, 10, 21, 12, 0, 0)
           const got = yield* Effect.forEach(

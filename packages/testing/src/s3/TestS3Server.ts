@@ -23,7 +23,7 @@ import { Effect, Redacted, type Scope } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { Config } from "../S3BlobStore.ts"
+import type { S3BlobStore } from "@analytics/adapter-s3"
 
 /** A running test server: its URL, its bucket, and the files it keeps them in. */
 export interface TestS3Server {
@@ -32,7 +32,7 @@ export interface TestS3Server {
   /** S3rver's data directory (`<bucket>/<key>._S3rver_object`, and `uploads` for parts). */
   readonly directory: string
   /** The adapter's configuration for this server, keys under `prefix`. */
-  readonly config: (prefix?: string) => Config
+  readonly config: (prefix?: string) => S3BlobStore.Config
   /** Multipart uploads begun and neither completed nor aborted (their parts still kept). */
   readonly pendingUploads: Effect.Effect<number>
 }

@@ -1,0 +1,16 @@
+/**
+ * @analytics/testing: the test kits. The contract suites every adapter of a
+ * port passes unchanged (stores, rate-limit stores, blob stores, analytics
+ * engines), their fixtures, and a CSV reader for expected files. The real
+ * servers tests talk to have entry points of their own, so a test loads only
+ * the ones it uses: `@analytics/testing/postgres`, `/s3`, `/smtp`,
+ * `/webhooks`, `/openai`, `/documents`, `/http`.
+ *
+ * @since 0.1.0
+ */
+export { analyticsEngineContract, type EngineCapabilities } from "./contracts/AnalyticsEngineContract.ts"
+export { blobStoreContract } from "./contracts/BlobStoreContract.ts"
+export { rateLimitStoreContract } from "./contracts/RateLimitStoreContract.ts"
+export { storeContract } from "./contracts/StoreContract.ts"
+export { readCsv } from "./Csv.ts"
+export { insertTenant, insertWorkspace } from "./Fixtures.ts"
