@@ -6,6 +6,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
+import { ScimPayloads } from "@analytics/testing"
 
 const scim = "application/scim+json"
 
@@ -44,18 +45,7 @@ describe("SCIM 2.0", () => {
       assert.strictEqual(none.status, 200)
       assert.include(none.headers.get("content-type") ?? "", scim)
       assert.deepInclude(none.body, { totalResults: 0, startIndex: 1, Resources: [] })
-      const oktaUser = {
-        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
-        userName: "test.user@okta.local",
-        name: { givenName: "Test", familyName: "User" },
-        emails: [{ primary: true, value: "test.user@okta.local", type: "work" }],
-        displayName: "Test User",
-        locale: "en-US",
-        externalId: "00ujl29u0le5T6Aj10h7",
-        groups: [],
-        password: "1mz050nq",
-        active: true
-      }
+      const { oktaUser } = ScimPayloads
       const created = yield* send(server, idp, "POST", "/Users", oktaUser)
       assert.strictEqual(created.status, 201, created.text)
       assert.deepInclude(created.body, { userName: "test.user@okta.local", displayName: "Test User", active: true, externalId: "00ujl29u0le5T6Aj10h7" })

@@ -8,7 +8,7 @@
  * expiry; the key prefix; refusals by the server become StoreErrors.
  */
 import { BlobStore, Errors } from "@analytics/core"
-import { blobStoreContract } from "@analytics/testing"
+import { blobStoreContract, eventually } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { TestClock } from "effect/testing"
@@ -35,12 +35,6 @@ const setup = (overrides: Partial<S3BlobStore.Config> = {}) =>
 /** `count` chunks of 1 MiB, each made when pulled (after `beforeEach`), the same every run. */
 const lazyChunks = (count: number, beforeEach: (index: number) => Effect.Effect<void> = () => Effect.void) =>
   Stream.range(0, count - 1).pipe(Stream.mapEffect((i) => Effect.as(beforeEach(i), new Uint8Array(mebibyte).fill(i % 251))))
-
-/** Polls (no timing asserted) until `condition` holds. */
-const eventually = (condition: Effect.Effect<boolean>) =>
-  Effect.gen(function*() {
-    while (!(yield* condition)) yield* Effect.sleep("20 millis")
-  })
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 

@@ -22,21 +22,10 @@ import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import Stripe from "stripe"
 import { SmtpMailer } from "@analytics/adapter-smtp"
+import { eventually } from "@analytics/testing"
 import { SmtpServer } from "@analytics/testing/smtp"
 import { HttpsTransport } from "../src/index.ts"
 import { Receiver } from "@analytics/testing/webhooks"
-
-/** Waits in real time (the TestClock does not move) until `check` holds. */
-const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, check: (a: A) => boolean, timeoutMillis = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMillis
-    while (true) {
-      const value = yield* read
-      if (check(value)) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`Timed out; last value: ${JSON.stringify(value)}`))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-    }
-  })
 
 /** A brief real-time pause, for "nothing more happens". */
 const realPause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
@@ -256,7 +245,7 @@ describe("WebhookDispatcher over HTTPS", () => {
         const { tenantId, webhook, workspace } = yield* setup(receiver)
         yield* Effect.forkScoped(WebhookDispatcher.run())
         yield* EventPublisher.publish(tenantId, "export.succeeded", workspace.workspace_id, exportSucceeded)
-        const [delivery] = yield* eventually(deliveriesOf(tenantId, webhook.webhook_id), ([d]) => d?.attempts.length === 1, 15_000)
+        const [delivery] = yield* eventually(deliveriesOf(tenantId, webhook.webhook_id), ([d]) => d?.attempts.length === 1, { timeoutMillis: 15_000 })
         assert.strictEqual(delivery.status, "retrying")
         // It waited out the timeout rather than failing early (timers and the clock read may differ by a millisecond or so).
         assert.isAtLeast(delivery.attempts[0].latency_ms, 4_900)

@@ -5,25 +5,12 @@
  * of answers, checked against the rows they were made from.
  */
 import { describe, expect, it } from "vitest"
-import type { Answerer, SemanticModel, SemanticQuery } from "../src/index.ts"
+import { type Answerer, SampleSales, type SemanticModel, type SemanticQuery } from "../src/index.ts"
 import * as BuiltInAnswerer from "../src/questions/BuiltInAnswerer.ts"
 import { Effect, Stream } from "effect"
 
-/** The demo's model (as `packages/host/src/Demo.ts` has it). */
-const sales: SemanticModel.Model = {
-  dimensions: [
-    { name: "ordered_at", type: "time" },
-    { name: "region", type: "string" },
-    { name: "product", type: "string" },
-    { name: "channel", type: "string" }
-  ],
-  measures: [
-    { name: "orders", aggregation: "count" },
-    { name: "revenue", aggregation: "sum", column: "revenue" },
-    { name: "units", aggregation: "sum", column: "quantity" },
-    { name: "average_order", expression: "revenue / orders" }
-  ]
-}
+/** The demo's model. */
+const sales: SemanticModel.Model = SampleSales.model
 
 /** A model as suggested from a CSV of orders (`SemanticModel.suggest`), with titles added. */
 const suggested: SemanticModel.Model = {

@@ -3,6 +3,7 @@
  * for their provisioning (their PATCH shapes differ).
  */
 import { Scim, type Tenant, type User } from "@analytics/core"
+import { ScimPayloads } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 
@@ -30,18 +31,7 @@ const failure = <A>(result: Result.Result<A, Scim.ScimError>) => {
 
 describe("SCIM users", () => {
   it("reads Okta's create body", () => {
-    const fields = ok(Scim.userFields({
-      schemas: [Scim.urn.user],
-      userName: "test.user@okta.local",
-      name: { givenName: "Test", familyName: "User" },
-      emails: [{ primary: true, value: "test.user@okta.local", type: "work" }],
-      displayName: "Test User",
-      locale: "en-US",
-      externalId: "00ujl29u0le5T6Aj10h7",
-      groups: [],
-      password: "1mz050nq",
-      active: true
-    }))
+    const fields = ok(Scim.userFields(ScimPayloads.oktaUser))
     assert.deepStrictEqual(fields, {
       userName: "test.user@okta.local",
       email: "test.user@okta.local",

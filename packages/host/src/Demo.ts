@@ -7,59 +7,11 @@
  *
  * @since 0.1.0
  */
-import { Datasets, Pagination, type Report, Reports, type SemanticModel, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
+import { Datasets, Pagination, type Report, Reports, SampleSales, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
 import { Effect } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-
-/** Orders generated for the demo dataset. */
-export const demoRows = 120_000
-
-const regions = ["EU", "US", "APAC", "LATAM"]
-const products = ["Starter", "Growth", "Scale", "Add-on", "Support"]
-const channels = ["Online", "Partner", "Direct"]
-
-/** The demo orders as CSV: deterministic (a fixed-seed generator), two years from 2025-01-01. */
-export const salesCsv = (rows: number = demoRows): string => {
-  let seed = 42
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648
-  const start = Date.UTC(2025, 0, 1)
-  const lines = ["order_id,ordered_at,region,product,channel,quantity,revenue"]
-  for (let i = 0; i < rows; i++) {
-    const at = new Date(start + Math.floor(random() * 730 * 86_400_000)).toISOString().slice(0, 19).replace("T", " ")
-    const product = Math.floor(random() * products.length)
-    const quantity = 1 + Math.floor(random() * 9)
-    const revenue = Math.round(quantity * (20 + product * 35) * (0.8 + random() * 0.4) * 100) / 100
-    lines.push(`${i + 1},${at},${regions[Math.floor(random() * regions.length)]},${products[product]},${channels[Math.floor(random() * channels.length)]},${quantity},${revenue}`)
-  }
-  return lines.join("\n")
-}
-
-/**
- * The demo dataset's model: admins and the CFO see every row; a member of
- * an executive role "EU Lead" (one per region) that region's rows; anyone
- * else their `region` attribute's (an embed's token, an embedding app's user).
- */
-export const salesModel: SemanticModel.Model = {
-  dimensions: [
-    { name: "ordered_at", type: "time" },
-    { name: "region", type: "string" },
-    { name: "product", type: "string" },
-    { name: "channel", type: "string" }
-  ],
-  measures: [
-    { name: "orders", aggregation: "count" },
-    { name: "revenue", aggregation: "sum", column: "revenue", format: { type: "currency", currency: "EUR", decimals: 2 } },
-    { name: "units", aggregation: "sum", column: "quantity" },
-    { name: "average_order", expression: "revenue / orders" }
-  ],
-  row_level_security: [
-    { roles: ["admin", "CFO", "link"], all_rows: true },
-    ...regions.map((region) => ({ roles: [`${region} Lead`], filter: { member: "region", operator: "equals" as const, values: [region] } })),
-    { filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
-  ]
-}
 
 const reportPages = (datasetId: string): ReadonlyArray<Report.Page> => {
   const dataset_id = datasetId as Report.Visual["dataset_id"]
@@ -131,14 +83,14 @@ export const seed = (tenantId: Tenant.TenantId) =>
       name: "Sales",
       description: "Generated orders, 2025 and 2026",
       source: { type: "upload" },
-      model: salesModel
+      model: SampleSales.model
     })
     const dir = yield* Effect.acquireRelease(
       Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "analytics-demo-"))),
       (d) => Effect.promise(() => Fs.rm(d, { recursive: true, force: true }))
     )
     const file = Path.join(dir, "sales.csv")
-    yield* Effect.promise(() => Fs.writeFile(file, salesCsv()))
+    yield* Effect.promise(() => Fs.writeFile(file, SampleSales.csv()))
     yield* Datasets.load(tenantId, dataset.dataset_id, { path: file, format: "csv" })
     yield* Reports.create(tenantId, {
       workspace_id: workspace.workspace_id,
@@ -147,6 +99,6 @@ export const seed = (tenantId: Tenant.TenantId) =>
       pages: reportPages(dataset.dataset_id)
     })
     yield* Effect.logInfo("Demo workspace, sales dataset and report created").pipe(
-      Effect.annotateLogs({ tenant_id: tenantId, rows: demoRows })
+      Effect.annotateLogs({ tenant_id: tenantId, rows: SampleSales.demoRows })
     )
   }).pipe(Effect.scoped)

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PNG } from "pngjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { salesCsv } from "../src/Demo.ts"
+import { SampleSales } from "@analytics/core"
 import { call, type Cleanups, demoHost, download, settledJob } from "./HostProcess.ts"
 
 const cleanups: Cleanups = []
@@ -288,7 +288,7 @@ describe("every export format of the demo report, opened by an independent reade
     const instance = await DuckDBInstance.create(":memory:")
     const connection = await instance.connect()
     try {
-      writeFileSync(join(dir, "sales.csv"), salesCsv())
+      writeFileSync(join(dir, "sales.csv"), SampleSales.csv())
       const schema = table!.includes(".") ? table!.split(".")[0] : undefined
       if (schema !== undefined) await connection.run(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
       await connection.run(`CREATE TABLE ${table} AS SELECT * FROM read_csv('${join(dir, "sales.csv")}', header = true, auto_detect = true)`)

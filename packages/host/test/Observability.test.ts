@@ -10,6 +10,7 @@
  * metrics, and request ids are on responses, in problem bodies and in the
  * host's log lines.
  */
+import { until } from "@analytics/testing"
 import { Receiver } from "@analytics/testing/webhooks"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -73,16 +74,8 @@ const valueOf = (samples: ReadonlyArray<Sample>, name: string, labels: Record<st
   samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0
 
 /** Polls until `check` holds, or fails after `timeoutMs`. */
-const eventually = async <A>(what: string, get: () => Promise<A> | A, check: (a: A) => boolean, timeoutMs = 20_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  let last = await get()
-  while (!check(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last: ${JSON.stringify(last).slice(0, 2000)}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    last = await get()
-  }
-  return last
-}
+const eventually = <A>(what: string, get: () => Promise<A> | A, check: (a: A) => boolean, timeoutMs = 20_000): Promise<A> =>
+  until(get, check, { what, timeoutMillis: timeoutMs, intervalMillis: 200 })
 
 /** Every span the collector received, with its attributes as a record. */
 const spansOf = (c: Collector) =>

@@ -5,6 +5,7 @@
  * (no guessing how long a request takes).
  */
 import { PgClient } from "@effect/sql-pg"
+import { until as poll } from "@analytics/testing"
 import { Deferred, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 
@@ -52,12 +53,5 @@ export const holdLock = async (url: string, lock: string): Promise<HeldLock> => 
 }
 
 /** Polls `check` every 100 ms until it returns something, or throws after `timeoutMs`. */
-export const until = async <A>(what: string, check: () => Promise<A | undefined>, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const found = await check()
-    if (found !== undefined) return found
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`Timed out waiting for ${what}`)
-}
+export const until = <A>(what: string, check: () => Promise<A | undefined>, timeoutMs: number): Promise<A> =>
+  poll(check, (found) => found !== undefined, { what, timeoutMillis: timeoutMs }) as Promise<A>

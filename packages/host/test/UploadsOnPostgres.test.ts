@@ -8,9 +8,9 @@
  * the exact decimal sums of the file's amounts, with no binary
  * floating-point noise ("Exact numbers and display formats").
  */
+import { SampleSales } from "@analytics/core"
 import { Poppler } from "@analytics/testing/documents"
 import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
-import * as Demo from "@analytics/host/Demo"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -36,7 +36,7 @@ const exactSum = (amounts: ReadonlyArray<string>): string => {
 /** The demo file's revenue by region, exactly. */
 const demoRevenue = () => {
   const byRegion = new Map<string, Array<string>>()
-  for (const line of Demo.salesCsv().split("\n").slice(1)) {
+  for (const line of SampleSales.csv().split("\n").slice(1)) {
     const cells = line.split(",")
     const amounts = byRegion.get(cells[2]!) ?? []
     amounts.push(cells[6]!)
@@ -86,7 +86,7 @@ describe.skipIf(databaseUrl === "")(`uploads on the PostgreSQL store${databaseUr
     }
     expect(datasets.map((d: any) => d.name)).toEqual(["Sales"])
     const sales = datasets[0]
-    expect(sales.row_count).toBe(Demo.demoRows)
+    expect(sales.row_count).toBe(SampleSales.demoRows)
     expect(sales.columns.find((c: any) => c.name === "revenue")).toMatchObject({ type: "number", engine_type: "numeric(18,2)" })
     expect(sales.model.measures.find((m: any) => m.name === "revenue").format).toEqual({ type: "currency", currency: "EUR", decimals: 2 })
     const expected = demoRevenue()

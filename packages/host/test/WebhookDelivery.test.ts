@@ -6,6 +6,7 @@
  * Receivers are real HTTPS servers on loopback, trusted through
  * NODE_EXTRA_CA_CERTS as an operator would trust a private CA.
  */
+import { until as poll } from "@analytics/testing"
 import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { SmtpServer } from "@analytics/testing/smtp"
 import { Receiver } from "@analytics/testing/webhooks"
@@ -40,16 +41,8 @@ const startHost = async (env: Record<string, string>): Promise<Host> => {
 }
 
 /** Polls `path` until `check` holds on its body. */
-const until = async (host: Host, token: string, path: string, check: (body: any) => boolean, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
-  let last: any
-  while (Date.now() < deadline) {
-    last = (await call(host, "GET", path, token)).body
-    if (check(last)) return last
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`${path} never matched; last: ${JSON.stringify(last)}\n${host.output()}`)
-}
+const until = (host: Host, token: string, path: string, check: (body: any) => boolean, timeoutMs = 30_000) =>
+  poll(async () => (await call(host, "GET", path, token)).body, check, { what: `${path}\n${host.output()}`, timeoutMillis: timeoutMs })
 
 describe.skipIf(databaseUrl === "")(`webhook delivery survives kill -9 (PostgreSQL) ${databaseUrl === "" ? skippedForNoPostgres : ""}`, () => {
   it("deliveries waiting for a retry and deliveries in flight are all delivered after a restart", async () => {
