@@ -1,45 +1,30 @@
 /**
- * Records that belong to a workspace of a tenant, in memory (the
- * DatasetStore, the ReportStore, the AlertStore, the DashboardStore and the ExportScheduleStore): found by id in their tenant, listed newest first per workspace,
- * replaced and deleted within the current transaction.
+ * Records that belong to a tenant, in memory, implemented once: found by id
+ * in their tenant, replaced and deleted within the current transaction; and,
+ * for those of a workspace (the DatasetStore, the ReportStore, the
+ * AlertStore, the DashboardStore and the ExportScheduleStore), listed newest
+ * first per workspace. The CommentStore is built on the tenant part.
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, Pagination, type Report, ReportStore } from "@analytics/core"
+import { AlertStore, DashboardStore, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
-interface Owned {
-  readonly tenant_id: string
-  readonly workspace_id: string
-  readonly created_at: Date
-}
-
-/** The store methods over records identified by `idOf`. */
-export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id, keyOf: (record: A) => Pagination.Keyset) =>
+/** One table of records of a tenant, keyed by `idOf`: every record, and the tenant-scoped methods. */
+export const tenantRecords = <A extends { readonly tenant_id: Tenant.TenantId }, Id extends string>(idOf: (record: A) => Id) =>
   Effect.sync(() => {
     const records = new Map<string, A>()
     const of = (tenantId: string, id: string) => {
       const record = records.get(id)
       return record !== undefined && record.tenant_id === tenantId ? record : undefined
     }
-    return {
-      /** Every record (for the stores' own queries across workspaces). */
-      all: () => records.values(),
-      insert: (record: A) => write(() => [undefined, set(records, idOf(record), record)]),
-      find: (tenantId: string, id: Id) => Effect.sync(() => of(tenantId, id)),
-      list: (tenantId: string, workspaceId: string, query: Pagination.PageQuery<"created_at">) =>
-        Effect.sync(() =>
-          Pagination.applyInMemory(
-            [...records.values()].filter((r) => r.tenant_id === tenantId && r.workspace_id === workspaceId),
-            query,
-            keyOf,
-            (r) => r.created_at
-          )
-        ),
-      update: (record: A) =>
+    const methods: WorkspaceRecords.TenantRecords<A, Id> = {
+      insert: (record) => write(() => [undefined, set(records, idOf(record), record)]),
+      find: (tenantId, id) => Effect.sync(() => of(tenantId, id)),
+      update: (record) =>
         write(() => of(record.tenant_id, idOf(record)) === undefined ? [false, () => {}] : [true, set(records, idOf(record), record)]),
-      remove: (tenantId: string, id: Id) =>
+      remove: (tenantId, id) =>
         write(() => {
           if (of(tenantId, id) === undefined) return [false, () => {}]
           const undo = restore(records, id)
@@ -47,16 +32,38 @@ export const make = <A extends Owned, Id extends string>(idOf: (record: A) => Id
           return [true, undo]
         })
     }
+    /** Every record (for the stores' own queries across tenants). */
+    const all = () => records.values()
+    return { all, methods }
+  })
+
+/** The workspace-record methods of one kind, over a fresh table, and every record for the store's own queries. */
+export const make = <A extends WorkspaceRecords.Owned, Id extends string, S>(kind: WorkspaceRecords.Kind<A, Id, S>) =>
+  Effect.map(tenantRecords((record: A) => WorkspaceRecords.idOf(kind, record)), ({ all, methods }) => {
+    const keyOf = WorkspaceRecords.keyOf(kind)
+    const records: WorkspaceRecords.WorkspaceRecords<A, Id> = {
+      ...methods,
+      list: (tenantId, workspaceId, query) =>
+        Effect.sync(() =>
+          Pagination.applyInMemory(
+            [...all()].filter((r) => r.tenant_id === tenantId && r.workspace_id === workspaceId),
+            query,
+            keyOf,
+            (r) => r.created_at
+          )
+        )
+    }
+    return { all, records }
   })
 
 /** A fresh in-memory DatasetStore. */
-export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id, DatasetStore.datasetKey), ({ all, ...methods }) =>
+export const datasetStore = Effect.map(make(DatasetStore.datasets), ({ all, records }) =>
   DatasetStore.DatasetStore.of({
-    ...methods,
+    ...records,
     // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
     update: (dataset) =>
-      Effect.flatMap(methods.find(dataset.tenant_id, dataset.dataset_id), (current) =>
-        current === undefined ? Effect.succeed(false) : methods.update({
+      Effect.flatMap(records.find(dataset.tenant_id, dataset.dataset_id), (current) =>
+        current === undefined ? Effect.succeed(false) : records.update({
           ...dataset,
           load_id: current.load_id,
           columns: current.columns,
@@ -64,10 +71,10 @@ export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id
           refreshed_at: current.refreshed_at
         })),
     switchLoad: (dataset, from) =>
-      Effect.flatMap(methods.find(dataset.tenant_id, dataset.dataset_id), (current) =>
+      Effect.flatMap(records.find(dataset.tenant_id, dataset.dataset_id), (current) =>
         current === undefined || current.load_id !== from
           ? Effect.succeed(false)
-          : methods.update({
+          : records.update({
             ...current,
             load_id: dataset.load_id,
             model: dataset.model,
@@ -81,28 +88,26 @@ export const datasetStore = Effect.map(make((d: Dataset.Dataset) => d.dataset_id
   }))
 
 /** A fresh in-memory ReportStore. */
-export const reportStore = Effect.map(make((r: Report.Report) => r.report_id, ReportStore.reportKey), ({ all: _, ...methods }) =>
-  ReportStore.ReportStore.of(methods))
+export const reportStore = Effect.map(make(ReportStore.reports), ({ records }) => ReportStore.ReportStore.of(records))
 
 /** A fresh in-memory AlertStore. */
-export const alertStore = Effect.map(make((a: Alert.Alert) => a.alert_id, AlertStore.alertKey), ({ all, ...methods }) =>
+export const alertStore = Effect.map(make(AlertStore.alerts), ({ all, records }) =>
   AlertStore.AlertStore.of({
-    ...methods,
+    ...records,
     listAfterRefresh: (tenantId, datasetId) =>
       Effect.sync(() => [...all()].filter((a) => a.tenant_id === tenantId && a.dataset_id === datasetId && a.schedule.after_refresh)),
     listScheduled: Effect.sync(() => [...all()].filter((a) => a.schedule.cron !== undefined))
   }))
 
 /** A fresh in-memory DashboardStore. */
-export const dashboardStore = Effect.map(make((d: Dashboard.Dashboard) => d.dashboard_id, DashboardStore.dashboardKey), ({ all: _, ...methods }) =>
-  DashboardStore.DashboardStore.of(methods))
+export const dashboardStore = Effect.map(make(DashboardStore.dashboards), ({ records }) => DashboardStore.DashboardStore.of(records))
 
 /** A fresh in-memory ExportScheduleStore (one process: a claim needs no lock). */
 export const exportScheduleStore = Effect.map(
-  make((s: ExportSchedule.ExportSchedule) => s.schedule_id, ExportScheduleStore.scheduleKey),
-  ({ all, ...methods }) =>
+  make(ExportScheduleStore.schedules),
+  ({ all, records }) =>
     ExportScheduleStore.ExportScheduleStore.of({
-      ...methods,
+      ...records,
       claimDue: (now, limit) =>
         Effect.sync(() =>
           [...all()]

@@ -1,12 +1,13 @@
 /**
- * The CommentStore over `SqlClient` (PostgreSQL and PGlite).
+ * The CommentStore over `SqlClient` (PostgreSQL and PGlite): tenant records
+ * (`SqlWorkspaceRecords`), listed per report and counted per thread.
  *
  * @since 0.1.0
  */
 import { type AuditLog, type Comment, CommentStore, type Report, type Tenant, type Workspace } from "@analytics/core"
 import { Effect } from "effect"
-import * as SqlClient from "effect/sql/SqlClient"
-import { failAs, isId } from "./StoreErrors.ts"
+import { isId } from "./StoreErrors.ts"
+import { tenantRecords } from "./SqlWorkspaceRecords.ts"
 
 interface CommentRow {
   readonly comment_id: string
@@ -38,57 +39,44 @@ const toComment = ({ author_id, author_type, ...row }: CommentRow): Comment.Comm
 const toRow = ({ author, ...comment }: Comment.Comment) => ({ ...comment, author_type: author.type, author_id: author.id })
 
 /** The CommentStore over the `SqlClient` in context. */
-export const make = Effect.map(SqlClient.SqlClient, (sql) => {
-  const fail = (operation: string) => failAs(`CommentStore.${operation}`)
-  return CommentStore.CommentStore.of({
-    insert: (comment) => sql`INSERT INTO comments ${sql.insert(toRow(comment))}`.pipe(Effect.asVoid, fail("insert")),
-    find: (tenantId, commentId) => {
-      if (!isId(tenantId) || !isId(commentId)) return Effect.succeed(undefined)
-      return sql<CommentRow>`SELECT * FROM comments WHERE tenant_id = ${tenantId} AND comment_id = ${commentId}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toComment(row)),
-        fail("find")
-      )
-    },
-    list: (tenantId, reportId, filter, query) => {
-      if (!isId(tenantId) || !isId(reportId)) return Effect.succeed([])
-      const desc = query.sort.direction === "desc"
-      const after = query.after
-      // Strictly after (created_at, id) in "created_at <direction>, id asc" order; the inclusive bound lets the index seek.
-      const afterClause = after === undefined ? sql.literal("") : (() => {
-        const at = new Date(after.value)
-        return sql`AND created_at ${sql.literal(desc ? "<=" : ">=")} ${at}
-          AND (created_at ${sql.literal(desc ? "<" : ">")} ${at} OR (created_at = ${at} AND comment_id > ${after.id}))`
-      })()
-      const visual = filter.visualId === undefined ? sql.literal("") : sql`AND visual_id = ${filter.visualId}`
-      return sql<CommentRow>`SELECT * FROM comments
-        WHERE tenant_id = ${tenantId} AND report_id = ${reportId} AND created_at <= ${query.createdAtOrBefore} ${visual} ${afterClause}
-        ORDER BY created_at ${sql.literal(desc ? "DESC" : "ASC")}, comment_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toComment)),
-        fail("list")
-      )
-    },
-    countReplies: (tenantId, commentId) => {
-      if (!isId(tenantId) || !isId(commentId)) return Effect.succeed(0)
-      return sql<{ readonly count: number | string }>`SELECT count(*) AS count FROM comments
-        WHERE tenant_id = ${tenantId} AND parent_id = ${commentId}`.pipe(
-        Effect.map(([row]) => Number(row?.count ?? 0)),
-        fail("countReplies")
-      )
-    },
-    update: (comment) => {
-      if (!isId(comment.tenant_id) || !isId(comment.comment_id)) return Effect.succeed(false)
-      return sql`UPDATE comments SET ${sql.update(toRow(comment), ["comment_id", "tenant_id", "workspace_id", "report_id", "parent_id", "created_at"])}
-        WHERE tenant_id = ${comment.tenant_id} AND comment_id = ${comment.comment_id} RETURNING comment_id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        fail("update")
-      )
-    },
-    remove: (tenantId, commentId) => {
-      if (!isId(tenantId) || !isId(commentId)) return Effect.succeed(false)
-      return sql`DELETE FROM comments WHERE tenant_id = ${tenantId} AND comment_id = ${commentId} RETURNING comment_id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        fail("remove")
-      )
-    }
-  })
-})
+export const make = Effect.map(
+  tenantRecords<Comment.Comment, Comment.CommentId>({
+    table: "comments",
+    id: "comment_id",
+    name: "CommentStore",
+    toRow,
+    fromRow: (row) => toComment(row as unknown as CommentRow),
+    // A comment stays on its report and in its thread.
+    kept: ["report_id", "parent_id"]
+  }),
+  ({ fail, methods, sql }) =>
+    CommentStore.CommentStore.of({
+      ...methods,
+      list: (tenantId, reportId, filter, query) => {
+        if (!isId(tenantId) || !isId(reportId)) return Effect.succeed([])
+        const desc = query.sort.direction === "desc"
+        const after = query.after
+        // Strictly after (created_at, id) in "created_at <direction>, id asc" order; the inclusive bound lets the index seek.
+        const afterClause = after === undefined ? sql.literal("") : (() => {
+          const at = new Date(after.value)
+          return sql`AND created_at ${sql.literal(desc ? "<=" : ">=")} ${at}
+            AND (created_at ${sql.literal(desc ? "<" : ">")} ${at} OR (created_at = ${at} AND comment_id > ${after.id}))`
+        })()
+        const visual = filter.visualId === undefined ? sql.literal("") : sql`AND visual_id = ${filter.visualId}`
+        return sql<CommentRow>`SELECT * FROM comments
+          WHERE tenant_id = ${tenantId} AND report_id = ${reportId} AND created_at <= ${query.createdAtOrBefore} ${visual} ${afterClause}
+          ORDER BY created_at ${sql.literal(desc ? "DESC" : "ASC")}, comment_id ASC LIMIT ${query.take}`.pipe(
+          Effect.map((rows) => rows.map(toComment)),
+          fail("list")
+        )
+      },
+      countReplies: (tenantId, commentId) => {
+        if (!isId(tenantId) || !isId(commentId)) return Effect.succeed(0)
+        return sql<{ readonly count: number | string }>`SELECT count(*) AS count FROM comments
+          WHERE tenant_id = ${tenantId} AND parent_id = ${commentId}`.pipe(
+          Effect.map(([row]) => Number(row?.count ?? 0)),
+          fail("countReplies")
+        )
+      }
+    })
+)

@@ -1,12 +1,15 @@
 /**
- * Records that belong to a workspace of a tenant, over `SqlClient`
- * (PostgreSQL and PGlite): the DatasetStore, the ReportStore, the AlertStore,
- * the DashboardStore and the ExportScheduleStore. Their
- * nested parts (models, pages, settings) are jsonb.
+ * Records that belong to a tenant, over `SqlClient` (PostgreSQL and
+ * PGlite), implemented once and parameterised by table, id column and row
+ * codec: found by id in their tenant, replaced and deleted; and, for those
+ * of a workspace (the DatasetStore, the ReportStore, the AlertStore, the
+ * DashboardStore and the ExportScheduleStore), listed newest first per
+ * workspace. The CommentStore is built on the tenant part. Nested parts
+ * (models, pages, settings) are jsonb.
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Pagination, type Report, ReportStore, type Tenant, type Workspace } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type Tenant, type Workspace, type WorkspaceRecords } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -14,11 +17,15 @@ import { afterNewestFirst } from "./SqlKeyset.ts"
 import { parsed } from "./Jsonb.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-type Row = Record<string, unknown> & { readonly tenant_id: string; readonly workspace_id: string }
+/** A row as read: the record's columns, its tenant's among them. */
+export type Row = Record<string, unknown> & { readonly tenant_id: string }
 
-interface Spec<A> {
+/** One table of records: where they live, how a record and its row map to each other. */
+export interface Spec<A> {
   readonly table: string
+  /** The id column. */
   readonly id: string
+  /** The store's name in the operations of its StoreErrors (`DatasetStore.find`). */
   readonly name: string
   readonly toRow: (record: A) => Record<string, unknown>
   readonly fromRow: (row: Row) => A
@@ -26,32 +33,22 @@ interface Spec<A> {
   readonly kept?: ReadonlyArray<string>
 }
 
-/** The store methods of one table of workspace records. */
-const make = <A extends { readonly tenant_id: string }>(spec: Spec<A>) =>
+/** The tenant-scoped methods of one table, the `SqlClient` they run on, and `where` for the store's own queries. */
+export const tenantRecords = <A extends { readonly tenant_id: string }, Id extends string>(spec: Spec<A>) =>
   Effect.map(SqlClient.SqlClient, (sql) => {
     const table = sql(spec.table)
     const id = sql(spec.id)
     const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
-    return {
-      /** The records a condition selects, oldest first (the stores' own queries across workspaces). */
-      where: (operation: string, condition: Statement.Fragment) =>
-        sql<Row>`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail(operation)),
-      insert: (record: A) => sql`INSERT INTO ${table} ${sql.insert(spec.toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
-      find: (tenantId: string, recordId: string) => {
+    const methods: WorkspaceRecords.TenantRecords<A, Id> = {
+      insert: (record) => sql`INSERT INTO ${table} ${sql.insert(spec.toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
+      find: (tenantId, recordId) => {
         if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(undefined)
         return sql<Row>`SELECT * FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId}`.pipe(
           Effect.map(([row]) => row === undefined ? undefined : spec.fromRow(row)),
           fail("find")
         )
       },
-      list: (tenantId: string, workspaceId: string, query: Pagination.PageQuery<"created_at">) => {
-        if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed([])
-        return sql<Row>`SELECT * FROM ${table}
-          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId} AND created_at <= ${query.createdAtOrBefore}
-            ${afterNewestFirst(sql, query, spec.id)}
-          ORDER BY created_at DESC, ${id} ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail("list"))
-      },
-      update: (record: A) => {
+      update: (record) => {
         const row = spec.toRow(record)
         const recordId = row[spec.id] as string
         if (!isId(record.tenant_id) || !isId(recordId)) return Effect.succeed(false)
@@ -61,7 +58,7 @@ const make = <A extends { readonly tenant_id: string }>(spec: Spec<A>) =>
           fail("update")
         )
       },
-      remove: (tenantId: string, recordId: string) => {
+      remove: (tenantId, recordId) => {
         if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(false)
         return sql`DELETE FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId} RETURNING ${id}`.pipe(
           Effect.map((rows) => rows.length > 0),
@@ -69,6 +66,26 @@ const make = <A extends { readonly tenant_id: string }>(spec: Spec<A>) =>
         )
       }
     }
+    /** The records a condition selects, oldest first (the stores' own queries across workspaces). */
+    const where = (operation: string, condition: Statement.Fragment) =>
+      sql<Row>`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail(operation))
+    return { sql, fail, where, methods }
+  })
+
+/** The workspace-record methods of one table (tenant records, listed per workspace), with what `tenantRecords` gives. */
+export const make = <A extends { readonly tenant_id: string }, Id extends string>(spec: Spec<A>) =>
+  Effect.map(tenantRecords<A, Id>(spec), ({ fail, sql, where, methods }) => {
+    const records: WorkspaceRecords.WorkspaceRecords<A, Id> = {
+      ...methods,
+      list: (tenantId, workspaceId, query) => {
+        if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed([])
+        return sql<Row>`SELECT * FROM ${sql(spec.table)}
+          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId} AND created_at <= ${query.createdAtOrBefore}
+            ${afterNewestFirst(sql, query, spec.id)}
+          ORDER BY created_at DESC, ${sql(spec.id)} ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail("list"))
+      }
+    }
+    return { sql, where, records }
   })
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -76,94 +93,91 @@ const json = (value: unknown) => JSON.stringify(value)
 const owned = (row: Row) => ({ tenant_id: row.tenant_id as Tenant.TenantId, workspace_id: row.workspace_id as Workspace.WorkspaceId })
 
 /** The DatasetStore over the `SqlClient` in context. */
-export const datasetStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    make<Dataset.Dataset>({
-      table: "datasets",
-      id: "dataset_id",
-      name: "DatasetStore",
-      toRow: (d) => ({ ...d, source: json(d.source), model: json(d.model), columns: json(d.columns) }),
-      fromRow: (row) => ({
-        ...(row as unknown as Dataset.Dataset),
-        ...owned(row),
-        row_count: row.row_count === null ? null : Number(row.row_count)
-      }),
-      // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
-      kept: ["load_id", "columns", "row_count", "refreshed_at"]
+export const datasetStore = Effect.map(
+  make<Dataset.Dataset, Dataset.DatasetId>({
+    table: "datasets",
+    id: "dataset_id",
+    name: "DatasetStore",
+    toRow: (d) => ({ ...d, source: json(d.source), model: json(d.model), columns: json(d.columns) }),
+    fromRow: (row) => ({
+      ...(row as unknown as Dataset.Dataset),
+      ...owned(row),
+      row_count: row.row_count === null ? null : Number(row.row_count)
     }),
-    ({ where, ...methods }) =>
-      DatasetStore.DatasetStore.of({
-        ...methods,
-        switchLoad: (d, from) => {
-          if (!isId(d.tenant_id) || !isId(d.dataset_id)) return Effect.succeed(false)
-          const values = {
-            load_id: d.load_id,
-            model: json(d.model),
-            columns: json(d.columns),
-            row_count: d.row_count,
-            refreshed_at: d.refreshed_at,
-            updated_at: d.updated_at
-          }
-          // One statement, conditional on the load it replaces: the one switch of a load's rows.
-          return sql`UPDATE datasets SET ${sql.update(values)}
-            WHERE tenant_id = ${d.tenant_id} AND dataset_id = ${d.dataset_id} AND load_id IS NOT DISTINCT FROM ${from}::uuid
-            RETURNING dataset_id`.pipe(Effect.map((rows) => rows.length > 0), failAs("DatasetStore.switchLoad"))
-        },
-        listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`),
-        listUploads: where("listUploads", sql`source->>'type' = 'upload'`)
-      })
-  ))
+    // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
+    kept: ["load_id", "columns", "row_count", "refreshed_at"]
+  }),
+  ({ records, sql, where }) =>
+    DatasetStore.DatasetStore.of({
+      ...records,
+      switchLoad: (d, from) => {
+        if (!isId(d.tenant_id) || !isId(d.dataset_id)) return Effect.succeed(false)
+        const values = {
+          load_id: d.load_id,
+          model: json(d.model),
+          columns: json(d.columns),
+          row_count: d.row_count,
+          refreshed_at: d.refreshed_at,
+          updated_at: d.updated_at
+        }
+        // One statement, conditional on the load it replaces: the one switch of a load's rows.
+        return sql`UPDATE datasets SET ${sql.update(values)}
+          WHERE tenant_id = ${d.tenant_id} AND dataset_id = ${d.dataset_id} AND load_id IS NOT DISTINCT FROM ${from}::uuid
+          RETURNING dataset_id`.pipe(Effect.map((rows) => rows.length > 0), failAs("DatasetStore.switchLoad"))
+      },
+      listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`),
+      listUploads: where("listUploads", sql`source->>'type' = 'upload'`)
+    })
+)
 
 /** The ReportStore over the `SqlClient` in context. */
 export const reportStore = Effect.map(
-  make<Report.Report>({
+  make<Report.Report, Report.ReportId>({
     table: "reports",
     id: "report_id",
     name: "ReportStore",
     toRow: (r) => ({ ...r, pages: json(r.pages), filters: json(r.filters), settings: json(r.settings) }),
     fromRow: (row) => ({ ...(row as unknown as Report.Report), ...owned(row) })
   }),
-  ({ where: _, ...methods }) => ReportStore.ReportStore.of(methods)
+  ({ records }) => ReportStore.ReportStore.of(records)
 )
 
 /** The AlertStore over the `SqlClient` in context. */
-export const alertStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    make<Alert.Alert>({
-      table: "alerts",
-      id: "alert_id",
-      name: "AlertStore",
-      toRow: (a) => ({ ...a, filters: json(a.filters), schedule: json(a.schedule) }),
-      fromRow: (row) => ({
-        ...(row as unknown as Alert.Alert),
-        ...owned(row),
-        threshold: Number(row.threshold),
-        last_value: row.last_value === null ? null : Number(row.last_value)
-      })
-    }),
-    ({ where, ...methods }) =>
-      AlertStore.AlertStore.of({
-        ...methods,
-        listAfterRefresh: (tenantId, datasetId) =>
-          isId(tenantId) && isId(datasetId)
-            ? where("listAfterRefresh", sql`tenant_id = ${tenantId} AND dataset_id = ${datasetId} AND (schedule->>'after_refresh')::boolean`)
-            : Effect.succeed([]),
-        listScheduled: where("listScheduled", sql`schedule ? 'cron'`)
-      })
-  ))
+export const alertStore = Effect.map(
+  make<Alert.Alert, Alert.AlertId>({
+    table: "alerts",
+    id: "alert_id",
+    name: "AlertStore",
+    toRow: (a) => ({ ...a, filters: json(a.filters), schedule: json(a.schedule) }),
+    fromRow: (row) => ({
+      ...(row as unknown as Alert.Alert),
+      ...owned(row),
+      threshold: Number(row.threshold),
+      last_value: row.last_value === null ? null : Number(row.last_value)
+    })
+  }),
+  ({ records, sql, where }) =>
+    AlertStore.AlertStore.of({
+      ...records,
+      listAfterRefresh: (tenantId, datasetId) =>
+        isId(tenantId) && isId(datasetId)
+          ? where("listAfterRefresh", sql`tenant_id = ${tenantId} AND dataset_id = ${datasetId} AND (schedule->>'after_refresh')::boolean`)
+          : Effect.succeed([]),
+      listScheduled: where("listScheduled", sql`schedule ? 'cron'`)
+    })
+)
 
 /** The DashboardStore over the `SqlClient` in context. */
 export const dashboardStore = Effect.map(
-  make<Dashboard.Dashboard>({
+  make<Dashboard.Dashboard, Dashboard.DashboardId>({
     table: "dashboards",
     id: "dashboard_id",
     name: "DashboardStore",
     toRow: (d) => ({ ...d, tiles: json(d.tiles) }),
     fromRow: (row) => ({ ...(row as unknown as Dashboard.Dashboard), ...owned(row) })
   }),
-  ({ where: _, ...methods }) => DashboardStore.DashboardStore.of(methods)
+  ({ records }) => DashboardStore.DashboardStore.of(records)
 )
-
 
 /** A run as stored: its time as ISO text inside jsonb. */
 const runOf = (value: unknown): ExportSchedule.Run | null => {
@@ -182,24 +196,23 @@ const scheduleOf = (row: Row): ExportSchedule.ExportSchedule => ({
 })
 
 /** The ExportScheduleStore over the `SqlClient` in context. */
-export const exportScheduleStore = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    make<ExportSchedule.ExportSchedule>({
-      table: "export_schedules",
-      id: "schedule_id",
-      name: "ExportScheduleStore",
-      toRow: (s) => ({ ...s, request: json(s.request), recipients: json(s.recipients), created_by: json(s.created_by), last_run: s.last_run === null ? null : json(s.last_run) }),
-      fromRow: scheduleOf
-    }),
-    ({ where: _, ...methods }) =>
-      ExportScheduleStore.ExportScheduleStore.of({
-        ...methods,
-        // Locked until the caller's transaction ends; another scheduler skips them meanwhile.
-        claimDue: (now, limit) =>
-          sql<Row>`SELECT * FROM export_schedules
-            WHERE enabled AND next_run_at <= ${now} ORDER BY next_run_at, schedule_id LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(
-            Effect.map((rows) => rows.map(scheduleOf)),
-            failAs("ExportScheduleStore.claimDue")
-          )
-      })
-  ))
+export const exportScheduleStore = Effect.map(
+  make<ExportSchedule.ExportSchedule, ExportSchedule.ScheduleId>({
+    table: "export_schedules",
+    id: "schedule_id",
+    name: "ExportScheduleStore",
+    toRow: (s) => ({ ...s, request: json(s.request), recipients: json(s.recipients), created_by: json(s.created_by), last_run: s.last_run === null ? null : json(s.last_run) }),
+    fromRow: scheduleOf
+  }),
+  ({ records, sql }) =>
+    ExportScheduleStore.ExportScheduleStore.of({
+      ...records,
+      // Locked until the caller's transaction ends; another scheduler skips them meanwhile.
+      claimDue: (now, limit) =>
+        sql<Row>`SELECT * FROM export_schedules
+          WHERE enabled AND next_run_at <= ${now} ORDER BY next_run_at, schedule_id LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(
+          Effect.map((rows) => rows.map(scheduleOf)),
+          failAs("ExportScheduleStore.claimDue")
+        )
+    })
+)

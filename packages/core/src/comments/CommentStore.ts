@@ -10,6 +10,7 @@ import type { StoreError } from "../platform/Errors.ts"
 import type { Keyset, PageQuery } from "../platform/Pagination.ts"
 import type { ReportId } from "../reports/Report.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
+import type * as WorkspaceRecords from "../tenancy/WorkspaceRecords.ts"
 
 /** The fields a list of comments sorts by. */
 export const commentSortFields = ["created_at"] as const
@@ -17,10 +18,8 @@ export const commentSortFields = ["created_at"] as const
 /** A comment's position in a list (by creation, then id). */
 export const commentKey = (comment: Comment): Keyset => ({ value: comment.created_at.getTime(), id: comment.comment_id })
 
-/** Comments on reports. */
-export class CommentStore extends Context.Service<CommentStore, {
-  readonly insert: (comment: Comment) => Effect.Effect<void, StoreError>
-  readonly find: (tenantId: TenantId, commentId: CommentId) => Effect.Effect<Comment | undefined, StoreError>
+/** Comments on reports: tenant records, listed per report and counted per thread. */
+export class CommentStore extends Context.Service<CommentStore, WorkspaceRecords.TenantRecords<Comment, CommentId> & {
   /** One page of a report's comments passing `filter`, by creation in the query's direction, then id ascending. */
   readonly list: (
     tenantId: TenantId,
@@ -30,8 +29,4 @@ export class CommentStore extends Context.Service<CommentStore, {
   ) => Effect.Effect<ReadonlyArray<Comment>, StoreError>
   /** How many replies a comment has. */
   readonly countReplies: (tenantId: TenantId, commentId: CommentId) => Effect.Effect<number, StoreError>
-  /** Replaces a comment; `false` when there is none. */
-  readonly update: (comment: Comment) => Effect.Effect<boolean, StoreError>
-  /** Deletes a comment; `false` when there was none in this tenant. */
-  readonly remove: (tenantId: TenantId, commentId: CommentId) => Effect.Effect<boolean, StoreError>
 }>()("@analytics/core/CommentStore") {}

@@ -7,21 +7,11 @@
 import { Context, type Effect } from "effect"
 import type { StoreError } from "../platform/Errors.ts"
 import type { ExportSchedule, ScheduleId } from "./ExportSchedule.ts"
-import type { Keyset, PageQuery } from "../platform/Pagination.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
+import type { Keyset } from "../platform/Pagination.ts"
+import * as WorkspaceRecords from "../tenancy/WorkspaceRecords.ts"
 
-/** A schedule's position in the newest-first list. */
-export const scheduleKey = (schedule: ExportSchedule): Keyset => ({ value: schedule.created_at.getTime(), id: schedule.schedule_id })
-
-/** Export schedules. */
-export class ExportScheduleStore extends Context.Service<ExportScheduleStore, {
-  readonly insert: (schedule: ExportSchedule) => Effect.Effect<void, StoreError>
-  readonly find: (tenantId: TenantId, scheduleId: ScheduleId) => Effect.Effect<ExportSchedule | undefined, StoreError>
-  /** One page of a workspace's schedules, newest first. */
-  readonly list: (tenantId: TenantId, workspaceId: WorkspaceId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<ExportSchedule>, StoreError>
-  readonly update: (schedule: ExportSchedule) => Effect.Effect<boolean, StoreError>
-  readonly remove: (tenantId: TenantId, scheduleId: ScheduleId) => Effect.Effect<boolean, StoreError>
+/** Export schedules: workspace records, and the scheduler's claim. */
+export class ExportScheduleStore extends Context.Service<ExportScheduleStore, WorkspaceRecords.WorkspaceRecords<ExportSchedule, ScheduleId> & {
   /**
    * Up to `limit` enabled schedules of any tenant whose `next_run_at` has
    * come, oldest due first. Inside a transaction they stay locked until it
@@ -30,3 +20,9 @@ export class ExportScheduleStore extends Context.Service<ExportScheduleStore, {
    */
   readonly claimDue: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<ExportSchedule>, StoreError>
 }>()("@analytics/core/ExportScheduleStore") {}
+
+/** Export schedules as workspace records (a missing one is a `schedule`). */
+export const schedules = WorkspaceRecords.kind({ resource: "schedule", id: "schedule_id", store: ExportScheduleStore })
+
+/** A schedule's position in the newest-first list. */
+export const scheduleKey: (schedule: ExportSchedule) => Keyset = WorkspaceRecords.keyOf(schedules)

@@ -3,22 +3,18 @@
  *
  * @since 0.1.0
  */
-import { Context, type Effect } from "effect"
+import { Context } from "effect"
 import type { Dashboard, DashboardId } from "./Dashboard.ts"
-import type { StoreError } from "../platform/Errors.ts"
-import type { Keyset, PageQuery } from "../platform/Pagination.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
+import type { Keyset } from "../platform/Pagination.ts"
+import * as WorkspaceRecords from "../tenancy/WorkspaceRecords.ts"
+
+/** Dashboards, scoped by tenant: workspace records and nothing more. */
+export class DashboardStore extends Context.Service<DashboardStore, WorkspaceRecords.WorkspaceRecords<Dashboard, DashboardId>>()(
+  "@analytics/core/DashboardStore"
+) {}
+
+/** Dashboards as workspace records. */
+export const dashboards = WorkspaceRecords.kind({ resource: "dashboard", id: "dashboard_id", store: DashboardStore })
 
 /** A dashboard's position in the newest-first list. */
-export const dashboardKey = (dashboard: Dashboard): Keyset => ({ value: dashboard.created_at.getTime(), id: dashboard.dashboard_id })
-
-/** Dashboards, scoped by tenant. */
-export class DashboardStore extends Context.Service<DashboardStore, {
-  readonly insert: (dashboard: Dashboard) => Effect.Effect<void, StoreError>
-  readonly find: (tenantId: TenantId, dashboardId: DashboardId) => Effect.Effect<Dashboard | undefined, StoreError>
-  /** One page of a workspace's dashboards, newest first. */
-  readonly list: (tenantId: TenantId, workspaceId: WorkspaceId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<Dashboard>, StoreError>
-  readonly update: (dashboard: Dashboard) => Effect.Effect<boolean, StoreError>
-  readonly remove: (tenantId: TenantId, dashboardId: DashboardId) => Effect.Effect<boolean, StoreError>
-}>()("@analytics/core/DashboardStore") {}
+export const dashboardKey: (dashboard: Dashboard) => Keyset = WorkspaceRecords.keyOf(dashboards)

@@ -4,24 +4,16 @@
  *
  * @since 0.1.0
  */
-import { Context, type Effect } from "effect"
-import type { StoreError } from "../platform/Errors.ts"
-import type { Keyset, PageQuery } from "../platform/Pagination.ts"
+import { Context } from "effect"
+import type { Keyset } from "../platform/Pagination.ts"
 import type { Report, ReportId } from "./Report.ts"
-import type { TenantId } from "../tenancy/Tenant.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
+import * as WorkspaceRecords from "../tenancy/WorkspaceRecords.ts"
+
+/** Reports, scoped by tenant: workspace records and nothing more. */
+export class ReportStore extends Context.Service<ReportStore, WorkspaceRecords.WorkspaceRecords<Report, ReportId>>()("@analytics/core/ReportStore") {}
+
+/** Reports as workspace records. */
+export const reports = WorkspaceRecords.kind({ resource: "report", id: "report_id", store: ReportStore })
 
 /** A report's position in the newest-first list. */
-export const reportKey = (report: Report): Keyset => ({ value: report.created_at.getTime(), id: report.report_id })
-
-/** Reports, scoped by tenant. */
-export class ReportStore extends Context.Service<ReportStore, {
-  readonly insert: (report: Report) => Effect.Effect<void, StoreError>
-  readonly find: (tenantId: TenantId, reportId: ReportId) => Effect.Effect<Report | undefined, StoreError>
-  /** One page of a workspace's reports, newest first. */
-  readonly list: (tenantId: TenantId, workspaceId: WorkspaceId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<Report>, StoreError>
-  /** Replaces a report; `false` when there is none. */
-  readonly update: (report: Report) => Effect.Effect<boolean, StoreError>
-  /** Deletes a report; `false` when there was none in this tenant. */
-  readonly remove: (tenantId: TenantId, reportId: ReportId) => Effect.Effect<boolean, StoreError>
-}>()("@analytics/core/ReportStore") {}
+export const reportKey: (report: Report) => Keyset = WorkspaceRecords.keyOf(reports)

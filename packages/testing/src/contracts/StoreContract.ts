@@ -18,8 +18,10 @@ import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { exportScheduleStoreContract } from "./ExportScheduleStoreContract.ts"
 import { exportStoreContract } from "./ExportStoreContract.ts"
 import { grantStoreContract } from "./GrantStoreContract.ts"
-import { insertTenant, insertWorkspace } from "../Fixtures.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
+import { alertSample, dashboardSample, datasetSample, reportSample, scheduleSample } from "./WorkspaceRecordSamples.ts"
+import { workspaceRecordsContract } from "./WorkspaceRecordsContract.ts"
+import { insertTenant, insertWorkspace } from "../Fixtures.ts"
 
 const newTenantId = Effect.map(Ids.uuidv7, (id) => id as Tenant.TenantId)
 
@@ -47,6 +49,12 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
     layer(stores, { timeout: "60 seconds" })((it) => {
       webhookStoreContract(it)
       directoryStoreContract(it)
+      // The one port shape of workspace records, for every kind; then what each kind adds.
+      workspaceRecordsContract(it, datasetSample)
+      workspaceRecordsContract(it, reportSample)
+      workspaceRecordsContract(it, dashboardSample)
+      workspaceRecordsContract(it, alertSample)
+      workspaceRecordsContract(it, scheduleSample)
       datasetStoreContract(it)
       auditStoreContract(it)
       grantStoreContract(it)
