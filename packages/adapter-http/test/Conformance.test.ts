@@ -1,5 +1,5 @@
 /**
- * The spec's fields, codes and headers, over real HTTP on every store
+ * The contract's fields, codes and headers, over real HTTP on every store
  * (memory, PGlite, PostgreSQL), under the test clock:
  * - cursors are one sealed base64url string, bound to the endpoint, the
  *   whole query string (`limit` included) and the tenant, 24 hours

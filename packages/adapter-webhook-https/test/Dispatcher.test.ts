@@ -124,7 +124,7 @@ describe("WebhookDispatcher over HTTPS", () => {
         assert.strictEqual(receiver.received.length, 7)
       })).pipe(Effect.scoped, Effect.provide(services)))
 
-  it.effect("a delivery is the raw envelope with the spec's headers, signed as Stripe's verifier and ours accept", () =>
+  it.effect("a delivery is the raw envelope with the contract's headers, signed as Stripe's verifier and ours accept", () =>
     withReceiver((receiver) =>
       Effect.gen(function*() {
         const { secret, tenantId, webhook, workspace } = yield* setup(receiver)
@@ -238,7 +238,7 @@ describe("WebhookDispatcher over HTTPS", () => {
         assert.deepStrictEqual(receiver.received.map((r) => r.path), ["/hook", "/hook", "/hook"])
       })).pipe(Effect.scoped, Effect.provide(services)))
 
-  it.live("by default an attempt gets the spec's 5 seconds, then counts as a timeout and is retried", () =>
+  it.live("by default an attempt gets the contract's 5 seconds, then counts as a timeout and is retried", () =>
     withReceiver((receiver) =>
       Effect.gen(function*() {
         receiver.answer("hang")

@@ -1,7 +1,6 @@
 /**
  * An independent reader of the CSV files an engine streams: csv-parse, held
- * to RFC 4180 strictly. Imported as `@analytics/core/testing/Csv` by the
- * suites that need it (they depend on csv-parse), so the other kits do not.
+ * to RFC 4180 strictly.
  *
  * @since 0.1.0
  */

@@ -27,7 +27,7 @@ import { Query, type SecurityContext } from "../datasets/SemanticQuery.ts"
 import { dialectNames } from "../datasets/SqlDialect.ts"
 import { Name, type TenantId } from "../tenancy/Tenant.ts"
 
-/** The export formats (decision 0015): `pdf` is the spec's; the others are ours. */
+/** The export formats (decision 0015): `pdf` is the contract's first; the others are ours. */
 export const Format = Schema.Literals(["pdf", "xlsx", "csv", "json", "parquet", "png", "pptx", "sql"])
 /** An export format. */
 export type Format = typeof Format.Type

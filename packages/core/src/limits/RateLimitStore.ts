@@ -7,7 +7,7 @@
  * A store over a network bounds each operation with `timeLimited`, so a
  * slow store never holds a request. Every store computes with the same
  * integer arithmetic, and
- * `rateLimitStoreContract` (in `@analytics/core/testing`) checks that each
+ * `rateLimitStoreContract` (in `@analytics/testing`) checks that each
  * one decides exactly like `RateLimit.decide`.
  *
  * @since 0.1.0

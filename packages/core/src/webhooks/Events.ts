@@ -67,7 +67,7 @@ export const catalog = {
 
 /** An event type of the catalog. */
 export type EventType = keyof typeof catalog
-/** Every event type, in the spec's order. */
+/** Every event type, in the contract's order. */
 export const eventTypes = Object.keys(catalog) as ReadonlyArray<EventType>
 /** An event type of the catalog, as a Schema (webhook subscriptions name these). */
 export const EventType = Schema.Literals(eventTypes as [EventType, ...Array<EventType>])

@@ -8,7 +8,7 @@
 
 /**
  * Waits (seconds) after each failed attempt (decision 0010): the first
- * attempt, then 6 retries (the spec's "6 attempts" counts the retries, as its
+ * attempt, then 6 retries (the contract's "6 attempts" counts the retries, as its
  * six waits do), the last one 195 s after the first.
  */
 export const defaultWaitsSeconds: ReadonlyArray<number> = [5, 10, 20, 40, 60, 60]

@@ -9,7 +9,7 @@ import { Data, Result } from "effect"
 
 /** A URL refused at registration, with the reason in words. */
 export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{
-  /** `scheme`: not https (the spec's `webhook/scheme-not-allowed`); `invalid`: not a usable URL. */
+  /** `scheme`: not https (`webhook/scheme-not-allowed`); `invalid`: not a usable URL. */
   readonly reason: "scheme" | "invalid"
   readonly message: string
 }> {}

@@ -8,9 +8,7 @@
  * interrupted query leaves the engine free; `csv` streams RFC 4180 with CRLF
  * and formulas guarded; `writeFile` writes what `csv` streams, and a Parquet
  * file it wrote imports back. Optional capabilities the engine lacks are
- * skipped, the test's name saying so. Imported as
- * `@analytics/core/testing/AnalyticsEngineContract` (it reads files on the
- * local disk and depends on csv-parse), so the other kits do not.
+ * skipped, the test's name saying so.
  *
  * @since 0.1.0
  */
