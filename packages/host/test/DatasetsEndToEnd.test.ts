@@ -4,6 +4,7 @@
  * build a report, and receive the refresh and alert events at a real HTTPS
  * webhook receiver, signed.
  */
+import { until } from "@analytics/testing"
 import { Receiver } from "@analytics/testing/webhooks"
 import { WebhookSignature } from "@analytics/core"
 import { randomUUID } from "node:crypto"
@@ -83,11 +84,8 @@ describe("datasets on the packaged host", () => {
     const alert = await call(host, "POST", "/v1/alerts", token, { dataset_id: dataset.dataset_id, name: "Few orders", measure: "count", condition: "lt", threshold: 500 })
     expect(alert.status).toBe(201)
     expect((await upload(host, token, dataset.dataset_id, orders(100))).status).toBe(200)
-    const deadline = Date.now() + 20_000
     const types = () => receiver.received.map((r) => JSON.parse(r.body).type)
-    while (!(types().includes("alert.fire") && types().filter((t) => t === "dataset.refresh.succeeded").length === 2) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await until(types, (seen) => seen.includes("alert.fire") && seen.filter((t) => t === "dataset.refresh.succeeded").length === 2, { timeoutMillis: 20_000 })
     expect(types().sort()).toEqual(["alert.fire", "dataset.refresh.succeeded", "dataset.refresh.succeeded"])
     const fire = receiver.received.find((r) => JSON.parse(r.body).type === "alert.fire")!
     expect(JSON.parse(fire.body).data).toMatchObject({ alert_id: alert.body.alert_id, value: 100, threshold: 500 })

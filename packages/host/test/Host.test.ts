@@ -1,3 +1,4 @@
+import { until } from "@analytics/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -81,11 +82,7 @@ describe("analytics-host", () => {
     let token: string
     try {
       await healthy(first)
-      const deadline = Date.now() + 30_000
-      while (!/ast_[A-Za-z0-9_-]{43}/.test(first.output()) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      token = first.output().match(/ast_[A-Za-z0-9_-]{43}/)![0]
+      token = (await until(() => first.output().match(/ast_[A-Za-z0-9_-]{43}/), (match) => match !== null, { timeoutMillis: 30_000, intervalMillis: 50 }))![0]
       expect((await call(first, "POST", "/v1/workspaces", token, { name: "Kept" })).status).toBe(201)
     } finally {
       first.process.kill("SIGKILL")

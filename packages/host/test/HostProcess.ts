@@ -1,6 +1,7 @@
 /**
  * Runs `analytics-host` as a real child process, as a user would.
  */
+import { until } from "@analytics/testing"
 import { databaseUrl, freshDatabase } from "@analytics/testing/postgres"
 import { Effect, Exit, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -131,15 +132,12 @@ export const demoHost = async (cleanups: Cleanups, publicBaseUrl: (port: number)
 }
 
 /** An export job once it has succeeded, failed or been canceled, polled every 200 ms until `timeoutMs`. */
-export const settledJob = async (host: Host, token: string, jobId: string, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs
-  let job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
-  while (!["succeeded", "failed", "canceled"].includes(job.status) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    job = (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body
-  }
-  return job
-}
+export const settledJob = (host: Host, token: string, jobId: string, timeoutMs = 20_000) =>
+  until(async () => (await call(host, "GET", `/v1/jobs/${jobId}`, token)).body, (job) => ["succeeded", "failed", "canceled"].includes(job.status), {
+    what: `job ${jobId} settled`,
+    timeoutMillis: timeoutMs,
+    intervalMillis: 200
+  })
 
 /** A finished export's file, fetched at its signed result URL (no token); the response's headers and bytes. */
 export const download = async (host: Host, token: string, jobId: string) => {

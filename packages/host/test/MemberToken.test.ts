@@ -21,6 +21,7 @@
  * Scale plan so that the firehose is in its plan: the member's refusal to
  * register `audit.event` is the policy's, not the plan's.
  */
+import { until } from "@analytics/testing"
 import { Receiver } from "@analytics/testing/webhooks"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -75,15 +76,8 @@ const eventsAt = (receiver: Receiver.Receiver, path: string) =>
   receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body))
 
 /** Polls until an event at `path` satisfies `predicate`, or fails after `timeoutMs`. */
-const eventArrives = async (receiver: Receiver.Receiver, path: string, predicate: (event: any) => boolean, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const found = eventsAt(receiver, path).find(predicate)
-    if (found !== undefined) return found
-    await sleep(100)
-  }
-  throw new Error(`no matching event at ${path} within ${timeoutMs} ms; got ${JSON.stringify(eventsAt(receiver, path))}`)
-}
+const eventArrives = (receiver: Receiver.Receiver, path: string, predicate: (event: any) => boolean, timeoutMs = 15_000) =>
+  until(() => eventsAt(receiver, path).find(predicate), (found) => found !== undefined, { what: `an event at ${path}`, timeoutMillis: timeoutMs })
 
 let host: Host
 let admin: string

@@ -18,6 +18,7 @@
  * ExportsTwoHosts.test.ts (same setup without the proxy: which host runs a
  * job depends on the workers' polls, not on where it was queued).
  */
+import { until } from "@analytics/testing"
 import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { Receiver } from "@analytics/testing/webhooks"
 import { randomUUID } from "node:crypto"
@@ -191,8 +192,7 @@ describe.skipIf(databaseUrl === "")(`two hosts behind a round-robin proxy${datab
     expect(sends.map((s) => s.status)).toEqual(sends.map(() => 202))
     expect(new Set(sends.map((s) => s.upstream))).toEqual(new Set(["0", "1"]))
     const ours = () => receiver.received.filter((r) => r.path === "/proxied")
-    const deadline = Date.now() + 30_000
-    while (ours().length < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    await until(ours, (received) => received.length >= 40, { timeoutMillis: 30_000 })
     // Anything taken by both workers would arrive within their next polls (every second).
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     const delivered = ours().map((r) => r.headers["x-service-delivery"])

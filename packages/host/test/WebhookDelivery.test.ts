@@ -153,8 +153,7 @@ describe("webhook egress in the host", () => {
     })
     const created = await call(host, "POST", "/v1/webhooks", token, { url: hook.url(), events: ["alert.fire"] })
     await call(host, "POST", `/v1/webhooks/${created.body.webhook_id}/test`, token, { type: "alert.fire" })
-    const deadline = Date.now() + 15_000
-    while (smtp.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await poll(() => smtp.received.length, (n) => n > 0, { timeoutMillis: 15_000, intervalMillis: 50 })
     expect(smtp.received.map((m) => m.to)).toEqual([["owner@example.com"]])
     expect(smtp.received[0].raw).toContain(created.body.webhook_id)
     const disabled = await call(host, "GET", `/v1/webhooks/${created.body.webhook_id}`, token)
