@@ -4,7 +4,9 @@
  *   2. core imports only `effect` (any subpath) and `jose`, and no Node built-in (its test kits,
  *      `src/testing/**`, also their test libraries and Node built-ins: see `coreTestingAllowed`);
  *   3. another workspace package is imported only through an entry point its package.json
- *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import).
+ *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import);
+ *   4. the contract (`@analytics/api`) imports only `effect` (any subpath) and `@analytics/core`,
+ *      and no Node built-in: a client can use it anywhere.
  * Over every `packages/*\/src/**\/*.ts` file; imports, re-exports, `import type`, `import()` and
  * `import("…")` types all count. Prints `file:line: rule — the import` per violation and exits 1.
  *
@@ -23,6 +25,9 @@ const coreAllowed = ["effect", "jose"]
  * move to their own package later (csv-parse reads expected CSV; the engine contract writes temporary files).
  */
 const coreTestingAllowed = ["@effect/vitest", "vitest", "fast-check", "csv-parse"]
+
+/** What the contract may import: the runtime and the domain it describes. */
+const apiAllowed = ["effect", "@analytics/core"]
 
 export interface Violation {
   /** Relative to the root, with `/`. */
@@ -107,6 +112,7 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
   const violations: Array<Violation> = []
   for (const own of workspaces) {
     const isCore = own.name === "@analytics/core"
+    const isApi = own.name === "@analytics/api"
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
       const inTestKit = isCore && path.relative(path.join(own.dir, "src", "testing"), file).split(path.sep)[0] !== ".."
@@ -132,6 +138,7 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
             report(`core imports only ${coreAllowed.join(" and ")}${inTestKit ? ` (test kits also ${coreTestingAllowed.join(", ")})` : ""}`)
           }
         }
+        if (isApi && (isBuiltin(specifier) || !apiAllowed.includes(pkg))) report(`the contract imports only ${apiAllowed.join(" and ")}`)
       }
     }
   }

@@ -11,7 +11,7 @@
 import type { Questions } from "@analytics/core"
 import { Cause, Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
-import * as Problems from "./Problems.ts"
+import { Problems } from "@analytics/api"
 
 /** Whether a request's `Accept` asks for server-sent events. */
 export const wantsEventStream = (accept: string | undefined): boolean =>

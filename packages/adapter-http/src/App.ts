@@ -34,7 +34,7 @@ import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse 
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
 import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
-import { Api } from "./Api.ts"
+import { Api } from "@analytics/api"
 import {
   aiLayer,
   alertsLayer,
@@ -59,7 +59,7 @@ import {
 } from "./Handlers.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./Middleware.ts"
 import * as ProblemResponses from "./ProblemResponses.ts"
-import * as Problems from "./Problems.ts"
+import { Problems } from "@analytics/api"
 import * as RateLimiting from "./RateLimiting.ts"
 import * as RequestObservability from "./RequestObservability.ts"
 import * as MetricsEndpoint from "./MetricsEndpoint.ts"

@@ -71,11 +71,10 @@ import {
 import { Clock, Context, Duration, Effect, type Layer, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
-import { Api, type Authentication, type Idempotent, type Validation } from "./Api.ts"
+import { Api, type Middleware, Problems } from "@analytics/api"
 import * as AnswerStream from "./AnswerStream.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
 import * as JsonResponse from "./JsonResponse.ts"
-import * as Problems from "./Problems.ts"
 import { type DomainError, toProblem } from "./ProblemMapping.ts"
 import { ServiceInfo } from "./ServiceInfo.ts"
 import * as SharedRoutes from "./SharedRoutes.ts"
@@ -482,7 +481,7 @@ const groupLayer = <Name extends "teams" | "executiveRoles">(
 ): Layer.Layer<
   HttpApiGroup.Service<"analytics", Name>,
   never,
-  Cursor.CursorCodec | DirectoryStore.DirectoryStore | Authentication | Idempotent | Validation
+  Cursor.CursorCodec | DirectoryStore.DirectoryStore | Middleware.Authentication | Middleware.Idempotent | Middleware.Validation
 > =>
   HttpApiBuilder.group(Api, name, (handlers: any) =>
     Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
-import * as Problems from "./Problems.ts"
+import { Problems } from "@analytics/api"
 
 /** Every domain error a handler may meet. */
 export type DomainError =

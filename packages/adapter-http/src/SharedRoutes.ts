@@ -43,7 +43,7 @@ import {
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import * as ExportRoutes from "./ExportRoutes.ts"
-import * as Problems from "./Problems.ts"
+import { Problems } from "@analytics/api"
 import { ServiceInfo } from "./ServiceInfo.ts"
 import * as SharePage from "./SharePage.ts"
 

@@ -1,4 +1,4 @@
-import { Api } from "@analytics/adapter-http/Api"
+import { Api } from "@analytics/api"
 import { classifier } from "@analytics/adapter-http/RateLimiting"
 import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"

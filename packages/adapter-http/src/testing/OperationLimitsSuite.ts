@@ -14,10 +14,9 @@ import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { TestClock } from "effect/testing"
+import { Problems, RateLimitClass } from "@analytics/api"
 import * as App from "../App.ts"
 import { toProblem } from "../ProblemMapping.ts"
-import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimiting.ts"
 import { client, type JsonResponse, listen, problemCode, type RequestOptions } from "./TestServer.ts"
 
 const Subject = { user: Schema.String, workspace: Schema.String }
