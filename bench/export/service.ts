@@ -13,8 +13,7 @@
  */
 import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { App, FileBlobStore } from "@analytics/adapter-http"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+import { App, ExportRoutes, FileBlobStore } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, Datasets, EngineScheduler, EventPublisher, ExportWorker, Mailer, RateLimit, SignedUrl } from "@analytics/core"
 import { Context, Effect, Layer } from "effect"

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import { Problems, RateLimitClass } from "@analytics/api"
 import { Authenticator, Errors, Limiter, OperationLimits, type RateLimitStore, TenantDirectory } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
@@ -14,9 +15,8 @@ import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { TestClock } from "effect/testing"
-import { Problems, RateLimitClass } from "@analytics/api"
 import * as App from "../App.ts"
-import { toProblem } from "../ProblemMapping.ts"
+import { toProblem } from "../edge/DomainProblems.ts"
 import { client, type JsonResponse, listen, problemCode, type RequestOptions } from "./TestServer.ts"
 
 const Subject = { user: Schema.String, workspace: Schema.String }

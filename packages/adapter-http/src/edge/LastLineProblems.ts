@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import { ProblemCode } from "@analytics/core"
 import { ByteSize, Cause, Context, Effect } from "effect"
 import {
@@ -25,7 +26,6 @@ import {
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
-import { Problems } from "@analytics/api"
 import * as Redaction from "./Redaction.ts"
 import { pathOf } from "./Url.ts"
 

@@ -9,11 +9,11 @@
  *
  * @since 0.1.0
  */
+import { Problems, RateLimitClass } from "@analytics/api"
 import { Caller, Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Option, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
-import { Problems, RateLimitClass } from "@analytics/api"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 

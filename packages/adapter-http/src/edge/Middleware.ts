@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
+import { Middleware as Contract, Problems } from "@analytics/api"
 import { Caller, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { Middleware as Contract, Problems } from "@analytics/api"
-import { toProblem } from "./ProblemMapping.ts"
+import { toProblem } from "./DomainProblems.ts"
 import * as Redaction from "./Redaction.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"

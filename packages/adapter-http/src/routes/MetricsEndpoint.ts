@@ -6,14 +6,14 @@
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import { Context, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type * as Http from "node:http"
-import { problemResponse } from "./ProblemResponses.ts"
-import { Problems } from "@analytics/api"
-import { pathOf } from "./Url.ts"
+import { problemResponse } from "../edge/LastLineProblems.ts"
+import { pathOf } from "../edge/Url.ts"
 
 /** Where the metrics are served. */
 export const path = "/metrics"
