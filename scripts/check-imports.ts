@@ -8,6 +8,8 @@
  *   4. core's domain folders are layered: a file in one imports only its own folder and the
  *      folders core's `src/index.ts` re-exports before it (`export * from "./<folder>/index.ts"`),
  *      never a later folder or a file at the top of `src`.
+ *   5. the contract (`@analytics/api`) imports only `effect` (any subpath) and `@analytics/core`,
+ *      and no Node built-in: a client can use it anywhere.
  * Over every `packages/*\/src/**\/*.ts` file; imports, re-exports, `import type`, `import()` and
  * `import("…")` types all count. Prints `file:line: rule — the import` per violation and exits 1.
  *
@@ -21,6 +23,10 @@ import ts from "typescript"
 
 /** What core may import: the runtime it is written in and its JWT library. */
 const coreAllowed = ["effect", "jose"]
+
+/** What the contract may import: the runtime and the domain it describes. */
+const apiAllowed = ["effect", "@analytics/core"]
+
 export interface Violation {
   /** Relative to the root, with `/`. */
   readonly file: string
@@ -116,6 +122,7 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
     const isCore = own.name === "@analytics/core"
     const folders = isCore ? coreFolders(own.dir) : []
     const coreSrc = path.join(own.dir, "src")
+    const isApi = own.name === "@analytics/api"
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
       for (const { line, specifier } of specifiersOf(file)) {
@@ -143,6 +150,7 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
           if (isBuiltin(specifier)) report("core imports no Node built-in")
           else if (!coreAllowed.includes(pkg)) report(`core imports only ${coreAllowed.join(" and ")}`)
         }
+        if (isApi && (isBuiltin(specifier) || !apiAllowed.includes(pkg))) report(`the contract imports only ${apiAllowed.join(" and ")}`)
       }
     }
   }

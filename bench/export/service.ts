@@ -13,9 +13,8 @@
  */
 import { Documents } from "@analytics/adapter-documents"
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { App } from "@analytics/adapter-http"
+import { App, ExportRoutes } from "@analytics/adapter-http"
 import { FileBlobStore } from "@analytics/adapter-node"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, Datasets, EngineScheduler, EventPublisher, ExportWorker, Mailer, RateLimit, SignedUrl } from "@analytics/core"
 import { Context, Effect, Layer } from "effect"

@@ -1,6 +1,6 @@
 /**
  * Calling the analytics API with the typed client derived from its contract
- * (`Client.make` from `@analytics/adapter-http`): every endpoint is a method,
+ * (`Client.make` from `@analytics/api`): every endpoint is a method,
  * payloads are checked and answers decoded by the same schemas the server
  * uses, and problems arrive as typed errors you can `catchTag`.
  *
@@ -9,7 +9,7 @@
  *   ANALYTICS_DEMO=1 ANALYTICS_BOOTSTRAP_TOKEN=ast_local_demo npm start
  *   ANALYTICS_URL=http://localhost:3000 ANALYTICS_TOKEN=ast_local_demo npm start -w @analytics/example-typed-client
  */
-import { Client } from "@analytics/adapter-http"
+import { Client } from "@analytics/api"
 import { Duration, Effect, Schedule } from "effect"
 import { FetchHttpClient } from "effect/http"
 

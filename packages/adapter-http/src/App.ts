@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { Api, Problems } from "@analytics/api"
 import {
   type Answerer,
   Authenticator,
@@ -34,7 +35,6 @@ import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse 
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
 import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
-import { Api } from "./Api.ts"
 import {
   aiLayer,
   alertsLayer,
@@ -56,17 +56,16 @@ import {
   usersLayer,
   webhooksLayer,
   workspacesLayer
-} from "./Handlers.ts"
-import { authenticationLayer, idempotentLayer, validationLayer } from "./Middleware.ts"
-import * as ProblemResponses from "./ProblemResponses.ts"
-import * as Problems from "./Problems.ts"
-import * as RateLimiting from "./RateLimiting.ts"
-import * as RequestObservability from "./RequestObservability.ts"
-import * as MetricsEndpoint from "./MetricsEndpoint.ts"
-import * as DatasetUploads from "./DatasetUploads.ts"
-import * as ScimRoutes from "./ScimRoutes.ts"
-import * as SharedRoutes from "./SharedRoutes.ts"
-import * as ExportRoutes from "./ExportRoutes.ts"
+} from "./handlers/index.ts"
+import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
+import * as LastLineProblems from "./edge/LastLineProblems.ts"
+import * as RateLimiting from "./edge/RateLimiting.ts"
+import * as RequestObservability from "./edge/RequestObservability.ts"
+import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
+import * as DatasetUploads from "./routes/DatasetUploads.ts"
+import * as ScimRoutes from "./routes/ScimRoutes.ts"
+import * as SharedRoutes from "./routes/SharedRoutes.ts"
+import * as ExportRoutes from "./routes/ExportRoutes.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
@@ -127,7 +126,7 @@ export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constrain
   ownBodyLimit?: (method: string, url: string) => boolean
 ) => HttpRouter.middleware(
   Effect.map(RateLimiting.middleware(api, options.rateLimits, options.edgeRateLimits), (rateLimited) => {
-    const problems = ProblemResponses.middleware(api, extraRoutes, ownBodyLimit)
+    const problems = LastLineProblems.middleware(api, extraRoutes, ownBodyLimit)
     const observed = RequestObservability.middleware(RequestObservability.routeTemplates(api, extraRoutes))
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
     const forwarded = trustedProxies.length === 0

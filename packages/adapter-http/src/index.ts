@@ -1,15 +1,20 @@
 /**
- * @analytics/adapter-http: the HTTP contract of the analytics service and
- * the handlers that serve it.
+ * @analytics/adapter-http: the handlers that serve the HTTP contract of
+ * `@analytics/api`, the routes outside it, and the edge every request
+ * passes through.
  *
  * @since 0.1.0
  */
-export * as Api from "./Api.ts"
+
+/** The whole service as a Node or fetch-style handler, and its layers. */
 export * as App from "./App.ts"
-export * as Client from "./Client.ts"
-export * as ExportRoutes from "./ExportRoutes.ts"
-export * as MetricsEndpoint from "./MetricsEndpoint.ts"
-export * as ProblemResponses from "./ProblemResponses.ts"
-export * as Problems from "./Problems.ts"
-export * as RequestObservability from "./RequestObservability.ts"
+/** The export result files: signed links and their downloads. */
+export * as ExportRoutes from "./routes/ExportRoutes.ts"
+/** The last line of defence: problem+json for what no endpoint declares, and the Node parser's refusals. */
+export * as LastLineProblems from "./edge/LastLineProblems.ts"
+/** `GET /metrics` for Prometheus. */
+export * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
+/** Request ids, request metrics and route templates. */
+export * as RequestObservability from "./edge/RequestObservability.ts"
+/** What the service tells about itself: version, public base URL, branding, features. */
 export * as ServiceInfo from "./ServiceInfo.ts"

@@ -1,4 +1,4 @@
-import { Client } from "@analytics/adapter-http"
+import { Client } from "@analytics/api"
 import { operatorToken, start } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"

@@ -13,7 +13,7 @@ import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EngineSchedule
 import { assert } from "@effect/vitest"
 import { Context, Effect, Layer, type Scope } from "effect"
 import type * as App from "@analytics/adapter-http/App"
-import * as ExportRoutes from "@analytics/adapter-http/ExportRoutes"
+import * as ExportRoutes from "@analytics/adapter-http/routes/ExportRoutes"
 import { start, type TestServer } from "@analytics/adapter-http/testing"
 
 /** The orders' regions: order n (1 to 90) is in `regions[(n - 1) % 3]`. */

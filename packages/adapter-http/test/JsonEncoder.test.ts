@@ -1,7 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Option, Schema, SchemaAST } from "effect"
-import { Health, ListEnvelope, ProvisionedTenant, PublicConfig, WorkspaceJson } from "@analytics/adapter-http/Api"
-import * as JsonEncoder from "@analytics/adapter-http/JsonEncoder"
+import { Groups, ListEnvelope as Lists } from "@analytics/api"
+import * as JsonEncoder from "@analytics/adapter-http/edge/JsonEncoder"
+
+const { Health, PublicConfig } = Groups.System
+const { ProvisionedTenant } = Groups.Tenants
+const { WorkspaceJson } = Groups.Workspaces
+const ListEnvelope = Lists.make
 
 /** The path HttpApiBuilder takes (with checks, which generated values pass). */
 const generic = <S extends Schema.ConstraintEncoder<unknown>>(schema: S) => {

@@ -9,7 +9,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { problemCode, start } from "@analytics/adapter-http/testing"
-import * as Redaction from "../src/Redaction.ts"
+import * as Redaction from "../src/edge/Redaction.ts"
 
 describe("problem bodies never repeat a secret, a password or a server path", () => {
   it.live("a too-short webhook secret or link password: 400 naming the field, never its value; other values are still named", () =>

@@ -1,5 +1,5 @@
-import { Api } from "@analytics/adapter-http/Api"
-import { classifier } from "@analytics/adapter-http/RateLimiting"
+import { Api } from "@analytics/api"
+import { classifier } from "@analytics/adapter-http/edge/RateLimiting"
 import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { App, ExportRoutes, MetricsEndpoint, ProblemResponses } from "@analytics/adapter-http"
+import { App, ExportRoutes, LastLineProblems, MetricsEndpoint } from "@analytics/adapter-http"
 import { Argon2PasswordHasher, FileBlobStore, NodeCrypto } from "@analytics/adapter-node"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Documents } from "@analytics/adapter-documents"
@@ -359,7 +359,7 @@ export const serve = (config: HostConfig) =>
       HttpServer.serve(gate).pipe(
         HttpServer.withLogAddress,
         // Requests Node's parser refuses (a CR in a header, 16 KiB of headers) are answered problem+json too.
-        Layer.provide(NodeHttpServer.layer(() => ProblemResponses.answerParseErrors(createServer()), { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
+        Layer.provide(NodeHttpServer.layer(() => LastLineProblems.answerParseErrors(createServer()), { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
       )
     )
     if (Option.isSome(config.metrics) && Option.isSome(config.metrics.value.port)) {

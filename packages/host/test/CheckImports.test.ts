@@ -64,6 +64,20 @@ describe("check-imports", () => {
     }
   })
 
+  it("flags in the contract anything but effect and core", () => {
+    const root = fixture()
+    try {
+      write(root, "packages/api/package.json", manifest("@analytics/api", { ".": "./src/index.ts" }))
+      write(root, "packages/api/src/index.ts", `import { Schema } from "effect"\nimport { Workspace } from "@analytics/core"\nimport { randomUUID } from "node:crypto"\nimport { A } from "@analytics/adapter-a"\n`)
+      assert.deepStrictEqual(
+        checkImports(root).filter((v) => v.file.startsWith("packages/api/")).map((v) => `${v.line}: ${v.rule}`),
+        ["3: the contract imports only effect and @analytics/core", "4: the contract imports only effect and @analytics/core"]
+      )
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it("flags a third-party import in core", () => {
     const root = fixture()
     try {

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import { Problems, RateLimitClass } from "@analytics/api"
 import { Authenticator, Errors, Limiter, OperationLimits, type RateLimitStore, TenantCache } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
@@ -15,9 +16,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { TestClock } from "effect/testing"
 import * as App from "../App.ts"
-import { toProblem } from "../ProblemMapping.ts"
-import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimiting.ts"
+import { toProblem } from "../edge/DomainProblems.ts"
 import { client, type JsonResponse, listen, problemCode, type RequestOptions } from "./TestServer.ts"
 
 const Subject = { user: Schema.String, workspace: Schema.String }

@@ -4,7 +4,7 @@
  * request fibers see the test's Clock (TestClock in `it.effect`).
  */
 import * as App from "../App.ts"
-import * as ProblemResponses from "../ProblemResponses.ts"
+import * as LastLineProblems from "../edge/LastLineProblems.ts"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -75,7 +75,7 @@ export const listen = <E>(
 ): Effect.Effect<string, never, Scope.Scope> =>
   Effect.gen(function*() {
     const handler = yield* NodeHttpServer.makeHandler(httpEffect, { scope: yield* Effect.scope })
-    const server = ProblemResponses.answerParseErrors(createServer(handler))
+    const server = LastLineProblems.answerParseErrors(createServer(handler))
     yield* Effect.acquireRelease(
       Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
       () =>

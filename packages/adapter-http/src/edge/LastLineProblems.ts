@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import { ProblemCode } from "@analytics/core"
 import { ByteSize, Cause, Context, Effect } from "effect"
 import {
@@ -25,7 +26,6 @@ import {
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
-import { undeclared } from "./Problems.ts"
 import * as Redaction from "./Redaction.ts"
 import { pathOf } from "./Url.ts"
 
@@ -60,7 +60,7 @@ export const problemResponse = (
   detail?: string,
   headers?: Record<string, string>
 ): HttpServerResponse.HttpServerResponse => {
-  const body = undeclared(code, detail)
+  const body = Problems.undeclared(code, detail)
   return HttpServerResponse.jsonUnsafe(body, {
     status: body.status,
     contentType: ProblemDetails.contentType,
@@ -287,7 +287,7 @@ export const answerParseErrors = <S extends Http.Server>(server: S): S =>
     const detail = error.code === "HPE_HEADER_OVERFLOW"
       ? "The request's headers are too large"
       : "The request is not valid HTTP/1.1 (a header holds a forbidden character, or a line is malformed)"
-    const body = JSON.stringify(undeclared("request/invalid", detail))
+    const body = JSON.stringify(Problems.undeclared("request/invalid", detail))
     socket.end(
       `HTTP/1.1 400 Bad Request\r\ncontent-type: ${ProblemDetails.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
     )

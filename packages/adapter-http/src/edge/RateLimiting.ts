@@ -9,22 +9,13 @@
  *
  * @since 0.1.0
  */
+import { Problems, RateLimitClass } from "@analytics/api"
 import { Caller, Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Option, Redacted } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
-import { undeclared } from "./Problems.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
-
-/**
- * The endpoint class an endpoint is counted in: every endpoint of the API
- * declares one (`.annotate(RateLimitClass, "read")`); `classifier` refuses an
- * API where one does not.
- */
-export class RateLimitClass extends Context.Service<RateLimitClass, RateLimit.EndpointClass>()(
-  "@analytics/adapter-http/RateLimitClass"
-) {}
 
 /**
  * The class of each route of `api`. A request that matches no route is
@@ -92,7 +83,7 @@ export const tooManyRequests = (
 ): HttpServerResponse.HttpServerResponse => {
   const refused = decision.statuses[quotas.findIndex((quota) => quota.name === decision.refusedBy)]
   const sustained = decision.refusedBy === "sustained"
-  const body = undeclared(
+  const body = Problems.undeclared(
     sustained ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded",
     sustained
       ? `The hourly limit of ${refused.limit} requests ${counted} is reached`

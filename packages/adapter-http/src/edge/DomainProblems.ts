@@ -1,10 +1,11 @@
 /**
- * Maps the core's domain errors onto the API's problems.
+ * Domain errors as problems: maps each error of the core's use cases onto
+ * the problem of `@analytics/api` the endpoints declare for it.
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
-import * as Problems from "./Problems.ts"
 
 /** Every domain error a handler may meet. */
 export type DomainError =

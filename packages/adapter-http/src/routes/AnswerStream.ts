@@ -8,10 +8,10 @@
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import type { Questions } from "@analytics/core"
 import { Cause, Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
-import * as Problems from "./Problems.ts"
 
 /** Whether a request's `Accept` asks for server-sent events. */
 export const wantsEventStream = (accept: string | undefined): boolean =>

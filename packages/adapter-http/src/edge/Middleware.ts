@@ -4,14 +4,13 @@
  *
  * @since 0.1.0
  */
+import { Middleware as Contract, Problems } from "@analytics/api"
 import { Caller, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { Authentication, Idempotent, Validation } from "./Api.ts"
-import * as Problems from "./Problems.ts"
-import { toProblem } from "./ProblemMapping.ts"
+import { toProblem } from "./DomainProblems.ts"
 import * as Redaction from "./Redaction.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
@@ -21,7 +20,7 @@ import { pathOf } from "./Url.ts"
  * exist: an embedding app's authenticator may name any tenant id.
  */
 export const authenticationLayer = Layer.effect(
-  Authentication,
+  Contract.Authentication,
   Effect.gen(function*() {
     const resolve = yield* Caller.resolver
     // The edge resolved this very credential already when it counted the request.
@@ -38,7 +37,7 @@ export const authenticationLayer = Layer.effect(
         principal._tag === "Member" && tenant === undefined
           ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
           : Effect.succeed(principal))
-    return Authentication.of({
+    return Contract.Authentication.of({
       bearer: (httpEffect, { credential }) =>
         Effect.flatMap(
           Effect.mapError(authenticate(credential), toProblem),
@@ -91,7 +90,7 @@ const isMalformedJson = (text: string): boolean => {
 }
 
 /** Request decoding failures as `request/invalid` (every issue listed) or `request/malformed-json`. */
-export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Validation, (error) =>
+export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contract.Validation, (error) =>
   Effect.gen(function*() {
     if (error.kind === "Body" || error.kind === "ResponseHeaders") {
       // The server failed to encode its own answer: a defect, rendered as 500 upstream.
@@ -158,12 +157,12 @@ const isValidationFailure = (error: unknown) =>
  * a created resource nor leave a resource without its replay.
  */
 export const idempotentLayer = Layer.effect(
-  Idempotent,
+  Contract.Idempotent,
   Effect.gen(function*() {
     const store = yield* Idempotency.IdempotencyStore
     const { transaction } = yield* Transactor.Transactor
     const provide = Effect.provideService(Idempotency.IdempotencyStore, store)
-    return Idempotent.of((httpEffect) =>
+    return Contract.Idempotent.of((httpEffect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const header = request.headers["idempotency-key"]

@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import {
   BlobStore,
   Comments,
@@ -43,8 +44,7 @@ import {
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import * as ExportRoutes from "./ExportRoutes.ts"
-import * as Problems from "./Problems.ts"
-import { ServiceInfo } from "./ServiceInfo.ts"
+import { ServiceInfo } from "../ServiceInfo.ts"
 import * as SharePage from "./SharePage.ts"
 
 /** Where public links and embeds are served, under the public base URL. */

@@ -9,7 +9,7 @@
 import { BlobStore, ExportJob, type Exports, ExportStore, SignedUrl, type Tenant } from "@analytics/core"
 import { Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { problemResponse } from "./ProblemResponses.ts"
+import { problemResponse } from "../edge/LastLineProblems.ts"
 
 /** The file route, as `[method, path]` (the edge's 404/405 answers know it). */
 export const routes: ReadonlyArray<readonly [string, string]> = [["GET", "/v1/jobs/:job_id/file"]]

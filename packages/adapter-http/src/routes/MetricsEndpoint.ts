@@ -6,14 +6,14 @@
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import { Context, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type * as Http from "node:http"
-import { problemResponse } from "./ProblemResponses.ts"
-import { undeclared } from "./Problems.ts"
-import { pathOf } from "./Url.ts"
+import { problemResponse } from "../edge/LastLineProblems.ts"
+import { pathOf } from "../edge/Url.ts"
 
 /** Where the metrics are served. */
 export const path = "/metrics"
@@ -66,13 +66,13 @@ export const listener = (options: Options) => {
     const problem = (status: number, body: unknown, headers: Record<string, string> = {}): void =>
       void response.writeHead(status, { "content-type": "application/problem+json", ...headers }).end(JSON.stringify(body))
     if (pathOf(request.url ?? "/") !== path) {
-      return problem(404, undeclared("route/not-found", `No route ${request.method} ${pathOf(request.url ?? "/")}`))
+      return problem(404, Problems.undeclared("route/not-found", `No route ${request.method} ${pathOf(request.url ?? "/")}`))
     }
     if (request.method !== "GET" && request.method !== "HEAD") {
-      return problem(405, undeclared("route/method-not-allowed", `${path} accepts GET`), { allow: "GET, HEAD" })
+      return problem(405, Problems.undeclared("route/method-not-allowed", `${path} accepts GET`), { allow: "GET, HEAD" })
     }
     if (!allowed(request.headers.authorization)) {
-      return problem(401, undeclared("auth/unauthenticated", "GET /metrics needs the metrics bearer token"), { "www-authenticate": "Bearer" })
+      return problem(401, Problems.undeclared("auth/unauthenticated", "GET /metrics needs the metrics bearer token"), { "www-authenticate": "Bearer" })
     }
     const body = PrometheusMetrics.formatUnsafe(Context.empty())
     response.writeHead(200, { "content-type": contentType, "cache-control": "no-store" })

@@ -15,6 +15,9 @@ export const limit = Schema.optionalKey(Schema.FiniteFromString.pipe(Schema.deco
 /** `cursor`: the previous page's `next_cursor`, unchanged. */
 export const cursor = Schema.optionalKey(Pagination.CursorParam)
 
+/** The query parameters of a page: `limit` and `cursor`. */
+export const page = { limit, cursor }
+
 /** `sort`: one of the given fields, `-` first for descending. */
 export const sort = (fields: ReadonlyArray<string>) =>
   Schema.optionalKey(

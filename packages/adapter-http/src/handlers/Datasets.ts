@@ -1,0 +1,82 @@
+/**
+ * The handlers of `/v1/datasets...`.
+ *
+ * @since 0.1.0
+ */
+import { Api } from "@analytics/api"
+import { Alerts, type Dataset, Datasets } from "@analytics/core"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { analyticsTools } from "./AnalyticsTools.ts"
+import { caller, listRequest, respond } from "./Handling.ts"
+
+/** A dataset as the API shows it. */
+export const datasetJson = (d: Dataset.Dataset) => ({
+  dataset_id: d.dataset_id,
+  workspace_id: d.workspace_id,
+  name: d.name,
+  description: d.description,
+  source: d.source,
+  model: d.model,
+  columns: d.columns.map((c) => ({ name: c.name, type: c.type, engine_type: c.engineType })),
+  row_count: d.row_count,
+  refreshed_at: d.refreshed_at,
+  refresh_cron: d.refresh_cron,
+  created_at: d.created_at,
+  updated_at: d.updated_at
+})
+
+/** `/v1/datasets...`: members list, read and query; tenant admins create, describe and delete. */
+export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
+  Effect.gen(function*() {
+    const { queryResult, run } = yield* analyticsTools
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("datasets.list")
+          const request = yield* listRequest(query)
+          const page = yield* run(Datasets.list(member.tenantId, query.workspace_id, request))
+          return respond(endpoint, { data: page.data.map(datasetJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* caller("datasets.create")
+          return respond(endpoint, datasetJson(yield* run(Datasets.create(admin.tenantId, payload))))
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("datasets.get")
+          return respond(endpoint, datasetJson(yield* run(Datasets.get(member.tenantId, params.id))))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const admin = yield* caller("datasets.update")
+          return respond(endpoint, datasetJson(yield* run(Datasets.update(admin.tenantId, params.id, payload))))
+        }))
+      .handle("delete", ({ params }) =>
+        Effect.gen(function*() {
+          const admin = yield* caller("datasets.delete")
+          yield* run(Datasets.remove(admin.tenantId, params.id))
+        }))
+      .handle("refresh", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const admin = yield* caller("datasets.refresh")
+          const dataset = yield* run(Datasets.refresh(admin.tenantId, params.id))
+          yield* run(Alerts.afterRefresh(admin.tenantId, dataset.dataset_id))
+          return respond(endpoint, datasetJson(dataset))
+        }))
+      .handle("query", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("datasets.query")
+          const dataset = yield* run(Datasets.get(member.tenantId, params.id))
+          const security = yield* run(Datasets.securityContext(member))
+          return respond(endpoint, yield* queryResult(member.tenantId, dataset.workspace_id, run(Datasets.query(member.tenantId, params.id, payload, security))))
+        }))
+      .handle("sql", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("datasets.sql")
+          const security = yield* run(Datasets.securityContext(member))
+          const { compiled, dialect } = yield* run(Datasets.compile(member.tenantId, params.id, payload, security))
+          return respond(endpoint, { dialect, sql: compiled.sql, params: compiled.params })
+        }))
+  }))

@@ -1,0 +1,55 @@
+/**
+ * The handlers of `/v1/users...`: tenant admins only.
+ *
+ * @since 0.1.0
+ */
+import { Api, Problems } from "@analytics/api"
+import { Directory, TenantTokens } from "@analytics/core"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { directoryTools, issuedTokenJson, tokenJson, userJson } from "./Directory.ts"
+import { listRequest, respond } from "./Handling.ts"
+
+/** `/v1/users...`: tenant admins only. */
+export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
+  Effect.gen(function*() {
+    const { asAdmin } = yield* directoryTools
+    return handlers
+      .handle("list", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const request = yield* listRequest(query)
+          const page = yield* asAdmin("users.list", (tenantId) => Directory.listUsers(tenantId, request))
+          return respond(endpoint, { data: page.data.map(userJson), page: page.page })
+        }))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.map(asAdmin("users.create", (tenantId) => Directory.createUser(tenantId, payload)), (user) => respond(endpoint, userJson(user))))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.map(asAdmin("users.get", (tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.map(
+          asAdmin("users.update", (tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
+          (user) => respond(endpoint, userJson(user))
+        ))
+      .handle("issueToken", ({ endpoint, params }) =>
+        Effect.map(
+          asAdmin("users.issueToken", (tenantId) => TenantTokens.issueForUserId(tenantId, params.user_id)),
+          (issued) => respond(endpoint, issuedTokenJson(issued))
+        ))
+      .handle("listTokens", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const request = yield* listRequest(query)
+          const page = yield* asAdmin("users.listTokens", (tenantId) =>
+            Effect.andThen(
+              Directory.getUser(tenantId, params.user_id),
+              TenantTokens.listPage(tenantId, TenantTokens.userRole, request, params.user_id)
+            ))
+          return respond(endpoint, { data: page.data.map(tokenJson), page: page.page })
+        }))
+      .handle("revokeToken", ({ params }) =>
+        Effect.gen(function*() {
+          const revoked = yield* asAdmin("users.revokeToken", (tenantId) =>
+            TenantTokens.revoke(tenantId, TenantTokens.userRole, params.token_id, params.user_id)
+          )
+          if (!revoked) return yield* new Problems.NotFound({ detail: `User ${params.user_id} has no token ${params.token_id}` })
+        }))
+  }))

@@ -1,0 +1,159 @@
+/**
+ * The handlers of `/v1/webhooks...` and `/v1/event-types`.
+ *
+ * @since 0.1.0
+ */
+import { Api, Problems } from "@analytics/api"
+import { Cursor, DeliveryStore, Events, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
+import { Clock, Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { toProblem } from "../edge/DomainProblems.ts"
+import { caller, captured, listRequest, respond } from "./Handling.ts"
+
+/** A webhook as the API shows it (never its secret). */
+const webhookJson = (w: Webhook.Webhook, now: number) => ({
+  webhook_id: w.webhook_id,
+  url: w.url,
+  events: w.events,
+  workspace_id: w.workspace_id,
+  description: w.description,
+  enabled: w.enabled,
+  disabled_reason: w.disabled_reason,
+  previous_secret_expires_at: w.secrets.previous !== undefined && w.secrets.previous.until > now
+    ? new Date(w.secrets.previous.until)
+    : null,
+  created_at: w.created_at,
+  updated_at: w.updated_at
+})
+
+/** A delivery as the API shows it. */
+const deliveryJson = (d: Webhook.Delivery) => ({
+  delivery_id: d.delivery_id,
+  webhook_id: d.webhook_id,
+  event_id: d.event.id,
+  event_type: d.event.type,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: d.next_attempt_at,
+  event: d.event,
+  created_at: d.created_at,
+  updated_at: d.updated_at
+})
+
+/** The event catalog, built once. */
+const eventTypes = (() => {
+  const schemas = Events.jsonSchemas()
+  const data = Events.eventTypes.map((type) => ({ type, schema: schemas[type].schema }))
+  return { data, page: { limit: data.length, next_cursor: null, has_more: false } }
+})()
+
+/** `/v1/webhooks...` and `/v1/event-types`. */
+export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  Effect.gen(function*() {
+    const provide = yield* captured(
+      WebhookStore.WebhookStore,
+      DeliveryStore.DeliveryStore,
+      WorkspaceStore.WorkspaceStore,
+      Transactor.Transactor,
+      Cursor.CursorCodec
+    )
+    const directory = yield* TenantCache.TenantCache
+    /** The caller as the webhook use cases need it: tenant, plan (for the firehose rule) and who owns what it registers. */
+    const actor = (operation: Policy.MemberOperation) => Effect.gen(function*() {
+      const member = yield* caller(operation)
+      const tenant = yield* Effect.mapError(directory.get(member.tenantId), toProblem)
+      // A token of a deleted tenant no longer authenticates; this is the same answer.
+      if (tenant === undefined) return yield* new Problems.Forbidden({ detail: "The tenant no longer exists" })
+      return { tenantId: member.tenantId, plan: tenant.plan, owner: { userId: member.userId, email: member.email } }
+    })
+    const now = Clock.currentTimeMillis
+    return handlers
+      .handle("eventTypes", ({ endpoint }) => Effect.as(caller("webhooks.eventTypes"), respond(endpoint, eventTypes)))
+      .handle("create", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const { secret, webhook } = yield* Effect.mapError(provide(Webhooks.create(yield* actor("webhooks.create"), payload)), toProblem)
+          return respond(endpoint, { ...webhookJson(webhook, yield* now), secret })
+        }))
+      .handle("list", (request) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.list")
+          const page = yield* Effect.mapError(
+            provide(Webhooks.list(member.tenantId, yield* listRequest(request.query))),
+            toProblem
+          )
+          const at = yield* now
+          return respond(request.endpoint, { data: page.data.map((w) => webhookJson(w, at)), page: page.page })
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.get")
+          const webhook = yield* Effect.mapError(provide(Webhooks.get(member.tenantId, params.webhook_id)), toProblem)
+          return respond(endpoint, webhookJson(webhook, yield* now))
+        }))
+      .handle("update", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const webhook = yield* Effect.mapError(provide(Webhooks.update(yield* actor("webhooks.update"), params.webhook_id, payload)), toProblem)
+          return respond(endpoint, webhookJson(webhook, yield* now))
+        }))
+      .handle("remove", ({ params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.remove")
+          yield* Effect.mapError(provide(Webhooks.remove(member.tenantId, params.webhook_id)), toProblem)
+        }))
+      .handle("rotateSecret", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.rotateSecret")
+          const { secret, webhook } = yield* Effect.mapError(
+            provide(Webhooks.rotateSecret(member.tenantId, params.webhook_id, payload.secret)),
+            toProblem
+          )
+          return respond(endpoint, { ...webhookJson(webhook, yield* now), secret })
+        }))
+      .handle("test", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.test")
+          const delivery = yield* Effect.mapError(provide(Webhooks.sendTest(member.tenantId, params.webhook_id, payload.type)), toProblem)
+          return respond(endpoint, deliveryJson(delivery))
+        }))
+      .handle("deliveries", (request) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.deliveries")
+          const page = yield* Effect.mapError(
+            provide(Webhooks.deliveries(
+              member.tenantId,
+              request.params.webhook_id,
+              { status: request.query.status, eventType: request.query.event_type },
+              yield* listRequest(request.query)
+            )),
+            toProblem
+          )
+          return respond(request.endpoint, { data: page.data.map(deliveryJson), page: page.page })
+        }))
+      .handle("delivery", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.delivery")
+          const delivery = yield* Effect.mapError(
+            provide(Webhooks.delivery(member.tenantId, params.webhook_id, params.delivery_id)),
+            toProblem
+          )
+          return respond(endpoint, deliveryJson(delivery))
+        }))
+      .handle("redeliver", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.redeliver")
+          const delivery = yield* Effect.mapError(
+            provide(Webhooks.redeliver(member.tenantId, params.webhook_id, params.delivery_id)),
+            toProblem
+          )
+          return respond(endpoint, deliveryJson(delivery))
+        }))
+      .handle("recover", ({ endpoint, params, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.recover")
+          const recovered = yield* Effect.mapError(
+            provide(Webhooks.recover(member.tenantId, params.webhook_id, { from: payload.since, to: payload.until })),
+            toProblem
+          )
+          return respond(endpoint, { recovered })
+        }))
+  }))

@@ -1,0 +1,122 @@
+/**
+ * Datasets of the tenant's workspaces and their semantic queries.
+ *
+ * @since 0.1.0
+ */
+import { Dataset, SemanticModel, SemanticQuery, SqlDialect, Workspace } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as ListEnvelope from "../ListEnvelope.ts"
+import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Problems from "../Problems.ts"
+import * as QueryParams from "../QueryParams.ts"
+import { queryProblems, QueryResultJson } from "../QueryResult.ts"
+import { RateLimitClass } from "../RateLimitClass.ts"
+
+/** A dataset as the API shows it. */
+export const DatasetJson = Schema.Struct({
+  dataset_id: Dataset.DatasetId,
+  workspace_id: Workspace.WorkspaceId,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  source: Dataset.DatasetSource,
+  model: SemanticModel.Model,
+  columns: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    type: SemanticModel.DimensionType.annotate({ description: "The dimension type the column suggests" }),
+    engine_type: Schema.String
+  })).annotate({ description: "The columns of the rows as last loaded; empty before any" }),
+  row_count: Schema.NullOr(Schema.Number),
+  refreshed_at: Schema.NullOr(Schema.Date).annotate({ description: "When the rows were last loaded (or the table first read)" }),
+  refresh_cron: Schema.NullOr(Schema.String).annotate({ description: "A PostgreSQL dataset's refresh schedule (cron, UTC)" }),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+const datasetParams = { id: Schema.String }
+
+/** Datasets of the tenant's workspaces and their semantic queries. */
+export const DatasetsGroup = HttpApiGroup.make("datasets")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/datasets", {
+      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
+      success: ListEnvelope.make(DatasetJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The datasets of a workspace (required), newest first.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/datasets", {
+      headers: idempotencyHeader,
+      payload: Dataset.DatasetCreate,
+      success: DatasetJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid, Problems.SourceInvalid, Problems.EngineUnavailable]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Creates a dataset in a workspace: an upload (PUT its file to /v1/datasets/{id}/data) or a table of the operator's PostgreSQL. Without a model, one is suggested from the columns. Tenant admins only."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/datasets/:id", {
+      params: datasetParams,
+      success: DatasetJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/datasets/:id", {
+      params: datasetParams,
+      payload: Dataset.DatasetUpdate,
+      success: DatasetJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid]
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Renames or describes a dataset: its semantic model (dimensions, measures, row-level security) is checked against its columns. Tenant admins only."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("delete", "/v1/datasets/:id", {
+      params: datasetParams,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.post("refresh", "/v1/datasets/:id/refresh", {
+      params: datasetParams,
+      headers: idempotencyHeader,
+      success: DatasetJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.RefreshNeedsFile, Problems.SourceInvalid, Problems.EngineUnavailable, Problems.ModelInvalid]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Reads a PostgreSQL dataset's table again (columns, row count), with the dataset.refresh.* events; an upload dataset is refreshed by PUTting its file again. Tenant admins only."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("query", "/v1/datasets/:id/query", {
+      params: datasetParams,
+      headers: idempotencyHeader,
+      payload: SemanticQuery.Query,
+      success: QueryResultJson,
+      error: queryProblems
+    }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "Runs a semantic query (measures, dimensions, time_dimensions, filters, order, limit) for the caller: row-level security applies, evaluated now. At most the plan's concurrent queries per workspace (429 rate-limit/query-concurrency)."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("sql", "/v1/datasets/:id/sql", {
+      params: datasetParams,
+      payload: SemanticQuery.Query,
+      success: Schema.Struct({
+        dialect: Schema.Literals(SqlDialect.dialectNames),
+        sql: Schema.String,
+        params: Schema.Array(Schema.Union([Schema.String, Schema.Number, Schema.Boolean]))
+      }),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.QueryInvalid, Problems.NotLoaded, Problems.EngineUnavailable, Problems.ModelInvalid]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "The SQL a query compiles to for the dataset's engine, with its bound parameters (a dry run: nothing is executed)."
+    )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Datasets queried through a semantic layer. Members query; tenant admins create and describe.")

@@ -1,0 +1,101 @@
+/**
+ * Scheduled exports (decision 0015).
+ *
+ * @since 0.1.0
+ */
+import { AuditLog, ExportJob, ExportSchedule, Workspace } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as ListEnvelope from "../ListEnvelope.ts"
+import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Problems from "../Problems.ts"
+import * as QueryParams from "../QueryParams.ts"
+import { RateLimitClass } from "../RateLimitClass.ts"
+
+/** A recipient's part of a run: their job, or why they got none. */
+export const RecipientDeliveryJson = Schema.Union([
+  Schema.Struct({ recipient: Schema.String, job_id: ExportJob.JobId }),
+  Schema.Struct({ recipient: Schema.String, skipped: Schema.String })
+])
+
+/** An export schedule as the API shows it: its timing, its export (as POST /v1/reports/{id}/export takes it) and its recipients. */
+export const ScheduleJson = Schema.Struct({
+  schedule_id: ExportSchedule.ScheduleId,
+  workspace_id: Workspace.WorkspaceId,
+  report_id: Schema.String,
+  name: Schema.String,
+  cron: Schema.String,
+  timezone: Schema.String,
+  ...ExportJob.ExportRequest.fields,
+  recipients: Schema.Array(Schema.String),
+  run_as: Schema.NullOr(Schema.String).annotate({ description: "Whose view recipients who are no users of the tenant get; null: none named" }),
+  enabled: Schema.Boolean,
+  created_by: AuditLog.Actor,
+  next_run_at: Schema.NullOr(Schema.Date).annotate({ description: "When it runs next; null while disabled" }),
+  last_run: Schema.NullOr(Schema.Struct({
+    at: Schema.Date,
+    trigger: Schema.Literals(["schedule", "send_now"]),
+    deliveries: Schema.Array(RecipientDeliveryJson)
+  })),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+/** A run as `send-now` answers it. */
+export const RunJson = ScheduleJson.fields.last_run.members[0]
+
+const scheduleParams = { id: Schema.String }
+
+/** Scheduled exports (decision 0015). */
+export const ExportSchedulesGroup = HttpApiGroup.make("exportSchedules")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/export-schedules", {
+      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
+      success: ListEnvelope.make(ScheduleJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A workspace's export schedules, newest first. Tenant admins only; members read theirs by id.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/export-schedules", {
+      headers: idempotencyHeader,
+      payload: ExportSchedule.ScheduleCreate,
+      success: ScheduleJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ScheduleInvalid]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Schedules an export of a report on a five-field cron in a time zone, e-mailed to `recipients` (users of the tenant). " +
+        "Each run queues one job per recipient, run as that recipient: each gets the data they would see live. Needs download on the report."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/export-schedules/:id", { params: scheduleParams, success: ScheduleJson, error: [Problems.Forbidden, Problems.NotFound] })
+      .annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/export-schedules/:id", {
+      params: scheduleParams,
+      payload: ExportSchedule.ScheduleUpdate,
+      success: ScheduleJson,
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ScheduleInvalid]
+    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Changes a schedule; `null` removes `pages`, `visual_id` or `dialect`; `enabled: false` pauses it.")
+  )
+  .add(
+    HttpApiEndpoint.delete("delete", "/v1/export-schedules/:id", {
+      params: scheduleParams,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.post("sendNow", "/v1/export-schedules/:id/send-now", {
+      params: scheduleParams,
+      headers: idempotencyHeader,
+      success: RunJson.pipe(HttpApiSchema.status(202)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ExportsExceeded]
+    }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
+      OpenApi.Description,
+      "Runs the schedule now (a test send): its jobs, one per recipient, are queued at once; its next scheduled run stays as it was."
+    )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Exports made on a schedule and e-mailed to a distribution list, each recipient's as they would see it.")

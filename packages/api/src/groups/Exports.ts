@@ -1,0 +1,73 @@
+/**
+ * Export jobs (decision 0015).
+ *
+ * @since 0.1.0
+ */
+import { ExportJob } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Problems from "../Problems.ts"
+import { RateLimitClass } from "../RateLimitClass.ts"
+import { reportParams } from "./Reports.ts"
+
+/** An export job as the API shows it. */
+export const JobJson = Schema.Struct({
+  job_id: ExportJob.JobId,
+  report_id: Schema.String,
+  workspace_id: Schema.String,
+  format: ExportJob.Format,
+  request: ExportJob.ExportRequest,
+  status: ExportJob.Status,
+  percent_complete: Schema.Int,
+  attempts: Schema.Int,
+  error: Schema.NullOr(Schema.Struct({ kind: Schema.Literals(["transient", "permanent"]), detail: Schema.String })).annotate({
+    description: "Why the last run failed: transient (it is tried again, up to 3 runs) or permanent"
+  }),
+  result: Schema.NullOr(Schema.Struct({ filename: Schema.String, content_type: Schema.String, bytes: Schema.Int, warnings: Schema.Array(Schema.String) })),
+  created_at: Schema.Date,
+  started_at: Schema.NullOr(Schema.Date),
+  finished_at: Schema.NullOr(Schema.Date),
+  updated_at: Schema.Date
+})
+
+const jobParams = { job_id: Schema.String }
+
+/** Export jobs (decision 0015). */
+export const ExportsGroup = HttpApiGroup.make("exports")
+  .add(
+    HttpApiEndpoint.post("export", "/v1/reports/:id/export", {
+      params: reportParams,
+      headers: idempotencyHeader,
+      payload: ExportJob.ExportRequest,
+      success: JobJson.pipe(HttpApiSchema.status(202)),
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded]
+    }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
+      OpenApi.Description,
+      "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
+        "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("job", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
+      .annotate(RateLimitClass, "read").annotate(
+        OpenApi.Description,
+        "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("result", "/v1/jobs/:job_id/result", {
+      params: jobParams,
+      success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("cancel", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
+      .annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Cancels a queued or running job; a finished one is answered as it is.")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Asynchronous exports of reports, and their jobs.")

@@ -1,0 +1,140 @@
+/**
+ * Sharing grants and links (decision 0014).
+ *
+ * @since 0.1.0
+ */
+import { AuditLog, Grant, Grants, Workspace } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as ListEnvelope from "../ListEnvelope.ts"
+import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Problems from "../Problems.ts"
+import * as QueryParams from "../QueryParams.ts"
+import { RateLimitClass } from "../RateLimitClass.ts"
+
+/** An embed token with its URL and iframe snippet. */
+export const EmbedJson = Schema.Struct({
+  token: Schema.String.annotate({ description: "A JWS (HS256) naming the grant, the report and the locked parameters; see docs/sharing.md" }),
+  expires_at: Schema.Date,
+  embed_url: Schema.String,
+  iframe: Schema.String.annotate({ description: "The HTML to put in the embedding page" })
+})
+
+/** A sharing grant as the API shows it (never its password or its hash). */
+export const GrantJson = Schema.Struct({
+  grant_id: Grant.GrantId,
+  workspace_id: Workspace.WorkspaceId,
+  subject_type: Grant.SubjectType,
+  subject_id: Schema.String,
+  principal_type: Grant.PrincipalType,
+  principal_id: Schema.NullOr(Schema.String).annotate({ description: "The user, team or role; null for links, embeds and a user grant waiting for its invitation" }),
+  email: Schema.NullOr(Schema.String).annotate({ description: "The invited address of a waiting user grant, or a link's recipient" }),
+  invitation_id: Schema.NullOr(Schema.String),
+  actions: Schema.Array(Grant.Action),
+  watermark: Schema.Boolean,
+  expires_at: Schema.NullOr(Schema.Date),
+  state: Grant.State,
+  revoked_at: Schema.NullOr(Schema.Date),
+  paused: Schema.Boolean,
+  password_protected: Schema.Boolean,
+  link_url: Schema.NullOr(Schema.String).annotate({ description: "For links: the absolute URL to send" }),
+  embed: Schema.optionalKey(EmbedJson.annotate({ description: "On creating an embed grant: its first token" })),
+  created_by: AuditLog.Actor,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+const grantParams = { grant_id: Schema.String }
+const grantProblems = [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.GrantNotActive] as const
+
+/** Sharing grants (decision 0014). */
+export const SharingGroup = HttpApiGroup.make("sharing")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/sharing/grants", {
+      headers: idempotencyHeader,
+      payload: Grants.GrantCreate,
+      success: GrantJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.ServiceUnavailable]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Shares a report, dashboard, dataset or workspace with a user (or an e-mail address, which is invited), a team, an executive role, a public link (`link_url`, optionally with a `password` and a watermark) or an embed (`embed`: a signed token and an iframe snippet). " +
+        "A tenant admin may grant anything; anyone else only what they hold, and only holding share. Written to the audit log; emits sharing.grant.created."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/sharing/grants", {
+      query: {
+        ...QueryParams.page,
+        subject_type: Schema.optionalKey(Grant.SubjectType),
+        subject_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
+        principal_type: Schema.optionalKey(Grant.PrincipalType),
+        principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
+        workspace_id: Schema.optionalKey(Workspace.WorkspaceId),
+        state: Schema.optionalKey(Grant.State)
+      },
+      success: ListEnvelope.make(GrantJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "Grants newest first, revoked and expired ones included (filter by `state`): every grant of the tenant for an admin, the caller's own for anyone else."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/sharing/grants/:grant_id", { params: grantParams, success: GrantJson, error: [Problems.Forbidden, Problems.NotFound] })
+      .annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/sharing/grants/:grant_id", {
+      params: grantParams,
+      payload: Grants.GrantUpdate,
+      success: GrantJson,
+      error: grantProblems
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Changes an active grant's actions, expiry, watermark or (a link's) password; `null` removes an expiry or a password. A new password ends the link's open sessions."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("revoke", "/v1/sharing/grants/:grant_id", {
+      params: grantParams,
+      success: GrantJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.GrantNotActive]
+    })
+      .annotate(RateLimitClass, "write").annotate(
+        OpenApi.Description,
+        "Revokes an active grant from the next request on (its links, sessions and embed tokens included); the record stays for audit. Emits sharing.grant.revoked. " +
+          "An expired or revoked grant is not changed: 409 grant/not-active (an expired grant stays expired)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("pause", "/v1/sharing/grants/:grant_id/pause", { params: grantParams, success: GrantJson, error: grantProblems })
+      .annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Pauses a link: it answers 403 share/paused until resumed; its URL stays.")
+  )
+  .add(
+    HttpApiEndpoint.post("resume", "/v1/sharing/grants/:grant_id/resume", { params: grantParams, success: GrantJson, error: grantProblems })
+      .annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.post("embedToken", "/v1/sharing/grants/:grant_id/embed-tokens", {
+      params: grantParams,
+      payload: Grants.EmbedTokenRequest,
+      success: EmbedJson.pipe(HttpApiSchema.status(201)),
+      error: grantProblems
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Mints an embed token for an embed grant: the embedding app's server calls this per page view, with the viewer's locked parameters and attributes."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("links", "/v1/workspaces/:workspace_id/links", {
+      params: { workspace_id: Workspace.WorkspaceId },
+      query: { ...QueryParams.page, state: Schema.optionalKey(Grant.State) },
+      success: ListEnvelope.make(GrantJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "Every public link of a workspace, newest first, with its state and whether it is paused: the one place to pause or revoke them. Tenant admins only."
+    )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Sharing grants to users, teams, executive roles, public links and embeds; every change is in the audit log.")

@@ -1,0 +1,209 @@
+/**
+ * Webhooks, their deliveries and the event catalog, and the OpenAPI document's `webhooks` section.
+ *
+ * @since 0.1.0
+ */
+import { Events, Webhook } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as ListEnvelope from "../ListEnvelope.ts"
+import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Problems from "../Problems.ts"
+import * as QueryParams from "../QueryParams.ts"
+import { RateLimitClass } from "../RateLimitClass.ts"
+
+/** A webhook as the API shows it: never its secret (shown once, at creation and rotation). */
+export const WebhookJson = Schema.Struct({
+  webhook_id: Webhook.WebhookId,
+  url: Schema.String,
+  events: Schema.Array(Events.EventType),
+  workspace_id: Schema.NullOr(Schema.String).annotate({ description: "Only this workspace's events; null: every workspace" }),
+  description: Schema.NullOr(Schema.String),
+  enabled: Schema.Boolean,
+  disabled_reason: Schema.NullOr(Schema.String).annotate({
+    description: "Why it is disabled: by a member, or its receiver answered 404/410 (its owner was e-mailed)"
+  }),
+  previous_secret_expires_at: Schema.NullOr(Schema.Date).annotate({
+    description: "After a rotation: until when deliveries are also signed with the previous secret"
+  }),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+/** A webhook with its secret, shown once. */
+export const WebhookWithSecret = Schema.Struct({
+  ...WebhookJson.fields,
+  secret: Schema.String.annotate({ description: "The signing secret; shown this once" })
+})
+
+/** One attempt of a delivery. */
+export const AttemptJson = Schema.Struct({
+  attempted_at: Schema.Date,
+  status_code: Schema.NullOr(Schema.Int).annotate({ description: "The receiver's status; null when it did not answer" }),
+  latency_ms: Schema.Int,
+  error: Schema.NullOr(Schema.String)
+})
+
+/** A delivery as the API shows it, with every attempt. */
+export const DeliveryJson = Schema.Struct({
+  delivery_id: Webhook.DeliveryId,
+  webhook_id: Webhook.WebhookId,
+  event_id: Schema.String,
+  event_type: Events.EventType,
+  status: Webhook.DeliveryStatus,
+  attempts: Schema.Array(AttemptJson),
+  next_attempt_at: Schema.NullOr(Schema.Date),
+  event: Schema.Unknown.annotate({ description: "The envelope delivered as the body" }),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
+
+/** One type of the event catalog. */
+export const EventTypeJson = Schema.Struct({
+  type: Events.EventType,
+  schema: Schema.Unknown.annotate({ description: "JSON Schema (draft 2020-12) of the envelope of this type" })
+})
+
+const webhookParams = { webhook_id: Schema.String }
+const deliveryParams = { webhook_id: Schema.String, delivery_id: Schema.String }
+
+/** Webhooks of the caller's tenant, their deliveries, and the event catalog. */
+export const WebhooksGroup = HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.get("eventTypes", "/v1/event-types", {
+      success: ListEnvelope.make(EventTypeJson),
+      error: Problems.Forbidden
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The event catalog, each type with its JSON Schema.")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/webhooks", {
+      headers: idempotencyHeader,
+      payload: Webhook.WebhookCreate,
+      success: WebhookWithSecret.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.SchemeNotAllowed, Problems.FirehoseNotInPlan]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Registers an https:// URL for event types; the secret (generated when omitted) is returned this once."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/webhooks", {
+      query: { limit: QueryParams.limit, cursor: QueryParams.cursor },
+      success: ListEnvelope.make(WebhookJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/webhooks/:webhook_id", {
+      params: webhookParams,
+      success: WebhookJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/webhooks/:webhook_id", {
+      params: webhookParams,
+      payload: Webhook.WebhookUpdate,
+      success: WebhookJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.SchemeNotAllowed, Problems.FirehoseNotInPlan]
+    }).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Changes the url, events, description or state. Disabling fails the unfinished deliveries; recover them after enabling."
+    )
+  )
+  .add(
+    HttpApiEndpoint.delete("remove", "/v1/webhooks/:webhook_id", {
+      params: webhookParams,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "write")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret", "/v1/webhooks/:webhook_id/rotate-secret", {
+      params: webhookParams,
+      headers: idempotencyHeader,
+      payload: Schema.Struct({ secret: Schema.optionalKey(Webhook.Secret) }),
+      success: WebhookWithSecret,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Replaces the secret (returned this once); for 24 hours every delivery is signed with both, one v1= each."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/v1/webhooks/:webhook_id/test", {
+      params: webhookParams,
+      headers: idempotencyHeader,
+      payload: Schema.Struct({ type: Events.EventType }),
+      success: DeliveryJson.pipe(HttpApiSchema.status(202)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Sends an example event of the type through the normal pipeline (signed, retried, logged)."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/v1/webhooks/:webhook_id/deliveries", {
+      params: webhookParams,
+      query: {
+        limit: QueryParams.limit,
+        cursor: QueryParams.cursor,
+        status: Schema.optionalKey(Webhook.DeliveryStatus),
+        event_type: Schema.optionalKey(Events.EventType)
+      },
+      success: ListEnvelope.make(DeliveryJson),
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The deliveries log, newest first, with every attempt.")
+  )
+  .add(
+    HttpApiEndpoint.get("delivery", "/v1/webhooks/:webhook_id/deliveries/:delivery_id", {
+      params: deliveryParams,
+      success: DeliveryJson,
+      error: [Problems.Forbidden, Problems.NotFound]
+    }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", {
+      params: deliveryParams,
+      headers: idempotencyHeader,
+      success: DeliveryJson.pipe(HttpApiSchema.status(202)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled, Problems.DeliveryInProgress]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Delivers a finished delivery again: same delivery and event id, back to pending with a fresh retry schedule; earlier attempts stay in its log."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("recover", "/v1/webhooks/:webhook_id/recover", {
+      params: webhookParams,
+      headers: idempotencyHeader,
+      payload: Schema.Struct({
+        since: Schema.Date.annotate({ description: "Failed deliveries created at or after this instant" }),
+        until: Schema.optionalKey(Schema.Date.annotate({ description: "…and before this one (default: now)" }))
+      }),
+      success: Schema.Struct({ recovered: Schema.Int }).pipe(HttpApiSchema.status(202)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled]
+    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
+      OpenApi.Description,
+      "Delivers again every failed delivery created in the range, each as a re-delivery."
+    )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Webhooks: registration, secret rotation, test sends, the deliveries log and recovery.")
+
+/** The OpenAPI 3.1 `webhooks` section: one entry per event type, its body the type's envelope. */
+export const documentWebhooks = (spec: Record<string, any>): Record<string, any> => {
+  const schemas = Events.jsonSchemas()
+  spec.webhooks = Object.fromEntries(Events.eventTypes.map((type) => [type, {
+    post: {
+      summary: type,
+      description: "Signed with X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">; X-Service-Event and X-Service-Delivery name the type and the delivery.",
+      requestBody: { required: true, content: { "application/json": { schema: schemas[type].schema } } },
+      responses: { "200": { description: "Any 2xx within 5 seconds acknowledges the delivery" } }
+    }
+  }]))
+  return spec
+}
+
+// ---------------------------------------------------------------------------
+// AI questions

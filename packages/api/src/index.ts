@@ -1,0 +1,27 @@
+/**
+ * @analytics/api: the HTTP contract of the analytics service (one HttpApi
+ * from which the server, the OpenAPI 3.1 document and the typed client
+ * derive), and the typed client. Depends on `@analytics/core` and `effect`
+ * only.
+ *
+ * @since 0.1.0
+ */
+
+/** The whole API, assembled from its groups. */
+export { Api } from "./Api.ts"
+/** The typed client derived from the contract. */
+export * as Client from "./Client.ts"
+/** The endpoint groups, one module each. */
+export * as Groups from "./groups/index.ts"
+/** The list envelope every list answers (decision 0003). */
+export * as ListEnvelope from "./ListEnvelope.ts"
+/** The middleware the contract declares: authentication, idempotency, validation. */
+export * as Middleware from "./Middleware.ts"
+/** The problem+json bodies the API declares, one class per problem code. */
+export * as Problems from "./Problems.ts"
+/** The query parameters shared by list endpoints, and their OpenAPI documentation. */
+export * as QueryParams from "./QueryParams.ts"
+/** The answer to a semantic query and the problems running one may answer. */
+export * as QueryResult from "./QueryResult.ts"
+/** The endpoint class an endpoint is counted in at the edge. */
+export { RateLimitClass } from "./RateLimitClass.ts"
