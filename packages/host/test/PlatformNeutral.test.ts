@@ -1,9 +1,10 @@
 /**
- * Core knows no platform, and the compiler says so: core's own TypeScript
- * project (packages/core/tsconfig.json: no ambient types, ES and DOM
- * libraries) refuses a Node import and Node's globals. A probe file is
- * compiled with core's sources under that project's settings, from a folder
- * beside `src` (so @types/node would be found if the settings let it in).
+ * Core and the contract know no platform, and the compiler says so: their
+ * own TypeScript projects (packages/core and packages/api tsconfig.json: no
+ * ambient types, ES and DOM libraries) refuse a Node import and Node's
+ * globals. A probe file is compiled with the package's sources under that
+ * project's settings, from a folder beside `src` (so @types/node would be
+ * found if the settings let it in).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
@@ -14,9 +15,9 @@ import { fileURLToPath } from "node:url"
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const tsc = path.join(repoRoot, "node_modules/typescript/bin/tsc")
 
-describe("core's TypeScript project", () => {
-  it("refuses node:fs and process in core, and compiles core itself", () => {
-    const dir = fs.mkdtempSync(path.join(repoRoot, "packages/core/.boundary-probe-"))
+describe.each(["core", "api"])("%s's TypeScript project", (pkg) => {
+  it("refuses node:fs and process, and compiles the package itself", () => {
+    const dir = fs.mkdtempSync(path.join(repoRoot, `packages/${pkg}/.boundary-probe-`))
     try {
       fs.writeFileSync(path.join(dir, "probe.ts"), `import * as fs from "node:fs"\nexport const read = fs.readFileSync\nexport const env = process.env\n`)
       fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
