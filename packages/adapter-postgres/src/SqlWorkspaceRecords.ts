@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type Tenant, type Workspace, type WorkspaceRecords } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type Tenant, type Workspace, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -93,7 +93,7 @@ const json = (value: unknown) => JSON.stringify(value)
 const owned = (row: Row) => ({ tenant_id: row.tenant_id as Tenant.TenantId, workspace_id: row.workspace_id as Workspace.WorkspaceId })
 
 /** The DatasetStore over the `SqlClient` in context. */
-export const datasetStore = Effect.map(
+export const datasets = Effect.map(
   make<Dataset.Dataset, Dataset.DatasetId>({
     table: "datasets",
     id: "dataset_id",
@@ -131,7 +131,7 @@ export const datasetStore = Effect.map(
 )
 
 /** The ReportStore over the `SqlClient` in context. */
-export const reportStore = Effect.map(
+export const reports = Effect.map(
   make<Report.Report, Report.ReportId>({
     table: "reports",
     id: "report_id",
@@ -143,7 +143,7 @@ export const reportStore = Effect.map(
 )
 
 /** The AlertStore over the `SqlClient` in context. */
-export const alertStore = Effect.map(
+export const alerts = Effect.map(
   make<Alert.Alert, Alert.AlertId>({
     table: "alerts",
     id: "alert_id",
@@ -168,7 +168,7 @@ export const alertStore = Effect.map(
 )
 
 /** The DashboardStore over the `SqlClient` in context. */
-export const dashboardStore = Effect.map(
+export const dashboards = Effect.map(
   make<Dashboard.Dashboard, Dashboard.DashboardId>({
     table: "dashboards",
     id: "dashboard_id",
@@ -196,7 +196,7 @@ const scheduleOf = (row: Row): ExportSchedule.ExportSchedule => ({
 })
 
 /** The ExportScheduleStore over the `SqlClient` in context. */
-export const exportScheduleStore = Effect.map(
+export const schedules = Effect.map(
   make<ExportSchedule.ExportSchedule, ExportSchedule.ScheduleId>({
     table: "export_schedules",
     id: "schedule_id",
@@ -216,3 +216,6 @@ export const exportScheduleStore = Effect.map(
         )
     })
 )
+
+/** The five workspace-record stores over the `SqlClient` in context. */
+export const layer = WorkspaceRecordStores.layer({ datasets, reports, dashboards, alerts, schedules })
