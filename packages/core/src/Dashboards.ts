@@ -45,10 +45,7 @@ export const get: WorkspaceResource.Get<Dashboard, DashboardStore> = (tenantId, 
   WorkspaceResource.get(dashboards, tenantId, dashboardId)
 
 /** Creates a dashboard in a workspace of the tenant. */
-export const create: WorkspaceResource.Create<DashboardCreate, Dashboard, NotFound | DashboardInvalid, DashboardStore | ReportStore | WorkspaceStore> = (
-  tenantId,
-  input
-) =>
+export const create: WorkspaceResource.Create<DashboardCreate, Dashboard, NotFound | DashboardInvalid, DashboardStore | ReportStore | WorkspaceStore> = (tenantId, input) =>
   WorkspaceResource.createIn(dashboards, tenantId, input.workspace_id, () => {
     const tiles = input.tiles ?? []
     return Effect.as(checkTiles(tenantId, input.workspace_id, tiles), { name: input.name, tiles })

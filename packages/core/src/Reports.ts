@@ -195,10 +195,7 @@ export const get: WorkspaceResource.Get<Report, ReportStore> = (tenantId, report
   WorkspaceResource.get(reports, tenantId, reportId)
 
 /** Creates a report in a workspace of the tenant. */
-export const create: WorkspaceResource.Create<ReportCreate, Report, NotFound | ReportInvalid, ReportStore | DatasetStore | WorkspaceStore> = (
-  tenantId,
-  input
-) =>
+export const create: WorkspaceResource.Create<ReportCreate, Report, NotFound | ReportInvalid, ReportStore | DatasetStore | WorkspaceStore> = (tenantId, input) =>
   WorkspaceResource.createIn(reports, tenantId, input.workspace_id, () =>
     Effect.gen(function*() {
       const pages = input.pages ?? []
