@@ -5,12 +5,8 @@
  * @since 0.1.0
  */
 import {
-  AlertStore,
   AuditLog,
   CommentStore,
-  DashboardStore,
-  ExportScheduleStore,
-  DatasetStore,
   DeliveryStore,
   ExportStore,
   GrantStore,
@@ -18,7 +14,6 @@ import {
   Idempotency,
   InvitationStore,
   Pagination,
-  ReportStore,
   ServiceSecrets,
   Tenant,
   TenantStore,
@@ -215,11 +210,7 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.succeed(Transactor.Transactor, transactor),
   Layer.effect(DirectoryStore.DirectoryStore, directoryStore),
   Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
-  Layer.effect(DatasetStore.DatasetStore, MemoryWorkspaceRecords.datasetStore),
-  Layer.effect(ReportStore.ReportStore, MemoryWorkspaceRecords.reportStore),
-  Layer.effect(AlertStore.AlertStore, MemoryWorkspaceRecords.alertStore),
-  Layer.effect(ExportScheduleStore.ExportScheduleStore, MemoryWorkspaceRecords.exportScheduleStore),
-  Layer.effect(DashboardStore.DashboardStore, MemoryWorkspaceRecords.dashboardStore),
+  MemoryWorkspaceRecords.layer,
   Layer.effect(AuditLog.AuditStore, MemoryAuditStore.make),
   Layer.effect(GrantStore.GrantStore, MemoryGrantStore.make),
   Layer.effect(ExportStore.ExportStore, MemoryExportStore.make),

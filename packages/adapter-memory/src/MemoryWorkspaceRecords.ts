@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { AlertStore, DashboardStore, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords } from "@analytics/core"
+import { AlertStore, DashboardStore, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
@@ -57,7 +57,7 @@ export const make = <A extends WorkspaceRecords.Owned, Id extends string, S>(kin
   })
 
 /** A fresh in-memory DatasetStore. */
-export const datasetStore = Effect.map(make(DatasetStore.datasets), ({ all, records }) =>
+export const datasets = Effect.map(make(DatasetStore.datasets), ({ all, records }) =>
   DatasetStore.DatasetStore.of({
     ...records,
     // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
@@ -88,10 +88,10 @@ export const datasetStore = Effect.map(make(DatasetStore.datasets), ({ all, reco
   }))
 
 /** A fresh in-memory ReportStore. */
-export const reportStore = Effect.map(make(ReportStore.reports), ({ records }) => ReportStore.ReportStore.of(records))
+export const reports = Effect.map(make(ReportStore.reports), ({ records }) => ReportStore.ReportStore.of(records))
 
 /** A fresh in-memory AlertStore. */
-export const alertStore = Effect.map(make(AlertStore.alerts), ({ all, records }) =>
+export const alerts = Effect.map(make(AlertStore.alerts), ({ all, records }) =>
   AlertStore.AlertStore.of({
     ...records,
     listAfterRefresh: (tenantId, datasetId) =>
@@ -100,10 +100,10 @@ export const alertStore = Effect.map(make(AlertStore.alerts), ({ all, records })
   }))
 
 /** A fresh in-memory DashboardStore. */
-export const dashboardStore = Effect.map(make(DashboardStore.dashboards), ({ records }) => DashboardStore.DashboardStore.of(records))
+export const dashboards = Effect.map(make(DashboardStore.dashboards), ({ records }) => DashboardStore.DashboardStore.of(records))
 
 /** A fresh in-memory ExportScheduleStore (one process: a claim needs no lock). */
-export const exportScheduleStore = Effect.map(
+export const schedules = Effect.map(
   make(ExportScheduleStore.schedules),
   ({ all, records }) =>
     ExportScheduleStore.ExportScheduleStore.of({
@@ -117,3 +117,6 @@ export const exportScheduleStore = Effect.map(
         )
     })
 )
+
+/** The five workspace-record stores, in memory, fresh for each build. */
+export const layer = WorkspaceRecordStores.layer({ datasets, reports, dashboards, alerts, schedules })

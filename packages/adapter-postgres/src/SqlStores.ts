@@ -6,12 +6,8 @@
  * @since 0.1.0
  */
 import {
-  AlertStore,
   AuditLog,
   CommentStore,
-  DashboardStore,
-  ExportScheduleStore,
-  DatasetStore,
   DeliveryStore,
   DirectoryStore,
   Errors,
@@ -20,7 +16,6 @@ import {
   Idempotency,
   InvitationStore,
   type Plan,
-  ReportStore,
   ServiceSecrets,
   type Stores,
   Tenant,
@@ -404,11 +399,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   webhookStores,
   Layer.effect(DirectoryStore.DirectoryStore, SqlDirectoryStore.make),
   Layer.effect(InvitationStore.InvitationStore, SqlInvitationStore.make),
-  Layer.effect(DatasetStore.DatasetStore, SqlWorkspaceRecords.datasetStore),
-  Layer.effect(ReportStore.ReportStore, SqlWorkspaceRecords.reportStore),
-  Layer.effect(AlertStore.AlertStore, SqlWorkspaceRecords.alertStore),
-  Layer.effect(ExportScheduleStore.ExportScheduleStore, SqlWorkspaceRecords.exportScheduleStore),
-  Layer.effect(DashboardStore.DashboardStore, SqlWorkspaceRecords.dashboardStore),
+  SqlWorkspaceRecords.layer,
   Layer.effect(AuditLog.AuditStore, SqlAuditStore.make),
   Layer.effect(GrantStore.GrantStore, SqlGrantStore.make),
   Layer.effect(ExportStore.ExportStore, SqlExportStore.make),

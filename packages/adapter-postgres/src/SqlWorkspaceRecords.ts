@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type Tenant, type Workspace, type WorkspaceRecords } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -27,10 +27,28 @@ export interface Spec<A> {
   readonly id: string
   /** The store's name in the operations of its StoreErrors (`DatasetStore.find`). */
   readonly name: string
-  readonly toRow: (record: A) => Record<string, unknown>
-  readonly fromRow: (row: Row) => A
+  /** Columns held as jsonb: written as JSON text (a null as SQL NULL); the drivers parse them back. */
+  readonly jsonb?: ReadonlyArray<string>
+  /** Columns the drivers may return as text (bigint, numeric): read back as numbers, a null kept. */
+  readonly numeric?: ReadonlyArray<string>
+  /** How a record becomes its row where more than its jsonb columns change (by default: as it is). */
+  readonly toRow?: (record: A) => Record<string, unknown>
+  /** How a row becomes its record where more than its numeric columns change (by default: as it is; rows were validated on the way in). */
+  readonly fromRow?: (row: Row) => A
   /** Columns `update` never writes, besides the id, the owners and the creation time. */
   readonly kept?: ReadonlyArray<string>
+}
+
+/** A spec's two directions, its defaults filled in. */
+const codecOf = <A>(spec: Spec<A>) => {
+  const convert = (columns: ReadonlyArray<string> | undefined, as: (value: unknown) => unknown) => (values: Record<string, unknown>) =>
+    columns === undefined ? values : { ...values, ...Object.fromEntries(columns.map((c) => [c, values[c] === null ? null : as(values[c])])) }
+  const jsonb = convert(spec.jsonb, (value) => JSON.stringify(value))
+  const numeric = convert(spec.numeric, Number)
+  return {
+    toRow: (record: A) => jsonb(spec.toRow === undefined ? record as Record<string, unknown> : spec.toRow(record)),
+    fromRow: (row: Row): A => spec.fromRow === undefined ? numeric(row) as A : spec.fromRow(numeric(row) as Row)
+  }
 }
 
 /** The tenant-scoped methods of one table, the `SqlClient` they run on, and `where` for the store's own queries. */
@@ -39,17 +57,18 @@ export const tenantRecords = <A extends { readonly tenant_id: string }, Id exten
     const table = sql(spec.table)
     const id = sql(spec.id)
     const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
+    const { fromRow, toRow } = codecOf(spec)
     const methods: WorkspaceRecords.TenantRecords<A, Id> = {
-      insert: (record) => sql`INSERT INTO ${table} ${sql.insert(spec.toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
+      insert: (record) => sql`INSERT INTO ${table} ${sql.insert(toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
       find: (tenantId, recordId) => {
         if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(undefined)
         return sql<Row>`SELECT * FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId}`.pipe(
-          Effect.map(([row]) => row === undefined ? undefined : spec.fromRow(row)),
+          Effect.map(([row]) => row === undefined ? undefined : fromRow(row)),
           fail("find")
         )
       },
       update: (record) => {
-        const row = spec.toRow(record)
+        const row = toRow(record)
         const recordId = row[spec.id] as string
         if (!isId(record.tenant_id) || !isId(recordId)) return Effect.succeed(false)
         return sql`UPDATE ${table} SET ${sql.update(row, [spec.id, "tenant_id", "workspace_id", "created_at", ...(spec.kept ?? [])])}
@@ -68,13 +87,13 @@ export const tenantRecords = <A extends { readonly tenant_id: string }, Id exten
     }
     /** The records a condition selects, oldest first (the stores' own queries across workspaces). */
     const where = (operation: string, condition: Statement.Fragment) =>
-      sql<Row>`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail(operation))
-    return { sql, fail, where, methods }
+      sql<Row>`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(Effect.map((rows) => rows.map(fromRow)), fail(operation))
+    return { sql, fail, fromRow, where, methods }
   })
 
 /** The workspace-record methods of one table (tenant records, listed per workspace), with what `tenantRecords` gives. */
 export const make = <A extends { readonly tenant_id: string }, Id extends string>(spec: Spec<A>) =>
-  Effect.map(tenantRecords<A, Id>(spec), ({ fail, sql, where, methods }) => {
+  Effect.map(tenantRecords<A, Id>(spec), ({ fail, fromRow, sql, where, methods }) => {
     const records: WorkspaceRecords.WorkspaceRecords<A, Id> = {
       ...methods,
       list: (tenantId, workspaceId, query) => {
@@ -82,28 +101,22 @@ export const make = <A extends { readonly tenant_id: string }, Id extends string
         return sql<Row>`SELECT * FROM ${sql(spec.table)}
           WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId} AND created_at <= ${query.createdAtOrBefore}
             ${afterNewestFirst(sql, query, spec.id)}
-          ORDER BY created_at DESC, ${sql(spec.id)} ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(spec.fromRow)), fail("list"))
+          ORDER BY created_at DESC, ${sql(spec.id)} ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(fromRow)), fail("list"))
       }
     }
     return { sql, where, records }
   })
 
 const json = (value: unknown) => JSON.stringify(value)
-// Rows were validated on the way in.
-const owned = (row: Row) => ({ tenant_id: row.tenant_id as Tenant.TenantId, workspace_id: row.workspace_id as Workspace.WorkspaceId })
 
 /** The DatasetStore over the `SqlClient` in context. */
-export const datasetStore = Effect.map(
+export const datasets = Effect.map(
   make<Dataset.Dataset, Dataset.DatasetId>({
     table: "datasets",
     id: "dataset_id",
     name: "DatasetStore",
-    toRow: (d) => ({ ...d, source: json(d.source), model: json(d.model), columns: json(d.columns) }),
-    fromRow: (row) => ({
-      ...(row as unknown as Dataset.Dataset),
-      ...owned(row),
-      row_count: row.row_count === null ? null : Number(row.row_count)
-    }),
+    jsonb: ["source", "model", "columns"],
+    numeric: ["row_count"],
     // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
     kept: ["load_id", "columns", "row_count", "refreshed_at"]
   }),
@@ -131,30 +144,24 @@ export const datasetStore = Effect.map(
 )
 
 /** The ReportStore over the `SqlClient` in context. */
-export const reportStore = Effect.map(
+export const reports = Effect.map(
   make<Report.Report, Report.ReportId>({
     table: "reports",
     id: "report_id",
     name: "ReportStore",
-    toRow: (r) => ({ ...r, pages: json(r.pages), filters: json(r.filters), settings: json(r.settings) }),
-    fromRow: (row) => ({ ...(row as unknown as Report.Report), ...owned(row) })
+    jsonb: ["pages", "filters", "settings"]
   }),
   ({ records }) => ReportStore.ReportStore.of(records)
 )
 
 /** The AlertStore over the `SqlClient` in context. */
-export const alertStore = Effect.map(
+export const alerts = Effect.map(
   make<Alert.Alert, Alert.AlertId>({
     table: "alerts",
     id: "alert_id",
     name: "AlertStore",
-    toRow: (a) => ({ ...a, filters: json(a.filters), schedule: json(a.schedule) }),
-    fromRow: (row) => ({
-      ...(row as unknown as Alert.Alert),
-      ...owned(row),
-      threshold: Number(row.threshold),
-      last_value: row.last_value === null ? null : Number(row.last_value)
-    })
+    jsonb: ["filters", "schedule"],
+    numeric: ["threshold", "last_value"]
   }),
   ({ records, sql, where }) =>
     AlertStore.AlertStore.of({
@@ -168,13 +175,12 @@ export const alertStore = Effect.map(
 )
 
 /** The DashboardStore over the `SqlClient` in context. */
-export const dashboardStore = Effect.map(
+export const dashboards = Effect.map(
   make<Dashboard.Dashboard, Dashboard.DashboardId>({
     table: "dashboards",
     id: "dashboard_id",
     name: "DashboardStore",
-    toRow: (d) => ({ ...d, tiles: json(d.tiles) }),
-    fromRow: (row) => ({ ...(row as unknown as Dashboard.Dashboard), ...owned(row) })
+    jsonb: ["tiles"]
   }),
   ({ records }) => DashboardStore.DashboardStore.of(records)
 )
@@ -188,7 +194,6 @@ const runOf = (value: unknown): ExportSchedule.Run | null => {
 /** A schedule from its row. */
 const scheduleOf = (row: Row): ExportSchedule.ExportSchedule => ({
   ...(row as unknown as ExportSchedule.ExportSchedule),
-  ...owned(row),
   request: parsed(row.request),
   recipients: parsed(row.recipients),
   created_by: parsed(row.created_by),
@@ -196,12 +201,12 @@ const scheduleOf = (row: Row): ExportSchedule.ExportSchedule => ({
 })
 
 /** The ExportScheduleStore over the `SqlClient` in context. */
-export const exportScheduleStore = Effect.map(
+export const schedules = Effect.map(
   make<ExportSchedule.ExportSchedule, ExportSchedule.ScheduleId>({
     table: "export_schedules",
     id: "schedule_id",
     name: "ExportScheduleStore",
-    toRow: (s) => ({ ...s, request: json(s.request), recipients: json(s.recipients), created_by: json(s.created_by), last_run: s.last_run === null ? null : json(s.last_run) }),
+    jsonb: ["request", "recipients", "created_by", "last_run"],
     fromRow: scheduleOf
   }),
   ({ records, sql }) =>
@@ -216,3 +221,6 @@ export const exportScheduleStore = Effect.map(
         )
     })
 )
+
+/** The five workspace-record stores over the `SqlClient` in context. */
+export const layer = WorkspaceRecordStores.layer({ datasets, reports, dashboards, alerts, schedules })

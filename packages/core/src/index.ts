@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 export type { Stores } from "./Stores.ts"
+export * as WorkspaceRecordStores from "./WorkspaceRecordStores.ts"
 export * from "./platform/index.ts"
 export * from "./tenancy/index.ts"
 export * from "./limits/index.ts"

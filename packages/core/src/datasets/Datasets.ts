@@ -7,18 +7,16 @@
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
-import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
-import { type Dataset, type DatasetCreate, type DatasetId, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
-import { datasetKey, DatasetStore } from "./DatasetStore.ts"
+import { type Dataset, type DatasetCreate, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
+import { datasets, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { EngineScheduler, type TurnExpired } from "../limits/EngineScheduler.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, type StoreError } from "../platform/Errors.ts"
 import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import type * as Events from "../webhooks/Events.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { RateLimited, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as Metrics from "../platform/Metrics.ts"
-import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import type { Member } from "../auth/Principal.ts"
 import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
@@ -28,8 +26,7 @@ import * as SqlDialect from "./SqlDialect.ts"
 import type { DialectName } from "./SqlDialect.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import type { UserId } from "../directory/User.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as Workspaces from "../tenancy/Workspaces.ts"
+import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The layers of the engines datasets run on; either may be absent. */
@@ -147,93 +144,65 @@ const checked = (model: SemanticModel.Model, columns: Dataset["columns"]): Effec
 }
 
 /** A dataset of the tenant, or NotFound. */
-export const get = (tenantId: TenantId, datasetId: string): Effect.Effect<Dataset, NotFound | StoreError, DatasetStore> =>
-  Effect.flatMap(DatasetStore, (store) => store.find(tenantId, datasetId as DatasetId)).pipe(orNotFound("dataset", datasetId))
+export const get: WorkspaceResource.Get<Dataset, DatasetStore> = (tenantId, datasetId) =>
+  WorkspaceResource.get(datasets, tenantId, datasetId)
 
 /**
  * Creates a dataset in a workspace of the tenant. A PostgreSQL source is
  * read at once (its columns; it must exist); an upload waits for its file.
  * Without a model, one is suggested from the columns when they are known.
  */
-export const create = (
-  tenantId: TenantId,
-  input: DatasetCreate
-): Effect.Effect<
+export const create: WorkspaceResource.Create<
+  DatasetCreate,
   Dataset,
-  NotFound | SemanticModel.ModelInvalid | EngineUnavailable | SourceInvalid | StoreError,
+  NotFound | SemanticModel.ModelInvalid | EngineUnavailable | SourceInvalid,
   DatasetStore | WorkspaceStore | Engines
-> =>
-  Effect.gen(function*() {
-    yield* Workspaces.ensureExists(tenantId, input.workspace_id)
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const datasetId = (yield* uuidv7) as DatasetId
-    const columns = input.source.type === "postgres"
-      ? yield* Effect.flatMap(engineFor(input.source), (engine) =>
-        engine.describe(tableOf({ dataset_id: datasetId, source: input.source, load_id: null }))).pipe(
-          Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
-        )
-      : yield* engineFor(input.source).pipe(Effect.as([]))
-    const model = input.model ?? (columns.length > 0 ? SemanticModel.suggest(columns) : { dimensions: [], measures: [] })
-    yield* checked(model, columns)
-    const dataset: Dataset = {
-      dataset_id: datasetId,
-      tenant_id: tenantId,
-      workspace_id: input.workspace_id,
-      name: input.name,
-      description: input.description ?? null,
-      source: input.source,
-      model,
-      columns,
-      row_count: null,
-      refreshed_at: input.source.type === "postgres" ? now : null,
-      refresh_cron: input.source.type === "postgres" ? input.refresh_cron ?? null : null,
-      load_id: null,
-      created_at: now,
-      updated_at: now
-    }
-    yield* (yield* DatasetStore).insert(dataset)
-    return dataset
-  })
+> = (tenantId, input) =>
+  WorkspaceResource.createIn(datasets, tenantId, input.workspace_id, (datasetId, now) =>
+    Effect.gen(function*() {
+      const columns = input.source.type === "postgres"
+        ? yield* Effect.flatMap(engineFor(input.source), (engine) =>
+          engine.describe(tableOf({ dataset_id: datasetId, source: input.source, load_id: null }))).pipe(
+            Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
+          )
+        : yield* engineFor(input.source).pipe(Effect.as([]))
+      const model = input.model ?? (columns.length > 0 ? SemanticModel.suggest(columns) : { dimensions: [], measures: [] })
+      yield* checked(model, columns)
+      return {
+        name: input.name,
+        description: input.description ?? null,
+        source: input.source,
+        model,
+        columns,
+        row_count: null,
+        refreshed_at: input.source.type === "postgres" ? now : null,
+        refresh_cron: input.source.type === "postgres" ? input.refresh_cron ?? null : null,
+        load_id: null
+      }
+    }))
 
 /** One page of a workspace's datasets, newest first; NotFound for a workspace not of the tenant. */
-export const list = (
-  tenantId: TenantId,
-  workspaceId: WorkspaceId,
-  request: NewestFirstRequest
-): Effect.Effect<Page<Dataset>, NotFound | StoreError | CursorError | InvalidSort, DatasetStore | WorkspaceStore | CursorCodec> =>
-  Effect.andThen(
-    Workspaces.ensureExists(tenantId, workspaceId),
-    Effect.flatMap(DatasetStore, (store) =>
-      paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), datasetKey))
-  )
+export const list: WorkspaceResource.List<Dataset, DatasetStore> = (tenantId, workspaceId, request) =>
+  WorkspaceResource.list(datasets, tenantId, workspaceId, request)
 
 /** Renames, re-describes or re-models a dataset (the model is checked against its columns). */
-export const update = (
-  tenantId: TenantId,
-  datasetId: string,
-  change: DatasetUpdate
-): Effect.Effect<Dataset, NotFound | SemanticModel.ModelInvalid | StoreError, DatasetStore> =>
-  Effect.gen(function*() {
-    const current = yield* get(tenantId, datasetId)
+export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticModel.ModelInvalid, DatasetStore> = (tenantId, datasetId, change) =>
+  WorkspaceResource.update(datasets, datasetId, get(tenantId, datasetId), (current) => {
     const model = change.model ?? current.model
-    if (change.model !== undefined) yield* checked(model, current.columns)
-    const updated: Dataset = {
+    return Effect.as(change.model === undefined ? Effect.void : checked(model, current.columns), {
       ...current,
       name: change.name ?? current.name,
       description: change.description === undefined ? current.description : change.description,
       model,
-      refresh_cron: current.source.type === "postgres" && change.refresh_cron !== undefined ? change.refresh_cron : current.refresh_cron,
-      updated_at: new Date(yield* Clock.currentTimeMillis)
-    }
-    if (!(yield* (yield* DatasetStore).update(updated))) return yield* datasetNotFound(datasetId)
-    return updated
+      refresh_cron: current.source.type === "postgres" && change.refresh_cron !== undefined ? change.refresh_cron : current.refresh_cron
+    })
   })
 
 /** Deletes a dataset and, for an upload, its rows in the engine. */
-export const remove = (tenantId: TenantId, datasetId: string): Effect.Effect<void, NotFound | StoreError, DatasetStore | Engines> =>
+export const remove: WorkspaceResource.Remove<DatasetStore | Engines> = (tenantId, datasetId) =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
-    if (!(yield* (yield* DatasetStore).remove(tenantId, dataset.dataset_id))) return yield* datasetNotFound(datasetId)
+    yield* WorkspaceResource.remove(datasets, tenantId, datasetId)
     const engines = yield* Engines
     if (dataset.source.type === "upload" && engines.upload !== undefined) {
       // The record is gone; rows left behind by a failed drop are unreachable, and logged.

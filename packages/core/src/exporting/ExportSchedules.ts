@@ -19,7 +19,7 @@ import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import type { DocumentRenderers } from "../exports/DocumentRenderers.ts"
-import { type Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import type { Forbidden, NotFound, StoreError } from "../platform/Errors.ts"
 import * as Exports from "./Exports.ts"
 import {
   type Delivery,
@@ -29,19 +29,17 @@ import {
   requestOf,
   type Run,
   type ScheduleCreate,
-  type ScheduleId,
   type ScheduleUpdate,
   updatedRequest
 } from "../exports/ExportSchedule.ts"
-import { ExportScheduleStore, scheduleKey } from "../exports/ExportScheduleStore.ts"
+import { ExportScheduleStore, schedules } from "../exports/ExportScheduleStore.ts"
 import { ExportStore } from "../exports/ExportStore.ts"
 import * as Grants from "../sharing/Grants.ts"
 import type { GrantStore } from "../sharing/GrantStore.ts"
-import { uuidv7 } from "../platform/Ids.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
 import * as Policy from "../sharing/Policy.ts"
-import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
+import type { InvalidSort, NewestFirstRequest, Page } from "../platform/Pagination.ts"
 import { Member } from "../auth/Principal.ts"
 import type { Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
@@ -50,7 +48,7 @@ import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import { Transactor } from "../platform/Transactor.ts"
 import type { User } from "../directory/User.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as Workspaces from "../tenancy/Workspaces.ts"
+import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The schedule does not hold together (a recipient who is no user of the tenant). */
@@ -157,27 +155,23 @@ export const create = (
 ): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
   Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, input.report_id)
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const base = { cron: input.cron, timezone: input.timezone ?? "UTC", enabled: input.enabled ?? true }
-    const schedule: ExportSchedule = {
-      schedule_id: (yield* uuidv7) as ScheduleId,
-      tenant_id: member.tenantId,
-      workspace_id: report.workspace_id,
-      report_id: report.report_id,
-      name: input.name,
-      ...base,
-      request: requestOf(input),
-      recipients: input.recipients,
-      run_as: input.run_as ?? null,
-      created_by: { type: "user", id: member.userId },
-      next_run_at: nextRunOf(base, now),
-      last_run: null,
-      created_at: now,
-      updated_at: now
-    }
-    yield* validate(member, report, schedule, schedule.recipients)
-    yield* (yield* ExportScheduleStore).insert(schedule)
-    return schedule
+    return yield* WorkspaceResource.create(schedules, { tenant_id: member.tenantId, workspace_id: report.workspace_id }, (_, now) =>
+      Effect.gen(function*() {
+        const base = { cron: input.cron, timezone: input.timezone ?? "UTC", enabled: input.enabled ?? true }
+        const fields = {
+          report_id: report.report_id,
+          name: input.name,
+          ...base,
+          request: requestOf(input),
+          recipients: input.recipients,
+          run_as: input.run_as ?? null,
+          created_by: { type: "user" as const, id: member.userId },
+          next_run_at: nextRunOf(base, now),
+          last_run: null
+        }
+        yield* validate(member, report, fields, fields.recipients)
+        return fields
+      }))
   })
 
 /** A schedule the member manages (the policy's `owner` rule: tenant admins all, others those they made); another one is NotFound to them. */
@@ -186,7 +180,7 @@ export const get = (
   scheduleId: string,
   operation: Policy.MemberOperation = "exportSchedules.get"
 ): Effect.Effect<ExportSchedule, NotFound | StoreError, ExportScheduleStore> =>
-  Effect.flatMap(ExportScheduleStore, (store) => store.find(member.tenantId, scheduleId as ScheduleId)).pipe(
+  WorkspaceResource.find(schedules, member.tenantId, scheduleId).pipe(
     Policy.owned(member, operation, { type: "schedule", id: scheduleId }, (schedule) => schedule.created_by)
   )
 
@@ -196,11 +190,7 @@ export const list = (
   workspaceId: WorkspaceId,
   request: NewestFirstRequest
 ): Effect.Effect<Page<ExportSchedule>, NotFound | StoreError | CursorError | InvalidSort, ExportScheduleStore | WorkspaceStore | CursorCodec> =>
-  Effect.gen(function*() {
-    yield* Workspaces.ensureExists(member.tenantId, workspaceId)
-    const store = yield* ExportScheduleStore
-    return yield* paginateNewestFirst(request, (query) => store.list(member.tenantId, workspaceId, query), scheduleKey)
-  })
+  WorkspaceResource.list(schedules, member.tenantId, workspaceId, request)
 
 /** Changes a schedule (checked again); its next run follows the new cron, zone or state. */
 export const update = (
@@ -208,41 +198,33 @@ export const update = (
   scheduleId: string,
   change: ScheduleUpdate
 ): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
-  Effect.gen(function*() {
-    const current = yield* get(member, scheduleId, "exportSchedules.update")
-    const report = yield* Reports.get(member.tenantId, current.report_id)
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const timing = {
-      cron: change.cron ?? current.cron,
-      timezone: change.timezone ?? current.timezone,
-      enabled: change.enabled ?? current.enabled
-    }
-    const retimed = timing.cron !== current.cron || timing.timezone !== current.timezone || timing.enabled !== current.enabled
-    const updated: ExportSchedule = {
-      ...current,
-      ...timing,
-      name: change.name ?? current.name,
-      request: updatedRequest(current.request, change),
-      recipients: change.recipients ?? current.recipients,
-      run_as: change.run_as === undefined ? current.run_as : change.run_as,
-      next_run_at: retimed ? nextRunOf(timing, now) : current.next_run_at,
-      updated_at: now
-    }
-    // A changed run_as is checked against every recipient; otherwise the new ones.
-    const changedRunAs = updated.run_as !== current.run_as
-    yield* validate(member, report, updated, changedRunAs ? updated.recipients : updated.recipients.filter((email) => !current.recipients.includes(email)))
-    if (!(yield* (yield* ExportScheduleStore).update(updated))) return yield* new NotFound({ resource: "schedule", id: scheduleId })
-    return updated
-  })
+  WorkspaceResource.update(schedules, scheduleId, get(member, scheduleId, "exportSchedules.update"), (current, now) =>
+    Effect.gen(function*() {
+      const report = yield* Reports.get(member.tenantId, current.report_id)
+      const timing = {
+        cron: change.cron ?? current.cron,
+        timezone: change.timezone ?? current.timezone,
+        enabled: change.enabled ?? current.enabled
+      }
+      const retimed = timing.cron !== current.cron || timing.timezone !== current.timezone || timing.enabled !== current.enabled
+      const updated: ExportSchedule = {
+        ...current,
+        ...timing,
+        name: change.name ?? current.name,
+        request: updatedRequest(current.request, change),
+        recipients: change.recipients ?? current.recipients,
+        run_as: change.run_as === undefined ? current.run_as : change.run_as,
+        next_run_at: retimed ? nextRunOf(timing, now) : current.next_run_at
+      }
+      // A changed run_as is checked against every recipient; otherwise the new ones.
+      const changedRunAs = updated.run_as !== current.run_as
+      yield* validate(member, report, updated, changedRunAs ? updated.recipients : updated.recipients.filter((email) => !current.recipients.includes(email)))
+      return updated
+    }))
 
 /** Deletes a schedule; jobs it queued already run. */
 export const remove = (member: Member, scheduleId: string): Effect.Effect<void, NotFound | StoreError, ExportScheduleStore> =>
-  Effect.gen(function*() {
-    const schedule = yield* get(member, scheduleId, "exportSchedules.delete")
-    if (!(yield* (yield* ExportScheduleStore).remove(member.tenantId, schedule.schedule_id))) {
-      return yield* new NotFound({ resource: "schedule", id: scheduleId })
-    }
-  })
+  Effect.andThen(get(member, scheduleId, "exportSchedules.delete"), WorkspaceResource.remove(schedules, member.tenantId, scheduleId))
 
 /**
  * Queues a run of `schedule`: a job per recipient who is still an active

@@ -8,26 +8,19 @@
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
-import { type Alert, type AlertCreate, type AlertId, type AlertUpdate, holds, isDue } from "./Alert.ts"
-import { alertKey, AlertStore } from "./AlertStore.ts"
+import { type Alert, type AlertCreate, type AlertUpdate, holds, isDue } from "./Alert.ts"
+import { alerts, AlertStore } from "./AlertStore.ts"
 import type { EngineError } from "../datasets/AnalyticsEngine.ts"
-import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import * as Datasets from "../datasets/Datasets.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import type { NotFound, StoreError } from "../platform/Errors.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { publish } from "../webhooks/EventPublisher.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import * as SemanticModel from "../datasets/SemanticModel.ts"
 import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { Transactor } from "../platform/Transactor.ts"
-import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as Workspaces from "../tenancy/Workspaces.ts"
-import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
-
-const alertNotFound = (id: string) => new NotFound({ resource: "alert", id })
+import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 
 /** The query an alert checks. */
 const queryOf = (alert: Pick<Alert, "measure" | "filters">): SemanticQuery.Query => ({ measures: [alert.measure], filters: alert.filters })
@@ -44,78 +37,60 @@ const checkAgainstDataset = (tenantId: TenantId, alert: Pick<Alert, "dataset_id"
   })
 
 /** An alert of the tenant, or NotFound. */
-export const get = (tenantId: TenantId, alertId: string): Effect.Effect<Alert, NotFound | StoreError, AlertStore> =>
-  Effect.flatMap(AlertStore, (store) => store.find(tenantId, alertId as AlertId)).pipe(orNotFound("alert", alertId))
+export const get: WorkspaceResource.Get<Alert, AlertStore> = (tenantId, alertId) =>
+  WorkspaceResource.get(alerts, tenantId, alertId)
 
 /** Creates an alert on a measure of a dataset of the tenant (in the dataset's workspace). */
-export const create = (
-  tenantId: TenantId,
-  input: AlertCreate
-): Effect.Effect<Alert, NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError, AlertStore | DatasetStore> =>
+export const create: WorkspaceResource.Create<
+  AlertCreate,
+  Alert,
+  NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid,
+  AlertStore | DatasetStore
+> = (tenantId, input) =>
   Effect.gen(function*() {
     const filters = input.filters ?? []
     const dataset = yield* checkAgainstDataset(tenantId, { dataset_id: input.dataset_id, measure: input.measure, filters })
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const alert: Alert = {
-      alert_id: (yield* uuidv7) as AlertId,
-      tenant_id: tenantId,
-      workspace_id: dataset.workspace_id,
-      dataset_id: dataset.dataset_id,
-      name: input.name,
-      measure: input.measure,
-      filters,
-      condition: input.condition,
-      threshold: input.threshold,
-      schedule: input.schedule ?? { after_refresh: true },
-      state: "ok",
-      last_value: null,
-      last_checked_at: null,
-      created_at: now,
-      updated_at: now
-    }
-    yield* (yield* AlertStore).insert(alert)
-    return alert
+    return yield* WorkspaceResource.create(alerts, { tenant_id: tenantId, workspace_id: dataset.workspace_id }, () =>
+      Effect.succeed({
+        dataset_id: dataset.dataset_id,
+        name: input.name,
+        measure: input.measure,
+        filters,
+        condition: input.condition,
+        threshold: input.threshold,
+        schedule: input.schedule ?? { after_refresh: true },
+        state: "ok" as const,
+        last_value: null,
+        last_checked_at: null
+      }))
   })
 
 /** One page of a workspace's alerts, newest first. */
-export const list = (
-  tenantId: TenantId,
-  workspaceId: WorkspaceId,
-  request: NewestFirstRequest
-): Effect.Effect<Page<Alert>, NotFound | StoreError | CursorError | InvalidSort, AlertStore | WorkspaceStore | CursorCodec> =>
-  Effect.gen(function*() {
-    yield* Workspaces.ensureExists(tenantId, workspaceId)
-    const store = yield* AlertStore
-    return yield* paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), alertKey)
-  })
+export const list: WorkspaceResource.List<Alert, AlertStore> = (tenantId, workspaceId, request) =>
+  WorkspaceResource.list(alerts, tenantId, workspaceId, request)
 
 /** Changes an alert's rule or schedule (checked against its dataset again). */
-export const update = (
-  tenantId: TenantId,
-  alertId: string,
-  change: AlertUpdate
-): Effect.Effect<Alert, NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid | StoreError, AlertStore | DatasetStore> =>
-  Effect.gen(function*() {
-    const current = yield* get(tenantId, alertId)
+export const update: WorkspaceResource.Update<
+  AlertUpdate,
+  Alert,
+  SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid,
+  AlertStore | DatasetStore
+> = (tenantId, alertId, change) =>
+  WorkspaceResource.update(alerts, alertId, get(tenantId, alertId), (current) => {
     const updated: Alert = {
       ...current,
       name: change.name ?? current.name,
       filters: change.filters ?? current.filters,
       condition: change.condition ?? current.condition,
       threshold: change.threshold ?? current.threshold,
-      schedule: change.schedule ?? current.schedule,
-      updated_at: new Date(yield* Clock.currentTimeMillis)
+      schedule: change.schedule ?? current.schedule
     }
-    yield* checkAgainstDataset(tenantId, updated)
-    if (!(yield* (yield* AlertStore).update(updated))) return yield* alertNotFound(alertId)
-    return updated
+    return Effect.as(checkAgainstDataset(tenantId, updated), updated)
   })
 
 /** Deletes an alert. */
-export const remove = (tenantId: TenantId, alertId: string): Effect.Effect<void, NotFound | StoreError, AlertStore> =>
-  Effect.flatMap(AlertStore, (store) => store.remove(tenantId, alertId as AlertId)).pipe(
-    Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(alertNotFound(alertId)))
-  )
+export const remove: WorkspaceResource.Remove<AlertStore> = (tenantId, alertId) =>
+  WorkspaceResource.remove(alerts, tenantId, alertId)
 
 /** What checking needs. */
 export type CheckServices = AlertStore | DatasetStore | Datasets.Engines | EventPublisher | Transactor

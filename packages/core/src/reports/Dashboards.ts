@@ -5,28 +5,23 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
-import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
-import type { Dashboard, DashboardCreate, DashboardId, DashboardUpdate, Tile } from "./Dashboard.ts"
-import { dashboardKey, DashboardStore } from "./DashboardStore.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
+import { Data, Effect } from "effect"
+import type { Dashboard, DashboardCreate, DashboardUpdate, Tile } from "./Dashboard.ts"
+import { dashboards, type DashboardStore } from "./DashboardStore.ts"
+import { NotFound } from "../platform/Errors.ts"
 import { findVisual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as Workspaces from "../tenancy/Workspaces.ts"
+import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The tiles do not hold together; `detail` says where. */
 export class DashboardInvalid extends Data.TaggedError("DashboardInvalid")<{
   readonly detail: string
 }> {}
-
-const dashboardNotFound = (id: string) => new NotFound({ resource: "dashboard", id })
 
 /** Tile ids unique, each pointing at an existing visual of a report of the dashboard's workspace. */
 const checkTiles = (tenantId: TenantId, workspaceId: WorkspaceId, tiles: ReadonlyArray<Tile>) =>
@@ -46,68 +41,32 @@ const checkTiles = (tenantId: TenantId, workspaceId: WorkspaceId, tiles: Readonl
   })
 
 /** A dashboard of the tenant, or NotFound. */
-export const get = (tenantId: TenantId, dashboardId: string): Effect.Effect<Dashboard, NotFound | StoreError, DashboardStore> =>
-  Effect.flatMap(DashboardStore, (store) => store.find(tenantId, dashboardId as DashboardId)).pipe(orNotFound("dashboard", dashboardId))
+export const get: WorkspaceResource.Get<Dashboard, DashboardStore> = (tenantId, dashboardId) =>
+  WorkspaceResource.get(dashboards, tenantId, dashboardId)
 
 /** Creates a dashboard in a workspace of the tenant. */
-export const create = (
-  tenantId: TenantId,
-  input: DashboardCreate
-): Effect.Effect<Dashboard, NotFound | DashboardInvalid | StoreError, DashboardStore | ReportStore | WorkspaceStore> =>
-  Effect.gen(function*() {
-    yield* Workspaces.ensureExists(tenantId, input.workspace_id)
+export const create: WorkspaceResource.Create<DashboardCreate, Dashboard, NotFound | DashboardInvalid, DashboardStore | ReportStore | WorkspaceStore> = (tenantId, input) =>
+  WorkspaceResource.createIn(dashboards, tenantId, input.workspace_id, () => {
     const tiles = input.tiles ?? []
-    yield* checkTiles(tenantId, input.workspace_id, tiles)
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const dashboard: Dashboard = {
-      dashboard_id: (yield* uuidv7) as DashboardId,
-      tenant_id: tenantId,
-      workspace_id: input.workspace_id,
-      name: input.name,
-      tiles,
-      created_at: now,
-      updated_at: now
-    }
-    yield* (yield* DashboardStore).insert(dashboard)
-    return dashboard
+    return Effect.as(checkTiles(tenantId, input.workspace_id, tiles), { name: input.name, tiles })
   })
 
 /** One page of a workspace's dashboards, newest first. */
-export const list = (
-  tenantId: TenantId,
-  workspaceId: WorkspaceId,
-  request: NewestFirstRequest
-): Effect.Effect<Page<Dashboard>, NotFound | StoreError | CursorError | InvalidSort, DashboardStore | WorkspaceStore | CursorCodec> =>
-  Effect.gen(function*() {
-    yield* Workspaces.ensureExists(tenantId, workspaceId)
-    const store = yield* DashboardStore
-    return yield* paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), dashboardKey)
-  })
+export const list: WorkspaceResource.List<Dashboard, DashboardStore> = (tenantId, workspaceId, request) =>
+  WorkspaceResource.list(dashboards, tenantId, workspaceId, request)
 
 /** Renames a dashboard or replaces its tiles (checked again). */
-export const update = (
-  tenantId: TenantId,
-  dashboardId: string,
-  change: DashboardUpdate
-): Effect.Effect<Dashboard, NotFound | DashboardInvalid | StoreError, DashboardStore | ReportStore> =>
-  Effect.gen(function*() {
-    const current = yield* get(tenantId, dashboardId)
-    if (change.tiles !== undefined) yield* checkTiles(tenantId, current.workspace_id, change.tiles)
-    const updated: Dashboard = {
+export const update: WorkspaceResource.Update<DashboardUpdate, Dashboard, DashboardInvalid, DashboardStore | ReportStore> = (tenantId, dashboardId, change) =>
+  WorkspaceResource.update(dashboards, dashboardId, get(tenantId, dashboardId), (current) =>
+    Effect.as(change.tiles === undefined ? Effect.void : checkTiles(tenantId, current.workspace_id, change.tiles), {
       ...current,
       name: change.name ?? current.name,
-      tiles: change.tiles ?? current.tiles,
-      updated_at: new Date(yield* Clock.currentTimeMillis)
-    }
-    if (!(yield* (yield* DashboardStore).update(updated))) return yield* dashboardNotFound(dashboardId)
-    return updated
-  })
+      tiles: change.tiles ?? current.tiles
+    }))
 
 /** Deletes a dashboard. */
-export const remove = (tenantId: TenantId, dashboardId: string): Effect.Effect<void, NotFound | StoreError, DashboardStore> =>
-  Effect.flatMap(DashboardStore, (store) => store.remove(tenantId, dashboardId as DashboardId)).pipe(
-    Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(dashboardNotFound(dashboardId)))
-  )
+export const remove: WorkspaceResource.Remove<DashboardStore> = (tenantId, dashboardId) =>
+  WorkspaceResource.remove(dashboards, tenantId, dashboardId)
 
 /** A tile's data: its report visual's query, for the viewer, with the report's timeout. */
 export const queryTile = (tenantId: TenantId, dashboardId: string, tileId: string, security: SecurityContext) =>

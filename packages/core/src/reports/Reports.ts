@@ -5,14 +5,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Duration, Effect } from "effect"
-import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import { Data, Duration, Effect } from "effect"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import * as DateRange from "../datasets/DateRange.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
-import { uuidv7 } from "../platform/Ids.ts"
-import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
+import { NotFound } from "../platform/Errors.ts"
 import {
   datasetIdsOf,
   defaultSettings,
@@ -23,24 +20,21 @@ import {
   type ReportFilter,
   type ReportFilterValue,
   type ReportFilterValues,
-  type ReportId,
   type ReportUpdate,
   type Visual
 } from "./Report.ts"
-import { reportKey, ReportStore } from "./ReportStore.ts"
+import { reports, type ReportStore } from "./ReportStore.ts"
 import * as SemanticModel from "../datasets/SemanticModel.ts"
 import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as Workspaces from "../tenancy/Workspaces.ts"
+import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The report's pages do not hold together; `detail` says where. */
 export class ReportInvalid extends Data.TaggedError("ReportInvalid")<{
   readonly detail: string
 }> {}
-
-const reportNotFound = (id: string) => new NotFound({ resource: "report", id })
 
 /** The columns an encoding may name for each visual type, and which it must. */
 const encodingFields: Record<Visual["type"], { readonly required: ReadonlyArray<"x" | "y" | "category" | "value">; readonly allowed: ReadonlyArray<string> }> = {
@@ -197,78 +191,45 @@ export const describeFilters = (report: Report, given: ViewFilters | undefined):
 }
 
 /** A report of the tenant, or NotFound. */
-export const get = (tenantId: TenantId, reportId: string): Effect.Effect<Report, NotFound | StoreError, ReportStore> =>
-  Effect.flatMap(ReportStore, (store) => store.find(tenantId, reportId as ReportId)).pipe(orNotFound("report", reportId))
+export const get: WorkspaceResource.Get<Report, ReportStore> = (tenantId, reportId) =>
+  WorkspaceResource.get(reports, tenantId, reportId)
 
 /** Creates a report in a workspace of the tenant. */
-export const create = (
-  tenantId: TenantId,
-  input: ReportCreate
-): Effect.Effect<Report, NotFound | ReportInvalid | StoreError, ReportStore | DatasetStore | WorkspaceStore> =>
-  Effect.gen(function*() {
-    yield* Workspaces.ensureExists(tenantId, input.workspace_id)
-    const pages = input.pages ?? []
-    const filters = input.filters ?? []
-    yield* checkPages(tenantId, input.workspace_id, pages)
-    yield* checkFilters(tenantId, pages, filters)
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const report: Report = {
-      report_id: (yield* uuidv7) as ReportId,
-      tenant_id: tenantId,
-      workspace_id: input.workspace_id,
-      name: input.name,
-      description: input.description ?? null,
-      pages,
-      filters,
-      settings: input.settings ?? defaultSettings,
-      created_at: now,
-      updated_at: now
-    }
-    yield* (yield* ReportStore).insert(report)
-    return report
-  })
+export const create: WorkspaceResource.Create<ReportCreate, Report, NotFound | ReportInvalid, ReportStore | DatasetStore | WorkspaceStore> = (tenantId, input) =>
+  WorkspaceResource.createIn(reports, tenantId, input.workspace_id, () =>
+    Effect.gen(function*() {
+      const pages = input.pages ?? []
+      const filters = input.filters ?? []
+      yield* checkPages(tenantId, input.workspace_id, pages)
+      yield* checkFilters(tenantId, pages, filters)
+      return { name: input.name, description: input.description ?? null, pages, filters, settings: input.settings ?? defaultSettings }
+    }))
 
 /** One page of a workspace's reports, newest first; NotFound for a workspace not of the tenant. */
-export const list = (
-  tenantId: TenantId,
-  workspaceId: WorkspaceId,
-  request: NewestFirstRequest
-): Effect.Effect<Page<Report>, NotFound | StoreError | CursorError | InvalidSort, ReportStore | WorkspaceStore | CursorCodec> =>
-  Effect.andThen(
-    Workspaces.ensureExists(tenantId, workspaceId),
-    Effect.flatMap(ReportStore, (store) => paginateNewestFirst(request, (query) => store.list(tenantId, workspaceId, query), reportKey))
-  )
+export const list: WorkspaceResource.List<Report, ReportStore> = (tenantId, workspaceId, request) =>
+  WorkspaceResource.list(reports, tenantId, workspaceId, request)
 
 /** Changes a report: name, description, settings, or its pages (replaced whole, checked again). */
-export const update = (
-  tenantId: TenantId,
-  reportId: string,
-  change: ReportUpdate
-): Effect.Effect<Report, NotFound | ReportInvalid | StoreError, ReportStore | DatasetStore> =>
-  Effect.gen(function*() {
-    const current = yield* get(tenantId, reportId)
-    if (change.pages !== undefined) yield* checkPages(tenantId, current.workspace_id, change.pages)
-    if (change.pages !== undefined || change.filters !== undefined) {
-      yield* checkFilters(tenantId, change.pages ?? current.pages, change.filters ?? current.filters)
-    }
-    const updated: Report = {
-      ...current,
-      name: change.name ?? current.name,
-      description: change.description === undefined ? current.description : change.description,
-      pages: change.pages ?? current.pages,
-      filters: change.filters ?? current.filters,
-      settings: change.settings ?? current.settings,
-      updated_at: new Date(yield* Clock.currentTimeMillis)
-    }
-    if (!(yield* (yield* ReportStore).update(updated))) return yield* reportNotFound(reportId)
-    return updated
-  })
+export const update: WorkspaceResource.Update<ReportUpdate, Report, ReportInvalid, ReportStore | DatasetStore> = (tenantId, reportId, change) =>
+  WorkspaceResource.update(reports, reportId, get(tenantId, reportId), (current) =>
+    Effect.gen(function*() {
+      if (change.pages !== undefined) yield* checkPages(tenantId, current.workspace_id, change.pages)
+      if (change.pages !== undefined || change.filters !== undefined) {
+        yield* checkFilters(tenantId, change.pages ?? current.pages, change.filters ?? current.filters)
+      }
+      return {
+        ...current,
+        name: change.name ?? current.name,
+        description: change.description === undefined ? current.description : change.description,
+        pages: change.pages ?? current.pages,
+        filters: change.filters ?? current.filters,
+        settings: change.settings ?? current.settings
+      }
+    }))
 
 /** Deletes a report. */
-export const remove = (tenantId: TenantId, reportId: string): Effect.Effect<void, NotFound | StoreError, ReportStore> =>
-  Effect.flatMap(ReportStore, (store) => store.remove(tenantId, reportId as ReportId)).pipe(
-    Effect.flatMap((removed) => removed ? Effect.void : Effect.fail(reportNotFound(reportId)))
-  )
+export const remove: WorkspaceResource.Remove<ReportStore> = (tenantId, reportId) =>
+  WorkspaceResource.remove(reports, tenantId, reportId)
 
 /**
  * A visual of a report, and its query with `filters` added (a viewer's or
