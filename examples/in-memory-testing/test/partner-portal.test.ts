@@ -10,7 +10,7 @@
  * example covers the real HTTPS path).
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
-import { problemCode, start } from "@analytics/adapter-http/testing"
+import { problemCode, start } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Mailer, WebhookDispatcher, WebhookTransport } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"

@@ -5,7 +5,7 @@
  * certificate comes from the test run's throwaway CA (made with openssl by
  * the vitest global setup and trusted through NODE_EXTRA_CA_CERTS).
  */
-import { start as startService } from "@analytics/adapter-http/testing"
+import { start as startService } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
 import { Mailer, WebhookDispatcher, WebhookSignature } from "@analytics/core"

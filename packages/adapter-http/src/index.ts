@@ -8,6 +8,8 @@
 
 /** The whole service as a Node or fetch-style handler, and its layers. */
 export * as App from "./App.ts"
+/** Domain errors as the API's problems, for routes of one's own beside the API. */
+export * as DomainProblems from "./edge/DomainProblems.ts"
 /** The export result files: signed links and their downloads. */
 export * as ExportRoutes from "./routes/ExportRoutes.ts"
 /** The last line of defence: problem+json for what no endpoint declares, and the Node parser's refusals. */

@@ -14,7 +14,7 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Policy } from "@analytics/core"
-import { operatorToken } from "@analytics/adapter-http/testing"
+import { operatorToken } from "@analytics/testing/http"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import {

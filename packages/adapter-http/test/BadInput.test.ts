@@ -19,7 +19,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import fc from "fast-check"
 import * as Net from "node:net"
-import { operatorToken } from "@analytics/adapter-http/testing"
+import { operatorToken } from "@analytics/testing/http"
 import {
   addresses,
   arrange,

@@ -15,8 +15,8 @@ import { SqlStores } from "@analytics/adapter-postgres"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope } from "effect"
-import type * as App from "@analytics/adapter-http/App"
-import { problemCode } from "@analytics/adapter-http/testing"
+import type * as App from "../src/App.ts"
+import { problemCode } from "@analytics/testing/http"
 import * as ExportFixture from "./ExportFixture.ts"
 
 /** The sales overview on `stores`, with three members: Ada (comment on the report), Bob (comment on the workspace), Carol (view only). */

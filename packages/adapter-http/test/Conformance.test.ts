@@ -18,8 +18,8 @@ import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/tes
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { TestClock } from "effect/testing"
-import type * as App from "@analytics/adapter-http/App"
-import { type JsonResponse, operatorToken, problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
+import type * as App from "../src/App.ts"
+import { type JsonResponse, operatorToken, problemCode, start, type TestServer } from "@analytics/testing/http"
 
 /** How a suite gets its stores: a fresh set per test. */
 type Stores = () => Effect.Effect<Layer.Layer<App.Stores, unknown>, never, Scope.Scope>

@@ -11,7 +11,8 @@ import { AnalyticsEngine, EngineScheduler, SqlDialect } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { problemCode, start } from "@analytics/adapter-http/testing"
+import { eventually } from "@analytics/testing"
+import { problemCode, start } from "@analytics/testing/http"
 
 /** An engine whose queries each wait for the test to open their gate; `started` in the order the engine got them. */
 const gatedEngine = () => {
@@ -33,15 +34,11 @@ const gatedEngine = () => {
 }
 
 /** Waits, in real time, until `check` holds (requests travel over a socket). */
-const eventually = (check: () => Effect.Effect<boolean> | boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 500; i++) {
-      const result = check()
-      if (typeof result === "boolean" ? result : yield* result) return
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-    }
-    throw new Error("timed out waiting")
-  })
+const waitUntil = (check: () => Effect.Effect<boolean> | boolean) =>
+  eventually(Effect.suspend(() => {
+    const result = check()
+    return typeof result === "boolean" ? Effect.succeed(result) : result
+  }), undefined, { timeoutMillis: 5_000, intervalMillis: 5 })
 
 const model = {
   dimensions: [{ name: "region", type: "string" }],
@@ -77,23 +74,23 @@ describe("engine fair share over HTTP", () => {
 
       // B floods: its first query holds the engine, two more wait.
       const b1 = yield* b.query
-      yield* eventually(() => started.length === 1)
+      yield* waitUntil(() => started.length === 1)
       const b2 = yield* b.query
       const b3 = yield* b.query
-      yield* eventually(() => Effect.map(waiting(), (n) => n === 2))
+      yield* waitUntil(() => Effect.map(waiting(), (n) => n === 2))
       // A asks after B's queued queries, and is served first.
       const a1 = yield* a.query
-      yield* eventually(() => Effect.map(waiting(), (n) => n === 3))
+      yield* waitUntil(() => Effect.map(waiting(), (n) => n === 3))
       yield* Deferred.succeed(started[0]!.gate, undefined)
       assert.strictEqual((yield* Fiber.join(b1)).status, 200)
-      yield* eventually(() => started.length === 2)
+      yield* waitUntil(() => started.length === 2)
       assert.include(started[1]!.sql, a.table, "A's query had the engine next")
       yield* Deferred.succeed(started[1]!.gate, undefined)
       const answered = yield* Fiber.join(a1)
       assert.strictEqual(answered.status, 200, answered.text)
       assert.deepStrictEqual(answered.body.data, [{ orders: 1 }])
       // Then B's, in B's order: B2 runs, B3 waits its turn; the 60 s timeout passes for both.
-      yield* eventually(() => started.length === 3)
+      yield* waitUntil(() => started.length === 3)
       assert.include(started[2]!.sql, b.table)
       yield* TestClock.adjust("60 seconds")
       const timedOut = yield* Fiber.join(b2)

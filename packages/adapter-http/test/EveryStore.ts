@@ -8,7 +8,7 @@ import { SqlStores } from "@analytics/adapter-postgres"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import type * as App from "@analytics/adapter-http/App"
+import type * as App from "../src/App.ts"
 
 /** A store's name and how to make it for one test. */
 export type StoreUnderTest = readonly [name: string, stores: () => Layer.Layer<App.Stores, unknown>]

@@ -9,7 +9,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode } from "@analytics/adapter-http/testing"
+import { problemCode } from "@analytics/testing/http"
 import * as ExportFixture from "./ExportFixture.ts"
 
 const regions = ["EU", "US", "APAC", "LATAM"]

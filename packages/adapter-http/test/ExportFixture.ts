@@ -12,9 +12,9 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EngineScheduler, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert } from "@effect/vitest"
 import { Context, Effect, Layer, type Scope } from "effect"
-import type * as App from "@analytics/adapter-http/App"
-import * as ExportRoutes from "@analytics/adapter-http/routes/ExportRoutes"
-import { start, type TestServer } from "@analytics/adapter-http/testing"
+import type * as App from "../src/App.ts"
+import * as ExportRoutes from "../src/routes/ExportRoutes.ts"
+import { start, type TestServer } from "@analytics/testing/http"
 
 /** The orders' regions: order n (1 to 90) is in `regions[(n - 1) % 3]`. */
 export const regions = ["EU", "US", "APAC"]

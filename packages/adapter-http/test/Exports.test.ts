@@ -13,7 +13,7 @@ import { Effect, Fiber } from "effect"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import JSZip from "jszip"
-import { problemCode } from "@analytics/adapter-http/testing"
+import { problemCode } from "@analytics/testing/http"
 import * as ExportFixture from "./ExportFixture.ts"
 
 /** The sales overview, with the real document renderers. */

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Option, Schema, SchemaAST } from "effect"
 import { Groups, ListEnvelope as Lists } from "@analytics/api"
-import * as JsonEncoder from "@analytics/adapter-http/edge/JsonEncoder"
+import * as JsonEncoder from "../src/edge/JsonEncoder.ts"
 
 const { Health, PublicConfig } = Groups.System
 const { ProvisionedTenant } = Groups.Tenants

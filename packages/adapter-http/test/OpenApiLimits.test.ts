@@ -11,7 +11,7 @@
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { operatorToken } from "@analytics/adapter-http/testing"
+import { operatorToken } from "@analytics/testing/http"
 import {
   addresses,
   arrange,

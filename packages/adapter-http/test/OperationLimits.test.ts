@@ -1,4 +1,4 @@
-import { operationLimitsSuite } from "@analytics/adapter-http/testing"
+import { operationLimitsSuite } from "@analytics/testing/http"
 import { RateLimitStore } from "@analytics/core"
 
 operationLimitsSuite("memory", RateLimitStore.RateLimitStore.layerMemory)

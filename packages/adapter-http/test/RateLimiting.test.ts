@@ -1,6 +1,6 @@
 import { Api } from "@analytics/api"
-import { classifier } from "@analytics/adapter-http/edge/RateLimiting"
-import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/adapter-http/testing"
+import { classifier } from "../src/edge/RateLimiting.ts"
+import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Authenticator, Errors, RateLimitStore } from "@analytics/core"

@@ -1,4 +1,4 @@
-import { start } from "@analytics/adapter-http/testing"
+import { start } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -6,7 +6,7 @@
  */
 import { Authenticator, Principal, type Tenant } from "@analytics/core"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { operatorToken } from "@analytics/adapter-http/testing"
+import { operatorToken } from "@analytics/testing/http"
 
 /** The authenticator, reading the tenant at each request (the test provisions it after the server starts). */
 export const sessions = (tenantOf: () => string) =>

@@ -12,7 +12,7 @@ import { Poppler } from "@analytics/testing/documents"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PNG } from "pngjs"
-import { problemCode } from "@analytics/adapter-http/testing"
+import { problemCode } from "@analytics/testing/http"
 import * as ExportFixture from "./ExportFixture.ts"
 
 const json = { accept: "application/json" }

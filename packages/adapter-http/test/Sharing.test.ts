@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SignJWT, UnsecuredJWT } from "jose"
-import { problemCode } from "@analytics/adapter-http/testing"
+import { problemCode } from "@analytics/testing/http"
 import { grantsPath, passwordLink, setup } from "./SharingFixture.ts"
 
 describe("sharing grants", () => {

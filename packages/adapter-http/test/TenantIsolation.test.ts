@@ -14,8 +14,8 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { SqlStores } from "@analytics/adapter-postgres"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
-import type * as App from "@analytics/adapter-http/App"
-import type { JsonResponse } from "@analytics/adapter-http/testing"
+import type * as App from "../src/App.ts"
+import type { JsonResponse } from "@analytics/testing/http"
 import {
   addresses,
   arrange,

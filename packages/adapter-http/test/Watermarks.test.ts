@@ -10,7 +10,7 @@ import { Documents } from "@analytics/adapter-documents"
 import { Poppler } from "@analytics/testing/documents"
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode } from "@analytics/adapter-http/testing"
+import { problemCode } from "@analytics/testing/http"
 import { onEveryStore } from "./EveryStore.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 

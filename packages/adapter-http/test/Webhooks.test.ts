@@ -9,7 +9,7 @@ import { Events, Mailer, WebhookDispatcher } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import Stripe from "stripe"
-import { problemCode, start, type TestServer } from "@analytics/adapter-http/testing"
+import { problemCode, start, type TestServer } from "@analytics/testing/http"
 
 /**
  * A server, a running worker and a receiver, for the test's scope. The

@@ -6,8 +6,8 @@
  */
 import { ChatServer } from "@analytics/testing/openai"
 import { Answerer } from "@analytics/core"
-import * as AnswererChoice from "@analytics/host/AnswererChoice"
-import * as HostConfig from "@analytics/host/HostConfig"
+import * as AnswererChoice from "../src/AnswererChoice.ts"
+import * as HostConfig from "../src/HostConfig.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 

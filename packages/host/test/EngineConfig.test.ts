@@ -4,7 +4,7 @@
  * in the host, not in core), are read when set, and refused by name when
  * invalid.
  */
-import * as HostConfig from "@analytics/host/HostConfig"
+import * as HostConfig from "../src/HostConfig.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option } from "effect"
 import { availableParallelism } from "node:os"

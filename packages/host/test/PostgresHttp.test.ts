@@ -1,6 +1,6 @@
 import { SqlStores } from "@analytics/adapter-postgres"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
-import { start } from "@analytics/adapter-http/testing"
+import { start } from "@analytics/testing/http"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 

@@ -15,8 +15,8 @@ import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { TestClock } from "effect/testing"
-import * as App from "../App.ts"
-import { toProblem } from "../edge/DomainProblems.ts"
+import { App, DomainProblems } from "@analytics/adapter-http"
+import { eventually } from "../Eventually.ts"
 import { client, type JsonResponse, listen, problemCode, type RequestOptions } from "./TestServer.ts"
 
 const Subject = { user: Schema.String, workspace: Schema.String }
@@ -53,14 +53,14 @@ const handlers = HttpApiBuilder.group(TestApi, "ops", (handlers) =>
       // A streamed answer: counted once, before the first byte.
       .handle("ask", ({ payload }) =>
         Effect.as(
-          Effect.mapError(limiter.enforce(OperationLimits.aiQuestions({ userId: payload.user, workspaceId: payload.workspace })), toProblem),
+          Effect.mapError(limiter.enforce(OperationLimits.aiQuestions({ userId: payload.user, workspaceId: payload.workspace })), DomainProblems.toProblem),
           HttpServerResponse.stream(Stream.map(Stream.fromIterable(["The ", "answer ", "streams."]), (s) => encoder.encode(s)))
         ))
       .handle("export", ({ payload }) =>
         Effect.as(
           Effect.mapError(
             limiter.enforce(payload.via === "ui" ? OperationLimits.userExports(payload.user) : OperationLimits.apiExports(payload.workspace)),
-            toProblem
+            DomainProblems.toProblem
           ),
           HttpServerResponse.empty({ status: 202 })
         ))
@@ -70,7 +70,7 @@ const handlers = HttpApiBuilder.group(TestApi, "ops", (handlers) =>
           const ip = Option.getOrElse(request.remoteAddress, () => "unknown")
           const right = yield* Effect.mapError(
             limiter.attempt(OperationLimits.passwordAttempts(`${payload.scope}/${ip}`), Effect.succeed(payload.password === "sesame")),
-            toProblem
+            DomainProblems.toProblem
           )
           if (!right) return yield* new Problems.Forbidden({ detail: "Wrong password" })
           return HttpServerResponse.text(ip)
@@ -86,7 +86,7 @@ const handlers = HttpApiBuilder.group(TestApi, "ops", (handlers) =>
           done: Effect.void
         }[payload.run]
         return limiter.withSlot(OperationLimits.queryConcurrency(payload.workspace, payload.capacity), 60_000)(work).pipe(
-          Effect.catchTag("RateLimited", (refused) => Effect.fail(toProblem(refused))),
+          Effect.catchTag("RateLimited", (refused) => Effect.fail(DomainProblems.toProblem(refused))),
           Effect.as(HttpServerResponse.text("done"))
         )
       })
@@ -125,15 +125,8 @@ const assertRefused = (answer: JsonResponse, code: string, retryAfter: number) =
 const times = <A>(n: number, effect: Effect.Effect<A>) => Effect.forEach(Array.from({ length: n }), () => effect)
 
 /** Waits (real time) until `effect` answers `status`, for what a server learns asynchronously (a client gone). */
-const eventually = (effect: Effect.Effect<JsonResponse>, status: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 100; i++) {
-      const answer = yield* effect
-      if (answer.status === status) return answer
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-    }
-    return assert.fail(`never answered ${status}`)
-  })
+const answers = (effect: Effect.Effect<JsonResponse>, status: number) =>
+  eventually(effect, (answer) => answer.status === status, { what: `an answer ${status}`, timeoutMillis: 2_000, intervalMillis: 20 })
 
 /**
  * Registers the suite on a rate-limit store. Each test uses keys of its own
@@ -257,7 +250,7 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       // Eight queries that never end, each held by a client that can hang up.
       const hangUps = Array.from({ length: 8 }, () => new AbortController())
       for (const hangUp of hangUps) yield* Effect.forkChild(Effect.ignore(Effect.exit(holding("forever", hangUp.signal))))
-      yield* eventually(query("done"), 429)
+      yield* answers(query("done"), 429)
       assertRefused(yield* query("done"), "rate-limit/query-concurrency", 1)
       assert.strictEqual(
         (yield* post(base, "/query", { workspace: `${id}:w2`, capacity: 8, run: "done" })).status,
@@ -266,13 +259,13 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       )
       // A client hangs up: its query is interrupted and its slot is free.
       hangUps[0].abort()
-      assert.strictEqual((yield* eventually(query("done"), 200)).text, "done")
+      assert.strictEqual((yield* answers(query("done"), 200)).text, "done")
       // Success gave it back (the previous line), and so does failure:
       assert.strictEqual(problemCode(yield* query("fail")), "auth/forbidden")
       assert.strictEqual((yield* query("done")).status, 200)
       // and a timeout.
       const timingOut = yield* Effect.forkChild(holding("timeout"))
-      yield* eventually(query("done"), 429)
+      yield* answers(query("done"), 429)
       yield* TestClock.adjust("5 seconds")
       assert.strictEqual(problemCode(yield* Fiber.join(timingOut)), "service/unavailable")
       assert.strictEqual((yield* query("done")).status, 200)

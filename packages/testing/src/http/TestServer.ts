@@ -3,8 +3,7 @@
  * with the stores given, built inside the test's Effect context so that
  * request fibers see the test's Clock (TestClock in `it.effect`).
  */
-import * as App from "../App.ts"
-import * as LastLineProblems from "../edge/LastLineProblems.ts"
+import { App, LastLineProblems } from "@analytics/adapter-http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
