@@ -19,7 +19,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type * as App from "../src/App.ts"
-import { type JsonResponse, operatorToken, problemCode, start, type TestServer } from "@analytics/testing/http"
+import { type JsonResponse, operatorToken, problemCode, rateLimitHeaders, start, type TestServer } from "@analytics/testing/http"
 
 /** How a suite gets its stores: a fresh set per test. */
 type Stores = () => Effect.Effect<Layer.Layer<App.Stores, unknown>, never, Scope.Scope>
@@ -34,19 +34,9 @@ const stores: ReadonlyArray<readonly [name: string, stores: Stores, skip: string
   ]
 ]
 
-const limitHeaders = [
-  "x-ratelimit-limit-burst",
-  "x-ratelimit-remaining-burst",
-  "x-ratelimit-reset-burst",
-  "x-ratelimit-limit-sustained",
-  "x-ratelimit-remaining-sustained",
-  "x-ratelimit-reset-sustained",
-  "ratelimit-policy",
-  "ratelimit"
-]
 
 /** The limit headers a response lacks. */
-const missingLimitHeaders = (response: JsonResponse) => limitHeaders.filter((name) => !response.headers.has(name))
+const missingLimitHeaders = (response: JsonResponse) => rateLimitHeaders.filter((name) => !response.headers.has(name))
 
 /** A request that must answer `status`; its body. */
 const expect = (server: TestServer, status: number) => (method: string, path: string, token: string, body?: unknown) =>

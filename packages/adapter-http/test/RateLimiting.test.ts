@@ -1,6 +1,6 @@
 import { Api } from "@analytics/api"
 import { classifier } from "../src/edge/RateLimiting.ts"
-import { operatorToken, problemCode, start, type JsonResponse, type TestServer } from "@analytics/testing/http"
+import { type JsonResponse, operatorToken, problemCode, rateLimitHeaders, start, type TestServer } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Authenticator, Errors, RateLimitStore } from "@analytics/core"
@@ -8,20 +8,10 @@ import { Effect, Fiber, Layer, Option, Redacted, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { TestClock } from "effect/testing"
 
-const names = [
-  "x-ratelimit-limit-burst",
-  "x-ratelimit-remaining-burst",
-  "x-ratelimit-reset-burst",
-  "x-ratelimit-limit-sustained",
-  "x-ratelimit-remaining-sustained",
-  "x-ratelimit-reset-sustained",
-  "ratelimit-policy",
-  "ratelimit"
-]
 
 /** The limit headers of a response (throws when one is missing). */
 const limitHeaders = (response: JsonResponse) => {
-  const missing = names.filter((name) => !response.headers.has(name))
+  const missing = rateLimitHeaders.filter((name) => !response.headers.has(name))
   if (missing.length > 0) throw new Error(`${response.status} without ${missing.join(", ")}: ${response.text}`)
   const get = (name: string) => response.headers.get(name)!
   return {

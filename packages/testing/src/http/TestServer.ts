@@ -13,6 +13,18 @@ import type { AddressInfo } from "node:net"
 /** The operator token every test server accepts. */
 export const operatorToken = "test-operator-token"
 
+/** The rate-limit headers every rate-limited answer carries (decision 0009), lower case. */
+export const rateLimitHeaders: ReadonlyArray<string> = [
+  "x-ratelimit-limit-burst",
+  "x-ratelimit-remaining-burst",
+  "x-ratelimit-reset-burst",
+  "x-ratelimit-limit-sustained",
+  "x-ratelimit-remaining-sustained",
+  "x-ratelimit-reset-sustained",
+  "ratelimit-policy",
+  "ratelimit"
+]
+
 /** A JSON response, parsed. */
 export interface JsonResponse {
   readonly status: number
