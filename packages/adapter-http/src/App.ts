@@ -57,16 +57,16 @@ import {
   webhooksLayer,
   workspacesLayer
 } from "./handlers/index.ts"
-import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
+import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 import * as LastLineProblems from "./edge/LastLineProblems.ts"
+import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
 import * as RateLimiting from "./edge/RateLimiting.ts"
 import * as RequestObservability from "./edge/RequestObservability.ts"
-import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
 import * as DatasetUploads from "./routes/DatasetUploads.ts"
+import * as ExportRoutes from "./routes/ExportRoutes.ts"
+import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
 import * as ScimRoutes from "./routes/ScimRoutes.ts"
 import * as SharedRoutes from "./routes/SharedRoutes.ts"
-import * as ExportRoutes from "./routes/ExportRoutes.ts"
-import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
 
 /** The version of the service and of its API description. */
 export const version = "0.1.0"

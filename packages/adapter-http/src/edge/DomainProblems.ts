@@ -64,7 +64,8 @@ const refusals = {
 /** The 429 problem of a refusal code. */
 type RefusalOf<Code extends keyof typeof refusals> = InstanceType<(typeof refusals)[Code]>
 
-type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Problems.Unauthenticated
+/** The problem a domain error is. */
+export type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated ? Problems.Unauthenticated
   : E extends Errors.Forbidden ? Problems.Forbidden
   : E extends Errors.NotFound ? Problems.NotFound
   : E extends Errors.StoreError ? Problems.ServiceUnavailable

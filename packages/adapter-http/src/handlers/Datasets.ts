@@ -8,7 +8,8 @@ import { Alerts, type Dataset, Datasets } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
-import { caller, listRequest, respond } from "./Handling.ts"
+import { caller, respond } from "./Handling.ts"
+import * as WorkspaceResource from "./WorkspaceResource.ts"
 
 /** A dataset as the API shows it. */
 export const datasetJson = (d: Dataset.Dataset) => ({
@@ -31,33 +32,13 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
   Effect.gen(function*() {
     const { queryResult, run } = yield* analyticsTools
     return handlers
-      .handle("list", ({ endpoint, query }) =>
-        Effect.gen(function*() {
-          const member = yield* caller("datasets.list")
-          const request = yield* listRequest(query)
-          const page = yield* run(Datasets.list(member.tenantId, query.workspace_id, request))
-          return respond(endpoint, { data: page.data.map(datasetJson), page: page.page })
-        }))
-      .handle("create", ({ endpoint, payload }) =>
-        Effect.gen(function*() {
-          const admin = yield* caller("datasets.create")
-          return respond(endpoint, datasetJson(yield* run(Datasets.create(admin.tenantId, payload))))
-        }))
-      .handle("get", ({ endpoint, params }) =>
-        Effect.gen(function*() {
-          const member = yield* caller("datasets.get")
-          return respond(endpoint, datasetJson(yield* run(Datasets.get(member.tenantId, params.id))))
-        }))
-      .handle("update", ({ endpoint, params, payload }) =>
-        Effect.gen(function*() {
-          const admin = yield* caller("datasets.update")
-          return respond(endpoint, datasetJson(yield* run(Datasets.update(admin.tenantId, params.id, payload))))
-        }))
-      .handle("delete", ({ params }) =>
-        Effect.gen(function*() {
-          const admin = yield* caller("datasets.delete")
-          yield* run(Datasets.remove(admin.tenantId, params.id))
-        }))
+      .handleAll(WorkspaceResource.handlers(handlers, {
+        name: "datasets",
+        useCases: Datasets,
+        owner: WorkspaceResource.tenantOf,
+        run,
+        toJson: datasetJson
+      }))
       .handle("refresh", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const admin = yield* caller("datasets.refresh")

@@ -9,7 +9,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { exportServices } from "./Exports.ts"
-import { caller, captured, listRequest, respond } from "./Handling.ts"
+import { caller, captured, respond } from "./Handling.ts"
+import * as WorkspaceResource from "./WorkspaceResource.ts"
 
 /** A schedule as the API shows it: its export's fields beside its timing. */
 const scheduleJson = ({ request, tenant_id: _, ...schedule }: ExportSchedule.ExportSchedule) => ({ ...schedule, ...request })
@@ -18,34 +19,21 @@ const scheduleJson = ({ request, tenant_id: _, ...schedule }: ExportSchedule.Exp
 export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(...exportServices, ExportScheduleStore.ExportScheduleStore, Transactor.Transactor, Cursor.CursorCodec)
-    const run = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(provide(effect), toProblem)
+    type Services =
+      | (typeof exportServices)[number]["Identifier"]
+      | ExportScheduleStore.ExportScheduleStore
+      | Transactor.Transactor
+      | Cursor.CursorCodec
+    /** Runs a use case, its errors as problems. */
+    const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, Services>) => Effect.mapError(provide(effect), toProblem)
     return handlers
-      .handle("list", ({ endpoint, query }) =>
-        Effect.gen(function*() {
-          const admin = yield* caller("exportSchedules.list")
-          const page = yield* run(ExportSchedules.list(admin, query.workspace_id, yield* listRequest(query)))
-          return respond(endpoint, { data: page.data.map(scheduleJson), page: page.page })
-        }))
-      .handle("create", ({ endpoint, payload }) =>
-        Effect.gen(function*() {
-          const member = yield* caller("exportSchedules.create")
-          return respond(endpoint, scheduleJson(yield* run(ExportSchedules.create(member, payload))))
-        }))
-      .handle("get", ({ endpoint, params }) =>
-        Effect.gen(function*() {
-          const member = yield* caller("exportSchedules.get")
-          return respond(endpoint, scheduleJson(yield* run(ExportSchedules.get(member, params.id))))
-        }))
-      .handle("update", ({ endpoint, params, payload }) =>
-        Effect.gen(function*() {
-          const member = yield* caller("exportSchedules.update")
-          return respond(endpoint, scheduleJson(yield* run(ExportSchedules.update(member, params.id, payload))))
-        }))
-      .handle("delete", ({ params }) =>
-        Effect.gen(function*() {
-          const member = yield* caller("exportSchedules.delete")
-          yield* run(ExportSchedules.remove(member, params.id))
-        }))
+      .handleAll(WorkspaceResource.handlers(handlers, {
+        name: "exportSchedules",
+        useCases: ExportSchedules,
+        owner: WorkspaceResource.memberItself,
+        run,
+        toJson: scheduleJson
+      }))
       .handle("sendNow", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const member = yield* caller("exportSchedules.sendNow")

@@ -17,11 +17,11 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { datasetJson } from "../handlers/Datasets.ts"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { problemResponse } from "../edge/LastLineProblems.ts"
 import { ResolvedCaller } from "../edge/ResolvedCaller.ts"
 import { pathOf } from "../edge/Url.ts"
+import { datasetJson } from "../handlers/Datasets.ts"
 
 /** Where uploads go. */
 export const path = "/v1/datasets/:id/data"

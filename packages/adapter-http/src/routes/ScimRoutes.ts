@@ -10,8 +10,8 @@
 import { type Errors, type Group, Policy, Scim, ScimProvisioning, type Tenant, type User } from "@analytics/core"
 import { Effect, Layer, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { ResolvedCaller } from "../edge/ResolvedCaller.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
+import { ResolvedCaller } from "../edge/ResolvedCaller.ts"
 
 /** Where SCIM is served. */
 export const prefix = "/scim/v2"

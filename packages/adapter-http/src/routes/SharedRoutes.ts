@@ -43,8 +43,8 @@ import {
 } from "@analytics/core"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
-import * as ExportRoutes from "./ExportRoutes.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
+import * as ExportRoutes from "./ExportRoutes.ts"
 import * as SharePage from "./SharePage.ts"
 
 /** Where public links and embeds are served, under the public base URL. */

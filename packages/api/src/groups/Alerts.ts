@@ -5,13 +5,12 @@
  */
 import { Alert, Dataset, Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
 import { queryProblems } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** An alert as the API shows it. */
 export const AlertJson = Schema.Struct({
@@ -31,50 +30,24 @@ export const AlertJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
-const alertParams = { id: Schema.String }
 
 /** Alerts on datasets' measures. */
-export const AlertsGroup = HttpApiGroup.make("alerts")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/alerts", {
-      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
-      success: ListEnvelope.make(AlertJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/alerts", {
-      headers: idempotencyHeader,
-      payload: Alert.AlertCreate,
-      success: AlertJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.QueryInvalid, Problems.ModelInvalid]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Creates an alert on a measure of a dataset: alert.fire when `measure condition threshold` starts to hold, alert.resolve when it stops. Checked after each refresh of the dataset and/or on `schedule.cron` (UTC). Tenant admins only."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/alerts/:id", { params: alertParams, success: AlertJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/alerts/:id", {
-      params: alertParams,
-      payload: Alert.AlertUpdate,
-      success: AlertJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.QueryInvalid, Problems.ModelInvalid]
-    }).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.delete("delete", "/v1/alerts/:id", {
-      params: alertParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write")
-  )
+export const AlertsGroup = WorkspaceResource.group("alerts", {
+  path: "/v1/alerts",
+  json: AlertJson,
+  create: {
+    payload: Alert.AlertCreate,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.QueryInvalid, Problems.ModelInvalid],
+    description: "Creates an alert on a measure of a dataset: alert.fire when `measure condition threshold` starts to hold, alert.resolve when it stops. Checked after each refresh of the dataset and/or on `schedule.cron` (UTC). Tenant admins only."
+  },
+  update: {
+    payload: Alert.AlertUpdate,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.QueryInvalid, Problems.ModelInvalid]
+  }
+})
   .add(
     HttpApiEndpoint.post("check", "/v1/alerts/:id/check", {
-      params: alertParams,
+      params: WorkspaceResource.idParams,
       headers: idempotencyHeader,
       success: AlertJson,
       error: queryProblems

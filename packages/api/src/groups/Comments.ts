@@ -11,7 +11,7 @@ import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
-import { reportParams } from "./Reports.ts"
+import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A comment as the API shows it. */
 export const CommentJson = Schema.Struct({
@@ -34,7 +34,7 @@ const commentParams = { id: Schema.String }
 export const CommentsGroup = HttpApiGroup.make("comments")
   .add(
     HttpApiEndpoint.get("list", "/v1/reports/:id/comments", {
-      params: reportParams,
+      params: WorkspaceResource.idParams,
       query: {
         visual_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({ description: "Only this visual's thread" })),
         ...QueryParams.page,
@@ -53,7 +53,7 @@ export const CommentsGroup = HttpApiGroup.make("comments")
   )
   .add(
     HttpApiEndpoint.post("create", "/v1/reports/:id/comments", {
-      params: reportParams,
+      params: WorkspaceResource.idParams,
       headers: idempotencyHeader,
       payload: Comment.CommentCreate,
       success: CommentJson.pipe(HttpApiSchema.status(201)),

@@ -5,13 +5,12 @@
  */
 import { Dataset, SemanticModel, SemanticQuery, SqlDialect, Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A dataset as the API shows it. */
 export const DatasetJson = Schema.Struct({
@@ -33,56 +32,26 @@ export const DatasetJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
-const datasetParams = { id: Schema.String }
 
 /** Datasets of the tenant's workspaces and their semantic queries. */
-export const DatasetsGroup = HttpApiGroup.make("datasets")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/datasets", {
-      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
-      success: ListEnvelope.make(DatasetJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The datasets of a workspace (required), newest first.")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/datasets", {
-      headers: idempotencyHeader,
-      payload: Dataset.DatasetCreate,
-      success: DatasetJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid, Problems.SourceInvalid, Problems.EngineUnavailable]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Creates a dataset in a workspace: an upload (PUT its file to /v1/datasets/{id}/data) or a table of the operator's PostgreSQL. Without a model, one is suggested from the columns. Tenant admins only."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/datasets/:id", {
-      params: datasetParams,
-      success: DatasetJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/datasets/:id", {
-      params: datasetParams,
-      payload: Dataset.DatasetUpdate,
-      success: DatasetJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Renames or describes a dataset: its semantic model (dimensions, measures, row-level security) is checked against its columns. Tenant admins only."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("delete", "/v1/datasets/:id", {
-      params: datasetParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write")
-  )
+export const DatasetsGroup = WorkspaceResource.group("datasets", {
+  path: "/v1/datasets",
+  json: DatasetJson,
+  listDescription: "The datasets of a workspace (required), newest first.",
+  create: {
+    payload: Dataset.DatasetCreate,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid, Problems.SourceInvalid, Problems.EngineUnavailable],
+    description: "Creates a dataset in a workspace: an upload (PUT its file to /v1/datasets/{id}/data) or a table of the operator's PostgreSQL. Without a model, one is suggested from the columns. Tenant admins only."
+  },
+  update: {
+    payload: Dataset.DatasetUpdate,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid],
+    description: "Renames or describes a dataset: its semantic model (dimensions, measures, row-level security) is checked against its columns. Tenant admins only."
+  }
+})
   .add(
     HttpApiEndpoint.post("refresh", "/v1/datasets/:id/refresh", {
-      params: datasetParams,
+      params: WorkspaceResource.idParams,
       headers: idempotencyHeader,
       success: DatasetJson,
       error: [Problems.Forbidden, Problems.NotFound, Problems.RefreshNeedsFile, Problems.SourceInvalid, Problems.EngineUnavailable, Problems.ModelInvalid]
@@ -93,7 +62,7 @@ export const DatasetsGroup = HttpApiGroup.make("datasets")
   )
   .add(
     HttpApiEndpoint.post("query", "/v1/datasets/:id/query", {
-      params: datasetParams,
+      params: WorkspaceResource.idParams,
       headers: idempotencyHeader,
       payload: SemanticQuery.Query,
       success: QueryResultJson,
@@ -105,7 +74,7 @@ export const DatasetsGroup = HttpApiGroup.make("datasets")
   )
   .add(
     HttpApiEndpoint.post("sql", "/v1/datasets/:id/sql", {
-      params: datasetParams,
+      params: WorkspaceResource.idParams,
       payload: SemanticQuery.Query,
       success: Schema.Struct({
         dialect: Schema.Literals(SqlDialect.dialectNames),

@@ -5,12 +5,11 @@
  */
 import { AuditLog, ExportJob, ExportSchedule, Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A recipient's part of a run: their job, or why they got none. */
 export const RecipientDeliveryJson = Schema.Union([
@@ -44,51 +43,27 @@ export const ScheduleJson = Schema.Struct({
 /** A run as `send-now` answers it. */
 export const RunJson = ScheduleJson.fields.last_run.members[0]
 
-const scheduleParams = { id: Schema.String }
 
 /** Scheduled exports (decision 0015). */
-export const ExportSchedulesGroup = HttpApiGroup.make("exportSchedules")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/export-schedules", {
-      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
-      success: ListEnvelope.make(ScheduleJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A workspace's export schedules, newest first. Tenant admins only; members read theirs by id.")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/export-schedules", {
-      headers: idempotencyHeader,
-      payload: ExportSchedule.ScheduleCreate,
-      success: ScheduleJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ScheduleInvalid]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Schedules an export of a report on a five-field cron in a time zone, e-mailed to `recipients` (users of the tenant). " +
-        "Each run queues one job per recipient, run as that recipient: each gets the data they would see live. Needs download on the report."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/export-schedules/:id", { params: scheduleParams, success: ScheduleJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/export-schedules/:id", {
-      params: scheduleParams,
-      payload: ExportSchedule.ScheduleUpdate,
-      success: ScheduleJson,
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ScheduleInvalid]
-    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Changes a schedule; `null` removes `pages`, `visual_id` or `dialect`; `enabled: false` pauses it.")
-  )
-  .add(
-    HttpApiEndpoint.delete("delete", "/v1/export-schedules/:id", {
-      params: scheduleParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write")
-  )
+export const ExportSchedulesGroup = WorkspaceResource.group("exportSchedules", {
+  path: "/v1/export-schedules",
+  json: ScheduleJson,
+  listDescription: "A workspace's export schedules, newest first. Tenant admins only; members read theirs by id.",
+  create: {
+    payload: ExportSchedule.ScheduleCreate,
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ScheduleInvalid],
+    description: "Schedules an export of a report on a five-field cron in a time zone, e-mailed to `recipients` (users of the tenant). " +
+      "Each run queues one job per recipient, run as that recipient: each gets the data they would see live. Needs download on the report."
+  },
+  update: {
+    payload: ExportSchedule.ScheduleUpdate,
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ScheduleInvalid],
+    description: "Changes a schedule; `null` removes `pages`, `visual_id` or `dialect`; `enabled: false` pauses it."
+  }
+})
   .add(
     HttpApiEndpoint.post("sendNow", "/v1/export-schedules/:id/send-now", {
-      params: scheduleParams,
+      params: WorkspaceResource.idParams,
       headers: idempotencyHeader,
       success: RunJson.pipe(HttpApiSchema.status(202)),
       error: [Problems.Forbidden, Problems.NotFound, Problems.ExportsExceeded]

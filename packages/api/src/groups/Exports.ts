@@ -9,7 +9,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
-import { reportParams } from "./Reports.ts"
+import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** An export job as the API shows it. */
 export const JobJson = Schema.Struct({
@@ -37,7 +37,7 @@ const jobParams = { job_id: Schema.String }
 export const ExportsGroup = HttpApiGroup.make("exports")
   .add(
     HttpApiEndpoint.post("export", "/v1/reports/:id/export", {
-      params: reportParams,
+      params: WorkspaceResource.idParams,
       headers: idempotencyHeader,
       payload: ExportJob.ExportRequest,
       success: JobJson.pipe(HttpApiSchema.status(202)),

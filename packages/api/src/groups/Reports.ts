@@ -5,13 +5,12 @@
  */
 import { Report, SemanticQuery, Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A report as the API shows it. */
 export const ReportJson = Schema.Struct({
@@ -26,54 +25,23 @@ export const ReportJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
-/** The path parameters of one report. */
-export const reportParams = { id: Schema.String }
 
 /** Reports of the tenant's workspaces: pages of visuals over datasets. */
-export const ReportsGroup = HttpApiGroup.make("reports")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/reports", {
-      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
-      success: ListEnvelope.make(ReportJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The reports of a workspace (required), newest first.")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/reports", {
-      headers: idempotencyHeader,
-      payload: Report.ReportCreate,
-      success: ReportJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ReportInvalid]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Creates a report: named pages of visuals, each a semantic query of a dataset of the same workspace and an encoding of its columns. Tenant admins only."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/reports/:id", {
-      params: reportParams,
-      success: ReportJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/reports/:id", {
-      params: reportParams,
-      payload: Report.ReportUpdate,
-      success: ReportJson,
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ReportInvalid]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Changes a report; `pages` replaces every page. Tenant admins, and whoever a grant gives edit on the report or its workspace (as a user, or through a team or executive role they hold now)."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("delete", "/v1/reports/:id", {
-      params: reportParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write")
-  )
+export const ReportsGroup = WorkspaceResource.group("reports", {
+  path: "/v1/reports",
+  json: ReportJson,
+  listDescription: "The reports of a workspace (required), newest first.",
+  create: {
+    payload: Report.ReportCreate,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.ReportInvalid],
+    description: "Creates a report: named pages of visuals, each a semantic query of a dataset of the same workspace and an encoding of its columns. Tenant admins only."
+  },
+  update: {
+    payload: Report.ReportUpdate,
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ReportInvalid],
+    description: "Changes a report; `pages` replaces every page. Tenant admins, and whoever a grant gives edit on the report or its workspace (as a user, or through a team or executive role they hold now)."
+  }
+})
   .add(
     HttpApiEndpoint.post("visualData", "/v1/reports/:id/visuals/:visual_id/query", {
       params: { id: Schema.String, visual_id: Schema.String },

@@ -1,0 +1,106 @@
+/**
+ * The five endpoints every resource of a workspace has (datasets, reports,
+ * dashboards, alerts, export schedules), written once and built from the
+ * resource's schemas: `GET <path>?workspace_id=` lists a workspace's newest
+ * first in the list envelope (docs/decisions/0003), `POST <path>` creates one
+ * (idempotent, 201), `GET|PATCH|DELETE <path>/{id}` read, change and delete
+ * one. A group adds its own endpoints after them.
+ *
+ * @since 0.1.0
+ */
+import { Workspace } from "@analytics/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as ListEnvelope from "./ListEnvelope.ts"
+import { Idempotent, idempotencyHeader } from "./Middleware.ts"
+import * as Problems from "./Problems.ts"
+import * as QueryParams from "./QueryParams.ts"
+import { RateLimitClass } from "./RateLimitClass.ts"
+
+/** The path parameters of one resource: its id. */
+export const idParams = { id: Schema.String }
+
+/** A change of a resource (create, update): its payload, every problem it may answer, and its description. */
+export interface Change<Payload extends Schema.Top, Error extends HttpApiEndpoint.ErrorConstraint> {
+  readonly payload: Payload
+  readonly error: Error
+  readonly description?: string
+}
+
+/** What the five endpoints are built from. */
+export interface Resource<
+  Path extends `/${string}`,
+  Json extends Schema.Top,
+  CreatePayload extends Schema.Top,
+  CreateError extends HttpApiEndpoint.ErrorConstraint,
+  UpdatePayload extends Schema.Top,
+  UpdateError extends HttpApiEndpoint.ErrorConstraint
+> {
+  /** Where the resource's collection is, e.g. `/v1/datasets`. */
+  readonly path: Path
+  /** A record as the API shows it. */
+  readonly json: Json
+  readonly create: Change<CreatePayload, CreateError>
+  readonly update: Change<UpdatePayload, UpdateError>
+  /** The list endpoint's description, when it has one. */
+  readonly listDescription?: string
+}
+
+/** The endpoint with its description, when there is one (`annotate` answers the same endpoint type). */
+const described = <E extends { annotate(key: typeof OpenApi.Description, value: string): unknown }>(
+  endpoint: E,
+  description: string | undefined
+): E => description === undefined ? endpoint : endpoint.annotate(OpenApi.Description, description) as E
+
+/** A group named `name` with the resource's list, create, get, update and delete endpoints, in that order. */
+export const group = <
+  const Name extends string,
+  const Path extends `/${string}`,
+  Json extends Schema.Top,
+  CreatePayload extends Schema.Top,
+  const CreateError extends HttpApiEndpoint.ErrorConstraint,
+  UpdatePayload extends Schema.Top,
+  const UpdateError extends HttpApiEndpoint.ErrorConstraint
+>(name: Name, resource: Resource<Path, Json, CreatePayload, CreateError, UpdatePayload, UpdateError>) =>
+  HttpApiGroup.make(name)
+    .add(described(
+      HttpApiEndpoint.get("list", resource.path, {
+        query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
+        success: ListEnvelope.make(resource.json),
+        error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+      }).annotate(RateLimitClass, "read"),
+      resource.listDescription
+    ))
+    .add(described(
+      HttpApiEndpoint.post<"create", Path, never, never, CreatePayload, typeof idempotencyHeader, Json["Rebuild"], CreateError>("create", resource.path, {
+        headers: idempotencyHeader,
+        payload: resource.create.payload,
+        success: resource.json.pipe(HttpApiSchema.status(201)),
+        // The type arguments keep the declared errors; `HttpApiEndpoint` checks a generic list no further (it holds no stream).
+        error: resource.create.error as never
+      }).middleware(Idempotent).annotate(RateLimitClass, "write"),
+      resource.create.description
+    ))
+    .add(
+      HttpApiEndpoint.get("get", `${resource.path}/:id`, {
+        params: idParams,
+        success: resource.json,
+        error: [Problems.Forbidden, Problems.NotFound]
+      }).annotate(RateLimitClass, "read")
+    )
+    .add(described(
+      HttpApiEndpoint.patch<"update", `${Path}/:id`, typeof idParams, never, UpdatePayload, never, Json, UpdateError>("update", `${resource.path}/:id`, {
+        params: idParams,
+        payload: resource.update.payload,
+        success: resource.json,
+        error: resource.update.error as never
+      }).annotate(RateLimitClass, "write"),
+      resource.update.description
+    ))
+    .add(
+      HttpApiEndpoint.delete("delete", `${resource.path}/:id`, {
+        params: idParams,
+        success: HttpApiSchema.NoContent,
+        error: [Problems.Forbidden, Problems.NotFound]
+      }).annotate(RateLimitClass, "write")
+    )
