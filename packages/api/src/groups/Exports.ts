@@ -6,6 +6,7 @@
 import { ExportJob } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
@@ -48,13 +49,12 @@ export const ExportsGroup = HttpApiGroup.make("exports")
         "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
     )
   )
-  .add(
-    HttpApiEndpoint.get("job", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "read").annotate(
-        OpenApi.Description,
-        "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
-      )
-  )
+  .add(Endpoints.get("job", "/v1/jobs/:job_id", {
+    params: jobParams,
+    success: JobJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
+  }))
   .add(
     HttpApiEndpoint.get("result", "/v1/jobs/:job_id/result", {
       params: jobParams,
@@ -65,9 +65,11 @@ export const ExportsGroup = HttpApiGroup.make("exports")
       "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
     )
   )
-  .add(
-    HttpApiEndpoint.delete("cancel", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Cancels a queued or running job; a finished one is answered as it is.")
-  )
+  .add(Endpoints.remove("cancel", "/v1/jobs/:job_id", {
+    params: jobParams,
+    success: JobJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Cancels a queued or running job; a finished one is answered as it is."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Asynchronous exports of reports, and their jobs.")
