@@ -1,8 +1,9 @@
 /**
  * The CRUD-shaped endpoints of the API, written once: list a collection in
  * the list envelope (docs/decisions/0003), create one (idempotent, 201,
- * docs/decisions/0004), and read, change (PATCH) or remove one by the id in
- * its path. Each takes the endpoint's name, path, path parameters (named as
+ * docs/decisions/0004), read, change (PATCH) or remove one by the id in its
+ * path, and act on one (an idempotent POST such as resend, rotate-secret or
+ * send-now). Each takes the endpoint's name, path, path parameters (named as
  * the path names them, e.g. `user_id`), schemas, every problem it declares
  * and, when it has one, its description; it answers the same endpoint type
  * `HttpApiEndpoint` would, its declared problems included, so a handler that
@@ -21,12 +22,6 @@ import { Idempotent, idempotencyHeader } from "./Middleware.ts"
 import * as QueryParams from "./QueryParams.ts"
 import { RateLimitClass } from "./RateLimitClass.ts"
 
-/** The endpoint with its description, when there is one (`annotate` answers the same endpoint type). */
-export const described = <E extends { annotate(key: typeof OpenApi.Description, value: string): unknown }>(
-  endpoint: E,
-  description: string | undefined
-): E => description === undefined ? endpoint : endpoint.annotate(OpenApi.Description, description) as E
-
 /** What every builder takes besides the endpoint's schemas: the problems it declares, its description and rate-limit class. */
 export interface Common<Error extends HttpApiEndpoint.ErrorConstraint> {
   /** Every problem the endpoint may answer. */
@@ -35,6 +30,18 @@ export interface Common<Error extends HttpApiEndpoint.ErrorConstraint> {
   readonly description?: string | undefined
   /** The class it is counted in (docs/decisions/0009); `read` for a GET, `write` otherwise when absent. */
   readonly rateLimit?: RateLimit.EndpointClass | undefined
+}
+
+/** An endpoint as `HttpApiEndpoint` makes it: `annotate` answers the same endpoint type. */
+interface Annotatable {
+  annotate(key: typeof RateLimitClass, value: RateLimit.EndpointClass): unknown
+  annotate(key: typeof OpenApi.Description, value: string): unknown
+}
+
+/** The endpoint counted in its rate-limit class (`byDefault` unless told), with its description when it has one. */
+const finish = <E extends Annotatable>(endpoint: E, options: Common<HttpApiEndpoint.ErrorConstraint>, byDefault: RateLimit.EndpointClass): E => {
+  const counted = endpoint.annotate(RateLimitClass, options.rateLimit ?? byDefault) as E
+  return options.description === undefined ? counted : counted.annotate(OpenApi.Description, options.description) as E
 }
 
 // The builders pass their type arguments to `HttpApiEndpoint`, which keeps the declared errors;
@@ -53,17 +60,47 @@ export const list = <
   readonly query?: Query
   readonly item: Item
 }) =>
-  described(
+  finish(
     HttpApiEndpoint.get<Name, Path, Params, Query, never, never, ReturnType<typeof ListEnvelope.make<Item>>, Error>(name, path, {
       params: options.params,
       query: options.query ?? QueryParams.page as unknown as Query,
       success: ListEnvelope.make(options.item),
       error: options.error as never
-    }).annotate(RateLimitClass, options.rateLimit ?? "read"),
-    options.description
+    }),
+    options,
+    "read"
   )
 
-/** `POST <path>`: creates one from `payload` and answers it as `success` with 201; idempotent (an `Idempotency-Key` header). */
+/**
+ * `POST <path>`, idempotent (an `Idempotency-Key` header, docs/decisions/0004):
+ * an action on the record(s) the path names (`params`), taking `payload` when
+ * it has one and answering `success` (its status piped in, e.g. 202).
+ */
+export const action = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  Success extends Schema.Top,
+  const Error extends HttpApiEndpoint.ErrorConstraint,
+  const Params extends Schema.Struct.Fields = never,
+  Payload extends Schema.Top = never
+>(name: Name, path: Path, options: Common<Error> & {
+  readonly params?: Params
+  readonly payload?: Payload
+  readonly success: Success
+}) =>
+  finish(
+    HttpApiEndpoint.post<Name, Path, Params, never, Payload, typeof idempotencyHeader, Success, Error>(name, path, {
+      params: options.params,
+      headers: idempotencyHeader,
+      payload: options.payload,
+      success: options.success,
+      error: options.error as never
+    }).middleware(Idempotent),
+    options,
+    "write"
+  )
+
+/** `POST <path>`: creates one from `payload` and answers it as `success` with 201; idempotent, like every action. */
 export const create = <
   const Name extends string,
   const Path extends HttpRouter.PathInput,
@@ -75,17 +112,7 @@ export const create = <
   readonly params?: Params
   readonly payload: Payload
   readonly success: Success
-}) =>
-  described(
-    HttpApiEndpoint.post<Name, Path, Params, never, Payload, typeof idempotencyHeader, Success["Rebuild"], Error>(name, path, {
-      params: options.params,
-      headers: idempotencyHeader,
-      payload: options.payload,
-      success: options.success.pipe(HttpApiSchema.status(201)),
-      error: options.error as never
-    }).middleware(Idempotent).annotate(RateLimitClass, options.rateLimit ?? "write"),
-    options.description
-  )
+}) => action<Name, Path, Success["Rebuild"], Error, Params, Payload>(name, path, { ...options, success: options.success.pipe(HttpApiSchema.status(201)) })
 
 /** `GET <path>` with the id in the path (`params`): one record, as `success`. */
 export const get = <
@@ -98,13 +125,14 @@ export const get = <
   readonly params: Params
   readonly success: Success
 }) =>
-  described(
+  finish(
     HttpApiEndpoint.get<Name, Path, Params, never, never, never, Success, Error>(name, path, {
       params: options.params,
       success: options.success,
       error: options.error as never
-    }).annotate(RateLimitClass, options.rateLimit ?? "read"),
-    options.description
+    }),
+    options,
+    "read"
   )
 
 /** `PATCH <path>` with the id in the path (`params`): changes one by `payload` and answers it as `success`. */
@@ -120,14 +148,15 @@ export const update = <
   readonly payload: Payload
   readonly success: Success
 }) =>
-  described(
+  finish(
     HttpApiEndpoint.patch<Name, Path, Params, never, Payload, never, Success, Error>(name, path, {
       params: options.params,
       payload: options.payload,
       success: options.success,
       error: options.error as never
-    }).annotate(RateLimitClass, options.rateLimit ?? "write"),
-    options.description
+    }),
+    options,
+    "write"
   )
 
 /** `DELETE <path>` with the id in the path (`params`): removes (or revokes, cancels) one; 204, or `success` when it answers the record. */
@@ -141,11 +170,12 @@ export const remove = <
   readonly params: Params
   readonly success?: Success
 }) =>
-  described(
+  finish(
     HttpApiEndpoint.delete<Name, Path, Params, never, never, never, Success, Error>(name, path, {
       params: options.params,
       success: options.success ?? HttpApiSchema.NoContent as unknown as Success,
       error: options.error as never
-    }).annotate(RateLimitClass, options.rateLimit ?? "write"),
-    options.description
+    }),
+    options,
+    "write"
   )

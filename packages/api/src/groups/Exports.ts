@@ -7,7 +7,7 @@ import { ExportJob } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
@@ -36,19 +36,15 @@ const jobParams = { job_id: Schema.String }
 
 /** Export jobs (decision 0015). */
 export const ExportsGroup = HttpApiGroup.make("exports")
-  .add(
-    HttpApiEndpoint.post("export", "/v1/reports/:id/export", {
-      params: WorkspaceResource.idParams,
-      headers: idempotencyHeader,
-      payload: ExportJob.ExportRequest,
-      success: JobJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded]
-    }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
-      OpenApi.Description,
-      "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
-        "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
-    )
-  )
+  .add(Endpoints.action("export", "/v1/reports/:id/export", {
+    params: WorkspaceResource.idParams,
+    payload: ExportJob.ExportRequest,
+    success: JobJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded],
+    rateLimit: "export",
+    description: "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
+      "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
+  }))
   .add(Endpoints.get("job", "/v1/jobs/:job_id", {
     params: jobParams,
     success: JobJson,

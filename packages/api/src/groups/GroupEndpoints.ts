@@ -6,11 +6,10 @@
  */
 import { Group } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 import { UserJson } from "./Users.ts"
 
 const groupParams = { id: Schema.String }
@@ -41,18 +40,13 @@ export const groupEndpoints = <const Name extends string, const Path extends `/$
       item: UserJson,
       error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
     }))
-    .add(
-      HttpApiEndpoint.post("addMember", `${path}/:id/members`, {
-        params: groupParams,
-        headers: idempotencyHeader,
-        payload: Schema.Struct({ user_id: Schema.String }),
-        success: UserJson.pipe(HttpApiSchema.status(201)),
-        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-      }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-        OpenApi.Description,
-        "Adds a user (adding them again changes nothing); grants to the group reach them from their next request."
-      )
-    )
+    .add(Endpoints.action("addMember", `${path}/:id/members`, {
+      params: groupParams,
+      payload: Schema.Struct({ user_id: Schema.String }),
+      success: UserJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider],
+      description: "Adds a user (adding them again changes nothing); grants to the group reach them from their next request."
+    }))
     .add(Endpoints.remove("removeMember", `${path}/:id/members/:user_id`, {
       params: { id: Schema.String, user_id: Schema.String },
       error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]

@@ -5,11 +5,10 @@
  */
 import { Invitation } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 
 /** An invitation as the API shows it (never its token, which only the e-mail carries). */
 export const InvitationJson = Schema.Struct({
@@ -34,17 +33,12 @@ export const InvitationsGroup = HttpApiGroup.make("invitations")
     error: [Problems.Forbidden, Problems.EmailTaken],
     description: "Invites an address that is no user yet and e-mails the invitation (valid 7 days); a pending one of the same address is renewed."
   }))
-  .add(
-    HttpApiEndpoint.post("resend", "/v1/invitations/:id/resend", {
-      params: invitationParams,
-      headers: idempotencyHeader,
-      success: InvitationJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Sends the invitation again with a new link, valid 7 days from now; the previous link stops working."
-    )
-  )
+  .add(Endpoints.action("resend", "/v1/invitations/:id/resend", {
+    params: invitationParams,
+    success: InvitationJson,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed],
+    description: "Sends the invitation again with a new link, valid 7 days from now; the previous link stops working."
+  }))
   .add(Endpoints.remove("revoke", "/v1/invitations/:id", {
     params: invitationParams,
     success: InvitationJson,

@@ -5,12 +5,11 @@
  */
 import { User } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
 import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 
 /** A user as the API shows it. */
 export const UserJson = Schema.Struct({
@@ -52,17 +51,12 @@ export const UsersGroup = HttpApiGroup.make("users")
     error: [Problems.Forbidden, Problems.NotFound],
     description: "Changes a user's name, service roles or status; a deprovisioned user has no access from their next request."
   }))
-  .add(
-    HttpApiEndpoint.post("issueToken", "/v1/users/:user_id/tokens", {
-      params: userParams,
-      headers: idempotencyHeader,
-      success: IssuedTokenJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.UserDeprovisioned]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Issues a personal API token of an active user, shown this once. It acts as the user as the directory has them at each request: their service roles, and no access once deprovisioned."
-    )
-  )
+  .add(Endpoints.action("issueToken", "/v1/users/:user_id/tokens", {
+    params: userParams,
+    success: IssuedTokenJson.pipe(HttpApiSchema.status(201)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.UserDeprovisioned],
+    description: "Issues a personal API token of an active user, shown this once. It acts as the user as the directory has them at each request: their service roles, and no access once deprovisioned."
+  }))
   .add(Endpoints.list("listTokens", "/v1/users/:user_id/tokens", {
     params: userParams,
     item: TokenJson,

@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
 import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
@@ -92,30 +92,20 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     description: "Changes the url, events, description or state. Disabling fails the unfinished deliveries; recover them after enabling."
   }))
   .add(Endpoints.remove("remove", "/v1/webhooks/:webhook_id", { params: webhookParams, error: [Problems.Forbidden, Problems.NotFound] }))
-  .add(
-    HttpApiEndpoint.post("rotateSecret", "/v1/webhooks/:webhook_id/rotate-secret", {
-      params: webhookParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({ secret: Schema.optionalKey(Webhook.Secret) }),
-      success: WebhookWithSecret,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Replaces the secret (returned this once); for 24 hours every delivery is signed with both, one v1= each."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("test", "/v1/webhooks/:webhook_id/test", {
-      params: webhookParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({ type: Events.EventType }),
-      success: DeliveryJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Sends an example event of the type through the normal pipeline (signed, retried, logged)."
-    )
-  )
+  .add(Endpoints.action("rotateSecret", "/v1/webhooks/:webhook_id/rotate-secret", {
+    params: webhookParams,
+    payload: Schema.Struct({ secret: Schema.optionalKey(Webhook.Secret) }),
+    success: WebhookWithSecret,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Replaces the secret (returned this once); for 24 hours every delivery is signed with both, one v1= each."
+  }))
+  .add(Endpoints.action("test", "/v1/webhooks/:webhook_id/test", {
+    params: webhookParams,
+    payload: Schema.Struct({ type: Events.EventType }),
+    success: DeliveryJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled],
+    description: "Sends an example event of the type through the normal pipeline (signed, retried, logged)."
+  }))
   .add(Endpoints.list("deliveries", "/v1/webhooks/:webhook_id/deliveries", {
     params: webhookParams,
     query: { ...QueryParams.page, status: Schema.optionalKey(Webhook.DeliveryStatus), event_type: Schema.optionalKey(Events.EventType) },
@@ -128,32 +118,22 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     success: DeliveryJson,
     error: [Problems.Forbidden, Problems.NotFound]
   }))
-  .add(
-    HttpApiEndpoint.post("redeliver", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", {
-      params: deliveryParams,
-      headers: idempotencyHeader,
-      success: DeliveryJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled, Problems.DeliveryInProgress]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Delivers a finished delivery again: same delivery and event id, back to pending with a fresh retry schedule; earlier attempts stay in its log."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("recover", "/v1/webhooks/:webhook_id/recover", {
-      params: webhookParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({
-        since: Schema.Date.annotate({ description: "Failed deliveries created at or after this instant" }),
-        until: Schema.optionalKey(Schema.Date.annotate({ description: "…and before this one (default: now)" }))
-      }),
-      success: Schema.Struct({ recovered: Schema.Int }).pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Delivers again every failed delivery created in the range, each as a re-delivery."
-    )
-  )
+  .add(Endpoints.action("redeliver", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", {
+    params: deliveryParams,
+    success: DeliveryJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled, Problems.DeliveryInProgress],
+    description: "Delivers a finished delivery again: same delivery and event id, back to pending with a fresh retry schedule; earlier attempts stay in its log."
+  }))
+  .add(Endpoints.action("recover", "/v1/webhooks/:webhook_id/recover", {
+    params: webhookParams,
+    payload: Schema.Struct({
+      since: Schema.Date.annotate({ description: "Failed deliveries created at or after this instant" }),
+      until: Schema.optionalKey(Schema.Date.annotate({ description: "…and before this one (default: now)" }))
+    }),
+    success: Schema.Struct({ recovered: Schema.Int }).pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled],
+    description: "Delivers again every failed delivery created in the range, each as a re-delivery."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Webhooks: registration, secret rotation, test sends, the deliveries log and recovery.")
 
