@@ -5,11 +5,10 @@
  */
 import { ExportJob } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** An export job as the API shows it. */
@@ -51,16 +50,12 @@ export const ExportsGroup = HttpApiGroup.make("exports")
     error: [Problems.Forbidden, Problems.NotFound],
     description: "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
   }))
-  .add(
-    HttpApiEndpoint.get("result", "/v1/jobs/:job_id/result", {
-      params: jobParams,
-      success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady]
-    }).annotate(RateLimitClass, "read").annotate(
-      OpenApi.Description,
-      "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
-    )
-  )
+  .add(Endpoints.get("result", "/v1/jobs/:job_id/result", {
+    params: jobParams,
+    success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady],
+    description: "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
+  }))
   .add(Endpoints.remove("cancel", "/v1/jobs/:job_id", {
     params: jobParams,
     success: JobJson,
