@@ -4,18 +4,17 @@
  * resource's schemas: `GET <path>?workspace_id=` lists a workspace's newest
  * first in the list envelope (docs/decisions/0003), `POST <path>` creates one
  * (idempotent, 201), `GET|PATCH|DELETE <path>/{id}` read, change and delete
- * one. A group adds its own endpoints after them.
+ * one, each built by `Endpoints`. A group adds its own endpoints after them.
  *
  * @since 0.1.0
  */
 import { Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "./ListEnvelope.ts"
-import { Idempotent, idempotencyHeader } from "./Middleware.ts"
+import type { HttpApiEndpoint } from "effect/http-api"
+import { HttpApiGroup } from "effect/http-api"
+import * as Endpoints from "./Endpoints.ts"
 import * as Problems from "./Problems.ts"
 import * as QueryParams from "./QueryParams.ts"
-import { RateLimitClass } from "./RateLimitClass.ts"
 
 /** The path parameters of one resource: its id. */
 export const idParams = { id: Schema.String }
@@ -46,12 +45,6 @@ export interface Resource<
   readonly listDescription?: string
 }
 
-/** The endpoint with its description, when there is one (`annotate` answers the same endpoint type). */
-const described = <E extends { annotate(key: typeof OpenApi.Description, value: string): unknown }>(
-  endpoint: E,
-  description: string | undefined
-): E => description === undefined ? endpoint : endpoint.annotate(OpenApi.Description, description) as E
-
 /** A group named `name` with the resource's list, create, get, update and delete endpoints, in that order. */
 export const group = <
   const Name extends string,
@@ -63,44 +56,24 @@ export const group = <
   const UpdateError extends HttpApiEndpoint.ErrorConstraint
 >(name: Name, resource: Resource<Path, Json, CreatePayload, CreateError, UpdatePayload, UpdateError>) =>
   HttpApiGroup.make(name)
-    .add(described(
-      HttpApiEndpoint.get("list", resource.path, {
-        query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
-        success: ListEnvelope.make(resource.json),
-        error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-      }).annotate(RateLimitClass, "read"),
-      resource.listDescription
-    ))
-    .add(described(
-      HttpApiEndpoint.post<"create", Path, never, never, CreatePayload, typeof idempotencyHeader, Json["Rebuild"], CreateError>("create", resource.path, {
-        headers: idempotencyHeader,
-        payload: resource.create.payload,
-        success: resource.json.pipe(HttpApiSchema.status(201)),
-        // The type arguments keep the declared errors; `HttpApiEndpoint` checks a generic list no further (it holds no stream).
-        error: resource.create.error as never
-      }).middleware(Idempotent).annotate(RateLimitClass, "write"),
-      resource.create.description
-    ))
-    .add(
-      HttpApiEndpoint.get("get", `${resource.path}/:id`, {
-        params: idParams,
-        success: resource.json,
-        error: [Problems.Forbidden, Problems.NotFound]
-      }).annotate(RateLimitClass, "read")
-    )
-    .add(described(
-      HttpApiEndpoint.patch<"update", `${Path}/:id`, typeof idParams, never, UpdatePayload, never, Json, UpdateError>("update", `${resource.path}/:id`, {
-        params: idParams,
-        payload: resource.update.payload,
-        success: resource.json,
-        error: resource.update.error as never
-      }).annotate(RateLimitClass, "write"),
-      resource.update.description
-    ))
-    .add(
-      HttpApiEndpoint.delete("delete", `${resource.path}/:id`, {
-        params: idParams,
-        success: HttpApiSchema.NoContent,
-        error: [Problems.Forbidden, Problems.NotFound]
-      }).annotate(RateLimitClass, "write")
-    )
+    .add(Endpoints.list("list", resource.path, {
+      query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
+      item: resource.json,
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+      description: resource.listDescription
+    }))
+    .add(Endpoints.create("create", resource.path, {
+      payload: resource.create.payload,
+      success: resource.json,
+      error: resource.create.error,
+      description: resource.create.description
+    }))
+    .add(Endpoints.get("get", `${resource.path}/:id`, { params: idParams, success: resource.json, error: [Problems.Forbidden, Problems.NotFound] }))
+    .add(Endpoints.update("update", `${resource.path}/:id`, {
+      params: idParams,
+      payload: resource.update.payload,
+      success: resource.json,
+      error: resource.update.error,
+      description: resource.update.description
+    }))
+    .add(Endpoints.remove("delete", `${resource.path}/:id`, { params: idParams, error: [Problems.Forbidden, Problems.NotFound] }))

@@ -13,6 +13,8 @@ export { Api } from "./Api.ts"
 export * as Client from "./Client.ts"
 /** The endpoint groups, one module each. */
 export * as Groups from "./groups/index.ts"
+/** The CRUD-shaped endpoints (list, create, get, update, remove, actions), each built once from its schemas and declared problems. */
+export * as Endpoints from "./Endpoints.ts"
 /** The list envelope every list answers (decision 0003). */
 export * as ListEnvelope from "./ListEnvelope.ts"
 /** The middleware the contract declares: authentication, idempotency, validation. */

@@ -4,11 +4,11 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { AuditLog, type Comment, CommentStore, Comments, Cursor, DashboardStore, DatasetStore, DirectoryStore, EventPublisher, GrantStore, ReportStore, Transactor, WorkspaceStore } from "@analytics/core"
+import { AuditLog, type Comment, CommentStore, Comments, Cursor, EventPublisher, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
-import { caller, captured, listRequest, respond, withoutTenant } from "./Handling.ts"
+import { accessServices, caller, captured, listRequest, respond, withoutTenant } from "./Handling.ts"
 
 /** A comment as the API shows it: as stored, without its tenant. */
 const commentJson = (comment: Comment.Comment) => withoutTenant(comment)
@@ -18,12 +18,7 @@ export const commentsLayer = HttpApiBuilder.group(Api, "comments", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
       CommentStore.CommentStore,
-      ReportStore.ReportStore,
-      GrantStore.GrantStore,
-      DirectoryStore.DirectoryStore,
-      WorkspaceStore.WorkspaceStore,
-      DashboardStore.DashboardStore,
-      DatasetStore.DatasetStore,
+      ...accessServices,
       AuditLog.AuditStore,
       EventPublisher.EventPublisher,
       Transactor.Transactor,

@@ -4,14 +4,14 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { BlobStore, DashboardStore, DatasetStore, Datasets, DirectoryStore, DocumentRenderers, ExportJob, ExportStore, Exports, GrantStore, Limiter, ReportStore, SignedUrl, WorkspaceStore } from "@analytics/core"
+import { BlobStore, Datasets, DocumentRenderers, ExportJob, ExportStore, Exports, Limiter, SignedUrl } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { toProblem } from "../edge/DomainProblems.ts"
 import * as ExportRoutes from "../routes/ExportRoutes.ts"
-import { caller, captured, respond } from "./Handling.ts"
+import { accessServices, caller, captured, respond } from "./Handling.ts"
 
 /** A job as the API shows it: never its requester's security context or where its file is kept. */
 const jobJson = (job: ExportJob.ExportJob) => ({
@@ -36,12 +36,7 @@ const jobJson = (job: ExportJob.ExportJob) => ({
 /** What asking for exports reads: the queue, the report and who may download it, the engines and renderers, the limits. */
 export const exportServices = [
   ExportStore.ExportStore,
-  ReportStore.ReportStore,
-  GrantStore.GrantStore,
-  DirectoryStore.DirectoryStore,
-  WorkspaceStore.WorkspaceStore,
-  DashboardStore.DashboardStore,
-  DatasetStore.DatasetStore,
+  ...accessServices,
   Datasets.Engines,
   DocumentRenderers.DocumentRenderers,
   Limiter.Limiter

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { Policy, Principal } from "@analytics/core"
+import { DashboardStore, DatasetStore, DirectoryStore, GrantStore, Policy, Principal, ReportStore, WorkspaceStore } from "@analytics/core"
 import { Context, Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { toProblem } from "../edge/DomainProblems.ts"
@@ -30,6 +30,21 @@ export const captured = <const Keys extends ReadonlyArray<Context.Key<any, any>>
         }) as any
     }
   )
+
+/**
+ * What deciding a member's access to a report, dashboard, dataset or
+ * workspace reads (core's `Grants`: the grants, the directory for teams and
+ * executive roles, and the subjects, docs/decisions/0014): for `captured`,
+ * spread among a group's own services.
+ */
+export const accessServices = [
+  GrantStore.GrantStore,
+  DirectoryStore.DirectoryStore,
+  WorkspaceStore.WorkspaceStore,
+  ReportStore.ReportStore,
+  DashboardStore.DashboardStore,
+  DatasetStore.DatasetStore
+] as const
 
 /**
  * The caller of an operation, as the policy admits them (`Policy.authorize`):

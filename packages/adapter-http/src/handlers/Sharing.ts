@@ -4,13 +4,13 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { AuditLog, Cursor, DashboardStore, DatasetStore, DirectoryStore, EventPublisher, Grant, GrantStore, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ReportStore, ShareTokens, Transactor, type Workspace, WorkspaceStore, Workspaces } from "@analytics/core"
+import { AuditLog, Cursor, EventPublisher, Grant, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ShareTokens, Transactor, type Workspace, Workspaces } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import * as SharedRoutes from "../routes/SharedRoutes.ts"
-import { caller, captured, listRequest, respond } from "./Handling.ts"
+import { accessServices, caller, captured, listRequest, respond } from "./Handling.ts"
 import { invitationLinks } from "./Invitations.ts"
 
 /** A grant as the API shows it: its state now, its absolute `link_url`; never its password, hash or an embed token. */
@@ -40,12 +40,7 @@ const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) =
 export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
-      GrantStore.GrantStore,
-      DirectoryStore.DirectoryStore,
-      WorkspaceStore.WorkspaceStore,
-      ReportStore.ReportStore,
-      DashboardStore.DashboardStore,
-      DatasetStore.DatasetStore,
+      ...accessServices,
       AuditLog.AuditStore,
       EventPublisher.EventPublisher,
       Transactor.Transactor,

@@ -5,12 +5,11 @@
  */
 import { AuditLog, Comment, Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A comment as the API shows it. */
@@ -28,62 +27,42 @@ export const CommentJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
-const commentParams = { id: Schema.String }
-
 /** Threaded comments on reports (the sharing action `comment`, decision 0019). */
 export const CommentsGroup = HttpApiGroup.make("comments")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/reports/:id/comments", {
-      params: WorkspaceResource.idParams,
-      query: {
-        visual_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({ description: "Only this visual's thread" })),
-        ...QueryParams.page,
-        sort: Schema.optionalKey(Schema.Literals(["created_at", "-created_at"]).annotate({
-          description: "created_at: oldest first (a thread reads as a conversation); -created_at: newest first. Ties are broken by id ascending",
-          default: "created_at"
-        }))
-      },
-      success: ListEnvelope.make(CommentJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(
-      OpenApi.Description,
-      "A report's comments: its own thread and each visual's, first comments and their replies (each names its `parent_id`), oldest first by default. " +
-        "Deleted comments that have replies are listed as tombstones (`deleted: true`, no text). Open to every member who may read the report."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/reports/:id/comments", {
-      params: WorkspaceResource.idParams,
-      headers: idempotencyHeader,
-      payload: Comment.CommentCreate,
-      success: CommentJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.CommentInvalid]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Comments on the report, on one of its visuals (`visual_id`), or replies to a thread's first comment (`parent_id`; replies are one level deep). " +
-        "Needs comment on the report or its workspace; tenant admins always may."
-    )
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/comments/:id", {
-      params: commentParams,
-      payload: Comment.CommentUpdate,
-      success: CommentJson,
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.CommentDeleted]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Changes a comment's text: its author only, while they still hold comment on the report. Another member's comment is a 404 to them; an admin is refused (403): admins delete, they do not edit."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("delete", "/v1/comments/:id", {
-      params: commentParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Deletes a comment: its author, or a tenant admin (moderation). One with replies becomes a tombstone (no text, `deleted: true`); any other is removed. Another member's comment is a 404 to them."
-    )
-  )
+  .add(Endpoints.list("list", "/v1/reports/:id/comments", {
+    params: WorkspaceResource.idParams,
+    query: {
+      visual_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({ description: "Only this visual's thread" })),
+      ...QueryParams.page,
+      sort: Schema.optionalKey(Schema.Literals(["created_at", "-created_at"]).annotate({
+        description: "created_at: oldest first (a thread reads as a conversation); -created_at: newest first. Ties are broken by id ascending",
+        default: "created_at"
+      }))
+    },
+    item: CommentJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+    description: "A report's comments: its own thread and each visual's, first comments and their replies (each names its `parent_id`), oldest first by default. " +
+      "Deleted comments that have replies are listed as tombstones (`deleted: true`, no text). Open to every member who may read the report."
+  }))
+  .add(Endpoints.create("create", "/v1/reports/:id/comments", {
+    params: WorkspaceResource.idParams,
+    payload: Comment.CommentCreate,
+    success: CommentJson,
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.CommentInvalid],
+    description: "Comments on the report, on one of its visuals (`visual_id`), or replies to a thread's first comment (`parent_id`; replies are one level deep). " +
+      "Needs comment on the report or its workspace; tenant admins always may."
+  }))
+  .add(Endpoints.update("update", "/v1/comments/:id", {
+    params: WorkspaceResource.idParams,
+    payload: Comment.CommentUpdate,
+    success: CommentJson,
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.CommentDeleted],
+    description: "Changes a comment's text: its author only, while they still hold comment on the report. Another member's comment is a 404 to them; an admin is refused (403): admins delete, they do not edit."
+  }))
+  .add(Endpoints.remove("delete", "/v1/comments/:id", {
+    params: WorkspaceResource.idParams,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Deletes a comment: its author, or a tenant admin (moderation). One with replies becomes a tombstone (no text, `deleted: true`); any other is removed. Another member's comment is a 404 to them."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Threaded comments on reports and their visuals; every change is in the audit log.")

@@ -5,10 +5,10 @@
  */
 import { AuditLog, ExportJob, ExportSchedule, Workspace } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A recipient's part of a run: their job, or why they got none. */
@@ -61,16 +61,12 @@ export const ExportSchedulesGroup = WorkspaceResource.group("exportSchedules", {
     description: "Changes a schedule; `null` removes `pages`, `visual_id` or `dialect`; `enabled: false` pauses it."
   }
 })
-  .add(
-    HttpApiEndpoint.post("sendNow", "/v1/export-schedules/:id/send-now", {
-      params: WorkspaceResource.idParams,
-      headers: idempotencyHeader,
-      success: RunJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.ExportsExceeded]
-    }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
-      OpenApi.Description,
-      "Runs the schedule now (a test send): its jobs, one per recipient, are queued at once; its next scheduled run stays as it was."
-    )
-  )
+  .add(Endpoints.action("sendNow", "/v1/export-schedules/:id/send-now", {
+    params: WorkspaceResource.idParams,
+    success: RunJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.ExportsExceeded],
+    rateLimit: "export",
+    description: "Runs the schedule now (a test send): its jobs, one per recipient, are queued at once; its next scheduled run stays as it was."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Exports made on a schedule and e-mailed to a distribution list, each recipient's as they would see it.")

@@ -5,10 +5,10 @@
  */
 import { ExportJob } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** An export job as the API shows it. */
@@ -35,39 +35,32 @@ const jobParams = { job_id: Schema.String }
 
 /** Export jobs (decision 0015). */
 export const ExportsGroup = HttpApiGroup.make("exports")
-  .add(
-    HttpApiEndpoint.post("export", "/v1/reports/:id/export", {
-      params: WorkspaceResource.idParams,
-      headers: idempotencyHeader,
-      payload: ExportJob.ExportRequest,
-      success: JobJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded]
-    }).middleware(Idempotent).annotate(RateLimitClass, "export").annotate(
-      OpenApi.Description,
-      "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
-        "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("job", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "read").annotate(
-        OpenApi.Description,
-        "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("result", "/v1/jobs/:job_id/result", {
-      params: jobParams,
-      success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady]
-    }).annotate(RateLimitClass, "read").annotate(
-      OpenApi.Description,
-      "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("cancel", "/v1/jobs/:job_id", { params: jobParams, success: JobJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Cancels a queued or running job; a finished one is answered as it is.")
-  )
+  .add(Endpoints.action("export", "/v1/reports/:id/export", {
+    params: WorkspaceResource.idParams,
+    payload: ExportJob.ExportRequest,
+    success: JobJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded],
+    rateLimit: "export",
+    description: "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
+      "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
+  }))
+  .add(Endpoints.get("job", "/v1/jobs/:job_id", {
+    params: jobParams,
+    success: JobJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
+  }))
+  .add(Endpoints.get("result", "/v1/jobs/:job_id/result", {
+    params: jobParams,
+    success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
+    error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady],
+    description: "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
+  }))
+  .add(Endpoints.remove("cancel", "/v1/jobs/:job_id", {
+    params: jobParams,
+    success: JobJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Cancels a queued or running job; a finished one is answered as it is."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Asynchronous exports of reports, and their jobs.")

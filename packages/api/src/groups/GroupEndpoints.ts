@@ -6,12 +6,10 @@
  */
 import { Group } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 import { UserJson } from "./Users.ts"
 
 const groupParams = { id: Schema.String }
@@ -24,69 +22,34 @@ export const groupEndpoints = <const Name extends string, const Path extends `/$
   description: string
 ) =>
   HttpApiGroup.make(name)
-    .add(
-      HttpApiEndpoint.get("list", path, {
-        query: QueryParams.page,
-        success: ListEnvelope.make(json),
-        error: [...Problems.cursorProblems, Problems.Forbidden]
-      }).annotate(RateLimitClass, "read")
-    )
-    .add(
-      HttpApiEndpoint.post("create", path, {
-        headers: idempotencyHeader,
-        payload: Group.GroupInput,
-        success: json.pipe(HttpApiSchema.status(201)),
-        error: Problems.Forbidden
-      }).middleware(Idempotent).annotate(RateLimitClass, "write")
-    )
-    .add(
-      HttpApiEndpoint.get("get", `${path}/:id`, {
-        params: groupParams,
-        success: json,
-        error: [Problems.Forbidden, Problems.NotFound]
-      }).annotate(RateLimitClass, "read")
-    )
-    .add(
-      HttpApiEndpoint.patch("rename", `${path}/:id`, {
-        params: groupParams,
-        payload: Group.GroupInput,
-        success: json,
-        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-      }).annotate(RateLimitClass, "write")
-    )
-    .add(
-      HttpApiEndpoint.delete("delete", `${path}/:id`, {
-        params: groupParams,
-        success: HttpApiSchema.NoContent,
-        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-      }).annotate(RateLimitClass, "write")
-    )
-    .add(
-      HttpApiEndpoint.get("listMembers", `${path}/:id/members`, {
-        params: groupParams,
-        query: QueryParams.page,
-        success: ListEnvelope.make(UserJson),
-        error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-      }).annotate(RateLimitClass, "read")
-    )
-    .add(
-      HttpApiEndpoint.post("addMember", `${path}/:id/members`, {
-        params: groupParams,
-        headers: idempotencyHeader,
-        payload: Schema.Struct({ user_id: Schema.String }),
-        success: UserJson.pipe(HttpApiSchema.status(201)),
-        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-      }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-        OpenApi.Description,
-        "Adds a user (adding them again changes nothing); grants to the group reach them from their next request."
-      )
-    )
-    .add(
-      HttpApiEndpoint.delete("removeMember", `${path}/:id/members/:user_id`, {
-        params: { id: Schema.String, user_id: Schema.String },
-        success: HttpApiSchema.NoContent,
-        error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
-      }).annotate(RateLimitClass, "write")
-    )
+    .add(Endpoints.list("list", path, { item: json, error: [...Problems.cursorProblems, Problems.Forbidden] }))
+    .add(Endpoints.create("create", path, { payload: Group.GroupInput, success: json, error: Problems.Forbidden }))
+    .add(Endpoints.get("get", `${path}/:id`, { params: groupParams, success: json, error: [Problems.Forbidden, Problems.NotFound] }))
+    .add(Endpoints.update("rename", `${path}/:id`, {
+      params: groupParams,
+      payload: Group.GroupInput,
+      success: json,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }))
+    .add(Endpoints.remove("delete", `${path}/:id`, {
+      params: groupParams,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }))
+    .add(Endpoints.list("listMembers", `${path}/:id/members`, {
+      params: groupParams,
+      item: UserJson,
+      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
+    }))
+    .add(Endpoints.action("addMember", `${path}/:id/members`, {
+      params: groupParams,
+      payload: Schema.Struct({ user_id: Schema.String }),
+      success: UserJson.pipe(HttpApiSchema.status(201)),
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider],
+      description: "Adds a user (adding them again changes nothing); grants to the group reach them from their next request."
+    }))
+    .add(Endpoints.remove("removeMember", `${path}/:id/members/:user_id`, {
+      params: { id: Schema.String, user_id: Schema.String },
+      error: [Problems.Forbidden, Problems.NotFound, Problems.ManagedByIdentityProvider]
+    }))
     .middleware(Authentication)
     .annotate(OpenApi.Description, description)

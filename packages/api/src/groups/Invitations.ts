@@ -5,12 +5,10 @@
  */
 import { Invitation } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 
 /** An invitation as the API shows it (never its token, which only the e-mail carries). */
 export const InvitationJson = Schema.Struct({
@@ -28,41 +26,23 @@ const invitationParams = { id: Schema.String }
 
 /** Invitations by e-mail (decision 0014). Tenant admins only. */
 export const InvitationsGroup = HttpApiGroup.make("invitations")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/invitations", {
-      query: QueryParams.page,
-      success: ListEnvelope.make(InvitationJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/invitations", {
-      headers: idempotencyHeader,
-      payload: Invitation.InvitationCreate,
-      success: InvitationJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.EmailTaken]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Invites an address that is no user yet and e-mails the invitation (valid 7 days); a pending one of the same address is renewed."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("resend", "/v1/invitations/:id/resend", {
-      params: invitationParams,
-      headers: idempotencyHeader,
-      success: InvitationJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Sends the invitation again with a new link, valid 7 days from now; the previous link stops working."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("revoke", "/v1/invitations/:id", {
-      params: invitationParams,
-      success: InvitationJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed]
-    }).annotate(RateLimitClass, "write")
-  )
+  .add(Endpoints.list("list", "/v1/invitations", { item: InvitationJson, error: [...Problems.cursorProblems, Problems.Forbidden] }))
+  .add(Endpoints.create("create", "/v1/invitations", {
+    payload: Invitation.InvitationCreate,
+    success: InvitationJson,
+    error: [Problems.Forbidden, Problems.EmailTaken],
+    description: "Invites an address that is no user yet and e-mails the invitation (valid 7 days); a pending one of the same address is renewed."
+  }))
+  .add(Endpoints.action("resend", "/v1/invitations/:id/resend", {
+    params: invitationParams,
+    success: InvitationJson,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed],
+    description: "Sends the invitation again with a new link, valid 7 days from now; the previous link stops working."
+  }))
+  .add(Endpoints.remove("revoke", "/v1/invitations/:id", {
+    params: invitationParams,
+    success: InvitationJson,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.InvitationClosed]
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Invitations by e-mail. Tenant admins only.")

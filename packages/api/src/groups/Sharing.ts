@@ -6,8 +6,8 @@
 import { AuditLog, Grant, Grants, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
@@ -49,63 +49,42 @@ const grantProblems = [Problems.Forbidden, Problems.NotFound, Problems.GrantInva
 
 /** Sharing grants (decision 0014). */
 export const SharingGroup = HttpApiGroup.make("sharing")
-  .add(
-    HttpApiEndpoint.post("create", "/v1/sharing/grants", {
-      headers: idempotencyHeader,
-      payload: Grants.GrantCreate,
-      success: GrantJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.ServiceUnavailable]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Shares a report, dashboard, dataset or workspace with a user (or an e-mail address, which is invited), a team, an executive role, a public link (`link_url`, optionally with a `password` and a watermark) or an embed (`embed`: a signed token and an iframe snippet). " +
-        "A tenant admin may grant anything; anyone else only what they hold, and only holding share. Written to the audit log; emits sharing.grant.created."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("list", "/v1/sharing/grants", {
-      query: {
-        ...QueryParams.page,
-        subject_type: Schema.optionalKey(Grant.SubjectType),
-        subject_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
-        principal_type: Schema.optionalKey(Grant.PrincipalType),
-        principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
-        workspace_id: Schema.optionalKey(Workspace.WorkspaceId),
-        state: Schema.optionalKey(Grant.State)
-      },
-      success: ListEnvelope.make(GrantJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden]
-    }).annotate(RateLimitClass, "read").annotate(
-      OpenApi.Description,
-      "Grants newest first, revoked and expired ones included (filter by `state`): every grant of the tenant for an admin, the caller's own for anyone else."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/sharing/grants/:grant_id", { params: grantParams, success: GrantJson, error: [Problems.Forbidden, Problems.NotFound] })
-      .annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/sharing/grants/:grant_id", {
-      params: grantParams,
-      payload: Grants.GrantUpdate,
-      success: GrantJson,
-      error: grantProblems
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Changes an active grant's actions, expiry, watermark or (a link's) password; `null` removes an expiry or a password. A new password ends the link's open sessions."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("revoke", "/v1/sharing/grants/:grant_id", {
-      params: grantParams,
-      success: GrantJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.GrantNotActive]
-    })
-      .annotate(RateLimitClass, "write").annotate(
-        OpenApi.Description,
-        "Revokes an active grant from the next request on (its links, sessions and embed tokens included); the record stays for audit. Emits sharing.grant.revoked. " +
-          "An expired or revoked grant is not changed: 409 grant/not-active (an expired grant stays expired)."
-      )
-  )
+  .add(Endpoints.create("create", "/v1/sharing/grants", {
+    payload: Grants.GrantCreate,
+    success: GrantJson,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.ServiceUnavailable],
+    description: "Shares a report, dashboard, dataset or workspace with a user (or an e-mail address, which is invited), a team, an executive role, a public link (`link_url`, optionally with a `password` and a watermark) or an embed (`embed`: a signed token and an iframe snippet). " +
+      "A tenant admin may grant anything; anyone else only what they hold, and only holding share. Written to the audit log; emits sharing.grant.created."
+  }))
+  .add(Endpoints.list("list", "/v1/sharing/grants", {
+    query: {
+      ...QueryParams.page,
+      subject_type: Schema.optionalKey(Grant.SubjectType),
+      subject_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
+      principal_type: Schema.optionalKey(Grant.PrincipalType),
+      principal_id: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
+      workspace_id: Schema.optionalKey(Workspace.WorkspaceId),
+      state: Schema.optionalKey(Grant.State)
+    },
+    item: GrantJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden],
+    description: "Grants newest first, revoked and expired ones included (filter by `state`): every grant of the tenant for an admin, the caller's own for anyone else."
+  }))
+  .add(Endpoints.get("get", "/v1/sharing/grants/:grant_id", { params: grantParams, success: GrantJson, error: [Problems.Forbidden, Problems.NotFound] }))
+  .add(Endpoints.update("update", "/v1/sharing/grants/:grant_id", {
+    params: grantParams,
+    payload: Grants.GrantUpdate,
+    success: GrantJson,
+    error: grantProblems,
+    description: "Changes an active grant's actions, expiry, watermark or (a link's) password; `null` removes an expiry or a password. A new password ends the link's open sessions."
+  }))
+  .add(Endpoints.remove("revoke", "/v1/sharing/grants/:grant_id", {
+    params: grantParams,
+    success: GrantJson,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.GrantNotActive],
+    description: "Revokes an active grant from the next request on (its links, sessions and embed tokens included); the record stays for audit. Emits sharing.grant.revoked. " +
+      "An expired or revoked grant is not changed: 409 grant/not-active (an expired grant stays expired)."
+  }))
   .add(
     HttpApiEndpoint.post("pause", "/v1/sharing/grants/:grant_id/pause", { params: grantParams, success: GrantJson, error: grantProblems })
       .annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Pauses a link: it answers 403 share/paused until resumed; its URL stays.")
@@ -125,16 +104,12 @@ export const SharingGroup = HttpApiGroup.make("sharing")
       "Mints an embed token for an embed grant: the embedding app's server calls this per page view, with the viewer's locked parameters and attributes."
     )
   )
-  .add(
-    HttpApiEndpoint.get("links", "/v1/workspaces/:workspace_id/links", {
-      params: { workspace_id: Workspace.WorkspaceId },
-      query: { ...QueryParams.page, state: Schema.optionalKey(Grant.State) },
-      success: ListEnvelope.make(GrantJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(
-      OpenApi.Description,
-      "Every public link of a workspace, newest first, with its state and whether it is paused: the one place to pause or revoke them. Tenant admins only."
-    )
-  )
+  .add(Endpoints.list("links", "/v1/workspaces/:workspace_id/links", {
+    params: { workspace_id: Workspace.WorkspaceId },
+    query: { ...QueryParams.page, state: Schema.optionalKey(Grant.State) },
+    item: GrantJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+    description: "Every public link of a workspace, newest first, with its state and whether it is paused: the one place to pause or revoke them. Tenant admins only."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Sharing grants to users, teams, executive roles, public links and embeds; every change is in the audit log.")

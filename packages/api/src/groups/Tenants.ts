@@ -5,10 +5,10 @@
  */
 import { Plan, Tenant } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 
 /** A tenant as the API shows it. */
 export const TenantJson = Schema.Struct({
@@ -35,24 +35,17 @@ export const ProvisionedTenant = Schema.Struct({
 
 /** Provisioning tenants: the operator token only. */
 export const TenantsGroup = HttpApiGroup.make("tenants")
-  .add(
-    HttpApiEndpoint.post("create", "/v1/tenants", {
-      headers: idempotencyHeader,
-      payload: Schema.Struct({ name: Tenant.Name, ...PlanChoice }),
-      success: ProvisionedTenant.pipe(HttpApiSchema.status(201)),
-      error: Problems.Forbidden
-    }).middleware(Idempotent).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.patch("changePlan", "/v1/tenants/:tenant_id", {
-      params: { tenant_id: Schema.String },
-      payload: Schema.Struct(PlanChoice),
-      success: TenantJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Moves a tenant to another plan; its limits apply from its next request. Negotiated limits go with the custom plan only."
-    )
-  )
+  .add(Endpoints.create("create", "/v1/tenants", {
+    payload: Schema.Struct({ name: Tenant.Name, ...PlanChoice }),
+    success: ProvisionedTenant,
+    error: Problems.Forbidden
+  }))
+  .add(Endpoints.update("changePlan", "/v1/tenants/:tenant_id", {
+    params: { tenant_id: Schema.String },
+    payload: Schema.Struct(PlanChoice),
+    success: TenantJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Moves a tenant to another plan; its limits apply from its next request. Negotiated limits go with the custom plan only."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Tenant provisioning and plans, for the service operator's token only.")

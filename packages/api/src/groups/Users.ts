@@ -5,12 +5,11 @@
  */
 import { User } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
 import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
-import * as QueryParams from "../QueryParams.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 
 /** A user as the API shows it. */
 export const UserJson = Schema.Struct({
@@ -42,64 +41,32 @@ export const IssuedTokenJson = Schema.Struct({
 
 /** The tenant's users and their personal tokens. Tenant admins only. */
 export const UsersGroup = HttpApiGroup.make("users")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/users", {
-      query: QueryParams.page,
-      success: ListEnvelope.make(UserJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/users", {
-      headers: idempotencyHeader,
-      payload: User.UserCreate,
-      success: UserJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.EmailTaken]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/users/:user_id", {
-      params: userParams,
-      success: UserJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/users/:user_id", {
-      params: userParams,
-      payload: User.UserUpdate,
-      success: UserJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Changes a user's name, service roles or status; a deprovisioned user has no access from their next request."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("issueToken", "/v1/users/:user_id/tokens", {
-      params: userParams,
-      headers: idempotencyHeader,
-      success: IssuedTokenJson.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.UserDeprovisioned]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Issues a personal API token of an active user, shown this once. It acts as the user as the directory has them at each request: their service roles, and no access once deprovisioned."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("listTokens", "/v1/users/:user_id/tokens", {
-      params: userParams,
-      query: QueryParams.page,
-      success: TokenList,
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "A user's personal tokens (ids and dates, never the tokens), newest first.")
-  )
-  .add(
-    HttpApiEndpoint.delete("revokeToken", "/v1/users/:user_id/tokens/:token_id", {
-      params: { user_id: Schema.String, token_id: Schema.String },
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write").annotate(OpenApi.Description, "Revokes a user's token; it is refused from the next request.")
-  )
+  .add(Endpoints.list("list", "/v1/users", { item: UserJson, error: [...Problems.cursorProblems, Problems.Forbidden] }))
+  .add(Endpoints.create("create", "/v1/users", { payload: User.UserCreate, success: UserJson, error: [Problems.Forbidden, Problems.EmailTaken] }))
+  .add(Endpoints.get("get", "/v1/users/:user_id", { params: userParams, success: UserJson, error: [Problems.Forbidden, Problems.NotFound] }))
+  .add(Endpoints.update("update", "/v1/users/:user_id", {
+    params: userParams,
+    payload: User.UserUpdate,
+    success: UserJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Changes a user's name, service roles or status; a deprovisioned user has no access from their next request."
+  }))
+  .add(Endpoints.action("issueToken", "/v1/users/:user_id/tokens", {
+    params: userParams,
+    success: IssuedTokenJson.pipe(HttpApiSchema.status(201)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.UserDeprovisioned],
+    description: "Issues a personal API token of an active user, shown this once. It acts as the user as the directory has them at each request: their service roles, and no access once deprovisioned."
+  }))
+  .add(Endpoints.list("listTokens", "/v1/users/:user_id/tokens", {
+    params: userParams,
+    item: TokenJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+    description: "A user's personal tokens (ids and dates, never the tokens), newest first."
+  }))
+  .add(Endpoints.remove("revokeToken", "/v1/users/:user_id/tokens/:token_id", {
+    params: { user_id: Schema.String, token_id: Schema.String },
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Revokes a user's token; it is refused from the next request."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "The tenant's users and their personal tokens. Tenant admins only.")

@@ -6,8 +6,9 @@
 import { Events, Webhook } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
 import * as ListEnvelope from "../ListEnvelope.ts"
-import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
@@ -75,119 +76,64 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       error: Problems.Forbidden
     }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The event catalog, each type with its JSON Schema.")
   )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/webhooks", {
-      headers: idempotencyHeader,
-      payload: Webhook.WebhookCreate,
-      success: WebhookWithSecret.pipe(HttpApiSchema.status(201)),
-      error: [Problems.Forbidden, Problems.SchemeNotAllowed, Problems.FirehoseNotInPlan]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Registers an https:// URL for event types; the secret (generated when omitted) is returned this once."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("list", "/v1/webhooks", {
-      query: { limit: QueryParams.limit, cursor: QueryParams.cursor },
-      success: ListEnvelope.make(WebhookJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/webhooks/:webhook_id", {
-      params: webhookParams,
-      success: WebhookJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/v1/webhooks/:webhook_id", {
-      params: webhookParams,
-      payload: Webhook.WebhookUpdate,
-      success: WebhookJson,
-      error: [Problems.Forbidden, Problems.NotFound, Problems.SchemeNotAllowed, Problems.FirehoseNotInPlan]
-    }).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Changes the url, events, description or state. Disabling fails the unfinished deliveries; recover them after enabling."
-    )
-  )
-  .add(
-    HttpApiEndpoint.delete("remove", "/v1/webhooks/:webhook_id", {
-      params: webhookParams,
-      success: HttpApiSchema.NoContent,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "write")
-  )
-  .add(
-    HttpApiEndpoint.post("rotateSecret", "/v1/webhooks/:webhook_id/rotate-secret", {
-      params: webhookParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({ secret: Schema.optionalKey(Webhook.Secret) }),
-      success: WebhookWithSecret,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Replaces the secret (returned this once); for 24 hours every delivery is signed with both, one v1= each."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("test", "/v1/webhooks/:webhook_id/test", {
-      params: webhookParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({ type: Events.EventType }),
-      success: DeliveryJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Sends an example event of the type through the normal pipeline (signed, retried, logged)."
-    )
-  )
-  .add(
-    HttpApiEndpoint.get("deliveries", "/v1/webhooks/:webhook_id/deliveries", {
-      params: webhookParams,
-      query: {
-        limit: QueryParams.limit,
-        cursor: QueryParams.cursor,
-        status: Schema.optionalKey(Webhook.DeliveryStatus),
-        event_type: Schema.optionalKey(Events.EventType)
-      },
-      success: ListEnvelope.make(DeliveryJson),
-      error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The deliveries log, newest first, with every attempt.")
-  )
-  .add(
-    HttpApiEndpoint.get("delivery", "/v1/webhooks/:webhook_id/deliveries/:delivery_id", {
-      params: deliveryParams,
-      success: DeliveryJson,
-      error: [Problems.Forbidden, Problems.NotFound]
-    }).annotate(RateLimitClass, "read")
-  )
-  .add(
-    HttpApiEndpoint.post("redeliver", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", {
-      params: deliveryParams,
-      headers: idempotencyHeader,
-      success: DeliveryJson.pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled, Problems.DeliveryInProgress]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Delivers a finished delivery again: same delivery and event id, back to pending with a fresh retry schedule; earlier attempts stay in its log."
-    )
-  )
-  .add(
-    HttpApiEndpoint.post("recover", "/v1/webhooks/:webhook_id/recover", {
-      params: webhookParams,
-      headers: idempotencyHeader,
-      payload: Schema.Struct({
-        since: Schema.Date.annotate({ description: "Failed deliveries created at or after this instant" }),
-        until: Schema.optionalKey(Schema.Date.annotate({ description: "…and before this one (default: now)" }))
-      }),
-      success: Schema.Struct({ recovered: Schema.Int }).pipe(HttpApiSchema.status(202)),
-      error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled]
-    }).middleware(Idempotent).annotate(RateLimitClass, "write").annotate(
-      OpenApi.Description,
-      "Delivers again every failed delivery created in the range, each as a re-delivery."
-    )
-  )
+  .add(Endpoints.create("create", "/v1/webhooks", {
+    payload: Webhook.WebhookCreate,
+    success: WebhookWithSecret,
+    error: [Problems.Forbidden, Problems.SchemeNotAllowed, Problems.FirehoseNotInPlan],
+    description: "Registers an https:// URL for event types; the secret (generated when omitted) is returned this once."
+  }))
+  .add(Endpoints.list("list", "/v1/webhooks", { item: WebhookJson, error: [...Problems.cursorProblems, Problems.Forbidden] }))
+  .add(Endpoints.get("get", "/v1/webhooks/:webhook_id", { params: webhookParams, success: WebhookJson, error: [Problems.Forbidden, Problems.NotFound] }))
+  .add(Endpoints.update("update", "/v1/webhooks/:webhook_id", {
+    params: webhookParams,
+    payload: Webhook.WebhookUpdate,
+    success: WebhookJson,
+    error: [Problems.Forbidden, Problems.NotFound, Problems.SchemeNotAllowed, Problems.FirehoseNotInPlan],
+    description: "Changes the url, events, description or state. Disabling fails the unfinished deliveries; recover them after enabling."
+  }))
+  .add(Endpoints.remove("remove", "/v1/webhooks/:webhook_id", { params: webhookParams, error: [Problems.Forbidden, Problems.NotFound] }))
+  .add(Endpoints.action("rotateSecret", "/v1/webhooks/:webhook_id/rotate-secret", {
+    params: webhookParams,
+    payload: Schema.Struct({ secret: Schema.optionalKey(Webhook.Secret) }),
+    success: WebhookWithSecret,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "Replaces the secret (returned this once); for 24 hours every delivery is signed with both, one v1= each."
+  }))
+  .add(Endpoints.action("test", "/v1/webhooks/:webhook_id/test", {
+    params: webhookParams,
+    payload: Schema.Struct({ type: Events.EventType }),
+    success: DeliveryJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled],
+    description: "Sends an example event of the type through the normal pipeline (signed, retried, logged)."
+  }))
+  .add(Endpoints.list("deliveries", "/v1/webhooks/:webhook_id/deliveries", {
+    params: webhookParams,
+    query: { ...QueryParams.page, status: Schema.optionalKey(Webhook.DeliveryStatus), event_type: Schema.optionalKey(Events.EventType) },
+    item: DeliveryJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+    description: "The deliveries log, newest first, with every attempt."
+  }))
+  .add(Endpoints.get("delivery", "/v1/webhooks/:webhook_id/deliveries/:delivery_id", {
+    params: deliveryParams,
+    success: DeliveryJson,
+    error: [Problems.Forbidden, Problems.NotFound]
+  }))
+  .add(Endpoints.action("redeliver", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", {
+    params: deliveryParams,
+    success: DeliveryJson.pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled, Problems.DeliveryInProgress],
+    description: "Delivers a finished delivery again: same delivery and event id, back to pending with a fresh retry schedule; earlier attempts stay in its log."
+  }))
+  .add(Endpoints.action("recover", "/v1/webhooks/:webhook_id/recover", {
+    params: webhookParams,
+    payload: Schema.Struct({
+      since: Schema.Date.annotate({ description: "Failed deliveries created at or after this instant" }),
+      until: Schema.optionalKey(Schema.Date.annotate({ description: "…and before this one (default: now)" }))
+    }),
+    success: Schema.Struct({ recovered: Schema.Int }).pipe(HttpApiSchema.status(202)),
+    error: [Problems.Forbidden, Problems.NotFound, Problems.WebhookDisabled],
+    description: "Delivers again every failed delivery created in the range, each as a re-delivery."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Webhooks: registration, secret rotation, test sends, the deliveries log and recovery.")
 
