@@ -189,7 +189,8 @@ export const list: WorkspaceResource.List<Dataset, DatasetStore> = (tenantId, wo
 export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticModel.ModelInvalid, DatasetStore> = (tenantId, datasetId, change) =>
   WorkspaceResource.update(datasets, datasetId, get(tenantId, datasetId), (current) => {
     const model = change.model ?? current.model
-    return Effect.as(change.model === undefined ? Effect.void : checked(model, current.columns), {
+    const check: Effect.Effect<unknown, SemanticModel.ModelInvalid> = change.model === undefined ? Effect.void : checked(model, current.columns)
+    return Effect.as(check, {
       ...current,
       name: change.name ?? current.name,
       description: change.description === undefined ? current.description : change.description,
