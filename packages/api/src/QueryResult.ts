@@ -32,7 +32,8 @@ export const QueryResultJson = Schema.Struct({
     kind: Schema.Literals(["dimension", "time_dimension", "measure"]),
     type: SemanticModel.DimensionType,
     granularity: Schema.optionalKey(Schema.Literals(DateRange.granularities)),
-    format: Schema.optionalKey(SemanticModel.MeasureFormat.annotate({ description: "A measure's display format, as its model declares it" }))
+    format: Schema.optionalKey(SemanticModel.MeasureFormat.annotate({ description: "A measure's display format, as its model declares it" })),
+    title: Schema.optionalKey(Schema.String.annotate({ description: "What a person reads for the column: the member's title in the model, else its name in words" }))
   })),
   data: Schema.Array(Schema.Record(Schema.String, CellJson)).annotate({
     description: "One object per row, keyed by column name; times as \"YYYY-MM-DD HH:MM:SS\" UTC"

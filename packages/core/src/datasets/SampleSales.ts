@@ -38,16 +38,16 @@ export const csv = (rows: number = demoRows): string => {
  */
 export const model: SemanticModel.Model = {
   dimensions: [
-    { name: "ordered_at", type: "time" },
-    { name: "region", type: "string" },
-    { name: "product", type: "string" },
-    { name: "channel", type: "string" }
+    { name: "ordered_at", type: "time", title: "Order date" },
+    { name: "region", type: "string", title: "Region" },
+    { name: "product", type: "string", title: "Product" },
+    { name: "channel", type: "string", title: "Channel" }
   ],
   measures: [
-    { name: "orders", aggregation: "count" },
-    { name: "revenue", aggregation: "sum", column: "revenue", format: { type: "currency", currency: "EUR", decimals: 2 } },
-    { name: "units", aggregation: "sum", column: "quantity" },
-    { name: "average_order", expression: "revenue / orders" }
+    { name: "orders", aggregation: "count", title: "Orders", format: { type: "number", decimals: 0 } },
+    { name: "revenue", aggregation: "sum", column: "revenue", title: "Revenue", format: { type: "currency", currency: "EUR", decimals: 2 } },
+    { name: "units", aggregation: "sum", column: "quantity", title: "Units", format: { type: "number", decimals: 0 } },
+    { name: "average_order", expression: "revenue / orders", title: "Average order", format: { type: "currency", currency: "EUR", decimals: 2 } }
   ],
   row_level_security: [
     { roles: ["admin", "CFO", "link"], all_rows: true },

@@ -106,6 +106,15 @@ export interface Column {
   readonly granularity?: DateRange.Granularity
   /** A measure's display format, as its model declares it. */
   readonly format?: MeasureFormat
+  /** What a person reads for it: the member's title in the model, else its name in words (`titleOf`). */
+  readonly title?: string
+}
+
+/** A member's title: the model's, else its name in words (`ordered_at` → "Ordered at"). */
+export const titleOf = (member: { readonly name: string; readonly title?: string | undefined }): string => {
+  if (member.title !== undefined) return member.title
+  const words = member.name.replace(/_+/g, " ").trim()
+  return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
 /** A checked query, ready to compile. */
@@ -172,7 +181,7 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
       refuse(model.measures.has(name) ? `"${name}" is a measure, not a dimension` : `The model has no dimension "${name}"`, name)
   for (const name of query.dimensions ?? []) {
     const d = dimension(name)
-    select({ name, member: name, kind: "dimension", type: d.type })
+    select({ name, member: name, kind: "dimension", type: d.type, title: titleOf(d) })
     dimensions.push({ alias: name, column: d.column ?? d.name })
   }
   for (const time of query.time_dimensions ?? []) {
@@ -181,7 +190,7 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
     const column = d.column ?? d.name
     if (time.granularity !== undefined) {
       const alias = `${d.name}__${time.granularity}`
-      select({ name: alias, member: d.name, kind: "time_dimension", type: "time", granularity: time.granularity })
+      select({ name: alias, member: d.name, kind: "time_dimension", type: "time", granularity: time.granularity, title: titleOf(d) })
       dimensions.push({ alias, column, granularity: time.granularity })
     }
     if (time.date_range !== undefined) {
@@ -201,8 +210,9 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
     if (!model.measures.has(name)) {
       refuse(model.dimensions.has(name) ? `"${name}" is a dimension, not a measure` : `The model has no measure "${name}"`, name)
     }
-    const format = model.measures.get(name)!.format
-    select(format === undefined ? { name, member: name, kind: "measure", type: "number" } : { name, member: name, kind: "measure", type: "number", format })
+    const measure = model.measures.get(name)!
+    const title = titleOf(measure)
+    select(measure.format === undefined ? { name, member: name, kind: "measure", type: "number", title } : { name, member: name, kind: "measure", type: "number", format: measure.format, title })
     return { alias: name, measure: measureSql(model, name) }
   })
   if (columns.length === 0) refuse("A query selects at least one measure, dimension or time dimension with a granularity")
