@@ -230,11 +230,22 @@ export interface Size {
   readonly height: number
 }
 
-/** An encoding channel of a column, with its title and formats. */
-const channel = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
+/**
+ * An encoding channel of a column, with its title and formats. A time is a
+ * continuous axis for lines, areas and points, and one band per period for
+ * bars and heatmaps (`discrete`), so no bar reads as the next period's.
+ */
+const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = false): Record<string, unknown> => {
   switch (c.role) {
     case "time":
-      return { field: c.field, type: "temporal", timeUnit: c.timeUnit, title: c.title, axis: { format: c.timeFormat, labelOverlap: true, labelAngle: 0 }, ...extra }
+      return {
+        field: c.field,
+        type: discrete ? "ordinal" : "temporal",
+        timeUnit: c.timeUnit,
+        title: c.title,
+        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: 0 },
+        ...extra
+      }
     case "category":
       return { field: c.field, type: "nominal", title: c.title, ...extra }
     case "quantity":
@@ -317,8 +328,8 @@ export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
         return {
           mark: { type: "rect" },
           encoding: {
-            x: channel(p.x),
-            y: channel(p.series!),
+            x: channel(p.x, {}, true),
+            y: channel(p.series!, {}, true),
             color: { field: p.y[0].field, type: "quantitative", title: p.y[0].title, legend: { format: Format.d3Format(p.y[0].numberFormat, "axis") } },
             tooltip: columnsOf(p).map(tip)
           }
@@ -327,7 +338,7 @@ export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
         const [bars, ...lines] = p.y
         const sameFormat = lines.every((l) => JSON.stringify(l.numberFormat) === JSON.stringify(bars.numberFormat))
         return {
-          encoding: { x: channel(p.x, p.x.role === "category" && p.order === "value" ? { sort: `-y` } : p.x.role === "category" ? { sort: null } : {}) },
+          encoding: { x: channel(p.x, p.x.role === "category" && p.order === "value" ? { sort: `-y` } : p.x.role === "category" ? { sort: null } : {}, true) },
           layer: [
             { mark: { type: "bar" }, encoding: { y: channel(bars), tooltip: [tip(p.x), tip(bars)] } },
             ...lines.map((l, i) => ({
@@ -356,7 +367,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     return {
       mark,
       encoding: {
-        x: channel(p.x, xSort),
+        x: channel(p.x, xSort, isBar),
         y: channel(y, p.kind === "area" && series !== undefined ? { stack: "zero" } : {}),
         ...(series === undefined ? {} : { color: channel(series) }),
         ...(series !== undefined && p.kind === "bar" ? { xOffset: { field: series.field, type: "nominal" } } : {}),
@@ -374,7 +385,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     ],
     mark,
     encoding: {
-      x: channel(p.x, xSort),
+      x: channel(p.x, xSort, isBar),
       y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
       color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
       ...(isBar ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),

@@ -10,6 +10,9 @@
  *
  * @since 0.1.0
  */
+/** Plans of visuals and their Vega-Lite specs. */
 export * as Chart from "./Chart.ts"
+/** Number and time formats for Vega, text and Excel. */
 export * as Format from "./Format.ts"
+/** Chart colours from the deployment's primary colour. */
 export * as Theme from "./Theme.ts"

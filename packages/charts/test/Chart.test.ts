@@ -168,11 +168,24 @@ describe("SVG", () => {
   })
 
   it("Format.text agrees with the chart's labels for the same values", async () => {
-    const line = planOf(cases.line)
-    const text = labels((await draw(cases.line)).svg)
-    for (const row of cases.line.rows) assert.include(text, Format.text(row.ordered_at__month, column(line, "ordered_at__month")))
-    const quarters = labels((await draw(cases.quarterly_bar)).svg)
-    for (const row of cases.quarterly_bar.rows) assert.include(quarters, Format.text(row.ordered_at__quarter, column(planOf(cases.quarterly_bar), "ordered_at__quarter")))
+    // every time label shown is Format.text of an instant of the axis (each day, month or quarter
+    // from the first row's to the one after the last row's), the first row's among them
+    const steps = { line: [0, 1], quarterly_bar: [0, 3], daily_bar: [1, 0] } as const
+    for (const [name, field] of [["line", "ordered_at__month"], ["quarterly_bar", "ordered_at__quarter"], ["daily_bar", "ordered_at__day"]] as const) {
+      const c = cases[name]
+      const col = column(planOf(c), field)
+      const times = c.rows.map((row) => Format.toDate(row[field])!.getTime())
+      const [days, months] = steps[name]
+      const axis: Array<string> = []
+      for (let at = new Date(Math.min(...times)); at.getTime() <= Math.max(...times); at = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + months, at.getUTCDate() + days))) {
+        axis.push(Format.text(at, col), Format.text(new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + months, at.getUTCDate() + days)), col))
+      }
+      const shown = labels((await draw(c)).svg).filter((l) => /\d/.test(l) && !/^[€\d,.%]+$/.test(l))
+      assert.include(shown, Format.text(c.rows[0][field], col), name)
+      for (const l of shown) assert.include(axis, l, name)
+      // bars have a band per row's period, each labelled with its row's text
+      if (name !== "line") assert.deepStrictEqual(shown, c.rows.map((row) => Format.text(row[field], col)), name)
+    }
     const revenue = column(planOf(cases.bar), "revenue")
     const ticks = labels((await draw(cases.bar)).svg).filter((l) => l.startsWith("€"))
     assert.isNotEmpty(ticks)
@@ -182,13 +195,14 @@ describe("SVG", () => {
     for (const tick of percents) assert.strictEqual(Format.text(Number(tick.slice(0, -1)) / 100, share, { where: "axis" }), tick)
   })
 
-  it("draws the same under TZ=America/Los_Angeles as here", async () => {
-    const child = JSON.parse(execFileSync(process.execPath, [fileURLToPath(new URL("./draw-in-child.ts", import.meta.url))], {
+  it("draws the same under TZ=America/Los_Angeles as here, in a process that forbids eval", async () => {
+    const child = JSON.parse(execFileSync(process.execPath, ["--disallow-code-generation-from-strings", fileURLToPath(new URL("./draw-in-child.ts", import.meta.url))], {
       env: { ...process.env, TZ: "America/Los_Angeles" },
       encoding: "utf8"
-    })) as { zone: string; offset: number; drawn: Record<string, string> }
+    })) as { zone: string; offset: number; evalBlocked: boolean; drawn: Record<string, string> }
     assert.strictEqual(child.zone, "America/Los_Angeles")
     assert.strictEqual(child.offset, 480)
+    assert.isTrue(child.evalBlocked)
     for (const name of ["line", "quarterly_bar", "daily_bar"]) assert.strictEqual(child.drawn[name], (await draw(cases[name])).svg, name)
     assert.include(labels(child.drawn.line), "Jan 2025")
     assert.notInclude(labels(child.drawn.line), "Dec 2024")

@@ -153,6 +153,6 @@ export const draw = async (c: Case) => {
   return toSvg(compile(Chart.vegaLite(p, size)), c.rows)
 }
 
-/** The text of an SVG's `<text>` elements, in order. */
+/** The text of an SVG's visible `<text>` elements, in order (vega keeps labels it thins out for overlap, at opacity 0). */
 export const labels = (svg: string): Array<string> =>
-  [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&#39;/g, "'").replace(/&quot;/g, "\""))
+  [...svg.matchAll(/<text([^>]*)>([^<]*)<\/text>/g)].filter((m) => !m[1].includes("opacity=\"0\"")).map((m) => m[2].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&#39;/g, "'").replace(/&quot;/g, "\""))
