@@ -253,6 +253,18 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
   }
 }
 
+/** A colour channel of a column, with its legend's title and format. */
+const colour = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
+  switch (c.role) {
+    case "time":
+      return { field: c.field, type: "ordinal", timeUnit: c.timeUnit, title: c.title, legend: { format: c.timeFormat }, ...extra }
+    case "category":
+      return { field: c.field, type: "nominal", title: c.title, ...extra }
+    case "quantity":
+      return { field: c.field, type: "quantitative", title: c.title, legend: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
+  }
+}
+
 /** A tooltip entry of a column, formatted as labels are. */
 const tip = (c: PlanColumn): Record<string, unknown> => {
   switch (c.role) {
@@ -275,12 +287,31 @@ const currencyOf = (p: DrawnPlan): string | undefined => {
 }
 
 /**
+ * A plan whose measures in another currency than `currency` are drawn as
+ * plain numbers with the currency's code in their title (`Revenue (USD)`):
+ * Vega's locale has one currency symbol per chart.
+ */
+const oneCurrency = (p: DrawnPlan, currency: string | undefined): DrawnPlan => {
+  const plain = (c: PlanColumn): PlanColumn => {
+    const f = c.numberFormat
+    if (f?.type !== "currency" || f.currency === currency) return c
+    const decimals = f.decimals ?? new Intl.NumberFormat("en-US", { style: "currency", currency: f.currency }).resolvedOptions().maximumFractionDigits ?? 2
+    return { ...c, title: `${c.title} (${f.currency})`, numberFormat: { type: "number", decimals } }
+  }
+  return p.kind === "pie"
+    ? { ...p, category: plain(p.category), value: plain(p.value) }
+    : { ...p, x: plain(p.x), y: p.y.map(plain), series: p.series === undefined ? undefined : plain(p.series) }
+}
+
+/**
  * A Vega-Lite spec of a drawn plan. Its data is the named source `rows`
  * (the query's rows as they come: times as UTC text, parsed in UTC), so
  * one spec serves every set of rows; titles, formats, colours and the text
  * alternative (`description`) come from the plan.
  */
-export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
+export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
+  const currency = currencyOf(drawn)
+  const p = oneCurrency(drawn, currency)
   const parse: Record<string, string> = {}
   for (const c of columnsOf(p)) parse[c.field] = c.role === "time" ? Format.timeParse : c.role === "quantity" ? "number" : "string"
   const { theme } = p
@@ -294,7 +325,7 @@ export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
     background: theme.background,
     config: {
       font,
-      locale: { number: Format.numberLocale(currencyOf(p), p.locale) },
+      locale: { number: Format.numberLocale(currency, p.locale) },
       range: { category: [...theme.palette], heatmap: [theme.light, theme.accent] },
       mark: { color: theme.accent },
       view: { stroke: null },
@@ -309,7 +340,7 @@ export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
           mark: { type: "arc" },
           encoding: {
             theta: { field: p.value.field, type: "quantitative", stack: true, title: p.value.title },
-            color: { field: p.category.field, type: "nominal", title: p.category.title, sort: { field: p.value.field, order: "descending" } },
+            color: colour(p.category, { sort: { field: p.value.field, order: "descending" } }),
             order: { field: p.value.field, type: "quantitative", sort: "descending" },
             tooltip: [tip(p.category), tip(p.value)]
           }
@@ -320,7 +351,7 @@ export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
           encoding: {
             x: channel(p.x),
             y: channel(p.y[0]),
-            ...(p.series === undefined ? {} : { color: channel(p.series) }),
+            ...(p.series === undefined ? {} : { color: colour(p.series) }),
             tooltip: columnsOf(p).map(tip)
           }
         }
@@ -330,7 +361,7 @@ export const vegaLite = (p: DrawnPlan, size: Size): TopLevelSpec => {
           encoding: {
             x: channel(p.x, {}, true),
             y: channel(p.series!, {}, true),
-            color: { field: p.y[0].field, type: "quantitative", title: p.y[0].title, legend: { format: Format.d3Format(p.y[0].numberFormat, "axis") } },
+            color: colour(p.y[0]),
             tooltip: columnsOf(p).map(tip)
           }
         }
@@ -369,7 +400,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
       encoding: {
         x: channel(p.x, xSort, isBar),
         y: channel(y, p.kind === "area" && series !== undefined ? { stack: "zero" } : {}),
-        ...(series === undefined ? {} : { color: channel(series) }),
+        ...(series === undefined ? {} : { color: colour(series) }),
         ...(series !== undefined && p.kind === "bar" ? { xOffset: { field: series.field, type: "nominal" } } : {}),
         tooltip: columnsOf(p).map(tip)
       }
@@ -389,7 +420,8 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
       y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
       color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
       ...(isBar ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),
-      tooltip: [tip(p.x), { field: "measure", type: "nominal", title: "Measure" }, { field: "measure_value", type: "quantitative", format: Format.d3Format(first.numberFormat, "label"), title: "Value" }]
+      // a folded row keeps its other fields: each measure in its own format
+      tooltip: [tip(p.x), ...p.y.map(tip)]
     }
   }
 }

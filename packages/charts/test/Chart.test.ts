@@ -53,6 +53,8 @@ describe("plans", () => {
       quarterly_bar: "bar",
       daily_bar: "bar",
       percent_bar: "bar",
+      pie_by_quarter: "pie",
+      two_currencies: "bar",
       two_measures: "line",
       series_line: "line",
       stacked_bar: "stacked_bar",
@@ -114,6 +116,12 @@ describe("Vega-Lite specs", () => {
     assert.strictEqual(spec.encoding.order.sort, "descending")
   })
 
+  it("several measures: folded, each in its own format in the tooltip", () => {
+    const spec = Chart.vegaLite(drawnPlan(cases.two_currencies), size) as unknown as Record<string, any>
+    assert.deepStrictEqual(spec.transform[0], { fold: ["revenue", "revenue_usd"], as: ["measure_field", "measure_value"] })
+    assert.deepStrictEqual(spec.encoding.tooltip.map((t: { title: string; format?: string }) => [t.title, t.format]), [["Region", undefined], ["Revenue", "$,.2f"], ["Revenue usd (USD)", ",.2f"]])
+  })
+
   it("compile is memoised", () => {
     const spec = Chart.vegaLite(drawnPlan(cases.bar), size)
     assert.strictEqual(compile(spec), compile(structuredClone(spec)))
@@ -140,6 +148,17 @@ describe("SVG", () => {
   it("a currency axis shows the currency's symbol, a percent axis `%`", async () => {
     assert.isTrue(labels((await draw(cases.bar)).svg).some((l) => /^€[\d,]+$/.test(l)))
     assert.isTrue(labels((await draw(cases.percent_bar)).svg).some((l) => /^\d+%$/.test(l)))
+  })
+
+  it("a pie of times names its slices by period; a chart of two currencies writes one symbol and names the other", async () => {
+    const pie = await draw(cases.pie_by_quarter)
+    assert.includeMembers(labels(pie.svg), ["Quarter", "Q1 2025", "Q4 2026"])
+    assert.notInclude(pie.svg, "00:00:00")
+    assert.strictEqual(pie.marks, cases.pie_by_quarter.rows.length)
+    const text = labels((await draw(cases.two_currencies)).svg)
+    assert.include(text, "Revenue usd (USD)")
+    assert.isTrue(text.some((l) => l.startsWith("€")))
+    assert.isFalse(text.some((l) => l.includes("$")))
   })
 
   it("axis and legend titles are the columns' titles", async () => {

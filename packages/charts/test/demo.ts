@@ -83,6 +83,8 @@ const month = { dimension: "ordered_at", granularity: "month" } as const
 
 /** A percent measure the sample model does not have: the online share of orders, 1 decimal. */
 export const onlineShare: Chart.Column = { name: "online_share", member: "online_share", kind: "measure", type: "number", format: { type: "percent", decimals: 1 } }
+/** Revenue in another currency than the model's: a chart holds one currency symbol. */
+export const revenueUsd: Chart.Column = { name: "revenue_usd", member: "revenue_usd", kind: "measure", type: "number", format: { type: "currency", currency: "USD", decimals: 2 } }
 const shareByRegion = SampleSales.regions.map((region, i) => ({ region, online_share: [0.125, 0.5, 0.375, 0.2][i] }))
 
 /** Every demo visual, and the new kinds drawn from an explicit plan option. */
@@ -104,6 +106,16 @@ export const cases: Record<string, Case> = {
     rows: firstDaysOfMarch
   },
   percent_bar: { visual: visual("online_share_by_region", "bar", { dimensions: ["region"] }, { x: "region", y: ["online_share"] }), columns: [...columnsOf({ dimensions: ["region"] }), onlineShare], rows: shareByRegion },
+  pie_by_quarter: {
+    visual: visual("orders_by_quarter", "pie", { measures: ["orders"], time_dimensions: [{ dimension: "ordered_at", granularity: "quarter" }] }, { category: "ordered_at__quarter", value: "orders" }),
+    columns: columnsOf({ measures: ["orders"], time_dimensions: [{ dimension: "ordered_at", granularity: "quarter" }] }),
+    rows: byQuarter
+  },
+  two_currencies: {
+    visual: visual("revenue_in_two_currencies", "bar", { measures: ["revenue"], dimensions: ["region"] }, { x: "region", y: ["revenue", "revenue_usd"] }),
+    columns: [...columnsOf({ measures: ["revenue"], dimensions: ["region"] }), revenueUsd],
+    rows: byRegion.map((r) => ({ ...r, revenue_usd: Math.round(Number(r.revenue) * 108) / 100 }))
+  },
   two_measures: {
     visual: visual("orders_and_units_by_month", "line", { measures: ["orders", "units"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["orders", "units"] }),
     columns: columnsOf({ measures: ["orders", "units"], time_dimensions: [month] }),
