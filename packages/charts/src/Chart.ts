@@ -369,7 +369,10 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         const [bars, ...lines] = p.y
         const sameFormat = lines.every((l) => JSON.stringify(l.numberFormat) === JSON.stringify(bars.numberFormat))
         return {
-          encoding: { x: channel(p.x, p.x.role === "category" && p.order === "value" ? { sort: `-y` } : p.x.role === "category" ? { sort: null } : {}, true) },
+          // by the bars' measure: a sort by "-y" would differ between the layers
+          encoding: {
+            x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true)
+          },
           layer: [
             { mark: { type: "bar" }, encoding: { y: channel(bars), tooltip: [tip(p.x), tip(bars)] } },
             ...lines.map((l, i) => ({

@@ -3,7 +3,7 @@
  * shown: the d3 format strings Vega draws axes, legends and tooltips with,
  * the text tables, key figures and tooltips print, and the number formats of
  * Excel cells. A measure's format is the one its semantic model declares
- * (docs/guides/datasets.md); times arrive as UTC text and are shown in UTC.
+ * (docs/decisions/0013-datasets-and-semantic-layer.md); times arrive as UTC text and are shown in UTC.
  *
  * Text and charts agree by construction: `text` prints numbers with
  * `Intl.NumberFormat` in the same locale `numberLocale` hands to Vega, and

@@ -2,7 +2,7 @@
  * Charts drawn as SVG, in Node or a browser, without `eval`: a Vega-Lite
  * spec compiled to Vega (memoised), parsed to an expression AST and run by
  * vega-interpreter, so a page whose content security policy forbids
- * `unsafe-eval` draws the same marks as the server (docs/sharing.md).
+ * `unsafe-eval` draws the same marks as the server (docs/decisions/0014-sharing.md).
  *
  * @since 0.1.0
  */

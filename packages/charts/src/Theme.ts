@@ -1,6 +1,6 @@
 /**
  * The colours charts are drawn in, derived from a deployment's primary
- * colour (its branding, docs/guides/reports.md): an accent and an
+ * colour (its `branding.primary_color`, docs/decisions/0005-records.md): an accent and an
  * 8-colour categorical palette, every mark colour at least 3:1 against a
  * white background and every text colour at least 4.5:1 (WCAG 2 relative
  * luminance), whatever primary colour is configured.

@@ -55,6 +55,9 @@ describe("plans", () => {
       percent_bar: "bar",
       pie_by_quarter: "pie",
       two_currencies: "bar",
+      grouped_bar: "bar",
+      series_area: "area",
+      combo_by_region: "combo",
       two_measures: "line",
       series_line: "line",
       stacked_bar: "stacked_bar",
@@ -172,6 +175,8 @@ describe("SVG", () => {
     assert.notDeepEqual(byValue, c.rows.map((r) => r.region))
     const text = labels((await draw(c)).svg)
     assert.deepStrictEqual(text.filter((l) => byValue.includes(l)), byValue)
+    const combo = labels((await draw(cases.combo_by_region)).svg)
+    assert.deepStrictEqual(combo.filter((l) => byValue.includes(l)), byValue)
     const kept = Chart.plan({ visual: c.visual, columns: c.columns, order: "engine" })
     assert.isTrue(Chart.isDrawn(kept))
     const { toSvg } = await import("@analytics/charts/svg")

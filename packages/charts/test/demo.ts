@@ -116,6 +116,22 @@ export const cases: Record<string, Case> = {
     columns: [...columnsOf({ measures: ["revenue"], dimensions: ["region"] }), revenueUsd],
     rows: byRegion.map((r) => ({ ...r, revenue_usd: Math.round(Number(r.revenue) * 108) / 100 }))
   },
+  grouped_bar: {
+    visual: visual("revenue_by_channel_and_region", "bar", { measures: ["revenue"], dimensions: ["channel", "region"] }, { x: "channel", y: ["revenue"], series: "region" }),
+    columns: columnsOf({ measures: ["revenue"], dimensions: ["channel", "region"] }),
+    rows: byChannel.flatMap((c) => SampleSales.regions.map((region) => ({ channel: c.channel, region, revenue: Math.round(Number(c.revenue) * (region.length / 14) * 100) / 100 })))
+  },
+  series_area: {
+    visual: visual("revenue_by_month_and_region_area", "area", { measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["revenue"], series: "region" }),
+    columns: columnsOf({ measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }),
+    rows: byMonthAndRegion
+  },
+  combo_by_region: {
+    visual: visual("revenue_and_orders_by_region", "bar", { measures: ["revenue", "orders"], dimensions: ["region"] }, { x: "region", y: ["revenue", "orders"] }),
+    columns: columnsOf({ measures: ["revenue", "orders"], dimensions: ["region"] }),
+    rows: byRegion,
+    kind: "combo"
+  },
   two_measures: {
     visual: visual("orders_and_units_by_month", "line", { measures: ["orders", "units"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["orders", "units"] }),
     columns: columnsOf({ measures: ["orders", "units"], time_dimensions: [month] }),
