@@ -1,0 +1,430 @@
+/**
+ * A visual of a report (docs/guides/reports.md) and the columns of its
+ * query become a format-neutral `ChartPlan`, in the model's own words: each
+ * column's title, its role (a time, a category, a quantity), the time unit
+ * and format of its granularity and the number format its measure declares.
+ * Every renderer reads the plan: the share page, embeds, PDF and PNG through
+ * `vegaLite`, and PowerPoint and Excel directly.
+ *
+ * @since 0.1.0
+ */
+import type { Report, SemanticQuery } from "@analytics/core"
+import type { TopLevelSpec } from "vega-lite"
+import * as Format from "./Format.ts"
+import * as Theme from "./Theme.ts"
+
+/** What a plan's column is: a time (an axis in time), a category, or a quantity (a measure). */
+export type Role = "time" | "category" | "quantity"
+
+/** A column of a plan. */
+export interface PlanColumn {
+  /** The result column's name (the rows' key). */
+  readonly field: string
+  /** Its title, from the model, or its name made readable. */
+  readonly title: string
+  readonly role: Role
+  /** For a time: Vega-Lite's UTC time unit of its granularity. */
+  readonly timeUnit?: ReturnType<typeof Format.timeUnit>
+  /** For a time: the d3 time format of its granularity (`%b %Y`). */
+  readonly timeFormat?: string
+  /** For a quantity: the format its measure declares. */
+  readonly numberFormat?: Format.NumberFormat
+}
+
+/** The kinds of plan: a table and a key figure are not drawn by Vega; the others are charts. */
+export type Kind = "table" | "kpi" | ChartKind
+
+/** The kinds of chart. stacked_bar, combo, scatter and heatmap come only from an explicit `kind`. */
+export type ChartKind = "bar" | "stacked_bar" | "line" | "area" | "combo" | "scatter" | "heatmap" | "pie"
+
+/** What every plan carries. */
+interface Common {
+  /** The visual's title, when it has one. */
+  readonly title?: string | undefined
+  readonly theme: Theme.Theme
+  readonly locale: string
+}
+
+/** A plan for a table: its columns, in order. */
+export interface TablePlan extends Common {
+  readonly kind: "table"
+  readonly columns: ReadonlyArray<PlanColumn>
+}
+
+/** A plan for a key figure: the one value shown. */
+export interface KpiPlan extends Common {
+  readonly kind: "kpi"
+  readonly value: PlanColumn
+}
+
+/**
+ * A plan for a chart on two axes: `x`, the measures on `y` (a scatter's `x`
+ * is a quantity too), an optional `series` (colour; a heatmap's rows), and
+ * how bars are ordered: by value, highest first, or as the engine returned them.
+ */
+export interface XyPlan extends Common {
+  readonly kind: Exclude<ChartKind, "pie">
+  readonly x: PlanColumn
+  readonly y: ReadonlyArray<PlanColumn>
+  readonly series?: PlanColumn | undefined
+  readonly order: "value" | "engine"
+}
+
+/** A plan for a pie: slices of `value` by `category`. */
+export interface PiePlan extends Common {
+  readonly kind: "pie"
+  readonly category: PlanColumn
+  readonly value: PlanColumn
+}
+
+/** A plan Vega draws. */
+export type DrawnPlan = XyPlan | PiePlan
+
+/** A format-neutral plan of a visual. */
+export type ChartPlan = TablePlan | KpiPlan | DrawnPlan
+
+/** A result column; `title` is read when the query gives it. */
+export type Column = SemanticQuery.Column & { readonly title?: string | undefined }
+
+/** What a plan is made from. */
+export interface ChartInput {
+  readonly visual: Report.Visual
+  /** The query's result columns, in order. */
+  readonly columns: ReadonlyArray<Column>
+  readonly theme?: Theme.Theme | undefined
+  /** The locale numbers are shown in; en-US when omitted. */
+  readonly locale?: string | undefined
+  /** Draw the visual as this kind instead of its own (stacked_bar, combo, scatter, heatmap); a kind its encoding cannot fill gives its own. */
+  readonly kind?: ChartKind | undefined
+  /** Bars by value, highest first, or in the engine's order; by default the engine's when the query orders its rows. */
+  readonly order?: "value" | "engine" | undefined
+}
+
+const capitalise = (s: string) => (s === "" ? s : s[0].toUpperCase() + s.slice(1))
+
+/** A column's name made readable: `ordered_at` → "Ordered at", `ordered_at__month` → "Month". */
+export const humanise = (name: string): string => {
+  const at = name.lastIndexOf("__")
+  return capitalise((at >= 0 ? name.slice(at + 2) : name).replace(/_+/g, " ").trim())
+}
+
+/** A result column as a plan's column. */
+export const planColumn = (column: Column): PlanColumn => {
+  const title = column.title ?? humanise(column.name)
+  if (column.kind === "measure") {
+    return column.format === undefined
+      ? { field: column.name, title, role: "quantity" }
+      : { field: column.name, title, role: "quantity", numberFormat: column.format }
+  }
+  if (column.type === "time") {
+    return { field: column.name, title, role: "time", timeUnit: Format.timeUnit(column.granularity), timeFormat: Format.timeFormat(column.granularity) }
+  }
+  return { field: column.name, title, role: "category" }
+}
+
+/** The plan of a visual. A chart its encoding cannot fill (no measure, no x) is planned as a table. */
+export const plan = (input: ChartInput): ChartPlan => {
+  const common: Common = {
+    title: input.visual.title,
+    theme: input.theme ?? Theme.theme(),
+    locale: input.locale ?? Format.defaultLocale
+  }
+  const all = input.columns.map(planColumn)
+  const byName = new Map(all.map((c) => [c.field, c]))
+  const encoding = input.visual.encoding ?? {}
+  const quantities = all.filter((c) => c.role === "quantity")
+  const others = all.filter((c) => c.role !== "quantity")
+  const find = (name: string | undefined) => (name === undefined ? undefined : byName.get(name))
+  const table: TablePlan = {
+    ...common,
+    kind: "table",
+    columns: encoding.columns === undefined ? all : encoding.columns.flatMap((n) => byName.get(n) ?? [])
+  }
+  const order = input.order ?? ((input.visual.query.order ?? []).length > 0 ? "engine" : "value")
+
+  const x = find(encoding.x) ?? others[0]
+  const y = encoding.y === undefined ? quantities : encoding.y.flatMap((n) => byName.get(n) ?? [])
+  const series = find(encoding.series) ?? (encoding.x === undefined ? others[1] : undefined)
+  const xy = (kind: XyPlan["kind"]): XyPlan | undefined =>
+    x === undefined || y.length === 0 ? undefined : { ...common, kind, x, y, series, order }
+
+  const explicit = (): ChartPlan | undefined => {
+    switch (input.kind) {
+      case "stacked_bar":
+        return series === undefined || y.length !== 1 ? undefined : xy("stacked_bar")
+      case "combo":
+        return y.length < 2 ? undefined : xy("combo")
+      case "scatter": {
+        const [sx, sy] = encoding.x !== undefined && x?.role === "quantity" ? [x, y.find((c) => c !== x)] : [quantities[0], quantities[1]]
+        return sx === undefined || sy === undefined ? undefined : { ...common, kind: "scatter", x: sx, y: [sy], series: find(encoding.series), order }
+      }
+      case "heatmap": {
+        const value = find(encoding.value) ?? y[0]
+        const rows = series ?? others.find((c) => c !== x)
+        return x === undefined || value === undefined || rows === undefined ? undefined : { ...common, kind: "heatmap", x, y: [value], series: rows, order }
+      }
+      default:
+        return undefined
+    }
+  }
+
+  const fromType = (type: Report.VisualType | ChartKind): ChartPlan => {
+    switch (type) {
+      case "table":
+        return table
+      case "kpi": {
+        const value = find(encoding.value) ?? quantities[0] ?? all[0]
+        return value === undefined ? table : { ...common, kind: "kpi", value }
+      }
+      case "pie": {
+        const category = find(encoding.category) ?? x
+        const value = find(encoding.value) ?? y[0]
+        return category === undefined || value === undefined ? table : { ...common, kind: "pie", category, value }
+      }
+      case "bar":
+      case "line":
+      case "area":
+        return xy(type) ?? table
+      default:
+        return table
+    }
+  }
+  return explicit() ?? fromType(input.kind === "bar" || input.kind === "line" || input.kind === "area" || input.kind === "pie" ? input.kind : input.visual.type)
+}
+
+/** Whether Vega draws the plan (every kind but a table and a key figure). */
+export const isDrawn = (p: ChartPlan): p is DrawnPlan => p.kind !== "table" && p.kind !== "kpi"
+
+/** The font charts are drawn in: DejaVu Sans is the one the PDF and PNG exports embed. */
+export const font = "DejaVu Sans, system-ui"
+
+const kindName: Record<ChartKind, string> = {
+  bar: "Bar chart",
+  stacked_bar: "Stacked bar chart",
+  line: "Line chart",
+  area: "Area chart",
+  combo: "Bar and line chart",
+  scatter: "Scatter plot",
+  heatmap: "Heatmap",
+  pie: "Pie chart"
+}
+
+const titles = (cs: ReadonlyArray<PlanColumn>) => cs.map((c) => c.title).join(", ")
+
+/** The chart's text alternative: what it shows, by what, in what order. */
+export const describe = (p: DrawnPlan): string => {
+  const what = p.kind === "pie"
+    ? `${kindName.pie} of ${p.value.title} by ${p.category.title}`
+    : p.kind === "scatter"
+    ? `${kindName.scatter} of ${p.y[0].title} against ${p.x.title}${p.series === undefined ? "" : `, by ${p.series.title}`}`
+    : p.kind === "heatmap"
+    ? `${kindName.heatmap} of ${p.y[0].title} by ${p.x.title} and ${p.series?.title}`
+    : `${kindName[p.kind]} of ${titles(p.y)} by ${p.x.title}${p.series === undefined ? "" : ` and ${p.series.title}`}`
+  const sorted = (p.kind === "bar" || p.kind === "stacked_bar") && p.x.role === "category" && p.order === "value" ? `, highest ${p.y[0].title} first` : ""
+  return `${p.title === undefined ? "" : `${p.title}: `}${what}${sorted}.`
+}
+
+/** The size a chart is drawn at, in CSS pixels; `container` fills its element's width. */
+export interface Size {
+  readonly width: number | "container"
+  readonly height: number
+}
+
+/**
+ * An encoding channel of a column, with its title and formats. A time is a
+ * continuous axis for lines, areas and points, and one band per period for
+ * bars and heatmaps (`discrete`), so no bar reads as the next period's.
+ */
+const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = false): Record<string, unknown> => {
+  switch (c.role) {
+    case "time":
+      return {
+        field: c.field,
+        type: discrete ? "ordinal" : "temporal",
+        timeUnit: c.timeUnit,
+        title: c.title,
+        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: 0 },
+        ...extra
+      }
+    case "category":
+      return { field: c.field, type: "nominal", title: c.title, ...extra }
+    case "quantity":
+      return { field: c.field, type: "quantitative", title: c.title, axis: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
+  }
+}
+
+/** A colour channel of a column, with its legend's title and format. */
+const colour = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
+  switch (c.role) {
+    case "time":
+      return { field: c.field, type: "ordinal", timeUnit: c.timeUnit, title: c.title, legend: { format: c.timeFormat }, ...extra }
+    case "category":
+      return { field: c.field, type: "nominal", title: c.title, ...extra }
+    case "quantity":
+      return { field: c.field, type: "quantitative", title: c.title, legend: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
+  }
+}
+
+/** A tooltip entry of a column, formatted as labels are. */
+const tip = (c: PlanColumn): Record<string, unknown> => {
+  switch (c.role) {
+    case "time":
+      return { field: c.field, type: "temporal", timeUnit: c.timeUnit, format: c.timeFormat, title: c.title }
+    case "category":
+      return { field: c.field, type: "nominal", title: c.title }
+    case "quantity":
+      return { field: c.field, type: "quantitative", format: Format.d3Format(c.numberFormat, "label"), title: c.title }
+  }
+}
+
+const columnsOf = (p: DrawnPlan): ReadonlyArray<PlanColumn> =>
+  p.kind === "pie" ? [p.category, p.value] : [p.x, ...p.y, ...(p.series === undefined ? [] : [p.series])]
+
+/** The first currency among the plan's measures: the one Vega's locale writes `$` as. */
+const currencyOf = (p: DrawnPlan): string | undefined => {
+  for (const c of columnsOf(p)) if (c.numberFormat?.type === "currency") return c.numberFormat.currency
+  return undefined
+}
+
+/**
+ * A plan whose measures in another currency than `currency` are drawn as
+ * plain numbers with the currency's code in their title (`Revenue (USD)`):
+ * Vega's locale has one currency symbol per chart.
+ */
+const oneCurrency = (p: DrawnPlan, currency: string | undefined): DrawnPlan => {
+  const plain = (c: PlanColumn): PlanColumn => {
+    const f = c.numberFormat
+    if (f?.type !== "currency" || f.currency === currency) return c
+    const decimals = f.decimals ?? new Intl.NumberFormat("en-US", { style: "currency", currency: f.currency }).resolvedOptions().maximumFractionDigits ?? 2
+    return { ...c, title: `${c.title} (${f.currency})`, numberFormat: { type: "number", decimals } }
+  }
+  return p.kind === "pie"
+    ? { ...p, category: plain(p.category), value: plain(p.value) }
+    : { ...p, x: plain(p.x), y: p.y.map(plain), series: p.series === undefined ? undefined : plain(p.series) }
+}
+
+/**
+ * A Vega-Lite spec of a drawn plan. Its data is the named source `rows`
+ * (the query's rows as they come: times as UTC text, parsed in UTC), so
+ * one spec serves every set of rows; titles, formats, colours and the text
+ * alternative (`description`) come from the plan.
+ */
+export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
+  const currency = currencyOf(drawn)
+  const p = oneCurrency(drawn, currency)
+  const parse: Record<string, string> = {}
+  for (const c of columnsOf(p)) parse[c.field] = c.role === "time" ? Format.timeParse : c.role === "quantity" ? "number" : "string"
+  const { theme } = p
+  const base = {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    description: describe(p),
+    data: { name: "rows", format: { parse } },
+    width: size.width,
+    height: size.height,
+    autosize: { type: "fit", contains: "padding" },
+    background: theme.background,
+    config: {
+      font,
+      locale: { number: Format.numberLocale(currency, p.locale) },
+      range: { category: [...theme.palette], heatmap: [theme.light, theme.accent] },
+      mark: { color: theme.accent },
+      view: { stroke: null },
+      axis: { labelColor: theme.mutedText, titleColor: theme.text, labelFontSize: 11, titleFontSize: 12, titleFontWeight: "normal" },
+      legend: { labelColor: theme.mutedText, titleColor: theme.text }
+    }
+  }
+  const spec = (() => {
+    switch (p.kind) {
+      case "pie":
+        return {
+          mark: { type: "arc" },
+          encoding: {
+            theta: { field: p.value.field, type: "quantitative", stack: true, title: p.value.title },
+            color: colour(p.category, { sort: { field: p.value.field, order: "descending" } }),
+            order: { field: p.value.field, type: "quantitative", sort: "descending" },
+            tooltip: [tip(p.category), tip(p.value)]
+          }
+        }
+      case "scatter":
+        return {
+          mark: { type: "point", filled: true },
+          encoding: {
+            x: channel(p.x),
+            y: channel(p.y[0]),
+            ...(p.series === undefined ? {} : { color: colour(p.series) }),
+            tooltip: columnsOf(p).map(tip)
+          }
+        }
+      case "heatmap":
+        return {
+          mark: { type: "rect" },
+          encoding: {
+            x: channel(p.x, {}, true),
+            y: channel(p.series!, {}, true),
+            color: colour(p.y[0]),
+            tooltip: columnsOf(p).map(tip)
+          }
+        }
+      case "combo": {
+        const [bars, ...lines] = p.y
+        const sameFormat = lines.every((l) => JSON.stringify(l.numberFormat) === JSON.stringify(bars.numberFormat))
+        return {
+          // by the bars' measure: a sort by "-y" would differ between the layers
+          encoding: {
+            x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true)
+          },
+          layer: [
+            { mark: { type: "bar" }, encoding: { y: channel(bars), tooltip: [tip(p.x), tip(bars)] } },
+            ...lines.map((l, i) => ({
+              mark: { type: "line", point: true, color: theme.palette[(i + 1) % theme.palette.length] },
+              encoding: { y: channel(l), tooltip: [tip(p.x), tip(l)] }
+            }))
+          ],
+          ...(sameFormat ? {} : { resolve: { scale: { y: "independent" } } })
+        }
+      }
+      default:
+        return xySpec(p)
+    }
+  })()
+  return { ...base, ...spec } as unknown as TopLevelSpec
+}
+
+/** bar, stacked_bar, line and area: one measure (coloured by series) or several (folded, coloured by measure). */
+const xySpec = (p: XyPlan): Record<string, unknown> => {
+  const isBar = p.kind === "bar" || p.kind === "stacked_bar"
+  const mark = isBar ? { type: "bar" } : p.kind === "line" ? { type: "line", point: true } : { type: "area", line: true, opacity: 0.85 }
+  const xSort = p.x.role === "category" ? (isBar && p.order === "value" ? { sort: "-y" } : { sort: null }) : {}
+  if (p.y.length === 1) {
+    const [y] = p.y
+    const series = p.series
+    return {
+      mark,
+      encoding: {
+        x: channel(p.x, xSort, isBar),
+        y: channel(y, p.kind === "area" && series !== undefined ? { stack: "zero" } : {}),
+        ...(series === undefined ? {} : { color: colour(series) }),
+        ...(series !== undefined && p.kind === "bar" ? { xOffset: { field: series.field, type: "nominal" } } : {}),
+        tooltip: columnsOf(p).map(tip)
+      }
+    }
+  }
+  // several measures: one row per (x, measure), the measure's title as its name
+  const named = p.y.reduceRight((otherwise, c) => `datum.measure_field === ${JSON.stringify(c.field)} ? ${JSON.stringify(c.title)} : ${otherwise}`, "datum.measure_field")
+  const [first] = p.y
+  return {
+    transform: [
+      { fold: p.y.map((c) => c.field), as: ["measure_field", "measure_value"] },
+      { calculate: named, as: "measure" }
+    ],
+    mark,
+    encoding: {
+      x: channel(p.x, xSort, isBar),
+      y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
+      color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
+      ...(isBar ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),
+      // a folded row keeps its other fields: each measure in its own format
+      tooltip: [tip(p.x), ...p.y.map(tip)]
+    }
+  }
+}

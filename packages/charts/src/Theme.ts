@@ -1,0 +1,105 @@
+/**
+ * The colours charts are drawn in, derived from a deployment's primary
+ * colour (its `branding.primary_color`, docs/decisions/0005-records.md): an accent and an
+ * 8-colour categorical palette, every mark colour at least 3:1 against a
+ * white background and every text colour at least 4.5:1 (WCAG 2 relative
+ * luminance), whatever primary colour is configured.
+ *
+ * @since 0.1.0
+ */
+
+/** A chart theme. */
+export interface Theme {
+  /** The primary colour, darkened until it reaches 3:1 against white: single-series marks. */
+  readonly accent: string
+  /** Eight distinct colours for series and slices, the accent first, each at least 3:1 against white. */
+  readonly palette: ReadonlyArray<string>
+  /** A light tint of the accent: the low end of a heatmap's scale. */
+  readonly light: string
+  /** Titles and values (at least 4.5:1 against white). */
+  readonly text: string
+  /** Axis labels and legends (at least 4.5:1 against white). */
+  readonly mutedText: string
+  /** The chart's background. */
+  readonly background: string
+}
+
+/** The primary colour when none (or an unreadable one) is configured. */
+export const defaultPrimaryColor = "#2563eb"
+
+/** The least contrast against the background a mark colour has. */
+export const markContrast = 3
+/** The least contrast against the background a text colour has. */
+export const textContrast = 4.5
+
+type Rgb = readonly [number, number, number]
+
+/** `#rgb` or `#rrggbb` as 0–255 channels, or `undefined`. */
+const parseHex = (color: string): Rgb | undefined => {
+  const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color.trim())
+  if (m === null) return undefined
+  const hex = m[1].length === 3 ? [...m[1]].map((c) => c + c).join("") : m[1]
+  return [parseInt(hex.slice(0, 2), 16), parseInt(hex.slice(2, 4), 16), parseInt(hex.slice(4, 6), 16)]
+}
+
+const toHex = (rgb: Rgb): string => "#" + rgb.map((c) => Math.round(Math.min(255, Math.max(0, c))).toString(16).padStart(2, "0")).join("")
+
+/** WCAG 2 relative luminance of a colour. */
+export const luminance = (color: string): number => {
+  const rgb = parseHex(color)
+  if (rgb === undefined) throw new Error(`Not a colour: ${color}`)
+  const [r, g, b] = rgb.map((c) => {
+    const s = c / 255
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+  })
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b
+}
+
+/** The WCAG 2 contrast ratio of two colours (1 to 21). */
+export const contrast = (a: string, b: string): number => {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return (hi + 0.05) / (lo + 0.05)
+}
+
+const toHsl = ([r8, g8, b8]: Rgb): readonly [number, number, number] => {
+  const [r, g, b] = [r8 / 255, g8 / 255, b8 / 255]
+  const max = Math.max(r, g, b)
+  const min = Math.min(r, g, b)
+  const l = (max + min) / 2
+  if (max === min) return [0, 0, l]
+  const d = max - min
+  const s = l > 0.5 ? d / (2 - max - min) : d / (max + min)
+  const h = max === r ? (g - b) / d + (g < b ? 6 : 0) : max === g ? (b - r) / d + 2 : (r - g) / d + 4
+  return [h * 60, s, l]
+}
+
+const fromHsl = (h: number, s: number, l: number): string => {
+  const k = (n: number) => (n + h / 30) % 12
+  const a = s * Math.min(l, 1 - l)
+  const f = (n: number) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)))
+  return toHex([f(0) * 255, f(8) * 255, f(4) * 255])
+}
+
+/** The colour at hue `h` and saturation `s`, as light as it may be while keeping `least` contrast against `background`. */
+const darkenTo = (h: number, s: number, l: number, least: number, background: string): string => {
+  for (let light = l; light > 0; light -= 0.01) {
+    const c = fromHsl(h, s, light)
+    if (contrast(c, background) >= least) return c
+  }
+  return "#000000"
+}
+
+/** A theme from a primary colour (`#2563eb`); an unreadable colour falls back to the default one. */
+export const theme = (branding: { readonly primaryColor?: string | undefined } = {}): Theme => {
+  const background = "#ffffff"
+  const rgb = parseHex(branding.primaryColor ?? defaultPrimaryColor) ?? parseHex(defaultPrimaryColor)!
+  const [h, s, l] = toHsl(rgb)
+  const accent = darkenTo(h, s, l, markContrast, background)
+  // the other seven: hues spread around the wheel from the primary's, saturated enough to tell apart
+  const saturation = Math.max(s, 0.6)
+  const lightness = Math.min(Math.max(l, 0.35), 0.55)
+  const offsets = [150, 40, 260, 95, 320, 200, 15]
+  const palette = [accent, ...offsets.map((o) => darkenTo((h + o) % 360, saturation, lightness, markContrast, background))]
+  const light = fromHsl(h, Math.min(s, 0.7), 0.93)
+  return { accent, palette, light, text: "#111827", mutedText: "#4b5563", background }
+}

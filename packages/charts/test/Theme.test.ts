@@ -1,0 +1,37 @@
+/**
+ * Themes from any primary colour: mark colours at least 3:1 against white,
+ * text at least 4.5:1, eight distinct palette colours.
+ */
+import { Theme } from "@analytics/charts"
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+
+const hex = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+  .map((rgb) => "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join(""))
+
+describe("Theme", () => {
+  it("contrast follows WCAG: black on white 21, white on white 1", () => {
+    assert.closeTo(Theme.contrast("#000000", "#ffffff"), 21, 1e-9)
+    assert.closeTo(Theme.contrast("#fff", "#ffffff"), 1, 1e-9)
+    assert.closeTo(Theme.contrast("#767676", "#ffffff"), 4.54, 0.01)
+  })
+
+  it("for any primary colour: the accent and eight distinct palette colours reach 3:1, text 4.5:1", () => {
+    fc.assert(
+      fc.property(hex, (primaryColor) => {
+        const t = Theme.theme({ primaryColor })
+        assert.strictEqual(t.palette.length, 8)
+        assert.strictEqual(new Set(t.palette).size, 8)
+        assert.strictEqual(t.palette[0], t.accent)
+        for (const c of t.palette) assert.isAtLeast(Theme.contrast(c, t.background), 3, `${c} from ${primaryColor}`)
+        for (const c of [t.text, t.mutedText]) assert.isAtLeast(Theme.contrast(c, t.background), 4.5)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a dark enough primary colour is the accent as it is; an unreadable one falls back to the default", () => {
+    assert.strictEqual(Theme.theme({ primaryColor: "#1d4ed8" }).accent, "#1d4ed8")
+    assert.deepStrictEqual(Theme.theme({ primaryColor: "not a colour" }), Theme.theme())
+  })
+})
