@@ -102,7 +102,7 @@ describe("datasets", () => {
       }
       assert.deepStrictEqual(all.body.columns.map((c: any) => c.name), ["region", "day__month", "revenue", "orders"])
       // What a person reads: the model's title where it has one, else the member's name in words.
-      assert.deepStrictEqual(all.body.columns.map((c: any) => c.title), ["Region", "Day", "Net revenue", "Orders"])
+      assert.deepStrictEqual(all.body.columns.map((c: any) => c.title), ["Region", "Day: Month", "Net revenue", "Orders"])
       // Ada, a directory user without a region: no rows; made CFO: every row, from her next query; removed: none again.
       const ada = (yield* server.request("POST", "/v1/users", { token: admin, body: { email: "ada@example.com", name: "Ada" } })).body
       const adaToken = (yield* server.request("POST", `/v1/users/${ada.user_id}/tokens`, { token: admin })).body.token

@@ -69,7 +69,7 @@ describe("plans", () => {
 
   it("columns carry their titles, roles, time units and formats", () => {
     const p = planOf(cases.line)
-    assert.deepStrictEqual(column(p, "ordered_at__month"), { field: "ordered_at__month", title: "Month", role: "time", timeUnit: "utcyearmonth", timeFormat: "%b %Y" })
+    assert.deepStrictEqual(column(p, "ordered_at__month"), { field: "ordered_at__month", title: "Order date: Month", role: "time", timeUnit: "utcyearmonth", timeFormat: "%b %Y" })
     assert.deepStrictEqual(column(p, "revenue"), { field: "revenue", title: "Revenue", role: "quantity", numberFormat: { type: "currency", currency: "EUR", decimals: 2 } })
     assert.deepStrictEqual(column(planOf(cases.bar), "region"), { field: "region", title: "Region", role: "category" })
     assert.strictEqual(Chart.humanise("ordered_at"), "Ordered at")
@@ -103,7 +103,7 @@ describe("Vega-Lite specs", () => {
   it("reads the named rows, parsing times as UTC text, with a text alternative, the theme and the font", () => {
     const spec = Chart.vegaLite(drawnPlan(cases.line), size) as unknown as Record<string, any>
     assert.deepStrictEqual(spec.data, { name: "rows", format: { parse: { ordered_at__month: "utc:'%Y-%m-%d %H:%M:%S'", revenue: "number" } } })
-    assert.strictEqual(spec.description, "The revenue by month: Line chart of Revenue by Month.")
+    assert.strictEqual(spec.description, "The revenue by month: Line chart of Revenue by Order date: Month.")
     assert.strictEqual(spec.config.font, "DejaVu Sans, system-ui")
     assert.deepStrictEqual(spec.config.range.category, drawnPlan(cases.line).theme.palette)
     assert.deepStrictEqual(spec.config.locale.number.currency, ["€", ""])
@@ -138,7 +138,7 @@ describe("SVG", () => {
     assert.include(text, "Jan 2025")
     assert.notInclude(svg, "00:00:00")
     assert.notInclude(svg, "__")
-    assert.includeMembers(text, ["Month", "Revenue"])
+    assert.includeMembers(text, ["Order date: Month", "Revenue"])
     assert.notInclude(text, "ordered_at__month")
     assert.notInclude(text, "revenue")
   })
@@ -155,7 +155,7 @@ describe("SVG", () => {
 
   it("a pie of times names its slices by period; a chart of two currencies writes one symbol and names the other", async () => {
     const pie = await draw(cases.pie_by_quarter)
-    assert.includeMembers(labels(pie.svg), ["Quarter", "Q1 2025", "Q4 2026"])
+    assert.includeMembers(labels(pie.svg), ["Order date: Quarter", "Q1 2025", "Q4 2026"])
     assert.notInclude(pie.svg, "00:00:00")
     assert.strictEqual(pie.marks, cases.pie_by_quarter.rows.length)
     const text = labels((await draw(cases.two_currencies)).svg)
@@ -165,7 +165,7 @@ describe("SVG", () => {
   })
 
   it("axis and legend titles are the columns' titles", async () => {
-    assert.includeMembers(labels((await draw(cases.series_line)).svg), ["Month", "Revenue", "Region"])
+    assert.includeMembers(labels((await draw(cases.series_line)).svg), ["Order date: Month", "Revenue", "Region"])
     assert.includeMembers(labels((await draw(cases.percent_bar)).svg), ["Region", "Online share"])
   })
 

@@ -106,7 +106,7 @@ export interface Column {
   readonly granularity?: DateRange.Granularity
   /** A measure's display format, as its model declares it. */
   readonly format?: MeasureFormat
-  /** What a person reads for it: the member's title in the model, else its name in words (`titleOf`). */
+  /** What a person reads for it: the member's title in the model, else its name in words (`titleOf`); a time column adds its granularity ("Order date: Month"). */
   readonly title?: string
 }
 
@@ -190,7 +190,8 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
     const column = d.column ?? d.name
     if (time.granularity !== undefined) {
       const alias = `${d.name}__${time.granularity}`
-      select({ name: alias, member: d.name, kind: "time_dimension", type: "time", granularity: time.granularity, title: titleOf(d) })
+      const title = `${titleOf(d)}: ${time.granularity.charAt(0).toUpperCase()}${time.granularity.slice(1)}`
+      select({ name: alias, member: d.name, kind: "time_dimension", type: "time", granularity: time.granularity, title })
       dimensions.push({ alias, column, granularity: time.granularity })
     }
     if (time.date_range !== undefined) {
