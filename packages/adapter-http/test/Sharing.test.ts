@@ -263,10 +263,13 @@ describe("sharing grants", () => {
       assert.match(embed.embed.embed_url, /^http:\/\/127\.0\.0\.1\/embed\?token=/)
       assert.isAtMost(new Date(embed.embed.expires_at).getTime() - Date.now(), 600_000)
       const view = (token: string) => server.request("GET", `/embed?token=${encodeURIComponent(token)}`, { headers: { accept: "application/json" } })
-      // The first token has no attributes: row-level security for the role embed shows no rows.
+      // The first token has no attributes: row-level security for the role embed leaves no row, and the visual says so.
       const first = yield* view(embed.embed.token)
       assert.strictEqual(first.status, 200, first.text)
-      assert.deepStrictEqual(first.body.pages[0].visuals[1].rows, [])
+      assert.deepInclude(first.body.pages[0].visuals[1], { unavailable: "Nothing here is visible to you." })
+      assert.notProperty(first.body.pages[0].visuals[1], "rows")
+      const firstPage = yield* server.request("GET", `/embed?token=${encodeURIComponent(embed.embed.token)}`, { headers: { accept: "text/html" } })
+      assert.include(firstPage.text, "Nothing here is visible to you.")
       // A token for an EU viewer: the policy binds their region.
       const eu = yield* ok("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, { attributes: { region: "EU", email: "viewer@partner.example" }, lifetime_seconds: 60 })
       const euView = yield* view(eu.token)

@@ -301,6 +301,16 @@ describe("row-level security", () => {
     assert.strictEqual(SqlCompiler.compile(vp, { table: ["s"] }, SqlDialect.postgres).sql.split("\n")[2], `WHERE "region" = $1`)
   })
 
+  it("a plan says when the caller's policies leave them no row at all (hidden), and only then", () => {
+    const hiddenFor = (security: SemanticQuery.SecurityContext) =>
+      SqlCompiler.compile(planned({ measures: ["orders"], dimensions: ["region"] }, security), { table: ["s"] }, SqlDialect.postgres).hidden === true
+    assert.isTrue(hiddenFor({ roles: ["member"], attributes: {} }), "no region attribute: nothing visible")
+    assert.isFalse(hiddenFor({ roles: ["member"], attributes: { region: "EU" } }))
+    assert.isFalse(hiddenFor({ roles: ["CFO"], attributes: {} }))
+    // A filter of the caller's own that matches nothing hides nothing: its rows are merely none.
+    assert.isUndefined(planned({ measures: ["orders"], filters: [{ member: "region", operator: "equals", values: ["Atlantis"] }] }, { roles: ["member"], attributes: { region: "EU" } }).hidden)
+  })
+
   it("policies come first in WHERE and a client's filter cannot widen them", () => {
     const plan = planned({ measures: ["orders"], filters: [{ or: [{ member: "region", operator: "set" }, { member: "region", operator: "not_set" }] }] }, { roles: [], attributes: { region: "EU" } })
     assert.strictEqual(

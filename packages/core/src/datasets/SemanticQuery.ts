@@ -127,6 +127,8 @@ export interface Plan {
   /** At most this many rows; `undefined`: every row (a streamed export). */
   readonly limit: number | undefined
   readonly columns: ReadonlyArray<Column>
+  /** Set when the caller's row-level security leaves them no row at all, whatever the data: nothing is visible to them. */
+  readonly hidden?: true
 }
 
 /** How a query is planned: by default, a query naming no limit gets `defaultLimit` (a display's bound); `everyRow` leaves it unbounded (files streamed from the engine). */
@@ -226,6 +228,7 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
   }
   const security_ = rowLevelSecurity(model, security)
   if (security_ !== undefined) where.unshift(security_)
+  const hidden = security_ !== undefined && matchesNothing(security_)
 
   const order = (query.order ?? defaultOrder(columns)).map((o) => {
     if (!taken.has(o.member)) refuse(`Order by "${o.member}": only selected members can order the result`, o.member)
@@ -238,6 +241,7 @@ const planOrThrow = (model: CheckedModel, query: Query, security: SecurityContex
     having: joined("And", having),
     order,
     limit: query.limit ?? (options.everyRow === true ? undefined : defaultLimit),
+    ...(hidden ? { hidden: true as const } : {}),
     columns
   }
 }
@@ -359,6 +363,12 @@ const planFilter = <V>(
   if (bound.length === 0 && values.length > 0) planned = { _tag: "None" }
   return { filter: planned, onMeasures: measure }
 }
+
+/** Whether a filter can match no row whatever the data (None, an Or of such, an And holding one). */
+const matchesNothing = (filter: PlanFilter): boolean =>
+  filter._tag === "None" ||
+  (filter._tag === "Or" && filter.items.every(matchesNothing)) ||
+  (filter._tag === "And" && filter.items.some(matchesNothing))
 
 /**
  * The rows a principal may see under the model's policies, as a filter:

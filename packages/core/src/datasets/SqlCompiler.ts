@@ -24,6 +24,8 @@ export interface Compiled {
   /** The bound values with their types (for engines with typed binding). */
   readonly bound: ReadonlyArray<BoundValue>
   readonly columns: ReadonlyArray<Column>
+  /** The plan's `hidden`: the caller's row-level security leaves them no row. */
+  readonly hidden?: true
 }
 
 /** A time as engines bind it: UTC, without a zone, milliseconds only when there are some. */
@@ -143,5 +145,5 @@ export const compile = (plan: Plan, source: Source, dialect: Dialect): Compiled 
   if (plan.having !== undefined) lines.push(`HAVING ${filterSql(plan.having)}`)
   if (plan.order.length > 0) lines.push(`ORDER BY ${plan.order.map((o) => `${q(o.alias)} ${o.direction.toUpperCase()}`).join(", ")}`)
   if (!dialect.top && plan.limit !== undefined) lines.push(`LIMIT ${plan.limit}`)
-  return { sql: lines.join("\n"), params: bound.map(paramValue), bound, columns: plan.columns }
+  return { sql: lines.join("\n"), params: bound.map(paramValue), bound, columns: plan.columns, ...(plan.hidden === true ? { hidden: true as const } : {}) }
 }

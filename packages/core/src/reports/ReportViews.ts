@@ -63,6 +63,9 @@ export interface Request {
   readonly visualId?: string | undefined
 }
 
+/** What a visual says when the viewer's row-level security leaves them no row of its data. */
+export const hiddenDetail = "Nothing here is visible to you."
+
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
 const unavailable = (error: { readonly _tag: string }): string =>
   error._tag === "QueryTimedOut"
@@ -76,7 +79,7 @@ const unavailable = (error: { readonly _tag: string }): string =>
 /** Runs one visual. */
 const visualFor = (request: Request, visual: Visual): Effect.Effect<VisualView, StoreError, Services> =>
   Reports.queryVisual(request.tenantId, request.reportId, visual.id, request.security, request.filters).pipe(
-    Effect.map((result): VisualView => ({
+    Effect.map((result): VisualView => result.compiled.hidden === true ? { _tag: "Unavailable", visual, detail: hiddenDetail } : ({
       _tag: "Rows",
       visual,
       columns: result.compiled.columns.map((c) => c.name),
