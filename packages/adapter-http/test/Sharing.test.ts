@@ -282,6 +282,10 @@ describe("sharing grants", () => {
       // Locked parameters narrow further and cannot be lifted by the viewer.
       const locked = yield* ok("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, { attributes: { region: "EU" }, params: { region: "US" } })
       assert.deepStrictEqual((yield* view(locked.token)).body.pages[0].visuals[1].rows, [])
+      // Its page says so in words, not with an empty table.
+      const lockedPage = yield* server.request("GET", `/embed?token=${encodeURIComponent(locked.token)}`, { headers: { accept: "text/html" } })
+      assert.include(lockedPage.text, "No rows match.")
+      assert.notInclude(lockedPage.text, "Nothing here is visible to you.")
       // Lifetimes can only be shortened.
       assert.strictEqual(problemCode(yield* call("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, admin, { lifetime_seconds: 601 })), "request/invalid")
       // Refused: alg none, another key, another audience, a tampered payload.

@@ -111,6 +111,7 @@ const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: nu
 const visualBody = (view: ReportViews.VisualView) => {
   if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
   const { columns, rows } = view
+  if (rows.length === 0) return `<p class="unavailable">${escape(ReportViews.noRowsDetail)}</p>`
   const figure = ReportViews.keyFigure(view)
   if (figure !== undefined) return `<div class="kpi">${escape(figure)}</div>`
   const x = view.visual.encoding?.x

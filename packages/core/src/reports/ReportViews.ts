@@ -66,6 +66,9 @@ export interface Request {
 /** What a visual says when the viewer's row-level security leaves them no row of its data. */
 export const hiddenDetail = "Nothing here is visible to you."
 
+/** What a visual says when its query, with the view's filters, matches no row. */
+export const noRowsDetail = "No rows match."
+
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
 const unavailable = (error: { readonly _tag: string }): string =>
   error._tag === "QueryTimedOut"
