@@ -285,6 +285,7 @@ describe("sharing grants", () => {
       // Its page says so in words, not with an empty table.
       const lockedPage = yield* server.request("GET", `/embed?token=${encodeURIComponent(locked.token)}`, { headers: { accept: "text/html" } })
       assert.include(lockedPage.text, "No rows match.")
+      assert.notInclude(lockedPage.text, `<div class="kpi"></div>`)
       assert.notInclude(lockedPage.text, "Nothing here is visible to you.")
       // Lifetimes can only be shortened.
       assert.strictEqual(problemCode(yield* call("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, admin, { lifetime_seconds: 601 })), "request/invalid")
