@@ -110,10 +110,9 @@ const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: nu
 
 const visualBody = (view: ReportViews.VisualView) => {
   if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
+  if (ReportViews.matchesNoRow(view)) return `<p class="unavailable">${escape(ReportViews.noRowsDetail)}</p>`
   const { columns, rows } = view
   const figure = ReportViews.keyFigure(view)
-  // A key figure over no row is one row without a value: it says so too.
-  if (rows.length === 0 || figure === "") return `<p class="unavailable">${escape(ReportViews.noRowsDetail)}</p>`
   if (figure !== undefined) return `<div class="kpi">${escape(figure)}</div>`
   const x = view.visual.encoding?.x
   const y = view.visual.encoding?.y?.[0]

@@ -16,6 +16,7 @@ import type { Row } from "../datasets/AnalyticsEngine.ts"
 import { Answerer, type Plan, type Question, type Result, type SuggestedVisual } from "./Answerer.ts"
 import * as DateRange from "../datasets/DateRange.ts"
 import type { Dimension, Measure, Model } from "../datasets/SemanticModel.ts"
+import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { Column, Query } from "../datasets/SemanticQuery.ts"
 
 // ---------------------------------------------------------------------------
@@ -325,8 +326,9 @@ const read = (text: string, model: Model, values: Question["values"], now: Date)
   }
 }
 
+/** The member's title (`SemanticQuery.titleOf`), capitalised even when the model's is not. */
 const titleOf = (member: { readonly name: string; readonly title?: string | undefined }) => {
-  const text = member.title ?? member.name.replace(/_+/g, " ").trim()
+  const text = SemanticQuery.titleOf(member)
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 

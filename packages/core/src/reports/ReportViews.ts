@@ -69,6 +69,9 @@ export const hiddenDetail = "Nothing here is visible to you."
 /** What a visual says when its query, with the view's filters, matches no row. */
 export const noRowsDetail = "No rows match."
 
+/** Whether a visual's rows show nothing: no row, or a key figure over no row (one row without a value). */
+export const matchesNoRow = (v: Extract<VisualView, { _tag: "Rows" }>): boolean => v.rows.length === 0 || keyFigure(v) === ""
+
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
 const unavailable = (error: { readonly _tag: string }): string =>
   error._tag === "QueryTimedOut"
