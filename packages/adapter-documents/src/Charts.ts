@@ -12,11 +12,17 @@ import * as vl from "vega-lite"
 /** A visual with its rows. */
 export type Rows = Extract<ReportViews.VisualView, { readonly _tag: "Rows" }>
 
+/** The names of a visual's columns. */
+export const names = (v: Rows): ReadonlyArray<string> => v.columns.map((c) => c.name)
+
+/** The names of a visual's measure columns. */
+export const measures = (v: Rows): ReadonlyArray<string> => v.columns.filter((c) => c.kind === "measure").map((c) => c.name)
+
 /** A vega-lite spec for a chart visual, or `undefined` for a table or a key figure. */
 export const spec = (v: Rows, width: number, height: number): vl.TopLevelSpec | undefined => {
   const encoding = v.visual.encoding ?? {}
-  const x = encoding.x ?? v.columns.find((c) => !v.measures.includes(c))
-  const y = encoding.y?.[0] ?? v.measures[0]
+  const x = encoding.x ?? names(v).find((c) => !measures(v).includes(c))
+  const y = encoding.y?.[0] ?? measures(v)[0]
   const base = { data: { values: v.rows.map((r) => ({ ...r })) }, width, height, config: { font: "Helvetica", view: { stroke: null } } } as const
   switch (v.visual.type) {
     case "bar":

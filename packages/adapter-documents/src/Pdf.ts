@@ -41,14 +41,14 @@ const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, x:
     return
   }
   // A table: the first rows, each column an equal share of the width.
-  const columnWidth = inner.width / Math.max(1, v.columns.length)
+  const columnWidth = inner.width / Math.max(1, Charts.names(v).length)
   doc.font("Helvetica-Bold").fontSize(8).fillColor("#374151")
-  v.columns.forEach((c, i) => doc.text(c, inner.x + i * columnWidth, top, { width: columnWidth - 4, lineBreak: false, ellipsis: true }))
+  Charts.names(v).forEach((c, i) => doc.text(c, inner.x + i * columnWidth, top, { width: columnWidth - 4, lineBreak: false, ellipsis: true }))
   doc.font("Helvetica").fillColor("#111827")
   const lineHeight = 11
   const fits = Math.min(rowsShown, Math.floor((inner.height - lineHeight) / lineHeight) - 1)
   v.rows.slice(0, fits).forEach((row, r) =>
-    v.columns.forEach((c, i) => {
+    Charts.names(v).forEach((c, i) => {
       const value = row[c]
       doc.text(ReportViews.displayText(value), inner.x + i * columnWidth, top + (r + 1) * lineHeight, {
         width: columnWidth - 4,

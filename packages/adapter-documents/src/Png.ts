@@ -30,11 +30,11 @@ const body = async (v: ReportViews.VisualView, top: number) => {
   }
   const spec = v.rows.length > 0 && v.rows.length <= 500 ? Charts.spec(v, width - 120, height - 80) : undefined
   if (spec !== undefined) return `<svg x="40" y="${top}" width="${width}" height="${height}"${(await Charts.svg(spec)).slice(4)}`
-  const columnWidth = width / Math.max(1, v.columns.length)
+  const columnWidth = width / Math.max(1, Charts.names(v).length)
   const lines = [
-    v.columns.map((c, i) => `<text x="${40 + i * columnWidth}" y="${top + 20}" font-weight="bold">${escape(c)}</text>`).join(""),
+    Charts.names(v).map((c, i) => `<text x="${40 + i * columnWidth}" y="${top + 20}" font-weight="bold">${escape(c)}</text>`).join(""),
     ...v.rows.slice(0, 20).map((row, r) =>
-      v.columns.map((c, i) => `<text x="${40 + i * columnWidth}" y="${top + 50 + r * 28}">${escape(ReportViews.displayText(row[c]))}</text>`).join("")
+      Charts.names(v).map((c, i) => `<text x="${40 + i * columnWidth}" y="${top + 50 + r * 28}">${escape(ReportViews.displayText(row[c]))}</text>`).join("")
     )
   ]
   return `<g font-family="${font}" font-size="18" fill="#111827">${lines.join("")}</g>`

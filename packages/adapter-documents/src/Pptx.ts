@@ -8,6 +8,7 @@
  */
 import { DocumentRenderers, ReportViews } from "@analytics/core"
 import { Effect, Stream } from "effect"
+import * as Charts from "./Charts.ts"
 import * as PptxModule from "pptxgenjs"
 
 /** What this renderer uses of a slide. */
@@ -44,10 +45,10 @@ const addVisual = (pptx: Deck, slide: Slide, v: ReportViews.VisualView) => {
     return
   }
   const encoding = v.visual.encoding ?? {}
-  const measure = encoding.value ?? encoding.y?.[0] ?? v.measures[0]
+  const measure = encoding.value ?? encoding.y?.[0] ?? Charts.measures(v)[0]
   const kind = v.visual.type in charts ? charts[v.visual.type as keyof typeof charts] : undefined
-  const label = (v.visual.type === "pie" ? encoding.category : encoding.x) ?? v.columns.find((c) => !v.measures.includes(c))
-  const series = v.visual.type === "pie" ? [measure].filter((m) => m !== undefined) : encoding.y ?? v.measures
+  const label = (v.visual.type === "pie" ? encoding.category : encoding.x) ?? Charts.names(v).find((c) => !Charts.measures(v).includes(c))
+  const series = v.visual.type === "pie" ? [measure].filter((m) => m !== undefined) : encoding.y ?? Charts.measures(v)
   if (kind !== undefined && label !== undefined && series.length > 0 && v.rows.length > 0 && v.rows.length <= 500) {
     const data = series.map((name) => ({
       name,
@@ -58,8 +59,8 @@ const addVisual = (pptx: Deck, slide: Slide, v: ReportViews.VisualView) => {
     return
   }
   const rows = [
-    v.columns.map((c) => ({ text: c, options: { bold: true } })),
-    ...v.rows.slice(0, 15).map((row) => v.columns.map((c) => ({ text: ReportViews.displayText(row[c]) })))
+    Charts.names(v).map((c) => ({ text: c, options: { bold: true } })),
+    ...v.rows.slice(0, 15).map((row) => Charts.names(v).map((c) => ({ text: ReportViews.displayText(row[c]) })))
   ]
   slide.addTable(rows, { ...box, fontSize: 12 })
 }

@@ -11,6 +11,7 @@
 import { DocumentRenderers, type ReportViews } from "@analytics/core"
 import ExcelJS from "exceljs"
 import { Effect, Stream } from "effect"
+import * as Charts from "./Charts.ts"
 import { PassThrough } from "node:stream"
 
 /** Excel's limit on a sheet name, and the characters it refuses in one. */
@@ -55,23 +56,23 @@ const write = async (view: ReportViews.ReportView, options: DocumentRenderers.Do
         sheet.commit()
         continue
       }
-      const header = sheet.addRow([...v.columns])
+      const header = sheet.addRow([...Charts.names(v)])
       header.font = { bold: true }
       header.commit()
-      const totals = v.columns.map(() => 0)
+      const totals = Charts.names(v).map(() => 0)
       for (const row of v.rows) {
-        sheet.addRow(v.columns.map((c, i) => {
+        sheet.addRow(Charts.names(v).map((c, i) => {
           const value = row[c]
           if (typeof value === "number") totals[i]! += value
           return value ?? null
         })).commit()
       }
-      if (v.measures.length > 0 && v.rows.length > 1) {
+      if (Charts.measures(v).length > 0 && v.rows.length > 1) {
         const last = v.rows.length + 1
-        const total = sheet.addRow(v.columns.map((c, i) =>
-          i === 0 && !v.measures.includes(c)
+        const total = sheet.addRow(Charts.names(v).map((c, i) =>
+          i === 0 && !Charts.measures(v).includes(c)
             ? "Total"
-            : v.measures.includes(c)
+            : Charts.measures(v).includes(c)
             ? { formula: `SUM(${letter(i + 1)}2:${letter(i + 1)}${last})`, result: totals[i]! }
             : null
         ))

@@ -4,11 +4,14 @@
  * text, a table, a key figure, a visual that could not be shown, and the
  * watermark drawn into every page.
  */
-import { BlobStore, type Report, type ReportViews } from "@analytics/core"
+import { BlobStore, type Report, type ReportViews, type SemanticQuery } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Pdf from "../src/Pdf.ts"
 import { Poppler } from "@analytics/testing/documents"
+
+const region: SemanticQuery.Column = { name: "region", member: "region", kind: "dimension", type: "string", title: "Region" }
+const amount: SemanticQuery.Column = { name: "amount", member: "amount", kind: "measure", type: "number", title: "Amount" }
 
 const visual = (id: string, type: Report.Visual["type"], encoding: Report.Visual["encoding"] = {}): Report.Visual => ({
   id,
@@ -38,15 +41,15 @@ const view: ReportViews.ReportView = {
     {
       name: "Overview",
       visuals: [
-        { _tag: "Rows", visual: visual("total", "kpi", { value: "amount" }), columns: ["amount"], measures: ["amount"], rows: [{ amount: 4095 }] },
-        { _tag: "Rows", visual: visual("bars", "bar", { x: "region", y: ["amount"] }), columns: ["region", "amount"], measures: ["amount"], rows: byRegion },
-        { _tag: "Rows", visual: visual("slices", "pie", { category: "region", value: "amount" }), columns: ["region", "amount"], measures: ["amount"], rows: byRegion },
+        { _tag: "Rows", visual: visual("total", "kpi", { value: "amount" }), columns: [amount], rows: [{ amount: 4095 }] },
+        { _tag: "Rows", visual: visual("bars", "bar", { x: "region", y: ["amount"] }), columns: [region, amount], rows: byRegion },
+        { _tag: "Rows", visual: visual("slices", "pie", { category: "region", value: "amount" }), columns: [region, amount], rows: byRegion },
         { _tag: "Unavailable", visual: visual("slow", "line"), detail: "This visual took too long to load." }
       ]
     },
     {
       name: "Detail",
-      visuals: [{ _tag: "Rows", visual: visual("grid", "table"), columns: ["region", "amount"], measures: ["amount"], rows: byRegion }]
+      visuals: [{ _tag: "Rows", visual: visual("grid", "table"), columns: [region, amount], rows: byRegion }]
     }
   ]
 }

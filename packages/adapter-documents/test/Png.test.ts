@@ -2,11 +2,14 @@
  * The PNG renderer, decoded by another library (pngjs): a visual at twice
  * its size, its bars in the pixels, and the watermark in the pixels too.
  */
-import { BlobStore, type Report, type ReportViews } from "@analytics/core"
+import { BlobStore, type Report, type ReportViews, type SemanticQuery } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PNG } from "pngjs"
 import * as Png from "../src/Png.ts"
+
+const region: SemanticQuery.Column = { name: "region", member: "region", kind: "dimension", type: "string", title: "Region" }
+const amount: SemanticQuery.Column = { name: "amount", member: "amount", kind: "measure", type: "number", title: "Amount" }
 
 const bars: ReportViews.VisualView = {
   _tag: "Rows",
@@ -18,8 +21,7 @@ const bars: ReportViews.VisualView = {
     query: {},
     encoding: { x: "region", y: ["amount"] }
   },
-  columns: ["region", "amount"],
-  measures: ["amount"],
+  columns: [region, amount],
   rows: [{ region: "APAC", amount: 1395 }, { region: "EU", amount: 1335 }, { region: "US", amount: 1365 }]
 }
 

@@ -228,6 +228,9 @@ describe("datasets", () => {
         [[{ name: "A", visuals: [{ ...pages[0]!.visuals[0], encoding: {} }] }], "Visual \"total\" (page \"A\"): a kpi needs a \"value\" encoding"],
         [[{ name: "A", visuals: [{ ...pages[0]!.visuals[1], encoding: { x: "region", y: ["region"] } }] }], "Visual \"by_region\" (page \"A\"): \"region\" is drawn as a value but is not a measure"],
         [[{ name: "A", visuals: [{ ...pages[0]!.visuals[0], query: { measures: ["profit"] } }] }], "Visual \"total\" (page \"A\"): The model has no measure \"profit\""],
+        [[{ name: "A", visuals: [{ id: "two", type: "combo", dataset_id: id, query: { measures: ["count", "total_amount"], dimensions: ["region"] }, encoding: { x: "region", y: ["count"] } }] }], "Visual \"two\" (page \"A\"): a combo needs at least 2 \"y\" measures"],
+        [[{ name: "A", visuals: [{ ...pages[0]!.visuals[1], type: "scatter", encoding: { x: "region", y: ["count"] } }] }], "Visual \"by_region\" (page \"A\"): \"region\" is drawn as a value but is not a measure"],
+        [[{ name: "A", visuals: [{ ...pages[0]!.visuals[1], type: "heatmap", encoding: { x: "region", value: "count" } }] }], "Visual \"by_region\" (page \"A\"): a heatmap needs a \"series\" encoding"],
         [[{ name: "A", visuals: [{ ...pages[0]!.visuals[0], dataset_id: crypto.randomUUID() }] }], `Visual "total" (page "A"): no dataset`]
       ]
       for (const [badPages, detail] of refusals) {
@@ -235,6 +238,15 @@ describe("datasets", () => {
         assert.strictEqual(problemCode(refused), "report/invalid", refused.text)
         assert.include(refused.body.detail, detail)
       }
+      // Each kind of chart, its encoding filled as its kind needs.
+      const kinds = [
+        { id: "stacked", type: "stacked_bar", dataset_id: id, query: { measures: ["count"], dimensions: ["region"], time_dimensions: [{ dimension: "order_day", granularity: "month" }] }, encoding: { x: "order_day__month", y: ["count"], series: "region" } },
+        { id: "combo", type: "combo", dataset_id: id, query: { measures: ["count", "total_amount"], dimensions: ["region"] }, encoding: { x: "region", y: ["total_amount", "count"] } },
+        { id: "scatter", type: "scatter", dataset_id: id, query: { measures: ["count", "total_amount"], dimensions: ["region"] }, encoding: { x: "count", y: ["total_amount"], series: "region" } },
+        { id: "heat", type: "heatmap", dataset_id: id, query: { measures: ["count"], dimensions: ["region"], time_dimensions: [{ dimension: "order_day", granularity: "month" }] }, encoding: { x: "order_day__month", series: "region", value: "count" } }
+      ]
+      const allKinds = yield* server.request("POST", "/v1/reports", { token: admin, body: { workspace_id: workspaceId, name: "Every kind", pages: [{ name: "Kinds", visuals: kinds }] } })
+      assert.strictEqual(allKinds.status, 201, allKinds.text)
       assert.strictEqual((yield* server.request("GET", `/v1/reports/${reportId}`, { token: admin })).body.pages.length, 2)
       assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: "session:m-1:EU", body: { name: "Mine" } })), "auth/forbidden")
       assert.strictEqual(problemCode(yield* server.request("PATCH", `/v1/reports/${reportId}`, { token: admin, body: { settings: { query_timeout_seconds: 0 } } })), "request/invalid")

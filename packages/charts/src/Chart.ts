@@ -34,7 +34,7 @@ export interface PlanColumn {
 /** The kinds of plan: a table and a key figure are not drawn by Vega; the others are charts. */
 export type Kind = "table" | "kpi" | ChartKind
 
-/** The kinds of chart. stacked_bar, combo, scatter and heatmap come only from an explicit `kind`. */
+/** The kinds of chart. */
 export type ChartKind = "bar" | "stacked_bar" | "line" | "area" | "combo" | "scatter" | "heatmap" | "pie"
 
 /** What every plan carries. */
@@ -94,8 +94,6 @@ export interface ChartInput {
   readonly theme?: Theme.Theme | undefined
   /** The locale numbers are shown in; en-US when omitted. */
   readonly locale?: string | undefined
-  /** Draw the visual as this kind instead of its own (stacked_bar, combo, scatter, heatmap); a kind its encoding cannot fill gives its own. */
-  readonly kind?: ChartKind | undefined
   /** Bars by value, highest first, or in the engine's order; by default the engine's when the query orders its rows. */
   readonly order?: "value" | "engine" | undefined
 }
@@ -148,10 +146,13 @@ export const plan = (input: ChartInput): ChartPlan => {
   const xy = (kind: XyPlan["kind"]): XyPlan | undefined =>
     x === undefined || y.length === 0 ? undefined : { ...common, kind, x, y, series, order }
 
-  const explicit = (): ChartPlan | undefined => {
-    switch (input.kind) {
+  const wanted = input.visual.type
+  /** stacked_bar, combo, scatter and heatmap, when the encoding fills them. */
+  const special = (): ChartPlan | undefined => {
+    switch (wanted) {
       case "stacked_bar":
-        return series === undefined || y.length !== 1 ? undefined : xy("stacked_bar")
+        // by series (one measure) or by measure (several)
+        return (series === undefined) === (y.length === 1) ? undefined : xy("stacked_bar")
       case "combo":
         return y.length < 2 ? undefined : xy("combo")
       case "scatter": {
@@ -168,7 +169,7 @@ export const plan = (input: ChartInput): ChartPlan => {
     }
   }
 
-  const fromType = (type: Report.VisualType | ChartKind): ChartPlan => {
+  const fromType = (type: Report.VisualType): ChartPlan => {
     switch (type) {
       case "table":
         return table
@@ -185,11 +186,15 @@ export const plan = (input: ChartInput): ChartPlan => {
       case "line":
       case "area":
         return xy(type) ?? table
+      case "stacked_bar":
+      case "combo":
+        // Bars, when there is nothing to stack or no second measure to draw as a line.
+        return xy("bar") ?? table
       default:
         return table
     }
   }
-  return explicit() ?? fromType(input.kind === "bar" || input.kind === "line" || input.kind === "area" || input.kind === "pie" ? input.kind : input.visual.type)
+  return special() ?? fromType(wanted)
 }
 
 /** Whether Vega draws the plan (every kind but a table and a key figure). */
@@ -422,7 +427,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
       x: channel(p.x, xSort, isBar),
       y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
       color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
-      ...(isBar ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),
+      ...(p.kind === "bar" ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),
       // a folded row keeps its other fields: each measure in its own format
       tooltip: [tip(p.x), ...p.y.map(tip)]
     }

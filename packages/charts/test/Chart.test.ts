@@ -83,11 +83,13 @@ describe("plans", () => {
     assert.strictEqual(column(Chart.plan({ visual: c.visual, columns: titled }), "revenue").title, "Net revenue")
   })
 
-  it("a chart its encoding cannot fill is a table; a kind its encoding cannot fill keeps the visual's own", () => {
+  it("a chart its encoding cannot fill is a table; a stacked bar with nothing to stack or a combo of one measure is a bar", () => {
     const c = cases.bar
     assert.strictEqual(Chart.plan({ visual: c.visual, columns: c.columns.filter((col) => col.kind !== "measure") }).kind, "table")
-    assert.strictEqual(Chart.plan({ visual: c.visual, columns: c.columns, kind: "stacked_bar" }).kind, "bar")
-    assert.strictEqual(Chart.plan({ visual: c.visual, columns: c.columns, kind: "combo" }).kind, "bar")
+    assert.strictEqual(Chart.plan({ visual: { ...c.visual, type: "stacked_bar" }, columns: c.columns }).kind, "bar")
+    assert.strictEqual(Chart.plan({ visual: { ...c.visual, type: "combo" }, columns: c.columns }).kind, "bar")
+    const stacked = cases.stacked_bar
+    assert.strictEqual(Chart.plan({ visual: stacked.visual, columns: stacked.columns }).kind, "stacked_bar")
   })
 })
 

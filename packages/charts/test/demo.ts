@@ -67,7 +67,6 @@ export interface Case {
   readonly visual: Report.Visual
   readonly columns: ReadonlyArray<Chart.Column>
   readonly rows: ReadonlyArray<Row>
-  readonly kind?: Chart.ChartKind
 }
 
 const byRegion = group("region", (o) => o.region)
@@ -127,10 +126,9 @@ export const cases: Record<string, Case> = {
     rows: byMonthAndRegion
   },
   combo_by_region: {
-    visual: visual("revenue_and_orders_by_region", "bar", { measures: ["revenue", "orders"], dimensions: ["region"] }, { x: "region", y: ["revenue", "orders"] }),
+    visual: visual("revenue_and_orders_by_region", "combo", { measures: ["revenue", "orders"], dimensions: ["region"] }, { x: "region", y: ["revenue", "orders"] }),
     columns: columnsOf({ measures: ["revenue", "orders"], dimensions: ["region"] }),
-    rows: byRegion,
-    kind: "combo"
+    rows: byRegion
   },
   two_measures: {
     visual: visual("orders_and_units_by_month", "line", { measures: ["orders", "units"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["orders", "units"] }),
@@ -143,28 +141,24 @@ export const cases: Record<string, Case> = {
     rows: byMonthAndRegion
   },
   stacked_bar: {
-    visual: visual("revenue_by_month_stacked", "bar", { measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["revenue"], series: "region" }),
+    visual: visual("revenue_by_month_stacked", "stacked_bar", { measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["revenue"], series: "region" }),
     columns: columnsOf({ measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }),
-    rows: byMonthAndRegion,
-    kind: "stacked_bar"
+    rows: byMonthAndRegion
   },
   combo: {
-    visual: visual("revenue_and_orders_by_month", "bar", { measures: ["revenue", "orders"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["revenue", "orders"] }),
+    visual: visual("revenue_and_orders_by_month", "combo", { measures: ["revenue", "orders"], time_dimensions: [month] }, { x: "ordered_at__month", y: ["revenue", "orders"] }),
     columns: columnsOf({ measures: ["revenue", "orders"], time_dimensions: [month] }),
-    rows: byMonth,
-    kind: "combo"
+    rows: byMonth
   },
   scatter: {
-    visual: visual("orders_against_revenue", "bar", { measures: ["orders", "revenue"], dimensions: ["region"] }, { x: "orders", y: ["revenue"], series: "region" }),
+    visual: visual("orders_against_revenue", "scatter", { measures: ["orders", "revenue"], dimensions: ["region"] }, { x: "orders", y: ["revenue"], series: "region" }),
     columns: columnsOf({ measures: ["orders", "revenue"], dimensions: ["region"] }),
-    rows: byRegion,
-    kind: "scatter"
+    rows: byRegion
   },
   heatmap: {
-    visual: visual("revenue_by_month_and_region_heat", "bar", { measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }, { x: "ordered_at__month", series: "region", value: "revenue" }),
+    visual: visual("revenue_by_month_and_region_heat", "heatmap", { measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }, { x: "ordered_at__month", series: "region", value: "revenue" }),
     columns: columnsOf({ measures: ["revenue"], dimensions: ["region"], time_dimensions: [month] }),
-    rows: byMonthAndRegion,
-    kind: "heatmap"
+    rows: byMonthAndRegion
   }
 }
 
@@ -172,7 +166,7 @@ export const cases: Record<string, Case> = {
 export const size = { width: 640, height: 320 }
 
 /** A case's plan. */
-export const planOf = (c: Case): Chart.ChartPlan => Chart.plan({ visual: c.visual, columns: c.columns, kind: c.kind })
+export const planOf = (c: Case): Chart.ChartPlan => Chart.plan({ visual: c.visual, columns: c.columns })
 
 /** A case drawn as SVG. */
 export const draw = async (c: Case) => {

@@ -2,67 +2,16 @@
  * `ANALYTICS_DEMO=1`: the bootstrap tenant's demo workspace, with a sales
  * dataset of 120,000 generated orders (a time dimension, a region
  * dimension with row-level security by region) and the report "Sales
- * overview" (three pages, five visuals). Seeded once: a tenant that has a
- * workspace already is left as it is.
+ * overview" (`SampleReport`: four pages, nine visuals, three filters).
+ * Seeded once: a tenant that has a workspace already is left as it is.
  *
  * @since 0.1.0
  */
-import { Datasets, Pagination, type Report, Reports, SampleSales, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
+import { Datasets, Pagination, Reports, SampleReport, SampleSales, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
 import { Effect } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-
-const reportPages = (datasetId: string): ReadonlyArray<Report.Page> => {
-  const dataset_id = datasetId as Report.Visual["dataset_id"]
-  return [
-    {
-      name: "Overview",
-      visuals: [
-        { id: "revenue_total", type: "kpi", title: "Revenue", dataset_id, query: { measures: ["revenue"] }, encoding: { value: "revenue" } },
-        {
-          id: "revenue_by_region",
-          type: "bar",
-          title: "Revenue by region",
-          dataset_id,
-          query: { measures: ["revenue"], dimensions: ["region"] },
-          encoding: { x: "region", y: ["revenue"] }
-        }
-      ]
-    },
-    {
-      name: "Trends",
-      visuals: [
-        {
-          id: "revenue_by_month",
-          type: "line",
-          title: "Revenue by month",
-          dataset_id,
-          query: { measures: ["revenue"], time_dimensions: [{ dimension: "ordered_at", granularity: "month" }] },
-          encoding: { x: "ordered_at__month", y: ["revenue"] }
-        },
-        {
-          id: "orders_by_channel",
-          type: "pie",
-          title: "Orders by channel",
-          dataset_id,
-          query: { measures: ["orders"], dimensions: ["channel"] },
-          encoding: { category: "channel", value: "orders" }
-        }
-      ]
-    },
-    {
-      name: "Products",
-      visuals: [{
-        id: "products",
-        type: "table",
-        title: "Products",
-        dataset_id,
-        query: { measures: ["orders", "units", "revenue", "average_order"], dimensions: ["product"] }
-      }]
-    }
-  ]
-}
 
 /** Seeds the demo into a tenant that has no workspace yet; the dataset and report only when an engine serves uploads. */
 export const seed = (tenantId: Tenant.TenantId) =>
@@ -92,12 +41,7 @@ export const seed = (tenantId: Tenant.TenantId) =>
     const file = Path.join(dir, "sales.csv")
     yield* Effect.promise(() => Fs.writeFile(file, SampleSales.csv()))
     yield* Datasets.load(tenantId, dataset.dataset_id, { path: file, format: "csv" })
-    yield* Reports.create(tenantId, {
-      workspace_id: workspace.workspace_id,
-      name: "Sales overview",
-      description: "Revenue, trends and products of the demo sales",
-      pages: reportPages(dataset.dataset_id)
-    })
+    yield* Reports.create(tenantId, SampleReport.create(workspace.workspace_id, dataset.dataset_id))
     yield* Effect.logInfo("Demo workspace, sales dataset and report created").pipe(
       Effect.annotateLogs({ tenant_id: tenantId, rows: SampleSales.demoRows })
     )

@@ -96,7 +96,7 @@ beforeAll(async () => {
 describe("every export format of the demo report, opened by an independent reader", () => {
   it("the demo report is what these checks assume, and the filter changes its numbers", () => {
     expect(demo.report.name).toBe("Sales overview")
-    expect(demo.report.pages.map((p: any) => p.name)).toEqual(["Overview", "Trends", "Products"])
+    expect(demo.report.pages.map((p: any) => p.name)).toEqual(["Overview", "Trends", "Products", "Mix"])
     expect(reference.revenue_by_region!.all.map((r) => r.region).sort()).toEqual(["APAC", "EU", "LATAM", "US"])
     expect(reference.revenue_by_region!.twoRegions.map((r) => r.region).sort()).toEqual(["APAC", "EU"])
     expect(reference.revenue_total!.twoRegions[0].revenue).toBeLessThan(reference.revenue_total!.all[0].revenue)
@@ -107,22 +107,23 @@ describe("every export format of the demo report, opened by an independent reade
     }
   })
 
-  it.skipIf(!Poppler.available)(`PDF: a cover and the three pages, the filter printed, the filtered figures, vector bars${Poppler.available ? "" : " (skipped: apt-get install poppler-utils)"}`, () => {
+  it.skipIf(!Poppler.available)(`PDF: a cover and the four pages, the filter printed, the filtered figures, vector bars${Poppler.available ? "" : " (skipped: apt-get install poppler-utils)"}`, () => {
     const { bytes, headers } = files.pdf
     expect(headers.get("content-type")).toBe("application/pdf")
     expect(headers.get("content-disposition")).toBe(`attachment; filename="Sales_overview.pdf"`)
     const pdf = Poppler.read(bytes)
     expect(pdf.title).toBe("Sales overview")
-    expect(pdf.pages).toBe(4)
+    expect(pdf.pages).toBe(5)
     const pages = pdf.text.split("\f")
     expect(pages[0]).toContain("Sales overview")
     expect(pages[0]).toContain(`Filters: region equals "EU", "APAC"`)
-    expect(pages[0]).toContain("Pages: Overview, Trends, Products")
+    expect(pages[0]).toContain("Pages: Overview, Trends, Products, Mix")
     // Each report page's name is a line of its own on its page (charts' labels share the page, in any order).
     const lines = (page: string | undefined) => (page ?? "").split("\n").map((line) => line.trim())
     expect(lines(pages[1])).toContain("Overview")
     expect(lines(pages[2])).toContain("Trends")
     expect(lines(pages[3])).toContain("Products")
+    expect(lines(pages[4])).toContain("Mix")
     // The bar chart's axis has the two regions of the filter, and only them.
     expect(lines(pages[1])).toEqual(expect.arrayContaining(["EU", "APAC"]))
     expect(pages[1]).not.toMatch(/\b(US|LATAM)\b/)
@@ -162,7 +163,11 @@ describe("every export format of the demo report, opened by an independent reade
       "Revenue by region",
       "Revenue by month",
       "Orders by channel",
-      "Products"
+      "Products",
+      "Revenue by quarter and chann",
+      "Revenue and orders by region",
+      "Units and revenue by product",
+      "Orders by month and region"
     ])
     const cover = await entry(zip, "xl/worksheets/sheet1.xml")
     expect(cover).toContain("Sales overview")
@@ -192,7 +197,7 @@ describe("every export format of the demo report, opened by an independent reade
     expect(headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.presentationml.presentation")
     const zip = await JSZip.loadAsync(bytes)
     const slides = Object.keys(zip.files).filter((f) => /^ppt\/slides\/slide\d+\.xml$/.test(f))
-    expect(slides).toHaveLength(6)
+    expect(slides).toHaveLength(10)
     const slide = (n: number) => entry(zip, `ppt/slides/slide${n}.xml`)
     expect(await slide(1)).toContain("Sales overview")
     // Unfiltered: the key figure is the whole revenue.

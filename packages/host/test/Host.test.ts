@@ -40,7 +40,7 @@ describe("analytics-host", () => {
       expect(byRegion.body.data.reduce((sum: number, row: { orders: number }) => sum + row.orders, 0)).toBe(120_000)
       expect(byRegion.body.data.map((row: { region: string }) => row.region).sort()).toEqual(["APAC", "EU", "LATAM", "US"])
       const reports = await call(host, "GET", `/v1/reports?workspace_id=${workspaceId}`, "boot-token")
-      expect(reports.body.data.map((r: { name: string; pages: Array<{ visuals: Array<unknown> }> }) => [r.name, r.pages.length, r.pages.flatMap((p) => p.visuals).length])).toEqual([["Sales overview", 3, 5]])
+      expect(reports.body.data.map((r: { name: string; pages: Array<{ visuals: Array<unknown> }> }) => [r.name, r.pages.length, r.pages.flatMap((p) => p.visuals).length])).toEqual([["Sales overview", 4, 9]])
       const monthly = await call(host, "POST", `/v1/reports/${reports.body.data[0].report_id}/visuals/revenue_by_month/query`, "boot-token", {})
       expect(monthly.body.row_count).toBe(24)
       const tenant = await call(host, "POST", "/v1/tenants", "op-token", { name: "Beta", plan: "starter" })

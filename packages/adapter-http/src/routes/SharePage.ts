@@ -120,8 +120,8 @@ const visualBody = (view: ReportViews.VisualView) => {
     return bars(rows.map((r) => ({ label: String(r[x] ?? ""), value: r[y] as number })))
   }
   const shown = rows.slice(0, rowsShown)
-  return `<table><thead><tr>${columns.map((c) => `<th>${escape(c)}</th>`).join("")}</tr></thead>` +
-    `<tbody>${shown.map((row) => `<tr>${columns.map((c) => cell(row[c])).join("")}</tr>`).join("")}</tbody></table>` +
+  return `<table><thead><tr>${columns.map((c) => `<th>${escape(c.title ?? c.name)}</th>`).join("")}</tr></thead>` +
+    `<tbody>${shown.map((row) => `<tr>${columns.map((c) => cell(row[c.name])).join("")}</tr>`).join("")}</tbody></table>` +
     (rows.length > shown.length ? `<p class="note">The first ${shown.length} of ${rows.length} rows.</p>` : "")
 }
 

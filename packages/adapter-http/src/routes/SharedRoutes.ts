@@ -146,7 +146,7 @@ const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer, comm
     name: page.name,
     visuals: page.visuals.map((v) =>
       v._tag === "Rows"
-        ? { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, columns: v.columns, rows: v.rows }
+        ? { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, columns: v.columns.map((c) => c.name), rows: v.rows }
         : { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, unavailable: v.detail }
     )
   })),
@@ -156,7 +156,7 @@ const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer, comm
 /** A tile, a row of a workspace's list: what the JSON of a shared dashboard, dataset or workspace carries (decision 0014). */
 const visualJson = (v: ReportViews.VisualView) =>
   v._tag === "Rows"
-    ? { type: v.visual.type, title: v.visual.title ?? null, columns: v.columns, rows: v.rows }
+    ? { type: v.visual.type, title: v.visual.title ?? null, columns: v.columns.map((c) => c.name), rows: v.rows }
     : { type: v.visual.type, title: v.visual.title ?? null, unavailable: v.detail }
 
 /** A shared dashboard as JSON: its tiles in the grid's order. */

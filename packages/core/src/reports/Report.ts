@@ -20,7 +20,7 @@ export const ReportId = Uuid.pipe(Schema.brand("ReportId"))
 export type ReportId = typeof ReportId.Type
 
 /** The kinds of visual. */
-export const VisualType = Schema.Literals(["table", "bar", "line", "area", "pie", "kpi"])
+export const VisualType = Schema.Literals(["table", "bar", "stacked_bar", "line", "area", "combo", "scatter", "heatmap", "pie", "kpi"])
 /** A kind of visual. */
 export type VisualType = typeof VisualType.Type
 
@@ -31,6 +31,10 @@ const ColumnRef = Schema.String.check(Schema.isMaxCodePoints(100))
  * Which columns of the query a visual draws:
  * - table: `columns` (all when omitted);
  * - bar, line, area: `x`, one or more `y` measures, an optional `series`;
+ * - stacked_bar: the same, stacked by `series` (or by measure when there are several);
+ * - combo: `x` and two or more `y` measures, the first as bars, the others as lines;
+ * - scatter: a measure on `x`, one on `y`, an optional `series` (one point per row);
+ * - heatmap: `x` and `series` dimensions (columns and rows), the `value` measure as colour;
  * - pie: `category` and `value`;
  * - kpi: `value`.
  */

@@ -16,15 +16,14 @@ import type { NotFound, StoreError } from "../platform/Errors.ts"
 import type { Report, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
-import type { SecurityContext } from "../datasets/SemanticQuery.ts"
+import type { Column, SecurityContext } from "../datasets/SemanticQuery.ts"
 
-/** One visual as seen: its rows (and which columns are measures), or why it shows none. */
+/** One visual as seen: its rows and their columns (name, kind, title, format, granularity), or why it shows none. */
 export type VisualView =
   | {
     readonly _tag: "Rows"
     readonly visual: Visual
-    readonly columns: ReadonlyArray<string>
-    readonly measures: ReadonlyArray<string>
+    readonly columns: ReadonlyArray<Column>
     readonly rows: ReadonlyArray<Row>
   }
   | { readonly _tag: "Unavailable"; readonly visual: Visual; readonly detail: string }
@@ -43,7 +42,7 @@ export const displayText = (value: Row[string] | undefined): string =>
 export const keyFigure = (v: VisualView): string | undefined => {
   if (v._tag !== "Rows" || v.visual.type !== "kpi" || v.rows.length !== 1) return undefined
   // A kpi names its `value` (Reports checks it).
-  const measure = v.visual.encoding?.value ?? v.measures[0]
+  const measure = v.visual.encoding?.value ?? v.columns.find((c) => c.kind === "measure")?.name
   return measure === undefined ? undefined : displayText(v.rows[0]![measure])
 }
 
@@ -73,25 +72,32 @@ export const noRowsDetail = "No rows match."
 export const matchesNoRow = (v: Extract<VisualView, { _tag: "Rows" }>): boolean => v.rows.length === 0 || keyFigure(v) === ""
 
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
-const unavailable = (error: { readonly _tag: string }): string =>
+export const unavailable = (error: { readonly _tag: string }): string =>
   error._tag === "QueryTimedOut"
     ? "This visual took too long to load."
     : error._tag === "NotLoaded"
-    ? "This visual's data has not been loaded yet."
+    ? "This data has not been loaded yet."
     : error._tag === "QueryInvalid"
     ? "This visual cannot be shown with the filters of this view."
     : "This visual is not available."
 
-/** Runs one visual. */
-const visualFor = (request: Request, visual: Visual): Effect.Effect<VisualView, StoreError, Services> =>
-  Reports.queryVisual(request.tenantId, request.reportId, visual.id, request.security, request.filters).pipe(
-    Effect.map((result): VisualView => result.compiled.hidden === true ? { _tag: "Unavailable", visual, detail: hiddenDetail } : ({
-      _tag: "Rows",
-      visual,
-      columns: result.compiled.columns.map((c) => c.name),
-      measures: result.compiled.columns.filter((c) => c.kind === "measure").map((c) => c.name),
-      rows: result.rows
-    })),
+/**
+ * Runs one visual of a report as `security` sees it, with `filters` added to
+ * its own: its rows, or why it shows none.
+ */
+export const visualView = (
+  tenantId: Report["tenant_id"],
+  reportId: string,
+  visual: Visual,
+  security: SecurityContext,
+  filters: Reports.ViewFilters
+): Effect.Effect<VisualView, StoreError, Services> =>
+  Reports.queryVisual(tenantId, reportId, visual.id, security, filters).pipe(
+    Effect.map((result): VisualView =>
+      result.compiled.hidden === true
+        ? { _tag: "Unavailable", visual, detail: hiddenDetail }
+        : { _tag: "Rows", visual, columns: result.compiled.columns, rows: result.rows }
+    ),
     Effect.catch((error: { readonly _tag: string }) =>
       error._tag === "StoreError"
         ? Effect.fail(error as StoreError)
@@ -108,7 +114,9 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
       .filter((p) => p.visuals.length > 0 || request.visualId === undefined)
     const pages = yield* Effect.forEach(chosen, (page) =>
       Effect.map(
-        Effect.forEach(page.visuals, (visual) => visualFor(request, visual), { concurrency: 4 }),
+        Effect.forEach(page.visuals, (visual) => visualView(request.tenantId, request.reportId, visual, request.security, request.filters), {
+          concurrency: 4
+        }),
         (visuals) => ({ name: page.name, visuals })
       ))
     return { report, pages }

@@ -37,11 +37,25 @@ export class ReportInvalid extends Data.TaggedError("ReportInvalid")<{
 }> {}
 
 /** The columns an encoding may name for each visual type, and which it must. */
-const encodingFields: Record<Visual["type"], { readonly required: ReadonlyArray<"x" | "y" | "category" | "value">; readonly allowed: ReadonlyArray<string> }> = {
+const encodingFields: Record<
+  Visual["type"],
+  {
+    readonly required: ReadonlyArray<"x" | "y" | "series" | "category" | "value">
+    readonly allowed: ReadonlyArray<string>
+    /** At least this many `y` measures. */
+    readonly minY?: number
+    /** The encodings that must name a measure (`y` and `value` always do). */
+    readonly measuresOn?: ReadonlyArray<string>
+  }
+> = {
   table: { required: [], allowed: ["columns"] },
   bar: { required: ["x", "y"], allowed: ["x", "y", "series"] },
+  stacked_bar: { required: ["x", "y"], allowed: ["x", "y", "series"] },
   line: { required: ["x", "y"], allowed: ["x", "y", "series"] },
   area: { required: ["x", "y"], allowed: ["x", "y", "series"] },
+  combo: { required: ["x", "y"], allowed: ["x", "y"], minY: 2 },
+  scatter: { required: ["x", "y"], allowed: ["x", "y", "series"], measuresOn: ["x"] },
+  heatmap: { required: ["x", "series", "value"], allowed: ["x", "series", "value"] },
   pie: { required: ["category", "value"], allowed: ["category", "value"] },
   kpi: { required: ["value"], allowed: ["value"] }
 }
@@ -82,13 +96,16 @@ const checkPages = (tenantId: TenantId, workspaceId: WorkspaceId, pages: Readonl
           if (!fields.allowed.includes(field)) return yield* new ReportInvalid({ detail: `${where}: a ${visual.type} has no "${field}" encoding` })
           for (const column of Array.isArray(value) ? value : [value]) {
             if (!columns.has(column)) return yield* new ReportInvalid({ detail: `${where}: "${column}" is not a column of its query` })
-            if ((field === "y" || field === "value") && !measures.has(column)) {
+            if ((field === "y" || field === "value" || fields.measuresOn?.includes(field) === true) && !measures.has(column)) {
               return yield* new ReportInvalid({ detail: `${where}: "${column}" is drawn as a value but is not a measure` })
             }
           }
         }
         const missing = fields.required.find((field) => encoding[field] === undefined)
         if (missing !== undefined) return yield* new ReportInvalid({ detail: `${where}: a ${visual.type} needs a "${missing}" encoding` })
+        if ((encoding.y?.length ?? 0) < (fields.minY ?? 0)) {
+          return yield* new ReportInvalid({ detail: `${where}: a ${visual.type} needs at least ${fields.minY} "y" measures` })
+        }
       }
     }
   })

@@ -16,3 +16,5 @@ export * as Report from "./Report.ts"
 export * as ReportStore from "./ReportStore.ts"
 export * as ReportViews from "./ReportViews.ts"
 export * as Reports from "./Reports.ts"
+/** The sample sales report over the `SampleSales` model. */
+export * as SampleReport from "./SampleReport.ts"

@@ -31,7 +31,7 @@ import { everyRow } from "../platform/Pagination.ts"
 import { findVisual, type Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
 import { reportKey, ReportStore } from "../reports/ReportStore.ts"
-import type * as ReportViews from "../reports/ReportViews.ts"
+import * as ReportViews from "../reports/ReportViews.ts"
 import type { Viewer } from "./SharedViews.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
 import { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
@@ -42,20 +42,10 @@ export const previewRows = 200
 /** What the shared subjects read. */
 export type Services = ReportStore | DashboardStore | DatasetStore | WorkspaceStore | Datasets.Engines
 
-/** Why a query shows no rows, in words for its viewer (never a query's text or a row). */
-const unavailable = (error: { readonly _tag: string }): string =>
-  error._tag === "QueryTimedOut"
-    ? "This visual took too long to load."
-    : error._tag === "NotLoaded"
-    ? "This data has not been loaded yet."
-    : error._tag === "QueryInvalid"
-    ? "This visual cannot be shown with the filters of this view."
-    : "This visual is not available."
-
-/** A store failure stays one; anything else is the words `unavailable` gives. */
+/** A store failure stays one; anything else is the words `ReportViews.unavailable` gives. */
 const orUnavailable = <A>(effect: Effect.Effect<A, { readonly _tag: string }, Services>) =>
   Effect.catch(effect, (error: { readonly _tag: string }) =>
-    error._tag === "StoreError" ? Effect.fail(error as StoreError) : Effect.succeed({ _tag: "Unavailable" as const, detail: unavailable(error) }))
+    error._tag === "StoreError" ? Effect.fail(error as StoreError) : Effect.succeed({ _tag: "Unavailable" as const, detail: ReportViews.unavailable(error) }))
 
 /** A tile as seen: its visual's rows, or why it shows none (its visual gone from its report: only its tile is left). */
 export interface TileView {
@@ -79,16 +69,8 @@ const tileView = (viewer: Viewer, tile: Tile): Effect.Effect<TileView, StoreErro
     const report = yield* Reports.get(tenantId, tile.report_id).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
     const visual = report === undefined ? undefined : findVisual(report, tile.visual_id)?.visual
     if (visual === undefined) return { tile, view: { _tag: "Missing", detail: "This tile's visual is no longer in its report." } }
-    const view = yield* orUnavailable(Reports.queryVisual(tenantId, tile.report_id, tile.visual_id, viewer.security, [...viewer.lockedFilters]).pipe(
-      Effect.map((result): ReportViews.VisualView => ({
-        _tag: "Rows",
-        visual,
-        columns: result.compiled.columns.map((c) => c.name),
-        measures: result.compiled.columns.filter((c) => c.kind === "measure").map((c) => c.name),
-        rows: result.rows
-      }))
-    ))
-    return { tile, view: view._tag === "Unavailable" ? { _tag: "Unavailable", visual, detail: view.detail } : view }
+    const view = yield* ReportViews.visualView(tenantId, tile.report_id, visual, viewer.security, [...viewer.lockedFilters])
+    return { tile, view }
   })
 
 /** A dashboard of the workspace `workspaceId` (else NotFound), each tile run for the viewer. */
