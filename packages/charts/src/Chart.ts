@@ -340,22 +340,33 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
   }
   const spec = (() => {
     switch (p.kind) {
-      case "pie":
+      case "pie": {
+        // a ring, each slice labelled with its share just outside it; the radii follow the height, as the width may be the container's
+        const outer = Math.max(40, size.height / 2 - 24)
         return {
-          mark: { type: "arc" },
+          transform: [
+            { joinaggregate: [{ op: "sum", field: p.value.field, as: "share_total" }] },
+            { calculate: `datum[${JSON.stringify(p.value.field)}] / datum.share_total`, as: "share" }
+          ],
           encoding: {
             theta: { field: p.value.field, type: "quantitative", stack: true, title: p.value.title },
             color: colour(p.category, { sort: { field: p.value.field, order: "descending" } }),
             order: { field: p.value.field, type: "quantitative", sort: "descending" },
-            tooltip: [tip(p.category), tip(p.value)]
-          }
+            tooltip: [tip(p.category), tip(p.value), { field: "share", type: "quantitative", title: "Share", format: ".1%" }]
+          },
+          layer: [
+            { mark: { type: "arc", outerRadius: outer, innerRadius: Math.round(outer * 0.55), stroke: theme.background, strokeWidth: 1 } },
+            { mark: { type: "text", radius: outer + 14, fill: theme.text, fontSize: 11 }, encoding: { text: { field: "share", type: "quantitative", format: ".0%" } } }
+          ]
         }
+      }
       case "scatter":
         return {
-          mark: { type: "point", filled: true },
+          mark: { type: "point", filled: true, size: 60 },
           encoding: {
-            x: channel(p.x),
-            y: channel(p.y[0]),
+            // points sit where the data is, not squeezed into a corner by a zero baseline
+            x: channel(p.x, { scale: { zero: false, nice: true, padding: 16 } }),
+            y: channel(p.y[0], { scale: { zero: false, nice: true, padding: 16 } }),
             ...(p.series === undefined ? {} : { color: colour(p.series) }),
             tooltip: columnsOf(p).map(tip)
           }

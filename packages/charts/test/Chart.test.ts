@@ -5,7 +5,7 @@
  * bars by value, and mark counts the other renderers can compare with.
  */
 import { Chart, Format } from "@analytics/charts"
-import { compile } from "@analytics/charts/svg"
+import { compile, toSvg } from "@analytics/charts/svg"
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -114,11 +114,16 @@ describe("Vega-Lite specs", () => {
     assert.deepStrictEqual(spec.encoding.tooltip.map((t: { format?: string }) => t.format), ["%b %Y", "$,.2f"])
   })
 
-  it("a pie has theta, colour and order by value", () => {
+  it("a pie is a ring with theta, colour and order by value, each slice labelled with its share", async () => {
     const spec = Chart.vegaLite(drawnPlan(cases.pie), size) as unknown as Record<string, any>
-    assert.strictEqual(spec.mark.type, "arc")
+    assert.deepStrictEqual(spec.layer.map((l: any) => l.mark.type), ["arc", "text"])
     assert.deepStrictEqual(Object.keys(spec.encoding).sort(), ["color", "order", "theta", "tooltip"])
     assert.strictEqual(spec.encoding.order.sort, "descending")
+    // the three channels' shares, as drawn, add up to about 100%
+    const { svg } = await toSvg(compile(spec as any), cases.pie.rows, size)
+    const shares = [...svg.matchAll(/>(\d+)%</g)].map((m) => Number(m[1]))
+    assert.strictEqual(shares.length, cases.pie.rows.length)
+    assert.closeTo(shares.reduce((a, b) => a + b, 0), 100, 2)
   })
 
   it("several measures: folded, each in its own format in the tooltip", () => {
