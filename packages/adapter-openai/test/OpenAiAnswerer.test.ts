@@ -9,7 +9,7 @@
  */
 import { OpenAiAnswerer } from "@analytics/adapter-openai"
 import { ChatServer } from "@analytics/testing/openai"
-import { Answerer } from "@analytics/core"
+import { Answerer, Report } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Redacted, Stream } from "effect"
 
@@ -121,7 +121,8 @@ describe("OpenAiAnswerer", () => {
       const query = parameters.properties.query
       assert.deepStrictEqual(query.required, ["measures", "dimensions", "time_dimensions", "filters", "order", "limit"])
       assert.deepStrictEqual(query.properties.limit, { anyOf: [{ type: "integer", minimum: 1, maximum: 50_000 }, { type: "null" }] })
-      assert.deepStrictEqual(parameters.properties.visual.properties.type.enum, ["table", "bar", "line", "area", "pie", "kpi"])
+      assert.deepStrictEqual(parameters.properties.visual.properties.type.enum, [...Report.VisualType.literals])
+      assert.includeMembers(parameters.properties.visual.properties.type.enum, ["table", "bar", "line", "pie", "kpi", "heatmap"])
       assert.strictEqual(query.properties.filters.anyOf[0].items.$ref, "#/$defs/Union_")
       assert.property(parameters.$defs, "Union_")
       assert.strictEqual(cannotTool.function.name, "cannot_answer")
