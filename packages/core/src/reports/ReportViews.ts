@@ -74,7 +74,7 @@ export const matchesNoRow = (v: Extract<VisualView, { _tag: "Rows" }>): boolean 
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
 export const unavailable = (error: { readonly _tag: string }): string =>
   error._tag === "QueryTimedOut"
-    ? "This visual took too long to load."
+    ? "This visual's query timed out."
     : error._tag === "NotLoaded"
     ? "This data has not been loaded yet."
     : error._tag === "QueryInvalid"
