@@ -83,8 +83,8 @@ export type DrawnPlan = XyPlan | PiePlan
 /** A format-neutral plan of a visual. */
 export type ChartPlan = TablePlan | KpiPlan | DrawnPlan
 
-/** A result column; `title` is read when the query gives it. */
-export type Column = SemanticQuery.Column & { readonly title?: string | undefined }
+/** A result column, as a query gives it (with its title). */
+export type Column = SemanticQuery.Column
 
 /** What a plan is made from. */
 export interface ChartInput {
@@ -98,17 +98,10 @@ export interface ChartInput {
   readonly order?: "value" | "engine" | undefined
 }
 
-const capitalise = (s: string) => (s === "" ? s : s[0].toUpperCase() + s.slice(1))
-
-/** A column's name made readable: `ordered_at` → "Ordered at", `ordered_at__month` → "Month". */
-export const humanise = (name: string): string => {
-  const at = name.lastIndexOf("__")
-  return capitalise((at >= 0 ? name.slice(at + 2) : name).replace(/_+/g, " ").trim())
-}
-
 /** A result column as a plan's column. */
 export const planColumn = (column: Column): PlanColumn => {
-  const title = column.title ?? humanise(column.name)
+  // Query results always title their columns (the model's title, else the name in words); the name is a last resort.
+  const title = column.title ?? column.name
   if (column.kind === "measure") {
     return column.format === undefined
       ? { field: column.name, title, role: "quantity" }

@@ -81,9 +81,9 @@ const byMonthAndRegion = byMonth.flatMap((m) =>
 const month = { dimension: "ordered_at", granularity: "month" } as const
 
 /** A percent measure the sample model does not have: the online share of orders, 1 decimal. */
-export const onlineShare: Chart.Column = { name: "online_share", member: "online_share", kind: "measure", type: "number", format: { type: "percent", decimals: 1 } }
+export const onlineShare: Chart.Column = { name: "online_share", member: "online_share", kind: "measure", type: "number", format: { type: "percent", decimals: 1 }, title: "Online share" }
 /** Revenue in another currency than the model's: a chart holds one currency symbol. */
-export const revenueUsd: Chart.Column = { name: "revenue_usd", member: "revenue_usd", kind: "measure", type: "number", format: { type: "currency", currency: "USD", decimals: 2 } }
+export const revenueUsd: Chart.Column = { name: "revenue_usd", member: "revenue_usd", kind: "measure", type: "number", format: { type: "currency", currency: "USD", decimals: 2 }, title: "Revenue usd" }
 const shareByRegion = SampleSales.regions.map((region, i) => ({ region, online_share: [0.125, 0.5, 0.375, 0.2][i] }))
 
 /** Every demo visual, and the new kinds drawn from an explicit plan option. */
