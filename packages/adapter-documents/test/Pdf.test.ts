@@ -4,7 +4,7 @@
  * text, a table, a key figure, a visual that could not be shown, and the
  * watermark drawn into every page.
  */
-import { BlobStore, type Report, type ReportViews, type SemanticQuery } from "@analytics/core"
+import { BlobStore, Branding, type Report, type ReportViews, type SemanticQuery } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Pdf from "../src/Pdf.ts"
@@ -59,7 +59,7 @@ const suite = Poppler.available ? describe : describe.skip
 suite(`PDF documents${Poppler.available ? "" : " (skipped: no pdftotext; apt-get install poppler-utils)"}`, () => {
   it.effect("a cover, a page per report page, vector charts with their labels, a table, the notice of a missing visual, the watermark on every page", () =>
     Effect.gen(function*() {
-      const bytes = yield* BlobStore.collect(Pdf.render(view, { watermark: null, filters: ["region not equals \"US\""], generatedAt: new Date("2026-11-22T10:00:00Z") }))
+      const bytes = yield* BlobStore.collect(Pdf.render(view, { watermark: null, filters: ["region not equals \"US\""], generatedAt: new Date("2026-11-22T10:00:00Z"), branding: Branding.defaults }))
       const pdf = Poppler.read(bytes)
       assert.strictEqual(pdf.pages, 3)
       assert.strictEqual(pdf.title, "Quarterly sales")
@@ -76,7 +76,7 @@ suite(`PDF documents${Poppler.available ? "" : " (skipped: no pdftotext; apt-get
       assert.match(pages[2]!, /EU\s+1,335/)
       assert.notInclude(pdf.text, "board@example.com")
       // With a watermark: tiled into every page.
-      const marked = Poppler.read(yield* BlobStore.collect(Pdf.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date() })))
+      const marked = Poppler.read(yield* BlobStore.collect(Pdf.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date(), branding: Branding.defaults })))
       assert.strictEqual(marked.pages, 3)
       const markedPages = marked.text.split("\f")
       for (const i of [0, 1, 2]) assert.isAtLeast(markedPages[i]!.split("board@example.com").length - 1, 10, `the watermark tiled on page ${i + 1}`)
