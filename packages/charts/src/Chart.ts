@@ -240,7 +240,7 @@ export interface Size {
  * continuous axis for lines, areas and points, and one band per period for
  * bars and heatmaps (`discrete`), so no bar reads as the next period's.
  */
-const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = false): Record<string, unknown> => {
+const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = false, onX = false): Record<string, unknown> => {
   switch (c.role) {
     case "time":
       return {
@@ -248,15 +248,25 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         type: discrete ? "ordinal" : "temporal",
         timeUnit: c.timeUnit,
         title: c.title,
-        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: 0 },
+        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: discrete && onX ? bandLabelAngle.time : 0 },
         ...extra
       }
     case "category":
-      return { field: c.field, type: "nominal", title: c.title, ...extra }
+      return { field: c.field, type: "nominal", title: c.title, ...(onX ? { axis: { labelAngle: bandLabelAngle.category } } : {}), ...extra }
     case "quantity":
       return { field: c.field, type: "quantitative", title: c.title, axis: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
   }
 }
+
+/**
+ * Labels of bands on x are written at a fixed angle (one computed from the
+ * bands' width would be laid out after the chart is fitted to its size, and
+ * overflow it): categories at a slant, rather than Vega-Lite's upright
+ * labels, which read sideways even for four short names; periods upright,
+ * the narrowest a label can be, so a quarter's or a month's every bar keeps
+ * its label instead of being thinned to the first and the last.
+ */
+const bandLabelAngle = { category: -40, time: -90 } as const
 
 /** A colour channel of a column, with its legend's title and format. */
 const colour = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
@@ -364,7 +374,7 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         return {
           mark: { type: "rect" },
           encoding: {
-            x: channel(p.x, {}, true),
+            x: channel(p.x, {}, true, true),
             y: channel(p.series!, {}, true),
             color: colour(p.y[0]),
             tooltip: columnsOf(p).map(tip)
@@ -376,12 +386,13 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         return {
           // by the bars' measure: a sort by "-y" would differ between the layers
           encoding: {
-            x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true)
+            x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true, true)
           },
           layer: [
             { mark: { type: "bar" }, encoding: { y: channel(bars), tooltip: [tip(p.x), tip(bars)] } },
             ...lines.map((l, i) => ({
-              mark: { type: "line", point: true, color: theme.palette[(i + 1) % theme.palette.length] },
+              // the points in the line's colour too: in the accent they would vanish on the bars
+              mark: { type: "line", color: theme.palette[(i + 1) % theme.palette.length], point: { color: theme.palette[(i + 1) % theme.palette.length] } },
               encoding: { y: channel(l), tooltip: [tip(p.x), tip(l)] }
             }))
           ],
@@ -406,7 +417,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     return {
       mark,
       encoding: {
-        x: channel(p.x, xSort, isBar),
+        x: channel(p.x, xSort, isBar, true),
         y: channel(y, p.kind === "area" && series !== undefined ? { stack: "zero" } : {}),
         ...(series === undefined ? {} : { color: colour(series) }),
         ...(series !== undefined && p.kind === "bar" ? { xOffset: { field: series.field, type: "nominal" } } : {}),
@@ -424,7 +435,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     ],
     mark,
     encoding: {
-      x: channel(p.x, xSort, isBar),
+      x: channel(p.x, xSort, isBar, true),
       y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
       color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
       ...(p.kind === "bar" ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),
