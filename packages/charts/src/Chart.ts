@@ -248,25 +248,25 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         type: discrete ? "ordinal" : "temporal",
         timeUnit: c.timeUnit,
         title: c.title,
-        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: discrete && onX ? bandLabelAngle.time : 0 },
+        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: discrete && onX ? periodLabelAngle : 0 },
         ...extra
       }
     case "category":
-      return { field: c.field, type: "nominal", title: c.title, ...(onX ? { axis: { labelAngle: bandLabelAngle.category } } : {}), ...extra }
+      return { field: c.field, type: "nominal", title: c.title, ...extra }
     case "quantity":
       return { field: c.field, type: "quantitative", title: c.title, axis: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
   }
 }
 
 /**
- * Labels of bands on x are written at a fixed angle (one computed from the
- * bands' width would be laid out after the chart is fitted to its size, and
- * overflow it): categories at a slant, rather than Vega-Lite's upright
- * labels, which read sideways even for four short names; periods upright,
- * the narrowest a label can be, so a quarter's or a month's every bar keeps
- * its label instead of being thinned to the first and the last.
+ * Periods on x (a band each: bars, heatmaps) are labelled upright, the
+ * narrowest a label can be, so each quarter's or month's bar keeps its
+ * label instead of level labels being thinned to the first and the last;
+ * categories are upright too, by Vega-Lite's default. A slant would fit
+ * more, but PDF readers then split its words ("AP", "AC"), so searching and
+ * copying the document would fail.
  */
-const bandLabelAngle = { category: -40, time: -90 } as const
+const periodLabelAngle = -90
 
 /** A colour channel of a column, with its legend's title and format. */
 const colour = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
