@@ -248,7 +248,7 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         type: discrete ? "ordinal" : "temporal",
         timeUnit: c.timeUnit,
         title: c.title,
-        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: discrete && onX ? periodLabelAngle : 0 },
+        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: discrete && onX ? periodLabelAngle : 0, ...(discrete ? {} : { tickCount: continuousTicks }) },
         ...extra
       }
     case "category":
@@ -267,6 +267,13 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
  * copying the document would fail.
  */
 const periodLabelAngle = -90
+
+/**
+ * On a continuous time axis, a tick per 90 pixels: about a label's width
+ * ("Sep 2025") with room around it, so labels are thinned by the axis's
+ * own rounder intervals rather than by overlap, which keeps only the ends.
+ */
+const continuousTicks = { expr: "ceil(width / 90)" }
 
 /** A colour channel of a column, with its legend's title and format. */
 const colour = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
