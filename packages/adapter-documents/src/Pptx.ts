@@ -203,7 +203,8 @@ const addChart = (pptx: Deck, slide: Slide, p: Chart.DrawnPlan, rows: ReadonlyAr
       return
     }
     case "heatmap":
-      slide.addTable(heatmapTable(p, rows), { ...box, h: undefined, fontSize: 10, color: text.color, border: { type: "solid", pt: 0.5, color: "FFFFFF" } })
+      // many periods across the slide: a smaller font keeps "Jan 2025" on one line
+      slide.addTable(heatmapTable(p, rows), { ...box, h: undefined, fontSize: distinct(rows, p.x, locale).length > 12 ? 7 : 10, color: text.color, border: { type: "solid", pt: 0.5, color: "FFFFFF" } })
       return
     case "combo": {
       const { series } = xySeries({ ...p, series: undefined }, rows)
