@@ -9,8 +9,7 @@
  */
 import { Chart, Format, Theme } from "@analytics/charts"
 import { compile, toSvg } from "@analytics/charts/svg"
-import type { Branding, ReportViews } from "@analytics/core"
-import { ReportViews as Views } from "@analytics/core"
+import { type Branding, ReportViews } from "@analytics/core"
 
 /** A visual with its rows. */
 export type Rows = Extract<ReportViews.VisualView, { readonly _tag: "Rows" }>
@@ -71,7 +70,7 @@ const allColumns = (plan: Chart.ChartPlan, v: Rows): Chart.TablePlan => ({
 /** What a document shows for a visual. */
 export const shown = (v: ReportViews.VisualView, branding: Branding.Branding): Shown => {
   if (v._tag === "Unavailable") return { _tag: "Notice", text: v.detail }
-  if (Views.matchesNoRow(v)) return { _tag: "Notice", text: Views.noRowsDetail }
+  if (ReportViews.matchesNoRow(v)) return { _tag: "Notice", text: ReportViews.noRowsDetail }
   const plan = planOf(v, branding)
   switch (plan.kind) {
     case "kpi":
