@@ -2,26 +2,23 @@
  * Reports as Excel workbooks, written with exceljs's streaming writer (rows
  * go to the zip as they are added, so memory stays bounded): a cover sheet
  * with the report, the export's filters and the time, then one sheet per
- * visual with its header, its rows and, under each measure, a total row
- * that is a live `SUM` formula (with its value cached for readers that do
- * not calculate).
+ * visual with its columns' titles, its rows and, under each measure, a
+ * total row that is a live `SUM` formula (with its value cached for
+ * readers that do not calculate). Values stay numbers and dates, shown in
+ * their measures' formats and their granularity's (`"€"#,##0.00`,
+ * `mmm yyyy`), so they still add up and sort; quarters are text
+ * ("Q1 2025"), which Excel has no format for.
  *
  * @since 0.1.0
  */
-import { DocumentRenderers, type ReportViews } from "@analytics/core"
+import { Chart, Format } from "@analytics/charts"
+import type { ReportViews } from "@analytics/core"
+import { DocumentRenderers } from "@analytics/core"
 import ExcelJS from "exceljs"
 import { Effect, Stream } from "effect"
-import * as Charts from "./Charts.ts"
 import { PassThrough } from "node:stream"
-
-/** Excel's limit on a sheet name, and the characters it refuses in one. */
-const sheetName = (title: string, taken: Set<string>) => {
-  const base = title.replace(/[\\/?*[\]:]/g, " ").trim().slice(0, 28) || "Visual"
-  let name = base
-  for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${base.slice(0, 28 - String(i).length - 1)} ${i}`
-  taken.add(name.toLowerCase())
-  return name
-}
+import * as SheetNames from "./SheetNames.ts"
+import * as Visuals from "./Visuals.ts"
 
 /** A column's letter (1 → A, 27 → AA). */
 const letter = (index: number): string => {
@@ -35,47 +32,116 @@ const letter = (index: number): string => {
   return out
 }
 
+/** Excel's date format for a time of a granularity; `undefined` for a quarter, written as text. */
+const dateFormat = (granularity: Format.Granularity | undefined): string | undefined => {
+  switch (granularity) {
+    case "quarter":
+      return undefined
+    case "year":
+      return "yyyy"
+    case "month":
+      return "mmm yyyy"
+    case "week":
+    case "day":
+      return "d mmm yyyy"
+    case "hour":
+      return "d mmm yyyy hh:00"
+    case "minute":
+      return "d mmm yyyy hh:mm"
+    case "second":
+    case undefined:
+      return "yyyy-mm-dd hh:mm:ss"
+  }
+}
+
+/** How a result column is written: its title, how a value becomes a cell, and the cell's number format. */
+interface SheetColumn {
+  readonly title: string
+  readonly measure: boolean
+  readonly numFmt: string | undefined
+  readonly cell: (value: unknown) => ExcelJS.CellValue
+  readonly width: number
+}
+
+const sheetColumn = (column: Chart.Column, locale: string): SheetColumn => {
+  const planned = Chart.planColumn(column)
+  switch (planned.role) {
+    case "quantity":
+      return {
+        title: planned.title,
+        measure: true,
+        numFmt: Format.excelNumFmt(planned.numberFormat, locale),
+        cell: (value) => (typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : (value as ExcelJS.CellValue) ?? null),
+        width: Math.max(14, planned.title.length + 2)
+      }
+    case "time": {
+      const numFmt = dateFormat(column.granularity)
+      return {
+        title: planned.title,
+        measure: false,
+        numFmt,
+        // a time as a date in UTC (Excel has no zones: the wall time is UTC's), a quarter as its label
+        cell: (value) => (value === null || value === undefined ? null : numFmt === undefined ? Format.text(value, planned) : Format.toDate(value) ?? String(value)),
+        width: Math.max(12, planned.title.length + 2)
+      }
+    }
+    case "category":
+      return { title: planned.title, measure: false, numFmt: undefined, cell: (value) => (value as ExcelJS.CellValue) ?? null, width: Math.max(12, planned.title.length + 2) }
+  }
+}
+
 const write = async (view: ReportViews.ReportView, options: DocumentRenderers.DocumentOptions, out: PassThrough) => {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
   workbook.creator = "Analytics"
   workbook.created = options.generatedAt
-  const taken = new Set<string>()
-  const cover = workbook.addWorksheet(sheetName("Report", taken))
+  const sheetName = SheetNames.namer()
+  const cover = workbook.addWorksheet(sheetName("Report"))
+  cover.columns = [{ width: 24 }, { width: 40 }, { width: 40 }]
   cover.addRow([view.report.name]).font = { bold: true, size: 14 }
   if (view.report.description !== null) cover.addRow([view.report.description])
   cover.addRow([`Generated ${options.generatedAt.toISOString()}`])
   cover.addRow([options.filters.length === 0 ? "Filters: none" : `Filters: ${options.filters.join("; ")}`])
   cover.addRow([])
-  for (const page of view.pages) for (const v of page.visuals) cover.addRow([page.name, v.visual.title ?? v.visual.id, v._tag === "Rows" ? `${v.rows.length} rows` : v.detail])
+  for (const page of view.pages) {
+    for (const v of page.visuals) {
+      cover.addRow([page.name, Visuals.titleOf(v), v._tag === "Rows" ? `${v.rows.length} rows` : v.detail])
+    }
+  }
   cover.commit()
   for (const page of view.pages) {
     for (const v of page.visuals) {
-      const sheet = workbook.addWorksheet(sheetName(v.visual.title ?? v.visual.id, taken))
+      const sheet = workbook.addWorksheet(sheetName(Visuals.titleOf(v)))
       if (v._tag === "Unavailable") {
         sheet.addRow([v.detail]).commit()
         sheet.commit()
         continue
       }
-      const header = sheet.addRow([...Charts.names(v)])
+      const columns = v.columns.map((c) => sheetColumn(c, options.branding.locale))
+      sheet.columns = columns.map((c) => ({ width: c.width }))
+      const header = sheet.addRow(columns.map((c) => c.title))
       header.font = { bold: true }
       header.commit()
-      const totals = Charts.names(v).map(() => 0)
-      for (const row of v.rows) {
-        sheet.addRow(Charts.names(v).map((c, i) => {
-          const value = row[c]
-          if (typeof value === "number") totals[i]! += value
-          return value ?? null
-        })).commit()
+      const totals = columns.map(() => 0)
+      const styled = (row: ExcelJS.Row) => {
+        columns.forEach((c, i) => {
+          if (c.numFmt !== undefined) row.getCell(i + 1).numFmt = c.numFmt
+        })
+        return row
       }
-      if (Charts.measures(v).length > 0 && v.rows.length > 1) {
+      for (const row of v.rows) {
+        styled(sheet.addRow(columns.map((c, i) => {
+          const value = c.cell(row[v.columns[i]!.name])
+          if (c.measure && typeof value === "number") totals[i]! += value
+          return value
+        }))).commit()
+      }
+      if (columns.some((c) => c.measure) && v.rows.length > 1) {
         const last = v.rows.length + 1
-        const total = sheet.addRow(Charts.names(v).map((c, i) =>
-          i === 0 && !Charts.measures(v).includes(c)
-            ? "Total"
-            : Charts.measures(v).includes(c)
-            ? { formula: `SUM(${letter(i + 1)}2:${letter(i + 1)}${last})`, result: totals[i]! }
-            : null
-        ))
+        const total = styled(sheet.addRow(columns.map((c, i) =>
+          c.measure ? { formula: `SUM(${letter(i + 1)}2:${letter(i + 1)}${last})`, result: totals[i]! } : i === 0 ? "Total" : null
+        )))
+        // the first column says what the row is, not a date
+        if (!columns[0]!.measure) total.getCell(1).numFmt = "General"
         total.font = { bold: true }
         total.commit()
       }

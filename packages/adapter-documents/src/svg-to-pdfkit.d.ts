@@ -5,7 +5,14 @@ declare module "svg-to-pdfkit" {
     svg: string,
     x: number,
     y: number,
-    options?: { readonly width?: number; readonly height?: number; readonly preserveAspectRatio?: string; readonly assumePt?: boolean }
+    options?: {
+      readonly width?: number
+      readonly height?: number
+      readonly preserveAspectRatio?: string
+      readonly assumePt?: boolean
+      /** The registered font to write an SVG text's family, weight and style in. */
+      readonly fontCallback?: (family: string, bold: boolean, italic: boolean, options: Record<string, unknown>) => string
+    }
   ) => void
   export default SVGtoPDF
 }

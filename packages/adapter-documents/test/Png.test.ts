@@ -2,7 +2,7 @@
  * The PNG renderer, decoded by another library (pngjs): a visual at twice
  * its size, its bars in the pixels, and the watermark in the pixels too.
  */
-import { BlobStore, type Report, type ReportViews, type SemanticQuery } from "@analytics/core"
+import { BlobStore, Branding, type Report, type ReportViews, type SemanticQuery } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PNG } from "pngjs"
@@ -41,12 +41,12 @@ const decode = (bytes: Uint8Array) => {
 describe("PNG images", () => {
   it.effect("a visual at twice its size, with its bars, and the watermark drawn into the pixels", () =>
     Effect.gen(function*() {
-      const plain = decode(yield* BlobStore.collect(Png.render(view, { watermark: null, filters: [], generatedAt: new Date(0) })))
+      const plain = decode(yield* BlobStore.collect(Png.render(view, { watermark: null, filters: [], generatedAt: new Date(0), branding: Branding.defaults })))
       assert.deepStrictEqual([plain.width, plain.height], [Png.size.width * 2, Png.size.height * 2])
-      // vega's default bar colour, #4c78a8: three bars cover a good part of the image.
-      const barPixels = plain.count((r, g, b) => r === 76 && g === 120 && b === 168)
+      // The theme's accent (the default primary colour, #2563eb): three bars cover a good part of the image.
+      const barPixels = plain.count((r, g, b) => r === 0x25 && g === 0x63 && b === 0xeb)
       assert.isAbove(barPixels, 100_000)
-      const marked = decode(yield* BlobStore.collect(Png.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date(0) })))
+      const marked = decode(yield* BlobStore.collect(Png.render(view, { watermark: "board@example.com", filters: [], generatedAt: new Date(0), branding: Branding.defaults })))
       // The watermark greys white pixels across the whole image.
       const white = (r: number, g: number, b: number) => r === 255 && g === 255 && b === 255
       assert.isAbove(plain.count(white) - marked.count(white), 20_000)

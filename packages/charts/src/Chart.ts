@@ -233,7 +233,7 @@ export interface Size {
  * continuous axis for lines, areas and points, and one band per period for
  * bars and heatmaps (`discrete`), so no bar reads as the next period's.
  */
-const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = false): Record<string, unknown> => {
+const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = false, onX = false): Record<string, unknown> => {
   switch (c.role) {
     case "time":
       return {
@@ -241,7 +241,7 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         type: discrete ? "ordinal" : "temporal",
         timeUnit: c.timeUnit,
         title: c.title,
-        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: 0 },
+        axis: { format: c.timeFormat, labelOverlap: true, labelAngle: discrete && onX ? periodLabelAngle : 0, ...(discrete ? {} : { tickCount: continuousTicks }) },
         ...extra
       }
     case "category":
@@ -250,6 +250,23 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
       return { field: c.field, type: "quantitative", title: c.title, axis: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
   }
 }
+
+/**
+ * Periods on x (a band each: bars, heatmaps) are labelled upright, the
+ * narrowest a label can be, so each quarter's or month's bar keeps its
+ * label instead of level labels being thinned to the first and the last;
+ * categories are upright too, by Vega-Lite's default. A slant would fit
+ * more, but PDF readers then split its words ("AP", "AC"), so searching and
+ * copying the document would fail.
+ */
+const periodLabelAngle = -90
+
+/**
+ * On a continuous time axis, a tick per 90 pixels: about a label's width
+ * ("Sep 2025") with room around it, so labels are thinned by the axis's
+ * own rounder intervals rather than by overlap, which keeps only the ends.
+ */
+const continuousTicks = { expr: "ceil(width / 90)" }
 
 /** A colour channel of a column, with its legend's title and format. */
 const colour = (c: PlanColumn, extra: Record<string, unknown> = {}): Record<string, unknown> => {
@@ -368,7 +385,7 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         return {
           mark: { type: "rect" },
           encoding: {
-            x: channel(p.x, {}, true),
+            x: channel(p.x, {}, true, true),
             y: channel(p.series!, {}, true),
             color: colour(p.y[0]),
             tooltip: columnsOf(p).map(tip)
@@ -380,12 +397,13 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         return {
           // by the bars' measure: a sort by "-y" would differ between the layers
           encoding: {
-            x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true)
+            x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true, true)
           },
           layer: [
             { mark: { type: "bar" }, encoding: { y: channel(bars), tooltip: [tip(p.x), tip(bars)] } },
             ...lines.map((l, i) => ({
-              mark: { type: "line", point: true, color: theme.palette[(i + 1) % theme.palette.length] },
+              // the points in the line's colour too: in the accent they would vanish on the bars
+              mark: { type: "line", color: theme.palette[(i + 1) % theme.palette.length], point: { color: theme.palette[(i + 1) % theme.palette.length] } },
               encoding: { y: channel(l), tooltip: [tip(p.x), tip(l)] }
             }))
           ],
@@ -410,7 +428,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     return {
       mark,
       encoding: {
-        x: channel(p.x, xSort, isBar),
+        x: channel(p.x, xSort, isBar, true),
         y: channel(y, p.kind === "area" && series !== undefined ? { stack: "zero" } : {}),
         ...(series === undefined ? {} : { color: colour(series) }),
         ...(series !== undefined && p.kind === "bar" ? { xOffset: { field: series.field, type: "nominal" } } : {}),
@@ -428,7 +446,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     ],
     mark,
     encoding: {
-      x: channel(p.x, xSort, isBar),
+      x: channel(p.x, xSort, isBar, true),
       y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
       color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
       ...(p.kind === "bar" ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Plan, User } from "@analytics/core"
+import { Branding, Plan, User } from "@analytics/core"
 import { Config, Effect, Option, Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
 import * as Os from "node:os"
@@ -46,6 +46,8 @@ export interface HostConfig {
   }>
   readonly demo: boolean
   readonly logLevel: typeof LogLevel.Type
+  /** The deployment's primary colour (the share page's accent, exported charts' colours) and the locale documents write numbers in. */
+  readonly branding: Branding.Branding
   readonly webhooks: {
     /** Run the delivery worker in this process (several processes on one database share the work). */
     readonly worker: boolean
@@ -218,6 +220,15 @@ const OtlpProtocol = Schema.Literals(["http/protobuf", "http/json"]).annotate({
   message: "Expected http/protobuf or http/json (gRPC is not supported)"
 })
 
+/** A BCP 47 locale `Intl` knows (`en-US`, `de-DE`). */
+const Locale = Schema.String.check(Schema.makeFilter((tag) => {
+  try {
+    return Intl.NumberFormat.supportedLocalesOf([tag]).length === 1 || `Expected a locale such as en-US or de-DE, got "${tag}"`
+  } catch {
+    return `Expected a locale such as en-US or de-DE, got "${tag}"`
+  }
+}))
+
 const Millis = (maximum: number) => Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum }))
 
 /** Each variable on its own, so that every invalid one is reported at once. */
@@ -235,6 +246,11 @@ const variables = {
   bootstrapPlan: Config.schema(Plan.Plan, "ANALYTICS_BOOTSTRAP_PLAN").pipe(Config.withDefault("growth" as const)),
   bootstrapEmail: Config.option(Config.schema(User.Email, "ANALYTICS_BOOTSTRAP_EMAIL")),
   demo: Config.Boolean("ANALYTICS_DEMO").pipe(Config.withDefault(false)),
+  primaryColor: Config.schema(
+    Schema.String.check(Schema.isPattern(/^#[0-9a-fA-F]{6}$/, { message: "Expected a colour such as #2563eb" })),
+    "ANALYTICS_PRIMARY_COLOR"
+  ).pipe(Config.withDefault(Branding.defaults.primaryColor)),
+  locale: Config.schema(Locale, "ANALYTICS_LOCALE").pipe(Config.withDefault(Branding.defaults.locale)),
   logLevel: Config.schema(LogLevel, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   webhookWorker: Config.Boolean("ANALYTICS_WEBHOOK_WORKER").pipe(Config.withDefault(true)),
   webhookAllowPrivate: Config.Boolean("ANALYTICS_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
@@ -422,6 +438,7 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
     })),
     demo: c.demo,
     logLevel: c.logLevel,
+    branding: { primaryColor: c.primaryColor, locale: c.locale },
     webhooks: {
       worker: c.webhookWorker,
       allowPrivate: c.webhookAllowPrivate,

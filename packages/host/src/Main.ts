@@ -20,6 +20,7 @@ import {
   AnalyticsEngine,
   ApiToken,
   BlobStore,
+  Branding,
   Datasets,
   EngineScheduler,
   EventPublisher,
@@ -305,7 +306,9 @@ const initialize = (config: HostConfig) =>
       yield* Effect.forkScoped(
         withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(blobs, BlobStore.BlobStore)), config.exports.leaseSeconds)).pipe(
           Effect.provideContext(blobs),
-          Effect.provide(Layer.merge(Documents.layer, mailerLayer(config)))
+          Effect.provide(Layer.merge(Documents.layer, mailerLayer(config))),
+          // documents in the deployment's colours and locale
+          Effect.provideService(Branding.Branding, config.branding)
         )
       )
     }
@@ -315,7 +318,7 @@ const initialize = (config: HostConfig) =>
       trustedProxies: config.trustedProxies,
       publicBaseUrl: config.publicBaseUrl,
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
-      info: { webhookEgressAddresses: config.webhooks.egressAddresses },
+      info: { webhookEgressAddresses: config.webhooks.egressAddresses, branding: { name: "Analytics", logoUrl: null, primaryColor: config.branding.primaryColor } },
       mailer: mailerLayer(config),
       engines: {
         upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),

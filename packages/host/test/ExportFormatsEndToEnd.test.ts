@@ -9,13 +9,13 @@
  * `POST /v1/reports/{id}/visuals/{visual_id}/query`, with the same filters.
  */
 import { Png } from "@analytics/adapter-documents"
-import { Poppler } from "@analytics/testing/documents"
+import { Theme } from "@analytics/charts"
+import { Poppler, Raster } from "@analytics/testing/documents"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import JSZip from "jszip"
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PNG } from "pngjs"
@@ -45,8 +45,11 @@ const requests = {
 
 type Format = keyof typeof requests
 
-/** En-US text of a number as the documents print it (`ReportViews.displayText`). */
-const shown = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
+/** En-US text of a count as the documents print it. */
+const shown = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 0 })
+
+/** En-US text of an amount in euros as the documents print it (the model's format: EUR, 2 decimals). */
+const euros = (value: number) => value.toLocaleString("en-US", { style: "currency", currency: "EUR", minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
 /** The xml of a file in a zip. */
 const entry = (zip: JSZip, path: string) => {
@@ -62,8 +65,9 @@ const pixels = (png: PNG, [r, g, b]: readonly [number, number, number]) => {
   return n
 }
 
-/** vega's default mark colour (#4c78a8): the bars. */
-const barColour = [76, 120, 168] as const
+/** The default theme (no primary colour configured): the bars in its accent, slices in its palette. */
+const theme = Theme.theme()
+const barColour = Raster.channels(theme.accent)
 
 let demo: Awaited<ReturnType<typeof demoHost>>
 /** Each visual's rows as the query endpoint answers them, unfiltered and with `twoRegions`. */
@@ -127,11 +131,19 @@ describe("every export format of the demo report, opened by an independent reade
     // The bar chart's axis has the two regions of the filter, and only them.
     expect(lines(pages[1])).toEqual(expect.arrayContaining(["EU", "APAC"]))
     expect(pages[1]).not.toMatch(/\b(US|LATAM)\b/)
-    for (const title of ["Revenue", "Revenue by region"]) expect(pages[1]).toContain(title)
-    for (const title of ["Revenue by month", "Orders by channel"]) expect(pages[2]).toContain(title)
-    // The key figure is the filtered revenue, not the whole one.
-    expect(pages[1]).toContain(shown(reference.revenue_total!.twoRegions[0].revenue))
-    expect(pages[1]).not.toContain(shown(reference.revenue_total!.all[0].revenue))
+    for (const title of ["Revenue", "Revenue by region", "Region"]) expect(pages[1]).toContain(title)
+    for (const title of ["Revenue by month", "Orders by channel", "Order date: Month", "Channel"]) expect(pages[2]).toContain(title)
+    // Times as the page writes them: months on the line's axis, quarters under the stacked bars.
+    expect(pages[2]).toContain("Jan 2025")
+    for (const label of ["Q1 2025", "Q4 2026", "Order date: Quarter"]) expect(pages[4]).toContain(label)
+    // The key figure is the filtered revenue, not the whole one, in euros with cents.
+    expect(pages[1]).toContain(euros(reference.revenue_total!.twoRegions[0].revenue))
+    expect(pages[1]).not.toContain(euros(reference.revenue_total!.all[0].revenue))
+    // Amounts in euros on the axes; no column's name and no engine's time text on any report page.
+    expect(pages[1]).toContain("€")
+    for (const page of pages.slice(1)) {
+      for (const raw of ["__", "00:00:00", "ordered_at"]) expect(page).not.toContain(raw)
+    }
     // The products table: each product's line carries its filtered orders and units.
     const products = reference.products!.twoRegions
     expect(products).toHaveLength(5)
@@ -140,19 +152,16 @@ describe("every export format of the demo report, opened by an independent reade
       expect(line, row.product).toBeDefined()
       expect(line!.trim().split(/\s{2,}/).slice(1, 3)).toEqual([shown(row.orders), shown(row.units)])
     }
-    // The bar chart is drawn: poppler rasterises page 2 and finds vega's bar colour in it.
-    const dir = mkdtempSync(join(tmpdir(), "pdf-raster-"))
-    try {
-      writeFileSync(join(dir, "report.pdf"), bytes)
-      execFileSync("pdftoppm", ["-f", "2", "-l", "2", "-r", "50", "-png", "-singlefile", join(dir, "report.pdf"), join(dir, "page")])
-      const page = PNG.sync.read(readFileSync(join(dir, "page.png")))
-      expect(pixels(page, barColour)).toBeGreaterThan(1_000)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    // The bar chart is drawn: poppler rasterises page 2, and each filtered region is one area of the accent (the key figure's glyphs are smaller).
+    expect(Raster.areas(Raster.page(bytes, 2, 72), theme.accent, 1500)).toHaveLength(reference.revenue_by_region!.twoRegions.length)
+    // The pie: one slice per channel, each in its own colour of the palette.
+    const trends = Raster.page(bytes, 3, 72)
+    expect(theme.palette.map((colour) => Raster.areas(trends, colour, 1500).length)).toEqual(
+      theme.palette.map((_, i) => (i < reference.orders_by_channel!.twoRegions.length ? 1 : 0))
+    )
   })
 
-  it("Excel: the cover with the filter, a sheet per visual, the filtered values and a live SUM total", async () => {
+  it("Excel: the cover with the filter, a sheet per visual, titles as headers, the filtered values in their formats, months as dates and a live SUM total", async () => {
     const { bytes, headers } = files.xlsx
     expect(headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     const zip = await JSZip.loadAsync(bytes)
@@ -164,7 +173,7 @@ describe("every export format of the demo report, opened by an independent reade
       "Revenue by month",
       "Orders by channel",
       "Products",
-      "Revenue by quarter and chann",
+      "Revenue by quarter and channel",
       "Revenue and orders by region",
       "Units and revenue by product",
       "Orders by month and region"
@@ -183,6 +192,18 @@ describe("every export format of the demo report, opened by an independent reade
       expect(cells[0]).toContain(product.product)
       expect(cells.slice(1).map((c) => Number(/<v>([^<]*)<\/v>/.exec(c)?.[1]))).toEqual([product.orders, product.units, product.revenue, product.average_order])
     }
+    expect(values(rows[0]!).map((c) => /<(?:v|t)[^>]*>([^<]*)<\/(?:v|t)>/.exec(c)?.[1])).toEqual(["Product", "Orders", "Units", "Revenue", "Average order"])
+    // Measures in their formats: the euros' format is declared, and the revenue cells use it.
+    const styles = await entry(zip, "xl/styles.xml")
+    const euroFormat = /<numFmt numFmtId="(\d+)" formatCode="&quot;€&quot;#,##0.00"\/>/.exec(styles)?.[1]
+    expect(euroFormat).toBeDefined()
+    const xfs = [...(/<cellXfs[^>]*>(.*?)<\/cellXfs>/s.exec(styles)?.[1] ?? "").matchAll(/<xf [^>]*?numFmtId="(\d+)"/g)].map((m) => m[1])
+    const styleOf = (row: string, column: string) => xfs[Number(new RegExp(`<c r="${column}\\d+" s="(\\d+)"`).exec(row)?.[1])]
+    expect(styleOf(rows[1]!, "D")).toBe(euroFormat)
+    // Months are dates (the first, 2025-01-01, is Excel's day 45658) shown as months.
+    const byMonth = [...(await entry(zip, "xl/worksheets/sheet4.xml")).matchAll(/<row [^>]*>(.*?)<\/row>/g)].map((m) => m[1]!)
+    expect(byMonth[1]).toMatch(/<c r="A2" s="\d+"><v>45658<\/v><\/c>/)
+    expect(styles).toContain(`formatCode="mmm yyyy"`)
     const total = rows[products.length + 1]!
     expect(total).toContain("Total")
     const last = products.length + 1
@@ -190,9 +211,10 @@ describe("every export format of the demo report, opened by an independent reade
     expect(total).toContain(`<f>SUM(B2:B${last})</f><v>${orders}</v>`)
     expect(total).toContain(`<f>SUM(C2:C${last})</f>`)
     expect(total).toContain(`<f>SUM(D2:D${last})</f>`)
+    expect(styleOf(total, "D")).toBe(euroFormat)
   })
 
-  it("PowerPoint: a title slide and a slide per visual, native charts holding the visuals' numbers", async () => {
+  it("PowerPoint: a title slide and a slide per visual, native charts of each kind holding the visuals' numbers, in the model's words and formats", async () => {
     const { bytes, headers } = files.pptx
     expect(headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.presentationml.presentation")
     const zip = await JSZip.loadAsync(bytes)
@@ -203,15 +225,17 @@ describe("every export format of the demo report, opened by an independent reade
     // Unfiltered: the key figure is the whole revenue.
     const kpi = await slide(2)
     expect(kpi).toContain("Overview · Revenue")
-    expect(kpi).toContain(shown(reference.revenue_total!.all[0].revenue))
+    expect(kpi).toContain(euros(reference.revenue_total!.all[0].revenue))
     const bars = await slide(3)
     expect(bars).toContain("Overview · Revenue by region")
     expect(bars).toContain("graphicFrame")
     expect(bars).not.toContain("<p:pic>")
     // Each chart's data lives in the deck: the bar chart's regions and revenues, the pie's channels and orders.
     const charts = await Promise.all(Object.keys(zip.files).filter((f) => /^ppt\/charts\/chart\d+\.xml$/.test(f)).map((f) => entry(zip, f)))
-    const barChart = charts.find((c) => c.includes("<c:barChart>"))
+    const barChart = charts.find((c) => c.includes("<c:barChart>") && !c.includes("<c:lineChart>") && c.includes("<c:v>LATAM</c:v>"))
     expect(barChart).toBeDefined()
+    for (const title of ["<a:t>Region</a:t>", "<a:t>Revenue</a:t>"]) expect(barChart).toContain(title)
+    expect(barChart).toMatch(/formatCode="&quot;€&quot;#,##0"/)
     for (const row of reference.revenue_by_region!.all) {
       expect(barChart).toContain(`<c:v>${row.region}</c:v>`)
       expect(barChart).toContain(`<c:v>${row.revenue}</c:v>`)
@@ -222,7 +246,16 @@ describe("every export format of the demo report, opened by an independent reade
       expect(pie).toContain(`<c:v>${row.channel}</c:v>`)
       expect(pie).toContain(`<c:v>${row.orders}</c:v>`)
     }
-    expect(charts.some((c) => c.includes("<c:lineChart>"))).toBe(true)
+    const line = charts.find((c) => c.includes("<c:lineChart>") && !c.includes("<c:barChart>"))
+    expect(line).toContain("<c:v>Jan 2025</c:v>")
+    expect(line).toContain("<a:t>Order date: Month</a:t>")
+    // The stacked bar stacks its channels; the combo draws bars and a line in one plot area; the scatter is a scatter.
+    expect(charts.find((c) => c.includes("<c:barChart>") && c.includes(`<c:grouping val="stacked"/>`))).toContain("<c:v>Q1 2025</c:v>")
+    const combo = charts.find((c) => c.includes("<c:barChart>") && c.includes("<c:lineChart>"))
+    expect(combo?.split("<c:plotArea>")).toHaveLength(2)
+    expect(combo).toContain("<a:t>Orders</a:t>")
+    expect(charts.find((c) => c.includes("<c:scatterChart>"))).toContain("<a:t>Units</a:t>")
+    for (const xml of charts) expect(xml).not.toContain("00:00:00")
     // The products table is a native table: its cells hold the product names.
     const table = await slide(6)
     expect(table).toContain("<a:tbl>")

@@ -39,8 +39,11 @@ const ok = async (host: Host, method: string, path: string, token: string, body?
   return response.body
 }
 
-/** En-US text of a number as the documents print it (`ReportViews.displayText`). */
-const shown = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
+/** En-US text of a count as the documents print it. */
+const shown = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 0 })
+
+/** En-US text of an amount in euros as the documents print it (the model's format: EUR, 2 decimals). */
+const euros = (value: number) => value.toLocaleString("en-US", { style: "currency", currency: "EUR", minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
 /** The recipients: who they are to row-level security, and the regions they should see. */
 const people = [
@@ -156,8 +159,8 @@ describe("scheduled exports on the packaged host, mailed through a real SMTP ser
       expect(pdf.title).toBe("Sales overview")
       const pages = pdf.text.split("\f")
       const lines = (page: string | undefined) => (page ?? "").split("\n").map((line) => line.trim())
-      expect(pages[1], user.email).toContain(shown(revenue))
-      for (const other of live.filter((o) => o.revenue !== revenue)) expect(pages[1], user.email).not.toContain(shown(other.revenue))
+      expect(pages[1], user.email).toContain(euros(revenue))
+      for (const other of live.filter((o) => o.revenue !== revenue)) expect(pages[1], user.email).not.toContain(euros(other.revenue))
       expect(lines(pages[1]), user.email).toEqual(expect.arrayContaining([...user.regions]))
       for (const region of ["APAC", "EU", "LATAM", "US"].filter((r) => !(user.regions as ReadonlyArray<string>).includes(r))) {
         expect(pages[1], `${user.email} sees ${region}`).not.toMatch(new RegExp(`\\b${region}\\b`))

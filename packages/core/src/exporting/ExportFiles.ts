@@ -11,6 +11,7 @@
 import { Effect, Stream } from "effect"
 import type { EngineError } from "../datasets/AnalyticsEngine.ts"
 import * as Csv from "../platform/Csv.ts"
+import { Branding } from "../exports/Branding.ts"
 import { type DocumentFormat, DocumentRenderers, isDocumentFormat, type RenderError } from "../exports/DocumentRenderers.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
@@ -62,7 +63,12 @@ export const render = (job: ExportJob) =>
       const warnings = view.pages.flatMap((page) =>
         page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
       )
-      const body = renderer(view, { watermark: job.watermark, filters: Reports.describeFilters(view.report, job.request.filters), generatedAt: job.updated_at })
+      const body = renderer(view, {
+        watermark: job.watermark,
+        filters: Reports.describeFilters(view.report, job.request.filters),
+        generatedAt: job.updated_at,
+        branding: yield* Branding
+      })
       return { filename: fileName(visualId ?? view.report.name, format), contentType: contentTypes[format], body, warnings } satisfies Rendered
     }
     switch (format) {

@@ -1,6 +1,6 @@
 /**
- * Port: turning a report as its requester sees it into a document (Excel
- * today; PDF, PNG and PowerPoint next). Renderers are adapters (they need
+ * Port: turning a report as its requester sees it into a document (PDF,
+ * PNG, Excel, PowerPoint). Renderers are adapters (they need
  * their libraries); a format whose renderer is absent is refused when an
  * export asks for it.
  *
@@ -8,6 +8,7 @@
  */
 import { Context, Data, Layer, type Stream } from "effect"
 import type { ReportView } from "../reports/ReportViews.ts"
+import type { Branding } from "./Branding.ts"
 
 /** A renderer failed to make its document. */
 export class RenderError extends Data.TaggedError("RenderError")<{
@@ -22,6 +23,8 @@ export interface DocumentOptions {
   /** The filters the export added, in words, printed on the document. */
   readonly filters: ReadonlyArray<string>
   readonly generatedAt: Date
+  /** The deployment's colour and locale: charts' colours and how numbers are written. */
+  readonly branding: Branding
 }
 
 /** Makes a document of a report view, streamed. */
