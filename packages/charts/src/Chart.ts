@@ -245,9 +245,17 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         ...extra
       }
     case "category":
-      return { field: c.field, type: "nominal", title: c.title, ...extra }
+      // level labels: a slant or a quarter turn makes PDF readers split their words
+      return { field: c.field, type: "nominal", title: c.title, axis: { labelAngle: 0, labelOverlap: true }, ...extra }
     case "quantity":
-      return { field: c.field, type: "quantitative", title: c.title, axis: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
+      // about one gridline per 50 pixels (80 across, where labels are wider), so a tall card is not ruled like a ledger
+      return {
+        field: c.field,
+        type: "quantitative",
+        title: c.title,
+        axis: { format: Format.d3Format(c.numberFormat, "axis"), tickCount: { expr: onX ? "ceil(width / 80)" : "ceil(height / 50)" } },
+        ...extra
+      }
   }
 }
 
@@ -351,8 +359,9 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
   const spec = (() => {
     switch (p.kind) {
       case "pie": {
-        // a ring, each slice labelled with its share just outside it; the radii follow the height, as the width may be the container's
-        const outer = Math.max(40, size.height / 2 - 24)
+        // a ring, each slice labelled with its share just outside it
+        // the radii follow the plot (the width may be the container's), leaving room for the labels
+        const outer = "max(40, min(width, height) / 2 - 24)"
         return {
           transform: [
             { joinaggregate: [{ op: "sum", field: p.value.field, as: "share_total" }] },
@@ -365,8 +374,8 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
             tooltip: [tip(p.category), tip(p.value), { field: "share", type: "quantitative", title: "Share", format: ".1%" }]
           },
           layer: [
-            { mark: { type: "arc", outerRadius: outer, innerRadius: Math.round(outer * 0.55), stroke: theme.background, strokeWidth: 1 } },
-            { mark: { type: "text", radius: outer + 14, fill: theme.text, fontSize: 11 }, encoding: { text: { field: "share", type: "quantitative", format: ".0%" } } }
+            { mark: { type: "arc", outerRadius: { expr: outer }, innerRadius: { expr: `${outer} * 0.55` }, stroke: theme.background, strokeWidth: 1 } },
+            { mark: { type: "text", radius: { expr: `${outer} + 14` }, fill: theme.text, fontSize: 11 }, encoding: { text: { field: "share", type: "quantitative", format: ".0%" } } }
           ]
         }
       }
@@ -375,7 +384,7 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
           mark: { type: "point", filled: true, size: 60 },
           encoding: {
             // points sit where the data is, not squeezed into a corner by a zero baseline
-            x: channel(p.x, { scale: { zero: false, nice: true, padding: 16 } }),
+            x: channel(p.x, { scale: { zero: false, nice: true, padding: 16 } }, false, true),
             y: channel(p.y[0], { scale: { zero: false, nice: true, padding: 16 } }),
             ...(p.series === undefined ? {} : { color: colour(p.series) }),
             tooltip: columnsOf(p).map(tip)
