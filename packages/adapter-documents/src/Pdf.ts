@@ -129,7 +129,7 @@ const write = async (view: ReportViews.ReportView, options: DocumentRenderers.Do
   doc.font(faces.bold).fontSize(24).fillColor(colours.text).text(view.report.name, page.margin, 120)
   if (view.report.description !== null) doc.moveDown(0.5).font(faces.regular).fontSize(12).fillColor(colours.muted).text(view.report.description)
   doc.moveDown(1).font(faces.regular).fontSize(10).fillColor(colours.muted)
-  doc.text(`Generated ${options.generatedAt.toISOString()}`)
+  doc.text(`Generated ${Visuals.generatedText(options.generatedAt, options.branding.locale)}`)
   doc.text(options.filters.length === 0 ? "Filters: none" : `Filters: ${options.filters.join("; ")}`)
   doc.text(`Pages: ${view.pages.map((p) => p.name).join(", ")}`)
   finishPage()

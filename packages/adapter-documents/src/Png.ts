@@ -85,7 +85,7 @@ export const render: DocumentRenderers.Renderer = (view, options) =>
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" viewBox="0 0 ${size.width} ${size.height}">` +
         `<rect width="100%" height="100%" fill="#ffffff"/>` +
         `<text x="${margin}" y="56" font-family="${font}" font-size="28" font-weight="bold" fill="${colours.text}">${escape(title)}</text>` +
-        `<text x="${margin}" y="86" font-family="${font}" font-size="16" fill="${colours.muted}">${escape(`${view.report.name} · ${options.generatedAt.toISOString()}`)}</text>` +
+        `<text x="${margin}" y="86" font-family="${font}" font-size="16" fill="${colours.muted}">${escape(`${view.report.name} · ${Visuals.generatedText(options.generatedAt, options.branding.locale)}`)}</text>` +
         (v === undefined ? "" : await body(v, options.branding, 110)) +
         (options.watermark === null ? "" : watermark(options.watermark)) +
         `</svg>`

@@ -302,7 +302,7 @@ export const render: DocumentRenderers.Renderer = (view, options) =>
       const cover = pptx.addSlide()
       cover.addText(view.report.name, { x: 0.5, y: 2.4, w: 12.3, h: 1, fontSize: 36, bold: true, color: text.color })
       cover.addText(
-        [`Generated ${options.generatedAt.toISOString()}`, options.filters.length === 0 ? "Filters: none" : `Filters: ${options.filters.join("; ")}`].join("\n"),
+        [`Generated ${Visuals.generatedText(options.generatedAt, options.branding.locale)}`, options.filters.length === 0 ? "Filters: none" : `Filters: ${options.filters.join("; ")}`].join("\n"),
         { x: 0.5, y: 3.6, w: 12.3, h: 1, fontSize: 16, color: "374151" }
       )
       for (const page of view.pages) {

@@ -45,6 +45,10 @@ export const themeOf = (branding: Branding.Branding): Theme.Theme => Theme.theme
 export const planOf = (v: Rows, branding: Branding.Branding): Chart.ChartPlan =>
   Chart.plan({ visual: v.visual, columns: v.columns, theme: themeOf(branding), locale: branding.locale })
 
+/** When a document was made, as a person reads it in its locale: "Nov 26, 2026, 09:00 UTC" in en-US. */
+export const generatedText = (at: Date, locale: string): string =>
+  `${at.toLocaleString(locale, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: "UTC" })} UTC`
+
 /** The title a document gives a visual: its own, or its id. */
 export const titleOf = (v: ReportViews.VisualView): string => v.visual.title ?? v.visual.id
 

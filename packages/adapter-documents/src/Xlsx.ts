@@ -99,7 +99,7 @@ const write = async (view: ReportViews.ReportView, options: DocumentRenderers.Do
   cover.columns = [{ width: 24 }, { width: 40 }, { width: 40 }]
   cover.addRow([view.report.name]).font = { bold: true, size: 14 }
   if (view.report.description !== null) cover.addRow([view.report.description])
-  cover.addRow([`Generated ${options.generatedAt.toISOString()}`])
+  cover.addRow([`Generated ${Visuals.generatedText(options.generatedAt, options.branding.locale)}`])
   cover.addRow([options.filters.length === 0 ? "Filters: none" : `Filters: ${options.filters.join("; ")}`])
   cover.addRow([])
   for (const page of view.pages) {
