@@ -89,17 +89,33 @@ const darkenTo = (h: number, s: number, l: number, least: number, background: st
   return "#000000"
 }
 
+const distance = (a: string, b: string) => {
+  const [x, y] = [parseHex(a)!, parseHex(b)!]
+  return Math.hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2])
+}
+
+/** The eighth colour: a slate grey, darker beside a greyish accent it would resemble. */
+const eighth = (accent: string, h: number, background: string): string => {
+  const slate = darkenTo(h, 0.12, 0.5, markContrast, background)
+  return distance(slate, accent) >= 60 ? slate : darkenTo(h, 0.12, 0.28, markContrast, background)
+}
+
 /** A theme from a primary colour (`#2563eb`); an unreadable colour falls back to the default one. */
 export const theme = (branding: { readonly primaryColor?: string | undefined } = {}): Theme => {
   const background = "#ffffff"
   const rgb = parseHex(branding.primaryColor ?? defaultPrimaryColor) ?? parseHex(defaultPrimaryColor)!
   const [h, s, l] = toHsl(rgb)
   const accent = darkenTo(h, s, l, markContrast, background)
-  // the other seven: hues spread around the wheel from the primary's, saturated enough to tell apart
+  // six more: hues spread around the wheel from the primary's, saturated enough to tell apart; the
+  // eighth a slate grey, as a hue near the primary's would read as the accent again
   const saturation = Math.max(s, 0.6)
   const lightness = Math.min(Math.max(l, 0.35), 0.55)
-  const offsets = [150, 40, 260, 95, 320, 200, 15]
-  const palette = [accent, ...offsets.map((o) => darkenTo((h + o) % 360, saturation, lightness, markContrast, background))]
+  const offsets = [150, 40, 260, 95, 320, 200]
+  const palette = [
+    accent,
+    ...offsets.map((o) => darkenTo((h + o) % 360, saturation, lightness, markContrast, background)),
+    eighth(accent, h, background)
+  ]
   const light = fromHsl(h, Math.min(s, 0.7), 0.93)
   return { accent, palette, light, text: "#111827", mutedText: "#4b5563", background }
 }

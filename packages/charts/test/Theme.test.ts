@@ -16,12 +16,20 @@ describe("Theme", () => {
     assert.closeTo(Theme.contrast("#767676", "#ffffff"), 4.54, 0.01)
   })
 
-  it("for any primary colour: the accent and eight distinct palette colours reach 3:1, text 4.5:1", () => {
+  it("for any primary colour: the accent and eight palette colours at least 40 apart in RGB reach 3:1, text 4.5:1", () => {
     fc.assert(
       fc.property(hex, (primaryColor) => {
         const t = Theme.theme({ primaryColor })
         assert.strictEqual(t.palette.length, 8)
         assert.strictEqual(new Set(t.palette).size, 8)
+        // and far enough apart to tell apart, not merely different
+        const rgb = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))
+        for (const [i, a] of t.palette.entries()) {
+          for (const b of t.palette.slice(i + 1)) {
+            const [x, y] = [rgb(a), rgb(b)]
+            assert.isAtLeast(Math.hypot(x[0]! - y[0]!, x[1]! - y[1]!, x[2]! - y[2]!), 40, `${a} and ${b} from ${primaryColor}`)
+          }
+        }
         assert.strictEqual(t.palette[0], t.accent)
         for (const c of t.palette) assert.isAtLeast(Theme.contrast(c, t.background), 3, `${c} from ${primaryColor}`)
         for (const c of [t.text, t.mutedText]) assert.isAtLeast(Theme.contrast(c, t.background), 4.5)
