@@ -1,12 +1,15 @@
 /**
- * The HTML of shared content: a report rendered read-only on the server
- * (no script: the page works under `default-src 'none'`), the password
+ * The HTML of shared content: a report drawn on the server (cards, charts
+ * as SVG, tables), which the report viewer's script then brings to life
+ * (its only script, same-origin: no inline script, no eval), the password
  * form of a protected link, and the page of a refusal. Pure functions of
  * what `SharedViews` decided; every value is escaped.
  *
  * @since 0.1.0
  */
 import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews, type SharedSubjects } from "@analytics/core"
+import { ViewerData } from "@analytics/viewer"
+import type * as SharedReport from "./SharedReport.ts"
 
 type Row = AnalyticsEngine.Row
 
@@ -30,19 +33,75 @@ const styles = (branding: Branding) => `
   header { padding: 16px 24px; background: #fff; border-bottom: 3px solid var(--accent); }
   header h1 { margin: 0; font-size: 20px; }
   header p { margin: 4px 0 0; color: #4b5563; }
-  main { padding: 16px 24px; max-width: 1200px; margin: 0 auto; }
+  main { padding: 16px 24px 32px; max-width: 1200px; margin: 0 auto; }
   section.page h2 { font-size: 16px; margin: 24px 0 8px; color: #374151; }
-  .visuals { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 16px; }
-  article.visual { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px; overflow: auto; }
-  article.visual h3 { margin: 0 0 8px; font-size: 14px; }
-  .kpi { font-size: 32px; font-weight: 600; color: var(--accent); }
+  report-viewer, filter-bar, visual-card, vega-chart { display: block; }
+  .visuals { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 420px), 1fr)); gap: 16px; }
+  .visuals > * { min-width: 0; }
+  article.visual, visual-card.visual > article { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 16px 14px; overflow: auto; }
+  visual-card.visual > article { height: 100%; overflow: visible; display: flex; flex-direction: column; }
+  article.visual h3, visual-card h3 { margin: 0 0 10px; font-size: 14px; }
+  figure { margin: 0; }
+  .chart { min-height: 120px; }
+  .chart svg { display: block; max-width: 100%; height: auto; }
+  .chart[aria-busy="true"]::before { content: "Drawing the chart…"; display: block; padding: 48px 0; text-align: center; color: #4b5563; }
+  .kpi { font-size: 32px; font-weight: 600; color: var(--accent); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+  .table-scroll { overflow-x: auto; max-width: 100%; }
+  .table-scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
   th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #f3f4f6; white-space: nowrap; }
   th { font-weight: 600; color: #374151; }
-  td.number { text-align: right; }
+  td.number, th.number { text-align: right; }
+  details.data { margin-top: 8px; }
+  details.data summary { cursor: pointer; font-size: 13px; color: #1f2937; width: max-content; padding: 2px 0; }
+  details.data[open] summary { margin-bottom: 6px; }
+  .state { flex: 1; display: flex; align-items: center; justify-content: center; min-height: 140px; margin: 0; padding: 16px;
+    color: #4b5563; background: #f9fafb; border: 1px dashed #d1d5db; border-radius: 6px; text-align: center; }
+  .state.timed_out { color: #92400e; background: #fffbeb; border-color: #fcd34d; }
+  visual-card[busy] article { opacity: 0.55; transition: opacity 0.2s; }
+  .loading { margin: 0 0 6px; font-size: 12px; color: #4b5563; }
+  .tabs { display: flex; gap: 4px; margin: 16px 0 12px; border-bottom: 1px solid #e5e7eb; overflow-x: auto; }
+  .tabs [role="tab"] { font: inherit; padding: 8px 14px; border: 0; border-bottom: 3px solid transparent; background: none; color: #374151; cursor: pointer; white-space: nowrap; }
+  .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: #111827; font-weight: 600; }
+  :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+  .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-end; margin: 8px 0 0; padding: 12px 16px;
+    background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; }
+  .filter { display: flex; flex-direction: column; gap: 4px; min-width: 0; max-width: 100%; margin: 0; padding: 0; border: 0; }
+  .filter label, .filter legend { font-size: 12px; font-weight: 600; color: #374151; padding: 0; }
+  .filter.range { display: block; }
+  .filter.range legend { margin-bottom: 4px; }
+  .filter.range input { width: 9.5em; }
+  .filter select, .filter input { font: inherit; padding: 6px 8px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; min-width: 9em; max-width: 100%; }
+  .filter select:disabled { background: #f3f4f6; color: #374151; }
+  .filter.locked small { font-size: 12px; color: #4b5563; }
+  .filters .reset { font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; cursor: pointer; }
+  .problem { margin: 12px 0 0; padding: 8px 12px; color: #991b1b; background: #fef2f2; border: 1px solid #fecaca; border-radius: 6px; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+  form.export button { margin-top: 8px; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; cursor: pointer; }
+  #vg-tooltip-element { font: 12px/1.4 system-ui, sans-serif; }
+  @media (max-width: 600px) {
+    header { padding: 12px 16px; }
+    main { padding: 12px 12px 24px; }
+    visual-card.visual > article { padding: 10px 12px 12px; }
+    .filters { padding: 10px 12px; }
+    .filter { flex: 1 1 100%; }
+    .filter select { width: 100%; }
+  }
+  @media print {
+    body { background: #fff; }
+    header { border-bottom-width: 2px; }
+    main { max-width: none; padding: 8px 0; }
+    filter-bar, .tabs, form.export, a.download, details.data, .loading { display: none !important; }
+    section.page[hidden] { display: block !important; }
+    section.page h2.visually-hidden { position: static; width: auto; height: auto; margin: 16px 0 8px; clip: auto; overflow: visible; }
+    section.page { break-before: auto; }
+    .visuals { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+    visual-card, article.visual { break-inside: avoid; }
+    .watermark { position: fixed; }
+  }
   .note { color: #6b7280; font-size: 12px; margin: 6px 0 0; }
   .unavailable { color: #6b7280; font-style: italic; }
-  a.download { font-size: 12px; color: var(--accent); }
+  a.download { display: inline-block; margin-top: 8px; font-size: 12px; color: #1d4ed8; }
   .bars { display: grid; grid-template-columns: max-content 1fr max-content; gap: 6px 8px; align-items: center; }
   .bars .bar { height: 14px; background: var(--accent); border-radius: 3px; min-width: 1px; }
   .bars .value { text-align: right; font-variant-numeric: tabular-nums; }
@@ -181,28 +240,57 @@ const commentSection = (view: ReportViews.ReportView, shown: NonNullable<ReportP
 export interface ReportPageOptions {
   readonly branding: Branding
   readonly watermark: string | null
-  /** The URL of a visual's CSV, when the grant allows download (decision 0014: absent with view only). */
-  readonly downloadUrl?: ((visualId: string) => string) | undefined
   /** Where the report's PDF is asked for (a form post), when the grant allows download. */
   readonly exportUrl?: string | undefined
   /** The report's comments, when the grant allows comment (decision 0014: absent with view only, and no section at all). */
   readonly comments?: { readonly comments: ReadonlyArray<Comments.SharedComment>; readonly more: boolean } | undefined
+  /** The viewer's entry script's URL; without it the page is the server's drawing only. */
+  readonly script?: string | undefined
 }
 
-/** A shared report, read-only: each page, each visual's rows, the watermark over all of it. */
-export const reportPage = (view: ReportViews.ReportView, options: ReportPageOptions): string => {
-  const pages = view.pages.map((page) =>
-    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${
-      page.visuals.map((v) =>
-        `<article class="visual" data-visual="${escape(v.visual.id)}"><h3>${escape(v.visual.title ?? v.visual.id)}</h3>${visualBody(v)}${
-          options.downloadUrl !== undefined && v._tag === "Rows"
-            ? `<a class="download" href="${escape(options.downloadUrl(v.visual.id))}" download>Download CSV</a>`
-            : ""
-        }</article>`
-      ).join("")
-    }</div></section>`
+const cardTable = (table: ViewerData.TableData, label: string) =>
+  `<div class="table-scroll" tabindex="0" role="region" aria-label="${escape(label)}"><table><caption class="visually-hidden">${escape(label)}</caption>` +
+  `<thead><tr>${table.columns.map((c) => `<th scope="col" class="${c.numeric ? "number" : ""}">${escape(c.title)}</th>`).join("")}</tr></thead>` +
+  `<tbody>${table.cells.map((row) => `<tr>${row.map((cell, i) => `<td class="${table.columns[i]?.numeric ? "number" : ""}">${escape(cell)}</td>`).join("")}</tr>`).join("")}</tbody></table></div>` +
+  (table.rows > table.cells.length ? `<p class="note">The first ${table.cells.length} of ${table.rows} rows.</p>` : "")
+
+/** A visual's card as the viewer's `<visual-card>` renders it, its chart the server's SVG. */
+const card = (v: ViewerData.VisualData, svg: string | undefined) => {
+  const titleId = `visual-${v.id}-title`
+  const body = v.state !== "rows"
+    ? `<p class="state ${v.state}">${escape(v.message ?? v.unavailable ?? "")}</p>`
+    : v.kind === "kpi"
+    ? `<p class="kpi">${escape(v.figure ?? "")}</p>`
+    : v.vega !== undefined
+    ? `<figure><vega-chart class="chart">${svg ?? ""}</vega-chart><figcaption class="visually-hidden">${escape(v.description ?? "")}</figcaption></figure>` +
+      (v.table === undefined ? "" : `<details class="data"><summary>Show data</summary>${cardTable(v.table, v.description ?? "Data")}</details>`)
+    : v.table === undefined
+    ? ""
+    : cardTable(v.table, v.title ?? v.id)
+  const download = v.download_url === undefined ? "" : `<a class="download" href="${escape(v.download_url)}" download>Download CSV</a>`
+  return `<visual-card class="visual" data-visual="${escape(v.id)}"><article aria-labelledby="${escape(titleId)}"><h3 id="${escape(titleId)}">${
+    escape(v.title ?? v.id)
+  }</h3>${body}${download}</article></visual-card>`
+}
+
+/** Data for a script element: JSON that no `</script>` or comment in it can end early. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+/**
+ * A shared report: each page's visuals in cards, charts drawn on the
+ * server as SVG, each chart's data in a table behind "Show data"; the
+ * viewer's script (when `script` is given) then adds the filters, the page
+ * switcher and live charts. The watermark over all of it.
+ */
+export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.ReportView, options: ReportPageOptions): string => {
+  const { data, svgs } = shared
+  const pages = data.pages.map((page) =>
+    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${page.visuals.map((v) => card(v, svgs.get(v.id))).join("")}</div></section>`
   ).join("")
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
+  const script = options.script === undefined
+    ? ""
+    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(data)}</script><script type="module" src="${escape(options.script)}"></script>`
   return document(
     view.report.name,
     options.branding,
@@ -210,8 +298,8 @@ export const reportPage = (view: ReportViews.ReportView, options: ReportPageOpti
       options.exportUrl === undefined
         ? ""
         : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf"><button type="submit">Download PDF</button></form>`
-    }</header><main>${pages}${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
-      (options.watermark === null ? "" : watermark(options.watermark)),
+    }</header><main><report-viewer>${pages}</report-viewer>${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
+      (options.watermark === null ? "" : watermark(options.watermark)) + script,
     options.comments === undefined ? "" : commentStyles
   )
 }
