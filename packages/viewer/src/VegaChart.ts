@@ -1,7 +1,8 @@
 /**
  * `<vega-chart>`: one chart. It first shows the SVG the server drew (no
- * script needed, nothing to wait for), then, once it is on screen and the
- * browser is idle, loads the Vega chunk and swaps in a live view: tooltips,
+ * script needed, nothing to wait for), then, once it has a width (its page
+ * is shown) and the browser is idle, loads the Vega chunk and swaps in a
+ * live view: tooltips,
  * and a redraw at its own width whenever the card resizes. When the card is
  * much narrower or wider than the server's drawing (a phone), it swaps at
  * once, since the scaled drawing's text would be too small or too large.
@@ -33,6 +34,7 @@ export class VegaChart extends HTMLElement {
   served: Element | undefined
   private chart: Chart | undefined
   private drawing = false
+  private scheduled = false
   private width = 0
   private observers: Array<{ disconnect(): void }> = []
 
@@ -40,17 +42,10 @@ export class VegaChart extends HTMLElement {
     this.classList.add("chart")
     if (this.served !== undefined && this.served.parentElement !== this) this.replaceChildren(this.served)
     if (this.served === undefined && this.chart === undefined) this.setAttribute("aria-busy", "true")
-    const visible = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return
-      visible.disconnect()
-      const far = Math.abs(this.clientWidth - chartSize.width) / chartSize.width > tolerance
-      if (this.served === undefined || far) void this.draw()
-      else idle(() => void this.draw())
-    }, { rootMargin: "200px" })
-    visible.observe(this)
+    // Observed from the start: the first callback tells its width; a chart on a hidden page has none until shown.
     const resized = new ResizeObserver(() => this.resized())
     resized.observe(this)
-    this.observers = [visible, resized]
+    this.observers = [resized]
   }
 
   disconnectedCallback() {
@@ -58,6 +53,7 @@ export class VegaChart extends HTMLElement {
     this.observers = []
     this.chart?.finalize()
     this.chart = undefined
+    this.scheduled = false
   }
 
   private async draw() {
@@ -81,7 +77,16 @@ export class VegaChart extends HTMLElement {
 
   private resized() {
     const width = this.clientWidth
-    if (this.chart === undefined || width === 0 || Math.abs(width - this.width) < 2) return
+    if (width === 0) return
+    if (this.chart === undefined) {
+      if (this.scheduled) return
+      this.scheduled = true
+      const far = Math.abs(width - chartSize.width) / chartSize.width > tolerance
+      if (this.served === undefined || far) void this.draw()
+      else idle(() => void this.draw())
+      return
+    }
+    if (Math.abs(width - this.width) < 2) return
     this.width = width
     void loadRuntime().then(({ resize }) => this.chart === undefined ? undefined : resize(this.chart, width))
   }
