@@ -140,6 +140,35 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
       assert.include(decodeURIComponent(filtered.url), `filters={"region":"EU"}`)
       assert.deepStrictEqual(filtered.errors, [])
 
+      // Nothing matches: messages instead of empty charts, still accessible; a chart's data opens as a table.
+      const empty = yield* Effect.promise(async () => {
+        const page = await browser.newPage({ viewport: { width: 390, height: 900 } })
+        const errors = Chromium.watchErrors(page)
+        await page.goto(`${server.url}${path}?filters=${encodeURIComponent(JSON.stringify({ period: ["2031-01-01", "2031-12-31"] }))}#page=Trends`)
+        await page.locator("#filter-region").waitFor({ timeout: 20_000 })
+        const seen = {
+          messages: await page.locator("section.page:not([hidden]) .state.no_rows").allInnerTexts(),
+          from: await page.locator("#filter-period-from").inputValue(),
+          axe: await Axe.serious(page),
+          overflow: await overflow(page),
+          errors
+        }
+        if (shots !== undefined) await page.screenshot({ path: join(shots, "link-390-no-rows.png"), fullPage: true })
+        await page.goto(`${server.url}${path}#page=Overview`)
+        await chartsDrawn(page)
+        await page.locator("details.data summary").first().press("Enter")
+        const table = await page.locator("details.data[open] table").innerText()
+        if (shots !== undefined) await page.screenshot({ path: join(shots, "link-390-show-data.png"), fullPage: true })
+        await page.close()
+        return { ...seen, table }
+      })
+      assert.deepStrictEqual(empty.messages, ["No rows match.", "No rows match."])
+      assert.strictEqual(empty.from, "2031-01-01")
+      assert.deepStrictEqual(empty.axe, [])
+      assert.isAtMost(empty.overflow.scroll, empty.overflow.client)
+      assert.deepStrictEqual(empty.errors, [])
+      assert.include(empty.table, "LATAM")
+
       // An embed whose app locks the region: shown, disabled, saying so; the service refuses to lift it.
       const embed = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "embed", actions: ["view"] })
       const minted = yield* ok("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, { params: { region: "EU" } })

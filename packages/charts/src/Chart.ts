@@ -252,7 +252,8 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         ...extra
       }
     case "category":
-      return { field: c.field, type: "nominal", title: c.title, ...extra }
+      // upright labels, read without turning one's head; those that would overlap are left out
+      return { field: c.field, type: "nominal", title: c.title, axis: { labelAngle: 0, labelOverlap: true, labelLimit: 120 }, ...extra }
     case "quantity":
       return { field: c.field, type: "quantitative", title: c.title, axis: { format: Format.d3Format(c.numberFormat, "axis") }, ...extra }
   }
@@ -354,8 +355,9 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         return {
           mark: { type: "point", filled: true },
           encoding: {
-            x: channel(p.x),
-            y: channel(p.y[0]),
+            // a scatter compares points with each other, not with zero: the axes span the data
+            x: channel(p.x, { scale: { zero: false } }),
+            y: channel(p.y[0], { scale: { zero: false } }),
             ...(p.series === undefined ? {} : { color: colour(p.series) }),
             tooltip: columnsOf(p).map(tip)
           }

@@ -38,6 +38,8 @@ const styles = (branding: Branding) => `
   report-viewer, filter-bar, visual-card, vega-chart { display: block; }
   .visuals { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 420px), 1fr)); gap: 16px; }
   .visuals > * { min-width: 0; }
+  /* a key figure is short: its card does not stretch to its row's chart */
+  .visuals > visual-card:has(.kpi) { align-self: start; }
   article.visual, visual-card.visual > article { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 16px 14px; overflow: auto; }
   visual-card.visual > article { height: 100%; overflow: visible; display: flex; flex-direction: column; }
   article.visual h3, visual-card h3 { margin: 0 0 10px; font-size: 14px; }
@@ -62,6 +64,7 @@ const styles = (branding: Branding) => `
   .loading { margin: 0 0 6px; font-size: 12px; color: #4b5563; }
   .tabs { display: flex; gap: 4px; margin: 16px 0 12px; border-bottom: 1px solid #e5e7eb; overflow-x: auto; }
   .tabs [role="tab"] { font: inherit; padding: 8px 14px; border: 0; border-bottom: 3px solid transparent; background: none; color: #374151; cursor: pointer; white-space: nowrap; }
+  .tabs [role="tab"]:focus-visible { outline-offset: -3px; }
   .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: #111827; font-weight: 600; }
   :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-end; margin: 8px 0 0; padding: 12px 16px;
@@ -94,7 +97,10 @@ const styles = (branding: Branding) => `
     filter-bar, .tabs, form.export, a.download, details.data, .loading { display: none !important; }
     section.page[hidden] { display: block !important; }
     section.page h2.visually-hidden { position: static; width: auto; height: auto; margin: 16px 0 8px; clip: auto; overflow: visible; }
-    section.page { break-before: auto; }
+    section.page h2 { break-after: avoid; }
+    /* a table keeps its columns: the whole row is its */
+    .visuals > visual-card:has(> article > .table-scroll) { grid-column: 1 / -1; }
+    .table-scroll { overflow: visible; }
     .visuals { grid-template-columns: repeat(2, minmax(0, 1fr)); }
     visual-card, article.visual { break-inside: avoid; }
     .watermark { position: fixed; }
