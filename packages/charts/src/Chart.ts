@@ -353,7 +353,7 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
         }
       case "scatter":
         return {
-          mark: { type: "point", filled: true },
+          mark: { type: "point", filled: true, size: 70 },
           encoding: {
             // a scatter compares points with each other, not with zero: the axes span the data
             x: channel(p.x, { scale: { zero: false } }),
