@@ -93,6 +93,17 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
           }
           const hash = await page.evaluate(() => location.hash)
           const watermark = await page.locator(".watermark").getAttribute("data-watermark")
+          if (process.env.VIEWER_TIMINGS === "1") {
+            // What a person waits for, from navigation: the first paint (the server's charts) and the charts going live.
+            await page.goto(`${server.url}${path}`)
+            await chartsDrawn(page)
+            const timings = await page.evaluate(() => ({
+              firstPaint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime,
+              live: performance.now(),
+              response: (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).responseEnd
+            }))
+            console.info(`${width} px: response ${timings.response.toFixed(0)} ms, first paint ${timings.firstPaint?.toFixed(0)} ms, charts live by ${timings.live.toFixed(0)} ms`)
+          }
           await page.close()
           return { pages, hash, watermark, errors, names }
         })
