@@ -151,6 +151,20 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
       assert.include(decodeURIComponent(filtered.url), `filters={"region":"EU"}`)
       assert.deepStrictEqual(filtered.errors, [])
 
+      // Without script: the server's drawing alone, every page in turn, nothing overflowing on a phone.
+      const plain = yield* Effect.promise(async () => {
+        const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 900 } })
+        const page = await context.newPage()
+        await page.goto(`${server.url}${path}`)
+        const seen = { charts: await page.locator("vega-chart > svg").count(), headings: await page.locator("section.page h2").allInnerTexts(), overflow: await overflow(page) }
+        if (shots !== undefined) await page.screenshot({ path: join(shots, "link-390-no-script.png"), fullPage: true })
+        await context.close()
+        return seen
+      })
+      assert.strictEqual(plain.charts, 7)
+      assert.deepStrictEqual(plain.headings, ["Overview", "Trends", "Products", "Mix"])
+      assert.isAtMost(plain.overflow.scroll, plain.overflow.client)
+
       // Nothing matches: messages instead of empty charts, still accessible; a chart's data opens as a table.
       const empty = yield* Effect.promise(async () => {
         const page = await browser.newPage({ viewport: { width: 390, height: 900 } })
