@@ -54,7 +54,7 @@ const overflow = (page: Page) =>
 suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
   it.live("the demo report from a link: charts drawn as the server draws them, readable labels, no overflow, no error, axe clean; pages by keyboard, a filter redraws; an embed's locked parameter", () =>
     Effect.gen(function*() {
-      const { ok, reportId, server } = yield* setup
+      const { ok, reportId, server, workspaceId } = yield* setup
       const link = yield* ok("POST", grantsPath, {
         subject_type: "report",
         subject_id: reportId,
@@ -193,6 +193,34 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
       assert.isAtMost(empty.overflow.scroll, empty.overflow.client)
       assert.deepStrictEqual(empty.errors, [])
       assert.include(empty.table, "LATAM")
+
+      // A dashboard of the report's visuals: each tile a card, its chart drawn, one column on a phone.
+      const dashboard = yield* ok("POST", "/v1/dashboards", {
+        workspace_id: workspaceId,
+        name: "Board",
+        tiles: [
+          { id: "revenue", report_id: reportId, visual_id: "revenue_total", x: 0, y: 0, width: 8, height: 4 },
+          { id: "regions", report_id: reportId, visual_id: "revenue_by_region", x: 8, y: 0, width: 16, height: 8 },
+          { id: "months", report_id: reportId, visual_id: "revenue_by_month", x: 0, y: 8, width: 12, height: 8 },
+          { id: "channels", report_id: reportId, visual_id: "orders_by_channel", x: 12, y: 8, width: 12, height: 8 }
+        ]
+      })
+      const dashLink = yield* ok("POST", grantsPath, { subject_type: "dashboard", subject_id: dashboard.dashboard_id, principal_type: "link", actions: ["view"] })
+      for (const width of [1280, 390]) {
+        const board = yield* Effect.promise(async () => {
+          const page = await browser.newPage({ viewport: { width, height: 900 } })
+          const errors = Chromium.watchErrors(page)
+          await page.goto(`${server.url}${new URL(dashLink.link_url).pathname}`)
+          const seen = { charts: await page.locator("article.tile vega-chart > svg").count(), overflow: await overflow(page), axe: await Axe.serious(page), errors }
+          if (shots !== undefined) await page.screenshot({ path: join(shots, `dashboard-${width}.png`), fullPage: true })
+          await page.close()
+          return seen
+        })
+        assert.strictEqual(board.charts, 3)
+        assert.isAtMost(board.overflow.scroll, board.overflow.client, `dashboard at ${width} px`)
+        assert.deepStrictEqual(board.axe, [], `dashboard at ${width} px`)
+        assert.deepStrictEqual(board.errors, [])
+      }
 
       // An embed whose app locks the region: shown, disabled, saying so; the service refuses to lift it.
       const embed = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "embed", actions: ["view"] })

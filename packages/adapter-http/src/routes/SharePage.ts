@@ -40,6 +40,7 @@ const styles = (branding: Branding) => `
   .visuals > * { min-width: 0; }
   /* a key figure is short: its card does not stretch to its row's chart */
   .visuals > visual-card:has(.kpi) { align-self: start; }
+  .dashboard > article.visual { display: flex; flex-direction: column; min-width: 0; }
   article.visual, visual-card.visual > article { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 16px 14px; overflow: auto; }
   visual-card.visual > article { height: 100%; overflow: visible; display: flex; flex-direction: column; }
   article.visual h3, visual-card h3 { margin: 0 0 10px; font-size: 14px; }
@@ -83,6 +84,8 @@ const styles = (branding: Branding) => `
   form.export button { margin-top: 8px; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; cursor: pointer; }
   #vg-tooltip-element { font: 12px/1.4 system-ui, sans-serif; }
   @media (max-width: 600px) {
+    /* a dashboard's grid is one column on a phone, its tiles in the grid's order */
+    .dashboard { display: flex !important; flex-direction: column; }
     header { padding: 12px 16px; }
     main { padding: 12px 12px 24px; }
     visual-card.visual > article { padding: 10px 12px 12px; }
@@ -108,9 +111,6 @@ const styles = (branding: Branding) => `
   .note { color: #6b7280; font-size: 12px; margin: 6px 0 0; }
   .unavailable { color: #6b7280; font-style: italic; }
   a.download { display: inline-block; margin-top: 8px; font-size: 12px; color: #1d4ed8; }
-  .bars { display: grid; grid-template-columns: max-content 1fr max-content; gap: 6px 8px; align-items: center; }
-  .bars .bar { height: 14px; background: var(--accent); border-radius: 3px; min-width: 1px; }
-  .bars .value { text-align: right; font-variant-numeric: tabular-nums; }
   .watermark { position: fixed; inset: 0; pointer-events: none; z-index: 10; }
   form.password { max-width: 360px; margin: 12vh auto; background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 24px; }
   form.password label { display: block; margin-bottom: 8px; font-weight: 600; }
@@ -161,34 +161,6 @@ const watermark = (text: string) => {
 
 const cell = (value: Row[string] | undefined) =>
   typeof value === "number" ? `<td class="number">${escape(ReportViews.displayText(value))}</td>` : `<td>${escape(ReportViews.displayText(value))}</td>`
-
-/** A bar chart in plain HTML: a label, a bar as wide as its share of the largest value, the value. */
-const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: number }>) => {
-  const largest = Math.max(...points.map((p) => Math.abs(p.value)), 0)
-  return `<div class="bars">${
-    points.map((p) =>
-      `<span>${escape(p.label)}</span><div class="bar" style="width: ${largest === 0 ? 0 : (Math.abs(p.value) / largest * 100).toFixed(1)}%"></div>` +
-      `<span class="value">${escape(ReportViews.displayText(p.value))}</span>`
-    ).join("")
-  }</div>`
-}
-
-const visualBody = (view: ReportViews.VisualView) => {
-  if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
-  if (ReportViews.matchesNoRow(view)) return `<p class="unavailable">${escape(ReportViews.noRowsDetail)}</p>`
-  const { columns, rows } = view
-  const figure = ReportViews.keyFigure(view)
-  if (figure !== undefined) return `<div class="kpi">${escape(figure)}</div>`
-  const x = view.visual.encoding?.x
-  const y = view.visual.encoding?.y?.[0]
-  if (view.visual.type === "bar" && x !== undefined && y !== undefined && rows.length > 0 && rows.length <= 50 && rows.every((r) => typeof r[y] === "number")) {
-    return bars(rows.map((r) => ({ label: String(r[x] ?? ""), value: r[y] as number })))
-  }
-  const shown = rows.slice(0, rowsShown)
-  return `<table><thead><tr>${columns.map((c) => `<th>${escape(c.title ?? c.name)}</th>`).join("")}</tr></thead>` +
-    `<tbody>${shown.map((row) => `<tr>${columns.map((c) => cell(row[c.name])).join("")}</tr>`).join("")}</tbody></table>` +
-    (rows.length > shown.length ? `<p class="note">The first ${shown.length} of ${rows.length} rows.</p>` : "")
-}
 
 /** A comment and its replies. */
 interface Thread {
@@ -260,10 +232,9 @@ const cardTable = (table: ViewerData.TableData, label: string) =>
   `<tbody>${table.cells.map((row) => `<tr>${row.map((cell, i) => `<td class="${table.columns[i]?.numeric ? "number" : ""}">${escape(cell)}</td>`).join("")}</tr>`).join("")}</tbody></table></div>` +
   (table.rows > table.cells.length ? `<p class="note">The first ${table.cells.length} of ${table.rows} rows.</p>` : "")
 
-/** A visual's card as the viewer's `<visual-card>` renders it, its chart the server's SVG. */
-const card = (v: ViewerData.VisualData, svg: string | undefined) => {
-  const titleId = `visual-${v.id}-title`
-  const body = v.state !== "rows"
+/** What a visual's card holds under its title: its chart (the server's SVG), key figure or table, or the message instead. */
+const cardBody = (v: ViewerData.VisualData, svg: string | undefined) =>
+  v.state !== "rows"
     ? `<p class="state ${v.state}">${escape(v.message ?? v.unavailable ?? "")}</p>`
     : v.kind === "kpi"
     ? `<p class="kpi">${escape(v.figure ?? "")}</p>`
@@ -273,6 +244,11 @@ const card = (v: ViewerData.VisualData, svg: string | undefined) => {
     : v.table === undefined
     ? ""
     : cardTable(v.table, v.title ?? v.id)
+
+/** A visual's card as the viewer's `<visual-card>` renders it, its chart the server's SVG. */
+const card = (v: ViewerData.VisualData, svg: string | undefined) => {
+  const titleId = `visual-${v.id}-title`
+  const body = cardBody(v, svg)
   const download = v.download_url === undefined ? "" : `<a class="download" href="${escape(v.download_url)}" download>Download CSV</a>`
   return `<visual-card class="visual" data-visual="${escape(v.id)}"><article aria-labelledby="${escape(titleId)}"><h3 id="${escape(titleId)}">${
     escape(v.title ?? v.id)
@@ -352,6 +328,15 @@ const page = (title: string, heading: string, main: string, options: SubjectPage
     `<header>${heading}</header><main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark))
   )
 
+/** The dashboard's grid: 24 columns across the page's 1152 px, rows of 48 px at least, 12 px apart. */
+const grid = { columns: 24, width: 1152, row: 48, gap: 12 } as const
+
+/** The size a tile's chart is drawn at: its tile's width less the card's padding, its height less the title's and "Show data"'s. */
+export const tileChartSize = (tile: { readonly width: number; readonly height: number }) => ({
+  width: Math.max(200, Math.round(tile.width / grid.columns * (grid.width + grid.gap) - grid.gap - 34)),
+  height: Math.min(600, Math.max(160, tile.height * (grid.row + grid.gap) - grid.gap - 110))
+})
+
 /**
  * A shared dashboard, read-only: its tiles in the grid's order, each its
  * report visual's rows for the viewer, placed on the dashboard's 24-column
@@ -362,12 +347,17 @@ export const dashboardPage = (
   options: SubjectPageOptions & {
     /** The URL of a tile's CSV, when the grant allows download and has no watermark (rule 1: absent with view only). */
     readonly downloadUrl?: ((tileId: string) => string) | undefined
+    /** Each tile's visual as a card's content (charts drawn as SVG), by tile id. */
+    readonly cards: ReadonlyMap<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>
   }
 ): string => {
   const tiles = view.tiles.map(({ tile, view: v }) => {
     const area = `grid-column: ${tile.x + 1} / span ${tile.width}; grid-row: ${tile.y + 1} / span ${tile.height}`
     const title = v._tag === "Missing" ? tile.id : v.visual.title ?? v.visual.id
-    const body = v._tag === "Missing" ? `<p class="unavailable">${escape(v.detail)}</p>` : visualBody(v)
+    const shown = options.cards.get(tile.id)
+    const body = v._tag === "Missing" || shown === undefined
+      ? `<p class="state unavailable">${escape(v._tag === "Missing" ? v.detail : "")}</p>`
+      : cardBody(shown.data, shown.svg)
     const download = options.downloadUrl !== undefined && v._tag === "Rows"
       ? `<a class="download" href="${escape(options.downloadUrl(tile.id))}" download>Download CSV</a>`
       : ""
@@ -376,7 +366,7 @@ export const dashboardPage = (
   return page(
     view.dashboard.name,
     `<h1>${escape(view.dashboard.name)}</h1>`,
-    `<div class="dashboard" style="display: grid; grid-template-columns: repeat(24, minmax(0, 1fr)); grid-auto-rows: minmax(48px, auto); gap: 12px">${tiles}</div>`,
+    `<div class="dashboard" style="display: grid; grid-template-columns: repeat(${grid.columns}, minmax(0, 1fr)); grid-auto-rows: minmax(${grid.row}px, auto); gap: ${grid.gap}px">${tiles}</div>`,
     options
   )
 }

@@ -46,9 +46,19 @@ const responsive = (svg: string): string =>
   svg.replace(/^<svg([^>]*?) width="([\d.]+)" height="([\d.]+)"/, (_, attrs: string, w: string, h: string) =>
     `<svg${attrs.replace(/ viewBox="[^"]*"/, "")} viewBox="0 0 ${w} ${h}" width="100%" preserveAspectRatio="xMinYMin meet"`)
 
-/** One visual: its data for the viewer, and its SVG when it is a chart and `draw` is asked. */
-const visual = (v: ReportViews.VisualView, options: Options, theme: Theme.Theme) =>
+/** How one visual is made: its chart's colours, its CSV's URL (when the share allows rows), whether to draw its SVG. */
+export interface VisualOptions {
+  readonly theme: Theme.Theme
+  readonly downloadUrl?: ((visualId: string) => string) | undefined
+  readonly draw: boolean
+  /** The size its chart is drawn at; a report's card's (`chartSize`) unless told. */
+  readonly size?: { readonly width: number; readonly height: number } | undefined
+}
+
+/** One visual (a report's, or a dashboard's tile's): its data for the viewer, and its SVG when it is a chart and `draw` is asked. */
+export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effect.Effect<{ readonly data: ViewerData.VisualData; readonly svg: string | undefined }> =>
   Effect.gen(function*() {
+    const { theme } = options
     const base = { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null }
     const download = options.downloadUrl === undefined || v._tag !== "Rows" ? {} : { download_url: options.downloadUrl(v.visual.id) }
     if (v._tag === "Unavailable") {
@@ -70,8 +80,9 @@ const visual = (v: ReportViews.VisualView, options: Options, theme: Theme.Theme)
       return { data: { ...rows, state: "rows", kind: "kpi", figure: Format.text(v.rows[0]?.[plan.value.field], plan.value), table } satisfies ViewerData.VisualData, svg: undefined }
     }
     if (!Chart.isDrawn(plan)) return { data: { ...rows, state: "rows", kind: "table", table } satisfies ViewerData.VisualData, svg: undefined }
-    const spec = compile(Chart.vegaLite(plan, chartSize))
-    const svg = options.draw ? responsive((yield* Effect.promise(() => toSvg(spec, v.rows, chartSize))).svg) : undefined
+    const size = options.size ?? chartSize
+    const spec = compile(Chart.vegaLite(plan, size))
+    const svg = options.draw ? responsive((yield* Effect.promise(() => toSvg(spec, v.rows, size))).svg) : undefined
     return {
       data: { ...rows, state: "rows", kind: plan.kind, vega: spec, description: Chart.describe(plan), table } satisfies ViewerData.VisualData,
       svg
@@ -86,7 +97,7 @@ export const make = (view: ReportViews.ReportView, options: Options): Effect.Eff
     const pages = yield* Effect.forEach(view.pages, (page) =>
       Effect.map(
         Effect.forEach(page.visuals, (v) =>
-          Effect.map(visual(v, options, theme), ({ data, svg }) => {
+          Effect.map(visual(v, { theme, downloadUrl: options.downloadUrl, draw: options.draw }), ({ data, svg }) => {
             if (svg !== undefined) svgs.set(v.visual.id, svg)
             return data
           })),

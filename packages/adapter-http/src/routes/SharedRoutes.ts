@@ -42,6 +42,8 @@ import {
   SharedViews,
   type ShareTokens
 } from "@analytics/core"
+import { Theme } from "@analytics/charts"
+import type { ViewerData } from "@analytics/viewer"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { ServiceInfo } from "../ServiceInfo.ts"
@@ -260,6 +262,7 @@ const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refu
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const info = yield* ServiceInfo
   const assets = yield* ViewerAssets.ViewerAssets
+  const theme = Theme.theme({ primaryColor: info.branding.primaryColor })
   const services = yield* Effect.context<Services>()
   const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
   const secure = info.publicBaseUrl.startsWith("https:")
@@ -367,12 +370,23 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
    * watermark); no PDF (exports are of a report), and none within a workspace share (decision 0014).
    */
   const showDashboard = (viewer: SharedViews.Viewer, embed: boolean, view: SharedSubjects.DashboardView, download?: (tileId: string) => string) =>
-    answer(embed, () => dashboardJson(view, viewer), () =>
-      SharePage.dashboardPage(view, {
+    Effect.gen(function*() {
+      if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) {
+        return HttpServerResponse.jsonUnsafe(dashboardJson(view, viewer), { headers: pageHeaders(embed) })
+      }
+      // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
+      const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
+      for (const { tile, view: v } of view.tiles) {
+        if (v._tag !== "Missing") cards.set(tile.id, yield* SharedReport.visual(v, { theme, draw: true, size: SharePage.tileChartSize(tile) }))
+      }
+      const page = SharePage.dashboardPage(view, {
         branding,
         watermark: viewer.watermark,
-        downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined
-      }))
+        downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined,
+        cards
+      })
+      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+    })
 
   /**
    * What the grant shares, as a page or JSON: a report as it always was; a
