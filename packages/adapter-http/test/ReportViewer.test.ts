@@ -141,8 +141,11 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
         await chartsDrawn(page)
         const after = (await drawnCharts(page)).find((c) => c.id === "revenue_by_region")?.marks
         const url = page.url()
+        // A tooltip on the bar, in the model's words and formats.
+        await page.hover(`[data-visual="revenue_by_region"] .live svg g.role-mark.mark-rect path`)
+        const tooltip = await page.locator("#vg-tooltip-element.visible").innerText({ timeout: 5_000 })
         await page.close()
-        return { before, after, status: response.status(), type: response.headers()["content-type"], url, errors }
+        return { before, after, status: response.status(), type: response.headers()["content-type"], url, errors, tooltip }
       })
       assert.strictEqual(filtered.status, 200)
       assert.include(filtered.type, "application/json")
@@ -150,6 +153,8 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
       assert.strictEqual(filtered.after, 1)
       assert.include(decodeURIComponent(filtered.url), `filters={"region":"EU"}`)
       assert.deepStrictEqual(filtered.errors, [])
+      assert.match(filtered.tooltip, /Region\s+EU/)
+      assert.match(filtered.tooltip, /Revenue\s+€[\d,]+\.\d{2}/)
 
       // Without script: the server's drawing alone, every page in turn, nothing overflowing on a phone.
       const plain = yield* Effect.promise(async () => {

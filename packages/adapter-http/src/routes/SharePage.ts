@@ -255,6 +255,19 @@ const card = (v: ViewerData.VisualData, svg: string | undefined) => {
   }</h3>${body}${download}</article></visual-card>`
 }
 
+/** The viewer's data on the page: a table's or key figure's rows are already its cells, only a chart reads its rows. */
+const pageData = (data: ViewerData.ReportData): ViewerData.ReportData => ({
+  ...data,
+  pages: data.pages.map((page) => ({
+    ...page,
+    visuals: page.visuals.map((v) => {
+      if (v.vega !== undefined || v.rows === undefined) return v
+      const { rows: _, ...rest } = v
+      return rest
+    })
+  }))
+})
+
 /** Data for a script element: JSON that no `</script>` or comment in it can end early. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 
@@ -272,7 +285,7 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
   const script = options.script === undefined
     ? ""
-    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(data)}</script><script type="module" src="${escape(options.script)}"></script>`
+    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script><script type="module" src="${escape(options.script)}"></script>`
   return document(
     view.report.name,
     options.branding,

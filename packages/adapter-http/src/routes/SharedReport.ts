@@ -28,7 +28,7 @@ export interface SharedReport {
 
 /** What else the data carries. */
 export interface Options {
-  readonly primaryColor: string
+  readonly theme: Theme.Theme
   readonly controls: ReadonlyArray<SharedViews.FilterControl>
   readonly values: Readonly<Record<string, ViewerData.FilterValue>>
   /** A visual's CSV, when the share allows rows. */
@@ -92,7 +92,7 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
 /** The report as its viewer's data, and its charts' SVG when `draw` is asked. */
 export const make = (view: ReportViews.ReportView, options: Options): Effect.Effect<SharedReport> =>
   Effect.gen(function*() {
-    const theme = Theme.theme({ primaryColor: options.primaryColor })
+    const { theme } = options
     const svgs = new Map<string, string>()
     const pages = yield* Effect.forEach(view.pages, (page) =>
       Effect.map(

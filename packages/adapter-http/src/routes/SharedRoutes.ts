@@ -329,7 +329,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       const comments = yield* run(Comments.shared(viewer))
       const json = wantsJson(request)
       const shared = yield* SharedReport.make(view, {
-        primaryColor: branding.primaryColor,
+        theme,
         controls,
         values,
         downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
