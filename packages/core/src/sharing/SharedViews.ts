@@ -248,7 +248,13 @@ export const filterControls = (
         const options = lock !== undefined ? [] : yield* Datasets.query(
           report.tenant_id,
           dataset.dataset_id,
-          { dimensions: [filter.dimension], order: [{ member: filter.dimension, direction: "asc" }], limit: optionsShown, filters: [...viewer.lockedFilters] },
+          {
+            dimensions: [filter.dimension],
+            order: [{ member: filter.dimension, direction: "asc" }],
+            limit: optionsShown,
+            // the locked filters this dataset can apply: another's dimension would fail the query
+            filters: viewer.lockedFilters.filter((f) => dataset.model.dimensions.some((dim) => dim.name === f.member))
+          },
           viewer.security,
           Duration.seconds(report.settings.query_timeout_seconds)
         ).pipe(
