@@ -123,6 +123,7 @@ export class ReportViewer extends LitElement {
     const tabs = data.pages.length > 1
     return html`
       <filter-bar .filters=${data.filters ?? []} .values=${data.filter_values ?? {}} ?disabled=${this.busy} @filters-change=${this.onFilters}></filter-bar>
+      <p class="loading" role="status">${this.busy ? "Loading the report with these filters…" : ""}</p>
       ${this.problem === undefined ? nothing : html`<p class="problem" role="alert">${this.problem}</p>`}
       ${
       tabs

@@ -3,7 +3,8 @@
  * figure or table, or a message instead of an empty chart (no rows match,
  * its query timed out, nothing visible to this viewer), and the chart's
  * data as a table behind "Show data", its text alternative. While the
- * view reloads for new filters, it says it is loading.
+ * view reloads for new filters, it is dimmed and marked busy (the viewer
+ * says once that the report is loading).
  *
  * Rendered in the light DOM, so the page's own styles (and print styles)
  * apply, and the markup is the server's.
@@ -58,7 +59,6 @@ export class VisualCard extends LitElement {
     const titleId = `visual-${v.id}-title`
     return html`<article aria-labelledby=${titleId} aria-busy=${this.busy ? "true" : "false"}>
       <h3 id=${titleId}>${v.title ?? v.id}</h3>
-      ${this.busy ? html`<p class="loading" role="status">Loading…</p>` : nothing}
       ${this.body(v)}
       ${v.download_url === undefined ? nothing : html`<a class="download" href=${v.download_url} download>Download CSV</a>`}
     </article>`

@@ -9,7 +9,7 @@
  */
 import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews, type SharedSubjects } from "@analytics/core"
 import { ViewerData } from "@analytics/viewer"
-import type * as SharedReport from "./SharedReport.ts"
+import * as SharedReport from "./SharedReport.ts"
 
 type Row = AnalyticsEngine.Row
 
@@ -17,8 +17,8 @@ type Row = AnalyticsEngine.Row
 export const escape = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
 
-/** The most rows a visual shows on the page (the rest are in its download, when allowed). */
-export const rowsShown = 200
+/** The most rows a visual or a dataset's preview shows on the page (the rest are in its download, when allowed). */
+export const rowsShown = SharedReport.rowsShown
 
 /** How the page looks: the service's branding. */
 export interface Branding {
@@ -62,8 +62,8 @@ const styles = (branding: Branding) => `
     color: #4b5563; background: #f9fafb; border: 1px dashed #d1d5db; border-radius: 6px; text-align: center; }
   .state.timed_out { color: #92400e; background: #fffbeb; border-color: #fcd34d; }
   visual-card[busy] article { opacity: 0.55; transition: opacity 0.2s; }
-  .loading { margin: 0 0 6px; font-size: 12px; color: #4b5563; }
-  .tabs { display: flex; gap: 4px; margin: 16px 0 12px; border-bottom: 1px solid #e5e7eb; overflow-x: auto; }
+  .loading { margin: 4px 0 0; min-height: 1.2em; font-size: 12px; color: #4b5563; }
+  .tabs { display: flex; gap: 4px; margin: 6px 0 12px; border-bottom: 1px solid #e5e7eb; overflow-x: auto; }
   .tabs [role="tab"] { font: inherit; padding: 8px 14px; border: 0; border-bottom: 3px solid transparent; background: none; color: #374151; cursor: pointer; white-space: nowrap; }
   .tabs [role="tab"]:focus-visible { outline-offset: -3px; }
   .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: #111827; font-weight: 600; }

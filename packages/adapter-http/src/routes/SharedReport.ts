@@ -11,14 +11,14 @@
 import { Chart, Format, Theme } from "@analytics/charts"
 import { compile, toSvg } from "@analytics/charts/svg"
 import { ReportViews, type SharedViews } from "@analytics/core"
-import type { ViewerData } from "@analytics/viewer"
+import { ViewerData } from "@analytics/viewer"
 import { Effect } from "effect"
 
 /** The most rows a table shows on the page (the rest are in its download, when allowed). */
 export const rowsShown = 200
 
-/** The size charts are first drawn at: a card of the two-column grid at 1280 px. */
-export const chartSize = { width: 536, height: 280 } as const
+/** The size charts are first drawn at (the viewer redraws one far from it at once). */
+export const chartSize = ViewerData.chartSize
 
 /** A report's data for the viewer, and the SVG of each chart drawn on the server, by visual id. */
 export interface SharedReport {
