@@ -68,17 +68,17 @@ const styles = (branding: Branding) => `
   .tabs [role="tab"]:focus-visible { outline-offset: -3px; }
   .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: #111827; font-weight: 600; }
   :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-  .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-end; margin: 8px 0 0; padding: 12px 16px;
+  .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; margin: 8px 0 0; padding: 12px 16px;
     background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; }
   .filter { display: flex; flex-direction: column; gap: 4px; min-width: 0; max-width: 100%; margin: 0; padding: 0; border: 0; }
   .filter label, .filter legend { font-size: 12px; font-weight: 600; color: #374151; padding: 0; }
   .filter.range { display: block; }
   .filter.range legend { margin-bottom: 4px; }
   .filter.range input { width: 9.5em; }
-  .filter select, .filter input { font: inherit; padding: 6px 8px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; min-width: 9em; max-width: 100%; }
+  .filter select, .filter input { font: inherit; min-height: 36px; padding: 6px 8px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; min-width: 9em; max-width: 100%; }
   .filter select:disabled { background: #f3f4f6; color: #374151; }
   .filter.locked small { font-size: 12px; color: #4b5563; }
-  .filters .reset { font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; cursor: pointer; }
+  .filters .reset { align-self: flex-end; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; cursor: pointer; }
   .problem { margin: 12px 0 0; padding: 8px 12px; color: #991b1b; background: #fef2f2; border: 1px solid #fecaca; border-radius: 6px; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
   form.export button { margin-top: 8px; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; cursor: pointer; }
