@@ -78,7 +78,19 @@ const redis: ServerSetup = {
   start: startTestRedis
 }
 
+/**
+ * The report viewer built, for the tests that serve it: `npm test` builds it first; a bare
+ * `vitest run` builds it here when `dist` has none yet (an old build is used as it is).
+ */
+const ensureViewerBuilt = async () => {
+  const root = path.join(import.meta.dirname, "..", "packages", "viewer")
+  if (fs.existsSync(path.join(root, "dist", ".vite", "manifest.json"))) return
+  const { build } = await import("vite")
+  await build({ configFile: path.join(root, "vite.config.ts") })
+}
+
 export default async function setup(project: TestProject): Promise<Teardown> {
+  await ensureViewerBuilt()
   const tls = makeTestCertificates(fs.mkdtempSync(path.join(os.tmpdir(), "analytics-tls-")))
   process.env.TEST_TLS_DIR = tls.dir
   process.env.NODE_EXTRA_CA_CERTS = tls.caCert

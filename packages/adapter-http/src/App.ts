@@ -67,6 +67,7 @@ import * as ExportRoutes from "./routes/ExportRoutes.ts"
 import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
 import * as ScimRoutes from "./routes/ScimRoutes.ts"
 import * as SharedRoutes from "./routes/SharedRoutes.ts"
+import * as ViewerAssets from "./routes/ViewerAssets.ts"
 
 /** The version of the service and of its API description. */
 export const version = "0.1.0"
@@ -149,6 +150,7 @@ const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", docsPaths.reference],
   ...ScimRoutes.routes,
   ...SharedRoutes.routes,
+  ...ViewerAssets.routes,
   ...ExportRoutes.routes,
   ...DatasetUploads.routes
 ]
@@ -173,6 +175,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
   HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
   ScimRoutes.layer,
   SharedRoutes.layer,
+  ViewerAssets.layer,
   ExportRoutes.layer,
   DatasetUploads.layer(options.maxUploadBytes),
   options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics),
@@ -262,6 +265,12 @@ export interface Options<E> extends EdgeOptions {
    */
   readonly renderers?: Layer.Layer<DocumentRenderers.DocumentRenderers> | undefined
   /**
+   * The report viewer's built files: `ViewerAssets.layer(load())` with `load` from
+   * `@analytics/viewer/assets`. Without them, shared reports are drawn on the server
+   * only (charts as SVG, no filters to change, no page switcher).
+   */
+  readonly viewerAssets?: Layer.Layer<ViewerAssets.ViewerAssets> | undefined
+  /**
    * Hashes public-link passwords: by default PBKDF2-SHA256 on Web Crypto
    * (`PasswordHasher.layerPbkdf2`); on Node, `Argon2PasswordHasher.layer`
    * from `@analytics/adapter-node` (Argon2id, what the host uses).
@@ -298,6 +307,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(Layer.mergeAll(Cursor.CursorCodec.layer, ShareTokens.ShareTokens.layer, SignedUrl.UrlSigner.layer).pipe(Layer.orDie)),
     Layer.provide(options.blobStore ?? BlobStore.BlobStore.layerMemory),
     Layer.provide(options.renderers ?? DocumentRenderers.DocumentRenderers.none),
+    Layer.provide(options.viewerAssets ?? ViewerAssets.ViewerAssets.none),
     Layer.provide(options.passwordHasher ?? PasswordHasher.PasswordHasher.layerPbkdf2),
     Layer.provide(TenantCache.TenantCache.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),

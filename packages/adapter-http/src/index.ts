@@ -20,3 +20,5 @@ export * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
 export * as RequestObservability from "./edge/RequestObservability.ts"
 /** What the service tells about itself: version, public base URL, branding, features. */
 export * as ServiceInfo from "./ServiceInfo.ts"
+/** The report viewer's built files, which shared reports' pages load, and their route. */
+export * as ViewerAssets from "./routes/ViewerAssets.ts"

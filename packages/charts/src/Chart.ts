@@ -245,8 +245,8 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         ...extra
       }
     case "category":
-      // level labels: a slant or a quarter turn makes PDF readers split their words
-      return { field: c.field, type: "nominal", title: c.title, axis: { labelAngle: 0, labelOverlap: true }, ...extra }
+      // level labels, read without turning one's head (a slant makes PDF readers split their words); those that would overlap are left out
+      return { field: c.field, type: "nominal", title: c.title, axis: { labelAngle: 0, labelOverlap: true, labelLimit: 120 }, ...extra }
     case "quantity":
       // about one gridline per 50 pixels (80 across, where labels are wider), so a tall card is not ruled like a ledger
       return {

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { App, ExportRoutes, LastLineProblems, MetricsEndpoint } from "@analytics/adapter-http"
+import { App, ExportRoutes, LastLineProblems, MetricsEndpoint, ViewerAssets } from "@analytics/adapter-http"
 import { Argon2PasswordHasher, FileBlobStore, NodeCrypto } from "@analytics/adapter-node"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Documents } from "@analytics/adapter-documents"
@@ -15,6 +15,7 @@ import { RedisRateLimitStore } from "@analytics/adapter-redis"
 import { S3BlobStore } from "@analytics/adapter-s3"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
+import * as Viewer from "@analytics/viewer/assets"
 import {
   Alerts,
   AnalyticsEngine,
@@ -328,6 +329,8 @@ const initialize = (config: HostConfig) =>
       maxUploadBytes: config.datasets.maxUploadBytes,
       blobStore: Layer.succeedContext(blobs),
       renderers: Documents.layer,
+      // The report viewer as built by `npm run build`; a host without it refuses to start, saying so.
+      viewerAssets: ViewerAssets.ViewerAssets.layer(Viewer.load()),
       passwordHasher: Argon2PasswordHasher.layer,
       // POST /v1/ai/ask: an OpenAI-compatible model when ANALYTICS_AI_BASE_URL is set, else the built-in answerer, offline.
       answerer: answererLayer(config),

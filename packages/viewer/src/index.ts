@@ -1,8 +1,9 @@
 /**
- * @analytics/viewer: the report viewer of the share and embed pages, as
- * Lit web components bundled by Vite (work in progress: the components land
- * with the viewer page).
+ * @analytics/viewer: the report viewer of the share and embed pages, Lit
+ * web components bundled by Vite (`npm run build` writes them to `dist`).
+ * This entry is the data the server hands the viewer, for the server to
+ * build it; `@analytics/viewer/assets` reads the built files in Node.
  *
  * @since 0.1.0
  */
-export {}
+export * as ViewerData from "./Data.ts"

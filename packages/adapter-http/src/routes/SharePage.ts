@@ -1,12 +1,15 @@
 /**
- * The HTML of shared content: a report rendered read-only on the server
- * (no script: the page works under `default-src 'none'`), the password
+ * The HTML of shared content: a report drawn on the server (cards, charts
+ * as SVG, tables), which the report viewer's script then brings to life
+ * (its only script, same-origin: no inline script, no eval), the password
  * form of a protected link, and the page of a refusal. Pure functions of
  * what `SharedViews` decided; every value is escaped.
  *
  * @since 0.1.0
  */
 import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews, type SharedSubjects } from "@analytics/core"
+import { ViewerData } from "@analytics/viewer"
+import * as SharedReport from "./SharedReport.ts"
 
 type Row = AnalyticsEngine.Row
 
@@ -14,8 +17,8 @@ type Row = AnalyticsEngine.Row
 export const escape = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
 
-/** The most rows a visual shows on the page (the rest are in its download, when allowed). */
-export const rowsShown = 200
+/** The most rows a visual or a dataset's preview shows on the page (the rest are in its download, when allowed). */
+export const rowsShown = SharedReport.rowsShown
 
 /** How the page looks: the service's branding. */
 export interface Branding {
@@ -30,22 +33,84 @@ const styles = (branding: Branding) => `
   header { padding: 16px 24px; background: #fff; border-bottom: 3px solid var(--accent); }
   header h1 { margin: 0; font-size: 20px; }
   header p { margin: 4px 0 0; color: #4b5563; }
-  main { padding: 16px 24px; max-width: 1200px; margin: 0 auto; }
+  main { padding: 16px 24px 32px; max-width: 1200px; margin: 0 auto; }
   section.page h2 { font-size: 16px; margin: 24px 0 8px; color: #374151; }
-  .visuals { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 16px; }
-  article.visual { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px; overflow: auto; }
-  article.visual h3 { margin: 0 0 8px; font-size: 14px; }
-  .kpi { font-size: 32px; font-weight: 600; color: var(--accent); }
+  report-viewer, filter-bar, visual-card, vega-chart { display: block; }
+  .visuals { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 420px), 1fr)); gap: 16px; }
+  .visuals > * { min-width: 0; }
+  /* a key figure is short: its card does not stretch to its row's chart */
+  .visuals > visual-card:has(.kpi) { align-self: start; }
+  .dashboard > article.visual { display: flex; flex-direction: column; min-width: 0; }
+  article.visual, visual-card.visual > article { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 16px 14px; overflow: auto; }
+  visual-card.visual > article { height: 100%; overflow: visible; display: flex; flex-direction: column; }
+  article.visual h3, visual-card h3 { margin: 0 0 10px; font-size: 14px; }
+  figure { margin: 0; }
+  .chart { min-height: 120px; }
+  .chart svg { display: block; max-width: 100%; height: auto; }
+  .chart[aria-busy="true"]::before { content: "Drawing the chart…"; display: block; padding: 48px 0; text-align: center; color: #4b5563; }
+  .kpi { font-size: 32px; font-weight: 600; color: var(--accent); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+  .table-scroll { overflow-x: auto; max-width: 100%; }
+  .table-scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
   th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #f3f4f6; white-space: nowrap; }
   th { font-weight: 600; color: #374151; }
-  td.number { text-align: right; }
+  td.number, th.number { text-align: right; }
+  details.data { margin-top: 8px; }
+  details.data summary { cursor: pointer; font-size: 13px; color: #1f2937; width: max-content; padding: 2px 0; }
+  details.data[open] summary { margin-bottom: 6px; }
+  .state { flex: 1; display: flex; align-items: center; justify-content: center; min-height: 140px; margin: 0; padding: 16px;
+    color: #4b5563; background: #f9fafb; border: 1px dashed #d1d5db; border-radius: 6px; text-align: center; }
+  .state.timed_out { color: #92400e; background: #fffbeb; border-color: #fcd34d; }
+  visual-card[busy] article { opacity: 0.55; transition: opacity 0.2s; }
+  .loading { margin: 4px 0 0; min-height: 1.2em; font-size: 12px; color: #4b5563; }
+  .tabs { display: flex; gap: 4px; margin: 6px 0 12px; border-bottom: 1px solid #e5e7eb; overflow-x: auto; }
+  .tabs [role="tab"] { font: inherit; padding: 8px 14px; border: 0; border-bottom: 3px solid transparent; background: none; color: #374151; cursor: pointer; white-space: nowrap; }
+  .tabs [role="tab"]:focus-visible { outline-offset: -3px; }
+  .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: #111827; font-weight: 600; }
+  :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+  .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; margin: 8px 0 0; padding: 12px 16px;
+    background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; }
+  .filter { display: flex; flex-direction: column; gap: 4px; min-width: 0; max-width: 100%; margin: 0; padding: 0; border: 0; }
+  .filter label, .filter legend { font-size: 12px; font-weight: 600; color: #374151; padding: 0; }
+  .filter.range { display: block; }
+  .filter.range legend { margin-bottom: 4px; }
+  .filter.range input { width: 9.5em; }
+  .filter select, .filter input { font: inherit; min-height: 36px; padding: 6px 8px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; min-width: 9em; max-width: 100%; }
+  .filter select:disabled { background: #f3f4f6; color: #374151; }
+  .filter.locked small { font-size: 12px; color: #4b5563; }
+  .filters .reset { align-self: flex-end; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; cursor: pointer; }
+  .problem { margin: 12px 0 0; padding: 8px 12px; color: #991b1b; background: #fef2f2; border: 1px solid #fecaca; border-radius: 6px; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+  form.export button { margin-top: 8px; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; cursor: pointer; }
+  #vg-tooltip-element { font: 12px/1.4 system-ui, sans-serif; }
+  @media (max-width: 600px) {
+    /* a dashboard's grid is one column on a phone, its tiles in the grid's order */
+    .dashboard { display: flex !important; flex-direction: column; }
+    header { padding: 12px 16px; }
+    main { padding: 12px 12px 24px; }
+    visual-card.visual > article { padding: 10px 12px 12px; }
+    .filters { padding: 10px 12px; }
+    .filter { flex: 1 1 100%; }
+    .filter select { width: 100%; }
+  }
+  @media print {
+    body { background: #fff; }
+    header { border-bottom-width: 2px; }
+    main { max-width: none; padding: 8px 0; }
+    filter-bar, .tabs, form.export, a.download, details.data, .loading { display: none !important; }
+    section.page[hidden] { display: block !important; }
+    section.page h2.visually-hidden { position: static; width: auto; height: auto; margin: 16px 0 8px; clip: auto; overflow: visible; }
+    section.page h2 { break-after: avoid; }
+    /* a table keeps its columns: the whole row is its */
+    .visuals > visual-card:has(> article > .table-scroll) { grid-column: 1 / -1; }
+    .table-scroll { overflow: visible; }
+    .visuals { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+    visual-card, article.visual { break-inside: avoid; }
+    .watermark { position: fixed; }
+  }
   .note { color: #6b7280; font-size: 12px; margin: 6px 0 0; }
   .unavailable { color: #6b7280; font-style: italic; }
-  a.download { font-size: 12px; color: var(--accent); }
-  .bars { display: grid; grid-template-columns: max-content 1fr max-content; gap: 6px 8px; align-items: center; }
-  .bars .bar { height: 14px; background: var(--accent); border-radius: 3px; min-width: 1px; }
-  .bars .value { text-align: right; font-variant-numeric: tabular-nums; }
+  a.download { display: inline-block; margin-top: 8px; font-size: 12px; color: #1d4ed8; }
   .watermark { position: fixed; inset: 0; pointer-events: none; z-index: 10; }
   form.password { max-width: 360px; margin: 12vh auto; background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 24px; }
   form.password label { display: block; margin-bottom: 8px; font-weight: 600; }
@@ -96,34 +161,6 @@ const watermark = (text: string) => {
 
 const cell = (value: Row[string] | undefined) =>
   typeof value === "number" ? `<td class="number">${escape(ReportViews.displayText(value))}</td>` : `<td>${escape(ReportViews.displayText(value))}</td>`
-
-/** A bar chart in plain HTML: a label, a bar as wide as its share of the largest value, the value. */
-const bars = (points: ReadonlyArray<{ readonly label: string; readonly value: number }>) => {
-  const largest = Math.max(...points.map((p) => Math.abs(p.value)), 0)
-  return `<div class="bars">${
-    points.map((p) =>
-      `<span>${escape(p.label)}</span><div class="bar" style="width: ${largest === 0 ? 0 : (Math.abs(p.value) / largest * 100).toFixed(1)}%"></div>` +
-      `<span class="value">${escape(ReportViews.displayText(p.value))}</span>`
-    ).join("")
-  }</div>`
-}
-
-const visualBody = (view: ReportViews.VisualView) => {
-  if (view._tag === "Unavailable") return `<p class="unavailable">${escape(view.detail)}</p>`
-  if (ReportViews.matchesNoRow(view)) return `<p class="unavailable">${escape(ReportViews.noRowsDetail)}</p>`
-  const { columns, rows } = view
-  const figure = ReportViews.keyFigure(view)
-  if (figure !== undefined) return `<div class="kpi">${escape(figure)}</div>`
-  const x = view.visual.encoding?.x
-  const y = view.visual.encoding?.y?.[0]
-  if (view.visual.type === "bar" && x !== undefined && y !== undefined && rows.length > 0 && rows.length <= 50 && rows.every((r) => typeof r[y] === "number")) {
-    return bars(rows.map((r) => ({ label: String(r[x] ?? ""), value: r[y] as number })))
-  }
-  const shown = rows.slice(0, rowsShown)
-  return `<table><thead><tr>${columns.map((c) => `<th>${escape(c.title ?? c.name)}</th>`).join("")}</tr></thead>` +
-    `<tbody>${shown.map((row) => `<tr>${columns.map((c) => cell(row[c.name])).join("")}</tr>`).join("")}</tbody></table>` +
-    (rows.length > shown.length ? `<p class="note">The first ${shown.length} of ${rows.length} rows.</p>` : "")
-}
 
 /** A comment and its replies. */
 interface Thread {
@@ -181,28 +218,74 @@ const commentSection = (view: ReportViews.ReportView, shown: NonNullable<ReportP
 export interface ReportPageOptions {
   readonly branding: Branding
   readonly watermark: string | null
-  /** The URL of a visual's CSV, when the grant allows download (decision 0014: absent with view only). */
-  readonly downloadUrl?: ((visualId: string) => string) | undefined
   /** Where the report's PDF is asked for (a form post), when the grant allows download. */
   readonly exportUrl?: string | undefined
   /** The report's comments, when the grant allows comment (decision 0014: absent with view only, and no section at all). */
   readonly comments?: { readonly comments: ReadonlyArray<Comments.SharedComment>; readonly more: boolean } | undefined
+  /** The viewer's entry script's URL; without it the page is the server's drawing only. */
+  readonly script?: string | undefined
 }
 
-/** A shared report, read-only: each page, each visual's rows, the watermark over all of it. */
-export const reportPage = (view: ReportViews.ReportView, options: ReportPageOptions): string => {
-  const pages = view.pages.map((page) =>
-    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${
-      page.visuals.map((v) =>
-        `<article class="visual" data-visual="${escape(v.visual.id)}"><h3>${escape(v.visual.title ?? v.visual.id)}</h3>${visualBody(v)}${
-          options.downloadUrl !== undefined && v._tag === "Rows"
-            ? `<a class="download" href="${escape(options.downloadUrl(v.visual.id))}" download>Download CSV</a>`
-            : ""
-        }</article>`
-      ).join("")
-    }</div></section>`
+const cardTable = (table: ViewerData.TableData, label: string) =>
+  `<div class="table-scroll" tabindex="0" role="region" aria-label="${escape(label)}"><table><caption class="visually-hidden">${escape(label)}</caption>` +
+  `<thead><tr>${table.columns.map((c) => `<th scope="col" class="${c.numeric ? "number" : ""}">${escape(c.title)}</th>`).join("")}</tr></thead>` +
+  `<tbody>${table.cells.map((row) => `<tr>${row.map((cell, i) => `<td class="${table.columns[i]?.numeric ? "number" : ""}">${escape(cell)}</td>`).join("")}</tr>`).join("")}</tbody></table></div>` +
+  (table.rows > table.cells.length ? `<p class="note">The first ${table.cells.length} of ${table.rows} rows.</p>` : "")
+
+/** What a visual's card holds under its title: its chart (the server's SVG), key figure or table, or the message instead. */
+const cardBody = (v: ViewerData.VisualData, svg: string | undefined) =>
+  v.state !== "rows"
+    ? `<p class="state ${v.state}">${escape(v.message ?? v.unavailable ?? "")}</p>`
+    : v.kind === "kpi"
+    ? `<p class="kpi">${escape(v.figure ?? "")}</p>`
+    : v.vega !== undefined
+    ? `<figure><vega-chart class="chart">${svg ?? ""}</vega-chart><figcaption class="visually-hidden">${escape(v.description ?? "")}</figcaption></figure>` +
+      (v.table === undefined ? "" : `<details class="data"><summary>Show data</summary>${cardTable(v.table, v.description ?? "Data")}</details>`)
+    : v.table === undefined
+    ? ""
+    : cardTable(v.table, v.title ?? v.id)
+
+/** A visual's card as the viewer's `<visual-card>` renders it, its chart the server's SVG. */
+const card = (v: ViewerData.VisualData, svg: string | undefined) => {
+  const titleId = `visual-${v.id}-title`
+  const body = cardBody(v, svg)
+  const download = v.download_url === undefined ? "" : `<a class="download" href="${escape(v.download_url)}" download>Download CSV</a>`
+  return `<visual-card class="visual" data-visual="${escape(v.id)}"><article aria-labelledby="${escape(titleId)}"><h3 id="${escape(titleId)}">${
+    escape(v.title ?? v.id)
+  }</h3>${body}${download}</article></visual-card>`
+}
+
+/** The viewer's data on the page: a table's or key figure's rows are already its cells, only a chart reads its rows. */
+const pageData = (data: ViewerData.ReportData): ViewerData.ReportData => ({
+  ...data,
+  pages: data.pages.map((page) => ({
+    ...page,
+    visuals: page.visuals.map((v) => {
+      if (v.vega !== undefined || v.rows === undefined) return v
+      const { rows: _, ...rest } = v
+      return rest
+    })
+  }))
+})
+
+/** Data for a script element: JSON that no `</script>` or comment in it can end early. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+/**
+ * A shared report: each page's visuals in cards, charts drawn on the
+ * server as SVG, each chart's data in a table behind "Show data"; the
+ * viewer's script (when `script` is given) then adds the filters, the page
+ * switcher and live charts. The watermark over all of it.
+ */
+export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.ReportView, options: ReportPageOptions): string => {
+  const { data, svgs } = shared
+  const pages = data.pages.map((page) =>
+    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${page.visuals.map((v) => card(v, svgs.get(v.id))).join("")}</div></section>`
   ).join("")
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
+  const script = options.script === undefined
+    ? ""
+    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script><script type="module" src="${escape(options.script)}"></script>`
   return document(
     view.report.name,
     options.branding,
@@ -210,8 +293,8 @@ export const reportPage = (view: ReportViews.ReportView, options: ReportPageOpti
       options.exportUrl === undefined
         ? ""
         : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf"><button type="submit">Download PDF</button></form>`
-    }</header><main>${pages}${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
-      (options.watermark === null ? "" : watermark(options.watermark)),
+    }</header><main><report-viewer>${pages}</report-viewer>${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
+      (options.watermark === null ? "" : watermark(options.watermark)) + script,
     options.comments === undefined ? "" : commentStyles
   )
 }
@@ -258,6 +341,15 @@ const page = (title: string, heading: string, main: string, options: SubjectPage
     `<header>${heading}</header><main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark))
   )
 
+/** The dashboard's grid: 24 columns across the page's 1152 px, rows of 48 px at least, 12 px apart. */
+const grid = { columns: 24, width: 1152, row: 48, gap: 12 } as const
+
+/** The size a tile's chart is drawn at: its tile's width less the card's padding, its height less the title's and "Show data"'s. */
+export const tileChartSize = (tile: { readonly width: number; readonly height: number }) => ({
+  width: Math.max(200, Math.round(tile.width / grid.columns * (grid.width + grid.gap) - grid.gap - 34)),
+  height: Math.min(600, Math.max(160, tile.height * (grid.row + grid.gap) - grid.gap - 110))
+})
+
 /**
  * A shared dashboard, read-only: its tiles in the grid's order, each its
  * report visual's rows for the viewer, placed on the dashboard's 24-column
@@ -268,12 +360,17 @@ export const dashboardPage = (
   options: SubjectPageOptions & {
     /** The URL of a tile's CSV, when the grant allows download and has no watermark (rule 1: absent with view only). */
     readonly downloadUrl?: ((tileId: string) => string) | undefined
+    /** Each tile's visual as a card's content (charts drawn as SVG), by tile id. */
+    readonly cards: ReadonlyMap<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>
   }
 ): string => {
   const tiles = view.tiles.map(({ tile, view: v }) => {
     const area = `grid-column: ${tile.x + 1} / span ${tile.width}; grid-row: ${tile.y + 1} / span ${tile.height}`
     const title = v._tag === "Missing" ? tile.id : v.visual.title ?? v.visual.id
-    const body = v._tag === "Missing" ? `<p class="unavailable">${escape(v.detail)}</p>` : visualBody(v)
+    const shown = options.cards.get(tile.id)
+    const body = v._tag === "Missing" || shown === undefined
+      ? `<p class="state unavailable">${escape(v._tag === "Missing" ? v.detail : "")}</p>`
+      : cardBody(shown.data, shown.svg)
     const download = options.downloadUrl !== undefined && v._tag === "Rows"
       ? `<a class="download" href="${escape(options.downloadUrl(tile.id))}" download>Download CSV</a>`
       : ""
@@ -282,7 +379,7 @@ export const dashboardPage = (
   return page(
     view.dashboard.name,
     `<h1>${escape(view.dashboard.name)}</h1>`,
-    `<div class="dashboard" style="display: grid; grid-template-columns: repeat(24, minmax(0, 1fr)); grid-auto-rows: minmax(48px, auto); gap: 12px">${tiles}</div>`,
+    `<div class="dashboard" style="display: grid; grid-template-columns: repeat(${grid.columns}, minmax(0, 1fr)); grid-auto-rows: minmax(${grid.row}px, auto); gap: ${grid.gap}px">${tiles}</div>`,
     options
   )
 }

@@ -35,17 +35,22 @@ import {
   OperationLimits,
   type PasswordHasher,
   ProblemCode,
+  Report,
   type ReportStore,
   type ReportViews,
   SharedSubjects,
   SharedViews,
   type ShareTokens
 } from "@analytics/core"
+import { Theme } from "@analytics/charts"
+import type { ViewerData } from "@analytics/viewer"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
+import * as SharedReport from "./SharedReport.ts"
 import * as SharePage from "./SharePage.ts"
+import * as ViewerAssets from "./ViewerAssets.ts"
 
 /** Where public links and embeds are served, under the public base URL. */
 export const paths = { link: "/s", embed: "/embed" } as const
@@ -111,13 +116,16 @@ const wantsJson = (request: HttpServerRequest.HttpServerRequest) => {
   return /json/.test(accept) && !/text\/html/.test(accept)
 }
 
-/** The headers every shared page carries: no caching, no referrer (the URL is the credential), no framing unless an embed. */
-const pageHeaders = (embed: boolean) => ({
+/**
+ * The headers every shared page carries: no caching, no referrer (the URL is the credential), no framing unless an embed.
+ * A report's page runs the viewer: scripts of this origin only (no inline script, no eval) and requests to it (its JSON view).
+ */
+const pageHeaders = (embed: boolean, viewer = false) => ({
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
   "x-robots-tag": "noindex, nofollow",
-  "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors ${
+  "content-security-policy": `default-src 'none'; ${viewer ? "script-src 'self'; connect-src 'self'; " : ""}style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors ${
     embed ? "*" : "'none'"
   }`
 })
@@ -137,19 +145,17 @@ const commentsJson = (shown: NonNullable<SharePage.ReportPageOptions["comments"]
   has_more: shown.more
 })
 
-/** What a viewer sees, as JSON (the comments only when the grant allows comment). */
-const viewJson = (view: ReportViews.ReportView, viewer: SharedViews.Viewer, comments: SharePage.ReportPageOptions["comments"]) => ({
-  report: { report_id: view.report.report_id, name: view.report.name, description: view.report.description },
+/**
+ * What a viewer sees, as JSON (the comments only when the grant allows comment): the viewer's data,
+ * each visual's `columns` and `rows` as they always were, with what the viewer draws them from.
+ */
+const viewJson = (shared: SharedReport.SharedReport, viewer: SharedViews.Viewer, comments: SharePage.ReportPageOptions["comments"]) => ({
+  report: shared.data.report,
   actions: viewer.grant.actions,
   watermark: viewer.watermark,
-  pages: view.pages.map((page) => ({
-    name: page.name,
-    visuals: page.visuals.map((v) =>
-      v._tag === "Rows"
-        ? { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, columns: v.columns.map((c) => c.name), rows: v.rows }
-        : { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null, unavailable: v.detail }
-    )
-  })),
+  pages: shared.data.pages,
+  filters: shared.data.filters,
+  filter_values: shared.data.filter_values,
   ...(comments === undefined ? {} : { comments: commentsJson(comments) })
 })
 
@@ -238,6 +244,8 @@ const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refu
       return { code: "export/invalid", detail: error.detail }
     case "BodyTooLarge":
       return { code: "request/body-too-large", detail: "The body is too large" }
+    case "FiltersRefused":
+      return { code: "request/invalid", detail: error.detail }
     case "SchemaError":
       return { code: "request/invalid", detail: String(error.message ?? error) }
     case "QueryTimedOut":
@@ -253,6 +261,8 @@ const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refu
 /** The share routes on the `HttpRouter`, over the services in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const info = yield* ServiceInfo
+  const assets = yield* ViewerAssets.ViewerAssets
+  const theme = Theme.theme({ primaryColor: info.branding.primaryColor })
   const services = yield* Effect.context<Services>()
   const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
   const secure = info.publicBaseUrl.startsWith("https:")
@@ -291,23 +301,50 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
 
   const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
 
-  /** The report as a page (its download controls when the share allows download), or JSON. */
+  /** The viewer's entry script, under the public base URL's path; none without a built viewer. */
+  const script = assets.entry === null ? undefined : `${basePath}${ViewerAssets.path}/${assets.entry}`
+
+  /** The report filters' values a view asks for (`?filters=` holding a JSON object), checked against their schema. */
+  const filterValues = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const given = new URL(request.url, "http://localhost").searchParams.get("filters")
+    if (given === null || given === "") return {}
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(given) as unknown,
+      catch: () => new SharedViews.FiltersRefused({ detail: "filters: not JSON; give an object of the report's filters' values" })
+    })
+    return yield* Schema.decodeUnknownEffect(Report.ReportFilterValues)(parsed).pipe(
+      Effect.mapError((error) => new SharedViews.FiltersRefused({ detail: `filters: ${error.message}` }))
+    )
+  })
+
+  /** The report as a page (its download controls when the share allows download), or JSON; with the filters' values asked for. */
   const show = (viewer: SharedViews.Viewer, embed: boolean, urls: { readonly download: (visualId: string) => string; readonly export: string }) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const view = yield* run(SharedViews.render(viewer))
+      const values = yield* filterValues
+      const view = yield* run(SharedViews.render(viewer, values))
+      const controls = yield* run(SharedViews.filterControls(viewer))
       // Rule 1: with only view, no comments are read and the page has no comment section.
       const comments = yield* run(Comments.shared(viewer))
-      if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(viewJson(view, viewer, comments), { headers: pageHeaders(embed) })
+      const json = wantsJson(request)
+      const shared = yield* SharedReport.make(view, {
+        theme,
+        controls,
+        values,
+        downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
+        draw: !json
+      })
+      if (json) return HttpServerResponse.jsonUnsafe(viewJson(shared, viewer, comments), { headers: pageHeaders(embed) })
       const downloads = SharedViews.may(viewer, "download")
-      const page = SharePage.reportPage(view, {
+      const page = SharePage.reportPage(shared, view, {
         branding,
         watermark: viewer.watermark,
-        downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
         exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined,
-        comments
+        comments,
+        script
       })
-      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, script !== undefined) })
     })
 
   /** One visual as a CSV download. */
@@ -333,12 +370,23 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
    * watermark); no PDF (exports are of a report), and none within a workspace share (decision 0014).
    */
   const showDashboard = (viewer: SharedViews.Viewer, embed: boolean, view: SharedSubjects.DashboardView, download?: (tileId: string) => string) =>
-    answer(embed, () => dashboardJson(view, viewer), () =>
-      SharePage.dashboardPage(view, {
+    Effect.gen(function*() {
+      if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) {
+        return HttpServerResponse.jsonUnsafe(dashboardJson(view, viewer), { headers: pageHeaders(embed) })
+      }
+      // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
+      const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
+      for (const { tile, view: v } of view.tiles) {
+        if (v._tag !== "Missing") cards.set(tile.id, yield* SharedReport.visual(v, { theme, draw: true, size: SharePage.tileChartSize(tile) }))
+      }
+      const page = SharePage.dashboardPage(view, {
         branding,
         watermark: viewer.watermark,
-        downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined
-      }))
+        downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined,
+        cards
+      })
+      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+    })
 
   /**
    * What the grant shares, as a page or JSON: a report as it always was; a

@@ -56,6 +56,8 @@ export interface Request {
   readonly security: SecurityContext
   /** Added to each visual's own filters: query filters, or values of the report's filters. */
   readonly filters: Reports.ViewFilters
+  /** Query filters added besides `filters`, whichever form those take (an embed's locked parameters). */
+  readonly locked?: ReadonlyArray<Reports.QueryFilter> | undefined
   /** The pages to show, by name; every page when absent. */
   readonly pages?: ReadonlyArray<string> | undefined
   /** Only this visual (and its page); every visual when absent. */
@@ -68,13 +70,16 @@ export const hiddenDetail = "Nothing here is visible to you."
 /** What a visual says when its query, with the view's filters, matches no row. */
 export const noRowsDetail = "No rows match."
 
+/** What a visual says when its query ran past the report's timeout. */
+export const timedOutDetail = "This visual's query timed out."
+
 /** Whether a visual's rows show nothing: no row, or a key figure over no row (one row without a value). */
 export const matchesNoRow = (v: Extract<VisualView, { _tag: "Rows" }>): boolean => v.rows.length === 0 || keyFigure(v) === ""
 
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
 export const unavailable = (error: { readonly _tag: string }): string =>
   error._tag === "QueryTimedOut"
-    ? "This visual's query timed out."
+    ? timedOutDetail
     : error._tag === "NotLoaded"
     ? "This data has not been loaded yet."
     : error._tag === "QueryInvalid"
@@ -82,17 +87,18 @@ export const unavailable = (error: { readonly _tag: string }): string =>
     : "This visual is not available."
 
 /**
- * Runs one visual of a report as `security` sees it, with `filters` added to
- * its own: its rows, or why it shows none.
+ * Runs one visual of a report as `security` sees it, with `filters` (and
+ * `locked`) added to its own: its rows, or why it shows none.
  */
 export const visualView = (
   tenantId: Report["tenant_id"],
   reportId: string,
   visual: Visual,
   security: SecurityContext,
-  filters: Reports.ViewFilters
+  filters: Reports.ViewFilters,
+  locked: ReadonlyArray<Reports.QueryFilter> = []
 ): Effect.Effect<VisualView, StoreError, Services> =>
-  Reports.queryVisual(tenantId, reportId, visual.id, security, filters).pipe(
+  Reports.queryVisual(tenantId, reportId, visual.id, security, filters, locked).pipe(
     Effect.map((result): VisualView =>
       result.compiled.hidden === true
         ? { _tag: "Unavailable", visual, detail: hiddenDetail }
@@ -114,7 +120,7 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
       .filter((p) => p.visuals.length > 0 || request.visualId === undefined)
     const pages = yield* Effect.forEach(chosen, (page) =>
       Effect.map(
-        Effect.forEach(page.visuals, (visual) => visualView(request.tenantId, request.reportId, visual, request.security, request.filters), {
+        Effect.forEach(page.visuals, (visual) => visualView(request.tenantId, request.reportId, visual, request.security, request.filters, request.locked), {
           concurrency: 4
         }),
         (visuals) => ({ name: page.name, visuals })

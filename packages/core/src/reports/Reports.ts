@@ -146,7 +146,7 @@ type Applied =
   | { readonly _tag: "Condition"; readonly filter: QueryFilter }
 
 /** A filter of a semantic query. */
-type QueryFilter = NonNullable<SemanticQuery.Query["filters"]>[number]
+export type QueryFilter = NonNullable<SemanticQuery.Query["filters"]>[number]
 
 /** A report filter's value on a dimension of a visual's model: what it adds to the query, or why it cannot. */
 const applied = (dimension: SemanticModel.Dimension, value: ReportFilterValue): Applied | string => {
@@ -252,13 +252,16 @@ export const remove: WorkspaceResource.Remove<ReportStore> = (tenantId, reportId
  * A visual of a report, and its query with `filters` added (a viewer's or
  * an export's): query filters as they are, or the report's filters' values
  * on the visual's dataset's dimensions (a filter whose dimension the
- * dataset lacks leaves the visual as it is).
+ * dataset lacks leaves the visual as it is); `locked` query filters are
+ * added in either case (an embed's locked parameters beside the values its
+ * viewer chose).
  */
 export const visualQuery = (
   tenantId: TenantId,
   reportId: string,
   visualId: string,
-  filters: ViewFilters = []
+  filters: ViewFilters = [],
+  locked: ReadonlyArray<QueryFilter> = []
 ) =>
   Effect.gen(function*() {
     const report = yield* get(tenantId, reportId)
@@ -266,7 +269,7 @@ export const visualQuery = (
     if (found === undefined) return yield* new NotFound({ resource: "visual", id: visualId })
     const own = found.visual.query
     if (Array.isArray(filters)) {
-      return { report, visual: found.visual, query: { ...own, filters: [...(own.filters ?? []), ...filters as ReadonlyArray<QueryFilter>] } satisfies SemanticQuery.Query }
+      return { report, visual: found.visual, query: { ...own, filters: [...(own.filters ?? []), ...filters as ReadonlyArray<QueryFilter>, ...locked] } satisfies SemanticQuery.Query }
     }
     const model = (yield* Datasets.get(tenantId, found.visual.dataset_id)).model
     const conditions: Array<QueryFilter> = []
@@ -283,7 +286,7 @@ export const visualQuery = (
     }
     const query: SemanticQuery.Query = {
       ...own,
-      filters: [...(own.filters ?? []), ...conditions],
+      filters: [...(own.filters ?? []), ...conditions, ...locked],
       ...(ranges.length === 0 ? {} : { time_dimensions: [...(own.time_dimensions ?? []), ...ranges] })
     }
     return { report, visual: found.visual, query }
@@ -298,10 +301,11 @@ export const queryVisual = (
   reportId: string,
   visualId: string,
   security: SemanticQuery.SecurityContext,
-  filters: ViewFilters = []
+  filters: ViewFilters = [],
+  locked: ReadonlyArray<QueryFilter> = []
 ) =>
   Effect.gen(function*() {
-    const { query, report, visual } = yield* visualQuery(tenantId, reportId, visualId, filters)
+    const { query, report, visual } = yield* visualQuery(tenantId, reportId, visualId, filters, locked)
     const result = yield* Datasets.query(tenantId, visual.dataset_id, query, security, Duration.seconds(report.settings.query_timeout_seconds))
     return { report, visual, ...result }
   })

@@ -1,0 +1,115 @@
+/**
+ * A shared report as the viewer's data (`@analytics/viewer`'s
+ * `ReportData`): each visual planned by `@analytics/charts` in the model's
+ * words, a chart compiled to Vega and drawn as SVG on the server (the
+ * page's first paint, which needs no script), tables and key figures as
+ * formatted text, and a message instead of an empty chart. The same data
+ * is the report's JSON view, its first members as they always were.
+ *
+ * @since 0.1.0
+ */
+import { Chart, Format, Theme } from "@analytics/charts"
+import { compile, toSvg } from "@analytics/charts/svg"
+import { ReportViews, type SharedViews } from "@analytics/core"
+import { ViewerData } from "@analytics/viewer"
+import { Effect } from "effect"
+
+/** The most rows a table shows on the page (the rest are in its download, when allowed). */
+export const rowsShown = 200
+
+/** The size charts are first drawn at (the viewer redraws one far from it at once). */
+export const chartSize = ViewerData.chartSize
+
+/** A report's data for the viewer, and the SVG of each chart drawn on the server, by visual id. */
+export interface SharedReport {
+  readonly data: ViewerData.ReportData
+  readonly svgs: ReadonlyMap<string, string>
+}
+
+/** What else the data carries. */
+export interface Options {
+  readonly theme: Theme.Theme
+  readonly controls: ReadonlyArray<SharedViews.FilterControl>
+  readonly values: Readonly<Record<string, ViewerData.FilterValue>>
+  /** A visual's CSV, when the share allows rows. */
+  readonly downloadUrl?: ((visualId: string) => string) | undefined
+  /** Draw the charts' SVG (a page); the JSON view needs none. */
+  readonly draw: boolean
+}
+
+/** Why a visual shows nothing, from its view's words. */
+const stateOf = (detail: string): ViewerData.VisualState =>
+  detail === ReportViews.hiddenDetail ? "hidden" : detail === ReportViews.timedOutDetail ? "timed_out" : "unavailable"
+
+/** The server's drawing made to fit its card: its width the card's, its height in proportion. */
+const responsive = (svg: string): string =>
+  svg.replace(/^<svg([^>]*?) width="([\d.]+)" height="([\d.]+)"/, (_, attrs: string, w: string, h: string) =>
+    `<svg${attrs.replace(/ viewBox="[^"]*"/, "")} viewBox="0 0 ${w} ${h}" width="100%" preserveAspectRatio="xMinYMin meet"`)
+
+/** How one visual is made: its chart's colours, its CSV's URL (when the share allows rows), whether to draw its SVG. */
+export interface VisualOptions {
+  readonly theme: Theme.Theme
+  readonly downloadUrl?: ((visualId: string) => string) | undefined
+  readonly draw: boolean
+  /** The size its chart is drawn at; a report's card's (`chartSize`) unless told. */
+  readonly size?: { readonly width: number; readonly height: number } | undefined
+}
+
+/** One visual (a report's, or a dashboard's tile's): its data for the viewer, and its SVG when it is a chart and `draw` is asked. */
+export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effect.Effect<{ readonly data: ViewerData.VisualData; readonly svg: string | undefined }> =>
+  Effect.gen(function*() {
+    const { theme } = options
+    const base = { id: v.visual.id, type: v.visual.type, title: v.visual.title ?? null }
+    const download = options.downloadUrl === undefined || v._tag !== "Rows" ? {} : { download_url: options.downloadUrl(v.visual.id) }
+    if (v._tag === "Unavailable") {
+      return { data: { ...base, unavailable: v.detail, state: stateOf(v.detail), message: v.detail } satisfies ViewerData.VisualData, svg: undefined }
+    }
+    const rows = { ...base, columns: v.columns.map((c) => c.name), rows: v.rows, ...download }
+    if (ReportViews.matchesNoRow(v)) {
+      return { data: { ...rows, state: "no_rows", message: ReportViews.noRowsDetail } satisfies ViewerData.VisualData, svg: undefined }
+    }
+    const plan = Chart.plan({ visual: v.visual, columns: v.columns, theme })
+    const planColumns = v.columns.map(Chart.planColumn)
+    const tableColumns = plan.kind === "table" ? plan.columns : planColumns
+    const table: ViewerData.TableData = {
+      columns: tableColumns.map((c) => ({ title: c.title, numeric: c.role === "quantity" })),
+      cells: v.rows.slice(0, rowsShown).map((row) => tableColumns.map((c) => Format.text(row[c.field], c))),
+      rows: v.rows.length
+    }
+    if (plan.kind === "kpi") {
+      return { data: { ...rows, state: "rows", kind: "kpi", figure: Format.text(v.rows[0]?.[plan.value.field], plan.value), table } satisfies ViewerData.VisualData, svg: undefined }
+    }
+    if (!Chart.isDrawn(plan)) return { data: { ...rows, state: "rows", kind: "table", table } satisfies ViewerData.VisualData, svg: undefined }
+    const size = options.size ?? chartSize
+    const spec = compile(Chart.vegaLite(plan, size))
+    const svg = options.draw ? responsive((yield* Effect.promise(() => toSvg(spec, v.rows, size))).svg) : undefined
+    return {
+      data: { ...rows, state: "rows", kind: plan.kind, vega: spec, description: Chart.describe(plan), table } satisfies ViewerData.VisualData,
+      svg
+    }
+  })
+
+/** The report as its viewer's data, and its charts' SVG when `draw` is asked. */
+export const make = (view: ReportViews.ReportView, options: Options): Effect.Effect<SharedReport> =>
+  Effect.gen(function*() {
+    const { theme } = options
+    const svgs = new Map<string, string>()
+    const pages = yield* Effect.forEach(view.pages, (page) =>
+      Effect.map(
+        Effect.forEach(page.visuals, (v) =>
+          Effect.map(visual(v, { theme, downloadUrl: options.downloadUrl, draw: options.draw }), ({ data, svg }) => {
+            if (svg !== undefined) svgs.set(v.visual.id, svg)
+            return data
+          })),
+        (visuals) => ({ name: page.name, visuals })
+      ))
+    return {
+      data: {
+        report: { report_id: view.report.report_id, name: view.report.name, description: view.report.description },
+        pages,
+        filters: options.controls,
+        filter_values: options.values
+      },
+      svgs
+    }
+  })

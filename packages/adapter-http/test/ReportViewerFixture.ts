@@ -1,0 +1,36 @@
+/**
+ * The demo report served with its viewer, for the viewer's tests: a
+ * server with the built viewer (`@analytics/viewer/assets`), a tenant, the
+ * sample sales (3,000 orders, `SampleSales`) and core's `SampleReport` over
+ * them; links and embeds see every row (an embed's locked region narrows it).
+ */
+import { SampleReport, SampleSales } from "@analytics/core"
+import * as Viewer from "@analytics/viewer/assets"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { ViewerAssets } from "../src/routes/ViewerAssets.ts"
+import * as ExportFixture from "./ExportFixture.ts"
+
+/** Where grants are managed. */
+export const grantsPath = "/v1/sharing/grants"
+
+/** How many orders the dataset holds. */
+export const orders = 3_000
+
+/** Starts the server with the viewer and arranges the demo report. */
+export const setup = Effect.gen(function*() {
+  const fixture = yield* ExportFixture.serve({ server: { viewerAssets: ViewerAssets.layer(Viewer.load()) } })
+  const { server } = fixture
+  const tenant = yield* ExportFixture.provision(server)
+  const { admin, ok } = tenant
+  const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Demo" })).workspace_id as string
+  const datasetId = (yield* ok("POST", "/v1/datasets", { workspace_id: workspaceId, name: "Sales", source: { type: "upload" } })).dataset_id as string
+  const loaded = yield* server.request("PUT", `/v1/datasets/${datasetId}/data`, { token: admin, body: SampleSales.csv(orders), headers: { "content-type": "text/csv" } })
+  assert.strictEqual(loaded.status, 200, loaded.text)
+  const model = SampleSales.model
+  yield* ok("PATCH", `/v1/datasets/${datasetId}`, {
+    model: { ...model, row_level_security: [...(model.row_level_security ?? []), { roles: ["embed"], all_rows: true }] }
+  })
+  const report = yield* ok("POST", "/v1/reports", SampleReport.create(workspaceId as never, datasetId as never))
+  return { ...fixture, ...tenant, workspaceId, datasetId, reportId: report.report_id as string }
+})

@@ -1,0 +1,91 @@
+/**
+ * The report viewer over plain HTTP: its files at `/assets/{file}` cached
+ * for good (an unknown one is a 404 problem); a shared report's page loads
+ * it under a policy allowing scripts of its own origin only, hands it its
+ * data as JSON that runs nothing, and draws its charts as SVG first; the
+ * JSON view keeps its members and adds the filters; `?filters=` narrows
+ * the view, and a value for an embed's locked parameter, an unknown filter
+ * or a bad value is refused (400 request/invalid), never a 5xx.
+ */
+import { problemCode } from "@analytics/testing/http"
+import * as Viewer from "@analytics/viewer/assets"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { grantsPath, setup } from "./ReportViewerFixture.ts"
+
+describe("the report viewer over HTTP", () => {
+  it.live("assets, the page's policy and data, the JSON view, and filters given and refused", () =>
+    Effect.gen(function*() {
+      const { ok, reportId, server } = yield* setup
+      const built = Viewer.load()
+
+      const entry = yield* server.request("GET", `/assets/${built.entry}`)
+      assert.strictEqual(entry.status, 200)
+      assert.strictEqual(entry.headers.get("cache-control"), "public, max-age=31536000, immutable")
+      assert.include(entry.headers.get("content-type"), "text/javascript")
+      assert.strictEqual(entry.headers.get("etag"), `"${built.files.get(built.entry)!.sha256}"`)
+      const missing = yield* server.request("GET", "/assets/nothing-here.js")
+      assert.strictEqual(missing.status, 404)
+      assert.strictEqual(problemCode(missing), "resource/not-found")
+
+      const link = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "link", actions: ["view"] })
+      const path = new URL(link.link_url).pathname
+      const page = yield* server.request("GET", path, { headers: { accept: "text/html" } })
+      assert.strictEqual(page.status, 200)
+      const csp = page.headers.get("content-security-policy") ?? ""
+      assert.include(csp, "script-src 'self'")
+      assert.include(csp, "connect-src 'self'")
+      assert.notInclude(csp, "unsafe-eval")
+      assert.notMatch(csp, /script-src[^;]*unsafe-inline/)
+      assert.include(page.text, `<script type="module" src="/assets/${built.entry}"></script>`)
+      const data = /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page.text)?.[1]
+      assert.isDefined(data)
+      assert.notInclude(data!, "<")
+      assert.strictEqual(JSON.parse(data!).report.name, "Sales overview")
+      // First paint: charts drawn by the server, each with its data as a table behind "Show data".
+      assert.strictEqual((page.text.match(/<vega-chart class="chart"><svg/g) ?? []).length, 7)
+      assert.strictEqual((page.text.match(/<summary>Show data<\/summary>/g) ?? []).length, 7)
+
+      const json = yield* server.request("GET", path, { headers: { accept: "application/json" } })
+      const byRegion = json.body.pages[0].visuals[1]
+      assert.deepStrictEqual(byRegion.columns, ["region", "revenue"])
+      assert.strictEqual(byRegion.rows.length, 4)
+      assert.strictEqual(byRegion.kind, "bar")
+      assert.deepStrictEqual(byRegion.table.columns, [{ title: "Region", numeric: false }, { title: "Revenue", numeric: true }])
+      assert.deepStrictEqual(json.body.filters.map((f: any) => [f.name, f.kind]), [["region", "choice"], ["channel", "choice"], ["period", "range"]])
+      assert.deepStrictEqual(json.body.filters[0].options, ["APAC", "EU", "LATAM", "US"])
+
+      const narrowed = yield* server.request("GET", `${path}?filters=${encodeURIComponent(JSON.stringify({ region: "EU", period: ["2025-01-01", "2025-06-30"] }))}`, {
+        headers: { accept: "application/json" }
+      })
+      assert.strictEqual(narrowed.status, 200, narrowed.text)
+      assert.deepStrictEqual(narrowed.body.pages[0].visuals[1].rows.map((r: any) => r.region), ["EU"])
+      assert.deepStrictEqual(narrowed.body.filter_values, { region: "EU", period: ["2025-01-01", "2025-06-30"] })
+      const none = yield* server.request("GET", `${path}?filters=${encodeURIComponent(JSON.stringify({ period: ["2031-01-01", "2031-12-31"] }))}`, {
+        headers: { accept: "text/html" }
+      })
+      assert.strictEqual(none.status, 200)
+      assert.include(none.text, `<p class="state no_rows">No rows match.</p>`)
+
+      for (const bad of ["{", JSON.stringify({ planet: "Mars" }), JSON.stringify({ period: 12 }), JSON.stringify(["EU"])]) {
+        const refused = yield* server.request("GET", `${path}?filters=${encodeURIComponent(bad)}`, { headers: { accept: "application/json" } })
+        assert.strictEqual(refused.status, 400, `${bad}: ${refused.text}`)
+        assert.strictEqual(problemCode(refused), "request/invalid")
+      }
+
+      // An embed's locked region: its values only, shown as locked, and not to be changed.
+      const embed = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "embed", actions: ["view"] })
+      const minted = yield* ok("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, { params: { region: "EU" } })
+      const embedPath = `/embed?token=${encodeURIComponent(minted.token)}`
+      const embedded = yield* server.request("GET", embedPath, { headers: { accept: "application/json" } })
+      assert.deepStrictEqual(embedded.body.filters[0], { name: "region", title: "Region", locked: "EU", kind: "choice", options: [] })
+      assert.deepStrictEqual(embedded.body.filters[1].options, ["Direct", "Online", "Partner"])
+      const lifted = yield* server.request("GET", `${embedPath}&filters=${encodeURIComponent(JSON.stringify({ region: "US" }))}`, { headers: { accept: "application/json" } })
+      assert.strictEqual(lifted.status, 400)
+      assert.strictEqual(problemCode(lifted), "request/invalid")
+      assert.include(lifted.body.detail, "embedding app")
+      const channel = yield* server.request("GET", `${embedPath}&filters=${encodeURIComponent(JSON.stringify({ channel: "Online" }))}`, { headers: { accept: "application/json" } })
+      assert.strictEqual(channel.status, 200)
+      assert.deepStrictEqual(channel.body.pages[0].visuals[1].rows.map((r: any) => r.region), ["EU"])
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})

@@ -1,0 +1,83 @@
+/**
+ * What the share and embed pages hand the viewer: the report as its
+ * viewer sees it, each visual already planned and formatted on the server
+ * (a compiled Vega spec, table cells as text), so the browser needs no
+ * vega-lite, no formatter and no model. The same object is the JSON view
+ * of a shared report (`Accept: application/json`).
+ *
+ * @since 0.1.0
+ */
+
+/** A value a report filter may take: one value, several, or a date range `[from, to]`. */
+export type FilterValue = string | number | boolean | ReadonlyArray<string | number | boolean>
+
+/** One of the report's filters as a control. */
+export interface FilterControl {
+  readonly name: string
+  readonly title: string
+  /** A time dimension is a date range; any other a choice among `options`. */
+  readonly kind: "range" | "choice"
+  readonly options: ReadonlyArray<string | number | boolean>
+  /** The value an embedding app locked it to: shown, not changeable. */
+  readonly locked?: string | number | boolean | undefined
+}
+
+/** How a visual is shown: its rows, or a message instead of an empty chart. */
+export type VisualState = "rows" | "no_rows" | "timed_out" | "hidden" | "unavailable"
+
+/** A table's columns and its cells as text. */
+export interface TableData {
+  readonly columns: ReadonlyArray<{ readonly title: string; readonly numeric: boolean }>
+  readonly cells: ReadonlyArray<ReadonlyArray<string>>
+  /** How many rows the visual has (the cells may be the first of them). */
+  readonly rows: number
+}
+
+/** A visual of the report. */
+export interface VisualData {
+  readonly id: string
+  readonly type: string
+  readonly title: string | null
+  /** The result columns' names, as the rows key them. */
+  readonly columns?: ReadonlyArray<string>
+  readonly rows?: ReadonlyArray<Readonly<Record<string, unknown>>>
+  /** Why it shows no rows, when it cannot be shown. */
+  readonly unavailable?: string
+  readonly state: VisualState
+  /** The message shown instead of the visual, in the viewer's words. */
+  readonly message?: string
+  /** What is drawn: a chart kind, `table` or `kpi`. */
+  readonly kind?: string
+  /** A key figure's value, formatted. */
+  readonly figure?: string
+  /** A chart's compiled Vega spec, reading its rows as the data source `rows`. */
+  readonly vega?: unknown
+  /** A chart's text alternative. */
+  readonly description?: string
+  /** The rows as a table: the visual itself for a table, the chart's data on demand otherwise. */
+  readonly table?: TableData
+  /** Where its rows download as CSV, when the share allows it. */
+  readonly download_url?: string
+}
+
+/** A page of the report. */
+export interface PageData {
+  readonly name: string
+  readonly visuals: ReadonlyArray<VisualData>
+}
+
+/** The report as its viewer sees it. */
+export interface ReportData {
+  readonly report: { readonly report_id: string; readonly name: string; readonly description: string | null }
+  readonly pages: ReadonlyArray<PageData>
+  /** The report's filters as controls (none when it has none). */
+  readonly filters?: ReadonlyArray<FilterControl>
+  /** The values its filters are set to in this view. */
+  readonly filter_values?: Readonly<Record<string, FilterValue>>
+}
+
+/** The id of the page's `<script type="application/json">` element holding the `ReportData`. */
+export const dataElementId = "report-data"
+
+/** The width and height a chart is first drawn at on the server: a card of the two-column grid at 1280 px. */
+export const chartSize = { width: 536, height: 280 } as const
