@@ -144,6 +144,7 @@ const write = async (view: ReportViews.ReportView, options: DocumentRenderers.Do
       const x = page.margin + (i % columns) * (width + gap)
       const y = page.margin + 30 + Math.floor(i / columns) * (height + gap)
       await drawVisual(doc, v, options.branding, x, y, width, height)
+      await Visuals.yieldToEventLoop()
     }
     finishPage()
   }

@@ -49,6 +49,14 @@ export const planOf = (v: Rows, branding: Branding.Branding): Chart.ChartPlan =>
 export const generatedText = (at: Date, locale: string): string =>
   `${at.toLocaleString(locale, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: "UTC" })} UTC`
 
+/**
+ * Lets the process answer its other requests between two visuals: drawing
+ * a chart settles its promises as microtasks, so a long document would
+ * otherwise hold the event loop for seconds (the API stalls, and clients'
+ * kept-alive connections are reset when it wakes).
+ */
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 /** The title a document gives a visual: its own, or its id. */
 export const titleOf = (v: ReportViews.VisualView): string => v.visual.title ?? v.visual.id
 

@@ -15,7 +15,8 @@ import { DuckDBInstance } from "@duckdb/node-api"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import JSZip from "jszip"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PNG } from "pngjs"
@@ -109,6 +110,16 @@ describe("every export format of the demo report, opened by an independent reade
       expect(file.job.result.bytes, format).toBe(file.bytes.length)
       expect(file.job.result.warnings, format).toEqual([])
     }
+  })
+
+  // For people to look at: with VIEWER_SHOTS set (CI sets it), the PDF's pages as poppler draws them, and the PNG export.
+  it.skipIf(process.env.VIEWER_SHOTS === undefined || !Poppler.available)("the PDF's pages and the PNG are kept beside the browser's screenshots", () => {
+    const dir = process.env.VIEWER_SHOTS!
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, "export.pdf"), files.pdf.bytes)
+    execFileSync("pdftoppm", ["-r", "60", "-png", join(dir, "export.pdf"), join(dir, "export-pdf-page")])
+    writeFileSync(join(dir, "export-revenue-by-region.png"), files.png.bytes)
+    expect(readdirSync(dir).filter((f) => f.startsWith("export-pdf-page"))).toHaveLength(5)
   })
 
   it.skipIf(!Poppler.available)(`PDF: a cover and the four pages, the filter printed, the filtered figures, vector bars${Poppler.available ? "" : " (skipped: apt-get install poppler-utils)"}`, () => {

@@ -1,0 +1,306 @@
+/**
+ * `npm run bench:viewer`: the demo report opened from its public link in
+ * headless Chromium, page by page, against the floor: the same page served
+ * as static HTML, its charts as the server's SVGs and no script. For each
+ * report page it measures, from navigation start, when every chart's marks
+ * are on screen ("drawn") and when every chart is a live view in the
+ * browser ("interactive": tooltips, resizing; the floor has none), and what
+ * the page weighs on the wire (the sum of every response's encoded bytes).
+ *
+ * Bar: every chart drawn within 1 s on loopback, and the time to draw at
+ * most 1.5x the floor's.
+ *
+ * Environment:
+ * - `BENCH_ROUNDS`      loads of each page per side, interleaved; medians reported (default 5)
+ * - `BENCH_WIDTH`       the window's width in CSS pixels (default 1280; 390 for a phone)
+ * - `BENCH_OUTPUT_DIR`  where `last-run.json` goes (default `bench/viewer`)
+ * - `CHROMIUM`          the browser (default Debian's `/usr/bin/chromium`)
+ *
+ * The packaged host runs in a child process with `ANALYTICS_DEMO=1`, as a
+ * user starts it; the viewer's assets must be built (`npm run build`, which
+ * `npm run bench:viewer` does first).
+ */
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Browser, chromium } from "playwright-core"
+import { writeRunRecord } from "../RunRecord.ts"
+
+const rounds = Number(process.env["BENCH_ROUNDS"] ?? 5)
+const width = Number(process.env["BENCH_WIDTH"] ?? 1280)
+const outputDir = process.env["BENCH_OUTPUT_DIR"] ?? fileURLToPath(new URL(".", import.meta.url))
+const executablePath = process.env["CHROMIUM"] ?? "/usr/bin/chromium"
+const bin = fileURLToPath(new URL("../../packages/host/src/bin.ts", import.meta.url))
+
+/** The bar: each chart drawn within this many milliseconds, and at most `ratioBar` times the floor. */
+const drawnBarMs = 1_000
+const ratioBar = 1.5
+
+/** A free loopback port. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+/** The packaged host with the demo data, healthy; stopped by `stop`. */
+const startHost = async () => {
+  const port = await freePort()
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-viewer-"))
+  const token = "bench-viewer-admin"
+  const child = spawn(process.execPath, [bin, "serve"], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      HOME: process.env["HOME"] ?? "",
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}/`,
+      ANALYTICS_DATA_DIR: dataDir,
+      ANALYTICS_BOOTSTRAP_TOKEN: token,
+      ANALYTICS_DEMO: "1",
+      LOG_LEVEL: "warn"
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (chunk) => (output += chunk))
+  child.stderr.on("data", (chunk) => (output += chunk))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 180_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the host exited:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`the host did not become healthy:\n${output}`)
+    const healthy = await fetch(`${url}/healthz`).then((r) => r.ok, () => false)
+    if (healthy) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const stop = async () => {
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await exited
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  return { url, token, stop }
+}
+
+/** A JSON call to the host. */
+const call = async (base: string, token: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const json = await response.json() as any
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** The URL of one page of a shared report: the viewer opens the page its hash names. */
+const pageUrl = (link: string, page: string) => `${link}#page=${encodeURIComponent(page)}`
+
+/** The report's pages in the service's HTML: each `<section class="page">`, up to the next or the viewer's end. */
+const sections = (html: string): Array<{ readonly start: number; readonly end: number }> => {
+  const starts = [...html.matchAll(/<section class="page"/g)].map((m) => m.index!)
+  return starts.map((start, i) => ({ start, end: starts[i + 1] ?? html.indexOf("</report-viewer>", start) }))
+}
+
+/**
+ * The floor of report page `i`: the service's HTML of the report with only
+ * that page's section and no script, so its charts are the server's SVGs
+ * and nothing else.
+ */
+const floorOf = (html: string, i: number) => {
+  const all = sections(html)
+  let kept = html
+  for (const [j, section] of [...all.entries()].reverse()) {
+    if (j !== i) kept = kept.slice(0, section.start) + kept.slice(section.end)
+  }
+  return kept
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
+    .replace(/<link\b[^>]*rel="?modulepreload"?[^>]*>/gi, "")
+}
+
+/** How many charts report page `i` draws. */
+const chartsOf = (html: string, i: number) => {
+  const section = sections(html)[i]!
+  return (html.slice(section.start, section.end).match(/<vega-chart/g) ?? []).length
+}
+
+/** Serves fixed HTML documents by path on loopback. */
+const serveStatic = (documents: Map<string, string>) =>
+  new Promise<{ readonly url: string; readonly server: Server }>((resolve) => {
+    const server = createServer((request, response) => {
+      const body = documents.get(new URL(request.url ?? "/", "http://x").pathname)
+      if (body === undefined) {
+        // the browser's favicon request: nothing, without an error in the console
+        response.writeHead(204).end()
+        return
+      }
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body)
+    })
+    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
+  })
+
+/**
+ * Runs in the page from its first script on, every frame: when each chart
+ * on screen (a `<vega-chart>` that is shown) first holds marks, whether the
+ * server's SVG or the browser's, and when every chart on screen is a live
+ * Vega view (its `.live` box drawn; the floor has none).
+ */
+const recorder = () => {
+  const seen = new WeakSet<Element>()
+  const state = { drawn: [] as Array<number>, interactiveAt: null as number | null }
+  ;(globalThis as any).__bench = state
+  const marked = (e: Element) => e.querySelector("svg [role='graphics-symbol']") !== null
+  const tick = () => {
+    const shown = Array.from(document.querySelectorAll("vega-chart")).filter((e) => e.getClientRects().length > 0)
+    for (const chart of shown) {
+      if (!seen.has(chart) && marked(chart)) {
+        seen.add(chart)
+        state.drawn.push(performance.now())
+      }
+    }
+    if (state.interactiveAt === null && shown.length > 0 && shown.every((e) => e.querySelector(".live svg [role='graphics-symbol']") !== null)) {
+      state.interactiveAt = performance.now()
+    }
+    requestAnimationFrame(tick)
+  }
+  requestAnimationFrame(tick)
+}
+
+interface Load {
+  /** When each chart first showed, in order, ms from navigation start. */
+  readonly drawnMs: ReadonlyArray<number>
+  /** When the last chart showed. */
+  readonly lastDrawnMs: number
+  /** When every chart was a live view; `null` on the floor. */
+  readonly interactiveMs: number | null
+  /** The sum of every response's encoded bytes. */
+  readonly bytes: number
+}
+
+/** Loads `url` in a fresh context (no cache) and waits until `charts` charts are drawn (and live, when `live`). */
+const load = async (browser: Browser, url: string, charts: number, live: boolean): Promise<Load> => {
+  const context = await browser.newContext({ viewport: { width, height: 900 } })
+  try {
+    const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send("Network.enable")
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
+    let bytes = 0
+    cdp.on("Network.loadingFinished", (event) => (bytes += event.encodedDataLength))
+    await page.addInitScript(recorder)
+    const errors: Array<string> = []
+    page.on("console", (message) => message.type() === "error" && errors.push(message.text()))
+    page.on("pageerror", (error) => errors.push(error.message))
+    await page.goto(url, { waitUntil: "commit" })
+    await page.waitForFunction(
+      ([n, needLive]) => {
+        const state = (globalThis as any).__bench
+        return state !== undefined && state.drawn.length >= n && (!needLive || state.interactiveAt !== null)
+      },
+      [charts, live] as const,
+      { timeout: 20_000, polling: "raf" }
+    )
+    await page.waitForLoadState("networkidle")
+    if (errors.length > 0) throw new Error(`console errors on ${url}: ${errors.join("; ")}`)
+    const state = await page.evaluate(() => (globalThis as any).__bench as { drawn: Array<number>; interactiveAt: number | null })
+    const drawnMs = state.drawn.slice(0, charts)
+    return { drawnMs, lastDrawnMs: Math.max(...drawnMs), interactiveMs: live ? state.interactiveAt : null, bytes }
+  } finally {
+    await context.close()
+  }
+}
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+const round = (n: number) => Math.round(n * 10) / 10
+
+const main = async () => {
+  const host = await startHost()
+  const browser = await chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+  })
+  let floor: { readonly url: string; readonly server: Server } | undefined
+  try {
+    const [workspace] = (await call(host.url, host.token, "GET", "/v1/workspaces")).data
+    const [report] = (await call(host.url, host.token, "GET", `/v1/reports?workspace_id=${workspace.workspace_id}`)).data
+    const grant = await call(host.url, host.token, "POST", "/v1/sharing/grants", {
+      subject_type: "report",
+      subject_id: report.report_id,
+      principal_type: "link",
+      actions: ["view"]
+    })
+    const link: string = grant.link_url
+    const pages: Array<string> = report.pages.map((p: { name: string }) => p.name)
+
+    // The floor: each page of the report as the service serves it, alone and without script.
+    const html = await (await fetch(link, { headers: { accept: "text/html" } })).text()
+    if (sections(html).length !== pages.length) throw new Error(`the page has ${sections(html).length} sections for ${pages.length} report pages`)
+    const documents = new Map(pages.map((_, i) => [`/${i}`, floorOf(html, i)] as const))
+    const charts = new Map(pages.map((name, i) => [name, chartsOf(html, i)] as const))
+    floor = await serveStatic(documents)
+
+    const results = []
+    for (const [i, name] of pages.entries()) {
+      const n = charts.get(name)!
+      if (n === 0) continue
+      const ours: Array<Load> = []
+      const floors: Array<Load> = []
+      // Interleaved, a warm-up load of each first.
+      await load(browser, pageUrl(link, name), n, true)
+      await load(browser, `${floor.url}/${i}`, n, false)
+      for (let r = 0; r < rounds; r++) {
+        ours.push(await load(browser, pageUrl(link, name), n, true))
+        floors.push(await load(browser, `${floor.url}/${i}`, n, false))
+      }
+      const drawn = median(ours.map((l) => l.lastDrawnMs))
+      const floorDrawn = median(floors.map((l) => l.lastDrawnMs))
+      results.push({
+        page: name,
+        charts: n,
+        ours: {
+          drawnMs: round(drawn),
+          slowestChartMs: round(Math.max(...ours.map((l) => l.lastDrawnMs))),
+          interactiveMs: round(median(ours.map((l) => l.interactiveMs ?? 0))),
+          bytes: median(ours.map((l) => l.bytes))
+        },
+        floor: { drawnMs: round(floorDrawn), bytes: median(floors.map((l) => l.bytes)) },
+        ratio: round((drawn / floorDrawn) * 100) / 100
+      })
+    }
+
+    console.log(`bench/viewer: the demo report from its public link, ${width} px wide, ${rounds} loads per page and side (medians)`)
+    console.log("page        charts  drawn ms  floor ms  ratio  interactive ms  KB (ours/floor)")
+    for (const r of results) {
+      console.log(
+        `${r.page.padEnd(11)} ${String(r.charts).padStart(6)}  ${String(r.ours.drawnMs).padStart(8)}  ${String(r.floor.drawnMs).padStart(8)}  ${
+          r.ratio.toFixed(2).padStart(5)
+        }x  ${String(r.ours.interactiveMs).padStart(14)}  ${(r.ours.bytes / 1024).toFixed(1)}/${(r.floor.bytes / 1024).toFixed(1)}`
+      )
+    }
+    const slowest = Math.max(...results.map((r) => r.ours.slowestChartMs))
+    const worstRatio = Math.max(...results.map((r) => r.ratio))
+    const met = slowest <= drawnBarMs && worstRatio <= ratioBar
+    console.log(`slowest chart of any load: ${slowest} ms (bar ${drawnBarMs} ms); worst ratio to the floor: ${worstRatio.toFixed(2)}x (bar ${ratioBar}x): ${met ? "met" : "NOT met"}`)
+    const written = writeRunRecord(outputDir, { settings: { rounds, width }, bar: { drawnMs: drawnBarMs, ratio: ratioBar }, met, pages: results })
+    console.log(`written to ${written}`)
+  } finally {
+    floor?.server.close()
+    await browser.close()
+    await host.stop()
+  }
+}
+
+await main()
