@@ -1,17 +1,18 @@
 /**
  * `npm run bench:viewer`: the demo report opened from its public link in
- * headless Chromium, page by page, against the floor: the same page served
- * as static HTML, its charts as the server's SVGs and no script. For each
- * report page it measures, from navigation start, when every chart's marks
- * are on screen ("drawn") and when every chart is a live view in the
- * browser ("interactive": tooltips, resizing; the floor has none), and what
- * the page weighs on the wire (the sum of every response's encoded bytes).
+ * headless Chromium, page by page (`#page=`), against the floor: the same
+ * report served as static SVGs (the service's HTML of it without any
+ * script, from a static file server). For each report page it measures,
+ * from navigation start, when every chart of the page shows its marks
+ * ("drawn") and when every one is a live view in the browser
+ * ("interactive": tooltips, resizing; the floor has none), and what the
+ * page weighs on the wire (the sum of every response's encoded bytes).
  *
  * Bar: every chart drawn within 1 s on loopback, and the time to draw at
  * most 1.5x the floor's.
  *
  * Environment:
- * - `BENCH_ROUNDS`      loads of each page per side, interleaved; medians reported (default 5)
+ * - `BENCH_ROUNDS`      loads of each page per side, interleaved; medians reported (default 9)
  * - `BENCH_WIDTH`       the window's width in CSS pixels (default 1280; 390 for a phone)
  * - `BENCH_OUTPUT_DIR`  where `last-run.json` goes (default `bench/viewer`)
  * - `CHROMIUM`          the browser (default Debian's `/usr/bin/chromium`)
@@ -30,7 +31,7 @@ import { fileURLToPath } from "node:url"
 import { type Browser, chromium } from "playwright-core"
 import { writeRunRecord } from "../RunRecord.ts"
 
-const rounds = Number(process.env["BENCH_ROUNDS"] ?? 5)
+const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
 const width = Number(process.env["BENCH_WIDTH"] ?? 1280)
 const outputDir = process.env["BENCH_OUTPUT_DIR"] ?? fileURLToPath(new URL(".", import.meta.url))
 const executablePath = process.env["CHROMIUM"] ?? "/usr/bin/chromium"
@@ -112,20 +113,14 @@ const sections = (html: string): Array<{ readonly start: number; readonly end: n
 }
 
 /**
- * The floor of report page `i`: the service's HTML of the report with only
- * that page's section and no script, so its charts are the server's SVGs
- * and nothing else.
+ * The floor: the same report as static SVGs, that is the service's HTML of
+ * it without any script (every page one after the other, each chart the
+ * server's SVG, nothing to load or run).
  */
-const floorOf = (html: string, i: number) => {
-  const all = sections(html)
-  let kept = html
-  for (const [j, section] of [...all.entries()].reverse()) {
-    if (j !== i) kept = kept.slice(0, section.start) + kept.slice(section.end)
-  }
-  return kept
+const floorOf = (html: string) =>
+  html
     .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
     .replace(/<link\b[^>]*rel="?modulepreload"?[^>]*>/gi, "")
-}
 
 /** How many charts report page `i` draws. */
 const chartsOf = (html: string, i: number) => {
@@ -150,24 +145,22 @@ const serveStatic = (documents: Map<string, string>) =>
 
 /**
  * Runs in the page from its first script on, every frame: when each chart
- * on screen (a `<vega-chart>` that is shown) first holds marks, whether the
- * server's SVG or the browser's, and when every chart on screen is a live
- * Vega view (its `.live` box drawn; the floor has none).
+ * of the report page `page` (the `page`-th `<section class="page">`) first
+ * holds marks on screen, whether the server's SVG or the browser's, and
+ * when every one of them is a live Vega view (its `.live` box drawn; the
+ * floor has none).
  */
-const recorder = () => {
-  const seen = new WeakSet<Element>()
+const recorder = (page: number) => {
   const state = { drawn: [] as Array<number>, interactiveAt: null as number | null }
   ;(globalThis as any).__bench = state
-  const marked = (e: Element) => e.querySelector("svg [role='graphics-symbol']") !== null
+  const marks = "svg [role='graphics-symbol']"
   const tick = () => {
-    const shown = Array.from(document.querySelectorAll("vega-chart")).filter((e) => e.getClientRects().length > 0)
-    for (const chart of shown) {
-      if (!seen.has(chart) && marked(chart)) {
-        seen.add(chart)
-        state.drawn.push(performance.now())
-      }
-    }
-    if (state.interactiveAt === null && shown.length > 0 && shown.every((e) => e.querySelector(".live svg [role='graphics-symbol']") !== null)) {
+    const section = document.querySelectorAll("section.page")[page]
+    const charts = section === undefined ? [] : Array.from(section.querySelectorAll("vega-chart"))
+    charts.forEach((chart, i) => {
+      if (state.drawn[i] === undefined && chart.getClientRects().length > 0 && chart.querySelector(marks) !== null) state.drawn[i] = performance.now()
+    })
+    if (state.interactiveAt === null && charts.length > 0 && charts.every((c) => c.querySelector(`.live ${marks}`) !== null)) {
       state.interactiveAt = performance.now()
     }
     requestAnimationFrame(tick)
@@ -186,8 +179,8 @@ interface Load {
   readonly bytes: number
 }
 
-/** Loads `url` in a fresh context (no cache) and waits until `charts` charts are drawn (and live, when `live`). */
-const load = async (browser: Browser, url: string, charts: number, live: boolean): Promise<Load> => {
+/** Loads `url` in a fresh context (no cache) and waits until the `charts` charts of report page `index` are drawn (and live, when `live`). */
+const load = async (browser: Browser, url: string, index: number, charts: number, live: boolean): Promise<Load> => {
   const context = await browser.newContext({ viewport: { width, height: 900 } })
   try {
     const page = await context.newPage()
@@ -196,7 +189,7 @@ const load = async (browser: Browser, url: string, charts: number, live: boolean
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
     let bytes = 0
     cdp.on("Network.loadingFinished", (event) => (bytes += event.encodedDataLength))
-    await page.addInitScript(recorder)
+    await page.addInitScript(recorder, index)
     const errors: Array<string> = []
     page.on("console", (message) => message.type() === "error" && errors.push(message.text()))
     page.on("pageerror", (error) => errors.push(error.message))
@@ -204,7 +197,7 @@ const load = async (browser: Browser, url: string, charts: number, live: boolean
     await page.waitForFunction(
       ([n, needLive]) => {
         const state = (globalThis as any).__bench
-        return state !== undefined && state.drawn.length >= n && (!needLive || state.interactiveAt !== null)
+        return state !== undefined && state.drawn.filter((t: number | undefined) => t !== undefined).length >= n && (!needLive || state.interactiveAt !== null)
       },
       [charts, live] as const,
       { timeout: 20_000, polling: "raf" }
@@ -212,6 +205,12 @@ const load = async (browser: Browser, url: string, charts: number, live: boolean
     await page.waitForLoadState("networkidle")
     if (errors.length > 0) throw new Error(`console errors on ${url}: ${errors.join("; ")}`)
     const state = await page.evaluate(() => (globalThis as any).__bench as { drawn: Array<number>; interactiveAt: number | null })
+    if (process.env["BENCH_DEBUG"] === "1") {
+      console.log(url, await page.evaluate(() => {
+        const n = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming
+        return JSON.stringify({ responseStart: n.responseStart, responseEnd: n.responseEnd, domInteractive: n.domInteractive, dcl: n.domContentLoadedEventEnd, fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime })
+      }), JSON.stringify(state.drawn))
+    }
     const drawnMs = state.drawn.slice(0, charts)
     return { drawnMs, lastDrawnMs: Math.max(...drawnMs), interactiveMs: live ? state.interactiveAt : null, bytes }
   } finally {
@@ -245,10 +244,10 @@ const main = async () => {
     const link: string = grant.link_url
     const pages: Array<string> = report.pages.map((p: { name: string }) => p.name)
 
-    // The floor: each page of the report as the service serves it, alone and without script.
+    // The floor: the report as the service serves it, without script.
     const html = await (await fetch(link, { headers: { accept: "text/html" } })).text()
     if (sections(html).length !== pages.length) throw new Error(`the page has ${sections(html).length} sections for ${pages.length} report pages`)
-    const documents = new Map(pages.map((_, i) => [`/${i}`, floorOf(html, i)] as const))
+    const documents = new Map([["/", floorOf(html)]])
     const charts = new Map(pages.map((name, i) => [name, chartsOf(html, i)] as const))
     floor = await serveStatic(documents)
 
@@ -259,11 +258,11 @@ const main = async () => {
       const ours: Array<Load> = []
       const floors: Array<Load> = []
       // Interleaved, a warm-up load of each first.
-      await load(browser, pageUrl(link, name), n, true)
-      await load(browser, `${floor.url}/${i}`, n, false)
+      await load(browser, pageUrl(link, name), i, n, true)
+      await load(browser, `${floor.url}/`, i, n, false)
       for (let r = 0; r < rounds; r++) {
-        ours.push(await load(browser, pageUrl(link, name), n, true))
-        floors.push(await load(browser, `${floor.url}/${i}`, n, false))
+        ours.push(await load(browser, pageUrl(link, name), i, n, true))
+        floors.push(await load(browser, `${floor.url}/`, i, n, false))
       }
       const drawn = median(ours.map((l) => l.lastDrawnMs))
       const floorDrawn = median(floors.map((l) => l.lastDrawnMs))

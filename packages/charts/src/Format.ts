@@ -68,7 +68,7 @@ export interface NumberLocale {
  * `text` does. Without a currency the symbol is empty.
  */
 export const numberLocale = (currency: string | undefined, locale: string = defaultLocale): NumberLocale => {
-  const parts = new Intl.NumberFormat(locale, currency === undefined ? {} : { style: "currency", currency }).formatToParts(1234567.5)
+  const parts = numberFormatter(locale, currency === undefined ? undefined : { type: "currency", currency }, "axis").formatToParts(1234567.5)
   const part = (type: Intl.NumberFormatPartTypes) => parts.find((p) => p.type === type)?.value
   const symbolAt = parts.findIndex((p) => p.type === "currency")
   const firstDigit = parts.findIndex((p) => p.type === "integer")
@@ -191,6 +191,21 @@ export const intlOptions = (format: NumberFormat | undefined, where: Where = "la
   }
 }
 
+/** Formatters by locale and format: making an `Intl.NumberFormat` costs far more than using one, and a table formats thousands of cells. */
+const formatters = new Map<string, Intl.NumberFormat>()
+
+const numberFormatter = (locale: string, format: NumberFormat | undefined, where: Where = "label"): Intl.NumberFormat => {
+  const key = JSON.stringify([locale, format, where])
+  let formatter = formatters.get(key)
+  if (formatter === undefined) {
+    formatter = new Intl.NumberFormat(locale, intlOptions(format, where))
+    // locales and declared formats are few; the bound only guards against a flood of odd ones
+    if (formatters.size >= 1000) formatters.clear()
+    formatters.set(key, formatter)
+  }
+  return formatter
+}
+
 /**
  * A value as text for tables, key figures, tooltips and exports' labels,
  * agreeing with what the chart shows for it: `€20,000.00`, `12.5%`,
@@ -205,7 +220,7 @@ export const text = (value: unknown, column: TextColumn, options: { readonly loc
     }
     case "quantity": {
       const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN
-      return Number.isFinite(n) ? new Intl.NumberFormat(options.locale ?? defaultLocale, intlOptions(column.numberFormat, options.where)).format(n) : String(value)
+      return Number.isFinite(n) ? numberFormatter(options.locale ?? defaultLocale, column.numberFormat, options.where).format(n) : String(value)
     }
     case "category":
       return String(value)

@@ -64,11 +64,35 @@ const normalise = (rows: ReadonlyArray<Readonly<Record<string, unknown>>>): Arra
     return out
   })
 
+/** The last drawings of each compiled spec, by rows and size: a shared page drawn for each viewer draws the same charts. */
+const drawings = new WeakMap<VegaSpec, Map<string, Promise<Drawn>>>()
+const maxDrawingsPerSpec = 20
+
 /**
  * A compiled spec drawn with `rows` as its `rows` data, at `size`, as SVG
  * (no canvas: text widths are estimated), with the count of its marks.
+ * The same spec, rows and size give the same drawing, kept for the next
+ * time (the last 20 of each spec compiled by `compile`).
  */
-export const toSvg = async (
+export const toSvg = (
+  spec: VegaSpec,
+  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  size?: { readonly width: number; readonly height: number }
+): Promise<Drawn> => {
+  const known = drawings.get(spec) ?? new Map<string, Promise<Drawn>>()
+  drawings.set(spec, known)
+  const key = JSON.stringify([size?.width, size?.height, rows])
+  const drawn = known.get(key)
+  if (drawn !== undefined) return drawn
+  const drawing = draw(spec, rows, size)
+  known.set(key, drawing)
+  if (known.size > maxDrawingsPerSpec) known.delete(known.keys().next().value!)
+  // a failed drawing is tried again next time
+  drawing.catch(() => known.delete(key))
+  return drawing
+}
+
+const draw = async (
   spec: VegaSpec,
   rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
   size?: { readonly width: number; readonly height: number }

@@ -18,6 +18,7 @@ import { uuidv7 } from "../platform/Ids.ts"
 import { RateLimited, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as Metrics from "../platform/Metrics.ts"
 import type { Member } from "../auth/Principal.ts"
+import * as ResultCache from "./ResultCache.ts"
 import * as SemanticModel from "./SemanticModel.ts"
 import * as SemanticQuery from "./SemanticQuery.ts"
 import * as ServerPaths from "../platform/ServerPaths.ts"
@@ -45,6 +46,8 @@ export class Engines extends Context.Service<Engines, {
   readonly upload: AnalyticsEngine["Service"] | undefined
   readonly postgres: AnalyticsEngine["Service"] | undefined
   readonly scheduler?: EngineScheduler["Service"] | undefined
+  /** Results of uploaded datasets' queries, kept while their load stays; none kept without it. */
+  readonly results?: ResultCache.ResultCache | undefined
 }>()("@analytics/core/Datasets/Engines") {
   /** The engines built from their layers, and closed with this one, shared by the `EngineScheduler`. */
   static readonly layer = <E>(layers: EngineLayers<E>): Layer.Layer<Engines, E, EngineScheduler> =>
@@ -53,7 +56,7 @@ export class Engines extends Context.Service<Engines, {
       Effect.gen(function*() {
         const build = (layer: Layer.Layer<AnalyticsEngine, E> | undefined) =>
           layer === undefined ? Effect.succeed(undefined) : Effect.map(Layer.build(layer), (context) => Context.get(context, AnalyticsEngineTag))
-        return { upload: yield* build(layers.upload), postgres: yield* build(layers.postgres), scheduler: yield* EngineScheduler }
+        return { upload: yield* build(layers.upload), postgres: yield* build(layers.postgres), scheduler: yield* EngineScheduler, results: ResultCache.make() }
       })
     )
 }
@@ -520,6 +523,10 @@ export const query = (
 > =>
   Effect.gen(function*() {
     const { compiled, dataset, engine } = yield* prepared(tenantId, datasetId, query, security)
+    const { results } = yield* Engines
+    const cacheKey = results !== undefined && dataset.source.type === "upload" && (yield* ResultCache.Enabled) ? ResultCache.key(dataset, compiled) : undefined
+    const cached = cacheKey === undefined ? undefined : results!.get(cacheKey)
+    if (cached !== undefined) return { dataset, compiled, rows: cached }
     const budget = Duration.toMillis(timeout)
     const asked = yield* Clock.currentTimeMillis
     const rows = yield* Effect.gen(function*() {
@@ -539,6 +546,7 @@ export const query = (
       Effect.catchTag("TurnExpired", (expired) => Effect.fail(engineBusy(expired))),
       Effect.withSpan("dataset.query", { attributes: { "dataset.engine": dataset.source.type, "dataset.id": dataset.dataset_id } })
     )
+    if (cacheKey !== undefined) results!.set(cacheKey, rows)
     return { dataset, compiled, rows }
   })
 

@@ -16,6 +16,7 @@ import type { NotFound, StoreError } from "../platform/Errors.ts"
 import type { Report, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
+import * as ResultCache from "../datasets/ResultCache.ts"
 import type { Column, SecurityContext } from "../datasets/SemanticQuery.ts"
 
 /** One visual as seen: its rows and their columns (name, kind, title, format, granularity), or why it shows none. */
@@ -92,13 +93,15 @@ export const unavailable = (error: { readonly _tag: string }): string =>
  */
 export const visualView = (
   tenantId: Report["tenant_id"],
-  reportId: string,
+  report: string | Report,
   visual: Visual,
   security: SecurityContext,
   filters: Reports.ViewFilters,
   locked: ReadonlyArray<Reports.QueryFilter> = []
 ): Effect.Effect<VisualView, StoreError, Services> =>
-  Reports.queryVisual(tenantId, reportId, visual.id, security, filters, locked).pipe(
+  Reports.queryVisual(tenantId, report, visual.id, security, filters, locked).pipe(
+    // a view is read to be looked at: the same queries, by many viewers, of data that changes per load
+    ResultCache.cached,
     Effect.map((result): VisualView =>
       result.compiled.hidden === true
         ? { _tag: "Unavailable", visual, detail: hiddenDetail }
@@ -120,7 +123,7 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
       .filter((p) => p.visuals.length > 0 || request.visualId === undefined)
     const pages = yield* Effect.forEach(chosen, (page) =>
       Effect.map(
-        Effect.forEach(page.visuals, (visual) => visualView(request.tenantId, request.reportId, visual, request.security, request.filters, request.locked), {
+        Effect.forEach(page.visuals, (visual) => visualView(request.tenantId, report, visual, request.security, request.filters, request.locked), {
           concurrency: 4
         }),
         (visuals) => ({ name: page.name, visuals })

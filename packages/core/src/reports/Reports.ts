@@ -258,13 +258,14 @@ export const remove: WorkspaceResource.Remove<ReportStore> = (tenantId, reportId
  */
 export const visualQuery = (
   tenantId: TenantId,
-  reportId: string,
+  reportOrId: string | Report,
   visualId: string,
   filters: ViewFilters = [],
   locked: ReadonlyArray<QueryFilter> = []
 ) =>
   Effect.gen(function*() {
-    const report = yield* get(tenantId, reportId)
+    // a view of the whole report has read it once already
+    const report = typeof reportOrId === "string" ? yield* get(tenantId, reportOrId) : reportOrId
     const found = findVisual(report, visualId)
     if (found === undefined) return yield* new NotFound({ resource: "visual", id: visualId })
     const own = found.visual.query
@@ -298,14 +299,14 @@ export const visualQuery = (
  */
 export const queryVisual = (
   tenantId: TenantId,
-  reportId: string,
+  reportOrId: string | Report,
   visualId: string,
   security: SemanticQuery.SecurityContext,
   filters: ViewFilters = [],
   locked: ReadonlyArray<QueryFilter> = []
 ) =>
   Effect.gen(function*() {
-    const { query, report, visual } = yield* visualQuery(tenantId, reportId, visualId, filters, locked)
+    const { query, report, visual } = yield* visualQuery(tenantId, reportOrId, visualId, filters, locked)
     const result = yield* Datasets.query(tenantId, visual.dataset_id, query, security, Duration.seconds(report.settings.query_timeout_seconds))
     return { report, visual, ...result }
   })

@@ -68,8 +68,8 @@ const tileView = (viewer: Viewer, tile: Tile): Effect.Effect<TileView, StoreErro
     const tenantId = viewer.grant.tenant_id
     const report = yield* Reports.get(tenantId, tile.report_id).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
     const visual = report === undefined ? undefined : findVisual(report, tile.visual_id)?.visual
-    if (visual === undefined) return { tile, view: { _tag: "Missing", detail: "This tile's visual is no longer in its report." } }
-    const view = yield* ReportViews.visualView(tenantId, tile.report_id, visual, viewer.security, [...viewer.lockedFilters])
+    if (report === undefined || visual === undefined) return { tile, view: { _tag: "Missing", detail: "This tile's visual is no longer in its report." } }
+    const view = yield* ReportViews.visualView(tenantId, report, visual, viewer.security, [...viewer.lockedFilters])
     return { tile, view }
   })
 

@@ -27,6 +27,7 @@ import * as OperationLimits from "../limits/OperationLimits.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
 import type { ReportFilterValues, Visual } from "../reports/Report.ts"
 import * as ReportViews from "../reports/ReportViews.ts"
+import * as ResultCache from "../datasets/ResultCache.ts"
 import * as Reports from "../reports/Reports.ts"
 import type { ReportStore } from "../reports/ReportStore.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
@@ -258,6 +259,7 @@ export const filterControls = (
           viewer.security,
           Duration.seconds(report.settings.query_timeout_seconds)
         ).pipe(
+          ResultCache.cached,
           Effect.map((result) => result.compiled.hidden === true ? [] : result.rows.flatMap((row) => {
             const value = row[filter.dimension]
             return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? [value] : []
