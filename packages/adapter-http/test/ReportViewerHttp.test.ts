@@ -9,6 +9,8 @@
  */
 import { problemCode } from "@analytics/testing/http"
 import * as Viewer from "@analytics/viewer/assets"
+import * as Http from "node:http"
+import * as Zlib from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
@@ -23,7 +25,27 @@ describe("the report viewer over HTTP", () => {
       assert.strictEqual(entry.status, 200)
       assert.strictEqual(entry.headers.get("cache-control"), "public, max-age=31536000, immutable")
       assert.include(entry.headers.get("content-type"), "text/javascript")
-      assert.strictEqual(entry.headers.get("etag"), `"${built.files.get(built.entry)!.sha256}"`)
+      // fetch accepts compressed bodies: the tag names the coding sent
+      assert.match(entry.headers.get("etag") ?? "", new RegExp(`^"${built.files.get(built.entry)!.sha256}(-br|-gzip)?"$`))
+      // Compressed once at load, sent in the coding the client prefers and decoded to the same bytes.
+      const raw = (encoding: string) =>
+        Effect.promise(() =>
+          new Promise<{ readonly coding: string | undefined; readonly vary: string | undefined; readonly body: Buffer }>((resolve, reject) => {
+            Http.get(`${server.url}/assets/${built.entry}`, { headers: { "accept-encoding": encoding } }, (response) => {
+              const chunks: Array<Buffer> = []
+              response.on("data", (chunk: Buffer) => chunks.push(chunk))
+              response.on("end", () => resolve({ coding: response.headers["content-encoding"], vary: response.headers.vary, body: Buffer.concat(chunks) }))
+            }).on("error", reject)
+          })
+        )
+      const identity = yield* raw("identity")
+      assert.isUndefined(identity.coding)
+      const br = yield* raw("gzip, deflate, br")
+      const gzip = yield* raw("gzip")
+      assert.deepStrictEqual([br.coding, gzip.coding, br.vary], ["br", "gzip", "accept-encoding"])
+      assert.isBelow(br.body.length, identity.body.length / 2)
+      assert.isTrue(Zlib.brotliDecompressSync(br.body).equals(identity.body))
+      assert.isTrue(Zlib.gunzipSync(gzip.body).equals(identity.body))
       const missing = yield* server.request("GET", "/assets/nothing-here.js")
       assert.strictEqual(missing.status, 404)
       assert.strictEqual(problemCode(missing), "resource/not-found")

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { extname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -17,6 +18,8 @@ export interface AssetFile {
   readonly contentType: string
   /** Its SHA-256, hex (an ETag). */
   readonly sha256: string
+  /** The body compressed once, at the best setting, for clients that accept it: Brotli, gzip. */
+  readonly encoded: { readonly br: Uint8Array; readonly gzip: Uint8Array }
 }
 
 /** The built viewer. */
@@ -51,7 +54,15 @@ export const load = (dir: string = distDir): ViewerAssets => {
     const type = contentTypes[extname(name)]
     if (type === undefined) continue
     const body = readFileSync(join(dir, name))
-    files.set(name, { body: new Uint8Array(body), contentType: type, sha256: createHash("sha256").update(body).digest("hex") })
+    files.set(name, {
+      body: new Uint8Array(body),
+      contentType: type,
+      sha256: createHash("sha256").update(body).digest("hex"),
+      encoded: {
+        br: new Uint8Array(brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY } })),
+        gzip: new Uint8Array(gzipSync(body, { level: 9 }))
+      }
+    })
   }
   if (!files.has(entry)) throw new Error(`The viewer's entry ${entry} is missing from ${dir}: run npm run build`)
   return { entry, files }

@@ -9,7 +9,7 @@
  */
 import { Problems } from "@analytics/api"
 import { Context, Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 /** A built file. */
 export interface AssetFile {
@@ -17,6 +17,8 @@ export interface AssetFile {
   readonly contentType: string
   /** Its SHA-256, hex. */
   readonly sha256: string
+  /** The body already compressed, by coding; served to clients that accept one. */
+  readonly encoded?: Readonly<Partial<Record<"br" | "gzip", Uint8Array>>> | undefined
 }
 
 /** The viewer's files: its entry script's name (`null` without a viewer) and every file by name. */
@@ -42,21 +44,35 @@ export const routes: ReadonlyArray<readonly [string, string]> = [["GET", `${path
 /** A hashed name never changes content: cached for a year, never revalidated. */
 const immutable = "public, max-age=31536000, immutable"
 
-/** `GET /assets/{file}`: a built file, or 404 problem. */
+/** The coding to send `file` in: Brotli, else gzip, when the client accepts it and the file has it; none otherwise. */
+const codingFor = (file: AssetFile, accepted: string): "br" | "gzip" | undefined => {
+  const codings = accepted.split(",").map((c) => c.trim().split(";")[0]!.toLowerCase())
+  return (["br", "gzip"] as const).find((coding) => codings.includes(coding) && file.encoded?.[coding] !== undefined)
+}
+
+/** `GET /assets/{file}`: a built file (compressed when the client accepts it), or 404 problem. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const assets = yield* ViewerAssets
-  return HttpRouter.add("GET", `${path}/:file`, Effect.map(HttpRouter.params, (params) => {
-    const file = assets.files.get(params.file ?? "")
-    if (file === undefined) {
-      return HttpServerResponse.jsonUnsafe(Problems.undeclared("resource/not-found", "There is no such asset"), {
-        status: 404,
-        contentType: "application/problem+json",
-        headers: { "cache-control": "no-store" }
+  return HttpRouter.add(
+    "GET",
+    `${path}/:file`,
+    Effect.gen(function*() {
+      const params = yield* HttpRouter.params
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const file = assets.files.get(params.file ?? "")
+      if (file === undefined) {
+        return HttpServerResponse.jsonUnsafe(Problems.undeclared("resource/not-found", "There is no such asset"), {
+          status: 404,
+          contentType: "application/problem+json",
+          headers: { "cache-control": "no-store" }
+        })
+      }
+      const coding = codingFor(file, request.headers["accept-encoding"] ?? "")
+      const headers = { "cache-control": immutable, etag: `"${file.sha256}${coding === undefined ? "" : `-${coding}`}"`, "x-content-type-options": "nosniff", vary: "accept-encoding" }
+      return HttpServerResponse.uint8Array(coding === undefined ? file.body : file.encoded![coding]!, {
+        contentType: file.contentType,
+        headers: coding === undefined ? headers : { ...headers, "content-encoding": coding }
       })
-    }
-    return HttpServerResponse.uint8Array(file.body, {
-      contentType: file.contentType,
-      headers: { "cache-control": immutable, etag: `"${file.sha256}"`, "x-content-type-options": "nosniff" }
     })
-  }))
+  )
 }))
