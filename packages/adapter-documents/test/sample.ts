@@ -57,9 +57,11 @@ const rowsOf = (query: Report.Visual["query"], keep: (o: Order) => boolean): Arr
   }))
 }
 
+/** The dataset the sample's visuals read. */
+const datasetId = "0190c0de-0000-7000-8000-000000000001" as Report.Visual["dataset_id"]
+
 /** The demo report as seen, over the orders `keep` keeps (every order by default). */
 export const view = (keep: (o: Order) => boolean = () => true): ReportViews.ReportView => {
-  const datasetId = "0190c0de-0000-7000-8000-000000000001" as Report.Visual["dataset_id"]
   const report = {
     report_id: "0190c0de-0000-7000-8000-000000000002",
     tenant_id: "0190c0de-0000-7000-8000-000000000003",
@@ -84,3 +86,6 @@ export const view = (keep: (o: Order) => boolean = () => true): ReportViews.Repo
     }))
   }
 }
+
+/** The demo report's visuals' titles, in its order. */
+export const visualTitles = SampleReport.pages(datasetId).flatMap((p) => p.visuals.map((v) => v.title ?? v.id))

@@ -7,20 +7,13 @@
  *
  * @since 0.1.0
  */
+import type { SharedViews } from "@analytics/core"
 
 /** A value a report filter may take: one value, several, or a date range `[from, to]`. */
 export type FilterValue = string | number | boolean | ReadonlyArray<string | number | boolean>
 
-/** One of the report's filters as a control. */
-export interface FilterControl {
-  readonly name: string
-  readonly title: string
-  /** A time dimension is a date range; any other a choice among `options`. */
-  readonly kind: "range" | "choice"
-  readonly options: ReadonlyArray<string | number | boolean>
-  /** The value an embedding app locked it to: shown, not changeable. */
-  readonly locked?: string | number | boolean | undefined
-}
+/** One of the report's filters as a control (core's, imported for its type only: the bundle holds no core). */
+export type FilterControl = SharedViews.FilterControl
 
 /** How a visual is shown: its rows, or a message instead of an empty chart. */
 export type VisualState = "rows" | "no_rows" | "timed_out" | "hidden" | "unavailable"
