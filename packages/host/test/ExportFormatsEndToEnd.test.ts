@@ -10,6 +10,7 @@
  */
 import { Png } from "@analytics/adapter-documents"
 import { Theme } from "@analytics/charts"
+import { Chromium } from "@analytics/testing/browser"
 import { Poppler, Raster } from "@analytics/testing/documents"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { parquetMetadata, parquetReadObjects } from "hyparquet"
@@ -20,6 +21,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PNG } from "pngjs"
+import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SampleSales } from "@analytics/core"
 import { call, type Cleanups, demoHost, download, settledJob } from "./HostProcess.ts"
@@ -172,6 +174,34 @@ describe("every export format of the demo report, opened by an independent reade
       theme.palette.map((_, i) => (i < reference.orders_by_channel!.twoRegions.length ? 1 : 0))
     )
   })
+
+  // What one sees is what one exports: the same report, with the same two regions, in Chromium and in the PDF.
+  it.skipIf(!Chromium.available || !Poppler.available)(Chromium.suiteTitle("the browser draws the same marks as the PDF: the bars of the two regions and a slice per channel"), async () => {
+    const link = await call(demo.host, "POST", "/v1/sharing/grants", demo.token, { subject_type: "report", subject_id: demo.report.report_id, principal_type: "link", actions: ["view"] })
+    expect(link.status).toBe(201)
+    const browser = await chromium.launch({ executablePath: Chromium.executablePath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+      const marks = async (name: string) => {
+        await page.goto(`${link.body.link_url}?filters=${encodeURIComponent(JSON.stringify({ region: ["EU", "APAC"] }))}#page=${name}`)
+        await page.waitForFunction(() => [...document.querySelectorAll("section.page:not([hidden]) vega-chart")].every((c) => c.querySelector(".live svg") !== null), undefined, { timeout: 20_000 })
+        return page.evaluate(() =>
+          Object.fromEntries([...document.querySelectorAll("section.page:not([hidden]) vega-chart")].map((chart) => [
+            chart.closest("[data-visual]")?.getAttribute("data-visual") ?? "",
+            chart.querySelectorAll(".live svg g.role-mark:is(.mark-rect, .mark-arc) > path").length
+          ]))
+        )
+      }
+      const overview = await marks("Overview")
+      const trends = await marks("Trends")
+      const pdf = files.pdf.bytes
+      expect(overview["revenue_by_region"]).toBe(Raster.areas(Raster.page(pdf, 2, 72), theme.accent, 1500).length)
+      expect(trends["orders_by_channel"]).toBe(theme.palette.filter((colour) => Raster.areas(Raster.page(pdf, 3, 72), colour, 1500).length > 0).length)
+      expect([overview["revenue_by_region"], trends["orders_by_channel"]]).toEqual([2, reference.orders_by_channel!.twoRegions.length])
+    } finally {
+      await browser.close()
+    }
+  }, 120_000)
 
   it("Excel: the cover with the filter, a sheet per visual, titles as headers, the filtered values in their formats, months as dates and a live SUM total", async () => {
     const { bytes, headers } = files.xlsx
