@@ -91,8 +91,10 @@ const xySeries = (p: Chart.XyPlan, rows: ReadonlyArray<Visuals.Row>): { readonly
     }
     return total
   }
-  if ((p.kind === "bar" || p.kind === "stacked_bar") && p.x.role === "category" && p.order === "value") {
-    const total = (key: string) => p.y.reduce((s, c) => s + (sum(key, c.field) ?? 0), 0)
+  if ((p.kind === "bar" || p.kind === "stacked_bar" || p.kind === "combo") && p.x.role === "category" && p.order === "value") {
+    // as the page sorts them: by the bars' measure (a combo's first), highest first
+    const measures = p.kind === "combo" ? p.y.slice(0, 1) : p.y
+    const total = (key: string) => measures.reduce((s, c) => s + (sum(key, c.field) ?? 0), 0)
     categories = [...categories].sort((a, b) => total(b.key) - total(a.key))
   }
   const labels = categories.map((c) => c.label)
@@ -147,7 +149,8 @@ const heatmapTable = (p: Chart.XyPlan, rows: ReadonlyArray<Visuals.Row>): Readon
     const [a, b] = [p.theme.light, p.theme.accent].map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)))
     return a!.map((v, i) => Math.round(v + (b![i]! - v) * t).toString(16).padStart(2, "0")).join("").toUpperCase()
   }
-  const header: Array<Cell> = [{ text: `${by.title} \\ ${p.x.title}`, options: { bold: true } }, ...xs.map((x) => ({ text: x.label, options: { bold: true, align: "center" } }))]
+  // the rows' title heads their column; the columns' title is the slide's caption
+  const header: Array<Cell> = [{ text: by.title, options: { bold: true } }, ...xs.map((x) => ({ text: x.label, options: { bold: true, align: "center" } }))]
   return [
     header,
     ...ys.map((y) => [
@@ -202,10 +205,25 @@ const addChart = (pptx: Deck, slide: Slide, p: Chart.DrawnPlan, rows: ReadonlyAr
       })
       return
     }
-    case "heatmap":
-      // many periods across the slide: a smaller font keeps "Jan 2025" on one line
-      slide.addTable(heatmapTable(p, rows), { ...box, h: undefined, fontSize: distinct(rows, p.x, locale).length > 12 ? 7 : 10, color: text.color, border: { type: "solid", pt: 0.5, color: "FFFFFF" } })
+    case "heatmap": {
+      const columns = distinct(rows, p.x, locale).length
+      const table = heatmapTable(p, rows)
+      // the rows share the slide's height, as a heatmap's cells are its marks; the first column holds the rows' names
+      const rowH = Math.min(0.9, box.h / table.length)
+      const first = 1.1
+      slide.addTable(table, {
+        ...box,
+        colW: [first, ...Array.from({ length: columns }, () => (box.w - first) / columns)],
+        rowH,
+        valign: "middle",
+        // many periods across the slide: a smaller font keeps "Jan 2025" on one line
+        fontSize: columns > 12 ? 7 : 10,
+        color: text.color,
+        border: { type: "solid", pt: 0.5, color: "FFFFFF" }
+      })
+      slide.addText(p.x.title, { x: box.x, y: box.y + rowH * table.length + 0.1, w: box.w, h: 0.4, fontSize: 11, color: text.muted, align: "center" })
       return
+    }
     case "combo": {
       const { series } = xySeries({ ...p, series: undefined }, rows)
       const [bars, ...lines] = p.y
@@ -227,12 +245,18 @@ const addChart = (pptx: Deck, slide: Slide, p: Chart.DrawnPlan, rows: ReadonlyAr
           ...(differ
             ? {
               valAxes: [
-                { showValAxisTitle: true, valAxisTitle: bars!.title, valAxisLabelFormatCode: axisFormat(bars!, locale) },
-                { showValAxisTitle: true, valAxisTitle: lines.map((l) => l.title).join(", "), valAxisLabelFormatCode: axisFormat(lines[0]!, locale), valGridLine: { style: "none" } }
+                { showValAxisTitle: true, valAxisTitle: bars!.title, valAxisLabelFormatCode: axisFormat(bars!, locale), valAxisMinVal: 0 },
+                {
+                  showValAxisTitle: true,
+                  valAxisTitle: lines.map((l) => l.title).join(", "),
+                  valAxisLabelFormatCode: axisFormat(lines[0]!, locale),
+                  valAxisMinVal: 0,
+                  valGridLine: { style: "none" }
+                }
               ],
               catAxes: [{ showCatAxisTitle: true, catAxisTitle: p.x.title }, { catAxisHidden: true }]
             }
-            : { ...titled(p.x.title, p.y.map((c) => c.title).join(", ")), valAxisLabelFormatCode: axisFormat(bars!, locale) })
+            : { ...titled(p.x.title, p.y.map((c) => c.title).join(", ")), valAxisLabelFormatCode: axisFormat(bars!, locale), valAxisMinVal: 0 })
         }
       )
       return
@@ -248,6 +272,8 @@ const addChart = (pptx: Deck, slide: Slide, p: Chart.DrawnPlan, rows: ReadonlyAr
         chartColors: several ? p.theme.palette.map(hex) : [hex(p.theme.accent)],
         showLegend: several,
         valAxisLabelFormatCode: axisFormat(p.y[0]!, locale),
+        // from zero, as the page draws them: a bar's length is its value
+        ...(p.kind === "line" ? {} : { valAxisMinVal: 0 }),
         ...(p.kind === "bar" || p.kind === "stacked_bar"
           ? { barDir: "col", barGrouping: p.kind === "stacked_bar" ? "stacked" : "clustered", ...(p.kind === "stacked_bar" ? { barOverlapPct: 100 } : {}) }
           : p.kind === "line"
