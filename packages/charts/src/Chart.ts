@@ -403,20 +403,28 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
       case "combo": {
         const [bars, ...lines] = p.y
         const sameFormat = lines.every((l) => JSON.stringify(l.numberFormat) === JSON.stringify(bars.numberFormat))
+        const titles = p.y.map((c) => c.title)
+        const legendOf = (c: PlanColumn) => ({
+          datum: c.title,
+          type: "nominal",
+          scale: { domain: titles, range: titles.map((_, i) => theme.palette[i % theme.palette.length]) },
+          legend: { title: null, orient: "bottom" }
+        })
         return {
           // by the bars' measure: a sort by "-y" would differ between the layers
           encoding: {
             x: channel(p.x, p.x.role === "category" ? { sort: p.order === "value" ? { field: bars.field, op: "sum", order: "descending" } : null } : {}, true, true)
           },
           layer: [
-            { mark: { type: "bar" }, encoding: { y: channel(bars), tooltip: [tip(p.x), tip(bars)] } },
-            ...lines.map((l, i) => ({
+            { mark: { type: "bar" }, encoding: { y: channel(bars), color: legendOf(bars), tooltip: [tip(p.x), tip(bars)] } },
+            ...lines.map((l) => ({
               // the points in the line's colour too: in the accent they would vanish on the bars
-              mark: { type: "line", color: theme.palette[(i + 1) % theme.palette.length], point: { color: theme.palette[(i + 1) % theme.palette.length] } },
-              encoding: { y: channel(l), tooltip: [tip(p.x), tip(l)] }
+              mark: { type: "line", point: true },
+              encoding: { y: channel(l), color: legendOf(l), tooltip: [tip(p.x), tip(l)] }
             }))
           ],
-          ...(sameFormat ? {} : { resolve: { scale: { y: "independent" } } })
+          // one legend names the bars' measure and each line's, in the palette's order
+          ...(sameFormat ? { resolve: { scale: { color: "shared" } } } : { resolve: { scale: { y: "independent", color: "shared" } } })
         }
       }
       default:
