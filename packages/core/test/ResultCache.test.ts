@@ -17,6 +17,21 @@ describe("ResultCache", () => {
     assert.deepStrictEqual(cache.get("c"), [{ n: 3 }])
   })
 
+  it("holds at most its total of rows, dropping the least recently used results", () => {
+    const cache = ResultCache.make(100, 10)
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ i }))
+    cache.set("a", rows(4))
+    cache.set("b", rows(4))
+    cache.get("a")
+    cache.set("c", rows(4))
+    assert.isUndefined(cache.get("b"))
+    assert.strictEqual(cache.get("a")?.length, 4)
+    assert.strictEqual(cache.get("c")?.length, 4)
+    cache.set("a", rows(1))
+    cache.set("d", rows(5))
+    assert.deepStrictEqual(["a", "c", "d"].map((k) => cache.get(k)?.length), [1, 4, 5])
+  })
+
   it("keeps no result of more rows than its bound", () => {
     const cache = ResultCache.make()
     cache.set("big", Array.from({ length: ResultCache.maxRows + 1 }, (_, n) => ({ n })))

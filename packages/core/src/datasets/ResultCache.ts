@@ -27,24 +27,34 @@ export interface ResultCache {
 /** Results with more rows than this are not kept (an export's or a table's worth of rows is read again). */
 export const maxRows = 5_000
 
-/** A cache of at most `capacity` results. */
-export const make = (capacity = 500): ResultCache => {
+/**
+ * A cache of at most `capacity` results holding at most `totalRows` rows in
+ * all (rows are what cost memory: the demo report's nine visuals hold about
+ * 200), the least recently used dropped first.
+ */
+export const make = (capacity = 500, totalRows = 100_000): ResultCache => {
   const entries = new Map<string, ReadonlyArray<Row>>()
+  let rows = 0
+  const drop = (key: string) => {
+    rows -= entries.get(key)?.length ?? 0
+    entries.delete(key)
+  }
   return {
     get: (key) => {
-      const rows = entries.get(key)
-      if (rows !== undefined) {
+      const found = entries.get(key)
+      if (found !== undefined) {
         // most recently used last
         entries.delete(key)
-        entries.set(key, rows)
+        entries.set(key, found)
       }
-      return rows
+      return found
     },
-    set: (key, rows) => {
-      if (rows.length > maxRows) return
-      entries.delete(key)
-      entries.set(key, rows)
-      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
+    set: (key, result) => {
+      if (result.length > maxRows) return
+      drop(key)
+      entries.set(key, result)
+      rows += result.length
+      while (entries.size > capacity || rows > totalRows) drop(entries.keys().next().value!)
     }
   }
 }
