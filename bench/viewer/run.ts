@@ -28,13 +28,14 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Chromium } from "@analytics/testing/browser"
 import { type Browser, chromium } from "playwright-core"
 import { writeRunRecord } from "../RunRecord.ts"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
 const width = Number(process.env["BENCH_WIDTH"] ?? 1280)
 const outputDir = process.env["BENCH_OUTPUT_DIR"] ?? fileURLToPath(new URL(".", import.meta.url))
-const executablePath = process.env["CHROMIUM"] ?? "/usr/bin/chromium"
+const executablePath = process.env["CHROMIUM"] ?? Chromium.executablePath
 const bin = fileURLToPath(new URL("../../packages/host/src/bin.ts", import.meta.url))
 
 /** The bar: each chart drawn within this many milliseconds, and at most `ratioBar` times the floor. */
@@ -227,10 +228,7 @@ const round = (n: number) => Math.round(n * 10) / 10
 
 const main = async () => {
   const host = await startHost()
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-  })
+  const browser = await chromium.launch({ executablePath, args: [...Chromium.args] })
   let floor: { readonly url: string; readonly server: Server } | undefined
   try {
     const [workspace] = (await call(host.url, host.token, "GET", "/v1/workspaces")).data

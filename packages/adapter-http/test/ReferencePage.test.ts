@@ -1,38 +1,14 @@
+import { Chromium } from "@analytics/testing/browser"
 import { start } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync } from "node:fs"
-import { chromium } from "playwright-core"
 
-/** Debian's Chromium (`apt-get install chromium`); CI installs it. */
-const executablePath = "/usr/bin/chromium"
-const available = existsSync(executablePath)
-if (!available && process.env.REQUIRE_CHROMIUM === "1") throw new Error(`REQUIRE_CHROMIUM=1 but ${executablePath} is missing`)
-
-const suite = available ? describe : describe.skip
-
-suite(`the API reference page in headless Chromium${available ? "" : " (skipped: no /usr/bin/chromium)"}`, () => {
+describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the API reference page in headless Chromium"), () => {
   it.live("renders every endpoint of the contract, offline", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer)
-      const browser = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          chromium.launch({
-            executablePath,
-            args: [
-              "--no-sandbox",
-              "--disable-gpu",
-              "--disable-quic",
-              "--no-first-run",
-              "--disable-background-networking",
-              "--disable-component-update",
-              "--disable-sync"
-            ]
-          })
-        ),
-        (browser) => Effect.promise(() => browser.close())
-      )
+      const browser = yield* Chromium.launch
       const result = yield* Effect.promise(async () => {
         const page = await browser.newPage()
         const external: Array<string> = []

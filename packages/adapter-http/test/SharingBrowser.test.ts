@@ -4,32 +4,15 @@
  * with the right one, shows the report and the watermark (screenshot
  * taken); an embed snippet renders inside a host page of another origin.
  */
+import { Chromium } from "@analytics/testing/browser"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, statSync } from "node:fs"
+import { statSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium } from "playwright-core"
 import { grantsPath, passwordLink, setup } from "./SharingFixture.ts"
-
-/** Debian's Chromium (`apt-get install chromium`); CI installs it. */
-const executablePath = "/usr/bin/chromium"
-const available = existsSync(executablePath)
-if (!available && process.env.REQUIRE_CHROMIUM === "1") throw new Error(`REQUIRE_CHROMIUM=1 but ${executablePath} is missing`)
-
-const suite = available ? describe : describe.skip
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
-)
 
 /** A page of an embedding app on its own origin (another port), holding `snippet`. */
 const hostPage = (snippet: string) =>
@@ -45,12 +28,12 @@ const hostPage = (snippet: string) =>
     (host) => Effect.sync(host.close)
   )
 
-suite(`shared links and embeds in headless Chromium${available ? "" : " (skipped: no /usr/bin/chromium)"}`, () => {
+describe.skipIf(!Chromium.available)(Chromium.suiteTitle("shared links and embeds in headless Chromium"), () => {
   it.live("a password link: two wrong passwords, then the right one, the report and its watermark; an embed inside a host page", () =>
     Effect.gen(function*() {
       const { ok, reportId, server } = yield* setup
       const link = yield* ok("POST", grantsPath, passwordLink(reportId))
-      const browser = yield* launch
+      const browser = yield* Chromium.launch
       const screenshot = join(tmpdir(), `shared-link-${Date.now()}.png`)
       const seen = yield* Effect.promise(async () => {
         const page = await browser.newPage()

@@ -21,7 +21,6 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PNG } from "pngjs"
-import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SampleSales } from "@analytics/core"
 import { call, type Cleanups, demoHost, download, settledJob } from "./HostProcess.ts"
@@ -179,7 +178,7 @@ describe("every export format of the demo report, opened by an independent reade
   it.skipIf(!Chromium.available || !Poppler.available)(Chromium.suiteTitle("the browser draws the same marks as the PDF: the bars of the two regions and a slice per channel"), async () => {
     const link = await call(demo.host, "POST", "/v1/sharing/grants", demo.token, { subject_type: "report", subject_id: demo.report.report_id, principal_type: "link", actions: ["view"] })
     expect(link.status).toBe(201)
-    const browser = await chromium.launch({ executablePath: Chromium.executablePath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+    const browser = await Chromium.open()
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
       const marks = async (name: string) => {

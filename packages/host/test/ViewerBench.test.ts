@@ -5,19 +5,16 @@
  * static floor and write its record. No timing is asserted here; the bench
  * prints its figures against its own bar.
  */
+import { Chromium } from "@analytics/testing/browser"
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const script = fileURLToPath(new URL("../../../bench/viewer/run.ts", import.meta.url))
-const chromium = "/usr/bin/chromium"
-const available = existsSync(chromium)
-if (!available && process.env.REQUIRE_CHROMIUM === "1") throw new Error(`REQUIRE_CHROMIUM=1 but ${chromium} is missing`)
-
-describe.skipIf(!available)(`bench/viewer${available ? "" : " (skipped: no /usr/bin/chromium)"}`, () => {
+describe.skipIf(!Chromium.available)(Chromium.suiteTitle("bench/viewer"), () => {
   it("measures every page of the demo report against its static floor, and writes its record", async () => {
     const dir = mkdtempSync(join(tmpdir(), "viewer-bench-"))
     try {

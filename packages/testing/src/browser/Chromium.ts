@@ -22,14 +22,15 @@ export const available: boolean = (() => {
 /** A suite title saying when it is skipped and why. */
 export const suiteTitle = (title: string): string => `${title}${available ? "" : " (skipped: no /usr/bin/chromium)"}`
 
+/** How it is started: headless, without a sandbox (CI runs as root), a GPU or its background services. */
+export const args: ReadonlyArray<string> = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+/** Headless Chromium; the caller closes it. */
+export const open = (): Promise<Browser> => chromium.launch({ executablePath, args: [...args] })
+
 /** Headless Chromium, closed with the scope. */
 export const launch: Effect.Effect<Browser, never, import("effect").Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    })
-  ),
+  Effect.promise(open),
   (browser) => Effect.promise(() => browser.close())
 )
 
