@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type AnalyticsEngine, type Comments, type ExportJob, ReportViews, type SharedSubjects } from "@analytics/core"
+import { type AnalyticsEngine, type Comments, type ExportJob, type ReportViews, type SharedSubjects } from "@analytics/core"
 import { ViewerData } from "@analytics/viewer"
 import * as SharedReport from "./SharedReport.ts"
 
@@ -159,8 +159,11 @@ const watermark = (text: string) => {
     `style="background-image: url(&quot;data:image/svg+xml,${escape(encodeURIComponent(svg))}&quot;)"></div>`
 }
 
+/** A cell of a dataset's preview (its columns carry no format): numbers grouped, with at most two decimals. */
 const cell = (value: Row[string] | undefined) =>
-  typeof value === "number" ? `<td class="number">${escape(ReportViews.displayText(value))}</td>` : `<td>${escape(ReportViews.displayText(value))}</td>`
+  typeof value === "number"
+    ? `<td class="number">${escape(value.toLocaleString("en-US", { maximumFractionDigits: 2 }))}</td>`
+    : `<td>${escape(String(value ?? ""))}</td>`
 
 /** A comment and its replies. */
 interface Thread {

@@ -35,18 +35,6 @@ export interface ReportView {
   readonly pages: ReadonlyArray<{ readonly name: string; readonly visuals: ReadonlyArray<VisualView> }>
 }
 
-/** A value as shared pages and documents print it: numbers grouped, with at most two decimals. */
-export const displayText = (value: Row[string] | undefined): string =>
-  typeof value === "number" ? value.toLocaleString("en-US", { maximumFractionDigits: 2 }) : String(value ?? "")
-
-/** The figure a key-figure (kpi) visual shows, as text; `undefined` for any other visual. */
-export const keyFigure = (v: VisualView): string | undefined => {
-  if (v._tag !== "Rows" || v.visual.type !== "kpi" || v.rows.length !== 1) return undefined
-  // A kpi names its `value` (Reports checks it).
-  const measure = v.visual.encoding?.value ?? v.columns.find((c) => c.kind === "measure")?.name
-  return measure === undefined ? undefined : displayText(v.rows[0]![measure])
-}
-
 /** What rendering reads. */
 export type Services = ReportStore | DatasetStore | Datasets.Engines
 
@@ -75,7 +63,14 @@ export const noRowsDetail = "No rows match."
 export const timedOutDetail = "This visual's query timed out."
 
 /** Whether a visual's rows show nothing: no row, or a key figure over no row (one row without a value). */
-export const matchesNoRow = (v: Extract<VisualView, { _tag: "Rows" }>): boolean => v.rows.length === 0 || keyFigure(v) === ""
+export const matchesNoRow = (v: Extract<VisualView, { _tag: "Rows" }>): boolean => {
+  if (v.rows.length === 0) return true
+  if (v.visual.type !== "kpi" || v.rows.length !== 1) return false
+  // A kpi names its `value` (Reports checks it).
+  const measure = v.visual.encoding?.value ?? v.columns.find((c) => c.kind === "measure")?.name
+  const value = measure === undefined ? undefined : v.rows[0]![measure]
+  return measure !== undefined && (value === null || value === undefined || value === "")
+}
 
 /** Why a visual shows no rows, in words for its viewer (never a query's text or a row). */
 export const unavailable = (error: { readonly _tag: string }): string =>
