@@ -15,6 +15,7 @@
  * - `BENCH_ROUNDS`      loads of each page per side, interleaved; medians reported (default 9)
  * - `BENCH_WIDTH`       the window's width in CSS pixels (default 1280; 390 for a phone)
  * - `BENCH_OUTPUT_DIR`  where `last-run.json` goes (default `bench/viewer`)
+ * - `BENCH_DEBUG=1`     prints each load's navigation timings
  * - `CHROMIUM`          the browser (default Debian's `/usr/bin/chromium`)
  *
  * The packaged host runs in a child process with `ANALYTICS_DEMO=1`, as a
@@ -170,9 +171,7 @@ const recorder = (page: number) => {
 }
 
 interface Load {
-  /** When each chart first showed, in order, ms from navigation start. */
-  readonly drawnMs: ReadonlyArray<number>
-  /** When the last chart showed. */
+  /** When the last chart of the page showed, ms from navigation start. */
   readonly lastDrawnMs: number
   /** When every chart was a live view; `null` on the floor. */
   readonly interactiveMs: number | null
@@ -212,8 +211,7 @@ const load = async (browser: Browser, url: string, index: number, charts: number
         return JSON.stringify({ responseStart: n.responseStart, responseEnd: n.responseEnd, domInteractive: n.domInteractive, dcl: n.domContentLoadedEventEnd, fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime })
       }), JSON.stringify(state.drawn))
     }
-    const drawnMs = state.drawn.slice(0, charts)
-    return { drawnMs, lastDrawnMs: Math.max(...drawnMs), interactiveMs: live ? state.interactiveAt : null, bytes }
+    return { lastDrawnMs: Math.max(...state.drawn.slice(0, charts)), interactiveMs: live ? state.interactiveAt : null, bytes }
   } finally {
     await context.close()
   }

@@ -206,8 +206,9 @@ const addChart = (pptx: Deck, slide: Slide, p: Chart.DrawnPlan, rows: ReadonlyAr
       return
     }
     case "heatmap": {
-      const columns = distinct(rows, p.x, locale).length
       const table = heatmapTable(p, rows)
+      // the header row: the rows' title, then a column per x
+      const columns = table[0]!.length - 1
       // the rows share the slide's height, as a heatmap's cells are its marks; the first column holds the rows' names
       const rowH = Math.min(0.9, box.h / table.length)
       const first = 1.1

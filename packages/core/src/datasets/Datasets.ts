@@ -524,8 +524,10 @@ export const query = (
   Effect.gen(function*() {
     const { compiled, dataset, engine } = yield* prepared(tenantId, datasetId, query, security)
     const { results } = yield* Engines
-    const cacheKey = results !== undefined && dataset.source.type === "upload" && (yield* ResultCache.Enabled) ? ResultCache.key(dataset, compiled) : undefined
-    const cached = cacheKey === undefined ? undefined : results!.get(cacheKey)
+    const cache = results !== undefined && dataset.source.type === "upload" && (yield* ResultCache.Enabled)
+      ? { results, key: ResultCache.key(dataset, compiled) }
+      : undefined
+    const cached = cache?.results.get(cache.key)
     if (cached !== undefined) return { dataset, compiled, rows: cached }
     const budget = Duration.toMillis(timeout)
     const asked = yield* Clock.currentTimeMillis
@@ -546,7 +548,7 @@ export const query = (
       Effect.catchTag("TurnExpired", (expired) => Effect.fail(engineBusy(expired))),
       Effect.withSpan("dataset.query", { attributes: { "dataset.engine": dataset.source.type, "dataset.id": dataset.dataset_id } })
     )
-    if (cacheKey !== undefined) results!.set(cacheKey, rows)
+    cache?.results.set(cache.key, rows)
     return { dataset, compiled, rows }
   })
 
