@@ -48,7 +48,7 @@ const drawTable = (doc: PDFKit.PDFDocument, table: Visuals.Table, x: number, y: 
   const shown = table.cells.length > fits ? fits - 1 : table.cells.length
   const cells = table.cells.slice(0, shown)
   doc.fontSize(fontSize)
-  const natural = table.titles.map((title, i) => {
+  const natural = table.columns.map(({ title }, i) => {
     doc.font(faces.bold)
     let w = doc.widthOfString(title)
     doc.font(faces.regular)
@@ -62,10 +62,10 @@ const drawTable = (doc: PDFKit.PDFDocument, table: Visuals.Table, x: number, y: 
   const cell = (text: string, i: number, top: number, numeric: boolean) =>
     doc.text(text, lefts[i]! + 3, top, { width: widths[i]! - 6, lineBreak: false, ellipsis: true, align: numeric ? "right" : "left" })
   doc.font(faces.bold).fillColor(colours.text)
-  table.titles.forEach((title, i) => cell(title, i, y, table.numeric[i]!))
+  table.columns.forEach(({ numeric, title }, i) => cell(title, i, y, numeric))
   doc.save().moveTo(x, y + lineHeight - 2).lineTo(x + width, y + lineHeight - 2).lineWidth(0.5).strokeColor(colours.border).stroke().restore()
   doc.font(faces.regular).fillColor(colours.text)
-  cells.forEach((row, r) => row.forEach((text, i) => cell(text, i, y + (r + 1) * lineHeight + 2, table.numeric[i]!)))
+  cells.forEach((row, r) => row.forEach((text, i) => cell(text, i, y + (r + 1) * lineHeight + 2, table.columns[i]!.numeric)))
   if (table.cells.length > shown) {
     doc.font(faces.oblique).fillColor(colours.muted).text(`The first ${shown} of ${table.cells.length} rows.`, x + 3, y + (shown + 1) * lineHeight + 4, { lineBreak: false })
   }

@@ -32,7 +32,7 @@ const table = (t: Visuals.Table, top: number, width: number, height: number) => 
   const fits = Math.max(1, Math.floor(height / lineHeight) - 1)
   const shown = t.cells.length > fits ? fits - 1 : t.cells.length
   // widths by characters: a fair guess of DejaVu Sans's widths at one size
-  const natural = t.titles.map((title, i) => Math.max(title.length, ...t.cells.slice(0, shown).map((row) => (row[i] ?? "").length)) + 3)
+  const natural = t.columns.map(({ title }, i) => Math.max(title.length, ...t.cells.slice(0, shown).map((row) => (row[i] ?? "").length)) + 3)
   const sum = natural.reduce((a, b) => a + b, 0)
   const widths = natural.map((n) => (n * width) / sum)
   const lefts = widths.map((_, i) => margin + widths.slice(0, i).reduce((a, b) => a + b, 0))
@@ -41,9 +41,9 @@ const table = (t: Visuals.Table, top: number, width: number, height: number) => 
       ? `<text x="${lefts[i]! + widths[i]! - 8}" y="${y}" text-anchor="end">${escape(text)}</text>`
       : `<text x="${lefts[i]! + 8}" y="${y}">${escape(text)}</text>`
   const lines = [
-    `<g font-weight="bold">${t.titles.map((title, i) => cell(title, i, top + 22, t.numeric[i]!)).join("")}</g>`,
+    `<g font-weight="bold">${t.columns.map(({ numeric, title }, i) => cell(title, i, top + 22, numeric)).join("")}</g>`,
     `<line x1="${margin}" x2="${margin + width}" y1="${top + 32}" y2="${top + 32}" stroke="${colours.border}"/>`,
-    ...t.cells.slice(0, shown).map((row, r) => row.map((text, i) => cell(text, i, top + 22 + (r + 1) * lineHeight + 4, t.numeric[i]!)).join("")),
+    ...t.cells.slice(0, shown).map((row, r) => row.map((text, i) => cell(text, i, top + 22 + (r + 1) * lineHeight + 4, t.columns[i]!.numeric)).join("")),
     t.cells.length > shown ? `<text x="${margin + 8}" y="${top + 22 + (shown + 1) * lineHeight + 4}" font-style="italic" fill="${colours.muted}">${escape(`The first ${shown} of ${t.cells.length} rows.`)}</text>` : ""
   ]
   return `<g font-family="${font}" font-size="18" fill="${colours.text}">${lines.join("")}</g>`

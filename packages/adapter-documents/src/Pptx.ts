@@ -300,10 +300,10 @@ const addVisual = (pptx: Deck, slide: Slide, v: ReportViews.VisualView, options:
     case "Table": {
       const { table } = shown
       const rows = table.cells.slice(0, maxTableRows)
-      const align = (i: number) => (table.numeric[i] ? "right" : "left")
+      const align = (i: number) => (table.columns[i]!.numeric ? "right" : "left")
       slide.addTable(
         [
-          table.titles.map((t, i) => ({ text: t, options: { bold: true, align: align(i), fill: { color: "F3F4F6" } } })),
+          table.columns.map(({ title: t }, i) => ({ text: t, options: { bold: true, align: align(i), fill: { color: "F3F4F6" } } })),
           ...rows.map((row) => row.map((t, i) => ({ text: t, options: { align: align(i) } })))
         ],
         { ...box, h: undefined, fontSize: 12, color: text.color, border: { type: "solid", pt: 0.5, color: "D1D5DB" } }

@@ -32,11 +32,7 @@ export type Shown =
   | { readonly _tag: "Chart"; readonly plan: Chart.DrawnPlan; readonly rows: ReadonlyArray<Row> }
 
 /** A table as text: titles, which columns are numbers (right-aligned), and the cells. */
-export interface Table {
-  readonly titles: ReadonlyArray<string>
-  readonly numeric: ReadonlyArray<boolean>
-  readonly cells: ReadonlyArray<ReadonlyArray<string>>
-}
+export type Table = Chart.TextTable
 
 /** The chart theme of a deployment's branding. */
 export const themeOf = (branding: Branding.Branding): Theme.Theme => Theme.theme({ primaryColor: branding.primaryColor })
@@ -64,11 +60,7 @@ export const titleOf = (v: ReportViews.VisualView): string => v.visual.title ?? 
 export const cellText = (value: unknown, column: Chart.PlanColumn, locale: string): string => Format.text(value, column, { locale })
 
 /** A table plan's rows as text. */
-export const tableOf = (plan: Chart.TablePlan, rows: ReadonlyArray<Row>): Table => ({
-  titles: plan.columns.map((c) => c.title),
-  numeric: plan.columns.map((c) => c.role === "quantity"),
-  cells: rows.map((row) => plan.columns.map((c) => cellText(row[c.field], c, plan.locale)))
-})
+export const tableOf = (plan: Chart.TablePlan, rows: ReadonlyArray<Row>): Table => Chart.textTable(plan.columns, rows, plan.locale)
 
 /** Every column of a visual's result as a table plan (what a chart too large to draw shows). */
 const allColumns = (plan: Chart.ChartPlan, v: Rows): Chart.TablePlan => ({

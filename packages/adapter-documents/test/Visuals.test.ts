@@ -37,7 +37,10 @@ describe("what documents show of a visual", () => {
     const figure = Visuals.shown(rows(visual("kpi", { value: "revenue" }), [revenue], [{ revenue: 1234567.891 }]), Branding.defaults)
     assert.strictEqual(figure._tag === "Figure" ? figure.text : figure._tag, "€1,234,567.89")
     const table = Visuals.shown(rows(visual("table"), [month, revenue], [{ ordered_at__month: "2025-01-01 00:00:00", revenue: 20000 }]), Branding.defaults)
-    assert.deepStrictEqual(table._tag === "Table" ? table.table : table._tag, { titles: ["Order date: Month", "Revenue"], numeric: [false, true], cells: [["Jan 2025", "€20,000.00"]] })
+    assert.deepStrictEqual(table._tag === "Table" ? table.table : table._tag, {
+      columns: [{ title: "Order date: Month", numeric: false }, { title: "Revenue", numeric: true }],
+      cells: [["Jan 2025", "€20,000.00"]]
+    })
     const german = Visuals.shown(rows(visual("kpi", { value: "revenue" }), [revenue], [{ revenue: 20000 }]), { primaryColor: "#0f766e", locale: "de-DE" })
     assert.strictEqual(german._tag === "Figure" ? german.text.replace(/\s/g, " ") : german._tag, "20.000,00 €")
     const chart = Visuals.shown(rows(visual("line"), [month, revenue], [{ ordered_at__month: "2025-01-01 00:00:00", revenue: 20000 }]), { primaryColor: "#0f766e", locale: "en-US" })

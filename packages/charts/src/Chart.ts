@@ -190,6 +190,22 @@ export const plan = (input: ChartInput): ChartPlan => {
   return special() ?? fromType(wanted)
 }
 
+/** Rows as a table of text: each column's title, whether it holds numbers (right-aligned), and the cells. */
+export interface TextTable {
+  readonly columns: ReadonlyArray<{ readonly title: string; readonly numeric: boolean }>
+  readonly cells: ReadonlyArray<ReadonlyArray<string>>
+}
+
+/** `rows` in `columns` as text, each cell as `Format.text` writes it: a table's, a chart's data on demand, a document's. */
+export const textTable = (
+  columns: ReadonlyArray<PlanColumn>,
+  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  locale: string = Format.defaultLocale
+): TextTable => ({
+  columns: columns.map((c) => ({ title: c.title, numeric: c.role === "quantity" })),
+  cells: rows.map((row) => columns.map((c) => Format.text(row[c.field], c, { locale })))
+})
+
 /** Whether Vega draws the plan (every kind but a table and a key figure). */
 export const isDrawn = (p: ChartPlan): p is DrawnPlan => p.kind !== "table" && p.kind !== "kpi"
 

@@ -71,11 +71,7 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
     const plan = Chart.plan({ visual: v.visual, columns: v.columns, theme })
     const planColumns = v.columns.map(Chart.planColumn)
     const tableColumns = plan.kind === "table" ? plan.columns : planColumns
-    const table: ViewerData.TableData = {
-      columns: tableColumns.map((c) => ({ title: c.title, numeric: c.role === "quantity" })),
-      cells: v.rows.slice(0, rowsShown).map((row) => tableColumns.map((c) => Format.text(row[c.field], c))),
-      rows: v.rows.length
-    }
+    const table: ViewerData.TableData = { ...Chart.textTable(tableColumns, v.rows.slice(0, rowsShown)), rows: v.rows.length }
     if (plan.kind === "kpi") {
       return { data: { ...rows, state: "rows", kind: "kpi", figure: Format.text(v.rows[0]?.[plan.value.field], plan.value), table } satisfies ViewerData.VisualData, svg: undefined }
     }
