@@ -15,6 +15,8 @@ export interface ServiceInfoShape {
     readonly name: string
     readonly logoUrl: string | null
     readonly primaryColor: string
+    /** The locale shared pages write numbers in (`en-US` when not set), as documents do (core's `Branding`). */
+    readonly locale?: string | undefined
   }
   readonly features: Readonly<Record<string, boolean>>
   /** The fixed addresses webhook deliveries leave from, for receivers to allowlist (decision 0010); none when not fixed. */

@@ -319,7 +319,7 @@ const initialize = (config: HostConfig) =>
       trustedProxies: config.trustedProxies,
       publicBaseUrl: config.publicBaseUrl,
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
-      info: { webhookEgressAddresses: config.webhooks.egressAddresses, branding: { name: "Analytics", logoUrl: null, primaryColor: config.branding.primaryColor } },
+      info: { webhookEgressAddresses: config.webhooks.egressAddresses, branding: { name: "Analytics", logoUrl: null, ...config.branding } },
       mailer: mailerLayer(config),
       engines: {
         upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),

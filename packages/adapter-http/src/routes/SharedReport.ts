@@ -29,6 +29,8 @@ export interface SharedReport {
 /** What else the data carries. */
 export interface Options {
   readonly theme: Theme.Theme
+  /** The locale numbers are written in. */
+  readonly locale: string
   readonly controls: ReadonlyArray<SharedViews.FilterControl>
   readonly values: Readonly<Record<string, ViewerData.FilterValue>>
   /** A visual's CSV, when the share allows rows. */
@@ -49,6 +51,8 @@ const responsive = (svg: string): string =>
 /** How one visual is made: its chart's colours, its CSV's URL (when the share allows rows), whether to draw its SVG. */
 export interface VisualOptions {
   readonly theme: Theme.Theme
+  /** The locale numbers are written in, as in documents. */
+  readonly locale: string
   readonly downloadUrl?: ((visualId: string) => string) | undefined
   readonly draw: boolean
   /** The size its chart is drawn at; a report's card's (`chartSize`) unless told. */
@@ -68,12 +72,12 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
     if (ReportViews.matchesNoRow(v)) {
       return { data: { ...rows, state: "no_rows", message: ReportViews.noRowsDetail } satisfies ViewerData.VisualData, svg: undefined }
     }
-    const plan = Chart.plan({ visual: v.visual, columns: v.columns, theme })
+    const plan = Chart.plan({ visual: v.visual, columns: v.columns, theme, locale: options.locale })
     const planColumns = v.columns.map(Chart.planColumn)
     const tableColumns = plan.kind === "table" ? plan.columns : planColumns
-    const table: ViewerData.TableData = { ...Chart.textTable(tableColumns, v.rows.slice(0, rowsShown)), rows: v.rows.length }
+    const table: ViewerData.TableData = { ...Chart.textTable(tableColumns, v.rows.slice(0, rowsShown), options.locale), rows: v.rows.length }
     if (plan.kind === "kpi") {
-      return { data: { ...rows, state: "rows", kind: "kpi", figure: Format.text(v.rows[0]?.[plan.value.field], plan.value), table } satisfies ViewerData.VisualData, svg: undefined }
+      return { data: { ...rows, state: "rows", kind: "kpi", figure: Format.text(v.rows[0]?.[plan.value.field], plan.value, { locale: options.locale }), table } satisfies ViewerData.VisualData, svg: undefined }
     }
     if (!Chart.isDrawn(plan)) return { data: { ...rows, state: "rows", kind: "table", table } satisfies ViewerData.VisualData, svg: undefined }
     const size = options.size ?? chartSize
@@ -93,7 +97,7 @@ export const make = (view: ReportViews.ReportView, options: Options): Effect.Eff
     const pages = yield* Effect.forEach(view.pages, (page) =>
       Effect.map(
         Effect.forEach(page.visuals, (v) =>
-          Effect.map(visual(v, { theme, downloadUrl: options.downloadUrl, draw: options.draw }), ({ data, svg }) => {
+          Effect.map(visual(v, { theme, locale: options.locale, downloadUrl: options.downloadUrl, draw: options.draw }), ({ data, svg }) => {
             if (svg !== undefined) svgs.set(v.visual.id, svg)
             return data
           })),

@@ -42,7 +42,7 @@ import {
   SharedViews,
   type ShareTokens
 } from "@analytics/core"
-import { Theme } from "@analytics/charts"
+import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
@@ -263,6 +263,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const info = yield* ServiceInfo
   const assets = yield* ViewerAssets.ViewerAssets
   const theme = Theme.theme({ primaryColor: info.branding.primaryColor })
+  const locale = info.branding.locale ?? Format.defaultLocale
   const services = yield* Effect.context<Services>()
   const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
   const secure = info.publicBaseUrl.startsWith("https:")
@@ -330,6 +331,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       const json = wantsJson(request)
       const shared = yield* SharedReport.make(view, {
         theme,
+        locale,
         controls,
         values,
         downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
@@ -377,7 +379,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
       const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
       for (const { tile, view: v } of view.tiles) {
-        if (v._tag !== "Missing") cards.set(tile.id, yield* SharedReport.visual(v, { theme, draw: true, size: SharePage.tileChartSize(tile) }))
+        if (v._tag !== "Missing") cards.set(tile.id, yield* SharedReport.visual(v, { theme, locale, draw: true, size: SharePage.tileChartSize(tile) }))
       }
       const page = SharePage.dashboardPage(view, {
         branding,
