@@ -56,6 +56,12 @@ export const make = Effect.sync(() => {
         return ["written" as const, () => undos.reverse().forEach((undo) => undo())]
       }),
     findUser: (tenantId, userId) => Effect.sync(() => userOf(tenantId, userId)),
+    findActiveUsersByEmail: (email) =>
+      Effect.sync(() =>
+        [...users.values()]
+          .filter((u) => u.email === email && u.status === "active")
+          .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.user_id < b.user_id ? -1 : 1))
+      ),
     findUserBy: (tenantId, by) =>
       Effect.sync(() => {
         if ("email" in by) {

@@ -15,6 +15,7 @@ import {
   InvitationStore,
   Pagination,
   ServiceSecrets,
+  SessionStore,
   Tenant,
   TenantStore,
   type Stores,
@@ -30,6 +31,7 @@ import * as MemoryDirectoryStore from "./MemoryDirectoryStore.ts"
 import * as MemoryExportStore from "./MemoryExportStore.ts"
 import * as MemoryGrantStore from "./MemoryGrantStore.ts"
 import * as MemoryInvitationStore from "./MemoryInvitationStore.ts"
+import * as MemorySessionStore from "./MemorySessionStore.ts"
 import * as MemoryWebhookStores from "./MemoryWebhookStores.ts"
 import * as MemoryWorkspaceRecords from "./MemoryWorkspaceRecords.ts"
 import { restore, set, transactor, write } from "./Transactions.ts"
@@ -210,6 +212,7 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.succeed(Transactor.Transactor, transactor),
   Layer.effect(DirectoryStore.DirectoryStore, directoryStore),
   Layer.effect(InvitationStore.InvitationStore, MemoryInvitationStore.make),
+  Layer.effect(SessionStore.SessionStore, MemorySessionStore.make),
   MemoryWorkspaceRecords.layer,
   Layer.effect(AuditLog.AuditStore, MemoryAuditStore.make),
   Layer.effect(GrantStore.GrantStore, MemoryGrantStore.make),

@@ -15,6 +15,7 @@ import { directory } from "./migrations/Directory.ts"
 import { exportJobs, exportSchedules, scheduleRunAs } from "./migrations/Exports.ts"
 import { initial, idempotencyPurgeIndex, tenantLimits } from "./migrations/Platform.ts"
 import { rateLimits, rateLimitLogs } from "./migrations/RateLimits.ts"
+import { sessions } from "./migrations/Sessions.ts"
 import { auditLog, grants, grantRecipients, comments } from "./migrations/Sharing.ts"
 import { webhooks } from "./migrations/Webhooks.ts"
 
@@ -43,7 +44,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "18_rate_limit_logs": rateLimitLogs,
   "19_report_filters": reportFilters,
   "20_schedule_run_as": scheduleRunAs,
-  "21_comments": comments
+  "21_comments": comments,
+  "22_sessions": sessions
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

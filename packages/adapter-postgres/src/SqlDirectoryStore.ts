@@ -79,6 +79,12 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.findUser")
       )
     },
+    findActiveUsersByEmail: (email) =>
+      sql<UserRow>`SELECT ${userColumns} FROM users u WHERE u.email = ${email} AND u.status = 'active'
+        ORDER BY u.created_at, u.user_id`.pipe(
+        Effect.map((rows) => rows.map(toUser)),
+        failAs("DirectoryStore.findActiveUsersByEmail")
+      ),
     findUserBy: (tenantId, by) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
       const condition = "email" in by ? sql`u.email = ${by.email}`

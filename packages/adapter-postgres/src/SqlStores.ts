@@ -17,6 +17,7 @@ import {
   InvitationStore,
   type Plan,
   ServiceSecrets,
+  SessionStore,
   type Stores,
   Tenant,
   TenantStore,
@@ -40,6 +41,7 @@ import * as SqlDirectoryStore from "./SqlDirectoryStore.ts"
 import * as SqlExportStore from "./SqlExportStore.ts"
 import * as SqlGrantStore from "./SqlGrantStore.ts"
 import * as SqlInvitationStore from "./SqlInvitationStore.ts"
+import * as SqlSessionStore from "./SqlSessionStore.ts"
 import * as SqlWebhookStores from "./SqlWebhookStores.ts"
 import * as SqlWorkspaceRecords from "./SqlWorkspaceRecords.ts"
 
@@ -399,6 +401,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   webhookStores,
   Layer.effect(DirectoryStore.DirectoryStore, SqlDirectoryStore.make),
   Layer.effect(InvitationStore.InvitationStore, SqlInvitationStore.make),
+  Layer.effect(SessionStore.SessionStore, SqlSessionStore.make),
   SqlWorkspaceRecords.layer,
   Layer.effect(AuditLog.AuditStore, SqlAuditStore.make),
   Layer.effect(GrantStore.GrantStore, SqlGrantStore.make),

@@ -44,6 +44,20 @@ export class Forbidden extends HttpApiError.Problem<Forbidden>()(
   { ...members("auth/forbidden") }
 ) {}
 
+/** 401 auth/sign-in-link-invalid: the e-mailed link is unknown, used or expired (decision 0022). */
+export class SignInLinkInvalid extends HttpApiError.Problem<SignInLinkInvalid>()(
+  "SignInLinkInvalid",
+  declare("auth/sign-in-link-invalid"),
+  { ...members("auth/sign-in-link-invalid") }
+) {}
+
+/** 403 auth/csrf-failed: an unsafe request signed in by cookie without the page's CSRF token or from another origin (decision 0022). */
+export class CsrfFailed extends HttpApiError.Problem<CsrfFailed>()(
+  "CsrfFailed",
+  declare("auth/csrf-failed"),
+  { ...members("auth/csrf-failed") }
+) {}
+
 /** 404 resource/not-found. */
 export class NotFound extends HttpApiError.Problem<NotFound>()(
   "NotFound",
@@ -217,6 +231,12 @@ export class PasswordAttemptsExceeded extends tooManyRequests<PasswordAttemptsEx
 export class SharedViewsExceeded extends tooManyRequests<SharedViewsExceeded>()(
   "SharedViewsExceeded",
   "rate-limit/shared-views-exceeded"
+) {}
+
+/** 429 rate-limit/sign-in-links-exceeded: sign-in links per e-mail address and per client address (decision 0022). */
+export class SignInLinksExceeded extends tooManyRequests<SignInLinksExceeded>()(
+  "SignInLinksExceeded",
+  "rate-limit/sign-in-links-exceeded"
 ) {}
 
 /** The 429s of the tenant's own limits, which any authenticated request can meet. */

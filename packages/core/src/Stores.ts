@@ -17,6 +17,7 @@ import type { IdempotencyStore } from "./platform/Idempotency.ts"
 import type { InvitationStore } from "./sharing/InvitationStore.ts"
 import type { ReportStore } from "./reports/ReportStore.ts"
 import type { ServiceSecrets } from "./platform/ServiceSecrets.ts"
+import type { SessionStore } from "./auth/SessionStore.ts"
 import type { TenantStore } from "./tenancy/TenantStore.ts"
 import type { Transactor } from "./platform/Transactor.ts"
 import type { WebhookStore } from "./webhooks/WebhookStore.ts"
@@ -42,3 +43,4 @@ export type Stores =
   | ExportStore
   | ExportScheduleStore
   | CommentStore
+  | SessionStore

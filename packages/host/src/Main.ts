@@ -32,6 +32,7 @@ import {
   Mailer,
   RateLimitStore,
   ServiceSecrets,
+  Sessions,
   SignedUrl,
   type Tenant,
   Tenants,
@@ -126,6 +127,15 @@ const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
     purged > 0 ? Effect.logInfo("Expired idempotency records purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
   ),
   Effect.catchCause((cause) => Effect.logWarning("Purging idempotency records failed", cause)),
+  Effect.repeat(Schedule.spaced("1 hour"))
+)
+
+/** Deletes console sessions and sign-in links that can sign no one in, at start and every hour. */
+const purgeSessions = Sessions.purgeExpired.pipe(
+  Effect.tap((purged) =>
+    purged > 0 ? Effect.logInfo("Ended console sessions purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
+  ),
+  Effect.catchCause((cause) => Effect.logWarning("Purging console sessions failed", cause)),
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
@@ -291,6 +301,7 @@ const initialize = (config: HostConfig) =>
       }
     }
     yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
+    yield* Effect.forkScoped(purgeSessions.pipe(Effect.provideContext(stores)))
     if (Option.isSome(config.metrics) || Option.isSome(config.otlp)) {
       yield* Effect.forkScoped(exportQueueGauges.pipe(Effect.provideContext(stores)))
     }

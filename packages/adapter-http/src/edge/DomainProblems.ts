@@ -58,7 +58,8 @@ const refusals = {
   "rate-limit/ai-questions-exceeded": Problems.AiQuestionsExceeded,
   "rate-limit/exports-exceeded": Problems.ExportsExceeded,
   "rate-limit/password-attempts-exceeded": Problems.PasswordAttemptsExceeded,
-  "rate-limit/shared-views-exceeded": Problems.SharedViewsExceeded
+  "rate-limit/shared-views-exceeded": Problems.SharedViewsExceeded,
+  "rate-limit/sign-in-links-exceeded": Problems.SignInLinksExceeded
 } as const
 
 /** The 429 problem of a refusal code. */

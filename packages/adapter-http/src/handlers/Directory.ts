@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Cursor, DeliveryStore, Deprovisioning, DirectoryStore, ExportScheduleStore, Policy, type Tenant, TenantStore, TenantTokens, Transactor, type User, WebhookStore, WorkspaceStore } from "@analytics/core"
+import { Cursor, DeliveryStore, Deprovisioning, DirectoryStore, ExportScheduleStore, Policy, SessionStore, type Tenant, TenantStore, TenantTokens, Transactor, type User, WebhookStore, WorkspaceStore } from "@analytics/core"
 import { Effect } from "effect"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured } from "./Handling.ts"
@@ -31,7 +31,8 @@ export const directoryTools = Effect.gen(function*() {
     WebhookStore.WebhookStore,
     DeliveryStore.DeliveryStore,
     ExportScheduleStore.ExportScheduleStore,
-    WorkspaceStore.WorkspaceStore
+    WorkspaceStore.WorkspaceStore,
+    SessionStore.SessionStore
   )
   /** Runs a use case for the calling admin's tenant, its errors as problems. */
   const asAdmin = <A, E extends DomainError>(

@@ -1,6 +1,6 @@
 /**
  * Who is calling: credentials, principals, callers, API tokens of a tenant,
- * and the password hasher port.
+ * the password hasher port, and console sessions.
  *
  * It imports only from the folders before it in core's index.
  *
@@ -10,4 +10,7 @@ export * as Authenticator from "./Authenticator.ts"
 export * as Caller from "./Caller.ts"
 export * as PasswordHasher from "./PasswordHasher.ts"
 export * as Principal from "./Principal.ts"
+export * as Session from "./Session.ts"
+export * as SessionStore from "./SessionStore.ts"
+export * as Sessions from "./Sessions.ts"
 export * as TenantTokens from "./TenantTokens.ts"

@@ -47,6 +47,8 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   readonly findUser: (tenantId: TenantId, userId: UserId) => Effect.Effect<User | undefined, StoreError>
   /** The tenant's user with this e-mail, identity provider user name (compared case-insensitively) or external id. */
   readonly findUserBy: (tenantId: TenantId, by: UserLookup) => Effect.Effect<User | undefined, StoreError>
+  /** The active users with this (lower-cased) e-mail in every tenant, oldest first: who a sign-in link goes to. */
+  readonly findActiveUsersByEmail: (email: string) => Effect.Effect<ReadonlyArray<User>, StoreError>
   /** One page, in `Pagination.applyInMemory` order. */
   readonly listUsers: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<User>, StoreError>
   /** How many users the tenant has. */

@@ -75,6 +75,26 @@ export const passwordAttempts = (clientIp: string): OperationLimit<"rate-limit/p
 })
 
 /**
+ * Sign-in links (decision 0022): 5 in any 15 minutes per e-mail address
+ * (keyed by its hash) and 30 per client address, counted whether or not
+ * the address is a user's, so the answer tells nothing about accounts.
+ */
+export const signInLinks = (
+  emailHash: string,
+  clientIp: string
+): OperationLimit<"rate-limit/sign-in-links-exceeded"> => ({
+  quotas: [
+    { name: "email", key: `sign-in:email:${emailHash}`, rule: RateLimit.log(5, 15 * 60_000) },
+    { name: "ip", key: `sign-in:ip:${clientIp}`, rule: RateLimit.log(30, 15 * 60_000) }
+  ],
+  code: "rate-limit/sign-in-links-exceeded",
+  detail: (refusedBy) =>
+    refusedBy === "email"
+      ? "Five sign-in links were asked for this address in the last 15 minutes; use the newest, or wait"
+      : "Too many sign-in links were asked from this address in the last 15 minutes"
+})
+
+/**
  * Views of public links and embeds: 120 per minute per client address
  * (bursts of 120, refilled at 2 a second). Each view runs the report's
  * queries and no tenant token pays for it, so an address is metered.

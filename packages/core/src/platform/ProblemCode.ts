@@ -16,6 +16,8 @@ export interface ProblemSpec {
 export const catalogue = {
   "auth/unauthenticated": { status: 401, title: "Missing or invalid bearer token" },
   "auth/forbidden": { status: 403, title: "The credential is not allowed to do this" },
+  "auth/sign-in-link-invalid": { status: 401, title: "The sign-in link is unknown, used or expired" },
+  "auth/csrf-failed": { status: 403, title: "The request did not come from the console's own page" },
   "share/expired": { status: 403, title: "The grant has expired" },
   "share/revoked": { status: 403, title: "The grant was revoked" },
   "share/paused": { status: 403, title: "The link is paused" },
@@ -84,6 +86,7 @@ export const catalogue = {
   "rate-limit/exports-exceeded": { status: 429, title: "Export limit exceeded" },
   "rate-limit/password-attempts-exceeded": { status: 429, title: "Too many failed password attempts" },
   "rate-limit/shared-views-exceeded": { status: 429, title: "Too many views of shared content from this address" },
+  "rate-limit/sign-in-links-exceeded": { status: 429, title: "Too many sign-in links asked for" },
   "service/unavailable": { status: 503, title: "The service is temporarily unavailable" },
   "internal": { status: 500, title: "Internal error" }
 } as const satisfies Record<string, ProblemSpec>

@@ -1,7 +1,7 @@
 /**
  * What a deprovisioning stops, at once and in the transaction that
  * deprovisions the user (over the API or SCIM): whatever acts on their
- * behalf. Their personal API tokens are revoked (a later re-activation does
+ * behalf. Their console sessions end; their personal API tokens are revoked (a later re-activation does
  * not bring them back); the webhooks they registered are disabled (their
  * unfinished deliveries failed), and so are the export schedules they made;
  * an admin may enable either again and then owns it. Their grants stay, as
@@ -13,6 +13,7 @@
 import { Clock, Effect } from "effect"
 import { DeliveryStore } from "../webhooks/DeliveryStore.ts"
 import type { StoreError } from "../platform/Errors.ts"
+import { SessionStore } from "../auth/SessionStore.ts"
 import { ExportScheduleStore, scheduleKey } from "../exports/ExportScheduleStore.ts"
 import { everyRow } from "../platform/Pagination.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
@@ -22,13 +23,14 @@ import { WebhookStore, webhookKey } from "../webhooks/WebhookStore.ts"
 import { workspaceKey, WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** What stopping a user's agents reads and writes. */
-export type Services = TenantStore | WebhookStore | DeliveryStore | ExportScheduleStore | WorkspaceStore
+export type Services = TenantStore | WebhookStore | DeliveryStore | ExportScheduleStore | WorkspaceStore | SessionStore
 
 /** The reason a deprovisioning's webhooks and schedules show. */
 export const reason = "Its owner was deprovisioned"
 
 /** What was stopped, counted. */
 export interface Stopped {
+  readonly sessions: number
   readonly tokens: number
   readonly webhooks: number
   readonly schedules: number
@@ -41,6 +43,7 @@ export interface Stopped {
 export const stopActingFor = (tenantId: TenantId, userId: string): Effect.Effect<Stopped, StoreError, Services> =>
   Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
+    const sessions = yield* (yield* SessionStore).endForUser(tenantId, userId, now)
     const tenants = yield* TenantStore
     let tokens = 0
     for (const token of yield* tenants.listTokens(tenantId, userRole)) {
@@ -68,5 +71,5 @@ export const stopActingFor = (tenantId: TenantId, userId: string): Effect.Effect
         if (yield* scheduleStore.update({ ...schedule, enabled: false, next_run_at: null, updated_at: now })) schedules++
       }
     }
-    return { tokens, webhooks, schedules }
+    return { sessions, tokens, webhooks, schedules }
   })

@@ -18,6 +18,7 @@ import { directoryStoreContract } from "./DirectoryStoreContract.ts"
 import { exportScheduleStoreContract } from "./ExportScheduleStoreContract.ts"
 import { exportStoreContract } from "./ExportStoreContract.ts"
 import { grantStoreContract } from "./GrantStoreContract.ts"
+import { sessionStoreContract } from "./SessionStoreContract.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
 import { alertSample, dashboardSample, datasetSample, reportSample, scheduleSample } from "./WorkspaceRecordSamples.ts"
 import { workspaceRecordsContract } from "./WorkspaceRecordsContract.ts"
@@ -61,6 +62,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       exportStoreContract(it)
       exportScheduleStoreContract(it)
       commentStoreContract(it)
+      sessionStoreContract(it)
 
       it.effect("tenants round-trip with every field", () =>
         Effect.gen(function*() {
