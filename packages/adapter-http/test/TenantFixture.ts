@@ -285,6 +285,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   "tenants.changePlan": { params: { tenant_id: "tenant" }, body: () => ({ plan: "growth" }), operatorOnly: true },
   "workspaces.list": {},
   "workspaces.create": { body: () => ({ name: "Marketing" }) },
+  "workspaces.get": { params: { workspace_id: "workspace" } },
   "webhooks.eventTypes": {},
   "webhooks.create": {
     body: (t) => ({ url: "https://hooks.example.com/new", events: ["export.succeeded"], workspace_id: t.ids.workspace }),

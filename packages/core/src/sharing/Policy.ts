@@ -65,6 +65,8 @@ export const rules = {
   "tenants.changePlan": operator,
   "workspaces.list": member,
   "workspaces.create": admin,
+  // As the list: any member sees every workspace's name, so reading one by id reveals nothing more.
+  "workspaces.get": member,
   "webhooks.eventTypes": member,
   "webhooks.create": admin,
   "webhooks.list": admin,
