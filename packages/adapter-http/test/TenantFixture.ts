@@ -285,6 +285,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   "tenants.changePlan": { params: { tenant_id: "tenant" }, body: () => ({ plan: "growth" }), operatorOnly: true },
   "workspaces.list": {},
   "workspaces.create": { body: () => ({ name: "Marketing" }) },
+  "workspaces.get": { params: { workspace_id: "workspace" } },
   "webhooks.eventTypes": {},
   "webhooks.create": {
     body: (t) => ({ url: "https://hooks.example.com/new", events: ["export.succeeded"], workspace_id: t.ids.workspace }),
@@ -356,6 +357,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   },
   "reports.delete": { params: { id: "report" }, destructive: true },
   "reports.visualData": { params: { id: "report", visual_id: "visual" }, body: () => ({}) },
+  "reports.view": { params: { id: "report" } },
   "alerts.list": { query: (t) => ({ workspace_id: t.ids.workspace }), queryIds: { workspace_id: "workspace" } },
   "alerts.create": {
     body: (t) => ({ dataset_id: t.ids.dataset, name: "Low", measure: "total_amount", condition: "lt", threshold: 1 }),
@@ -379,6 +381,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   },
   "dashboards.delete": { params: { id: "dashboard" }, destructive: true },
   "dashboards.tileData": { params: { id: "dashboard", tile_id: "tile" } },
+  "dashboards.view": { params: { id: "dashboard" } },
   "auditLog.list": {
     query: () => ({}),
     // Free-text filters: another tenant's id matches nothing, as any text would.

@@ -28,4 +28,5 @@ export * as QueryResult from "./QueryResult.ts"
 /** The endpoint class an endpoint is counted in at the edge. */
 export { RateLimitClass } from "./RateLimitClass.ts"
 /** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */
+export * as ViewerData from "./ViewerData.ts"
 export * as WorkspaceResource from "./WorkspaceResource.ts"

@@ -9,12 +9,14 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, respond, withoutTenant } from "./Handling.ts"
+import { memberViews } from "./MemberViews.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
 
-/** `/v1/dashboards...`: members read and run tiles; tenant admins write. */
+/** `/v1/dashboards...`: members read and run tiles, and view what a grant lets them; tenant admins write. */
 export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers) =>
   Effect.gen(function*() {
     const { queryResult, run } = yield* analyticsTools
+    const views = yield* memberViews
     return handlers
       .handleAll(WorkspaceResource.handlers(handlers, {
         name: "dashboards",
@@ -30,5 +32,10 @@ export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers
           const security = yield* run(Datasets.securityContext(member))
           const tile = run(Dashboards.queryTile(member.tenantId, params.id, params.tile_id, security))
           return respond(endpoint, yield* queryResult(member.tenantId, dashboard.workspace_id, tile))
+        }))
+      .handle("view", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("dashboards.view")
+          return respond(endpoint, yield* views.dashboard(member, params.id))
         }))
   }))

@@ -9,12 +9,14 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, respond, withoutTenant } from "./Handling.ts"
+import { memberViews } from "./MemberViews.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
 
-/** `/v1/reports...`: members list, read and run visuals; tenant admins write. */
+/** `/v1/reports...`: members list, read and run visuals, and view what a grant lets them; tenant admins write. */
 export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
   Effect.gen(function*() {
     const { queryResult, run } = yield* analyticsTools
+    const views = yield* memberViews
     return handlers
       .handleAll(WorkspaceResource.handlers(handlers, {
         name: "reports",
@@ -31,5 +33,10 @@ export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
           const security = yield* run(Datasets.securityContext(member))
           const visual = run(Reports.queryVisual(member.tenantId, params.id, params.visual_id, security, payload.filters ?? []))
           return respond(endpoint, yield* queryResult(member.tenantId, report.workspace_id, visual))
+        }))
+      .handle("view", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("reports.view")
+          return respond(endpoint, yield* views.report(member, params.id, query))
         }))
   }))

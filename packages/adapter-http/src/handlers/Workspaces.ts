@@ -18,7 +18,7 @@ const workspaceJson = (w: Workspace.Workspace) => ({
   created_at: w.created_at
 })
 
-/** `GET|POST /v1/workspaces`. */
+/** `GET|POST /v1/workspaces`, `GET /v1/workspaces/{workspace_id}`. */
 export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(WorkspaceStore.WorkspaceStore, Cursor.CursorCodec)
@@ -32,6 +32,12 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
             toProblem
           )
           return respond(request.endpoint, { data: page.data.map(workspaceJson), page: page.page })
+        }))
+      .handle("get", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("workspaces.get")
+          const workspace = yield* Effect.mapError(provide(Workspaces.get(member.tenantId, params.workspace_id)), toProblem)
+          return respond(endpoint, workspaceJson(workspace))
         }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {

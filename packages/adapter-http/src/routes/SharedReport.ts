@@ -4,15 +4,16 @@
  * words, a chart compiled to Vega and drawn as SVG on the server (the
  * page's first paint, which needs no script), tables and key figures as
  * formatted text, and a message instead of an empty chart. The same data
- * is the report's JSON view, its first members as they always were.
+ * is the report's JSON view, its first members as they always were, and
+ * a member's view (`GET /v1/reports/{id}/view`, no SVG: the browser draws).
  *
  * @since 0.1.0
  */
 import { Chart, Format, Theme } from "@analytics/charts"
 import { compile, toSvg } from "@analytics/charts/svg"
-import { ReportViews, type SharedViews } from "@analytics/core"
+import { Report, ReportViews } from "@analytics/core"
 import { ViewerData } from "@analytics/viewer"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 
 /** The most rows a table shows on the page (the rest are in its download, when allowed). */
 export const rowsShown = 200
@@ -31,13 +32,30 @@ export interface Options {
   readonly theme: Theme.Theme
   /** The locale numbers are written in. */
   readonly locale: string
-  readonly controls: ReadonlyArray<SharedViews.FilterControl>
+  readonly controls: ReadonlyArray<ReportViews.FilterControl>
   readonly values: Readonly<Record<string, ViewerData.FilterValue>>
   /** A visual's CSV, when the share allows rows. */
   readonly downloadUrl?: ((visualId: string) => string) | undefined
   /** Draw the charts' SVG (a page); the JSON view needs none. */
   readonly draw: boolean
 }
+
+/**
+ * The report filters' values a view asks for: `?filters=` holding a JSON
+ * object, checked against their schema (the share page's encoding, which
+ * the console's view takes too); none when absent or empty.
+ */
+export const filterValues = (given: string | null | undefined): Effect.Effect<Report.ReportFilterValues, ReportViews.FiltersRefused> =>
+  Effect.gen(function*() {
+    if (given === null || given === undefined || given === "") return {}
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(given) as unknown,
+      catch: () => new ReportViews.FiltersRefused({ detail: "filters: not JSON; give an object of the report's filters' values" })
+    })
+    return yield* Schema.decodeUnknownEffect(Report.ReportFilterValues)(parsed).pipe(
+      Effect.mapError((error) => new ReportViews.FiltersRefused({ detail: `filters: ${error.message}` }))
+    )
+  })
 
 /** Why a visual shows nothing, from its view's words. */
 const stateOf = (detail: string): ViewerData.VisualState =>

@@ -35,7 +35,6 @@ import {
   OperationLimits,
   type PasswordHasher,
   ProblemCode,
-  Report,
   type ReportStore,
   type ReportViews,
   SharedSubjects,
@@ -305,19 +304,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   /** The viewer's entry script, under the public base URL's path; none without a built viewer. */
   const script = assets.entry === null ? undefined : `${basePath}${ViewerAssets.path}/${assets.entry}`
 
-  /** The report filters' values a view asks for (`?filters=` holding a JSON object), checked against their schema. */
-  const filterValues = Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const given = new URL(request.url, "http://localhost").searchParams.get("filters")
-    if (given === null || given === "") return {}
-    const parsed = yield* Effect.try({
-      try: () => JSON.parse(given) as unknown,
-      catch: () => new SharedViews.FiltersRefused({ detail: "filters: not JSON; give an object of the report's filters' values" })
-    })
-    return yield* Schema.decodeUnknownEffect(Report.ReportFilterValues)(parsed).pipe(
-      Effect.mapError((error) => new SharedViews.FiltersRefused({ detail: `filters: ${error.message}` }))
-    )
-  })
+  /** The report filters' values a view asks for (`?filters=`, SharedReport's encoding). */
+  const filterValues = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    SharedReport.filterValues(new URL(request.url, "http://localhost").searchParams.get("filters")))
 
   /** The report as a page (its download controls when the share allows download), or JSON; with the filters' values asked for. */
   const show = (viewer: SharedViews.Viewer, embed: boolean, urls: { readonly download: (visualId: string) => string; readonly export: string }) =>

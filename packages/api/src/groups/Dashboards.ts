@@ -10,6 +10,7 @@ import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import { DashboardViewJson } from "../ViewerData.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A dashboard as the API shows it. */
@@ -44,6 +45,17 @@ export const DashboardsGroup = WorkspaceResource.group("dashboards", {
       success: QueryResultJson,
       error: queryProblems
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "Runs a tile's report visual for the caller.")
+  )
+  .add(
+    HttpApiEndpoint.get("view", "/v1/dashboards/:id/view", {
+      params: { id: Schema.String },
+      success: DashboardViewJson,
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ServiceUnavailable]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "The dashboard as the caller sees it, each tile's visual as the browser's viewer draws it, run with the caller's row-level security, in the grid's order. " +
+        "For whom a grant gives view on the dashboard or its workspace; tenant admins always."
+    )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Dashboards: visuals pinned from reports. Members read them; tenant admins write them.")

@@ -3,13 +3,14 @@
  *
  * @since 0.1.0
  */
-import { Report, SemanticQuery, Workspace } from "@analytics/core"
+import { Report, SemanticQuery, Tenant, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import { ReportViewJson } from "../ViewerData.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A report as the API shows it. */
@@ -52,6 +53,25 @@ export const ReportsGroup = WorkspaceResource.group("reports", {
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(
       OpenApi.Description,
       "Runs one visual's query for the caller (row-level security applies), with extra `filters` if given, cancelled after the report's query_timeout_seconds."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("view", "/v1/reports/:id/view", {
+      params: { id: Schema.String },
+      query: {
+        filters: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(8192)).annotate({
+          description: "The report filters' values, as a JSON object (`{\"region\":[\"EU\"]}`), as the share page takes them"
+        })),
+        pages: Schema.optionalKey(Schema.Union([Tenant.Name, Schema.Array(Tenant.Name).check(Schema.isMaxLength(50))]).annotate({
+          description: "Only these pages, by name (repeat the parameter for several); every page when absent"
+        }))
+      },
+      success: ReportViewJson,
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.InvalidRequest, Problems.ServiceUnavailable]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "The report as the caller sees it, as the browser's viewer draws it (the share page's data, without server-drawn charts): every visual run with the caller's row-level security and the chosen filters' values, each filter as a control offering the values the caller may see. " +
+        "For whom a grant gives view on the report or its workspace (as a user, or through a team or executive role held now); tenant admins always. A visual that cannot be shown says why in words; the rest still show."
     )
   )
   .middleware(Authentication)

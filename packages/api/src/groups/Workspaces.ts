@@ -6,6 +6,7 @@
 import { Tenant, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Endpoints from "../Endpoints.ts"
 import * as ListEnvelope from "../ListEnvelope.ts"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
@@ -41,5 +42,11 @@ export const WorkspacesGroup = HttpApiGroup.make("workspaces")
       error: Problems.Forbidden
     }).middleware(Idempotent).annotate(RateLimitClass, "write")
   )
+  .add(Endpoints.get("get", "/v1/workspaces/:workspace_id", {
+    params: { workspace_id: Workspace.WorkspaceId },
+    success: WorkspaceJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "One workspace of the caller's tenant (a deep link's title): any member may read it, as the list; 404 for an id this tenant has not."
+  }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Workspaces of the caller's tenant.")

@@ -8,12 +8,12 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Data, Duration, Effect } from "effect"
 import type { Row } from "../datasets/AnalyticsEngine.ts"
-import type * as Datasets from "../datasets/Datasets.ts"
+import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import type { NotFound, StoreError } from "../platform/Errors.ts"
-import type { Report, Visual } from "./Report.ts"
+import type { Report, ReportFilterValues, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
 import * as ResultCache from "../datasets/ResultCache.ts"
@@ -124,4 +124,108 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
         (visuals) => ({ name: page.name, visuals })
       ))
     return { report, pages }
+  })
+
+/** Values given to the report's filters that the viewer may not set: a filter it lacks, a bad value, or a locked parameter's dimension. */
+export class FiltersRefused extends Data.TaggedError("FiltersRefused")<{
+  readonly detail: string
+}> {}
+
+/** A filter the viewer cannot lift (an embed's locked parameter): a dimension equal to a value. */
+export interface LockedFilter {
+  readonly member: string
+  readonly operator: "equals"
+  readonly values: ReadonlyArray<string | number | boolean>
+}
+
+/** Who sees a report with its filters set to values they chose: `Request` with `values` in place of `filters`. */
+export interface ValuesRequest extends Omit<Request, "filters" | "locked"> {
+  /** Filters the viewer cannot lift. */
+  readonly locked?: ReadonlyArray<LockedFilter> | undefined
+  /** Values of the report's own filters, by name (none: the report as it is). */
+  readonly values: ReportFilterValues
+}
+
+/**
+ * The report as `request` sees it, its filters set to `values`: each value
+ * checked against the report's filters, and one for a dimension `locked`
+ * holds refused, not ignored (the viewer shows that control as set).
+ */
+export const renderWithValues = (request: ValuesRequest): Effect.Effect<ReportView, NotFound | FiltersRefused | StoreError, Services> =>
+  Effect.gen(function*() {
+    const { values, ...rest } = request
+    const given = Object.keys(values)
+    if (given.length > 0) {
+      const report = yield* Reports.get(request.tenantId, request.reportId)
+      const locked = new Set((request.locked ?? []).map((f) => f.member))
+      for (const name of given) {
+        const filter = report.filters.find((f) => f.name === name)
+        if (filter !== undefined && locked.has(filter.dimension)) {
+          return yield* new FiltersRefused({ detail: `filters.${name}: set by the embedding app; it cannot be changed here` })
+        }
+      }
+      const reason = yield* Reports.checkFilterValues(report, values)
+      if (reason !== undefined) return yield* new FiltersRefused({ detail: reason })
+    }
+    return yield* render({ ...rest, filters: given.length > 0 ? values : [] })
+  })
+
+/** One of the report's filters as a viewer's control shows it. */
+export interface FilterControl {
+  readonly name: string
+  readonly title: string
+  /** A time dimension is a date range; any other a choice among its values. */
+  readonly kind: "range" | "choice"
+  /** The values the viewer may choose among (a choice's, as far as `optionsShown`). */
+  readonly options: ReadonlyArray<string | number | boolean>
+  /** The value the embedding app locked it to, which the viewer cannot change. */
+  readonly locked?: string | number | boolean | undefined
+}
+
+/** The most values a choice offers. */
+export const optionsShown = 200
+
+/**
+ * The report's filters as the viewer's controls: each choice's values as
+ * the viewer may see them (their row-level security and locked filters
+ * applied, so no other tenant's or region's member is offered), a locked
+ * one with its value. A filter whose values cannot be read offers none.
+ */
+export const filterControls = (
+  request: Pick<ValuesRequest, "tenantId" | "reportId" | "security" | "locked">
+): Effect.Effect<ReadonlyArray<FilterControl>, NotFound | StoreError, Services> =>
+  Effect.gen(function*() {
+    const report = yield* Reports.get(request.tenantId, request.reportId)
+    if (report.filters.length === 0) return []
+    const lockedFilters = request.locked ?? []
+    const datasets = yield* Reports.datasetsOf(report.tenant_id, report.pages)
+    return yield* Effect.forEach(report.filters, (filter) =>
+      Effect.gen(function*() {
+        const lock = lockedFilters.find((f) => f.member === filter.dimension)
+        const dataset = datasets.find((d) => d.model.dimensions.some((dim) => dim.name === filter.dimension))
+        const dimension = dataset?.model.dimensions.find((dim) => dim.name === filter.dimension)
+        const base = { name: filter.name, title: filter.title ?? filter.name, ...(lock === undefined ? {} : { locked: lock.values[0] }) }
+        if (dataset === undefined || dimension?.type === "time") return { ...base, kind: "range" as const, options: [] }
+        const options = lock !== undefined ? [] : yield* Datasets.query(
+          report.tenant_id,
+          dataset.dataset_id,
+          {
+            dimensions: [filter.dimension],
+            order: [{ member: filter.dimension, direction: "asc" }],
+            limit: optionsShown,
+            // the locked filters this dataset can apply: another's dimension would fail the query
+            filters: lockedFilters.filter((f) => dataset.model.dimensions.some((dim) => dim.name === f.member))
+          },
+          request.security,
+          Duration.seconds(report.settings.query_timeout_seconds)
+        ).pipe(
+          ResultCache.cached,
+          Effect.map((result) => result.compiled.hidden === true ? [] : result.rows.flatMap((row) => {
+            const value = row[filter.dimension]
+            return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? [value] : []
+          })),
+          Effect.catch((error: { readonly _tag: string }) => error._tag === "StoreError" ? Effect.fail(error as StoreError) : Effect.succeed([]))
+        )
+        return { ...base, kind: "choice" as const, options }
+      }), { concurrency: 3 })
   })

@@ -20,15 +20,15 @@
  */
 import { Clock, Effect } from "effect"
 import type { Row } from "../datasets/AnalyticsEngine.ts"
-import type { Dashboard, Tile } from "../reports/Dashboard.ts"
+import type { Dashboard } from "../reports/Dashboard.ts"
 import { dashboardKey, DashboardStore } from "../reports/DashboardStore.ts"
-import * as Dashboards from "../reports/Dashboards.ts"
+import * as DashboardViews from "../reports/DashboardViews.ts"
 import type { Dataset } from "../datasets/Dataset.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { NotFound, type StoreError } from "../platform/Errors.ts"
 import { everyRow } from "../platform/Pagination.ts"
-import { findVisual, type Report } from "../reports/Report.ts"
+import type { Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
 import { reportKey, ReportStore } from "../reports/ReportStore.ts"
 import * as ReportViews from "../reports/ReportViews.ts"
@@ -47,40 +47,18 @@ const orUnavailable = <A>(effect: Effect.Effect<A, { readonly _tag: string }, Se
   Effect.catch(effect, (error: { readonly _tag: string }) =>
     error._tag === "StoreError" ? Effect.fail(error as StoreError) : Effect.succeed({ _tag: "Unavailable" as const, detail: ReportViews.unavailable(error) }))
 
-/** A tile as seen: its visual's rows, or why it shows none (its visual gone from its report: only its tile is left). */
-export interface TileView {
-  readonly tile: Tile
-  readonly view: ReportViews.VisualView | { readonly _tag: "Missing"; readonly detail: string }
-}
+/** A tile as seen (DashboardViews'). */
+export type TileView = DashboardViews.TileView
 
-/** A dashboard as seen: each tile with its visual's rows, in the grid's order. */
-export interface DashboardView {
-  readonly dashboard: Dashboard
-  readonly tiles: ReadonlyArray<TileView>
-}
+/** A dashboard as seen (DashboardViews'). */
+export type DashboardView = DashboardViews.DashboardView
 
 /** Tiles top to bottom, then left to right: the order a reader meets them on the grid. */
-export const gridOrder = (tiles: ReadonlyArray<Tile>): ReadonlyArray<Tile> => [...tiles].sort((a, b) => a.y - b.y || a.x - b.x)
-
-/** One tile run for the viewer. */
-const tileView = (viewer: Viewer, tile: Tile): Effect.Effect<TileView, StoreError, Services> =>
-  Effect.gen(function*() {
-    const tenantId = viewer.grant.tenant_id
-    const report = yield* Reports.get(tenantId, tile.report_id).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
-    const visual = report === undefined ? undefined : findVisual(report, tile.visual_id)?.visual
-    if (report === undefined || visual === undefined) return { tile, view: { _tag: "Missing", detail: "This tile's visual is no longer in its report." } }
-    const view = yield* ReportViews.visualView(tenantId, report, visual, viewer.security, [...viewer.lockedFilters])
-    return { tile, view }
-  })
+export const gridOrder = DashboardViews.gridOrder
 
 /** A dashboard of the workspace `workspaceId` (else NotFound), each tile run for the viewer. */
 const dashboardView = (viewer: Viewer, dashboardId: string, workspaceId: WorkspaceId | undefined) =>
-  Effect.gen(function*() {
-    const dashboard = yield* Dashboards.get(viewer.grant.tenant_id, dashboardId)
-    if (workspaceId !== undefined && dashboard.workspace_id !== workspaceId) return yield* new NotFound({ resource: "dashboard", id: dashboardId })
-    const tiles = yield* Effect.forEach(gridOrder(dashboard.tiles), (tile) => tileView(viewer, tile), { concurrency: 4 })
-    return { dashboard, tiles } satisfies DashboardView
-  })
+  DashboardViews.render({ tenantId: viewer.grant.tenant_id, dashboardId, security: viewer.security, locked: viewer.lockedFilters, workspaceId })
 
 /** The dashboard a dashboard share shares. */
 export const dashboard = (viewer: Viewer): Effect.Effect<DashboardView, NotFound | StoreError, Services> =>

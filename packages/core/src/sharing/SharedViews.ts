@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Duration, Effect } from "effect"
+import { Clock, Data, Effect } from "effect"
 import * as Access from "./Access.ts"
 import type { EngineError, Row } from "../datasets/AnalyticsEngine.ts"
 import { sha256Hex } from "../platform/Crypto.ts"
@@ -27,7 +27,6 @@ import * as OperationLimits from "../limits/OperationLimits.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
 import type { ReportFilterValues, Visual } from "../reports/Report.ts"
 import * as ReportViews from "../reports/ReportViews.ts"
-import * as ResultCache from "../datasets/ResultCache.ts"
 import * as Reports from "../reports/Reports.ts"
 import type { ReportStore } from "../reports/ReportStore.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
@@ -172,10 +171,10 @@ export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | S
 const lockedFilters = (params: LockedParams): Viewer["lockedFilters"] =>
   Object.entries(params).map(([member, value]) => ({ member, operator: "equals", values: [value] }))
 
-/** Values given to the report's filters that the viewer may not set: a filter it lacks, a bad value, or a locked parameter's dimension. */
-export class FiltersRefused extends Data.TaggedError("FiltersRefused")<{
-  readonly detail: string
-}> {}
+/** Values given to the report's filters that the viewer may not set (ReportViews' refusal, which every view shares). */
+export const FiltersRefused = ReportViews.FiltersRefused
+/** Values given to the report's filters that the viewer may not set. */
+export type FiltersRefused = ReportViews.FiltersRefused
 
 /**
  * The report of a viewer's grant, every visual run with its locked filters
@@ -187,87 +186,26 @@ export const render = (
   viewer: Viewer,
   values: ReportFilterValues = {}
 ): Effect.Effect<ReportViews.ReportView, NotFound | FiltersRefused | StoreError, ReportViews.Services> =>
-  Effect.gen(function*() {
-    const given = Object.keys(values)
-    if (given.length > 0) {
-      const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
-      const locked = new Set(viewer.lockedFilters.map((f) => f.member))
-      for (const name of given) {
-        const filter = report.filters.find((f) => f.name === name)
-        if (filter !== undefined && locked.has(filter.dimension)) {
-          return yield* new FiltersRefused({ detail: `filters.${name}: set by the embedding app; it cannot be changed here` })
-        }
-      }
-      const reason = yield* Reports.checkFilterValues(report, values)
-      if (reason !== undefined) return yield* new FiltersRefused({ detail: reason })
-    }
-    return yield* ReportViews.render({
-      tenantId: viewer.grant.tenant_id,
-      reportId: viewer.grant.subject_id,
-      security: viewer.security,
-      filters: given.length > 0 ? values : [],
-      locked: viewer.lockedFilters
-    })
+  ReportViews.renderWithValues({
+    tenantId: viewer.grant.tenant_id,
+    reportId: viewer.grant.subject_id,
+    security: viewer.security,
+    values,
+    locked: viewer.lockedFilters
   })
 
 /** One of the report's filters as a viewer's control shows it. */
-export interface FilterControl {
-  readonly name: string
-  readonly title: string
-  /** A time dimension is a date range; any other a choice among its values. */
-  readonly kind: "range" | "choice"
-  /** The values the viewer may choose among (a choice's, as far as `optionsShown`). */
-  readonly options: ReadonlyArray<string | number | boolean>
-  /** The value the embedding app locked it to, which the viewer cannot change. */
-  readonly locked?: string | number | boolean | undefined
-}
+export type FilterControl = ReportViews.FilterControl
 
-/** The most values a choice offers. */
-export const optionsShown = 200
-
-/**
- * The report's filters as the viewer's controls: each choice's values as
- * the viewer may see them (their row-level security and locked filters
- * applied, so no other tenant's or region's member is offered), a locked
- * one with its value. A filter whose values cannot be read offers none.
- */
+/** The report's filters as the viewer's controls (`ReportViews.filterControls`); none for a share of anything but a report. */
 export const filterControls = (
   viewer: Viewer
 ): Effect.Effect<ReadonlyArray<FilterControl>, NotFound | StoreError, ReportViews.Services> =>
-  Effect.gen(function*() {
-    if (viewer.grant.subject_type !== "report") return []
-    const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
-    if (report.filters.length === 0) return []
-    const datasets = yield* Reports.datasetsOf(report.tenant_id, report.pages)
-    return yield* Effect.forEach(report.filters, (filter) =>
-      Effect.gen(function*() {
-        const lock = viewer.lockedFilters.find((f) => f.member === filter.dimension)
-        const dataset = datasets.find((d) => d.model.dimensions.some((dim) => dim.name === filter.dimension))
-        const dimension = dataset?.model.dimensions.find((dim) => dim.name === filter.dimension)
-        const base = { name: filter.name, title: filter.title ?? filter.name, ...(lock === undefined ? {} : { locked: lock.values[0] }) }
-        if (dataset === undefined || dimension?.type === "time") return { ...base, kind: "range" as const, options: [] }
-        const options = lock !== undefined ? [] : yield* Datasets.query(
-          report.tenant_id,
-          dataset.dataset_id,
-          {
-            dimensions: [filter.dimension],
-            order: [{ member: filter.dimension, direction: "asc" }],
-            limit: optionsShown,
-            // the locked filters this dataset can apply: another's dimension would fail the query
-            filters: viewer.lockedFilters.filter((f) => dataset.model.dimensions.some((dim) => dim.name === f.member))
-          },
-          viewer.security,
-          Duration.seconds(report.settings.query_timeout_seconds)
-        ).pipe(
-          ResultCache.cached,
-          Effect.map((result) => result.compiled.hidden === true ? [] : result.rows.flatMap((row) => {
-            const value = row[filter.dimension]
-            return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? [value] : []
-          })),
-          Effect.catch((error: { readonly _tag: string }) => error._tag === "StoreError" ? Effect.fail(error as StoreError) : Effect.succeed([]))
-        )
-        return { ...base, kind: "choice" as const, options }
-      }), { concurrency: 3 })
+  viewer.grant.subject_type !== "report" ? Effect.succeed([]) : ReportViews.filterControls({
+    tenantId: viewer.grant.tenant_id,
+    reportId: viewer.grant.subject_id,
+    security: viewer.security,
+    locked: viewer.lockedFilters
   })
 
 /** One visual's rows for download, if the grant allows `download`. */

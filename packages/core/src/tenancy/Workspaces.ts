@@ -45,6 +45,10 @@ export const list = (
       workspaceKey
     ))
 
+/** One workspace of the tenant; NotFound for any other (another tenant's included). */
+export const get = (tenantId: TenantId, workspaceId: WorkspaceId): Effect.Effect<Workspace, NotFound | StoreError, WorkspaceStore> =>
+  orNotFound("workspace", workspaceId)(Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId)))
+
 /** Succeeds when the tenant has the workspace; NotFound otherwise (another tenant's included). */
 export const ensureExists = (tenantId: TenantId, workspaceId: WorkspaceId): Effect.Effect<void, NotFound | StoreError, WorkspaceStore> =>
-  Effect.asVoid(orNotFound("workspace", workspaceId)(Effect.flatMap(WorkspaceStore, (store) => store.find(tenantId, workspaceId))))
+  Effect.asVoid(get(tenantId, workspaceId))

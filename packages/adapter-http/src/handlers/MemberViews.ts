@@ -1,0 +1,89 @@
+/**
+ * A member's view of a report or dashboard (`GET /v1/reports/{id}/view`,
+ * `GET /v1/dashboards/{id}/view`): core's `MemberViews` (the policy's
+ * `view`, the caller's row-level security) made into the viewer's data by
+ * the share page's builder (`SharedReport`), without server-drawn SVG (the
+ * browser draws); the filters' values in the share page's encoding.
+ *
+ * @since 0.1.0
+ */
+import { Problems } from "@analytics/api"
+import { DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, type Principal, ReportStore, ReportViews, WorkspaceStore } from "@analytics/core"
+import { Format, Theme } from "@analytics/charts"
+import type { ViewerData } from "@analytics/viewer"
+import { Effect } from "effect"
+import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
+import * as SharedReport from "../routes/SharedReport.ts"
+import * as SharePage from "../routes/SharePage.ts"
+import { ServiceInfo } from "../ServiceInfo.ts"
+import { captured } from "./Handling.ts"
+
+/** Values of the report's filters the report refuses: a 400 naming `filters`. */
+const refusedFilters = (error: ReportViews.FiltersRefused) =>
+  new Problems.InvalidRequest({ detail: "The request failed validation; see errors", errors: [{ path: ["query", "filters"], message: error.detail }] })
+
+/**
+ * A visual with its Vega spec as JSON has it: the compiled spec leaves
+ * members `undefined`, which the share page's `JSON.stringify` drops and
+ * the contract's JSON schema refuses.
+ */
+const asJson = (visual: ViewerData.VisualData): ViewerData.VisualData =>
+  visual.vega === undefined ? visual : { ...visual, vega: JSON.parse(JSON.stringify(visual.vega)) }
+
+/** A tile whose visual left its report, as the viewer shows it: its message in place of the visual. */
+const missingVisual = (visualId: string, detail: string): ViewerData.VisualData => ({
+  id: visualId,
+  type: "missing",
+  title: null,
+  state: "unavailable",
+  unavailable: detail,
+  message: detail
+})
+
+/** The two views, over the services they read, in the deployment's colours and locale. */
+export const memberViews = Effect.gen(function*() {
+  const provide = yield* captured(
+    ReportStore.ReportStore,
+    DashboardStore.DashboardStore,
+    DatasetStore.DatasetStore,
+    WorkspaceStore.WorkspaceStore,
+    DirectoryStore.DirectoryStore,
+    GrantStore.GrantStore,
+    Datasets.Engines
+  )
+  const info = yield* ServiceInfo
+  const theme = Theme.theme({ primaryColor: info.branding.primaryColor })
+  const locale = info.branding.locale ?? Format.defaultLocale
+  const run = <A, E extends DomainError>(effect: Effect.Effect<A, E | ReportViews.FiltersRefused, MemberViews.Services>) =>
+    Effect.mapError(provide(effect), (error) => error._tag === "FiltersRefused" ? refusedFilters(error as ReportViews.FiltersRefused) : toProblem(error as E))
+
+  /** The report as the member sees it, with `filters` (a JSON object of the report's filters' values) and only `pages` when given. */
+  const report = (member: Principal.Member, reportId: string, query: { readonly filters?: string | undefined; readonly pages?: string | ReadonlyArray<string> | undefined }) =>
+    Effect.gen(function*() {
+      const values = yield* Effect.mapError(SharedReport.filterValues(query.filters), refusedFilters)
+      const chosen = query.pages === undefined ? undefined : typeof query.pages === "string" ? [query.pages] : query.pages
+      const seen = yield* run(MemberViews.report(member, reportId, values, chosen))
+      const { data } = yield* SharedReport.make(seen.view, { theme, locale, controls: seen.controls, values, draw: false })
+      const pages = data.pages.map((page) => ({ ...page, visuals: page.visuals.map(asJson) }))
+      return { ...data, pages, watermark: seen.watermark } satisfies ViewerData.ReportData & { readonly watermark: string | null }
+    })
+
+  /** The dashboard as the member sees it: each tile's visual planned at its tile's size, as the shared dashboard's page plans it. */
+  const dashboard = (member: Principal.Member, dashboardId: string) =>
+    Effect.gen(function*() {
+      const seen = yield* run(MemberViews.dashboard(member, dashboardId))
+      const tiles = yield* Effect.forEach(seen.view.tiles, ({ tile, view }: DashboardViews.TileView) =>
+        Effect.map(
+          view._tag === "Missing"
+            ? Effect.succeed(missingVisual(tile.visual_id, view.detail))
+            : Effect.map(SharedReport.visual(view, { theme, locale, draw: false, size: SharePage.tileChartSize(tile) }), ({ data }) => asJson(data)),
+          (visual) => ({ id: tile.id, report_id: tile.report_id, visual_id: tile.visual_id, x: tile.x, y: tile.y, width: tile.width, height: tile.height, visual })
+        ))
+      return {
+        dashboard: { dashboard_id: seen.view.dashboard.dashboard_id, name: seen.view.dashboard.name },
+        tiles,
+        watermark: seen.watermark
+      }
+    })
+  return { report, dashboard }
+})
