@@ -285,6 +285,8 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
           await shoot(page, `workspace-${width}`)
           await page.goBack()
           await page.getByRole("heading", { name: "Workspaces" }).waitFor()
+          // (the list loads again; leaving before it arrives would abort its request)
+          await page.locator("ul.items li").first().waitFor()
           await page.goto(`${app.base}/w/ws_x/reports/rep_x`)
           await page.getByRole("heading", { name: "Coming next" }).waitFor()
           await shoot(page, `coming-next-${width}`)

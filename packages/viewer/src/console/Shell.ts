@@ -29,6 +29,8 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-coming-next", load: () => import("./screens/ComingNext.ts") }
 ]
 
+const signInRoute = routes[1]!
+
 /** Any other path. */
 export const notFound: Router.Route = { pattern: "*", tag: "analytics-not-found", load: () => import("./screens/NotFound.ts"), public: true }
 
@@ -98,6 +100,11 @@ export class AnalyticsConsole extends LitElement {
     const turn = ++this.shown
     const found = Router.match(routes, notFound, Router.currentPath(), location.search)
     if (found.route.public !== true) {
+      if (currentSession() === null) {
+        // While the session is checked, fetch both screens it may lead to: this one and sign-in.
+        found.route.load().catch(() => undefined)
+        signInRoute.load().catch(() => undefined)
+      }
       await this.sessionChecked
       if (turn !== this.shown) return
       if (this.problem !== undefined) return
