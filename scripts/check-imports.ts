@@ -10,6 +10,9 @@
  *      never a later folder or a file at the top of `src`.
  *   5. the contract (`@analytics/api`) imports only `effect` (any subpath) and `@analytics/core`,
  *      and no Node built-in: a client can use it anywhere.
+ *   6. the browser code (`@analytics/viewer`'s `src`, but `Assets.ts`, which Node runs) imports
+ *      `@analytics/core`, `@analytics/api` and `effect` for types only (`import type`), and no
+ *      Node built-in: one runtime import of them costs more than the console's size budget.
  * Over every `packages/*\/src/**\/*.ts` file; imports, re-exports, `import type`, `import()` and
  * `import("…")` types all count. Prints `file:line: rule — the import` per violation and exits 1.
  *
@@ -23,6 +26,12 @@ import ts from "typescript"
 
 /** What core may import: the runtime it is written in and its JWT library. */
 const coreAllowed = ["effect", "jose"]
+
+/** What browser code may import for types only: the runtime and the packages built on it. */
+const typesOnlyInBrowser = ["effect", "@analytics/core", "@analytics/api"]
+
+/** The viewer's files that run in Node, not in the browser. */
+const viewerNodeFiles = new Set(["Assets.ts"])
 
 /** What the contract may import: the runtime and the domain it describes. */
 const apiAllowed = ["effect", "@analytics/core"]
@@ -72,21 +81,22 @@ const tsFiles = (dir: string): Array<string> =>
     })
     : []
 
-/** Every module specifier in a file, with its 1-based line. */
-const specifiersOf = (file: string): Array<{ specifier: string; line: number }> => {
+/** Every module specifier in a file, with its 1-based line and whether it is erased from the JavaScript (types only). */
+const specifiersOf = (file: string): Array<{ specifier: string; line: number; typeOnly: boolean }> => {
   const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
-  const found: Array<{ specifier: string; line: number }> = []
-  const add = (node: ts.Node | undefined) => {
+  const found: Array<{ specifier: string; line: number; typeOnly: boolean }> = []
+  const add = (node: ts.Node | undefined, typeOnly = false) => {
     if (node !== undefined && ts.isStringLiteralLike(node)) {
-      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 })
+      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, typeOnly })
     }
   }
   const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier)
+    if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, node.importClause?.isTypeOnly === true)
+    else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, node.isTypeOnly)
     else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
-      add(node.moduleReference.expression)
+      add(node.moduleReference.expression, node.isTypeOnly)
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0])
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal)
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, true)
     ts.forEachChild(node, visit)
   }
   visit(source)
@@ -125,7 +135,8 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
     const isApi = own.name === "@analytics/api"
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
-      for (const { line, specifier } of specifiersOf(file)) {
+      const inBrowser = own.name === "@analytics/viewer" && !viewerNodeFiles.has(path.relative(coreSrc, file))
+      for (const { line, specifier, typeOnly } of specifiersOf(file)) {
         const report = (rule: string) => violations.push({ file: rel, line, rule, specifier })
         if (specifier.startsWith(".")) {
           // a relative path that leaves the package reaches into another one
@@ -151,6 +162,10 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
           else if (!coreAllowed.includes(pkg)) report(`core imports only ${coreAllowed.join(" and ")}`)
         }
         if (isApi && (isBuiltin(specifier) || !apiAllowed.includes(pkg))) report(`the contract imports only ${apiAllowed.join(" and ")}`)
+        if (inBrowser) {
+          if (isBuiltin(specifier)) report("browser code imports no Node built-in")
+          else if (!typeOnly && typesOnlyInBrowser.includes(pkg)) report(`browser code imports ${typesOnlyInBrowser.join(", ")} for types only`)
+        }
       }
     }
   }

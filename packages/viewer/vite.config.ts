@@ -1,8 +1,12 @@
 /**
- * The viewer's bundle: `src/main.ts` and, split off, the Vega chunk it
- * loads when a chart is drawn, as hashed files beside a manifest in `dist`
- * (read by `@analytics/viewer/assets`). Relative URLs (`base: "./"`), so the
- * chunk loads from wherever the service serves the entry.
+ * The browser bundle, one build with three entries: `viewer` (the share and
+ * embed pages, `src/main.ts`), `console` (the web console,
+ * `src/console/main.ts`) and `elements` (the public custom elements an
+ * embedding app loads, `src/elements.ts`). One Rollup graph, so Lit and the
+ * viewer's components are chunks the entries share, and the Vega chunk is
+ * loaded when a chart is drawn. Hashed files beside a manifest in `dist`
+ * (read by `@analytics/viewer/assets`). Relative URLs (`base: "./"`), so
+ * chunks load from wherever the service serves the entry.
  */
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vite"
@@ -22,7 +26,15 @@ export default defineConfig({
     target: "es2022",
     // The preload polyfill is an inline script, which the page's policy forbids.
     modulePreload: { polyfill: false },
-    rollupOptions: { input: { viewer: fileURLToPath(new URL("src/main.ts", import.meta.url)) } },
+    rollupOptions: {
+      input: {
+        viewer: fileURLToPath(new URL("src/main.ts", import.meta.url)),
+        console: fileURLToPath(new URL("src/console/main.ts", import.meta.url)),
+        elements: fileURLToPath(new URL("src/elements.ts", import.meta.url))
+      },
+      // Lit, which every entry shares, in a chunk of its own: cached once, named for what it is.
+      output: { manualChunks: (id: string) => /[\\/]node_modules[\\/](lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]/.test(id) ? "lit" : undefined }
+    },
     chunkSizeWarningLimit: 1500
   }
 })

@@ -62,6 +62,7 @@ import * as LastLineProblems from "./edge/LastLineProblems.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
 import * as RateLimiting from "./edge/RateLimiting.ts"
 import * as RequestObservability from "./edge/RequestObservability.ts"
+import * as Console from "./routes/Console.ts"
 import * as DatasetUploads from "./routes/DatasetUploads.ts"
 import * as ExportRoutes from "./routes/ExportRoutes.ts"
 import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
@@ -151,6 +152,7 @@ const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
   ...ScimRoutes.routes,
   ...SharedRoutes.routes,
   ...ViewerAssets.routes,
+  ...Console.routes,
   ...ExportRoutes.routes,
   ...DatasetUploads.routes
 ]
@@ -176,6 +178,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
   ScimRoutes.layer,
   SharedRoutes.layer,
   ViewerAssets.layer,
+  Console.layer,
   ExportRoutes.layer,
   DatasetUploads.layer(options.maxUploadBytes),
   options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics),
@@ -291,6 +294,11 @@ export interface Options<E> extends EdgeOptions {
    */
   readonly metrics?: MetricsEndpoint.Options | undefined
   readonly info?: Partial<Omit<ServiceInfoShape, "publicBaseUrl">> | undefined
+  /**
+   * The web console, served at `/` (under `prefix`) when `viewerAssets`
+   * holds its bundle: how people sign in to it (docs/guides/console.md).
+   */
+  readonly console?: Console.Options | undefined
 }
 
 /** The engines' scheduler: the one given, or one made of the options given (the defaults when none). */
@@ -308,6 +316,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(options.blobStore ?? BlobStore.BlobStore.layerMemory),
     Layer.provide(options.renderers ?? DocumentRenderers.DocumentRenderers.none),
     Layer.provide(options.viewerAssets ?? ViewerAssets.ViewerAssets.none),
+    Layer.provide(Console.ConsoleSettings.layer(options.console, options.prefix, options.publicBaseUrl)),
     Layer.provide(options.passwordHasher ?? PasswordHasher.PasswordHasher.layerPbkdf2),
     Layer.provide(TenantCache.TenantCache.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),

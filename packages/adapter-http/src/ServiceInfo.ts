@@ -36,3 +36,20 @@ export class ServiceInfo extends Context.Service<ServiceInfo, ServiceInfoShape>(
       publicBaseUrl: options.publicBaseUrl.replace(/\/+$/, "")
     })
 }
+
+/** The body of `GET /api/config/public`, which the console's shell also inlines as its boot data. */
+export const publicConfig = (info: ServiceInfoShape) => ({
+  version: info.version,
+  urls: {
+    api: `${info.publicBaseUrl}/v1`,
+    openapi: `${info.publicBaseUrl}/v1/openapi.json`,
+    reference: `${info.publicBaseUrl}/v1/docs`
+  },
+  branding: {
+    name: info.branding.name,
+    logo_url: info.branding.logoUrl,
+    primary_color: info.branding.primaryColor
+  },
+  features: info.features,
+  webhooks: { egress_ips: info.webhookEgressAddresses }
+})

@@ -78,6 +78,32 @@ describe("check-imports", () => {
     }
   })
 
+  it("flags in browser code a runtime import of effect, core or the contract, and Node built-ins; types and the Node-side Assets.ts pass", () => {
+    const root = fixture()
+    try {
+      write(root, "packages/viewer/package.json", manifest("@analytics/viewer", { ".": "./src/index.ts", "./assets": "./src/Assets.ts" }))
+      write(
+        root,
+        "packages/viewer/src/console/Screen.ts",
+        `import type { Workspace } from "@analytics/core"\nimport { Schema } from "effect"\nimport { type Api } from "@analytics/api"\nexport type { Grant } from "@analytics/core"\n` +
+          `type S = import("effect").Schema.Any\nconst core = () => import("@analytics/core")\nimport { readFileSync } from "node:fs"\nimport { html } from "lit"\n`
+      )
+      write(root, "packages/viewer/src/Assets.ts", `import { readFileSync } from "node:fs"\nimport { Effect } from "effect"\n`)
+      assert.deepStrictEqual(
+        checkImports(root).filter((v) => v.file.startsWith("packages/viewer/")).map((v) => `${v.file}:${v.line}: ${v.rule}`),
+        [
+          "packages/viewer/src/console/Screen.ts:2: browser code imports effect, @analytics/core, @analytics/api for types only",
+          // `import { type X }` still loads the module (an empty import stays in the JavaScript)
+          "packages/viewer/src/console/Screen.ts:3: browser code imports effect, @analytics/core, @analytics/api for types only",
+          "packages/viewer/src/console/Screen.ts:6: browser code imports effect, @analytics/core, @analytics/api for types only",
+          "packages/viewer/src/console/Screen.ts:7: browser code imports no Node built-in"
+        ]
+      )
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it("flags a third-party import in core", () => {
     const root = fixture()
     try {

@@ -1,8 +1,9 @@
 /**
- * The built viewer, read in Node for the server to serve: the entry
- * script's file name and every file of `dist` by name, with its content
- * type and SHA-256. Names are hashed by the build, so a file never changes
- * under its name and can be cached for good.
+ * The built bundle, read in Node for the server to serve: each entry
+ * script's file name (the share page's viewer, the console, the public
+ * elements) with the files it imports statically, and every file of `dist`
+ * by name, with its content type and SHA-256. Names are hashed by the
+ * build, so a file never changes under its name and can be cached for good.
  *
  * @since 0.1.0
  */
@@ -22,11 +23,51 @@ export interface AssetFile {
   readonly encoded: { readonly br: Uint8Array; readonly gzip: Uint8Array }
 }
 
-/** The built viewer. */
+/** The bundle's entries, by the name `vite.config.ts` gives them. */
+export type EntryName = "viewer" | "console" | "elements"
+
+/** An entry script and what loading it fetches before it runs. */
+export interface Entry {
+  /** Its file name (a key of `files`). */
+  readonly file: string
+  /**
+   * Its static import closure, itself first then the chunks it imports,
+   * transitively (not its dynamic `import()`s): what a page preloads
+   * (`<link rel="modulepreload">`) and the size its first screen costs.
+   */
+  readonly closure: ReadonlyArray<string>
+}
+
+/** The built bundle. */
 export interface ViewerAssets {
-  /** The entry script's file name (a key of `files`). */
+  /** The share page's entry script's file name (a key of `files`): `entries.viewer.file`. */
   readonly entry: string
+  /** Every entry the build has; an older build may lack the console's or the elements'. */
+  readonly entries: Readonly<Partial<Record<EntryName, Entry>>>
   readonly files: ReadonlyMap<string, AssetFile>
+}
+
+/** A chunk of Vite's manifest (`.vite/manifest.json`). */
+interface ManifestChunk {
+  readonly file: string
+  readonly name?: string
+  readonly isEntry?: boolean
+  readonly imports?: ReadonlyArray<string>
+}
+
+/** The files `key`'s chunk loads before it runs: itself, then its static imports depth first, each once. */
+export const closureOf = (manifest: Readonly<Record<string, ManifestChunk>>, key: string): ReadonlyArray<string> => {
+  const files: Array<string> = []
+  const seen = new Set<string>()
+  const visit = (k: string) => {
+    const chunk = manifest[k]
+    if (chunk === undefined || seen.has(k)) return
+    seen.add(k)
+    files.push(chunk.file)
+    for (const next of chunk.imports ?? []) visit(next)
+  }
+  visit(key)
+  return files
 }
 
 /** Where `npm run build` writes the viewer. */
@@ -46,9 +87,16 @@ export const load = (dir: string = distDir): ViewerAssets => {
   if (!existsSync(manifestPath)) {
     throw new Error(`The report viewer is not built (no ${manifestPath}): run npm run build`)
   }
-  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, { readonly file: string; readonly isEntry?: boolean }>
-  const entry = Object.values(manifest).find((chunk) => chunk.isEntry === true)?.file
-  if (entry === undefined) throw new Error(`The viewer's manifest ${manifestPath} names no entry: run npm run build`)
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, ManifestChunk>
+  const entries: Partial<Record<EntryName, Entry>> = {}
+  for (const [key, chunk] of Object.entries(manifest)) {
+    const name = chunk.name as EntryName | undefined
+    if (chunk.isEntry === true && (name === "viewer" || name === "console" || name === "elements")) {
+      entries[name] = { file: chunk.file, closure: closureOf(manifest, key) }
+    }
+  }
+  const entry = entries.viewer?.file
+  if (entry === undefined) throw new Error(`The viewer's manifest ${manifestPath} names no viewer entry: run npm run build`)
   const files = new Map<string, AssetFile>()
   for (const name of readdirSync(dir)) {
     const type = contentTypes[extname(name)]
@@ -64,6 +112,9 @@ export const load = (dir: string = distDir): ViewerAssets => {
       }
     })
   }
-  if (!files.has(entry)) throw new Error(`The viewer's entry ${entry} is missing from ${dir}: run npm run build`)
-  return { entry, files }
+  for (const { closure } of Object.values(entries)) {
+    const missing = closure.find((file) => !files.has(file))
+    if (missing !== undefined) throw new Error(`The bundle's file ${missing} is missing from ${dir}: run npm run build`)
+  }
+  return { entry, entries, files }
 }

@@ -24,6 +24,22 @@ describe("the viewer's assets", () => {
     assert.isBelow(entry.body.length, 60_000, "the entry stays small: Lit and the elements")
   })
 
+  it("names every entry with its static import closure: Lit shared, Vega in no closure, the screens lazy", () => {
+    const built = Viewer.load()
+    assert.strictEqual(built.entries.viewer?.file, built.entry)
+    for (const name of ["viewer", "console", "elements"] as const) {
+      const entry = built.entries[name]
+      assert.isDefined(entry, name)
+      assert.strictEqual(entry!.closure[0], entry!.file, `${name}'s closure starts with itself`)
+      for (const file of entry!.closure) assert.isTrue(built.files.has(file), `${name}: ${file} is built`)
+      assert.isUndefined(entry!.closure.find((file) => file.startsWith("VegaRuntime-")), `${name} loads Vega only when a chart is drawn`)
+    }
+    const lit = built.entries.console!.closure.find((file) => file.startsWith("lit-"))
+    assert.isDefined(lit, "Lit is a chunk of its own")
+    assert.include(built.entries.viewer!.closure, lit!, "the viewer and the console share Lit")
+    assert.isUndefined(built.entries.console!.closure.find((file) => /^(SignIn|Workspaces?)-/.test(file)), "each screen is its own chunk, loaded when shown")
+  })
+
   it("fails loudly without a build", () => {
     assert.throws(() => Viewer.load(mkdtempSync(join(tmpdir(), "no-viewer-"))), /run npm run build/)
   })

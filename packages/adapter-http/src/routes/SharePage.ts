@@ -227,6 +227,8 @@ export interface ReportPageOptions {
   readonly comments?: { readonly comments: ReadonlyArray<Comments.SharedComment>; readonly more: boolean } | undefined
   /** The viewer's entry script's URL; without it the page is the server's drawing only. */
   readonly script?: string | undefined
+  /** The URLs of the chunks the entry imports, preloaded with it (no waterfall of imports). */
+  readonly preload?: ReadonlyArray<string> | undefined
 }
 
 const cardTable = (table: ViewerData.TableData, label: string) =>
@@ -288,7 +290,9 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
   const script = options.script === undefined
     ? ""
-    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script><script type="module" src="${escape(options.script)}"></script>`
+    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script>${
+      (options.preload ?? []).map((url) => `<link rel="modulepreload" href="${escape(url)}">`).join("")
+    }<script type="module" src="${escape(options.script)}"></script>`
   return document(
     view.report.name,
     options.branding,

@@ -303,6 +303,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
 
   /** The viewer's entry script, under the public base URL's path; none without a built viewer. */
   const script = assets.entry === null ? undefined : `${basePath}${ViewerAssets.path}/${assets.entry}`
+  /** The chunks it imports, preloaded with it. */
+  const preload = (assets.entries.viewer?.closure ?? []).filter((file) => file !== assets.entry).map((file) => `${basePath}${ViewerAssets.path}/${file}`)
 
   /** The report filters' values a view asks for (`?filters=`, SharedReport's encoding). */
   const filterValues = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -333,7 +335,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         watermark: viewer.watermark,
         exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined,
         comments,
-        script
+        script,
+        preload
       })
       return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, script !== undefined) })
     })

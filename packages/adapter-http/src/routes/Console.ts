@@ -1,0 +1,158 @@
+/**
+ * The web console's shell: one small HTML page answered at every console
+ * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`), whose script
+ * (the bundle's `console` entry) picks the screen from the path. The page
+ * carries its boot data inline (the body of `GET /api/config/public` and
+ * how people sign in), so the first screen needs no request but the
+ * session's; `<base href>` is the mount point, so every asset and API URL
+ * the console uses is relative and works under any prefix. Served only when
+ * the bundle has a console entry; otherwise these paths answer 404 as any
+ * unknown path does. See docs/guides/console.md.
+ *
+ * @since 0.1.0
+ */
+import { Problems } from "@analytics/api"
+import { Context, Effect, Layer, Option } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { publicConfig, ServiceInfo } from "../ServiceInfo.ts"
+import { escape } from "./SharePage.ts"
+import * as ViewerAssets from "./ViewerAssets.ts"
+
+/** How people sign in to the console: by an e-mailed link (and admins by API token), through the embedding app, or not at all. */
+export type SignIn = "link" | "embedded" | "off"
+
+/** The console's App option. */
+export interface Options {
+  /**
+   * `"link"` (default): the sign-in screen asks for an e-mail address (and
+   * takes an admin's API token); `"embedded"`: the embedding app's own
+   * authentication says who the user is, and a signed-out person is sent
+   * to `signInUrl`; `"off"`: no sign-in screen.
+   */
+  readonly signIn?: SignIn | undefined
+  /** Where the embedding app signs people in (with `signIn: "embedded"`). */
+  readonly signInUrl?: string | undefined
+}
+
+/** What the shell needs besides the service's description. */
+export interface ConsoleSettingsShape {
+  readonly signIn: SignIn
+  readonly signInUrl: string | null
+  /** The path the console is reached at, without a trailing slash (`""` at the root, `/analytics` under a prefix). */
+  readonly basePath: string
+}
+
+/** The console's settings, from the App's `console` and `prefix` options. */
+export class ConsoleSettings extends Context.Service<ConsoleSettings, ConsoleSettingsShape>()("@analytics/adapter-http/ConsoleSettings") {
+  /**
+   * The settings for the App's options: the base path is the mount prefix
+   * when given, else the public base URL's path (a proxy that strips a path
+   * before the service).
+   */
+  static readonly layer = (options: Options | undefined, prefix: string | undefined, publicBaseUrl: string) =>
+    Layer.succeed(ConsoleSettings, {
+      signIn: options?.signIn ?? "link",
+      signInUrl: options?.signInUrl ?? null,
+      basePath: basePathOf(prefix, publicBaseUrl)
+    })
+}
+
+/** The console's base path: the prefix when given, else the public base URL's path; no trailing slash. */
+export const basePathOf = (prefix: string | undefined, publicBaseUrl: string): string => {
+  const path = prefix !== undefined && prefix !== "" ? prefix : URL.canParse(publicBaseUrl) ? new URL(publicBaseUrl).pathname : ""
+  return path.replace(/\/+$/, "")
+}
+
+/** The console's URLs, as `[method, path]`; the router picks the screen. */
+export const routes: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/"],
+  ["GET", "/sign-in"],
+  ["GET", "/invitations/accept"],
+  ["GET", "/w/*"]
+]
+
+/** The id of the boot data's script element. */
+export const bootElementId = "analytics-boot"
+
+/** JSON inside a `<script>` element: `<` escaped so no `</script>` (or comment) can close it early. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+/**
+ * The policy of the shell: scripts, styles and requests of this origin
+ * only. Lit's styles are constructed stylesheets (`adoptedStyleSheets`),
+ * which no `style-src` governs, so neither inline script nor inline style
+ * is allowed. Images: this origin, `data:` and the logo's origin.
+ */
+const policy = (logoUrl: string | null) => {
+  const logoOrigin = logoUrl !== null && URL.canParse(logoUrl) ? new URL(logoUrl).origin : undefined
+  const images = ["'self'", "data:", ...(logoOrigin === undefined || logoOrigin === "null" ? [] : [logoOrigin])].join(" ")
+  return `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src ${images}; font-src 'self'; ` +
+    "form-action 'self'; base-uri 'self'; frame-ancestors 'none'"
+}
+
+/** The shell page: its `<base>`, preloads, script and boot data; a line to read until the script runs. */
+export const shell = (options: {
+  readonly basePath: string
+  readonly title: string
+  readonly script: string
+  readonly preload: ReadonlyArray<string>
+  readonly boot: unknown
+}): string =>
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<base href="${escape(options.basePath)}/">
+<title>${escape(options.title)}</title>
+${options.preload.map((file) => `<link rel="modulepreload" href="${escape(`assets/${file}`)}">`).join("\n")}
+<script type="module" src="${escape(`assets/${options.script}`)}"></script>
+<script type="application/json" id="${bootElementId}">${scriptJson(options.boot)}</script>
+</head>
+<body>
+<analytics-console><p>${escape(options.title)}</p></analytics-console>
+</body>
+</html>
+`
+
+/** Without a console in the bundle, these paths answer what any unknown path does. */
+const noConsole = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+  HttpServerResponse.jsonUnsafe(Problems.undeclared("route/not-found", `No route GET ${request.url.split("?")[0]}`), {
+    status: 404,
+    contentType: "application/problem+json"
+  }))
+
+/** The shell at each console URL, when the bundle has a console; a 404 problem otherwise, as before. */
+export const layer = Layer.unwrap(Effect.gen(function*() {
+  const assets = yield* ViewerAssets.ViewerAssets
+  const entry = assets.entries.console
+  const at = (answer: typeof noConsole) => HttpRouter.addAll(routes.map(([, path]) => HttpRouter.route("GET", path as HttpRouter.PathInput, answer)))
+  if (entry === undefined) return at(noConsole)
+  const info = yield* ServiceInfo
+  const settings = Option.getOrElse(yield* Effect.serviceOption(ConsoleSettings), () => ({
+    signIn: "link" as const,
+    signInUrl: null,
+    basePath: basePathOf(undefined, info.publicBaseUrl)
+  }))
+  const boot = { ...publicConfig(info), console: { sign_in: settings.signIn, sign_in_url: settings.signInUrl } }
+  const page = shell({
+    basePath: settings.basePath,
+    title: info.branding.name,
+    script: entry.file,
+    preload: entry.closure.filter((file) => file !== entry.file),
+    boot
+  })
+  const headers = {
+    "cache-control": "no-cache",
+    "content-security-policy": policy(info.branding.logoUrl),
+    // `/invitations/accept?token=` must not leave in a Referer.
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY"
+  }
+  return at(Effect.sync(() => HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers })))
+}))
+

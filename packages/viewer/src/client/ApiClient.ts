@@ -1,0 +1,135 @@
+/**
+ * The console's way to the service: `fetch` with the page's cookies
+ * (`credentials: "same-origin"`), paths relative to the page's
+ * `<base href>` (so a prefix mount needs nothing), `X-CSRF-Token` from the
+ * session on every unsafe method, JSON in and out. A problem
+ * (`application/problem+json`) becomes a `Problem` in words: its title,
+ * its detail and what to do; a 401 also tells `onUnauthorized` (the
+ * console shows the sign-in screen).
+ *
+ * @since 0.1.0
+ */
+import { msg } from "../i18n/msg.ts"
+import { currentSession } from "./Session.ts"
+
+/** A refusal or failure, in words a person can act on. */
+export interface Problem {
+  readonly status: number
+  /** The service's problem code (`auth/csrf-failed`), or `network` when the service could not be reached. */
+  readonly code: string
+  readonly title: string
+  readonly detail: string
+  /** What to do about it. */
+  readonly action: string
+}
+
+/** The error a failed call throws. */
+export class ApiProblem extends Error {
+  readonly problem: Problem
+  constructor(problem: Problem) {
+    super(`${problem.title}: ${problem.detail}`)
+    this.problem = problem
+  }
+}
+
+/** The list envelope of every `/v1` list. */
+export interface ListPage<A> {
+  readonly data: ReadonlyArray<A>
+  readonly page: { readonly limit: number; readonly next_cursor: string | null; readonly has_more: boolean }
+}
+
+/** What to do about a problem, from its code and status. */
+const actionOf = (status: number, code: string, retryAfter: string | null): string => {
+  if (code === "network") return msg("problem.action.connection")
+  if (code === "auth/csrf-failed") return msg("problem.action.reload")
+  if (status === 401) return msg("problem.action.signIn")
+  if (status === 403) return msg("problem.action.askAdmin")
+  if (status === 404) return msg("problem.action.checkAddress")
+  if (status === 429) {
+    const seconds = Number(retryAfter)
+    return Number.isFinite(seconds) && seconds > 0 ? msg("problem.action.wait", { seconds: Math.ceil(seconds) }) : msg("problem.action.waitBit")
+  }
+  if (status >= 500) return msg("problem.action.later")
+  return msg("problem.action.fix")
+}
+
+/** A problem from an answer's status and body (problem+json, or anything else). */
+export const problemOf = (status: number, body: unknown, retryAfter: string | null = null): Problem => {
+  const json = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+  const code = typeof json.code === "string" ? json.code : `http/${status}`
+  return {
+    status,
+    code,
+    title: typeof json.title === "string" ? json.title : msg("problem.generic"),
+    detail: typeof json.detail === "string" ? json.detail : "",
+    action: actionOf(status, code, retryAfter)
+  }
+}
+
+/** The problem of a service that did not answer. */
+export const networkProblem = (): Problem => ({ status: 0, code: "network", title: msg("problem.network"), detail: "", action: actionOf(0, "network", null) })
+
+/** The problem in `error` (an `ApiProblem`), or a generic one. */
+export const problemIn = (error: unknown): Problem =>
+  error instanceof ApiProblem ? error.problem : { status: 0, code: "client", title: msg("problem.generic"), detail: String(error), action: msg("problem.action.later") }
+
+/** How a client is made. */
+export interface ClientOptions {
+  /** What paths are relative to; the page's `<base href>` by default. */
+  readonly base?: string | undefined
+  /** Told of every 401 but those of calls made with `{ signedOut: true }`. */
+  readonly onUnauthorized?: ((problem: Problem) => void) | undefined
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** A 401 is an expected answer (checking the session, signing in): `onUnauthorized` is not told. */
+  readonly signedOut?: boolean | undefined
+}
+
+const unsafe = (method: string) => method !== "GET" && method !== "HEAD"
+
+/** A client for the service the page is served by. */
+export const makeClient = (options: ClientOptions = {}) => {
+  const request = async <A>(method: string, path: string, body?: unknown, call: CallOptions = {}): Promise<A> => {
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (body !== undefined) headers["content-type"] = "application/json"
+    const csrf = currentSession()?.csrf_token
+    if (unsafe(method) && csrf !== undefined) headers["x-csrf-token"] = csrf
+    let response: Response
+    try {
+      response = await fetch(new URL(path, options.base ?? document.baseURI), {
+        method,
+        headers,
+        credentials: "same-origin",
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+    } catch {
+      throw new ApiProblem(networkProblem())
+    }
+    const text = await response.text()
+    let json: unknown = undefined
+    try {
+      json = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    if (response.ok) return json as A
+    const problem = problemOf(response.status, json, response.headers.get("retry-after"))
+    if (response.status === 401 && call.signedOut !== true) options.onUnauthorized?.(problem)
+    throw new ApiProblem(problem)
+  }
+  return {
+    request,
+    get: <A>(path: string, call?: CallOptions) => request<A>("GET", path, undefined, call),
+    post: <A>(path: string, body?: unknown, call?: CallOptions) => request<A>("POST", path, body ?? {}, call),
+    patch: <A>(path: string, body: unknown) => request<A>("PATCH", path, body),
+    delete: <A = void>(path: string, call?: CallOptions) => request<A>("DELETE", path, undefined, call),
+    /** One page of a `/v1` list; `cursor` from the previous page's `next_cursor`. */
+    list: <A>(path: string, cursor?: string | null) =>
+      request<ListPage<A>>("GET", cursor == null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`)
+  }
+}
+
+/** A client. */
+export type ApiClient = ReturnType<typeof makeClient>

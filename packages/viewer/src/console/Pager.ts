@@ -1,0 +1,55 @@
+/**
+ * A `/v1` list read page by page (cursor "load more") for a screen: its
+ * items so far, whether there are more, whether a page is on its way, and
+ * the problem of the last page asked for. The screen re-renders at each
+ * change.
+ *
+ * @since 0.1.0
+ */
+import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
+
+/** A list read page by page. */
+export class Pager<A> {
+  items: ReadonlyArray<A> = []
+  hasMore = false
+  loading = false
+  /** Whether the first page has arrived. */
+  loaded = false
+  problem: Problem | undefined = undefined
+  private cursor: string | null = null
+  private readonly client: ApiClient
+  private readonly path: string
+  private readonly changed: () => void
+
+  constructor(client: ApiClient, path: string, changed: () => void) {
+    this.client = client
+    this.path = path
+    this.changed = changed
+  }
+
+  /** The next page (the first at first). */
+  async more(): Promise<void> {
+    if (this.loading) return
+    this.loading = true
+    this.problem = undefined
+    this.changed()
+    try {
+      const page = await this.client.list<A>(this.path, this.cursor)
+      this.items = [...this.items, ...page.data]
+      this.cursor = page.page.next_cursor
+      this.hasMore = page.page.has_more && page.page.next_cursor !== null
+      this.loaded = true
+    } catch (error) {
+      this.problem = problemIn(error)
+    } finally {
+      this.loading = false
+      this.changed()
+    }
+  }
+
+  /** Puts a new item first (one just created). */
+  prepend(item: A): void {
+    this.items = [item, ...this.items]
+    this.changed()
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * `<analytics-console>`: the console's frame. It reads the boot data,
+ * adopts the theme, asks who is signed in (`GET /api/session`), and shows
+ * the header (the brand's name and logo, the navigation, who is signed in
+ * and a sign-out button, a skip link) around the screen the path names,
+ * loading each screen's code when it is first shown. A signed-out person
+ * asking for a screen that needs a session gets the sign-in screen, and
+ * comes back after signing in.
+ *
+ * @since 0.1.0
+ */
+import { html, LitElement, nothing } from "lit"
+import { makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { type Boot, readBoot } from "../client/Boot.ts"
+import { currentSession, displayName, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
+import { msg } from "../i18n/msg.ts"
+import { applyTheme } from "../theme/Theme.ts"
+import * as Router from "./Router.ts"
+import { readyEvent, type Screen } from "./Screen.ts"
+import { problemView } from "./States.ts"
+
+/** The console's screens; each loads its own chunk. */
+export const routes: ReadonlyArray<Router.Route> = [
+  { pattern: "", tag: "analytics-workspaces", load: () => import("./screens/Workspaces.ts") },
+  { pattern: "sign-in", tag: "analytics-sign-in", load: () => import("./screens/SignIn.ts"), public: true },
+  { pattern: "invitations/accept", tag: "analytics-invitation", load: () => import("./screens/Invitation.ts"), public: true },
+  { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
+  { pattern: "w/:workspace/reports/:report", tag: "analytics-coming-next", load: () => import("./screens/ComingNext.ts") },
+  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-coming-next", load: () => import("./screens/ComingNext.ts") }
+]
+
+const signInRoute = routes[1]!
+
+/** Any other path. */
+export const notFound: Router.Route = { pattern: "*", tag: "analytics-not-found", load: () => import("./screens/NotFound.ts"), public: true }
+
+/** The performance mark set when the first screen can be used (read by bench/console). */
+export const interactiveMark = "analytics:interactive"
+
+/** The console. */
+export class AnalyticsConsole extends LitElement {
+  static override properties = {
+    session: { state: true },
+    screen: { state: true },
+    problem: { state: true }
+  }
+
+  declare session: SessionInfo | null
+  declare screen: Element | undefined
+  declare problem: Problem | undefined
+  private readonly boot: Boot = readBoot()
+  private readonly client = makeClient({ onUnauthorized: () => this.signedOut() })
+  /** Whether `GET /api/session` has answered. */
+  private sessionChecked: Promise<void> | undefined
+  private shown = 0
+  private marked = false
+
+  constructor() {
+    super()
+    this.session = null
+  }
+
+  protected override createRenderRoot() {
+    return this
+  }
+
+  override connectedCallback() {
+    // The server's placeholder line goes; Lit renders from here on.
+    this.replaceChildren()
+    super.connectedCallback()
+    applyTheme(this.boot.branding.primary_color)
+    onSessionChange((session) => (this.session = session))
+    this.addEventListener(readyEvent, (event) => this.screenReady(event as CustomEvent<string>))
+    this.sessionChecked = this.checkSession()
+    Router.start(() => void this.show())
+    void this.show()
+  }
+
+  /** Asks who is signed in; a 401 (or a service without sessions, 404) means no one. */
+  private async checkSession(): Promise<void> {
+    try {
+      setSession(await this.client.get<SessionInfo>("api/session", { signedOut: true }))
+    } catch (error) {
+      const problem = problemIn(error)
+      if (problem.status !== 401 && problem.status !== 404) this.problem = problem
+      setSession(null)
+    }
+  }
+
+  /** A request answered 401: the session is over; sign in again, then come back here. */
+  private signedOut() {
+    if (currentSession() === null && Router.currentPath() === "sign-in") return
+    setSession(null)
+    const here = Router.currentPath() + location.search
+    Router.navigate(`sign-in${here === "" ? "" : `?next=${encodeURIComponent(here)}`}`, { replace: true })
+  }
+
+  /** Shows the screen the path names (after the session check, for screens that need one). */
+  private async show(): Promise<void> {
+    const turn = ++this.shown
+    const found = Router.match(routes, notFound, Router.currentPath(), location.search)
+    if (found.route.public !== true) {
+      if (currentSession() === null) {
+        // While the session is checked, fetch both screens it may lead to: this one and sign-in.
+        found.route.load().catch(() => undefined)
+        signInRoute.load().catch(() => undefined)
+      }
+      await this.sessionChecked
+      if (turn !== this.shown) return
+      if (this.problem !== undefined) return
+      if (currentSession() === null) return this.signedOut()
+    }
+    try {
+      await found.route.load()
+    } catch (error) {
+      this.problem = problemIn(error)
+      return
+    }
+    if (turn !== this.shown) return
+    const screen = document.createElement(found.route.tag) as Screen
+    screen.context = { client: this.client, boot: this.boot, match: found }
+    this.screen = screen
+  }
+
+  /** A screen can be used: its title becomes the document's; after a navigation focus goes to its heading. */
+  private screenReady(event: CustomEvent<string>) {
+    document.title = `${event.detail} · ${this.boot.branding.name}`
+    if (!this.marked) {
+      this.marked = true
+      performance.mark(interactiveMark)
+      return
+    }
+    const heading = this.querySelector<HTMLElement>("main h1")
+    if (heading !== null) {
+      heading.tabIndex = -1
+      heading.focus()
+    }
+  }
+
+  private async signOut() {
+    try {
+      await this.client.delete("api/session", { signedOut: true })
+    } catch {
+      // Signed out or not, this browser forgets the session.
+    }
+    setSession(null)
+    Router.navigate("sign-in")
+  }
+
+  private skip(event: Event) {
+    // With a <base href>, "#main" would be another document's fragment.
+    event.preventDefault()
+    this.querySelector<HTMLElement>("main")?.focus()
+  }
+
+  override render() {
+    const { branding } = this.boot
+    const session = this.session
+    const path = Router.currentPath()
+    return html`
+      <a class="skip" href="#main" @click=${this.skip}>${msg("app.skip")}</a>
+      <header class="bar">
+        <a class="brand" href="./">${branding.logo_url === null ? nothing : html`<img src=${branding.logo_url} alt="">`}<span>${branding.name}</span></a>
+        ${session === null ? nothing : html`
+          <nav aria-label=${msg("app.nav")}>
+            <ul><li><a href="./" aria-current=${path === "" || path.startsWith("w/") ? "page" : "false"}>${msg("app.nav.workspaces")}</a></li></ul>
+          </nav>
+          <div class="who">
+            <span>${msg("app.signedInAs", { name: displayName(session) })}</span>
+            <button type="button" class="secondary" @click=${() => void this.signOut()}>${msg("app.signOut")}</button>
+          </div>`}
+      </header>
+      <main id="main" tabindex="-1">${this.problem === undefined ? this.screen ?? nothing : problemView(this.problem, () => location.reload())}</main>
+    `
+  }
+}
+
+customElements.define("analytics-console", AnalyticsConsole)

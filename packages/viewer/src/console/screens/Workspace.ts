@@ -1,0 +1,75 @@
+/**
+ * A workspace's screen (`/w/{workspace_id}`): its reports and dashboards,
+ * each a link to its own screen, a page at a time.
+ *
+ * @since 0.1.0
+ */
+import { html, nothing, type TemplateResult } from "lit"
+import { msg } from "../../i18n/msg.ts"
+import { Pager } from "../Pager.ts"
+import { linkTitle } from "../Router.ts"
+import { Screen } from "../Screen.ts"
+import { empty, loading, problemView } from "../States.ts"
+
+interface Named {
+  readonly name: string
+  readonly description?: string | null
+}
+interface Report extends Named {
+  readonly report_id: string
+}
+interface Dashboard extends Named {
+  readonly dashboard_id: string
+}
+
+/** A workspace's screen. */
+export class WorkspaceScreen extends Screen {
+  private reports: Pager<Report> | undefined
+  private dashboards: Pager<Dashboard> | undefined
+
+  override connectedCallback() {
+    super.connectedCallback()
+    const id = encodeURIComponent(this.workspaceId)
+    this.reports ??= new Pager<Report>(this.context.client, `v1/reports?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    this.dashboards ??= new Pager<Dashboard>(this.context.client, `v1/dashboards?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    if (!this.reports.loaded) void this.reports.more()
+    if (!this.dashboards.loaded) void this.dashboards.more()
+  }
+
+  private get workspaceId(): string {
+    return this.context.match.params.workspace ?? ""
+  }
+
+  private section<A extends Named>(id: string, title: string, emptyText: string, pager: Pager<A>, href: (item: A) => string): TemplateResult {
+    return html`<section aria-labelledby=${id}>
+      <h2 id=${id}>${title}</h2>
+      ${problemView(pager.problem, () => void pager.more())}
+      ${!pager.loaded ? (pager.loading ? loading() : nothing) : pager.items.length === 0 ? empty(emptyText) : html`<ul class="items">${
+        pager.items.map((item) =>
+          html`<li><a href=${href(item)}>${item.name}</a>${
+            item.description == null || item.description === "" ? nothing : html`<span class="muted">${item.description}</span>`
+          }</li>`
+        )
+      }</ul>`}
+      ${pager.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => void pager.more()}>${msg("workspaces.more")}</button></p>` : nothing}
+    </section>`
+  }
+
+  override render() {
+    const reports = this.reports!
+    const dashboards = this.dashboards!
+    const settled = (p: Pager<unknown>) => p.loaded || p.problem !== undefined
+    // Its name as the link that led here gave it; a deep link shows "Workspace".
+    const title = linkTitle() ?? msg("workspace.title")
+    if (settled(reports) && settled(dashboards)) this.ready(title)
+    const base = `w/${encodeURIComponent(this.workspaceId)}`
+    return html`
+      <p><a href="./">${msg("workspace.back")}</a></p>
+      <h1>${title}</h1>
+      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`)}
+      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`)}
+    `
+  }
+}
+
+customElements.define("analytics-workspace", WorkspaceScreen)

@@ -1,0 +1,105 @@
+/**
+ * The console's look: design tokens as `--analytics-*` custom properties
+ * (the brand's primary colour made readable, light and dark by
+ * `prefers-color-scheme`) and the styles of its light-DOM elements, as one
+ * constructed stylesheet the document adopts. Constructed stylesheets are
+ * outside the page policy's `style-src`, so no inline style is needed.
+ *
+ * @since 0.1.0
+ */
+import { parseHex, readableOn, type Rgb, textOn, toHex } from "./Colors.ts"
+
+const white: Rgb = [255, 255, 255]
+const black: Rgb = [0, 0, 0]
+/** The surfaces text sits on, the closer to the primary colour of each theme's two (page and card): readable there, readable on both. */
+const lightSurface: Rgb = [246, 248, 250]
+const darkSurface: Rgb = [27, 31, 36]
+
+/** The colour tokens for a brand colour: its readable variants on light and dark, and the text on each. */
+export const tokens = (primaryColor: string) => {
+  const brand = parseHex(primaryColor) ?? [37, 99, 235]
+  const light = readableOn(brand, lightSurface, black, 4.6)
+  const dark = readableOn(brand, darkSurface, white, 4.6)
+  return { light: toHex(light), onLight: toHex(textOn(light)), dark: toHex(dark), onDark: toHex(textOn(dark)) }
+}
+
+/** The stylesheet's text for a brand colour. */
+export const css = (primaryColor: string): string => {
+  const t = tokens(primaryColor)
+  return `
+:root {
+  color-scheme: light dark;
+  --analytics-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  --analytics-bg: #ffffff; --analytics-surface: #f6f8fa; --analytics-fg: #1b1f24; --analytics-muted: #57606a;
+  --analytics-border: #d0d7de; --analytics-danger: #b42318; --analytics-danger-bg: #fef3f2;
+  --analytics-primary: ${t.light}; --analytics-on-primary: ${t.onLight};
+  --analytics-radius: 8px;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --analytics-bg: #121417; --analytics-surface: #1b1f24; --analytics-fg: #e6e8eb; --analytics-muted: #9aa4ae;
+    --analytics-border: #30363d; --analytics-danger: #ff9b8f; --analytics-danger-bg: #2a1512;
+    --analytics-primary: ${t.dark}; --analytics-on-primary: ${t.onDark};
+  }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--analytics-bg); color: var(--analytics-fg); font: 16px/1.5 var(--analytics-font); }
+a { color: var(--analytics-primary); }
+:focus-visible { outline: 3px solid var(--analytics-primary); outline-offset: 2px; }
+analytics-console { display: flex; flex-direction: column; min-height: 100vh; }
+.skip { position: absolute; left: 8px; top: -48px; padding: 8px 12px; background: var(--analytics-primary); color: var(--analytics-on-primary); border-radius: var(--analytics-radius); z-index: 10; }
+.skip:focus { top: 8px; }
+header.bar { display: flex; align-items: center; gap: 16px; flex-wrap: wrap; padding: 10px 24px; border-bottom: 1px solid var(--analytics-border); background: var(--analytics-surface); }
+header.bar .brand { display: flex; align-items: center; gap: 10px; font-weight: 600; font-size: 1.1rem; color: inherit; text-decoration: none; margin-right: auto; }
+header.bar .brand img { height: 28px; width: auto; }
+header.bar nav ul { display: flex; gap: 4px; list-style: none; margin: 0; padding: 0; }
+header.bar nav a { display: block; padding: 6px 10px; border-radius: var(--analytics-radius); color: inherit; text-decoration: none; }
+header.bar nav a[aria-current="page"] { background: var(--analytics-bg); font-weight: 600; }
+header.bar .who { display: flex; align-items: center; gap: 12px; color: var(--analytics-muted); font-size: 0.9rem; }
+main { flex: 1; width: 100%; max-width: 960px; margin: 0 auto; padding: 24px; }
+main:focus { outline: none; }
+h1 { font-size: 1.6rem; margin: 0 0 16px; }
+h2 { font-size: 1.2rem; margin: 24px 0 8px; }
+.card > h2:first-child { margin-top: 0; }
+section.card { margin-top: 24px; }
+p { margin: 0 0 12px; }
+.muted { color: var(--analytics-muted); }
+.card { background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); padding: 20px; margin: 0 0 16px; }
+.narrow { max-width: 440px; margin: 8vh auto 0; }
+form { display: grid; gap: 12px; }
+label { font-weight: 600; display: grid; gap: 4px; }
+.hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted); }
+input, textarea { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
+button, .button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary); background: var(--analytics-primary); color: var(--analytics-on-primary); text-decoration: none; display: inline-block; }
+button.secondary, .button.secondary { background: transparent; color: var(--analytics-primary); }
+button.link { background: none; border: none; padding: 0; color: var(--analytics-primary); text-decoration: underline; font-weight: 400; }
+button[disabled] { opacity: 0.6; cursor: progress; }
+details summary { cursor: pointer; color: var(--analytics-primary); }
+details[open] summary { margin-bottom: 12px; }
+ul.items { list-style: none; margin: 0; padding: 0; border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); }
+ul.items li { padding: 12px 16px; border-top: 1px solid var(--analytics-border); display: grid; gap: 2px; }
+ul.items li:first-child { border-top: none; }
+ul.items a { font-weight: 600; }
+.state { padding: 24px; text-align: center; color: var(--analytics-muted); border: 1px dashed var(--analytics-border); border-radius: var(--analytics-radius); }
+.problem { border: 1px solid var(--analytics-danger); background: var(--analytics-danger-bg); border-radius: var(--analytics-radius); padding: 12px 16px; margin: 0 0 16px; }
+.problem strong { color: var(--analytics-danger); display: block; }
+.problem p { margin: 4px 0 0; }
+.notice { border-left: 4px solid var(--analytics-primary); padding: 8px 12px; background: var(--analytics-surface); margin: 0 0 16px; }
+.row { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
+.spinner { display: inline-block; width: 1em; height: 1em; border: 2px solid var(--analytics-border); border-top-color: var(--analytics-primary); border-radius: 50%; animation: spin 0.8s linear infinite; vertical-align: -0.15em; margin-right: 8px; }
+@keyframes spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
+@media (max-width: 600px) {
+  header.bar { padding: 8px 16px; gap: 8px 12px; }
+  main { padding: 16px; }
+  .narrow { margin-top: 16px; }
+}
+`
+}
+
+/** Adopts the theme for `primaryColor` in the document (once; a second call replaces it). */
+export const applyTheme = (primaryColor: string): void => {
+  const sheet = new CSSStyleSheet()
+  sheet.replaceSync(css(primaryColor))
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets.filter((s) => !(s as { analytics?: boolean }).analytics), Object.assign(sheet, { analytics: true })]
+}
