@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { html, LitElement, nothing } from "lit"
-import { makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { makeClient, networkProblem, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type Boot, readBoot } from "../client/Boot.ts"
 import { currentSession, displayName, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
 import { msg } from "../i18n/msg.ts"
@@ -112,8 +112,9 @@ export class AnalyticsConsole extends LitElement {
     }
     try {
       await found.route.load()
-    } catch (error) {
-      this.problem = problemIn(error)
+    } catch {
+      // The screen's chunk is gone (a new build was deployed since this page loaded) or the network is: reloading fetches the new page.
+      this.problem = { ...networkProblem(), action: msg("problem.action.reload") }
       return
     }
     if (turn !== this.shown) return
