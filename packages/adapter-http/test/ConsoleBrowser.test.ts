@@ -303,6 +303,21 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     }
   }, 120_000)
 
+  it("signed in already, the sign-in address goes on to where it was for", async () => {
+    const app = await serve()
+    try {
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+        await signedInAs(page, app.admin, app.tenantId)
+        await page.goto(`${app.origin}/sign-in?next=${encodeURIComponent("w/ws_1")}`)
+        await page.getByRole("heading", { name: "Reports" }).waitFor()
+        assert.strictEqual(new URL(page.url()).pathname, "/w/ws_1")
+      })
+    } finally {
+      await app.close()
+    }
+  })
+
   it("an unknown console path says so, and a problem is told in words with what to do", async () => {
     const app = await serve()
     try {

@@ -99,6 +99,13 @@ export class AnalyticsConsole extends LitElement {
   private async show(): Promise<void> {
     const turn = ++this.shown
     const found = Router.match(routes, notFound, Router.currentPath(), location.search)
+    if (found.route === signInRoute && !location.hash.startsWith("#token=")) {
+      // Signed in already: on to where the sign-in was for.
+      found.route.load().catch(() => undefined)
+      await this.sessionChecked
+      if (turn !== this.shown) return
+      if (currentSession() !== null) return Router.navigate(Router.safeNext(found.query.get("next")), { replace: true })
+    }
     if (found.route.public !== true) {
       if (currentSession() === null) {
         // While the session is checked, fetch both screens it may lead to: this one and sign-in.
