@@ -415,7 +415,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
 
   // The journeys through the session endpoints (docs/guides/console.md, contract in the OpenAPI document's "session" group).
 
-  it.skip("signs in by the e-mailed link through a real SMTP server, lands on the workspaces; reload keeps the session; sign-out ends it — waits for the session endpoints (slice S2)", () =>
+  it.live.skip("signs in by the e-mailed link through a real SMTP server, lands on the workspaces; reload keeps the session; sign-out ends it — waits for the session endpoints (slice S2)", () =>
     Effect.gen(function*() {
       const smtp = yield* SmtpServer.start()
       const app = yield* Effect.promise(() => serve({ prefix: "/analytics", smtpPort: smtp.port }))
