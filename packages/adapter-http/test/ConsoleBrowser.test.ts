@@ -33,7 +33,7 @@ const operatorToken = "console-operator-token"
 const assets = ViewerAssets.ViewerAssets.layer(Viewer.load())
 
 /** The app on a loopback port, its public base URL the real one (links in e-mails work), under `prefix` when given. */
-const serve = async (options: { readonly prefix?: string; readonly smtpPort?: number } = {}) => {
+const serve = async (options: { readonly prefix?: string; readonly smtpPort?: number; readonly console?: App.Options<never>["console"] } = {}) => {
   let handle: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void = (_req, res) => res.writeHead(503).end()
   const server = createServer((req, res) => handle(req, res))
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -45,6 +45,7 @@ const serve = async (options: { readonly prefix?: string; readonly smtpPort?: nu
     prefix: options.prefix,
     operatorToken,
     viewerAssets: assets,
+    console: options.console,
     ...(options.smtpPort === undefined ? {} : { mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${options.smtpPort}`, from: "Analytics <noreply@example.com>" }) })
   })
   handle = (req, res) => api.handler(req, res, () => res.writeHead(404).end())
@@ -302,6 +303,21 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     }
   }, 120_000)
 
+  it("signed in already, the sign-in address goes on to where it was for", async () => {
+    const app = await serve()
+    try {
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+        await signedInAs(page, app.admin, app.tenantId)
+        await page.goto(`${app.origin}/sign-in?next=${encodeURIComponent("w/ws_1")}`)
+        await page.getByRole("heading", { name: "Reports" }).waitFor()
+        assert.strictEqual(new URL(page.url()).pathname, "/w/ws_1")
+      })
+    } finally {
+      await app.close()
+    }
+  })
+
   it("an unknown console path says so, and a problem is told in words with what to do", async () => {
     const app = await serve()
     try {
@@ -333,9 +349,73 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     }
   })
 
+  it("the invitation screen: without a token it says so; with one, a name, then signed in on the workspaces (the answer given by the test until S2)", async () => {
+    const app = await serve()
+    try {
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage({ viewport: { width: 390, height: 800 } })
+        const errors = errorsOf(page)
+        const violations = await watchPolicy(page)
+        await page.goto(`${app.origin}/invitations/accept`)
+        await page.getByText("This address holds no invitation.").waitFor()
+        let sent: unknown
+        await page.route(/\/api\/session\/invitation$/, async (route) => {
+          sent = route.request().postDataJSON()
+          await route.fulfill({
+            status: 200,
+            contentType: "application/json",
+            body: JSON.stringify({
+              user: { user_id: "usr_new", email: "bo@example.com", display_name: "Bo", roles: ["member"] },
+              tenant: { tenant_id: app.tenantId, name: "Acme" },
+              via: "invitation",
+              csrf_token: "csrf-new",
+              idle_expires_at: null,
+              expires_at: null
+            })
+          })
+        })
+        await page.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${app.admin}` } }))
+        await page.goto(`${app.origin}/invitations/accept?token=inv_abc`)
+        await page.getByRole("heading", { name: "Accept your invitation" }).waitFor()
+        assert.deepStrictEqual(await Axe.serious(page), [])
+        await shoot(page, "invitation-390")
+        await page.getByLabel("Your name").fill("Bo")
+        await page.getByRole("button", { name: "Accept and sign in" }).click()
+        await page.getByRole("heading", { name: "Workspaces" }).waitFor()
+        assert.deepStrictEqual(sent, { token: "inv_abc", name: "Bo" })
+        assert.strictEqual(new URL(page.url()).pathname, "/")
+        assert.include(await page.locator("header").innerText(), "Signed in as Bo")
+        // A member: no form to create a workspace.
+        await page.getByText("No workspaces yet.").waitFor()
+        assert.strictEqual(await page.getByRole("button", { name: "Create workspace" }).count(), 0)
+        assert.deepStrictEqual(await violations(), [])
+        assert.deepStrictEqual(errors(), [])
+      })
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("embedded: the sign-in screen sends people to the embedding app's sign-in", async () => {
+    const app = await serve({ prefix: "/analytics", console: { signIn: "embedded", signInUrl: "https://app.example.com/login" } })
+    try {
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+        await page.goto(`${app.base}/w/ws_1`)
+        const link = page.getByRole("link", { name: "Go to sign-in" })
+        await link.waitFor()
+        assert.strictEqual(await link.getAttribute("href"), "https://app.example.com/login")
+        assert.strictEqual(await page.getByLabel("E-mail address").count(), 0)
+        assert.deepStrictEqual(await Axe.serious(page), [])
+      })
+    } finally {
+      await app.close()
+    }
+  })
+
   // The journeys through the session endpoints (docs/guides/console.md, contract in the OpenAPI document's "session" group).
 
-  it.skip("signs in by the e-mailed link through a real SMTP server, lands on the workspaces; reload keeps the session; sign-out ends it — waits for the session endpoints (slice S2)", () =>
+  it.live.skip("signs in by the e-mailed link through a real SMTP server, lands on the workspaces; reload keeps the session; sign-out ends it — waits for the session endpoints (slice S2)", () =>
     Effect.gen(function*() {
       const smtp = yield* SmtpServer.start()
       const app = yield* Effect.promise(() => serve({ prefix: "/analytics", smtpPort: smtp.port }))

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { html, LitElement, nothing } from "lit"
-import { makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { makeClient, networkProblem, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type Boot, readBoot } from "../client/Boot.ts"
 import { currentSession, displayName, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
 import { msg } from "../i18n/msg.ts"
@@ -99,6 +99,13 @@ export class AnalyticsConsole extends LitElement {
   private async show(): Promise<void> {
     const turn = ++this.shown
     const found = Router.match(routes, notFound, Router.currentPath(), location.search)
+    if (found.route === signInRoute && !location.hash.startsWith("#token=")) {
+      // Signed in already: on to where the sign-in was for.
+      found.route.load().catch(() => undefined)
+      await this.sessionChecked
+      if (turn !== this.shown) return
+      if (currentSession() !== null) return Router.navigate(Router.safeNext(found.query.get("next")), { replace: true })
+    }
     if (found.route.public !== true) {
       if (currentSession() === null) {
         // While the session is checked, fetch both screens it may lead to: this one and sign-in.
@@ -112,8 +119,9 @@ export class AnalyticsConsole extends LitElement {
     }
     try {
       await found.route.load()
-    } catch (error) {
-      this.problem = problemIn(error)
+    } catch {
+      // The screen's chunk is gone (a new build was deployed since this page loaded) or the network is: reloading fetches the new page.
+      this.problem = { ...networkProblem(), action: msg("problem.action.reload") }
       return
     }
     if (turn !== this.shown) return

@@ -67,6 +67,7 @@ export const en = {
   "workspace.back": "All workspaces",
 
   "comingNext.title": "Coming next",
+  "comingNext.back": "Back to the workspace",
   "comingNext.detail": "Reports and dashboards open here in the next version of the console. Until then, share them by link from the API.",
 
   "notFound.title": "Nothing here",

@@ -58,7 +58,7 @@ header.bar nav a[aria-current="page"] { background: var(--analytics-bg); font-we
 header.bar .who { display: flex; align-items: center; gap: 12px; color: var(--analytics-muted); font-size: 0.9rem; }
 main { flex: 1; width: 100%; max-width: 960px; margin: 0 auto; padding: 24px; }
 main:focus { outline: none; }
-h1 { font-size: 1.6rem; margin: 0 0 16px; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 16px; }
 h2 { font-size: 1.2rem; margin: 24px 0 8px; }
 .card > h2:first-child { margin-top: 0; }
 section.card { margin-top: 24px; }

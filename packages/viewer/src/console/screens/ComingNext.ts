@@ -13,7 +13,7 @@ export class ComingNextScreen extends Screen {
   override render() {
     this.ready(msg("comingNext.title"))
     const workspace = encodeURIComponent(this.context.match.params.workspace ?? "")
-    return html`<p><a href=${`w/${workspace}`}>${msg("workspace.title")}</a></p>
+    return html`<p><a href=${`w/${workspace}`}>${msg("comingNext.back")}</a></p>
       <h1>${msg("comingNext.title")}</h1>
       <div class="state"><p>${msg("comingNext.detail")}</p></div>`
   }
