@@ -400,6 +400,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   "sharing.resume": { params: { grant_id: "linkGrant" }, destructive: true },
   "sharing.embedToken": { params: { grant_id: "embedGrant" }, body: () => ({}) },
   "sharing.links": { params: { workspace_id: "workspace" } },
+  "sharing.people": { query: () => ({ q: "member" }) },
   "exports.export": { params: { id: "report" }, body: (t) => ({ format: "csv", visual_id: t.visualId }), bodyIds: { visual_id: "visual" } },
   "exports.job": { params: { job_id: "job" } },
   "exports.result": { params: { job_id: "job" } },

@@ -40,6 +40,18 @@ export const make = Effect.sync(() => {
     after: undefined,
     createdAtOrBefore: Pagination.endOfTime
   }
+  /** What the search finds, ranked as the port says: prefix matches first, then by lower-cased name and id. */
+  const search = <A extends { readonly name: string }>(rows: Iterable<A>, text: string, take: number, fields: (a: A) => ReadonlyArray<string>, id: (a: A) => string) => {
+    if (text === "") return []
+    const found: Array<{ readonly row: A; readonly rank: number; readonly name: string }> = []
+    for (const row of rows) {
+      const match = DirectoryStore.matchOf(text, fields(row))
+      if (match !== undefined) found.push({ row, rank: match === "prefix" ? 0 : 1, name: row.name.toLowerCase() })
+    }
+    const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+    found.sort((a, b) => a.rank - b.rank || byCodePoint(a.name, b.name) || byCodePoint(id(a.row), id(b.row)))
+    return found.slice(0, take).map((f) => f.row)
+  }
   const toggle = (key: string, present: boolean): () => void => {
     const had = members.has(key)
     if (present) members.add(key)
@@ -72,6 +84,12 @@ export const make = Effect.sync(() => {
       }),
     listUsers: (tenantId, query) =>
       Effect.sync(() => page([...users.values()].filter((u) => u.tenant_id === tenantId), query, DirectoryStore.userKey)),
+    searchUsers: (tenantId, text, take) =>
+      Effect.sync(() =>
+        search([...users.values()].filter((u) => u.tenant_id === tenantId && u.status === "active"), text, take, (u) => [u.name, u.email], (u) => u.user_id)
+      ),
+    searchGroups: (tenantId, text, take) =>
+      Effect.sync(() => search([...groups.values()].filter((g) => g.tenant_id === tenantId), text, take, (g) => [g.name], (g) => g.group_id)),
     countUsers: (tenantId) => Effect.sync(() => [...users.values()].filter((u) => u.tenant_id === tenantId).length),
     updateUser: (user) =>
       write((): readonly [DirectoryStore.UserWrite, () => void] => {

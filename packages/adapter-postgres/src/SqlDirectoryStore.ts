@@ -105,6 +105,30 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.listUsers")
       )
     },
+    // strpos, not LIKE: the text is matched as it is, `%` and `_` included. A tenant's rows are scanned
+    // (through its index): a picker's search, bounded by `take`.
+    searchUsers: (tenantId, text, take) => {
+      if (!isId(tenantId) || text === "") return Effect.succeed([])
+      return sql<UserRow>`SELECT ${userColumns} FROM users u
+        WHERE u.tenant_id = ${tenantId} AND u.status = 'active'
+          AND (strpos(lower(u.name), ${text}) > 0 OR strpos(lower(u.email), ${text}) > 0)
+        ORDER BY CASE WHEN strpos(lower(u.name), ${text}) = 1 OR strpos(lower(u.email), ${text}) = 1 THEN 0 ELSE 1 END,
+          lower(u.name) COLLATE "C", u.user_id
+        LIMIT ${take}`.pipe(
+        Effect.map((rows) => rows.map(toUser)),
+        failAs("DirectoryStore.searchUsers")
+      )
+    },
+    searchGroups: (tenantId, text, take) => {
+      if (!isId(tenantId) || text === "") return Effect.succeed([])
+      return sql<GroupRow>`SELECT ${groupColumns} FROM groups
+        WHERE tenant_id = ${tenantId} AND strpos(lower(name), ${text}) > 0
+        ORDER BY CASE WHEN strpos(lower(name), ${text}) = 1 THEN 0 ELSE 1 END, lower(name) COLLATE "C", group_id
+        LIMIT ${take}`.pipe(
+        Effect.map((rows) => rows.map(toGroup)),
+        failAs("DirectoryStore.searchGroups")
+      )
+    },
     countUsers: (tenantId) => {
       if (!isId(tenantId)) return Effect.succeed(0)
       return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM users WHERE tenant_id = ${tenantId}`.pipe(

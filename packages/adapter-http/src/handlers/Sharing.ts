@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { AuditLog, Cursor, EventPublisher, Grant, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ShareTokens, Transactor, type Workspace, Workspaces } from "@analytics/core"
+import { AuditLog, Cursor, People, EventPublisher, Grant, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ShareTokens, Transactor, type Workspace, Workspaces } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
@@ -36,7 +36,7 @@ const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) =
   updated_at: grant.updated_at
 })
 
-/** `/v1/sharing/grants...` and `/v1/workspaces/{id}/links`. */
+/** `/v1/sharing/grants...`, `/v1/workspaces/{id}/links` and the share dialog's `/v1/directory/people`. */
 export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
@@ -114,5 +114,12 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
           const filter = { principalType: "link", workspaceId: params.workspace_id, state: query.state } as const
           const page = yield* Effect.mapError(provide(Grants.list(admin, filter, yield* listRequest(query))), toProblem)
           return respond(endpoint, yield* pageJson(page))
+        }))
+      .handle("people", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("sharing.people")
+          const limit = Math.min(query.limit ?? People.limits.default, People.limits.max)
+          const found = yield* Effect.mapError(provide(People.search(member.tenantId, query.q, limit)), toProblem)
+          return respond(endpoint, { data: found.people, page: { limit, next_cursor: null, has_more: found.more } })
         }))
   }))

@@ -47,6 +47,14 @@ export const GrantJson = Schema.Struct({
 const grantParams = { grant_id: Schema.String }
 const grantProblems = [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.GrantNotActive] as const
 
+/** Someone the share dialog's picker offers: what a grant names them by, and how a person recognises them. */
+export const PersonJson = Schema.Struct({
+  type: Schema.Literals(["user", "team", "executive_role"]).annotate({ description: "The grant's principal_type to name them with" }),
+  id: Schema.String.annotate({ description: "The grant's principal_id" }),
+  name: Schema.String,
+  email: Schema.NullOr(Schema.String).annotate({ description: "A user's address; null for a team or an executive role" })
+})
+
 /** Sharing grants (decision 0014). */
 export const SharingGroup = HttpApiGroup.make("sharing")
   .add(Endpoints.create("create", "/v1/sharing/grants", {
@@ -110,6 +118,19 @@ export const SharingGroup = HttpApiGroup.make("sharing")
     item: GrantJson,
     error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
     description: "Every public link of a workspace, newest first, with its state and whether it is paused: the one place to pause or revoke them. Tenant admins only."
+  }))
+  .add(Endpoints.list("people", "/v1/directory/people", {
+    query: {
+      q: Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(100)).annotate({
+        description: "Text found in a name or a user's address, case-insensitively; those starting with it come first"
+      }),
+      limit: QueryParams.limit
+    },
+    item: PersonJson,
+    error: [Problems.Forbidden],
+    description: "The share dialog's people picker: the tenant's active users, teams and executive roles matching `q`, at most 50 (`page.limit` says how many were asked for in effect), " +
+      "those starting with it first, then by name. A search is narrowed, not paged: `next_cursor` is always null, and `has_more` says more matched. " +
+      "Any member may call it; it shows an id, a name and a user's address only (`GET /v1/users` stays for admins)."
   }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Sharing grants to users, teams, executive roles, public links and embeds; every change is in the audit log.")

@@ -37,6 +37,19 @@ export const userMatches = (user: User, by: UserLookup): boolean =>
 export const groupMatches = (group: Group, by: GroupLookup): boolean =>
   "name" in by ? group.name === by.name : group.external_id === by.externalId
 
+/**
+ * Whether `text` (already lower-cased) is in any of `fields`, compared
+ * lower-case: `prefix` when one starts with it, `contains` when one holds
+ * it elsewhere, `undefined` otherwise. What `searchUsers` and
+ * `searchGroups` match and rank by, written once for the adapters that
+ * search in memory.
+ */
+export const matchOf = (text: string, fields: ReadonlyArray<string>): "prefix" | "contains" | undefined => {
+  const lower = fields.map((f) => f.toLowerCase())
+  if (lower.some((f) => f.startsWith(text))) return "prefix"
+  return lower.some((f) => f.includes(text)) ? "contains" : undefined
+}
+
 /** What writing a user did: written, or refused because another user of the tenant has the e-mail. */
 export type UserWrite = "written" | "missing" | "email-taken"
 
@@ -51,6 +64,15 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   readonly findActiveUsersByEmail: (email: string) => Effect.Effect<ReadonlyArray<User>, StoreError>
   /** One page, in `Pagination.applyInMemory` order. */
   readonly listUsers: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<User>, StoreError>
+  /**
+   * At most `take` active users of the tenant whose name or e-mail holds
+   * `text` (lower-case; none when empty), compared case-insensitively:
+   * those with one starting with it first, then by lower-cased name (code
+   * point order) and id. A deprovisioned user is never found.
+   */
+  readonly searchUsers: (tenantId: TenantId, text: string, take: number) => Effect.Effect<ReadonlyArray<User>, StoreError>
+  /** At most `take` groups of the tenant (either kind) whose name holds `text`, ranked as `searchUsers` ranks users. */
+  readonly searchGroups: (tenantId: TenantId, text: string, take: number) => Effect.Effect<ReadonlyArray<Group>, StoreError>
   /** How many users the tenant has. */
   readonly countUsers: (tenantId: TenantId) => Effect.Effect<number, StoreError>
   /** Replaces a user's fields. */

@@ -8,5 +8,6 @@
  */
 export * as DirectoryStore from "./DirectoryStore.ts"
 export * as Group from "./Group.ts"
+export * as People from "./People.ts"
 export * as Scim from "./Scim.ts"
 export * as User from "./User.ts"

@@ -150,6 +150,8 @@ export const rules = {
   "sharing.resume": owner("grant"),
   "sharing.embedToken": owner("grant"),
   "sharing.links": admin,
+  // The share dialog's picker: any member may share what they hold, so any member names whom to; it shows id, name and address only.
+  "sharing.people": member,
   "exports.export": granted("download", "report"),
   "exports.job": owner("job"),
   "exports.result": owner("job"),

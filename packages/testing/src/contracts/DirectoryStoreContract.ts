@@ -215,4 +215,33 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.deepStrictEqual(yield* store.membershipsOf(tenant, ada.user_id), { teams: [synced.group_id], roles: [] })
       assert.deepStrictEqual(yield* store.listMembers(tenant, finance.group_id, page), [])
     }))
+
+  it.effect("searching people: active users by name or e-mail, groups by name, case-insensitively, prefix matches first, scoped by tenant", () =>
+    Effect.gen(function*() {
+      const store = yield* DirectoryStore.DirectoryStore
+      const tenant = yield* makeTenant
+      const other = yield* makeTenant
+      const ann = yield* makeUser(tenant, "ann@example.com", 1_000, { name: "Ann Bright" })
+      const joanna = yield* makeUser(tenant, "jo@example.com", 2_000, { name: "Joanna Annersley" })
+      const byMail = yield* makeUser(tenant, "annex@corp.example", 3_000, { name: "Zed" })
+      yield* makeUser(tenant, "anne@example.com", 4_000, { name: "Anne Gone", status: "deprovisioned" })
+      yield* makeUser(tenant, "x_y%@example.com", 4_500, { name: "Percent" })
+      yield* makeUser(other, "annie@example.com", 5_000, { name: "Annie Elsewhere" })
+      const planning = yield* makeGroup(tenant, "team", "Planning", 6_000)
+      const annual = yield* makeGroup(tenant, "executive_role", "Annual Reviewer", 7_000)
+      yield* makeGroup(other, "team", "Annex", 8_000)
+      const names = (found: ReadonlyArray<{ readonly name: string }>) => found.map((f) => f.name)
+      // Prefix matches (of a name or an address) first, by name; then the rest; never the deprovisioned or another tenant's.
+      assert.deepStrictEqual(names(yield* store.searchUsers(tenant, "ann", 10)), [ann.name, byMail.name, joanna.name])
+      assert.deepStrictEqual(names(yield* store.searchUsers(tenant, "ann", 2)), [ann.name, byMail.name])
+      assert.deepStrictEqual(yield* store.searchUsers(tenant, "corp.example", 10), [byMail])
+      assert.deepStrictEqual(names(yield* store.searchGroups(tenant, "ann", 10)), [annual.name, planning.name])
+      assert.deepStrictEqual(names(yield* store.searchGroups(tenant, "ann", 1)), [annual.name])
+      // The text is matched as it is: `%` and `_` are no wildcards.
+      assert.deepStrictEqual(names(yield* store.searchUsers(tenant, "_y%", 10)), ["Percent"])
+      assert.deepStrictEqual(yield* store.searchUsers(tenant, "%", 10).pipe(Effect.map(names)), ["Percent"])
+      assert.deepStrictEqual(yield* store.searchUsers(tenant, "zzz", 10), [])
+      assert.deepStrictEqual(yield* store.searchUsers(tenant, "", 10), [])
+      assert.deepStrictEqual(yield* store.searchGroups(tenant, "", 10), [])
+    }))
 }
