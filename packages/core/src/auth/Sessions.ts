@@ -14,6 +14,8 @@
  */
 import { Clock, Data, Effect, Redacted } from "effect"
 import * as ApiToken from "../tenancy/ApiToken.ts"
+import * as AuditLog from "../audit/AuditLog.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { Authenticator } from "./Authenticator.ts"
 import { base64UrlEncode, sha256Hex } from "../platform/Crypto.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
@@ -37,6 +39,7 @@ import { SessionStore } from "./SessionStore.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { TenantStore } from "../tenancy/TenantStore.ts"
 import * as TenantTokens from "./TenantTokens.ts"
+import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserId } from "../directory/User.ts"
 
 /** The sign-in link is unknown, used or expired. */
@@ -63,8 +66,27 @@ export interface Opened extends Resolved {
   readonly cookie: string
 }
 
-/** What opening and resolving sessions reads. */
+/** What resolving sessions reads. */
 export type Services = SessionStore | DirectoryStore | TenantStore
+
+/** What opening and ending a session writes besides the session: its audit entry, in one transaction. */
+export type Recording = SessionStore | AuditLog.AuditStore | EventPublisher | Transactor
+
+/** Who signed in, as the audit log names them. */
+const actorOf = (session: Session): AuditLog.Actor => ({
+  type: session.via === "api-token" ? "api_token" : "user",
+  id: session.user_id
+})
+
+/** The audit entry of a session's start or end (`session.signed_in`, `session.signed_out`). */
+const audit = (session: Session, action: "session.signed_in" | "session.signed_out") =>
+  AuditLog.record(session.tenant_id, {
+    workspace_id: null,
+    action,
+    actor: actorOf(session),
+    target: { type: "session", id: session.session_id },
+    detail: { session_id: session.session_id, via: session.via, user_id: session.user_id }
+  })
 
 const signedOut = new Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
 
@@ -165,7 +187,7 @@ const open = (
   via: Via,
   apiTokenHash: string | null,
   lifetimes: Lifetimes
-): Effect.Effect<Opened, StoreError, SessionStore> =>
+): Effect.Effect<Opened, StoreError, Recording> =>
   Effect.gen(function*() {
     const cookie = yield* newSecret
     const now = yield* Clock.currentTimeMillis
@@ -181,7 +203,8 @@ const open = (
       expires_at: new Date(now + lifetimes.absoluteMillis),
       ended_at: null
     }
-    yield* (yield* SessionStore).insert(session)
+    const store = yield* SessionStore
+    yield* (yield* Transactor).transaction(Effect.andThen(store.insert(session), audit(session, "session.signed_in")))
     return { session, member, name, cookie }
   })
 
@@ -189,7 +212,7 @@ const open = (
 export const openWithLink = (
   linkToken: string,
   lifetimes: Lifetimes = defaultLifetimes
-): Effect.Effect<Opened, SignInLinkInvalid | StoreError, SessionStore | DirectoryStore> =>
+): Effect.Effect<Opened, SignInLinkInvalid | StoreError, Recording | DirectoryStore> =>
   Effect.gen(function*() {
     if (linkToken.length === 0 || linkToken.length > 512) return yield* new SignInLinkInvalid()
     const now = yield* Clock.currentTimeMillis
@@ -205,7 +228,7 @@ export const openForUser = (
   user: User,
   via: Via,
   lifetimes: Lifetimes = defaultLifetimes
-): Effect.Effect<Opened, StoreError, SessionStore> => open(memberOf(user), user.name, via, null, lifetimes)
+): Effect.Effect<Opened, StoreError, Recording> => open(memberOf(user), user.name, via, null, lifetimes)
 
 /**
  * Opens a session with an API token: only a tenant admin's token issued by
@@ -215,7 +238,7 @@ export const openForUser = (
 export const openWithToken = (
   credential: Redacted.Redacted<string>,
   lifetimes: Lifetimes = defaultLifetimes
-): Effect.Effect<Opened, Unauthenticated | Forbidden | StoreError, Authenticator | Services> =>
+): Effect.Effect<Opened, Unauthenticated | Forbidden | StoreError, Authenticator | Services | Recording> =>
   Effect.gen(function*() {
     const principal = yield* (yield* Authenticator).authenticate(credential)
     if (principal._tag === "Operator") {
@@ -276,13 +299,18 @@ export const resolve = (
   })
 
 /** Ends the session a cookie names (sign-out); the session ended, or `undefined` when there was none open. */
-export const end = (cookie: string): Effect.Effect<Session | undefined, StoreError, SessionStore> =>
+export const end = (cookie: string): Effect.Effect<Session | undefined, StoreError, Recording> =>
   Effect.gen(function*() {
     if (cookie.length === 0 || cookie.length > 512) return undefined
     const store = yield* SessionStore
     const found = yield* store.findByHash(yield* sha256Hex(cookie))
     if (found === undefined || found.ended_at !== null) return undefined
-    return (yield* store.end(found.tenant_id, found.session_id, new Date(yield* Clock.currentTimeMillis))) ? found : undefined
+    const now = new Date(yield* Clock.currentTimeMillis)
+    return yield* (yield* Transactor).transaction(Effect.gen(function*() {
+      if (!(yield* store.end(found.tenant_id, found.session_id, now))) return undefined
+      yield* audit(found, "session.signed_out")
+      return found
+    }))
   })
 
 /** Deletes sessions and sign-in links that can no longer sign anyone in (past their absolute expiry, ended, or expired links); how many. */
