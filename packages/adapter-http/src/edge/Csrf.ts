@@ -62,9 +62,9 @@ export const middleware = (publicBaseUrl: string | undefined) => {
       }
       const resolved = yield* Effect.serviceOption(ResolvedCaller)
       if (resolved._tag === "None" || resolved.value.via === "token") return yield* httpApp
-      const expected = resolved.value.csrfToken ?? ""
       const sent = request.headers["x-csrf-token"] ?? ""
-      const ok = sameOrigin(request.headers, origin) && expected !== "" && Sessions.constantTimeEquals(sent, expected)
+      const matches = (expected: string | undefined) => expected !== undefined && expected !== "" && Sessions.constantTimeEquals(sent, expected)
+      const ok = sameOrigin(request.headers, origin) && (matches(resolved.value.csrfToken) || matches(resolved.value.previousCsrfToken))
       return ok ? yield* httpApp : refusal()
     })
 }

@@ -54,16 +54,18 @@ export const authenticationLayer = Layer.effect(
           (error) => Effect.sync(() => refusedBearer.set(request, error))
         )
       })
-    /** The member the session cookie (or, failing that, the bearer scheme) signs in. */
+    /** The member the session cookie or the embedding app's sign-in names (or, failing those, the bearer scheme's answer). */
     const bySession = Effect.gen(function*() {
       const bearer = yield* RequestCaller.bearer
-      // A bearer token wins when both are sent; with neither, the bearer scheme's own 401.
-      if (Redacted.value(bearer) !== "" || (yield* SessionCookie.read) === "") return yield* byBearer(bearer)
+      // A bearer token wins when sent.
+      if (Redacted.value(bearer) !== "") return yield* byBearer(bearer)
       const known = yield* fromEdge
-      if (Option.isNone(known) || known.value.via === "token") {
+      if (Option.isSome(known) && known.value.via !== "token") return yield* withTenant(known.value.caller)
+      if ((yield* SessionCookie.read) !== "") {
         return yield* new Errors.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
       }
-      return yield* withTenant(known.value.caller)
+      // No credential at all: the bearer scheme's own 401.
+      return yield* byBearer(bearer)
     })
     const provide = <A, E, R>(
       httpEffect: Effect.Effect<A, E, R>,

@@ -21,4 +21,6 @@ export class ResolvedCaller extends Context.Service<ResolvedCaller, {
   readonly session?: Sessions.Resolved | undefined
   /** The token unsafe requests must carry in `X-CSRF-Token`, when `via` is `session` or `embedded`. */
   readonly csrfToken?: string | undefined
+  /** When embedded, the previous day's token, still accepted (a page loaded before midnight UTC). */
+  readonly previousCsrfToken?: string | undefined
 }>()("@analytics/adapter-http/ResolvedCaller") {}

@@ -102,9 +102,20 @@ export const sessionLayer = HttpApiBuilder.group(Api, "session", (handlers) =>
       .handle("current", ({ endpoint }) =>
         Effect.gen(function*() {
           const resolved = yield* Effect.serviceOption(ResolvedCaller)
-          if (Option.isNone(resolved) || resolved.value.session === undefined) return yield* notSignedIn
-          const body = yield* Effect.mapError(infoOf(resolved.value.session, resolved.value.csrfToken ?? ""), toProblem)
-          return respond(endpoint, body)
+          if (Option.isNone(resolved)) return yield* notSignedIn
+          const { caller, csrfToken, session, via } = resolved.value
+          if (session !== undefined) return respond(endpoint, yield* Effect.mapError(infoOf(session, csrfToken ?? ""), toProblem))
+          // Signed in by the embedding app: no session row, no expiry of ours.
+          if (via !== "embedded" || caller.principal._tag !== "Member") return yield* notSignedIn
+          const member = caller.principal
+          return respond(endpoint, {
+            user: { user_id: member.userId, email: member.email, display_name: null, roles: member.roles },
+            tenant: { tenant_id: member.tenantId, name: caller.tenant?.name ?? "" },
+            via: "embedded" as const,
+            csrf_token: csrfToken ?? "",
+            idle_expires_at: null,
+            expires_at: null
+          })
         }))
       .handle("signOut", () =>
         Effect.gen(function*() {

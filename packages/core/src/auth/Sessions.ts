@@ -17,7 +17,7 @@ import * as ApiToken from "../tenancy/ApiToken.ts"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { Authenticator } from "./Authenticator.ts"
-import { base64UrlEncode, sha256Hex } from "../platform/Crypto.ts"
+import { base64UrlEncode, hmacKey, sha256Hex } from "../platform/Crypto.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { Forbidden, type StoreError, Unauthenticated } from "../platform/Errors.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
@@ -35,6 +35,7 @@ import {
   touchEveryMillis,
   type Via
 } from "./Session.ts"
+import { ServiceSecrets } from "../platform/ServiceSecrets.ts"
 import { SessionStore } from "./SessionStore.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { TenantStore } from "../tenancy/TenantStore.ts"
@@ -178,7 +179,7 @@ const activeUser = (tenantId: TenantId, userId: string) =>
   )
 
 const memberOf = (user: User) =>
-  new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })
+  new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles, channel: "session" })
 
 /** Stores a new session for a member. */
 const open = (
@@ -252,7 +253,7 @@ export const openWithToken = (
       return yield* new Forbidden({ detail: "Only an API token issued by this service signs in to the console" })
     }
     const user = yield* activeUser(principal.tenantId, principal.userId)
-    return yield* open(principal, user?.name ?? null, "api-token", tokenHash, lifetimes)
+    return yield* open(new Member({ ...principal, channel: "session" }), user?.name ?? null, "api-token", tokenHash, lifetimes)
   })
 
 /** The member an API-token session acts as now: its token still issued (and a personal token's user active). */
@@ -264,7 +265,7 @@ const tokenMember = (session: Session) =>
       const user = yield* activeUser(record.tenantId, record.userId)
       return user === undefined ? undefined : { member: memberOf(user), name: user.name as string | null }
     }
-    const member = new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles })
+    const member = new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles, channel: "session" })
     return { member, name: null }
   })
 
@@ -316,4 +317,34 @@ export const end = (cookie: string): Effect.Effect<Session | undefined, StoreErr
 /** Deletes sessions and sign-in links that can no longer sign anyone in (past their absolute expiry, ended, or expired links); how many. */
 export const purgeExpired: Effect.Effect<number, StoreError, SessionStore> = Effect.gen(function*() {
   return yield* (yield* SessionStore).purgeExpired(new Date(yield* Clock.currentTimeMillis))
+})
+
+/** Milliseconds in a day: the embedded CSRF token changes each UTC day. */
+const dayMillis = 86_400_000
+
+/**
+ * Makes the embedded channel's CSRF tokens: with no session row to hold a
+ * token, it is `HMAC(secret, tenant:user:day)` under a service secret, so
+ * every process computes the same one and a page that cannot read it cannot
+ * forge it. `at(tenantId, userId, now)` gives the current day's token and
+ * the previous day's (a page loaded before midnight UTC keeps working).
+ */
+export const embeddedCsrf: Effect.Effect<
+  {
+    readonly at: (tenantId: TenantId, userId: string, now: number) => Effect.Effect<{ readonly current: string; readonly previous: string }>
+  },
+  StoreError,
+  ServiceSecrets
+> = Effect.gen(function*() {
+  const secret = yield* (yield* ServiceSecrets).getOrCreate("console-csrf-hmac", Effect.map(randomBytes(32), base64UrlEncode))
+  const key = yield* hmacKey(new TextEncoder().encode(secret))
+  const token = (tenantId: TenantId, userId: string, day: number) =>
+    Effect.map(key.sign(`${tenantId}:${userId}:${day}`), base64UrlEncode)
+  return {
+    at: (tenantId, userId, now) =>
+      Effect.gen(function*() {
+        const day = Math.floor(now / dayMillis)
+        return { current: yield* token(tenantId, userId, day), previous: yield* token(tenantId, userId, day - 1) }
+      })
+  }
 })
