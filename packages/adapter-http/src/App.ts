@@ -49,6 +49,7 @@ import {
   invitationsLayer,
   reportsLayer,
   scimTokensLayer,
+  sessionLayer,
   sharingLayer,
   systemLayer,
   teamsLayer,
@@ -58,10 +59,13 @@ import {
   workspacesLayer
 } from "./handlers/index.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
+import * as Csrf from "./edge/Csrf.ts"
 import * as LastLineProblems from "./edge/LastLineProblems.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
 import * as RateLimiting from "./edge/RateLimiting.ts"
+import * as RequestCaller from "./edge/RequestCaller.ts"
 import * as RequestObservability from "./edge/RequestObservability.ts"
+import * as SessionCookie from "./edge/SessionCookie.ts"
 import * as Console from "./routes/Console.ts"
 import * as DatasetUploads from "./routes/DatasetUploads.ts"
 import * as ExportRoutes from "./routes/ExportRoutes.ts"
@@ -116,9 +120,10 @@ export interface EdgeOptions {
 /**
  * What every request to `api`'s routes (and `extraRoutes`) goes through,
  * outermost first: its id and metrics (`RequestObservability`), the client
- * address from trusted proxies, rate limits (and
- * their headers on whatever answers), then problem+json for every error and
- * the body cap. Exported so an app serving another contract (tests, an
+ * address from trusted proxies, its caller (bearer token or session cookie,
+ * `RequestCaller`) and rate limits (and their headers on whatever answers),
+ * the CSRF check of cookie-authenticated changes (`Csrf`), then
+ * problem+json for every error and the body cap. Exported so an app serving another contract (tests, an
  * embedding app's own API) gets the same edge.
  */
 export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
@@ -127,7 +132,10 @@ export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constrain
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
   ownBodyLimit?: (method: string, url: string) => boolean
 ) => HttpRouter.middleware(
-  Effect.map(RateLimiting.middleware(api, options.rateLimits, options.edgeRateLimits), (rateLimited) => {
+  Effect.gen(function*() {
+    const rateLimited = yield* RateLimiting.middleware(api, options.rateLimits, options.edgeRateLimits)
+    // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
+    const csrf = Csrf.middleware(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
     const problems = LastLineProblems.middleware(api, extraRoutes, ownBodyLimit)
     const observed = RequestObservability.middleware(RequestObservability.routeTemplates(api, extraRoutes))
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
@@ -136,7 +144,7 @@ export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constrain
       : HttpMiddleware.xForwardedHeaders({ trustedProxies })
     // Every failure is answered, so the router's "unhandled" marker passes through untouched.
     return (httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-      observed(forwarded(rateLimited(problems(httpApp)))) as Effect.Effect<
+      observed(forwarded(rateLimited(csrf(problems(httpApp))))) as Effect.Effect<
         HttpServerResponse.HttpServerResponse,
         Types.unhandled,
         HttpServerRequest.HttpServerRequest
@@ -191,6 +199,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
 ).pipe(
   Layer.provide(Layer.mergeAll(
     systemLayer,
+    sessionLayer,
     tenantsLayer,
     workspacesLayer,
     webhooksLayer,
@@ -285,8 +294,14 @@ export interface Options<E> extends EdgeOptions {
    * without a model (`BuiltInAnswerer.layer`).
    */
   readonly answerer?: Layer.Layer<Answerer.Answerer> | undefined
-  /** Sends e-mail (invitations); by default messages are logged, not sent. */
+  /** Sends e-mail (invitations, sign-in links); by default messages are logged, not sent. */
   readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
+  /**
+   * How long console sessions last (decision 0022): ended after
+   * `idleMinutes` unused (default 60) and `absoluteHours` after sign-in
+   * whatever happens (default 12).
+   */
+  readonly sessions?: { readonly idleMinutes?: number | undefined; readonly absoluteHours?: number | undefined } | undefined
   /**
    * Serve the process's metrics at `GET /metrics` (Prometheus text), behind
    * `token` when given; not served by default. To serve them elsewhere, use
@@ -318,6 +333,8 @@ export const layer = <E>(options: Options<E>): Layer.Layer<never, E, HttpRouter.
     Layer.provide(options.viewerAssets ?? ViewerAssets.ViewerAssets.none),
     Layer.provide(Console.ConsoleSettings.layer(options.console, options.prefix, options.publicBaseUrl)),
     Layer.provide(options.passwordHasher ?? PasswordHasher.PasswordHasher.layerPbkdf2),
+    Layer.provide(RequestCaller.layerSessions),
+    Layer.provide(Layer.succeed(SessionCookie.SessionLifetimes, SessionCookie.lifetimesOf(options.sessions))),
     Layer.provide(TenantCache.TenantCache.layer),
     Layer.provide(EventPublisher.EventPublisher.layer),
     Layer.provide(Datasets.Engines.layer(options.engines ?? {}).pipe(Layer.provide(schedulerLayer(options.engineScheduler)))),

@@ -1,14 +1,16 @@
 /**
  * Deprovisioning stops what acts for the user, at once (decision 0018):
  * over the API and over SCIM, a deprovisioned admin's personal tokens are
- * revoked, the webhooks they registered disabled (their pending deliveries
- * failed), the schedules they made disabled; what others made is left as it
+ * revoked, their console sessions ended, the webhooks they registered
+ * disabled (their pending deliveries failed), the schedules they made disabled; what others made is left as it
  * was, and an admin may enable the webhook again. Over real HTTP, on the
  * in-memory stores, PGlite and PostgreSQL (one transaction with the status
  * change).
  */
+import { SessionStore } from "@analytics/core"
 import { assert, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { createHash } from "node:crypto"
 import { onEveryStore } from "./EveryStore.ts"
 import { arrange, type FixtureServer, type FixtureTenant, serve } from "./TenantFixture.ts"
 
@@ -33,7 +35,12 @@ const opsAdmin = (fixture: FixtureServer, t: FixtureTenant) =>
       visual_id: t.visualId,
       recipients: [t.memberEmail]
     })
-    return { userId: user.user_id as string, token, webhookId: webhook.webhook_id as string, deliveryId: pending.delivery_id as string, scheduleId: schedule.schedule_id as string, ok }
+    // A console session too, opened with their token (decision 0022).
+    const signedIn = yield* fixture.server.request("POST", "/api/session/token", { body: { api_token: token } })
+    assert.strictEqual(signedIn.status, 200, signedIn.text)
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(";")[0]!.slice("analytics_session=".length)
+    assert.strictEqual((yield* fixture.server.request("GET", "/v1/workspaces", { headers: { cookie: `analytics_session=${cookie}` } })).status, 200)
+    return { userId: user.user_id as string, token, cookie, webhookId: webhook.webhook_id as string, deliveryId: pending.delivery_id as string, scheduleId: schedule.schedule_id as string, ok }
   })
 
 /** Checks what the deprovisioning stopped, and that the fixture admin's own webhook and schedule still run. */
@@ -41,6 +48,12 @@ const assertStopped = (fixture: FixtureServer, t: FixtureTenant, ops: Effect.Suc
   Effect.gen(function*() {
     const { server } = fixture
     assert.strictEqual((yield* server.request("GET", "/v1/workspaces", { token: ops.token })).status, 401)
+    // Their session's row is ended, in the deprovisioning's transaction, not merely refused.
+    assert.strictEqual((yield* server.request("GET", "/v1/workspaces", { headers: { cookie: `analytics_session=${ops.cookie}` } })).status, 401)
+    const stored = Context.get(server.stores, SessionStore.SessionStore)
+    const session = yield* Effect.orDie(stored.findByHash(createHash("sha256").update(ops.cookie).digest("hex")))
+    assert.isDefined(session)
+    assert.isNotNull(session!.ended_at, "the session row is ended")
     assert.deepStrictEqual((yield* ops.ok(t.admin, "GET", `/v1/users/${ops.userId}/tokens`)).data, [])
     const webhook = yield* ops.ok(t.admin, "GET", `/v1/webhooks/${ops.webhookId}`)
     assert.deepInclude(webhook, { enabled: false, disabled_reason: "Its owner was deprovisioned" })

@@ -332,6 +332,21 @@ export const addresses: Readonly<Record<string, Address>> = {
   "invitations.resend": { params: { id: "invitation" }, destructive: true },
   "invitations.revoke": { params: { id: "invitation" }, destructive: true },
   "invitationAcceptance.accept": { body: () => ({ token: "x".repeat(43), name: "Guest" }) },
+  "session.requestSignInLink": {
+    // A fresh address each time the body is sent: one address gets 5 links in 15 minutes, and the suites send it more often.
+    body: () => ({
+      get email() {
+        return `someone-${crypto.randomUUID()}@example.com`
+      }
+    }),
+    // Any address gets the same answer: it names nothing of a tenant's.
+    bodyIds: { email: "free" }
+  },
+  "session.signInWithLink": { body: () => ({ link_token: "x".repeat(43) }) },
+  "session.signInWithToken": { body: () => ({ api_token: "ast_not-a-token" }) },
+  "session.signInWithInvitation": { body: () => ({ token: "x".repeat(43), name: "Guest" }) },
+  "session.current": {},
+  "session.signOut": {},
   "datasets.list": { query: (t) => ({ workspace_id: t.ids.workspace }), queryIds: { workspace_id: "workspace" } },
   "datasets.create": {
     body: (t) => ({ workspace_id: t.ids.workspace, name: "More", source: { type: "upload" } }),

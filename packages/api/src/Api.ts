@@ -19,6 +19,7 @@ import { InvitationAcceptanceGroup } from "./groups/InvitationAcceptance.ts"
 import { InvitationsGroup } from "./groups/Invitations.ts"
 import { ReportsGroup } from "./groups/Reports.ts"
 import { ScimTokensGroup } from "./groups/ScimTokens.ts"
+import { SessionGroup } from "./groups/Session.ts"
 import { SharingGroup } from "./groups/Sharing.ts"
 import { SystemGroup } from "./groups/System.ts"
 import { TeamsGroup } from "./groups/Teams.ts"
@@ -32,6 +33,7 @@ import * as QueryParams from "./QueryParams.ts"
 /** The whole API. */
 export const Api = HttpApi.make("analytics")
   .add(SystemGroup)
+  .add(SessionGroup)
   .add(TenantsGroup)
   .add(WorkspacesGroup)
   .add(WebhooksGroup)

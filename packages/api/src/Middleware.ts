@@ -1,5 +1,5 @@
 /**
- * The middleware the contract declares: bearer authentication, idempotency
+ * The middleware the contract declares: authentication (bearer or session cookie), idempotency
  * of POSTs, and the rendering of validation failures. Declared here so the
  * OpenAPI document and the typed client know their problems; adapter-http
  * implements them.
@@ -8,16 +8,27 @@
  */
 import type { Principal } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import * as Problems from "./Problems.ts"
 
-/** Bearer-token authentication; provides the caller as `CurrentPrincipal`. */
+/** The console's session cookie (decision 0022), an alternative to the bearer token. */
+export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "analytics_session" }).pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "The console's session (POST /api/session…). Requests that change something also need the X-CSRF-Token header from GET /api/session."
+  )
+)
+
+/**
+ * Authentication by bearer token or by the console's session cookie
+ * (bearer wins when both are sent); provides the caller as `CurrentPrincipal`.
+ */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: Principal.CurrentPrincipal
 }>()("@analytics/api/Authentication", {
-  security: { bearer: HttpApiSecurity.bearer },
+  security: { bearer: HttpApiSecurity.bearer, session: sessionCookie },
   // Every /v1 request is counted at the edge (decision 0009); declared here so every authenticated endpoint documents its 429s.
-  error: [Problems.Unauthenticated, Problems.ServiceUnavailable, ...Problems.rateLimitProblems]
+  error: [Problems.Unauthenticated, Problems.CsrfFailed, Problems.ServiceUnavailable, ...Problems.rateLimitProblems]
 }) {}
 
 /** Idempotency-Key handling for a POST endpoint (replay, 409, 422). */

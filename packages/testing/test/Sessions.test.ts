@@ -106,6 +106,9 @@ describe("Sessions", () => {
         const opened = yield* Effect.forEach(sent, (mail) => Sessions.openWithLink(tokenIn(mail)))
         assert.deepStrictEqual(opened.map((o) => o.member.tenantId), [first.tenant.tenant_id, second.tenant.tenant_id])
         assert.strictEqual(opened[0].session.via, "link")
+        // A session is the console's channel: its exports count in the UI class (decision 0022).
+        assert.strictEqual(opened[0].member.channel, "session")
+        assert.strictEqual((yield* Sessions.resolve(opened[0].cookie)).member.channel, "session")
         assert.strictEqual(opened[0].name, "Ada Lovelace")
         yield* Sessions.requestLink("nobody@example.com", "192.0.2.1", links)
         assert.strictEqual(sent.length, 2)
@@ -238,6 +241,7 @@ describe("Sessions", () => {
         assert.strictEqual(opened.session.via, "api-token")
         assert.strictEqual(opened.name, null)
         assert.deepStrictEqual((yield* Sessions.resolve(opened.cookie)).member.roles, ["admin"])
+        assert.strictEqual((yield* Sessions.resolve(opened.cookie)).member.channel, "session")
         const member = yield* storeToken(tenant.tenant_id, "someone", ["member"])
         assert.strictEqual(yield* refused(Sessions.openWithToken(Redacted.make(member))), "Forbidden")
         assert.strictEqual(yield* refused(Sessions.openWithToken(Redacted.make(operatorToken))), "Forbidden")
@@ -287,5 +291,25 @@ describe("Sessions", () => {
         assert.notStrictEqual(csrf, yield* Sessions.csrfToken(`${opened.cookie}x`))
         assert.isTrue(Sessions.constantTimeEquals(csrf, csrf))
         assert.isFalse(Sessions.constantTimeEquals(csrf, csrf.slice(1)))
+      })))
+
+  it.effect("the embedded CSRF token is per tenant, user and UTC day; yesterday's is handed along", () =>
+    run(() =>
+      Effect.gen(function*() {
+        const csrf = yield* Sessions.embeddedCsrf
+        const tenant = (yield* insertTenant()).tenant_id
+        const other = (yield* insertTenant()).tenant_id
+        const day = 86_400_000
+        const noon = 20_000 * day + day / 2
+        const today = yield* csrf.at(tenant, "ada", noon)
+        assert.deepStrictEqual(yield* csrf.at(tenant, "ada", noon + day / 4), today)
+        assert.match(today.current, /^[A-Za-z0-9_-]{43}$/)
+        assert.notStrictEqual((yield* csrf.at(tenant, "bob", noon)).current, today.current)
+        assert.notStrictEqual((yield* csrf.at(other, "ada", noon)).current, today.current)
+        const tomorrow = yield* csrf.at(tenant, "ada", noon + day)
+        assert.notStrictEqual(tomorrow.current, today.current)
+        assert.strictEqual(tomorrow.previous, today.current)
+        // Every process computes the same: the secret is the store's.
+        assert.deepStrictEqual(yield* Effect.flatMap(Sessions.embeddedCsrf, (again) => again.at(tenant, "ada", noon)), today)
       })))
 })

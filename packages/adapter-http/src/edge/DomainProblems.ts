@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Problems } from "@analytics/api"
-import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Sessions, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 
 /** Every domain error a handler may meet. */
 export type DomainError =
@@ -29,6 +29,7 @@ export type DomainError =
   | Directory.ManagedByIdentityProvider
   | TenantTokens.UserDeprovisioned
   | Invitations.InvitationUnknown
+  | Sessions.SignInLinkInvalid
   | Invitations.InvitationClosed
   | Mailer.MailError
   | SemanticModel.ModelInvalid
@@ -88,6 +89,7 @@ export type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated 
   : E extends Directory.ManagedByIdentityProvider ? Problems.ManagedByIdentityProvider
   : E extends TenantTokens.UserDeprovisioned ? Problems.UserDeprovisioned
   : E extends Invitations.InvitationUnknown ? Problems.InvitationNotFound
+  : E extends Sessions.SignInLinkInvalid ? Problems.SignInLinkInvalid
   : E extends Invitations.InvitationClosed ? Problems.InvitationClosed
   : E extends Mailer.MailError ? Problems.ServiceUnavailable
   : E extends SemanticModel.ModelInvalid ? Problems.ModelInvalid
@@ -181,6 +183,10 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
       case "ManagedByIdentityProvider":
         return new Problems.ManagedByIdentityProvider({
           detail: `Group ${error.groupId} is synced from the identity provider over SCIM; change it there`
+        })
+      case "SignInLinkInvalid":
+        return new Problems.SignInLinkInvalid({
+          detail: "This sign-in link is unknown, was used already or has expired. Ask for a new link"
         })
       case "InvitationUnknown":
         return new Problems.InvitationNotFound({ detail: "No invitation has this token; ask for a new one" })

@@ -12,37 +12,72 @@ import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { toProblem } from "./DomainProblems.ts"
 import * as Redaction from "./Redaction.ts"
+import * as RequestCaller from "./RequestCaller.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
+import * as SessionCookie from "./SessionCookie.ts"
 import { pathOf } from "./Url.ts"
 
 /**
- * Authentication through the `Authenticator` port. A member's tenant must
- * exist: an embedding app's authenticator may name any tenant id.
+ * Authentication through the `Authenticator` port, by bearer token or by
+ * the console's session cookie as the edge resolved it (`RequestCaller`).
+ * A member's tenant must exist: an embedding app's authenticator may name
+ * any tenant id.
+ *
+ * Effect tries the declared schemes in order and answers the last one's
+ * failure; so both schemes decide the same way (bearer first, valid or
+ * not, then the cookie), and a bad bearer token answers its own 401 even
+ * though the cookie scheme is tried after it.
  */
 export const authenticationLayer = Layer.effect(
   Contract.Authentication,
   Effect.gen(function*() {
     const resolve = yield* Caller.resolver
+    const fromEdge = Effect.serviceOption(ResolvedCaller)
     // The edge resolved this very credential already when it counted the request.
     const resolved = (credential: Redacted.Redacted<string>) =>
-      Effect.flatMap(Effect.serviceOption(ResolvedCaller), (known) =>
-        Option.isSome(known) && known.value.credential === Redacted.value(credential)
+      Effect.flatMap(fromEdge, (known) =>
+        Option.isSome(known) && known.value.via === "token" && known.value.credential === Redacted.value(credential)
           ? Effect.succeed(known.value.caller)
           : resolve(credential))
-    const authenticate = (credential: Redacted.Redacted<string>) =>
-      Effect.flatMap(resolved(credential), ({ principal, tenant }): Effect.Effect<
-        Principal.Principal,
-        Errors.Unauthenticated
-      > =>
-        principal._tag === "Member" && tenant === undefined
-          ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
-          : Effect.succeed(principal))
-    return Contract.Authentication.of({
-      bearer: (httpEffect, { credential }) =>
-        Effect.flatMap(
-          Effect.mapError(authenticate(credential), toProblem),
-          (principal) => Effect.provideService(httpEffect, Principal.CurrentPrincipal, principal)
+    const withTenant = ({ principal, tenant }: Caller.Caller): Effect.Effect<Principal.Principal, Errors.Unauthenticated> =>
+      principal._tag === "Member" && tenant === undefined
+        ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
+        : Effect.succeed(principal)
+    // Why a request's bearer token was refused, for the cookie scheme to answer the same without asking again.
+    const refusedBearer = new WeakMap<HttpServerRequest.HttpServerRequest, Errors.Unauthenticated | Errors.StoreError>()
+    const byBearer = (credential: Redacted.Redacted<string>) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const refused = refusedBearer.get(request)
+        if (refused !== undefined) return Effect.fail(refused)
+        return Effect.tapError(
+          Effect.flatMap(resolved(credential), withTenant),
+          (error) => Effect.sync(() => refusedBearer.set(request, error))
         )
+      })
+    /** The member the session cookie or the embedding app's sign-in names (or, failing those, the bearer scheme's answer). */
+    const bySession = Effect.gen(function*() {
+      const bearer = yield* RequestCaller.bearer
+      // A bearer token wins when sent.
+      if (Redacted.value(bearer) !== "") return yield* byBearer(bearer)
+      const known = yield* fromEdge
+      if (Option.isSome(known) && known.value.via !== "token") return yield* withTenant(known.value.caller)
+      if ((yield* SessionCookie.read) !== "") {
+        return yield* new Errors.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
+      }
+      // No credential at all: the bearer scheme's own 401.
+      return yield* byBearer(bearer)
+    })
+    const provide = <A, E, R>(
+      httpEffect: Effect.Effect<A, E, R>,
+      principal: Effect.Effect<Principal.Principal, Errors.Unauthenticated | Errors.StoreError, HttpServerRequest.HttpServerRequest>
+    ) =>
+      Effect.flatMap(
+        Effect.mapError(principal, toProblem),
+        (p) => Effect.provideService(httpEffect, Principal.CurrentPrincipal, p)
+      )
+    return Contract.Authentication.of({
+      bearer: (httpEffect, { credential }) => provide(httpEffect, byBearer(credential)),
+      session: (httpEffect) => provide(httpEffect, bySession)
     })
   })
 )

@@ -1,6 +1,7 @@
 /**
  * Rate limiting at the HTTP edge (decision 0009): every request
- * of an authenticated tenant is counted against its plan in the class its
+ * of an authenticated tenant (by bearer token or console session,
+ * `RequestCaller`) is counted against its plan in the class its
  * endpoint declares, the operator's against a quota of its own, and every
  * other `/v1` request (no credential, an unknown one) against its client
  * address's; a request is refused with a 429 problem when either layer is
@@ -10,10 +11,11 @@
  * @since 0.1.0
  */
 import { Problems, RateLimitClass } from "@analytics/api"
-import { Caller, Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
-import { Clock, Context, Effect, Option, Redacted } from "effect"
+import { Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
+import { Clock, Context, Effect, Option } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
-import { HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSecurity } from "effect/http-api"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import * as RequestCaller from "./RequestCaller.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 
@@ -97,13 +99,6 @@ export const tooManyRequests = (
   })
 }
 
-/** The bearer credential as the Authentication middleware reads it (only the `Authorization` header, whatever the declared type says). */
-const bearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer) as Effect.Effect<
-  Redacted.Redacted<string>,
-  never,
-  HttpServerRequest.HttpServerRequest
->
-
 /**
  * A 429 problem answered by a per-operation limit carries `retry_after` in
  * its body (handlers answer through the contract, which sets no headers);
@@ -148,8 +143,9 @@ export const edgeLimits = {
   operator: RateLimit.limitsOf("scale")
 } as const
 
-/** Whether a path is the API's (`/v1` and below): only those are counted without a credential. */
-const isApiPath = (path: string) => path === "/v1" || path.startsWith("/v1/")
+/** Whether a path is the API's (`/v1` and below) or the console's sign-in (`/api/session…`): only those are counted without a credential. */
+const isApiPath = (path: string) =>
+  path === "/v1" || path.startsWith("/v1/") || path === "/api/session" || path.startsWith("/api/session/")
 
 /** The `burst` and `sustained` quotas of one key (the tenants' are `RateLimit.tenantQuotas`). */
 const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateLimit.Quota> => [
@@ -176,7 +172,7 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
 ) =>
   Effect.gen(function*() {
     const classOf = classifier(api)
-    const resolve = yield* Caller.resolver
+    const callerOf = yield* RequestCaller.make
     const limiter = yield* Limiter.Limiter
     const quotasOf = RateLimit.makeTenantQuotas()
     const anonymousLimits = limits.anonymous ?? edgeLimits.anonymous
@@ -185,17 +181,6 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
     const operatorQuotas = new Map<RateLimit.EndpointClass, ReadonlyArray<RateLimit.Quota>>(
       RateLimit.EndpointClass.literals.map((c) => [c, quotasUnder(`operator:${c}`, operatorLimits)])
     )
-    /** Who a request's credential names, if it is a valid one. */
-    const callerOf = Effect.flatMap(bearer, (credential) => {
-      const value = Redacted.value(credential)
-      return value === ""
-        ? Effect.undefined
-        : resolve(credential).pipe(
-          Effect.map((caller) => ({ credential: value, caller })),
-          // An unknown token or a failed lookup: counted by client address, authentication answers it.
-          Effect.orElseSucceed(() => undefined)
-        )
-    })
     return <E, R>(
       httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>

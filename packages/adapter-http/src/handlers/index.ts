@@ -30,6 +30,8 @@ export { invitationsLayer } from "./Invitations.ts"
 export { reportsLayer } from "./Reports.ts"
 /** `POST /v1/scim-tokens`: tenant admins only. */
 export { scimTokensLayer } from "./ScimTokens.ts"
+/** `/api/session...`: console sign-in and sessions (decision 0022). */
+export { sessionLayer } from "./Session.ts"
 /** `/v1/sharing/grants...` and `/v1/workspaces/{id}/links`. */
 export { sharingLayer } from "./Sharing.ts"
 /** `GET /healthz` and `GET /api/config/public`. */

@@ -60,12 +60,12 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
     const services = yield* Effect.context<Alerts.CheckServices>()
     return HttpRouter.add("PUT", path, Effect.gen(function*() {
       const resolved = yield* Effect.serviceOption(ResolvedCaller)
-      if (resolved._tag === "None") return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>")
+      if (resolved._tag === "None") return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>, or sign in to the console")
       const member = yield* Effect.mapError(
         Policy.authorize(resolved.value.caller.principal, "datasets.upload"),
         (refused) => new Refused(problemResponse(refused.code, refused.detail))
       )
-      if (resolved.value.caller.tenant === undefined) return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>")
+      if (resolved.value.caller.tenant === undefined) return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>, or sign in to the console")
       const request = yield* HttpServerRequest.HttpServerRequest
       const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
       const format = formats[contentType]

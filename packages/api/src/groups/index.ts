@@ -30,6 +30,8 @@ export * as InvitationAcceptance from "./InvitationAcceptance.ts"
 export * as Invitations from "./Invitations.ts"
 /** Reports: named pages of visuals over datasets. */
 export * as Reports from "./Reports.ts"
+/** Console sign-in and sessions (decision 0022). */
+export * as Session from "./Session.ts"
 /** Tokens for the tenant's identity provider to provision over SCIM. */
 export * as ScimTokens from "./ScimTokens.ts"
 /** Sharing grants and links (decision 0014). */

@@ -14,9 +14,24 @@ import { TenantStore } from "../tenancy/TenantStore.ts"
 import * as TenantTokens from "./TenantTokens.ts"
 import type { UserId } from "../directory/User.ts"
 
-/** Authenticates bearer credentials. */
+/** What of a request an embedding app's own sign-in may read: its headers and cookies (lower-case header names). */
+export interface IncomingRequest {
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly cookies: Readonly<Record<string, string | undefined>>
+}
+
+/** Authenticates bearer credentials and, optionally, requests signed in by the embedding app. */
 export class Authenticator extends Context.Service<Authenticator, {
   readonly authenticate: (credential: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated | StoreError>
+  /**
+   * An embedding app that mounts the service beside its own pages says who
+   * its signed-in user is, from its own session (decision 0022): the member,
+   * or `undefined` when the request is not signed in there. Asked only for
+   * requests with neither a bearer token nor the console's session cookie;
+   * the member acts on the `embedded` channel, and unsafe requests need the
+   * embedded CSRF token (`GET /api/session`).
+   */
+  readonly authenticateRequest?: ((request: IncomingRequest) => Effect.Effect<Principal | undefined, Unauthenticated | StoreError>) | undefined
 }>()("@analytics/core/Authenticator") {}
 
 /** How long a verified token is remembered in process, to spare the store a lookup per request. */

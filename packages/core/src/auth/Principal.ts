@@ -7,7 +7,14 @@
 import { Context, Data } from "effect"
 import type { TenantId } from "../tenancy/Tenant.ts"
 
-/** A member of a tenant, acting through a token. */
+/**
+ * How a member's request came (decision 0022): an API token, the console's
+ * session cookie, or the embedding app's own sign-in. Exports count in the
+ * UI class for `session` and `embedded`, in the API class otherwise.
+ */
+export type Channel = "token" | "session" | "embedded"
+
+/** A member of a tenant, acting through a token, a console session or an embedding app's sign-in. */
 export class Member extends Data.TaggedClass("Member")<{
   readonly tenantId: TenantId
   readonly userId: string
@@ -15,6 +22,8 @@ export class Member extends Data.TaggedClass("Member")<{
   readonly roles: ReadonlyArray<string>
   /** What row-level security may bind rows to (`region`…), as the authenticator knows them. */
   readonly attributes?: Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number | boolean>>> | undefined
+  /** How the request came; absent means an API token (an embedder's authenticator need not say). */
+  readonly channel?: Channel | undefined
 }> {}
 
 /** The service operator, who provisions tenants and nothing else. */

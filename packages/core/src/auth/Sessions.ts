@@ -14,8 +14,10 @@
  */
 import { Clock, Data, Effect, Redacted } from "effect"
 import * as ApiToken from "../tenancy/ApiToken.ts"
+import * as AuditLog from "../audit/AuditLog.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { Authenticator } from "./Authenticator.ts"
-import { base64UrlEncode, sha256Hex } from "../platform/Crypto.ts"
+import { base64UrlEncode, hmacKey, sha256Hex } from "../platform/Crypto.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { Forbidden, type StoreError, Unauthenticated } from "../platform/Errors.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
@@ -33,10 +35,12 @@ import {
   touchEveryMillis,
   type Via
 } from "./Session.ts"
+import { ServiceSecrets } from "../platform/ServiceSecrets.ts"
 import { SessionStore } from "./SessionStore.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { TenantStore } from "../tenancy/TenantStore.ts"
 import * as TenantTokens from "./TenantTokens.ts"
+import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserId } from "../directory/User.ts"
 
 /** The sign-in link is unknown, used or expired. */
@@ -63,8 +67,27 @@ export interface Opened extends Resolved {
   readonly cookie: string
 }
 
-/** What opening and resolving sessions reads. */
+/** What resolving sessions reads. */
 export type Services = SessionStore | DirectoryStore | TenantStore
+
+/** What opening and ending a session writes besides the session: its audit entry, in one transaction. */
+export type Recording = SessionStore | AuditLog.AuditStore | EventPublisher | Transactor
+
+/** Who signed in, as the audit log names them. */
+const actorOf = (session: Session): AuditLog.Actor => ({
+  type: session.via === "api-token" ? "api_token" : "user",
+  id: session.user_id
+})
+
+/** The audit entry of a session's start or end (`session.signed_in`, `session.signed_out`). */
+const audit = (session: Session, action: "session.signed_in" | "session.signed_out") =>
+  AuditLog.record(session.tenant_id, {
+    workspace_id: null,
+    action,
+    actor: actorOf(session),
+    target: { type: "session", id: session.session_id },
+    detail: { session_id: session.session_id, via: session.via, user_id: session.user_id }
+  })
 
 const signedOut = new Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
 
@@ -156,7 +179,7 @@ const activeUser = (tenantId: TenantId, userId: string) =>
   )
 
 const memberOf = (user: User) =>
-  new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })
+  new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles, channel: "session" })
 
 /** Stores a new session for a member. */
 const open = (
@@ -165,7 +188,7 @@ const open = (
   via: Via,
   apiTokenHash: string | null,
   lifetimes: Lifetimes
-): Effect.Effect<Opened, StoreError, SessionStore> =>
+): Effect.Effect<Opened, StoreError, Recording> =>
   Effect.gen(function*() {
     const cookie = yield* newSecret
     const now = yield* Clock.currentTimeMillis
@@ -181,7 +204,8 @@ const open = (
       expires_at: new Date(now + lifetimes.absoluteMillis),
       ended_at: null
     }
-    yield* (yield* SessionStore).insert(session)
+    const store = yield* SessionStore
+    yield* (yield* Transactor).transaction(Effect.andThen(store.insert(session), audit(session, "session.signed_in")))
     return { session, member, name, cookie }
   })
 
@@ -189,7 +213,7 @@ const open = (
 export const openWithLink = (
   linkToken: string,
   lifetimes: Lifetimes = defaultLifetimes
-): Effect.Effect<Opened, SignInLinkInvalid | StoreError, SessionStore | DirectoryStore> =>
+): Effect.Effect<Opened, SignInLinkInvalid | StoreError, Recording | DirectoryStore> =>
   Effect.gen(function*() {
     if (linkToken.length === 0 || linkToken.length > 512) return yield* new SignInLinkInvalid()
     const now = yield* Clock.currentTimeMillis
@@ -205,7 +229,7 @@ export const openForUser = (
   user: User,
   via: Via,
   lifetimes: Lifetimes = defaultLifetimes
-): Effect.Effect<Opened, StoreError, SessionStore> => open(memberOf(user), user.name, via, null, lifetimes)
+): Effect.Effect<Opened, StoreError, Recording> => open(memberOf(user), user.name, via, null, lifetimes)
 
 /**
  * Opens a session with an API token: only a tenant admin's token issued by
@@ -215,7 +239,7 @@ export const openForUser = (
 export const openWithToken = (
   credential: Redacted.Redacted<string>,
   lifetimes: Lifetimes = defaultLifetimes
-): Effect.Effect<Opened, Unauthenticated | Forbidden | StoreError, Authenticator | Services> =>
+): Effect.Effect<Opened, Unauthenticated | Forbidden | StoreError, Authenticator | Services | Recording> =>
   Effect.gen(function*() {
     const principal = yield* (yield* Authenticator).authenticate(credential)
     if (principal._tag === "Operator") {
@@ -229,7 +253,7 @@ export const openWithToken = (
       return yield* new Forbidden({ detail: "Only an API token issued by this service signs in to the console" })
     }
     const user = yield* activeUser(principal.tenantId, principal.userId)
-    return yield* open(principal, user?.name ?? null, "api-token", tokenHash, lifetimes)
+    return yield* open(new Member({ ...principal, channel: "session" }), user?.name ?? null, "api-token", tokenHash, lifetimes)
   })
 
 /** The member an API-token session acts as now: its token still issued (and a personal token's user active). */
@@ -241,7 +265,7 @@ const tokenMember = (session: Session) =>
       const user = yield* activeUser(record.tenantId, record.userId)
       return user === undefined ? undefined : { member: memberOf(user), name: user.name as string | null }
     }
-    const member = new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles })
+    const member = new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles, channel: "session" })
     return { member, name: null }
   })
 
@@ -276,16 +300,51 @@ export const resolve = (
   })
 
 /** Ends the session a cookie names (sign-out); the session ended, or `undefined` when there was none open. */
-export const end = (cookie: string): Effect.Effect<Session | undefined, StoreError, SessionStore> =>
+export const end = (cookie: string): Effect.Effect<Session | undefined, StoreError, Recording> =>
   Effect.gen(function*() {
     if (cookie.length === 0 || cookie.length > 512) return undefined
     const store = yield* SessionStore
     const found = yield* store.findByHash(yield* sha256Hex(cookie))
     if (found === undefined || found.ended_at !== null) return undefined
-    return (yield* store.end(found.tenant_id, found.session_id, new Date(yield* Clock.currentTimeMillis))) ? found : undefined
+    const now = new Date(yield* Clock.currentTimeMillis)
+    return yield* (yield* Transactor).transaction(Effect.gen(function*() {
+      if (!(yield* store.end(found.tenant_id, found.session_id, now))) return undefined
+      yield* audit(found, "session.signed_out")
+      return found
+    }))
   })
 
 /** Deletes sessions and sign-in links that can no longer sign anyone in (past their absolute expiry, ended, or expired links); how many. */
 export const purgeExpired: Effect.Effect<number, StoreError, SessionStore> = Effect.gen(function*() {
   return yield* (yield* SessionStore).purgeExpired(new Date(yield* Clock.currentTimeMillis))
+})
+
+/** Milliseconds in a day: the embedded CSRF token changes each UTC day. */
+const dayMillis = 86_400_000
+
+/**
+ * Makes the embedded channel's CSRF tokens: with no session row to hold a
+ * token, it is `HMAC(secret, tenant:user:day)` under a service secret, so
+ * every process computes the same one and a page that cannot read it cannot
+ * forge it. `at(tenantId, userId, now)` gives the current day's token and
+ * the previous day's (a page loaded before midnight UTC keeps working).
+ */
+export const embeddedCsrf: Effect.Effect<
+  {
+    readonly at: (tenantId: TenantId, userId: string, now: number) => Effect.Effect<{ readonly current: string; readonly previous: string }>
+  },
+  StoreError,
+  ServiceSecrets
+> = Effect.gen(function*() {
+  const secret = yield* (yield* ServiceSecrets).getOrCreate("console-csrf-hmac", Effect.map(randomBytes(32), base64UrlEncode))
+  const key = yield* hmacKey(new TextEncoder().encode(secret))
+  const token = (tenantId: TenantId, userId: string, day: number) =>
+    Effect.map(key.sign(`${tenantId}:${userId}:${day}`), base64UrlEncode)
+  return {
+    at: (tenantId, userId, now) =>
+      Effect.gen(function*() {
+        const day = Math.floor(now / dayMillis)
+        return { current: yield* token(tenantId, userId, day), previous: yield* token(tenantId, userId, day - 1) }
+      })
+  }
 })

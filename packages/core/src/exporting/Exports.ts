@@ -90,8 +90,10 @@ export const check = (report: Report, request: ExportRequest) =>
 /**
  * Queues an export of a report for the caller, who needs `download` on it
  * (a tenant admin always has it). The job runs as the caller: their
- * row-level security as it is now. Counted against the export limits: 300
- * an hour per workspace in bursts of 10, and 30 a minute per user.
+ * row-level security as it is now. Counted against one export limit by
+ * how the member came: through the console or an embedding app, 30 a
+ * minute per user; with an API token, 300 an hour per workspace in bursts
+ * of 10.
  */
 export const request = (
   member: Member,
@@ -113,9 +115,10 @@ export const request = (
     // A watermarked grant exports only what carries the watermark, drawn with the member's own address (decision 0014).
     if (watermark) yield* carryingWatermark(input.format, "your grant on this report")
     yield* check(report, input)
+    // One class per channel (decision 0022): a person in the console or an embedding app, or a program with a token.
     const limiter = yield* Limiter
-    yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
-    yield* limiter.enforce(OperationLimits.userExports(member.userId))
+    if (member.channel === "session" || member.channel === "embedded") yield* limiter.enforce(OperationLimits.userExports(member.userId))
+    else yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
     return yield* enqueue(report, {
       request: input,
       requested_by: { type: "user", id: member.userId },

@@ -163,6 +163,33 @@ export const accept = (
   InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
   InvitationStore | DirectoryStore | TenantStore | GrantStore | Transactor
 > =>
+  Effect.flatMap(Transactor, (transactor) =>
+    acceptThen(input, (user) =>
+      // A user made this instant is active: issuing cannot refuse.
+      Effect.map(TenantTokens.issueForUser(user).pipe(Effect.catchTag("UserDeprovisioned", Effect.die)), (token) => ({ token })), transactor))
+
+/**
+ * Accepts an invitation as `accept` does, but issues no API token: the
+ * console signs the new user in with a session instead (decision 0022).
+ */
+export const acceptWithoutToken = (
+  input: InvitationAccept
+): Effect.Effect<
+  { readonly user: User; readonly invitation: Invitation },
+  InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
+  InvitationStore | DirectoryStore | GrantStore | Transactor
+> => Effect.flatMap(Transactor, (transactor) => acceptThen(input, () => Effect.succeed({}), transactor))
+
+/** Accepts an invitation and runs `then` for the new user in the same transaction. */
+const acceptThen = <B extends object, R>(
+  input: InvitationAccept,
+  then: (user: User) => Effect.Effect<B, StoreError, R>,
+  transactor: Transactor["Service"]
+): Effect.Effect<
+  { readonly user: User; readonly invitation: Invitation } & B,
+  InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
+  InvitationStore | DirectoryStore | GrantStore | R
+> =>
   Effect.gen(function*() {
     const store = yield* InvitationStore
     const invitation = yield* store.findByTokenHash(yield* ApiToken.hash(input.token))
@@ -170,7 +197,7 @@ export const accept = (
     const now = yield* Clock.currentTimeMillis
     const status = statusAt(invitation, now)
     if (status !== "pending") return yield* new InvitationClosed({ status })
-    return yield* (yield* Transactor).transaction(Effect.gen(function*() {
+    return yield* transactor.transaction(Effect.gen(function*() {
       const user = yield* Directory.createUser(invitation.tenant_id, {
         email: invitation.email,
         name: input.name ?? invitation.name ?? invitation.email.split("@")[0]
@@ -179,8 +206,6 @@ export const accept = (
       // Accepted twice at once: the second finds it changed.
       if (!(yield* store.update(accepted, invitation.updated_at))) return yield* new InvitationClosed({ status: "accepted" })
       yield* (yield* GrantStore).activateInvitation(invitation.tenant_id, invitation.invitation_id, user.user_id, new Date(now))
-      // A user made this instant is active: issuing cannot refuse.
-      const token = yield* TenantTokens.issueForUser(user).pipe(Effect.catchTag("UserDeprovisioned", Effect.die))
-      return { user, invitation: accepted, token }
+      return { user, invitation: accepted, ...(yield* then(user)) }
     }))
   })

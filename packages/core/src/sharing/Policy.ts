@@ -107,6 +107,13 @@ export const rules = {
   "invitations.resend": admin,
   "invitations.revoke": admin,
   "invitationAcceptance.accept": anyone,
+  // Console sign-in (decision 0022): the cookie, a link, a token or an invitation is the credential, checked by the use case.
+  "session.requestSignInLink": anyone,
+  "session.signInWithLink": anyone,
+  "session.signInWithToken": anyone,
+  "session.signInWithInvitation": anyone,
+  "session.current": anyone,
+  "session.signOut": anyone,
   "scimTokens.create": admin,
   "scimTokens.list": admin,
   "scimTokens.revoke": admin,

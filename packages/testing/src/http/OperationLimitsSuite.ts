@@ -168,6 +168,8 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       assert.deepStrictEqual((yield* times(10, exportVia("api"))).map((a) => a.status), Array(10).fill(202))
       // Ten a minute refill one every 6 s.
       assertRefused(yield* exportVia("api"), "rate-limit/exports-exceeded", 6)
+      // Each class counts on its own: the workspace's spent burst leaves another user's UI exports alone.
+      assert.strictEqual((yield* exportVia("ui", "bob")).status, 202)
       // Steadily, 10 a minute: 300 in the first 30 minutes, then the hour is full.
       for (let minute = 1; minute < 30; minute++) {
         yield* TestClock.adjust("1 minute")

@@ -1,0 +1,70 @@
+/**
+ * Cross-site request forgery defence for cookie-authenticated requests
+ * (decision 0022). A browser sends the session cookie with any request to
+ * the service, even one a foreign page makes; so a POST, PUT, PATCH or
+ * DELETE recognised by the cookie (or by the embedding app's own sign-in)
+ * must also show that it comes from the console's page:
+ *
+ * 1. `Sec-Fetch-Site`, when the browser sends it, is `same-origin`; else
+ *    `Origin`, when sent, is the public base URL's origin;
+ * 2. `X-CSRF-Token` is the session's CSRF token (synchronizer token: a
+ *    foreign page cannot read it).
+ *
+ * The sign-in POSTs (no session yet) check only 1 (login CSRF). Bearer
+ * requests carry no ambient credential and are not checked. A refusal is
+ * a 403 problem `auth/csrf-failed`.
+ *
+ * @since 0.1.0
+ */
+import { Sessions } from "@analytics/core"
+import { Effect } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { problemResponse } from "./LastLineProblems.ts"
+import { ResolvedCaller } from "./ResolvedCaller.ts"
+import { pathOf } from "./Url.ts"
+
+/** The methods that change something. */
+const unsafe = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/** The sign-in endpoints: they have no session yet, so only where the request comes from is checked. */
+const signInPaths = new Set(["/api/session", "/api/session/token", "/api/session/sign-in-links", "/api/session/invitation"])
+
+const refusal = () => problemResponse("auth/csrf-failed", "Reload the page and try again")
+
+/** The origin (`scheme://host[:port]`) of a URL, `undefined` when it is none. */
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the request's own headers say it comes from a page of `origin` (or say nothing). */
+export const sameOrigin = (headers: Readonly<Record<string, string | undefined>>, origin: string | undefined): boolean => {
+  const site = headers["sec-fetch-site"]
+  if (site !== undefined) return site === "same-origin"
+  const from = headers["origin"]
+  return from === undefined || from === origin
+}
+
+/** The edge middleware checking cookie-authenticated unsafe requests against `publicBaseUrl`'s origin. */
+export const middleware = (publicBaseUrl: string | undefined) => {
+  const origin = publicBaseUrl === undefined ? undefined : originOf(publicBaseUrl)
+  return <E, R>(
+    httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!unsafe.has(request.method)) return yield* httpApp
+      if (request.method === "POST" && signInPaths.has(pathOf(request.url))) {
+        return sameOrigin(request.headers, origin) ? yield* httpApp : refusal()
+      }
+      const resolved = yield* Effect.serviceOption(ResolvedCaller)
+      if (resolved._tag === "None" || resolved.value.via === "token") return yield* httpApp
+      const sent = request.headers["x-csrf-token"] ?? ""
+      const matches = (expected: string | undefined) => expected !== undefined && expected !== "" && Sessions.constantTimeEquals(sent, expected)
+      const ok = sameOrigin(request.headers, origin) && (matches(resolved.value.csrfToken) || matches(resolved.value.previousCsrfToken))
+      return ok ? yield* httpApp : refusal()
+    })
+}
