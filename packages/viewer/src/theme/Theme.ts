@@ -80,6 +80,17 @@ ul.items { list-style: none; margin: 0; padding: 0; border: 1px solid var(--anal
 ul.items li { padding: 12px 16px; border-top: 1px solid var(--analytics-border); display: grid; gap: 2px; }
 ul.items li:first-child { border-top: none; }
 ul.items a { font-weight: 600; }
+ul.items li.with-actions { grid-template-columns: 1fr auto; align-items: center; column-gap: 12px; }
+ul.items li.with-actions > :not(button) { grid-column: 1; }
+ul.items li.with-actions > button { grid-column: 2; grid-row: 1 / span 2; }
+dialog { color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
+dialog::backdrop { background: rgb(0 0 0 / 0.45); }
+dialog h2 { margin: 0 0 8px; }
+button.danger { background: var(--analytics-danger); border-color: var(--analytics-danger); color: var(--analytics-bg); }
+button.danger.secondary { background: transparent; color: var(--analytics-danger); }
+.badge { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; }
+.badge.active { color: #1a7f37; } .badge.paused { color: #9a6700; } .badge.expired, .badge.revoked { color: var(--analytics-muted); }
+@media (prefers-color-scheme: dark) { .badge.active { color: #57d364; } .badge.paused { color: #e3b341; } }
 .state { padding: 24px; text-align: center; color: var(--analytics-muted); border: 1px dashed var(--analytics-border); border-radius: var(--analytics-radius); }
 .problem { border: 1px solid var(--analytics-danger); background: var(--analytics-danger-bg); border-radius: var(--analytics-radius); padding: 12px 16px; margin: 0 0 16px; }
 .problem strong { color: var(--analytics-danger); display: block; }
