@@ -81,7 +81,7 @@ export const learnNames = async (client: ApiClient, grants: ReadonlyArray<Grant>
     if (grant.principal_id !== null && grant.principal_type in directoryPath && !names.has(grant.principal_id)) {
       wanted.set(grant.principal_id, directoryPath[grant.principal_type as keyof typeof directoryPath] + encodeURIComponent(grant.principal_id))
     }
-    if (grant.created_by.type === "user" && !names.has(grant.created_by.id)) wanted.set(grant.created_by.id, directoryPath.user + encodeURIComponent(grant.created_by.id))
+    if (grant.created_by.type === "user" && !names.has(grant.created_by.id) && !grant.created_by.id.startsWith("admin@")) wanted.set(grant.created_by.id, directoryPath.user + encodeURIComponent(grant.created_by.id))
   }
   if (wanted.size === 0) return
   await Promise.all([...wanted].map(async ([id, path]) => {
@@ -101,7 +101,10 @@ export const makerWords = (grant: Grant): string => {
   if (by.type === "api_token") return msg("share.by.token")
   if (by.type === "scim") return msg("share.by.scim")
   if (by.type === "system") return msg("share.by.system")
-  if (by.id === currentSession()?.user.user_id) return msg("share.by.you")
+  const session = currentSession()
+  if (by.id === session?.user.user_id) return msg("share.by.you")
+  // The token a tenant is provisioned with acts as `admin@{tenant_id}`, no directory user.
+  if (session !== null && by.id === `admin@${session.tenant.tenant_id}`) return msg("share.by.tenantToken")
   return names.get(by.id) ?? by.id
 }
 

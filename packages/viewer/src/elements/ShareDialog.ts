@@ -120,6 +120,7 @@ export class AnalyticsShareDialog extends LitElement {
     fieldset { border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); padding: 12px 16px; margin: 0; display: grid; gap: 8px; min-width: 0; }
     legend { font-weight: 600; padding: 0 4px; }
     label { display: grid; gap: 4px; font-weight: 600; }
+    .field { display: grid; gap: 4px; }
     label.check { display: flex; align-items: start; gap: 8px; font-weight: 400; }
     label.check input { width: auto; margin-top: 5px; flex: none; }
     .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted, #57606a); margin: 0; }
@@ -145,6 +146,7 @@ export class AnalyticsShareDialog extends LitElement {
     .notice:focus { outline: none; }
     .created { display: grid; gap: 8px; }
     .created input { font-family: ui-monospace, monospace; font-size: 0.9rem; }
+    .grow { flex: 1; min-width: 12rem; }
     ul.grants { list-style: none; margin: 0; padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
     ul.grants > li { padding: 12px 16px; border-top: 1px solid var(--analytics-border, #d0d7de); display: grid; gap: 6px; }
     ul.grants > li:first-child { border-top: none; }
@@ -276,7 +278,7 @@ export class AnalyticsShareDialog extends LitElement {
       dialog.showModal()
       this.renderRoot.querySelector<HTMLElement>("[role=tab][aria-selected=true]")?.focus()
       void this.ensureSession()
-      if (this.subjectType === "report") void this.loadFilters()
+      void this.loadFilters()
     } else if (!this.open && dialog.open) {
       dialog.close()
     }
@@ -298,6 +300,7 @@ export class AnalyticsShareDialog extends LitElement {
   // ---- Share
 
   private async loadFilters() {
+    if (this.subjectType !== "report") return
     try {
       const report = await this.api.get<{ filters?: ReadonlyArray<ReportFilter> }>(`v1/reports/${encodeURIComponent(this.subjectId)}`)
       this.filters = report.filters ?? []
@@ -553,6 +556,11 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   private selectTab(tab: Tab, focus = false) {
+    // A new link's URL is shown once: back on Share, the form is empty again.
+    if (tab === "share" && this.tab !== "share" && this.created !== undefined) {
+      this.reset()
+      void this.loadFilters()
+    }
     this.tab = tab
     this.notice = undefined
     if (tab === "manage" && !this.grantsLoaded) void this.loadGrants()
@@ -615,19 +623,19 @@ export class AnalyticsShareDialog extends LitElement {
         </label>`)}
       </fieldset>
       ${kind === "people" ? this.renderPicker() : nothing}
-      ${kind === "link" ? html`<label>${msg("share.password")}
+      ${kind === "link" ? html`<div class="field"><label for="password">${msg("share.password")}</label>
         <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="password-hint">
-        <span class="hint" id="password-hint">${msg("share.password.hint")}</span>
-      </label>` : nothing}
+        <p class="hint" id="password-hint">${msg("share.password.hint")}</p>
+      </div>` : nothing}
       ${kind === "embed" && this.filters.length > 0 ? html`<fieldset>
         <legend>${msg("share.locked")}</legend>
         <p class="hint">${msg("share.locked.hint")}</p>
         ${this.filters.map((f) => html`<label>${f.title ?? f.name}<input name="locked-${f.dimension}" type="text"></label>`)}
       </fieldset>` : nothing}
-      <label>${msg("share.expiry")}
-        <input name="expires" type="date" min=${today()} aria-describedby="expires-hint">
-        <span class="hint" id="expires-hint">${msg("share.expiry.hint")}</span>
-      </label>
+      <div class="field"><label for="expires">${msg("share.expiry")}</label>
+        <input id="expires" name="expires" type="date" min=${today()} aria-describedby="expires-hint">
+        <p class="hint" id="expires-hint">${msg("share.expiry.hint")}</p>
+      </div>
       <fieldset>
         <legend>${msg("share.actions")}</legend>
         ${this.offered(kind).map((a) => html`<label class="check">
@@ -688,7 +696,7 @@ export class AnalyticsShareDialog extends LitElement {
     return html`<div class="created">
       <p class="notice created-notice" role="status" tabindex="-1">${text}</p>
       ${link === null ? nothing : html`<label for="created-link">${msg("share.link.label")}</label>
-        <div class="row"><input id="created-link" readonly .value=${link} style="flex:1;min-width:12rem">
+        <div class="row"><input id="created-link" class="grow" readonly .value=${link}>
         <button type="button" @click=${() => void this.copy(link, "#created-link")}>${msg("share.copy")}</button></div>`}
       ${snippet === null ? nothing : html`<label for="created-snippet">${msg("share.embed.label")}</label>
         <textarea id="created-snippet" readonly rows="4" aria-describedby="snippet-hint" .value=${snippet}></textarea>

@@ -162,6 +162,7 @@ export const en = {
   "share.manage.more": "Load more",
   "share.by.you": "you",
   "share.by.token": "an API token",
+  "share.by.tenantToken": "the tenant's first admin token",
   "share.by.scim": "directory sync",
   "share.by.system": "the service",
 

@@ -31,6 +31,8 @@ export class LinksScreen extends Screen {
   private links: Pager<Grant> | undefined
   /** Report and dashboard names by id, for what each link shares. */
   private readonly names = new Map<string, string>()
+  /** Whether the names have been asked for (the list waits for them rather than show ids first). */
+  private named = false
 
   constructor() {
     super()
@@ -63,6 +65,7 @@ export class LinksScreen extends Screen {
         // The ids stand for them.
       }
     }))
+    this.named = true
     this.requestUpdate()
   }
 
@@ -122,7 +125,8 @@ export class LinksScreen extends Screen {
 
   override render() {
     const links = this.links!
-    if (links.loaded || links.problem !== undefined) this.ready(msg("links.title"))
+    const loaded = links.loaded && this.named
+    if (loaded || links.problem !== undefined) this.ready(msg("links.title"))
     return html`
       <p><a href="w/${encodeURIComponent(this.workspaceId)}">${msg("links.back")}</a></p>
       <h1>${msg("links.title")}</h1>
@@ -130,7 +134,7 @@ export class LinksScreen extends Screen {
       ${this.notice === undefined ? nothing : html`<p class="notice links-notice" role="status" tabindex="-1">${this.notice}</p>`}
       ${this.problem === undefined ? nothing : problemView(this.problem)}
       ${problemView(links.problem, () => void links.more())}
-      ${!links.loaded ? (links.loading ? loading() : nothing) : links.items.length === 0 ? empty(msg("links.empty")) : html`<ul class="items" aria-label=${msg("links.caption")}>${
+      ${!loaded ? (links.problem === undefined ? loading() : nothing) : links.items.length === 0 ? empty(msg("links.empty")) : html`<ul class="items" aria-label=${msg("links.caption")}>${
         links.items.map((g) => this.row(g))
       }</ul>`}
       ${links.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${links.loading} @click=${() => void links.more()}>${msg("share.manage.more")}</button></p>` : nothing}
