@@ -228,7 +228,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await items.nth(1).waitFor()
         assert.strictEqual(await items.count(), 2)
         const fresh = items.first()
-        assert.include(await fresh.innerText(), "Anyone with the link to Report Sales overview")
+        assert.include(await fresh.innerText(), "Anyone with the link to the report “Sales overview”")
         assert.include(await fresh.innerText(), "board@example.com")
         assert.include(await fresh.innerText(), "Made by the tenant's first admin token")
         assert.include(await items.nth(1).innerText(), "Revoked")

@@ -108,6 +108,14 @@ export const makerWords = (grant: Grant): string => {
   return names.get(by.id) ?? by.id
 }
 
+/** An expiry in words: "Expires 31 Dec 2099", or "No expiry". */
+export const expiryWords = (iso: string | null): string =>
+  iso === null ? msg("share.expiry.none") : msg("share.expiry.on", { date: dateWords(iso) })
+
+/** Active grants (paused ones too) first, the rest after, each group in the API's order (newest first). */
+export const activeFirst = (grants: ReadonlyArray<Grant>): ReadonlyArray<Grant> =>
+  [...grants.filter((g) => g.state === "active"), ...grants.filter((g) => g.state !== "active")]
+
 /** A date (ISO 8601) in the reader's words, or `none`. */
 export const dateWords = (iso: string | null, none = "—"): string =>
   iso === null ? none : new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" })

@@ -30,11 +30,12 @@ import {
   type Action,
   actions as allActions,
   actionsWords,
+  activeFirst,
   confirmRevoke,
-  dateWords,
   dayOf,
   deepActive,
   endOfDay,
+  expiryWords,
   type Grant,
   learnNames,
   rememberName,
@@ -665,7 +666,7 @@ export class AnalyticsShareDialog extends LitElement {
     const q = this.query.trim()
     const status = this.searching
       ? msg("share.picker.searching")
-      : q === "" ? "" : people.length === 0 ? msg("share.picker.none", { q }) : msg("share.picker.count", { count: people.length })
+      : q === "" ? "" : people.length === 0 ? msg("share.picker.none", { q }) : people.length === 1 ? msg("share.picker.one") : msg("share.picker.count", { count: people.length })
     return html`<div class="combo">
       <label for="person">${msg("share.picker.label")}</label>
       <input id="person" type="text" role="combobox" autocomplete="off" aria-autocomplete="list" aria-expanded=${expanded ? "true" : "false"}
@@ -716,7 +717,7 @@ export class AnalyticsShareDialog extends LitElement {
       ${this.grants.length === 0
         ? this.grantsProblem === undefined ? html`<p class="state-text">${msg("share.manage.empty")}</p>` : nothing
         : html`<h3 id="grants-title">${msg("share.manage.caption")}</h3>
-          <ul class="grants" aria-labelledby="grants-title">${this.grants.map((g) => this.renderGrant(g))}</ul>`}
+          <ul class="grants" aria-labelledby="grants-title">${activeFirst(this.grants).map((g) => this.renderGrant(g))}</ul>`}
       ${this.grantsCursor === null ? nothing : html`<p><button type="button" class="secondary" @click=${() => void this.loadGrants(true)}>${msg("share.manage.more")}</button></p>`}
     `
   }
@@ -727,7 +728,7 @@ export class AnalyticsShareDialog extends LitElement {
     const details = [
       actionsWords(grant),
       grant.password_protected ? msg("share.grant.password") : "",
-      `${msg("share.manage.expires")}: ${dateWords(grant.expires_at, msg("share.expiry.none"))}`
+      expiryWords(grant.expires_at)
     ].filter((s) => s !== "").join(" · ")
     return html`<li>
       <div><span class="who">${who}</span><span class="state ${stateName(grant)}">${stateWords(grant)}</span></div>

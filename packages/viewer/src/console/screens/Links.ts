@@ -10,7 +10,7 @@
 import { html, nothing, type TemplateResult } from "lit"
 import type { Problem } from "../../client/ApiClient.ts"
 import { problemIn } from "../../client/ApiClient.ts"
-import { actionsWords, confirmRevoke, dateWords, type Grant, learnNames, makerWords, stateName, stateWords } from "../../elements/Grants.ts"
+import { actionsWords, confirmRevoke, dateWords, expiryWords, type Grant, learnNames, makerWords, stateName, stateWords } from "../../elements/Grants.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { Pager } from "../Pager.ts"
 import { Screen } from "../Screen.ts"
@@ -112,7 +112,7 @@ export class LinksScreen extends Screen {
       <span class="muted">${msg(grant.principal_type === "embed" ? "links.kind.embed" : "links.kind.link")} · ${actionsWords(grant)}${
         grant.password_protected ? ` · ${msg("share.grant.password")}` : ""
       }${grant.email === null ? "" : ` · ${grant.email}`}</span>
-      <span class="muted">${msg("links.meta", { by: makerWords(grant), on: dateWords(grant.created_at), expires: dateWords(grant.expires_at, msg("share.expiry.none")) })}</span>
+      <span class="muted">${msg("links.meta", { by: makerWords(grant), on: dateWords(grant.created_at), expires: expiryWords(grant.expires_at) })}</span>
       ${active ? html`<div class="row">
         ${grant.principal_type === "link" ? html`<button type="button" class="secondary" ?disabled=${this.busy}
           aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
