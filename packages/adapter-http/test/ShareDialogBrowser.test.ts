@@ -270,4 +270,75 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await narrow.close()
       })
     }).pipe(Effect.scoped), 120_000)
+
+  it.live("the element alone on a plain page: an embed with a locked filter, its events; a refused grant told in words with what to do", () =>
+    Effect.gen(function*() {
+      const { admin, reportId, server, tenantId } = yield* setup
+      const browser = yield* Chromium.launch
+      yield* Effect.promise(async () => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+        await signedInAs(context, admin, tenantId)
+        // An embedding app's page on the service's origin: the stable elements script, the element, a button that opens it.
+        await context.route(/\/plain\.html$/, (route) =>
+          route.fulfill({
+            contentType: "text/html; charset=utf-8",
+            body: `<!doctype html><html lang="en"><head><title>Partner portal</title><script type="module" src="/assets/analytics-elements.js"></script></head>
+              <body><main><h1>Partner portal</h1><button id="open" type="button">Share the sales report</button>
+              <analytics-share-dialog subject-type="report" subject-id="${reportId}" subject-name="Sales overview"></analytics-share-dialog></main></body></html>`
+          }))
+        const page = await context.newPage()
+        const errors = Chromium.watchErrors(page)
+        await page.goto(`${server.url}/plain.html`)
+        await page.evaluate(async () => {
+          await customElements.whenDefined("analytics-share-dialog")
+          const seen: Array<string> = []
+          ;(globalThis as any).__events = seen
+          for (const name of ["created", "updated", "revoked"]) {
+            document.addEventListener(`analytics-grant-${name}`, (e) => seen.push(`${name} ${(e as CustomEvent).detail.grant.principal_type}`))
+          }
+          document.getElementById("open")!.addEventListener("click", () => (document.querySelector("analytics-share-dialog") as any).show())
+        })
+        await page.getByRole("button", { name: "Share the sales report" }).click()
+        const dialog = dialogOf(page)
+        await dialog.getByRole("heading", { name: "Share Sales overview" }).waitFor()
+
+        // A past expiry: the service refuses it; the problem in words, with what to do.
+        await dialog.getByLabel("Anyone with the link").check()
+        await dialog.getByLabel("Expires on (optional)").fill("2001-01-01")
+        await dialog.getByRole("button", { name: "Share", exact: true }).click()
+        const alert = dialog.getByRole("alert")
+        await alert.waitFor()
+        const text = await alert.innerText()
+        assert.include(text, "expires_at must be in the future")
+        assert.include(text, "Correct what is marked and send it again.")
+        assert.deepStrictEqual(await Axe.serious(page), [], "problem shown")
+
+        // An embed with the region locked to EU: the snippet's token carries it.
+        await dialog.getByLabel("Expires on (optional)").fill("")
+        await dialog.getByLabel("Embed in another site").check()
+        await dialog.getByRole("textbox", { name: "Region" }).fill("EU")
+        await dialog.getByRole("button", { name: "Share", exact: true }).click()
+        await dialog.getByText("Embed created. Copy the snippet into the other site's page.").waitFor()
+        const snippet = await dialog.locator("#created-snippet").inputValue()
+        const token = /[?&]token=([\w-]+\.[\w-]+\.[\w-]+)/.exec(snippet)?.[1]
+        assert.isDefined(token, snippet)
+        const claims = JSON.parse(Buffer.from(token!.split(".")[1]!, "base64url").toString())
+        assert.deepStrictEqual(claims.params, { region: "EU" })
+        assert.deepStrictEqual(await Axe.serious(page), [], "embed created")
+        await shoot(page, "share-embed-plain-1280")
+
+        // Manage: revoke the embed; the events reached the page.
+        await dialog.getByRole("tab", { name: "Manage" }).click()
+        const row = dialog.locator("ul.grants > li", { hasText: "An embed" })
+        await row.getByRole("button", { name: "Revoke: An embed" }).click()
+        await dialog.locator("dialog.analytics-confirm").getByRole("button", { name: "Revoke access" }).click()
+        await row.getByText("Revoked", { exact: true }).waitFor()
+        await page.keyboard.press("Escape")
+        await dialog.waitFor({ state: "hidden" })
+        assert.strictEqual(await focused(page), "button:Share the sales report")
+        assert.deepStrictEqual(await page.evaluate(() => (globalThis as any).__events), ["created embed", "revoked embed"])
+        assert.deepStrictEqual(errors.filter((e) => !/status of 400/.test(e)), [], "only the refused grant's 400")
+        await context.close()
+      })
+    }).pipe(Effect.scoped), 90_000)
 })
