@@ -217,6 +217,11 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await dialog.getByText("Access for Bea Brown (bea@example.com) changed.").waitFor()
         assert.include(await bea.innerText(), "View, Download, Comment")
         assert.include(await bea.innerText(), "2099")
+        // Dark: still axe clean (contrast of the states and buttons).
+        await page.emulateMedia({ colorScheme: "dark" })
+        assert.deepStrictEqual(await Axe.serious(page), [], "Manage tab, dark")
+        await shoot(page, "share-manage-1280-dark")
+        await page.emulateMedia({ colorScheme: "light" })
         await dialog.getByRole("button", { name: "Close" }).click()
         await dialog.waitFor({ state: "hidden" })
 

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { ApiClient } from "../client/ApiClient.ts"
-import { currentSession } from "../client/Session.ts"
+import { currentSession, isAdmin } from "../client/Session.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 
 /** What a grant allows, as the API names it. */
@@ -76,6 +76,8 @@ const directoryPath = { user: "v1/users/", team: "v1/teams/", executive_role: "v
  * tenant admin may read them; anyone else keeps the ids), then `changed()`.
  */
 export const learnNames = async (client: ApiClient, grants: ReadonlyArray<Grant>, changed: () => void): Promise<void> => {
+  // The directory is the tenant admins' to read: anyone else would only collect refusals.
+  if (!isAdmin(currentSession())) return
   const wanted = new Map<string, string>()
   for (const grant of grants) {
     if (grant.principal_id !== null && grant.principal_type in directoryPath && !names.has(grant.principal_id)) {

@@ -154,10 +154,9 @@ export class AnalyticsShareDialog extends LitElement {
     .who { font-weight: 600; overflow-wrap: anywhere; }
     .meta { font-size: 0.9rem; color: var(--analytics-muted, #57606a); }
     .state { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; margin-left: 6px; }
-    .state.active { color: #1a7f37; }
-    .state.paused { color: #9a6700; }
+    .state.active { color: var(--analytics-ok, #1a7f37); }
+    .state.paused { color: var(--analytics-warn, #9a6700); }
     .state.expired, .state.revoked { color: var(--analytics-muted, #57606a); }
-    @media (prefers-color-scheme: dark) { .state.active { color: #57d364; } .state.paused { color: #e3b341; } }
     .state-text { text-align: center; color: var(--analytics-muted, #57606a); padding: 16px; border: 1px dashed var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
     .analytics-confirm { width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
     .analytics-confirm h2 { margin-bottom: 8px; }
