@@ -82,7 +82,7 @@ export class WorkspaceScreen extends Screen {
       <h1>${title}</h1>
       ${isAdmin(currentSession()) ? html`<p><a href="${base}/links">${msg("links.open")}</a></p>` : nothing}
       ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id])}
-      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`)}
+      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, (d) => ["dashboard", d.dashboard_id])}
     `
   }
 }
