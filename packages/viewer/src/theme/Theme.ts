@@ -32,6 +32,7 @@ export const css = (primaryColor: string): string => {
   --analytics-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --analytics-bg: #ffffff; --analytics-surface: #f6f8fa; --analytics-fg: #1b1f24; --analytics-muted: #57606a;
   --analytics-border: #d0d7de; --analytics-danger: #b42318; --analytics-danger-bg: #fef3f2;
+  --analytics-ok: #1a7f37; --analytics-warn: #9a6700;
   --analytics-primary: ${t.light}; --analytics-on-primary: ${t.onLight};
   --analytics-radius: 8px;
 }
@@ -39,6 +40,7 @@ export const css = (primaryColor: string): string => {
   :root {
     --analytics-bg: #121417; --analytics-surface: #1b1f24; --analytics-fg: #e6e8eb; --analytics-muted: #9aa4ae;
     --analytics-border: #30363d; --analytics-danger: #ff9b8f; --analytics-danger-bg: #2a1512;
+    --analytics-ok: #57d364; --analytics-warn: #e3b341;
     --analytics-primary: ${t.dark}; --analytics-on-primary: ${t.onDark};
   }
 }
@@ -80,6 +82,16 @@ ul.items { list-style: none; margin: 0; padding: 0; border: 1px solid var(--anal
 ul.items li { padding: 12px 16px; border-top: 1px solid var(--analytics-border); display: grid; gap: 2px; }
 ul.items li:first-child { border-top: none; }
 ul.items a { font-weight: 600; }
+ul.items li.with-actions { grid-template-columns: 1fr auto; align-items: center; column-gap: 12px; }
+ul.items li.with-actions > :not(button) { grid-column: 1; }
+ul.items li.with-actions > button { grid-column: 2; grid-row: 1 / span 2; }
+dialog { color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
+dialog::backdrop { background: rgb(0 0 0 / 0.45); }
+dialog h2 { margin: 0 0 8px; }
+button.danger { background: var(--analytics-danger); border-color: var(--analytics-danger); color: var(--analytics-bg); }
+button.danger.secondary { background: transparent; color: var(--analytics-danger); }
+.badge { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; }
+.badge.active { color: var(--analytics-ok); } .badge.paused { color: var(--analytics-warn); } .badge.expired, .badge.revoked { color: var(--analytics-muted); }
 .state { padding: 24px; text-align: center; color: var(--analytics-muted); border: 1px dashed var(--analytics-border); border-radius: var(--analytics-radius); }
 .problem { border: 1px solid var(--analytics-danger); background: var(--analytics-danger-bg); border-radius: var(--analytics-radius); padding: 12px 16px; margin: 0 0 16px; }
 .problem strong { color: var(--analytics-danger); display: block; }

@@ -1,14 +1,18 @@
 /**
  * A workspace's screen (`/w/{workspace_id}`): its reports and dashboards,
- * each a link to its own screen, a page at a time.
+ * each a link to its own screen with a "Share" button (the share dialog),
+ * a page at a time; for tenant admins, a link to the workspace's public
+ * links.
  *
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
+import { currentSession, isAdmin } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
+import { openShare } from "../Share.ts"
 import { empty, loading, problemView } from "../States.ts"
 
 interface Named {
@@ -40,14 +44,24 @@ export class WorkspaceScreen extends Screen {
     return this.context.match.params.workspace ?? ""
   }
 
-  private section<A extends Named>(id: string, title: string, emptyText: string, pager: Pager<A>, href: (item: A) => string): TemplateResult {
+  private section<A extends Named>(
+    id: string,
+    title: string,
+    emptyText: string,
+    pager: Pager<A>,
+    href: (item: A) => string,
+    share?: (item: A) => [type: string, id: string]
+  ): TemplateResult {
     return html`<section aria-labelledby=${id}>
       <h2 id=${id}>${title}</h2>
       ${problemView(pager.problem, () => void pager.more())}
       ${!pager.loaded ? (pager.loading ? loading() : nothing) : pager.items.length === 0 ? empty(emptyText) : html`<ul class="items">${
         pager.items.map((item) =>
-          html`<li><a href=${href(item)}>${item.name}</a>${
+          html`<li class=${share === undefined ? "" : "with-actions"}><a href=${href(item)}>${item.name}</a>${
             item.description == null || item.description === "" ? nothing : html`<span class="muted">${item.description}</span>`
+          }${
+            share === undefined ? nothing : html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name: item.name })}
+              @click=${() => void openShare(...share(item), { client: this.context.client, name: item.name })}>${msg("share.open")}</button>`
           }</li>`
         )
       }</ul>`}
@@ -66,8 +80,9 @@ export class WorkspaceScreen extends Screen {
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>
-      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`)}
-      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`)}
+      ${isAdmin(currentSession()) ? html`<p><a href="${base}/links">${msg("links.open")}</a></p>` : nothing}
+      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id])}
+      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, (d) => ["dashboard", d.dashboard_id])}
     `
   }
 }

@@ -1,0 +1,145 @@
+/**
+ * A workspace's public links (`/w/{workspace_id}/links`): every link and
+ * embed of its reports and dashboards (`GET /v1/workspaces/{id}/links`,
+ * tenant admins), with its state, who made it and when, its expiry; pause,
+ * resume and revoke (after a confirmation naming who loses access) from
+ * here.
+ *
+ * @since 0.1.0
+ */
+import { html, nothing, type TemplateResult } from "lit"
+import type { Problem } from "../../client/ApiClient.ts"
+import { problemIn } from "../../client/ApiClient.ts"
+import { actionsWords, confirmRevoke, dateWords, expiryWords, type Grant, learnNames, makerWords, stateName, stateWords } from "../../elements/Grants.ts"
+import { type MessageKey, msg } from "../../i18n/msg.ts"
+import { Pager } from "../Pager.ts"
+import { Screen } from "../Screen.ts"
+import { empty, loading, problemView } from "../States.ts"
+
+interface Named {
+  readonly name: string
+  readonly report_id?: string
+  readonly dashboard_id?: string
+}
+
+/** The links screen. */
+export class LinksScreen extends Screen {
+  static override properties = { ...Screen.properties, notice: { state: true }, problem: { state: true }, busy: { state: true } }
+  declare notice: string | undefined
+  declare problem: Problem | undefined
+  declare busy: boolean
+  private links: Pager<Grant> | undefined
+  /** Report and dashboard names by id, for what each link shares. */
+  private readonly names = new Map<string, string>()
+  /** Whether the names have been asked for (the list waits for them rather than show ids first). */
+  private named = false
+
+  constructor() {
+    super()
+    this.notice = undefined
+    this.problem = undefined
+    this.busy = false
+  }
+
+  override connectedCallback() {
+    super.connectedCallback()
+    const id = encodeURIComponent(this.workspaceId)
+    this.links ??= new Pager<Grant>(this.context.client, `v1/workspaces/${id}/links?limit=50`, () => {
+      this.requestUpdate()
+      if (this.links!.loaded) void learnNames(this.context.client, this.links!.items, () => this.requestUpdate())
+    })
+    if (!this.links.loaded) void this.links.more()
+    void this.learnSubjects(id)
+  }
+
+  private get workspaceId(): string {
+    return this.context.match.params.workspace ?? ""
+  }
+
+  private async learnSubjects(id: string) {
+    await Promise.all((["reports", "dashboards"] as const).map(async (kind) => {
+      try {
+        const page = await this.context.client.list<Named>(`v1/${kind}?workspace_id=${id}&limit=100`)
+        for (const item of page.data) this.names.set(item.report_id ?? item.dashboard_id ?? "", item.name)
+      } catch {
+        // The ids stand for them.
+      }
+    }))
+    this.named = true
+    this.requestUpdate()
+  }
+
+  /** What a link shares, in words. */
+  private what(grant: Grant): string {
+    const name = this.names.get(grant.subject_id) ?? grant.subject_id
+    return msg(`links.subject.${grant.subject_type}` as MessageKey, { name })
+  }
+
+  private who(grant: Grant): string {
+    return msg(grant.principal_type === "embed" ? "links.who.embed" : "links.who.link", { what: this.what(grant) })
+  }
+
+  private async change(grant: Grant, tail: string, method: "post" | "delete", notice: string) {
+    this.busy = true
+    this.problem = undefined
+    this.notice = undefined
+    try {
+      const path = `v1/sharing/grants/${encodeURIComponent(grant.grant_id)}${tail}`
+      const changed = method === "post" ? await this.context.client.post<Grant>(path) : await this.context.client.delete<Grant>(path)
+      const links = this.links!
+      links.items = links.items.map((g) => g.grant_id === changed.grant_id ? changed : g)
+      this.notice = notice
+    } catch (error) {
+      this.problem = problemIn(error)
+    } finally {
+      this.busy = false
+    }
+    await this.updateComplete
+    this.querySelector<HTMLElement>(this.problem === undefined ? ".links-notice" : ".problem")?.focus()
+  }
+
+  private async revoke(grant: Grant) {
+    const who = this.who(grant)
+    if (!(await confirmRevoke(this, who))) return
+    await this.change(grant, "", "delete", msg("share.revoked", { who }))
+  }
+
+  private row(grant: Grant): TemplateResult {
+    const who = this.who(grant)
+    const active = grant.state === "active"
+    return html`<li>
+      <div><strong>${who}</strong> <span class="badge ${stateName(grant)}">${stateWords(grant)}</span></div>
+      <span class="muted">${msg(grant.principal_type === "embed" ? "links.kind.embed" : "links.kind.link")} · ${actionsWords(grant)}${
+        grant.password_protected ? ` · ${msg("share.grant.password")}` : ""
+      }${grant.email === null ? "" : ` · ${grant.email}`}</span>
+      <span class="muted">${msg("links.meta", { by: makerWords(grant), on: dateWords(grant.created_at), expires: expiryWords(grant.expires_at) })}</span>
+      ${active ? html`<div class="row">
+        ${grant.principal_type === "link" ? html`<button type="button" class="secondary" ?disabled=${this.busy}
+          aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
+          @click=${() => void this.change(grant, grant.paused ? "/resume" : "/pause", "post", msg(grant.paused ? "share.resumed" : "share.paused", { who }))}>
+          ${msg(grant.paused ? "share.resume" : "share.pause")}</button>` : nothing}
+        <button type="button" class="danger secondary" ?disabled=${this.busy} aria-label="${msg("share.revoke")}: ${who}" @click=${() => void this.revoke(grant)}>${msg("share.revoke")}</button>
+      </div>` : nothing}
+    </li>`
+  }
+
+  override render() {
+    const links = this.links!
+    const loaded = links.loaded && this.named
+    if (loaded || links.problem !== undefined) this.ready(msg("links.title"))
+    return html`
+      <p><a href="w/${encodeURIComponent(this.workspaceId)}">${msg("links.back")}</a></p>
+      <h1>${msg("links.title")}</h1>
+      <p class="muted">${msg("links.intro")}</p>
+      ${this.notice === undefined ? nothing : html`<p class="notice links-notice" role="status" tabindex="-1">${this.notice}</p>`}
+      ${this.problem === undefined ? nothing : problemView(this.problem)}
+      ${problemView(links.problem, () => void links.more())}
+      ${!loaded ? (links.problem === undefined ? loading() : nothing) : links.items.length === 0 ? empty(msg("links.empty")) : html`<ul class="items" aria-label=${msg("links.caption")}>${
+        links.items.map((g) => this.row(g))
+      }</ul>`}
+      ${links.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${links.loading} @click=${() => void links.more()}>${msg("share.manage.more")}</button></p>` : nothing}
+    `
+  }
+}
+
+customElements.define("analytics-links", LinksScreen)

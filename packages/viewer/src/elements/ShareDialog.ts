@@ -1,0 +1,762 @@
+/**
+ * `<analytics-share-dialog subject-type="report" subject-id="…">`: Share,
+ * then Manage, then Revoke (docs/guides/console.md). A modal `<dialog>`
+ * (focus stays inside, Escape closes, focus goes back to what opened it)
+ * with two tabs:
+ *
+ * - **Share**: who (people, teams and executive roles through the
+ *   directory's picker; anyone with a link, with an optional password and
+ *   expiry; an embed, with filters locked to values), what they may do (the
+ *   API's actions, in words), a watermark. A new link's URL, or an embed's
+ *   snippet, is shown once with a copy button.
+ * - **Manage**: every grant of the subject with its state in words; edit
+ *   (actions, expiry), pause and resume a link, revoke behind a
+ *   confirmation naming who loses access.
+ *
+ * Methods `show()` and `close()`; events `analytics-grant-created`,
+ * `analytics-grant-updated` and `analytics-grant-revoked` with
+ * `{ grant }`, bubbling out of shadow roots. Calls go through `client`
+ * when the console hands one, else to `base-url` (default: the
+ * `<meta name="analytics-base-url">`, else the page's base) with the
+ * session's cookie and CSRF token.
+ *
+ * @since 0.1.0
+ */
+import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
+import { type ApiClient, type ListPage, makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { currentSession, type SessionInfo, setSession } from "../client/Session.ts"
+import { type MessageKey, msg } from "../i18n/msg.ts"
+import {
+  type Action,
+  actions as allActions,
+  actionsWords,
+  activeFirst,
+  confirmRevoke,
+  dayOf,
+  deepActive,
+  endOfDay,
+  expiryWords,
+  type Grant,
+  learnNames,
+  rememberName,
+  stateName,
+  stateWords,
+  today,
+  whoWords
+} from "./Grants.ts"
+
+/** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
+interface Person {
+  readonly type: "user" | "team" | "executive_role"
+  readonly id: string
+  readonly name: string
+  readonly email: string | null
+  /** An address that is no one in the directory yet: the grant invites it. */
+  readonly invite?: boolean
+}
+
+/** A filter of the report, for an embed's locked values. */
+interface ReportFilter {
+  readonly name: string
+  readonly dimension: string
+  readonly title?: string | null
+}
+
+type Kind = "people" | "link" | "embed"
+type Tab = "share" | "manage"
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/** How long typing pauses before the picker asks. */
+const debounceMillis = 250
+
+/** The share dialog. */
+export class AnalyticsShareDialog extends LitElement {
+  static override properties = {
+    subjectType: { attribute: "subject-type" },
+    subjectId: { attribute: "subject-id" },
+    subjectName: { attribute: "subject-name" },
+    baseUrl: { attribute: "base-url" },
+    open: { type: Boolean, reflect: true },
+    client: { attribute: false },
+    tab: { state: true },
+    kind: { state: true },
+    query: { state: true },
+    people: { state: true },
+    peopleMore: { state: true },
+    searching: { state: true },
+    activeOption: { state: true },
+    chosen: { state: true },
+    chosenActions: { state: true },
+    watermark: { state: true },
+    filters: { state: true },
+    busy: { state: true },
+    problem: { state: true },
+    invalid: { state: true },
+    created: { state: true },
+    copied: { state: true },
+    grants: { state: true },
+    grantsLoaded: { state: true },
+    grantsCursor: { state: true },
+    grantsProblem: { state: true },
+    editing: { state: true },
+    notice: { state: true }
+  }
+
+  static override styles = css`
+    :host { font: 16px/1.5 var(--analytics-font, system-ui, sans-serif); color: var(--analytics-fg, #1b1f24); }
+    dialog { width: min(640px, calc(100vw - 24px)); max-height: calc(100dvh - 24px); padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px);
+      background: var(--analytics-bg, #fff); color: inherit; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); }
+    dialog::backdrop { background: rgb(0 0 0 / 0.45); }
+    .frame { padding: 20px 24px 24px; }
+    header { display: flex; align-items: start; gap: 12px; margin-bottom: 12px; }
+    h2 { font-size: 1.25rem; line-height: 1.3; margin: 0; flex: 1; overflow-wrap: anywhere; }
+    h3 { font-size: 1rem; margin: 0 0 8px; }
+    p { margin: 0 0 12px; }
+    :focus-visible { outline: 3px solid var(--analytics-primary, #2563eb); outline-offset: 2px; }
+    [role="tablist"] { display: flex; gap: 4px; border-bottom: 1px solid var(--analytics-border, #d0d7de); margin-bottom: 16px; }
+    [role="tab"] { background: none; border: none; border-bottom: 3px solid transparent; border-radius: 0; color: var(--analytics-muted, #57606a); padding: 8px 12px; font-weight: 600; }
+    [role="tab"][aria-selected="true"] { color: var(--analytics-fg, #1b1f24); border-bottom-color: var(--analytics-primary, #2563eb); }
+    form { display: grid; gap: 16px; }
+    fieldset { border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); padding: 12px 16px; margin: 0; display: grid; gap: 8px; min-width: 0; }
+    legend { font-weight: 600; padding: 0 4px; }
+    label { display: grid; gap: 4px; font-weight: 600; }
+    .field { display: grid; gap: 4px; }
+    label.check { display: flex; align-items: start; gap: 8px; font-weight: 400; }
+    label.check input { width: auto; margin-top: 5px; flex: none; }
+    .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted, #57606a); margin: 0; }
+    input, textarea { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
+    textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; resize: vertical; }
+    button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary, #2563eb); background: var(--analytics-primary, #2563eb); color: var(--analytics-on-primary, #fff); }
+    button.secondary { background: transparent; color: var(--analytics-primary, #2563eb); }
+    button.danger { background: var(--analytics-danger, #b42318); border-color: var(--analytics-danger, #b42318); color: var(--analytics-bg, #fff); }
+    button.danger.secondary { background: transparent; color: var(--analytics-danger, #b42318); }
+    button.close { background: transparent; border-color: transparent; color: var(--analytics-fg, #1b1f24); padding: 4px 10px; font-size: 1.1rem; line-height: 1; }
+    button[disabled] { opacity: 0.6; cursor: progress; }
+    .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+    .combo { position: relative; }
+    [role="listbox"] { list-style: none; margin: 4px 0 0; padding: 4px; border: 1px solid var(--analytics-border, #d0d7de); border-radius: 6px; max-height: 220px; overflow: auto; background: var(--analytics-bg, #fff); }
+    [role="option"] { padding: 6px 10px; border-radius: 4px; cursor: pointer; display: flex; justify-content: space-between; gap: 8px; flex-wrap: wrap; }
+    [role="option"][aria-selected="true"], [role="option"]:hover { background: var(--analytics-surface, #f6f8fa); outline: 2px solid var(--analytics-primary, #2563eb); }
+    .type { font-size: 0.85rem; color: var(--analytics-muted, #57606a); }
+    .chosen { display: flex; gap: 12px; align-items: center; justify-content: space-between; flex-wrap: wrap; padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); border-radius: 6px; }
+    .problem { border: 1px solid var(--analytics-danger, #b42318); background: var(--analytics-danger-bg, #fef3f2); border-radius: var(--analytics-radius, 8px); padding: 10px 14px; margin: 0 0 16px; }
+    .problem strong { color: var(--analytics-danger, #b42318); display: block; }
+    .problem p { margin: 4px 0 0; }
+    .notice { border-left: 4px solid var(--analytics-primary, #2563eb); padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); margin: 0 0 16px; }
+    .notice:focus { outline: none; }
+    .created { display: grid; gap: 8px; }
+    .created input { font-family: ui-monospace, monospace; font-size: 0.9rem; }
+    .grow { flex: 1; min-width: 12rem; }
+    ul.grants { list-style: none; margin: 0; padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
+    ul.grants > li { padding: 12px 16px; border-top: 1px solid var(--analytics-border, #d0d7de); display: grid; gap: 6px; }
+    ul.grants > li:first-child { border-top: none; }
+    .who { font-weight: 600; overflow-wrap: anywhere; }
+    .meta { font-size: 0.9rem; color: var(--analytics-muted, #57606a); }
+    .state { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; margin-left: 6px; }
+    .state.active { color: var(--analytics-ok, #1a7f37); }
+    .state.paused { color: var(--analytics-warn, #9a6700); }
+    .state.expired, .state.revoked { color: var(--analytics-muted, #57606a); }
+    .state-text { text-align: center; color: var(--analytics-muted, #57606a); padding: 16px; border: 1px dashed var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
+    .analytics-confirm { width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
+    .analytics-confirm h2 { margin-bottom: 8px; }
+    .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+    @media (max-width: 600px) { .frame { padding: 16px; } }
+  `
+
+  declare subjectType: string
+  declare subjectId: string
+  declare subjectName: string | null
+  declare baseUrl: string | null
+  declare open: boolean
+  declare client: ApiClient | undefined
+  declare tab: Tab
+  declare kind: Kind
+  declare query: string
+  declare people: ReadonlyArray<Person>
+  declare peopleMore: boolean
+  declare searching: boolean
+  declare activeOption: number
+  declare chosen: Person | undefined
+  declare chosenActions: ReadonlyArray<Action>
+  declare watermark: boolean
+  declare filters: ReadonlyArray<ReportFilter>
+  declare busy: boolean
+  declare problem: Problem | undefined
+  declare invalid: string | undefined
+  declare created: Grant | undefined
+  declare copied: string | undefined
+  declare grants: ReadonlyArray<Grant>
+  declare grantsLoaded: boolean
+  declare grantsCursor: string | null
+  declare grantsProblem: Problem | undefined
+  declare editing: string | undefined
+  declare notice: string | undefined
+
+  private opener: HTMLElement | null = null
+  private searchTimer: ReturnType<typeof setTimeout> | undefined
+  private searchTurn = 0
+  private ownClient: ApiClient | undefined
+
+  constructor() {
+    super()
+    this.subjectType = "report"
+    this.subjectId = ""
+    this.subjectName = null
+    this.baseUrl = null
+    this.open = false
+    this.client = undefined
+    this.reset()
+    this.grants = []
+    this.grantsLoaded = false
+    this.grantsCursor = null
+    this.grantsProblem = undefined
+    this.editing = undefined
+    this.notice = undefined
+  }
+
+  /** Back to an empty Share tab. */
+  private reset() {
+    this.tab = "share"
+    this.kind = "people"
+    this.query = ""
+    this.people = []
+    this.peopleMore = false
+    this.searching = false
+    this.activeOption = -1
+    this.chosen = undefined
+    this.chosenActions = ["view"]
+    this.watermark = false
+    this.filters = []
+    this.busy = false
+    this.problem = undefined
+    this.invalid = undefined
+    this.created = undefined
+    this.copied = undefined
+  }
+
+  /** Opens the dialog on the Share tab; focus returns to what had it when the dialog closes. */
+  show(): void {
+    this.opener = deepActive()
+    this.reset()
+    this.grantsLoaded = false
+    this.notice = undefined
+    this.open = true
+  }
+
+  /** Closes the dialog. */
+  close(): void {
+    this.open = false
+  }
+
+  private get dialog(): HTMLDialogElement | null {
+    return this.renderRoot.querySelector("dialog.share")
+  }
+
+  private get api(): ApiClient {
+    if (this.client !== undefined) return this.client
+    const base = this.baseUrl ?? document.querySelector<HTMLMetaElement>("meta[name=analytics-base-url]")?.content ?? undefined
+    this.ownClient ??= makeClient({ base: base === undefined ? undefined : new URL(base, document.baseURI).href })
+    return this.ownClient
+  }
+
+  /** Outside the console (an embedding app's page), the session's CSRF token is asked for once. */
+  private async ensureSession(): Promise<void> {
+    if (currentSession() !== null) return
+    try {
+      setSession(await this.api.get<SessionInfo>("api/session", { signedOut: true }))
+    } catch {
+      // The calls will say what is wrong.
+    }
+  }
+
+  protected override updated(changed: PropertyValues<this>) {
+    if (!changed.has("open")) return
+    const dialog = this.dialog
+    if (dialog === null) return
+    if (this.open && !dialog.open) {
+      dialog.showModal()
+      this.renderRoot.querySelector<HTMLElement>("[role=tab][aria-selected=true]")?.focus()
+      void this.ensureSession()
+      void this.loadFilters()
+    } else if (!this.open && dialog.open) {
+      dialog.close()
+    }
+  }
+
+  /** The dialog closed (Escape, the close button, `close()`): focus goes back to the opener. */
+  private onClosed() {
+    this.open = false
+    clearTimeout(this.searchTimer)
+    const opener = this.opener
+    this.opener = null
+    if (opener?.isConnected === true) opener.focus()
+  }
+
+  private emit(name: "created" | "updated" | "revoked", grant: Grant) {
+    this.dispatchEvent(new CustomEvent(`analytics-grant-${name}`, { detail: { grant }, bubbles: true, composed: true }))
+  }
+
+  // ---- Share
+
+  private async loadFilters() {
+    if (this.subjectType !== "report") return
+    try {
+      const report = await this.api.get<{ filters?: ReadonlyArray<ReportFilter> }>(`v1/reports/${encodeURIComponent(this.subjectId)}`)
+      this.filters = report.filters ?? []
+    } catch {
+      // No filters to lock: the embed shows every value.
+      this.filters = []
+    }
+  }
+
+  private onQuery(event: Event) {
+    this.query = (event.target as HTMLInputElement).value
+    clearTimeout(this.searchTimer)
+    const q = this.query.trim()
+    if (q === "") {
+      this.people = []
+      this.searching = false
+      return
+    }
+    this.searching = true
+    this.searchTimer = setTimeout(() => void this.search(q), debounceMillis)
+  }
+
+  private async search(q: string) {
+    const turn = ++this.searchTurn
+    try {
+      const page = await this.api.get<ListPage<Person>>(`v1/directory/people?q=${encodeURIComponent(q)}&limit=8`)
+      if (turn !== this.searchTurn) return
+      const found = [...page.data]
+      const address = q.toLowerCase()
+      if (emailPattern.test(q) && !found.some((p) => p.email?.toLowerCase() === address)) {
+        found.push({ type: "user", id: q, name: q, email: q, invite: true })
+      }
+      this.people = found
+      this.peopleMore = page.page.has_more
+      this.activeOption = found.length > 0 ? 0 : -1
+      this.problem = undefined
+    } catch (error) {
+      if (turn !== this.searchTurn) return
+      this.problem = problemIn(error)
+      this.people = []
+    } finally {
+      if (turn === this.searchTurn) this.searching = false
+    }
+  }
+
+  private onQueryKey(event: KeyboardEvent) {
+    const count = this.people.length
+    if (event.key === "ArrowDown" && count > 0) {
+      event.preventDefault()
+      this.activeOption = (this.activeOption + 1) % count
+    } else if (event.key === "ArrowUp" && count > 0) {
+      event.preventDefault()
+      this.activeOption = (this.activeOption - 1 + count) % count
+    } else if (event.key === "Enter") {
+      event.preventDefault()
+      const person = this.people[this.activeOption]
+      if (person !== undefined) this.choose(person)
+    } else if (event.key === "Escape" && count > 0) {
+      // The first Escape closes the list; the next closes the dialog.
+      event.preventDefault()
+      this.people = []
+    }
+  }
+
+  private choose(person: Person) {
+    this.chosen = person
+    this.people = []
+    this.query = ""
+    this.invalid = undefined
+    if (person.invite !== true) rememberName(person.id, person.email === null ? person.name : `${person.name} (${person.email})`)
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>("#change-person")?.focus())
+  }
+
+  private unchoose() {
+    this.chosen = undefined
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>("#person")?.focus())
+  }
+
+  private toggleAction(action: Action, on: boolean) {
+    const set = new Set(this.chosenActions)
+    if (on) set.add(action)
+    else set.delete(action)
+    this.chosenActions = allActions.filter((a) => set.has(a))
+  }
+
+  /** The actions a kind of audience may be given: links and embeds open and export only. */
+  private offered(kind: Kind): ReadonlyArray<Action> {
+    return kind === "people" ? allActions : ["view", "download"]
+  }
+
+  private async create(event: Event) {
+    event.preventDefault()
+    const form = event.target as HTMLFormElement
+    const data = new FormData(form)
+    const chosenActions = this.chosenActions.filter((a) => this.offered(this.kind).includes(a))
+    if (this.kind === "people" && this.chosen === undefined) return this.refuse(msg("share.needWho"), "#person")
+    if (chosenActions.length === 0) return this.refuse(msg("share.needAction"), "input[name=action]")
+    const password = String(data.get("password") ?? "")
+    if (this.kind === "link" && password !== "" && [...password].length < 8) return this.refuse(msg("share.passwordShort"), "#password")
+    const expiry = String(data.get("expires") ?? "")
+    const body: Record<string, unknown> = {
+      subject_type: this.subjectType,
+      subject_id: this.subjectId,
+      actions: chosenActions,
+      watermark: this.watermark,
+      ...(expiry === "" ? {} : { expires_at: endOfDay(expiry) })
+    }
+    if (this.kind === "people") {
+      const person = this.chosen!
+      body.principal_type = person.type
+      if (person.invite === true) body.email = person.email
+      else body.principal_id = person.id
+    } else {
+      body.principal_type = this.kind
+      if (this.kind === "link" && password !== "") body.password = password
+    }
+    const locked: Record<string, string> = {}
+    if (this.kind === "embed") {
+      for (const filter of this.filters) {
+        const value = String(data.get(`locked-${filter.dimension}`) ?? "").trim()
+        if (value !== "") locked[filter.dimension] = value
+      }
+    }
+    this.busy = true
+    this.problem = undefined
+    this.invalid = undefined
+    try {
+      let grant = await this.api.post<Grant>("v1/sharing/grants", body)
+      if (this.kind === "embed" && Object.keys(locked).length > 0) {
+        const embed = await this.api.post<NonNullable<Grant["embed"]>>(`v1/sharing/grants/${encodeURIComponent(grant.grant_id)}/embed-tokens`, { params: locked })
+        grant = { ...grant, embed }
+      }
+      this.created = grant
+      this.grantsLoaded = false
+      this.emit("created", grant)
+      await this.updateComplete
+      this.renderRoot.querySelector<HTMLElement>(".created-notice")?.focus()
+    } catch (error) {
+      this.problem = problemIn(error)
+      await this.updateComplete
+      this.renderRoot.querySelector<HTMLElement>(".problem")?.focus()
+    } finally {
+      this.busy = false
+    }
+  }
+
+  private refuse(text: string, field: string) {
+    this.invalid = text
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(field)?.focus())
+  }
+
+  private async copy(text: string, field: string) {
+    try {
+      await navigator.clipboard.writeText(text)
+      this.copied = msg("share.copied")
+    } catch {
+      this.renderRoot.querySelector<HTMLInputElement | HTMLTextAreaElement>(field)?.select()
+      this.copied = msg("share.copy.failed")
+    }
+  }
+
+  private shareAgain() {
+    const tab = this.tab
+    this.reset()
+    this.tab = tab
+    void this.loadFilters()
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>("input[name=kind]:checked")?.focus())
+  }
+
+  // ---- Manage
+
+  private async loadGrants(more = false) {
+    this.grantsProblem = undefined
+    const path = `v1/sharing/grants?subject_type=${encodeURIComponent(this.subjectType)}&subject_id=${encodeURIComponent(this.subjectId)}&limit=50`
+    try {
+      const page = await this.api.list<Grant>(path, more ? this.grantsCursor : null)
+      this.grants = more ? [...this.grants, ...page.data] : page.data
+      this.grantsCursor = page.page.has_more ? page.page.next_cursor : null
+      this.grantsLoaded = true
+      void learnNames(this.api, page.data, () => this.requestUpdate())
+    } catch (error) {
+      this.grantsProblem = problemIn(error)
+      this.grantsLoaded = true
+    }
+  }
+
+  private replaceGrant(grant: Grant) {
+    this.grants = this.grants.map((g) => g.grant_id === grant.grant_id ? grant : g)
+  }
+
+  /** Runs a change on a grant; its problem, if any, shows above the list. */
+  private async change(run: () => Promise<Grant>, event: "updated" | "revoked", notice: (g: Grant) => string) {
+    this.grantsProblem = undefined
+    this.busy = true
+    try {
+      const grant = await run()
+      this.replaceGrant(grant)
+      this.editing = undefined
+      this.notice = notice(grant)
+      this.emit(event, grant)
+    } catch (error) {
+      this.grantsProblem = problemIn(error)
+    } finally {
+      this.busy = false
+    }
+    await this.updateComplete
+    this.renderRoot.querySelector<HTMLElement>(this.grantsProblem === undefined ? ".manage-notice" : ".manage-problem")?.focus()
+  }
+
+  private grantPath(grant: Grant, tail = "") {
+    return `v1/sharing/grants/${encodeURIComponent(grant.grant_id)}${tail}`
+  }
+
+  private async revoke(grant: Grant) {
+    const who = whoWords(grant)
+    if (!(await confirmRevoke(this.dialog ?? this.renderRoot, who))) return
+    await this.change(() => this.api.delete<Grant>(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
+  }
+
+  private async pause(grant: Grant, pause: boolean) {
+    const who = whoWords(grant)
+    await this.change(
+      () => this.api.post<Grant>(this.grantPath(grant, pause ? "/pause" : "/resume")),
+      "updated",
+      () => msg(pause ? "share.paused" : "share.resumed", { who })
+    )
+  }
+
+  private async save(event: Event, grant: Grant) {
+    event.preventDefault()
+    const data = new FormData(event.target as HTMLFormElement)
+    const chosen = data.getAll("edit-action").map(String) as Array<Action>
+    if (chosen.length === 0) {
+      this.grantsProblem = { status: 400, code: "client", title: msg("share.needAction"), detail: "", action: msg("problem.action.fix") }
+      return
+    }
+    const day = String(data.get("edit-expires") ?? "")
+    const body = {
+      actions: chosen,
+      expires_at: data.get("no-expiry") !== null || day === "" ? null : endOfDay(day)
+    }
+    const who = whoWords(grant)
+    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", () => msg("share.edit.saved", { who }))
+  }
+
+  private edit(grant: Grant | undefined) {
+    const id = grant?.grant_id
+    const was = this.editing
+    this.editing = id
+    void this.updateComplete.then(() =>
+      this.renderRoot.querySelector<HTMLElement>(id === undefined ? `#edit-${was}` : `#editing-${id} input`)?.focus()
+    )
+  }
+
+  private selectTab(tab: Tab, focus = false) {
+    // A new link's URL is shown once: back on Share, the form is empty again.
+    if (tab === "share" && this.tab !== "share" && this.created !== undefined) {
+      this.reset()
+      void this.loadFilters()
+    }
+    this.tab = tab
+    this.notice = undefined
+    if (tab === "manage" && !this.grantsLoaded) void this.loadGrants()
+    if (focus) void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(`#tab-${tab}`)?.focus())
+  }
+
+  private onTabKey(event: KeyboardEvent) {
+    if (event.key === "ArrowRight" || event.key === "ArrowLeft" || event.key === "Home" || event.key === "End") {
+      event.preventDefault()
+      const next: Tab = event.key === "Home" ? "share" : event.key === "End" ? "manage" : this.tab === "share" ? "manage" : "share"
+      this.selectTab(next, true)
+    }
+  }
+
+  // ---- Rendering
+
+  override render() {
+    const name = this.subjectName
+    return html`<dialog class="share" aria-labelledby="share-title" @close=${this.onClosed}>
+      ${this.open ? html`<div class="frame">
+        <header>
+          <h2 id="share-title">${name === null || name === "" ? msg("share.title.default") : msg("share.title", { name })}</h2>
+          <button type="button" class="close" aria-label=${msg("share.close")} @click=${() => this.close()}>✕</button>
+        </header>
+        <div role="tablist" aria-label=${msg("share.tabs")} @keydown=${this.onTabKey}>
+          ${this.tabButton("share", msg("share.tab.share"))}
+          ${this.tabButton("manage", msg("share.tab.manage"))}
+        </div>
+        <div role="tabpanel" id="panel-${this.tab}" aria-labelledby="tab-${this.tab}">
+          ${this.tab === "share" ? this.renderShare() : this.renderManage()}
+        </div>
+      </div>` : nothing}
+    </dialog>`
+  }
+
+  private tabButton(tab: Tab, label: string) {
+    const selected = this.tab === tab
+    return html`<button type="button" role="tab" id="tab-${tab}" aria-selected=${selected ? "true" : "false"} aria-controls="panel-${tab}"
+      tabindex=${selected ? 0 : -1} @click=${() => this.selectTab(tab)}>${label}</button>`
+  }
+
+  private problemBox(problem: Problem | undefined, extra = "") {
+    return problem === undefined ? nothing : html`<div class="problem ${extra}" role="alert" tabindex="-1">
+      <strong>${problem.title}</strong>
+      ${problem.detail === "" ? nothing : html`<p>${problem.detail}</p>`}
+      <p>${problem.action}</p>
+    </div>`
+  }
+
+  private renderShare(): TemplateResult {
+    if (this.created !== undefined) return this.renderCreated(this.created)
+    const kind = this.kind
+    return html`<form @submit=${this.create} novalidate>
+      ${this.problemBox(this.problem)}
+      <fieldset>
+        <legend>${msg("share.who")}</legend>
+        ${(["people", "link", "embed"] as const).map((k) => html`<label class="check">
+          <input type="radio" name="kind" value=${k} .checked=${kind === k} @change=${() => (this.kind = k, this.invalid = undefined)}>
+          ${msg(`share.kind.${k}` as MessageKey)}
+        </label>`)}
+      </fieldset>
+      ${kind === "people" ? this.renderPicker() : nothing}
+      ${kind === "link" ? html`<div class="field"><label for="password">${msg("share.password")}</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="password-hint">
+        <p class="hint" id="password-hint">${msg("share.password.hint")}</p>
+      </div>` : nothing}
+      ${kind === "embed" && this.filters.length > 0 ? html`<fieldset>
+        <legend>${msg("share.locked")}</legend>
+        <p class="hint">${msg("share.locked.hint")}</p>
+        ${this.filters.map((f) => html`<label>${f.title ?? f.name}<input name="locked-${f.dimension}" type="text"></label>`)}
+      </fieldset>` : nothing}
+      <div class="field"><label for="expires">${msg("share.expiry")}</label>
+        <input id="expires" name="expires" type="date" min=${today()} aria-describedby="expires-hint">
+        <p class="hint" id="expires-hint">${msg("share.expiry.hint")}</p>
+      </div>
+      <fieldset>
+        <legend>${msg("share.actions")}</legend>
+        ${this.offered(kind).map((a) => html`<label class="check">
+          <input type="checkbox" name="action" value=${a} .checked=${this.chosenActions.includes(a)}
+            @change=${(e: Event) => this.toggleAction(a, (e.target as HTMLInputElement).checked)}>
+          ${msg(`share.action.${a}` as MessageKey)}
+        </label>`)}
+      </fieldset>
+      <label class="check"><input type="checkbox" name="watermark" .checked=${this.watermark}
+        @change=${(e: Event) => (this.watermark = (e.target as HTMLInputElement).checked)}>${msg("share.watermark")}</label>
+      ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}
+      <div class="row"><button type="submit" ?disabled=${this.busy}>${this.busy ? msg("share.creating") : msg("share.create")}</button></div>
+    </form>`
+  }
+
+  private renderPicker(): TemplateResult {
+    const chosen = this.chosen
+    if (chosen !== undefined) {
+      return html`<div class="chosen">
+        <span>${msg("share.picker.chosen", { name: chosen.email === null || chosen.email === chosen.name ? chosen.name : `${chosen.name} (${chosen.email})` })}
+          <span class="type">· ${msg(`share.type.${chosen.type}` as MessageKey)}</span></span>
+        <button type="button" class="secondary" id="change-person" @click=${this.unchoose}>${msg("share.picker.change")}</button>
+      </div>`
+    }
+    const people = this.people
+    const expanded = people.length > 0
+    const q = this.query.trim()
+    const status = this.searching
+      ? msg("share.picker.searching")
+      : q === "" ? "" : people.length === 0 ? msg("share.picker.none", { q }) : people.length === 1 ? msg("share.picker.one") : msg("share.picker.count", { count: people.length })
+    return html`<div class="combo">
+      <label for="person">${msg("share.picker.label")}</label>
+      <input id="person" type="text" role="combobox" autocomplete="off" aria-autocomplete="list" aria-expanded=${expanded ? "true" : "false"}
+        aria-controls="people" aria-describedby="person-status" .value=${this.query}
+        aria-activedescendant=${expanded && this.activeOption >= 0 ? `person-${this.activeOption}` : nothing}
+        @input=${this.onQuery} @keydown=${this.onQueryKey}>
+      <p class="hint" id="person-status" role="status">${status}${this.peopleMore && !this.searching && q !== "" ? ` ${msg("share.picker.more")}` : ""}</p>
+      ${expanded ? html`<ul role="listbox" id="people" aria-label=${msg("share.picker.label")}>${
+        people.map((p, i) => html`<li role="option" id="person-${i}" aria-selected=${i === this.activeOption ? "true" : "false"}
+          @mousedown=${(e: Event) => e.preventDefault()} @click=${() => this.choose(p)}>
+          <span>${p.name}${p.email === null || p.email === p.name ? "" : ` (${p.email})`}</span>
+          <span class="type">${msg(`share.type.${p.type}` as MessageKey)}</span>
+        </li>`)
+      }</ul>` : nothing}
+    </div>`
+  }
+
+  private renderCreated(grant: Grant): TemplateResult {
+    const link = grant.principal_type === "link" ? grant.link_url : null
+    const snippet = grant.principal_type === "embed" ? grant.embed?.iframe ?? null : null
+    const text = link !== null
+      ? msg("share.created.link")
+      : snippet !== null
+      ? msg("share.created.embed")
+      : grant.principal_id === null
+      ? msg("share.created.invited", { name: grant.email ?? "" })
+      : msg("share.created.user", { name: whoWords(grant) })
+    return html`<div class="created">
+      <p class="notice created-notice" role="status" tabindex="-1">${text}</p>
+      ${link === null ? nothing : html`<label for="created-link">${msg("share.link.label")}</label>
+        <div class="row"><input id="created-link" class="grow" readonly .value=${link}>
+        <button type="button" @click=${() => void this.copy(link, "#created-link")}>${msg("share.copy")}</button></div>`}
+      ${snippet === null ? nothing : html`<label for="created-snippet">${msg("share.embed.label")}</label>
+        <textarea id="created-snippet" readonly rows="4" aria-describedby="snippet-hint" .value=${snippet}></textarea>
+        <p class="hint" id="snippet-hint">${msg("share.embed.hint", { id: grant.grant_id })}</p>
+        <div class="row"><button type="button" @click=${() => void this.copy(snippet, "#created-snippet")}>${msg("share.copy")}</button></div>`}
+      ${this.copied === undefined ? nothing : html`<p class="hint" role="status">${this.copied}</p>`}
+      <div class="row"><button type="button" class="secondary" @click=${this.shareAgain}>${msg("share.another")}</button>
+        <button type="button" class="secondary" @click=${() => this.selectTab("manage", true)}>${msg("share.tab.manage")}</button></div>
+    </div>`
+  }
+
+  private renderManage(): TemplateResult {
+    if (!this.grantsLoaded) return html`<p class="state-text" role="status">${msg("app.loading")}</p>`
+    return html`
+      ${this.notice === undefined ? nothing : html`<p class="notice manage-notice" role="status" tabindex="-1">${this.notice}</p>`}
+      ${this.problemBox(this.grantsProblem, "manage-problem")}
+      ${this.grants.length === 0
+        ? this.grantsProblem === undefined ? html`<p class="state-text">${msg("share.manage.empty")}</p>` : nothing
+        : html`<h3 id="grants-title">${msg("share.manage.caption")}</h3>
+          <ul class="grants" aria-labelledby="grants-title">${activeFirst(this.grants).map((g) => this.renderGrant(g))}</ul>`}
+      ${this.grantsCursor === null ? nothing : html`<p><button type="button" class="secondary" @click=${() => void this.loadGrants(true)}>${msg("share.manage.more")}</button></p>`}
+    `
+  }
+
+  private renderGrant(grant: Grant): TemplateResult {
+    const active = grant.state === "active"
+    const who = whoWords(grant)
+    const details = [
+      actionsWords(grant),
+      grant.password_protected ? msg("share.grant.password") : "",
+      expiryWords(grant.expires_at)
+    ].filter((s) => s !== "").join(" · ")
+    return html`<li>
+      <div><span class="who">${who}</span><span class="state ${stateName(grant)}">${stateWords(grant)}</span></div>
+      <div class="meta">${details}</div>
+      ${this.editing === grant.grant_id ? this.renderEdit(grant, who) : active ? html`<div class="row">
+        <button type="button" class="secondary" id="edit-${grant.grant_id}" aria-label="${msg("share.edit")}: ${who}" @click=${() => this.edit(grant)}>${msg("share.edit")}</button>
+        ${grant.principal_type === "link" ? html`<button type="button" class="secondary" aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
+          ?disabled=${this.busy} @click=${() => void this.pause(grant, !grant.paused)}>${msg(grant.paused ? "share.resume" : "share.pause")}</button>` : nothing}
+        <button type="button" class="danger secondary" aria-label="${msg("share.revoke")}: ${who}" ?disabled=${this.busy} @click=${() => void this.revoke(grant)}>${msg("share.revoke")}</button>
+      </div>` : nothing}
+    </li>`
+  }
+
+  private renderEdit(grant: Grant, who: string): TemplateResult {
+    const offered = grant.principal_type === "link" || grant.principal_type === "embed" ? this.offered("link") : allActions
+    return html`<form id="editing-${grant.grant_id}" aria-label=${msg("share.edit.title", { who })} @submit=${(e: Event) => void this.save(e, grant)}>
+      <fieldset>
+        <legend>${msg("share.actions")}</legend>
+        ${offered.map((a) => html`<label class="check"><input type="checkbox" name="edit-action" value=${a} ?checked=${grant.actions.includes(a)}>
+          ${msg(`share.action.${a}` as MessageKey)}</label>`)}
+      </fieldset>
+      <label>${msg("share.expiry")}<input name="edit-expires" type="date" min=${today()} .value=${dayOf(grant.expires_at)}></label>
+      <label class="check"><input type="checkbox" name="no-expiry">${msg("share.edit.removeExpiry")}</label>
+      <div class="row">
+        <button type="submit" ?disabled=${this.busy}>${msg("share.edit.save")}</button>
+        <button type="button" class="secondary" @click=${() => this.edit(undefined)}>${msg("share.edit.cancel")}</button>
+      </div>
+    </form>`
+  }
+}
+
+if (customElements.get("analytics-share-dialog") === undefined) customElements.define("analytics-share-dialog", AnalyticsShareDialog)

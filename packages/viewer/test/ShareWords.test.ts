@@ -1,0 +1,86 @@
+/**
+ * The share dialog's and links screen's words for grants, without a
+ * browser: states (a paused link is "Paused" while active), audiences,
+ * actions, makers (you, an API token, the tenant's first admin token, a
+ * name learnt from the directory), expiry, the order of the Manage list
+ * and the end-of-day expiry the date field stands for.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { setSession } from "../src/client/Session.ts"
+import { activeFirst, actionsWords, dayOf, endOfDay, expiryWords, type Grant, learnNames, makerWords, stateWords, whoWords } from "../src/elements/Grants.ts"
+import type { ApiClient } from "../src/client/ApiClient.ts"
+
+const grant = (over: Partial<Grant> = {}): Grant => ({
+  grant_id: "g1",
+  workspace_id: "w1",
+  subject_type: "report",
+  subject_id: "r1",
+  principal_type: "link",
+  principal_id: null,
+  email: null,
+  actions: ["view"],
+  watermark: false,
+  expires_at: null,
+  state: "active",
+  paused: false,
+  password_protected: false,
+  link_url: "https://example.com/s/abc",
+  created_by: { type: "user", id: "usr_1" },
+  created_at: "2026-11-26T10:00:00Z",
+  ...over
+})
+
+describe("grants in words", () => {
+  it("names states, a paused link included, and the actions as the API names them", () => {
+    assert.strictEqual(stateWords(grant()), "Active")
+    assert.strictEqual(stateWords(grant({ paused: true })), "Paused")
+    assert.strictEqual(stateWords(grant({ paused: true, state: "revoked" })), "Revoked", "a revoked link is revoked, paused or not")
+    assert.strictEqual(stateWords(grant({ state: "expired" })), "Expired")
+    assert.strictEqual(actionsWords(grant({ actions: ["view", "download", "comment"] })), "View, Download, Comment")
+  })
+
+  it("names audiences and makers; learns names from the directory, keeping ids it may not read", async () => {
+    setSession({
+      user: { user_id: "usr_me", email: "me@example.com", display_name: "Me", roles: ["admin"] },
+      tenant: { tenant_id: "t1", name: "Acme" },
+      via: "link",
+      csrf_token: "c",
+      idle_expires_at: null,
+      expires_at: null
+    })
+    assert.strictEqual(whoWords(grant()), "Anyone with the link")
+    assert.strictEqual(whoWords(grant({ email: "board@example.com" })), "Anyone with the link (for board@example.com)")
+    assert.strictEqual(whoWords(grant({ principal_type: "embed" })), "An embed")
+    assert.strictEqual(whoWords(grant({ principal_type: "user", email: "new@example.com" })), "new@example.com (invited)")
+    assert.strictEqual(makerWords(grant({ created_by: { type: "user", id: "usr_me" } })), "you")
+    assert.strictEqual(makerWords(grant({ created_by: { type: "api_token", id: "tok" } })), "an API token")
+    assert.strictEqual(makerWords(grant({ created_by: { type: "user", id: "admin@t1" } })), "the tenant's first admin token")
+    const asked: Array<string> = []
+    const client = {
+      get: async (path: string) => {
+        asked.push(path)
+        if (path === "v1/users/usr_2") return { name: "Bea Brown", email: "bea@example.com" }
+        throw new Error("403")
+      }
+    } as unknown as ApiClient
+    let changed = 0
+    const grants = [grant({ principal_type: "user", principal_id: "usr_2", created_by: { type: "user", id: "usr_3" } }), grant({ principal_type: "team", principal_id: "team_1" })]
+    await learnNames(client, grants, () => changed++)
+    assert.deepStrictEqual(asked.sort(), ["v1/teams/team_1", "v1/users/usr_1", "v1/users/usr_2", "v1/users/usr_3"])
+    assert.strictEqual(changed, 1)
+    assert.strictEqual(whoWords(grants[0]!), "Bea Brown (bea@example.com)")
+    assert.strictEqual(whoWords(grants[1]!), "team_1", "not readable: the id stands")
+    assert.strictEqual(makerWords(grants[0]!), "usr_3")
+    setSession(null)
+  })
+
+  it("puts active grants first; an expiry is the end of the chosen day and reads back as that day", () => {
+    const order = activeFirst([grant({ grant_id: "a", state: "revoked" }), grant({ grant_id: "b" }), grant({ grant_id: "c", state: "expired" }), grant({ grant_id: "d", paused: true })])
+    assert.deepStrictEqual(order.map((g) => g.grant_id), ["b", "d", "a", "c"])
+    const iso = endOfDay("2099-12-31")
+    assert.strictEqual(dayOf(iso), "2099-12-31")
+    assert.isAbove(new Date(iso).getTime(), new Date(endOfDay("2099-12-30")).getTime() + 86_399_000)
+    assert.strictEqual(expiryWords(null), "No expiry")
+    assert.match(expiryWords(iso), /^Expires .*2099/)
+  })
+})
