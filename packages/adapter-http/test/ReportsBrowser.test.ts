@@ -198,6 +198,23 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         })
       }
 
+      // The dark theme: the same report readable, axe clean.
+      for (const width of [1280, 390]) {
+        yield* Effect.promise(async () => {
+          const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: "dark" })
+          await signedInAs(page, asAdmin)
+          const seen = await watch(page)
+          await page.goto(`${server.url}${reportPath}#page=Trends`)
+          await page.locator("[role=tab][aria-selected=true]", { hasText: "Trends" }).waitFor({ timeout: 20_000 })
+          await chartsLive(page)
+          assert.deepStrictEqual(await Axe.serious(page), [], `dark at ${width}`)
+          assert.isAtMost(await overflow(page), 0)
+          await shoot(page, `report-dark-${width}`)
+          assert.deepStrictEqual(seen.errors(), [])
+          await page.close()
+        })
+      }
+
       // Comments: Ada (comment granted) adds, edits and deletes hers; Carol (view) reads and is told she may not add.
       yield* Effect.promise(async () => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
