@@ -49,10 +49,6 @@ const signedInAs = async (page: Page, who: { readonly token: string; readonly te
  */
 const watch = async (page: Page, expected: (path: string, status: number) => boolean = () => false) => {
   const errors = Chromium.watchErrors(page)
-  if (process.env.DEBUG_REPORTS === "1") {
-    page.on("console", (m) => console.log("console:", m.type(), m.text()))
-    page.on("response", (r) => r.status() >= 400 && console.log("response:", r.status(), r.url()))
-  }
   const statuses: Array<number> = []
   const requested: Array<string> = []
   page.on("request", (request) => requested.push(new URL(request.url()).pathname))
@@ -120,6 +116,9 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
           return { token, tenantId, userId: user.user_id as string, name, roles: ["member"] }
         })
       const ada = yield* member("ada@example.com", "Ada Lovelace", ["view", "comment"])
+      // Ada leads the EU: her row-level security leaves her that region's rows (the sample model's executive roles).
+      const lead = yield* ok("POST", "/v1/executive-roles", { name: "EU Lead" })
+      yield* ok("POST", `/v1/executive-roles/${lead.role_id}/members`, { user_id: ada.userId })
       const carol = yield* member("carol@example.com", "Carol", ["view"])
       const dave = yield* member("dave@example.com", "Dave", undefined)
       const asAdmin = { token: admin, tenantId, userId: "usr_admin", name: "Ada Admin", roles: ["admin"] }
@@ -223,6 +222,9 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         await page.goto(`${server.url}${reportPath}`)
         const panel = page.getByRole("region", { name: "Comments" })
         await panel.getByText("No comments yet.").waitFor({ timeout: 20_000 })
+        // Her rows only: one region, the filter offering no other.
+        await page.waitForFunction(() => document.querySelectorAll(`[data-visual="revenue_by_region"] details.data tbody tr`).length === 1)
+        assert.deepStrictEqual(await page.locator("#filter-region option").allInnerTexts(), ["All", "EU"])
         await panel.getByLabel("Add a comment").fill("Revenue in APAC looks off.")
         await panel.getByRole("button", { name: "Comment", exact: true }).click()
         await panel.getByText("Revenue in APAC looks off.").waitFor()

@@ -171,7 +171,7 @@ export class CommentsPanel extends LitElement {
           this.focusOn(comment, ".edit")
         }}>${msg("comments.cancel")}</button></div>
           </form>`
-        : html`<p class="comment-text">${comment.text}</p>`
+        : html`<p class="comment-text" id=${`comment-${comment.comment_id}`}>${comment.text}</p>`
     }
       ${
       mine && this.editing !== comment.comment_id
@@ -182,11 +182,11 @@ export class CommentsPanel extends LitElement {
             this.confirming = undefined
             this.focusOn(comment, ".delete")
           }}>${msg("comments.delete.no")}</button></div>`
-          : html`<div class="row"><button type="button" class="link edit" @click=${() => {
+          : html`<div class="row"><button type="button" class="link edit" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
             this.editing = comment.comment_id
             this.focusOn(comment, "textarea")
           }}>${msg("comments.edit")}</button>
-              <button type="button" class="link delete" @click=${() => {
+              <button type="button" class="link delete" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
             this.confirming = comment.comment_id
             this.focusOn(comment, "button.danger")
           }}>${msg("comments.delete")}</button></div>`
