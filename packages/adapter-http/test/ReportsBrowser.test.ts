@@ -97,7 +97,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
   it.live("the demo report: workspace by name, filters in the address, pages by keyboard and #page=, Vega only with a chart; comments; refusals in words; a dashboard", () =>
     Effect.gen(function*() {
       const { admin, ok, reportId, server, tenantId, workspaceId } = yield* setup
-      yield* ok("POST", "/v1/dashboards", {
+      const dashboard = yield* ok("POST", "/v1/dashboards", {
         workspace_id: workspaceId,
         name: "Executive",
         tiles: [
@@ -276,6 +276,9 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         await page.goto(`${server.url}/w/${workspaceId}/reports/0190a7e2-0000-7000-8000-000000000000`)
         await page.getByRole("alert").getByText("This report does not exist").waitFor({ timeout: 20_000 })
         assert.include(await page.getByRole("navigation", { name: "Breadcrumbs" }).innerText(), "Demo")
+        await page.goto(`${server.url}/w/${workspaceId}/dashboards/${dashboard.dashboard_id}`)
+        await page.getByRole("alert").getByText("You cannot open this dashboard").waitFor({ timeout: 20_000 })
+        assert.strictEqual(await page.getByRole("heading", { level: 1 }).innerText(), "Dashboard")
         assert.deepStrictEqual(seen.errors(), [])
         await page.close()
       })
