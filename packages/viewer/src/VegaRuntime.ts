@@ -8,7 +8,7 @@
  */
 import { parse, type Spec, View, Warn } from "vega"
 import { expressionInterpreter } from "vega-interpreter"
-import { Handler } from "vega-tooltip"
+import { createDefaultStyle, Handler } from "vega-tooltip"
 
 /** A live chart. */
 export type Chart = View
@@ -26,6 +26,18 @@ const normalise = (rows: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
 /** One tooltip handler for every chart of the page (it owns one floating element). */
 let tooltip: Handler | undefined
 
+/**
+ * The tooltip handler, its default look adopted as a constructed stylesheet
+ * rather than the `<style>` element it would add: the console's policy
+ * allows no inline style, and constructed sheets are outside it.
+ */
+const tooltipHandler = () => {
+  const sheet = new CSSStyleSheet()
+  sheet.replaceSync(createDefaultStyle("vg-tooltip-element"))
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]
+  return new Handler({ theme: "light", disableDefaultStyle: true })
+}
+
 /** Draws `spec` with `rows` into `container` as SVG, `width` pixels wide. */
 export const draw = async (
   container: HTMLElement,
@@ -33,7 +45,7 @@ export const draw = async (
   rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
   width: number
 ): Promise<Chart> => {
-  tooltip ??= new Handler({ theme: "light" })
+  tooltip ??= tooltipHandler()
   const view = new View(parse(spec as Spec, undefined, { ast: true }), {
     renderer: "svg",
     container,

@@ -1,11 +1,11 @@
 /**
  * The entry embedding apps load (served also as
- * `assets/analytics-elements.js`): it defines the public custom elements:
- * the report viewer the share page uses and `<analytics-share-dialog>`.
- * The console's `<analytics-report>` and `<analytics-export-button>` join
- * them as they are built (docs/guides/console.md).
+ * `assets/analytics-elements.js`): it defines the public custom elements
+ * (docs/guides/console.md): `<analytics-report>`,
+ * `<analytics-share-dialog>` and the report viewer the share page uses.
  *
  * @since 0.1.0
  */
+import "./elements/AnalyticsReport.ts"
 import "./ReportViewer.ts"
 import "./elements/ShareDialog.ts"

@@ -25,6 +25,9 @@ export const readyEvent = "analytics-ready"
 export class Screen extends LitElement {
   static override properties = { context: { attribute: false } }
 
+  /** The screen keeps its query in step itself (a report's `?filters=`): a new query does not make a new screen. */
+  static followsQuery = false
+
   declare context: ScreenContext
   private announced = false
 

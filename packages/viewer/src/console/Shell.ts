@@ -26,8 +26,8 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "invitations/accept", tag: "analytics-invitation", load: () => import("./screens/Invitation.ts"), public: true },
   { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
   { pattern: "w/:workspace/links", tag: "analytics-links", load: () => import("./screens/Links.ts") },
-  { pattern: "w/:workspace/reports/:report", tag: "analytics-coming-next", load: () => import("./screens/ComingNext.ts") },
-  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-coming-next", load: () => import("./screens/ComingNext.ts") }
+  { pattern: "w/:workspace/reports/:report", tag: "analytics-report-screen", load: () => import("./screens/Report.ts") },
+  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") }
 ]
 
 const signInRoute = routes[1]!
@@ -100,6 +100,11 @@ export class AnalyticsConsole extends LitElement {
   private async show(): Promise<void> {
     const turn = ++this.shown
     const found = Router.match(routes, notFound, Router.currentPath(), location.search)
+    // A move within the screen shown (`#page=`, or the query of a screen that keeps it in step itself) keeps it.
+    const current = (this.screen as Screen | undefined)?.context?.match
+    if (current !== undefined && this.problem === undefined && current.route === found.route && current.path === found.path) {
+      if (current.query.toString() === found.query.toString() || (this.screen!.constructor as typeof Screen).followsQuery) return
+    }
     if (found.route === signInRoute && !location.hash.startsWith("#token=")) {
       // Signed in already: on to where the sign-in was for.
       found.route.load().catch(() => undefined)

@@ -2,13 +2,15 @@
  * A workspace's screen (`/w/{workspace_id}`): its reports and dashboards,
  * each a link to its own screen with a "Share" button (the share dialog),
  * a page at a time; for tenant admins, a link to the workspace's public
- * links.
+ * links. Its name as the link that led here gave it, else (a deep link)
+ * as `GET /v1/workspaces/{id}` says.
  *
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
 import { currentSession, isAdmin } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
+import { knowWorkspaceName, workspaceName } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
@@ -30,6 +32,8 @@ interface Dashboard extends Named {
 export class WorkspaceScreen extends Screen {
   private reports: Pager<Report> | undefined
   private dashboards: Pager<Dashboard> | undefined
+  /** Its name: `null` while asked, `undefined` when it could not be read. */
+  private name: string | null | undefined = null
 
   override connectedCallback() {
     super.connectedCallback()
@@ -38,6 +42,16 @@ export class WorkspaceScreen extends Screen {
     this.dashboards ??= new Pager<Dashboard>(this.context.client, `v1/dashboards?workspace_id=${id}&limit=50`, () => this.requestUpdate())
     if (!this.reports.loaded) void this.reports.more()
     if (!this.dashboards.loaded) void this.dashboards.more()
+    const given = linkTitle()
+    if (given !== undefined) {
+      this.name = given
+      knowWorkspaceName(this.workspaceId, given)
+    } else if (this.name === null) {
+      void workspaceName(this.context.client, this.workspaceId).then((name) => {
+        this.name = name
+        this.requestUpdate()
+      })
+    }
   }
 
   private get workspaceId(): string {
@@ -57,7 +71,7 @@ export class WorkspaceScreen extends Screen {
       ${problemView(pager.problem, () => void pager.more())}
       ${!pager.loaded ? (pager.loading ? loading() : nothing) : pager.items.length === 0 ? empty(emptyText) : html`<ul class="items">${
         pager.items.map((item) =>
-          html`<li class=${share === undefined ? "" : "with-actions"}><a href=${href(item)}>${item.name}</a>${
+          html`<li class=${share === undefined ? "" : "with-actions"}><a href=${href(item)} data-title=${item.name}>${item.name}</a>${
             item.description == null || item.description === "" ? nothing : html`<span class="muted">${item.description}</span>`
           }${
             share === undefined ? nothing : html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name: item.name })}
@@ -73,9 +87,8 @@ export class WorkspaceScreen extends Screen {
     const reports = this.reports!
     const dashboards = this.dashboards!
     const settled = (p: Pager<unknown>) => p.loaded || p.problem !== undefined
-    // Its name as the link that led here gave it; a deep link shows "Workspace".
-    const title = linkTitle() ?? msg("workspace.title")
-    if (settled(reports) && settled(dashboards)) this.ready(title)
+    const title = this.name ?? msg("workspace.title")
+    if (settled(reports) && settled(dashboards) && this.name !== null) this.ready(title)
     const base = `w/${encodeURIComponent(this.workspaceId)}`
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>

@@ -1,0 +1,225 @@
+/**
+ * `<analytics-comments>`: a report's comments on its screen, oldest first
+ * (a thread reads as a conversation; replies under the comment they answer),
+ * a form to add one, and the signed-in author's own comments editable and
+ * deletable. What the policy allows decides what shows: a member the
+ * policy refuses the list (403) sees no panel at all rather than an error;
+ * one who may read but not comment (403 on adding) is told so, once.
+ *
+ * @since 0.1.0
+ */
+import { html, LitElement, nothing, type TemplateResult } from "lit"
+import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { msg } from "../i18n/msg.ts"
+import { Pager } from "./Pager.ts"
+import { problemView } from "./States.ts"
+
+/** A comment as the API shows it (`/v1/reports/{id}/comments`). */
+export interface CommentJson {
+  readonly comment_id: string
+  readonly visual_id: string | null
+  readonly parent_id: string | null
+  readonly author: { readonly type: string; readonly id: string }
+  readonly text: string
+  readonly deleted: boolean
+  readonly edited_at: string | null
+  readonly created_at: string
+}
+
+const when = (iso: string) => {
+  const date = new Date(iso)
+  return html`<time datetime=${iso}>${date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })}</time>`
+}
+
+/** A report's comments. */
+export class CommentsPanel extends LitElement {
+  static override properties = {
+    client: { attribute: false },
+    reportId: { attribute: false },
+    userId: { attribute: false },
+    visuals: { attribute: false },
+    refused: { state: true },
+    mayAdd: { state: true },
+    editing: { state: true },
+    confirming: { state: true },
+    problem: { state: true },
+    sending: { state: true }
+  }
+
+  declare client: ApiClient
+  declare reportId: string
+  /** The signed-in user: their comments are theirs to edit and delete. */
+  declare userId: string | undefined
+  /** The report's visuals' titles by id, to say which visual a comment is on. */
+  declare visuals: ReadonlyMap<string, string>
+  /** The policy refuses the list: no panel. */
+  declare refused: boolean
+  declare mayAdd: boolean
+  declare editing: string | undefined
+  declare confirming: string | undefined
+  declare problem: Problem | undefined
+  declare sending: boolean
+  private pager: Pager<CommentJson> | undefined
+
+  constructor() {
+    super()
+    this.refused = false
+    this.mayAdd = true
+    this.sending = false
+    this.visuals = new Map()
+  }
+
+  protected override createRenderRoot() {
+    return this
+  }
+
+  override connectedCallback() {
+    super.connectedCallback()
+    if (this.pager === undefined) {
+      this.pager = new Pager<CommentJson>(this.client, `v1/reports/${encodeURIComponent(this.reportId)}/comments?limit=50`, () => {
+        if (this.pager?.problem?.status === 403) this.refused = true
+        this.requestUpdate()
+      })
+      void this.pager.more()
+    }
+  }
+
+  private mine(comment: CommentJson): boolean {
+    return comment.author.type === "user" && comment.author.id === this.userId && !comment.deleted
+  }
+
+  private async add(event: SubmitEvent) {
+    event.preventDefault()
+    const form = event.target as HTMLFormElement
+    const field = form.elements.namedItem("text") as HTMLTextAreaElement
+    if (field.value.trim() === "") return field.focus()
+    this.sending = true
+    this.problem = undefined
+    try {
+      const created = await this.client.post<CommentJson>(`v1/reports/${encodeURIComponent(this.reportId)}/comments`, { text: field.value })
+      this.pager!.items = [...this.pager!.items, created]
+      field.value = ""
+    } catch (error) {
+      const problem = problemIn(error)
+      if (problem.status === 403 && problem.code !== "auth/csrf-failed") this.mayAdd = false
+      else this.problem = problem
+    } finally {
+      this.sending = false
+    }
+  }
+
+  private async save(event: SubmitEvent, comment: CommentJson) {
+    event.preventDefault()
+    const field = (event.target as HTMLFormElement).elements.namedItem("text") as HTMLTextAreaElement
+    if (field.value.trim() === "") return field.focus()
+    this.sending = true
+    this.problem = undefined
+    try {
+      const updated = await this.client.patch<CommentJson>(`v1/comments/${encodeURIComponent(comment.comment_id)}`, { text: field.value })
+      this.replace(comment, updated)
+      this.editing = undefined
+      this.focusOn(comment, ".edit")
+    } catch (error) {
+      this.problem = problemIn(error)
+    } finally {
+      this.sending = false
+    }
+  }
+
+  private async deleteComment(comment: CommentJson) {
+    this.sending = true
+    this.problem = undefined
+    try {
+      await this.client.delete(`v1/comments/${encodeURIComponent(comment.comment_id)}`)
+      // One with replies stays as a tombstone, so its thread still reads; any other goes.
+      const replies = this.pager!.items.some((c) => c.parent_id === comment.comment_id)
+      if (replies) this.replace(comment, { ...comment, text: "", deleted: true })
+      else this.pager!.items = this.pager!.items.filter((c) => c.comment_id !== comment.comment_id)
+      this.confirming = undefined
+      void this.updateComplete.then(() => this.querySelector<HTMLElement>("#comment-text")?.focus())
+    } catch (error) {
+      this.problem = problemIn(error)
+    } finally {
+      this.sending = false
+    }
+  }
+
+  private replace(comment: CommentJson, next: CommentJson) {
+    this.pager!.items = this.pager!.items.map((c) => c.comment_id === comment.comment_id ? next : c)
+  }
+
+  private focusOn(comment: CommentJson, selector: string) {
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>(`[data-comment="${comment.comment_id}"] ${selector}`)?.focus())
+  }
+
+  private comment(comment: CommentJson, replies: ReadonlyArray<CommentJson>): TemplateResult {
+    const mine = this.mine(comment)
+    const visual = comment.visual_id === null ? undefined : this.visuals.get(comment.visual_id) ?? comment.visual_id
+    return html`<li data-comment=${comment.comment_id}>
+      <p class="comment-meta"><strong>${mine ? msg("comments.you") : msg("comments.someone")}</strong>
+        ${visual === undefined ? nothing : html`<span>${msg("comments.on", { visual })}</span>`}
+        <span class="muted">${when(comment.created_at)}${comment.edited_at === null ? nothing : html` · ${msg("comments.edited")}`}</span></p>
+      ${
+      comment.deleted
+        ? html`<p class="muted">${msg("comments.deleted")}</p>`
+        : this.editing === comment.comment_id
+        ? html`<form @submit=${(e: SubmitEvent) => void this.save(e, comment)}>
+            <label>${msg("comments.edit.label")}<textarea name="text" rows="3" maxlength="4000" .value=${comment.text}></textarea></label>
+            <div class="row"><button type="submit" ?disabled=${this.sending}>${msg("comments.save")}</button>
+              <button type="button" class="secondary" @click=${() => {
+          this.editing = undefined
+          this.focusOn(comment, ".edit")
+        }}>${msg("comments.cancel")}</button></div>
+          </form>`
+        : html`<p class="comment-text" id=${`comment-${comment.comment_id}`}>${comment.text}</p>`
+    }
+      ${
+      mine && this.editing !== comment.comment_id
+        ? this.confirming === comment.comment_id
+          ? html`<div class="row" role="group" aria-label=${msg("comments.delete.confirm")}><span>${msg("comments.delete.confirm")}</span>
+              <button type="button" class="danger" ?disabled=${this.sending} @click=${() => void this.deleteComment(comment)}>${msg("comments.delete.yes")}</button>
+              <button type="button" class="secondary" @click=${() => {
+            this.confirming = undefined
+            this.focusOn(comment, ".delete")
+          }}>${msg("comments.delete.no")}</button></div>`
+          : html`<div class="row"><button type="button" class="link edit" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
+            this.editing = comment.comment_id
+            this.focusOn(comment, "textarea")
+          }}>${msg("comments.edit")}</button>
+              <button type="button" class="link delete" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
+            this.confirming = comment.comment_id
+            this.focusOn(comment, "button.danger")
+          }}>${msg("comments.delete")}</button></div>`
+        : nothing
+    }
+      ${replies.length === 0 ? nothing : html`<ul class="replies">${replies.map((r) => this.comment(r, []))}</ul>`}
+    </li>`
+  }
+
+  override render() {
+    const pager = this.pager
+    if (pager === undefined || this.refused) return nothing
+    const items = pager.items
+    const firsts = items.filter((c) => c.parent_id === null)
+    const repliesOf = (id: string) => items.filter((c) => c.parent_id === id)
+    return html`<section class="comments card" aria-labelledby="comments-title">
+      <h2 id="comments-title">${msg("comments.title")}</h2>
+      ${problemView(pager.problem, () => void pager.more())}
+      ${pager.loaded && items.length === 0 ? html`<p class="muted">${msg("comments.empty")}</p>` : nothing}
+      ${firsts.length === 0 ? nothing : html`<ul class="comments-list">${firsts.map((c) => this.comment(c, repliesOf(c.comment_id)))}</ul>`}
+      ${pager.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => void pager.more()}>${msg("comments.more")}</button></p>` : nothing}
+      ${problemView(this.problem)}
+      ${
+      !pager.loaded ? nothing : this.mayAdd
+        ? html`<form class="comment-add" @submit=${(e: SubmitEvent) => void this.add(e)}>
+            <label for="comment-text">${msg("comments.add.label")}</label>
+            <textarea id="comment-text" name="text" rows="3" maxlength="4000"></textarea>
+            <div><button type="submit" ?disabled=${this.sending}>${msg("comments.add.submit")}</button></div>
+          </form>`
+        : html`<p class="notice">${msg("comments.add.refused")}</p>`
+    }
+    </section>`
+  }
+}
+
+customElements.define("analytics-comments", CommentsPanel)
