@@ -416,6 +416,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   },
   "exportSchedules.delete": { params: { id: "schedule" }, destructive: true },
   "exportSchedules.sendNow": { params: { id: "schedule" } },
+  "exportSchedules.runs": { params: { id: "schedule" } },
   "comments.list": { params: { id: "report" }, queryIds: { visual_id: "visual" } },
   "comments.create": {
     params: { id: "report" },

@@ -12,7 +12,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { datasets, reports, alerts, datasetSchedules, dashboards, datasetLoads, reportFilters } from "./migrations/Analytics.ts"
 import { directory } from "./migrations/Directory.ts"
-import { exportJobs, exportSchedules, scheduleRunAs } from "./migrations/Exports.ts"
+import { exportJobs, exportSchedules, jobsBySchedule, scheduleRunAs } from "./migrations/Exports.ts"
 import { initial, idempotencyPurgeIndex, tenantLimits } from "./migrations/Platform.ts"
 import { rateLimits, rateLimitLogs } from "./migrations/RateLimits.ts"
 import { auditLog, grants, grantRecipients, comments } from "./migrations/Sharing.ts"
@@ -43,7 +43,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "18_rate_limit_logs": rateLimitLogs,
   "19_report_filters": reportFilters,
   "20_schedule_run_as": scheduleRunAs,
-  "21_comments": comments
+  "21_comments": comments,
+  "22_jobs_by_schedule": jobsBySchedule
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -162,6 +162,7 @@ export const rules = {
   "exportSchedules.update": owner("schedule"),
   "exportSchedules.delete": owner("schedule"),
   "exportSchedules.sendNow": owner("schedule"),
+  "exportSchedules.runs": owner("schedule"),
   "comments.list": member,
   "comments.create": granted("comment", "report"),
   "comments.update": owner("comment"),
