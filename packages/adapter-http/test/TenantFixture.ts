@@ -341,6 +341,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   "datasets.update": { params: { id: "dataset" }, body: () => ({ description: "Changed" }), destructive: true },
   "datasets.delete": { params: { id: "dataset" }, destructive: true },
   "datasets.refresh": { params: { id: "dataset" } },
+  "datasets.refreshes": { params: { id: "dataset" } },
   "datasets.query": { params: { id: "dataset" }, body: () => ({ measures: ["total_amount"] }) },
   "datasets.sql": { params: { id: "dataset" }, body: () => ({ measures: ["total_amount"] }) },
   "reports.list": { query: (t) => ({ workspace_id: t.ids.workspace }), queryIds: { workspace_id: "workspace" } },

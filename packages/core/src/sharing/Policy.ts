@@ -116,6 +116,8 @@ export const rules = {
   "datasets.update": admin,
   "datasets.delete": admin,
   "datasets.refresh": admin,
+  // Who refreshed, and why a refresh failed: the admins' who run refreshes.
+  "datasets.refreshes": admin,
   "datasets.upload": admin,
   "datasets.query": member,
   "datasets.sql": member,
