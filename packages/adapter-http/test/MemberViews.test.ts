@@ -6,9 +6,12 @@
  * no server-drawn SVG. Refusals are problems: no grant (403), another
  * tenant's or an unknown id (404), bad filters (400), never a 5xx.
  */
+import { MemoryStores } from "@analytics/adapter-memory"
+import { AnalyticsEngine, EngineScheduler, SqlDialect } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { problemCode } from "@analytics/testing/http"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { eventually } from "@analytics/testing"
+import { problemCode, start } from "@analytics/testing/http"
 import * as ExportFixture from "./ExportFixture.ts"
 
 /** Admins and the CFO (an executive role) see every row; any other member only the EU's. */
@@ -135,5 +138,48 @@ describe("member views", () => {
       // Their grant is on the report: the dashboard is not theirs to view.
       const notTheirs = yield* dashboardView(markedToken)
       assert.strictEqual(notTheirs.status, 403, notTheirs.text)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a view takes a slot of its workspace's concurrent queries: with every slot held, it is a 429 rate-limit/query-concurrency", () =>
+    Effect.gen(function*() {
+      // An engine whose queries wait for the test: each dataset query below holds its workspace slot.
+      const gate = yield* Deferred.make<void>()
+      let started = 0
+      const engine = AnalyticsEngine.AnalyticsEngine.of({
+        dialect: SqlDialect.duckdb,
+        run: () => Effect.andThen(Effect.sync(() => started++), Effect.as(Deferred.await(gate), [{ region: "EU", total_amount: 1 }])),
+        importFile: () => Effect.succeed({ columns: [{ name: "region", engineType: "VARCHAR", type: "string" }, { name: "amount", engineType: "DOUBLE", type: "number" }], rowCount: 1 }),
+        describe: () => Effect.succeed([]),
+        drop: () => Effect.void
+      })
+      // The engine runs them all at once: only the workspace's slots bound them.
+      const scheduler = yield* EngineScheduler.make({ capacity: 16 })
+      const server = yield* start(MemoryStores.layer, {
+        engines: { upload: Layer.succeed(AnalyticsEngine.AnalyticsEngine, engine) },
+        engineScheduler: Layer.succeed(EngineScheduler.EngineScheduler, scheduler)
+      })
+      // The starter plan runs 4 queries of a workspace at once.
+      const { token } = yield* server.tenant("starter")
+      const ok = (method: string, path: string, body?: unknown) =>
+        Effect.map(server.request(method, path, { token, body }), (r) => {
+          assert.isBelow(r.status, 300, r.text)
+          return r.body
+        })
+      const workspace = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id as string
+      const dataset = (yield* ok("POST", "/v1/datasets", { workspace_id: workspace, name: "Orders", source: { type: "upload" } })).dataset_id as string
+      const loaded = yield* server.request("PUT", `/v1/datasets/${dataset}/data`, { token, body: "region,amount\nEU,1\n", headers: { "content-type": "text/csv" } })
+      assert.strictEqual(loaded.status, 200, loaded.text)
+      const report = (yield* ok("POST", "/v1/reports", { workspace_id: workspace, name: "R", pages: [{ name: "P", visuals: [ExportFixture.byRegion(dataset)] }] })).report_id as string
+      const held = []
+      for (let i = 0; i < 4; i++) held.push(yield* Effect.forkChild(server.request("POST", `/v1/datasets/${dataset}/query`, { token, body: { measures: ["total_amount"] } })))
+      yield* eventually(Effect.sync(() => started === 4), undefined, { timeoutMillis: 5_000, intervalMillis: 5 })
+      const refused = yield* server.request("GET", `/v1/reports/${report}/view`, { token })
+      assert.strictEqual(refused.status, 429, refused.text)
+      assert.strictEqual(problemCode(refused), "rate-limit/query-concurrency")
+      assert.strictEqual(started, 4, "the view ran no query")
+      yield* Deferred.succeed(gate, undefined)
+      for (const fiber of held) assert.strictEqual((yield* Fiber.join(fiber)).status, 200)
+      const served = yield* server.request("GET", `/v1/reports/${report}/view`, { token })
+      assert.strictEqual(served.status, 200, served.text)
     }).pipe(Effect.scoped), 60_000)
 })

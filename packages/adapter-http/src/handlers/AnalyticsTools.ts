@@ -44,26 +44,28 @@ export const analyticsTools = Effect.gen(function*() {
   // A query's slot outlives its timeout only if the process dies holding it.
   const slotLease = Duration.toMillis(Datasets.defaultQueryTimeout) + 30_000
   /**
-   * Runs a query (a dataset's, a visual's, a tile's) in a slot of its
-   * workspace, at most the tenant's plan's concurrent queries (decision 0009);
-   * answers its columns and rows.
+   * Runs `effect` (a query, or a view running several) in a slot of its
+   * workspace, at most the tenant's plan's concurrent queries (decision
+   * 0009); a full workspace is a 429 `rate-limit/query-concurrency`.
    */
-  const queryResult = <E>(
-    tenantId: Tenant.TenantId,
-    workspaceId: string,
-    query: Effect.Effect<{ readonly compiled: SqlCompiler.Compiled; readonly rows: ReadonlyArray<AnalyticsEngine.Row> }, E>
-  ) =>
+  const inSlot = <A, E>(tenantId: Tenant.TenantId, workspaceId: string, effect: Effect.Effect<A, E>) =>
     Effect.gen(function*() {
       const tenant = yield* run(tenants.get(tenantId))
       const capacity = tenant === undefined ? 1 : Plan.limitsFor(tenant.plan, tenant.limits).queryConcurrency
-      const { compiled, rows } = yield* limiter.withSlot(OperationLimits.queryConcurrency(workspaceId, capacity), slotLease)(query).pipe(
+      return yield* limiter.withSlot(OperationLimits.queryConcurrency(workspaceId, capacity), slotLease)(effect).pipe(
         Effect.mapError((error): E | Problems.QueryConcurrency =>
           error instanceof Limiter.RateLimited
             ? toProblem(error as Limiter.RateLimitedWith<"rate-limit/query-concurrency">)
             : error as E
         )
       )
-      return { columns: compiled.columns, data: rows, row_count: rows.length }
     })
-  return { run, queryResult }
+  /** Runs a query (a dataset's, a visual's, a tile's) in a slot of its workspace (`inSlot`); answers its columns and rows. */
+  const queryResult = <E>(
+    tenantId: Tenant.TenantId,
+    workspaceId: string,
+    query: Effect.Effect<{ readonly compiled: SqlCompiler.Compiled; readonly rows: ReadonlyArray<AnalyticsEngine.Row> }, E>
+  ) =>
+    Effect.map(inSlot(tenantId, workspaceId, query), ({ compiled, rows }) => ({ columns: compiled.columns, data: rows, row_count: rows.length }))
+  return { run, inSlot, queryResult }
 })

@@ -3,12 +3,14 @@
  * `GET /v1/dashboards/{id}/view`): core's `MemberViews` (the policy's
  * `view`, the caller's row-level security) made into the viewer's data by
  * the share page's builder (`SharedReport`), without server-drawn SVG (the
- * browser draws); the filters' values in the share page's encoding.
+ * browser draws); the filters' values in the share page's encoding. A
+ * view runs its queries in one slot of its workspace's query concurrency,
+ * as a single visual's query does.
  *
  * @since 0.1.0
  */
 import { Problems } from "@analytics/api"
-import { DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, type Principal, ReportStore, ReportViews, WorkspaceStore } from "@analytics/core"
+import { Dashboards, DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, type Principal, Reports, ReportStore, ReportViews, WorkspaceStore } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Effect } from "effect"
@@ -16,6 +18,7 @@ import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import * as SharedReport from "../routes/SharedReport.ts"
 import * as SharePage from "../routes/SharePage.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
+import type { analyticsTools } from "./AnalyticsTools.ts"
 import { captured } from "./Handling.ts"
 
 /** Values of the report's filters the report refuses: a 400 naming `filters`. */
@@ -40,8 +43,8 @@ const missingVisual = (visualId: string, detail: string): ViewerData.VisualData 
   message: detail
 })
 
-/** The two views, over the services they read, in the deployment's colours and locale. */
-export const memberViews = Effect.gen(function*() {
+/** The two views, over the services they read, in the deployment's colours and locale; `tools`' slots bound their queries. */
+export const memberViews = (tools: Effect.Success<typeof analyticsTools>) => Effect.gen(function*() {
   const provide = yield* captured(
     ReportStore.ReportStore,
     DashboardStore.DashboardStore,
@@ -62,7 +65,8 @@ export const memberViews = Effect.gen(function*() {
     Effect.gen(function*() {
       const values = yield* Effect.mapError(SharedReport.filterValues(query.filters), refusedFilters)
       const chosen = query.pages === undefined ? undefined : typeof query.pages === "string" ? [query.pages] : query.pages
-      const seen = yield* run(MemberViews.report(member, reportId, values, chosen))
+      const { workspace_id } = yield* run(Reports.get(member.tenantId, reportId))
+      const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(MemberViews.report(member, reportId, values, chosen)))
       const { data } = yield* SharedReport.make(seen.view, { theme, locale, controls: seen.controls, values, draw: false })
       const pages = data.pages.map((page) => ({ ...page, visuals: page.visuals.map(asJson) }))
       return { ...data, pages, watermark: seen.watermark } satisfies ViewerData.ReportData & { readonly watermark: string | null }
@@ -71,7 +75,8 @@ export const memberViews = Effect.gen(function*() {
   /** The dashboard as the member sees it: each tile's visual planned at its tile's size, as the shared dashboard's page plans it. */
   const dashboard = (member: Principal.Member, dashboardId: string) =>
     Effect.gen(function*() {
-      const seen = yield* run(MemberViews.dashboard(member, dashboardId))
+      const { workspace_id } = yield* run(Dashboards.get(member.tenantId, dashboardId))
+      const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(MemberViews.dashboard(member, dashboardId)))
       const tiles = yield* Effect.forEach(seen.view.tiles, ({ tile, view }: DashboardViews.TileView) =>
         Effect.map(
           view._tag === "Missing"

@@ -15,8 +15,9 @@ import * as WorkspaceResource from "./WorkspaceResource.ts"
 /** `/v1/reports...`: members list, read and run visuals, and view what a grant lets them; tenant admins write. */
 export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
   Effect.gen(function*() {
-    const { queryResult, run } = yield* analyticsTools
-    const views = yield* memberViews
+    const tools = yield* analyticsTools
+    const { queryResult, run } = tools
+    const views = yield* memberViews(tools)
     return handlers
       .handleAll(WorkspaceResource.handlers(handlers, {
         name: "reports",

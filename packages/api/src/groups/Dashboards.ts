@@ -50,11 +50,11 @@ export const DashboardsGroup = WorkspaceResource.group("dashboards", {
     HttpApiEndpoint.get("view", "/v1/dashboards/:id/view", {
       params: { id: Schema.String },
       success: DashboardViewJson,
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ServiceUnavailable]
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.QueryConcurrency, Problems.ServiceUnavailable]
     }).annotate(RateLimitClass, "read").annotate(
       OpenApi.Description,
       "The dashboard as the caller sees it, each tile's visual as the browser's viewer draws it, run with the caller's row-level security, in the grid's order. " +
-        "For whom a grant gives view on the dashboard or its workspace; tenant admins always."
+        "For whom a grant gives view on the dashboard or its workspace; tenant admins always. Its queries take one slot of the workspace's concurrent queries, as a report's view."
     )
   )
   .middleware(Authentication)

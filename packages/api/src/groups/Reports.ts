@@ -67,11 +67,12 @@ export const ReportsGroup = WorkspaceResource.group("reports", {
         }))
       },
       success: ReportViewJson,
-      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.InvalidRequest, Problems.ServiceUnavailable]
+      error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.InvalidRequest, Problems.QueryConcurrency, Problems.ServiceUnavailable]
     }).annotate(RateLimitClass, "read").annotate(
       OpenApi.Description,
       "The report as the caller sees it, as the browser's viewer draws it (the share page's data, without server-drawn charts): every visual run with the caller's row-level security and the chosen filters' values, each filter as a control offering the values the caller may see. " +
-        "For whom a grant gives view on the report or its workspace (as a user, or through a team or executive role held now); tenant admins always. A visual that cannot be shown says why in words; the rest still show."
+        "For whom a grant gives view on the report or its workspace (as a user, or through a team or executive role held now); tenant admins always. A visual that cannot be shown says why in words; the rest still show. " +
+        "The view's queries take one slot of the workspace's concurrent queries (429 rate-limit/query-concurrency when every slot is busy)."
     )
   )
   .middleware(Authentication)

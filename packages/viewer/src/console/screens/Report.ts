@@ -1,8 +1,8 @@
 /**
  * A report's screen (`/w/{workspace_id}/reports/{report_id}`): breadcrumbs
- * back to its workspace, its name, the actions of later slices (share,
- * export), the report in `<report-viewer>` as the caller sees it
- * (`GET /v1/reports/{id}/view`, their row-level security), and its
+ * back to its workspace, its name, its actions (share), the report in
+ * `<report-viewer>` as the caller sees it (`GET /v1/reports/{id}/view`,
+ * their row-level security), and its
  * comments where the policy lets them read. The filters are kept in the
  * address (`?filters=`, as the share page's), the page in `#page=`; the
  * charts' code (Vega) is fetched only when a chart is on screen.
@@ -18,6 +18,7 @@ import "../../ReportViewer.ts"
 import { adoptScreenStyles } from "../../theme/ViewerStyles.ts"
 import "../Comments.ts"
 import { crumbs, workspaceName } from "../Crumbs.ts"
+import { openShare } from "../Share.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
 import { loading, problemView } from "../States.ts"
@@ -79,13 +80,11 @@ export class ReportScreen extends Screen {
     return `w/${encodeURIComponent(this.workspaceId)}/reports/${encodeURIComponent(this.reportId)}`
   }
 
-  /**
-   * The report's actions, in the header beside its name. Empty for now:
-   * slice S6 puts the "Share" button here (`<analytics-share-dialog>`),
-   * slice S7 the "Export" button (`<analytics-export-button>`).
-   */
-  protected actions(_data: ReportData): TemplateResult | typeof nothing {
-    return nothing
+  /** The report's actions, in the header beside its name: Share (the share dialog, its own chunk). */
+  protected actions(data: ReportData): TemplateResult | typeof nothing {
+    const { report_id, name } = data.report
+    return html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name })}
+      @click=${() => void openShare("report", report_id, { client: this.context.client, name })}>${msg("share.open")}</button>`
   }
 
   /** A refused or failed view: in words, with the way out that fits. */
