@@ -102,10 +102,12 @@ export class AnalyticsConsole extends LitElement {
     const found = Router.match(routes, notFound, Router.currentPath(), location.search)
     // A move within the screen shown (`#page=`, or the query of a screen that keeps it in step itself) keeps it.
     const current = (this.screen as Screen | undefined)?.context?.match
-    if (current !== undefined && this.problem === undefined && current.route === found.route && current.path === found.path) {
+    // (Not an e-mailed link opened on the sign-in screen itself: its `#token=` is a new sign-in.)
+    const newLink = found.route === signInRoute && location.hash.startsWith("#token=")
+    if (current !== undefined && !newLink && this.problem === undefined && current.route === found.route && current.path === found.path) {
       if (current.query.toString() === found.query.toString() || (this.screen!.constructor as typeof Screen).followsQuery) return
     }
-    if (found.route === signInRoute && !location.hash.startsWith("#token=")) {
+    if (found.route === signInRoute && !newLink) {
       // Signed in already: on to where the sign-in was for.
       found.route.load().catch(() => undefined)
       await this.sessionChecked
