@@ -20,12 +20,14 @@ import { Axe, Chromium } from "@analytics/testing/browser"
 import { SmtpServer } from "@analytics/testing/smtp"
 import * as Viewer from "@analytics/viewer/assets"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Mailer } from "@analytics/core"
+import { Effect, Layer } from "effect"
 import { mkdirSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { signIn } from "./ConsoleSignIn.ts"
 
 const suite = Chromium.available ? describe : describe.skip
 const shots = process.env.VIEWER_SHOTS
@@ -38,6 +40,7 @@ const serve = async (options: { readonly prefix?: string; readonly smtpPort?: nu
   const server = createServer((req, res) => handle(req, res))
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const memory = Mailer.makeMemory()
   const base = origin + (options.prefix ?? "")
   const api = await App.nodeHandler({
     stores: MemoryStores.layer,
@@ -46,7 +49,9 @@ const serve = async (options: { readonly prefix?: string; readonly smtpPort?: nu
     operatorToken,
     viewerAssets: assets,
     console: options.console,
-    ...(options.smtpPort === undefined ? {} : { mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${options.smtpPort}`, from: "Analytics <noreply@example.com>" }) })
+    mailer: options.smtpPort === undefined
+      ? Layer.succeed(Mailer.Mailer, memory.mailer)
+      : SmtpMailer.layer({ url: `smtp://127.0.0.1:${options.smtpPort}`, from: "Analytics <noreply@example.com>" })
   })
   handle = (req, res) => api.handler(req, res, () => res.writeHead(404).end())
   const call = async (method: string, path: string, token: string, body?: unknown) => {
@@ -65,7 +70,11 @@ const serve = async (options: { readonly prefix?: string; readonly smtpPort?: nu
     server.closeAllConnections()
     await new Promise((resolve) => server.close(resolve))
   }
-  return { origin, base, admin: tenant.token as string, tenantId: tenant.tenant_id as string, call, close }
+  const admin = tenant.token as string
+  // A tenant admin who is a directory user, signing in with their personal token: the console names them.
+  const ada = await call("POST", "/v1/users", admin, { email: "ada.admin@example.com", name: "Ada Admin", roles: ["admin"] })
+  const adaToken = (await call("POST", `/v1/users/${ada.user_id}/tokens`, admin, {})).token as string
+  return { origin, base, admin, ada: adaToken, tenantId: tenant.tenant_id as string, mails: memory.sent, call, close }
 }
 
 /** Collects the page's policy violations from its first script on. */
@@ -100,21 +109,6 @@ const errorsOf = (page: Page) => {
       return false
     })
   }
-}
-
-/** The session as `GET /api/session` will answer it (slice S2's contract), answered in the page meanwhile; `/v1` calls carry the admin's token. */
-const signedInAs = async (page: Page | BrowserContext, token: string, tenantId: string) => {
-  const session = {
-    user: { user_id: "usr_admin", email: "ada@example.com", display_name: "Ada Admin", roles: ["admin"] },
-    tenant: { tenant_id: tenantId, name: "Acme" },
-    via: "api-token",
-    csrf_token: "csrf-test",
-    idle_expires_at: null,
-    expires_at: null
-  }
-  await page.route(/\/api\/session$/, (route) =>
-    route.request().method() === "DELETE" ? route.fulfill({ status: 204 }) : route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(session) }))
-  await page.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${token}` } }))
 }
 
 const shoot = async (page: Page, name: string) => {
@@ -248,7 +242,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     }
   })
 
-  it("signed in (session answered by the test until S2): workspaces listed, created, loaded more; a workspace's reports; sign-out; under /analytics", async () => {
+  it("signed in: workspaces listed, created, loaded more; a workspace's reports; sign-out; under /analytics", async () => {
     const app = await serve({ prefix: "/analytics" })
     try {
       for (let i = 1; i <= 22; i++) await app.call("POST", "/v1/workspaces", app.admin, { name: `Team ${String(i).padStart(2, "0")}` })
@@ -257,7 +251,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
           const page = await browser.newPage({ viewport: { width, height: 800 } })
           const errors = errorsOf(page)
           const violations = await watchPolicy(page)
-          await signedInAs(page, app.admin, app.tenantId)
+          await signIn(page.request, app.base, { token: app.ada })
           await page.goto(`${app.base}/`)
           await page.getByRole("heading", { name: "Workspaces" }).waitFor()
           await page.locator("ul.items li").first().waitFor()
@@ -306,7 +300,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     try {
       await withBrowser(async (browser) => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-        await signedInAs(page, app.admin, app.tenantId)
+        await signIn(page.request, app.base, { token: app.ada })
         await page.goto(`${app.origin}/sign-in?next=${encodeURIComponent("w/ws_1")}`)
         await page.getByRole("heading", { name: "Reports" }).waitFor()
         assert.strictEqual(new URL(page.url()).pathname, "/w/ws_1")
@@ -321,7 +315,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     try {
       await withBrowser(async (browser) => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-        await signedInAs(page, app.admin, app.tenantId)
+        await signIn(page.request, app.base, { token: app.ada })
         await page.route(/\/v1\/workspaces\?/, (route) =>
           route.fulfill({
             status: 429,
@@ -347,7 +341,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     }
   })
 
-  it("the invitation screen: without a token it says so; with one, a name, then signed in on the workspaces (the answer given by the test until S2)", async () => {
+  it("the invitation screen: without a token it says so; with the e-mailed one, a name, then signed in on the workspaces", async () => {
     const app = await serve()
     try {
       await withBrowser(async (browser) => {
@@ -356,31 +350,16 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
         const violations = await watchPolicy(page)
         await page.goto(`${app.origin}/invitations/accept`)
         await page.getByText("This address holds no invitation.").waitFor()
-        let sent: unknown
-        await page.route(/\/api\/session\/invitation$/, async (route) => {
-          sent = route.request().postDataJSON()
-          await route.fulfill({
-            status: 200,
-            contentType: "application/json",
-            body: JSON.stringify({
-              user: { user_id: "usr_new", email: "bo@example.com", display_name: "Bo", roles: ["member"] },
-              tenant: { tenant_id: app.tenantId, name: "Acme" },
-              via: "invitation",
-              csrf_token: "csrf-new",
-              idle_expires_at: null,
-              expires_at: null
-            })
-          })
-        })
-        await page.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${app.admin}` } }))
-        await page.goto(`${app.origin}/invitations/accept?token=inv_abc`)
+        await app.call("POST", "/v1/invitations", app.admin, { email: "bo@example.com" })
+        const accept = /https?:\/\/\S+\/invitations\/accept\?token=[\w%-]+/.exec(app.mails.find((m) => m.to.includes("bo@example.com"))?.text ?? "")?.[0]
+        assert.isDefined(accept, "the invitation mail holds the acceptance link")
+        await page.goto(accept!)
         await page.getByRole("heading", { name: "Accept your invitation" }).waitFor()
         assert.deepStrictEqual(await Axe.serious(page), [])
         await shoot(page, "invitation-390")
         await page.getByLabel("Your name").fill("Bo")
         await page.getByRole("button", { name: "Accept and sign in" }).click()
         await page.getByRole("heading", { name: "Workspaces" }).waitFor()
-        assert.deepStrictEqual(sent, { token: "inv_abc", name: "Bo" })
         assert.strictEqual(new URL(page.url()).pathname, "/")
         assert.include(await page.locator("header").innerText(), "Signed in as Bo")
         // A member: no form to create a workspace.

@@ -4,10 +4,10 @@
  * sample sales (3,000 orders, `SampleSales`) and core's `SampleReport` over
  * them; links and embeds see every row (an embed's locked region narrows it).
  */
-import { SampleReport, SampleSales } from "@analytics/core"
+import { Mailer, SampleReport, SampleSales } from "@analytics/core"
 import * as Viewer from "@analytics/viewer/assets"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { ViewerAssets } from "../src/routes/ViewerAssets.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
@@ -19,7 +19,9 @@ export const orders = 3_000
 
 /** Starts the server with the viewer and arranges the demo report. */
 export const setup = Effect.gen(function*() {
-  const fixture = yield* ExportFixture.serve({ server: { viewerAssets: ViewerAssets.layer(Viewer.load()) } })
+  // Mails are kept, so a test can sign its people in by their e-mailed links.
+  const memory = Mailer.makeMemory()
+  const fixture = yield* ExportFixture.serve({ server: { viewerAssets: ViewerAssets.layer(Viewer.load()) }, mailer: Layer.succeed(Mailer.Mailer, memory.mailer) })
   const { server } = fixture
   const tenant = yield* ExportFixture.provision(server)
   const { admin, ok } = tenant
@@ -32,5 +34,5 @@ export const setup = Effect.gen(function*() {
     model: { ...model, row_level_security: [...(model.row_level_security ?? []), { roles: ["embed"], all_rows: true }] }
   })
   const report = yield* ok("POST", "/v1/reports", SampleReport.create(workspaceId as never, datasetId as never))
-  return { ...fixture, ...tenant, workspaceId, datasetId, reportId: report.report_id as string }
+  return { ...fixture, ...tenant, mails: memory.sent, workspaceId, datasetId, reportId: report.report_id as string }
 })

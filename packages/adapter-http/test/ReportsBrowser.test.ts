@@ -12,10 +12,8 @@
  * no policy violation, nothing overflowing at 1280 and 390 px
  * (screenshots with `VIEWER_SHOTS=<dir>`).
  *
- * Signed in through `signedInAs`, one helper: the session answered in the
- * page and `/v1` calls given the person's bearer token, as
- * ConsoleBrowser.test.ts does until the session endpoints (slice S2) land;
- * swap its body for a real sign-in then.
+ * Signed in through the session endpoints (`ConsoleSignIn`): the admin with
+ * their API token, members by their e-mailed link.
  */
 import { Axe, Chromium } from "@analytics/testing/browser"
 import { assert, describe, it } from "@effect/vitest"
@@ -23,23 +21,10 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
+import { signIn } from "./ConsoleSignIn.ts"
 import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
-
-/** Who the page is signed in as: the session `GET /api/session` answers (slice S2's contract), and their token on every `/v1` call. */
-const signedInAs = async (page: Page, who: { readonly token: string; readonly tenantId: string; readonly userId: string; readonly name: string; readonly roles: ReadonlyArray<string> }) => {
-  const session = {
-    user: { user_id: who.userId, email: null, display_name: who.name, roles: who.roles },
-    tenant: { tenant_id: who.tenantId, name: "Acme" },
-    via: "link",
-    csrf_token: "csrf-test",
-    idle_expires_at: null,
-    expires_at: null
-  }
-  await page.route(/\/api\/session$/, (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(session) }))
-  await page.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${who.token}` } }))
-}
 
 /**
  * The page's console errors, its policy violations, and the answers it
@@ -96,7 +81,7 @@ const chartsLive = (page: Page) =>
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards in the console, and <analytics-report>, in headless Chromium"), () => {
   it.live("the demo report: workspace by name, filters in the address, pages by keyboard and #page=, Vega only with a chart; comments; refusals in words; a dashboard", () =>
     Effect.gen(function*() {
-      const { admin, ok, reportId, server, tenantId, workspaceId } = yield* setup
+      const { admin, mails, ok, reportId, server, workspaceId } = yield* setup
       const dashboard = yield* ok("POST", "/v1/dashboards", {
         workspace_id: workspaceId,
         name: "Executive",
@@ -113,7 +98,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
           if (actions !== undefined) {
             yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: user.user_id, actions })
           }
-          return { token, tenantId, userId: user.user_id as string, name, roles: ["member"] }
+          return { token, email, mails, userId: user.user_id as string }
         })
       const ada = yield* member("ada@example.com", "Ada Lovelace", ["view", "comment"])
       // Ada leads the EU: her row-level security leaves her that region's rows (the sample model's executive roles).
@@ -121,14 +106,14 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       yield* ok("POST", `/v1/executive-roles/${lead.role_id}/members`, { user_id: ada.userId })
       const carol = yield* member("carol@example.com", "Carol", ["view"])
       const dave = yield* member("dave@example.com", "Dave", undefined)
-      const asAdmin = { token: admin, tenantId, userId: "usr_admin", name: "Ada Admin", roles: ["admin"] }
+      const asAdmin = { token: admin }
       const browser: Browser = yield* Chromium.launch
       const reportPath = `/w/${workspaceId}/reports/${reportId}`
 
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
           const page = await browser.newPage({ viewport: { width, height: 900 } })
-          await signedInAs(page, asAdmin)
+          await signIn(page.request, server.url, asAdmin)
           const seen = await watch(page)
           // A deep link to the workspace: its real name, no chart code.
           await page.goto(`${server.url}/w/${workspaceId}`)
@@ -201,7 +186,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
           const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: "dark" })
-          await signedInAs(page, asAdmin)
+          await signIn(page.request, server.url, asAdmin)
           const seen = await watch(page)
           await page.goto(`${server.url}${reportPath}#page=Trends`)
           await page.locator("[role=tab][aria-selected=true]", { hasText: "Trends" }).waitFor({ timeout: 20_000 })
@@ -217,7 +202,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       // Comments: Ada (comment granted) adds, edits and deletes hers; Carol (view) reads and is told she may not add.
       yield* Effect.promise(async () => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-        await signedInAs(page, ada)
+        await signIn(page.request, server.url, ada)
         const seen = await watch(page)
         await page.goto(`${server.url}${reportPath}`)
         const panel = page.getByRole("region", { name: "Comments" })
@@ -247,7 +232,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       yield* ok("POST", `/v1/reports/${reportId}/comments`, { text: "Looks good." }, ada.token)
       yield* Effect.promise(async () => {
         const page = await browser.newPage({ viewport: { width: 390, height: 900 } })
-        await signedInAs(page, carol)
+        await signIn(page.request, server.url, carol)
         const seen = await watch(page, (path, status) => path.endsWith("/comments") && status === 403)
         await page.goto(`${server.url}${reportPath}`)
         const panel = page.getByRole("region", { name: "Comments" })
@@ -264,7 +249,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       // Refusals in words: Dave has no grant (403); an unknown report (404); a list the policy refuses hides the panel.
       yield* Effect.promise(async () => {
         const page = await browser.newPage({ viewport: { width: 390, height: 900 } })
-        await signedInAs(page, dave)
+        await signIn(page.request, server.url, dave)
         const seen = await watch(page, (path, status) => path.endsWith("/view") && (status === 403 || status === 404))
         await page.goto(`${server.url}${reportPath}`)
         await page.getByRole("alert").getByText("You cannot open this report").waitFor({ timeout: 20_000 })
@@ -284,7 +269,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       })
       yield* Effect.promise(async () => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-        await signedInAs(page, asAdmin)
+        await signIn(page.request, server.url, asAdmin)
         await page.route(/\/comments\?/, (route) =>
           route.fulfill({ status: 403, contentType: "application/problem+json", body: JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, code: "auth/forbidden", detail: "No." }) }))
         const seen = await watch(page, (path, status) => path.endsWith("/comments") && status === 403)
@@ -302,13 +287,13 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
 
   it.live("<analytics-report> on a plain same-origin page (examples/embed-elements): its attributes, properties and events; the host's address untouched", () =>
     Effect.gen(function*() {
-      const { admin, reportId, server, tenantId } = yield* setup
+      const { admin, reportId, server } = yield* setup
       const example = readFileSync(new URL("../../../examples/embed-elements/index.html", import.meta.url), "utf8").replace(`report-id="REPORT_ID"`, `report-id="${reportId}"`)
       const browser: Browser = yield* Chromium.launch
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
           const page = await browser.newPage({ viewport: { width, height: 900 } })
-          await signedInAs(page, { token: admin, tenantId, userId: "usr_admin", name: "Ada Admin", roles: ["admin"] })
+          await signIn(page.request, server.url, { token: admin })
           // The embedding app's page, on the service's origin.
           await page.route(`${server.url}/portal/sales`, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: example }))
           const seen = await watch(page, (path, status) => path.endsWith("/view") && status === 404)

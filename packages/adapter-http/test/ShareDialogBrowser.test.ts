@@ -11,35 +11,19 @@
  * links screen, no console error, screenshots at 1280 and 390 px
  * (`VIEWER_SHOTS=<dir>`).
  *
- * The console is signed in by `signedInAs` (one helper): `GET /api/session`
- * answered in the page and `/v1` calls given the tenant admin's bearer
- * token, as ConsoleBrowser.test.ts does until the session endpoints land;
- * swap it for a real sign-in then.
+ * The console is signed in as the tenant's admin through the session
+ * endpoints (`ConsoleSignIn`).
  */
 import { Axe, Chromium } from "@analytics/testing/browser"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import type { BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { signIn } from "./ConsoleSignIn.ts"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
-
-/** Signs the console in as the tenant's admin (stub until the session endpoints land: see the file's comment). */
-const signedInAs = async (context: BrowserContext, token: string, tenantId: string) => {
-  const session = {
-    user: { user_id: "usr_admin", email: "ada@example.com", display_name: "Ada Admin", roles: ["admin"] },
-    tenant: { tenant_id: tenantId, name: "Acme" },
-    via: "api-token",
-    csrf_token: "csrf-test",
-    idle_expires_at: null,
-    expires_at: null
-  }
-  await context.route(/\/api\/session$/, (route) =>
-    route.request().method() === "DELETE" ? route.fulfill({ status: 204 }) : route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(session) }))
-  await context.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${token}` } }))
-}
 
 const shoot = async (page: Page, name: string) => {
   if (shots === undefined) return
@@ -71,13 +55,13 @@ const dialogOf = (page: Page) => page.locator("analytics-share-dialog dialog.sha
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in headless Chromium"), () => {
   it.live("Share by link with a password → a second context opens it → Manage, pause, resume, Revoke → the second context is refused; a user by the picker; keyboard; links screen", () =>
     Effect.gen(function*() {
-      const { admin, ok, reportId, server, tenantId, workspaceId } = yield* setup
+      const { admin, ok, reportId, server, workspaceId } = yield* setup
       yield* ok("POST", "/v1/users", { email: "bea@example.com", name: "Bea Brown" })
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         const console_ = await browser.newContext({ viewport: { width: 1280, height: 900 } })
         await console_.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
-        await signedInAs(console_, admin, tenantId)
+        await signIn(console_.request, server.url, { token: admin })
         const page = await console_.newPage()
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/w/${workspaceId}`)
@@ -235,7 +219,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         const fresh = items.first()
         assert.include(await fresh.innerText(), "Anyone with the link to the report “Sales overview”")
         assert.include(await fresh.innerText(), "board@example.com")
-        assert.include(await fresh.innerText(), "Made by the tenant's first admin token")
+        assert.include(await fresh.innerText(), "Made by you")
         assert.include(await items.nth(1).innerText(), "Revoked")
         assert.deepStrictEqual(await Axe.serious(page), [], "links screen")
         await shoot(page, "links-1280")
@@ -251,7 +235,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
 
         // 390 px: the workspace, both tabs, the links screen; nothing wider than the screen.
         const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signedInAs(narrow, admin, tenantId)
+        await signIn(narrow.request, server.url, { token: admin })
         const small = await narrow.newPage()
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/w/${workspaceId}`)
@@ -278,11 +262,11 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
 
   it.live("the element alone on a plain page: an embed with a locked filter, its events; a refused grant told in words with what to do", () =>
     Effect.gen(function*() {
-      const { admin, reportId, server, tenantId } = yield* setup
+      const { admin, reportId, server } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signedInAs(context, admin, tenantId)
+        await signIn(context.request, server.url, { token: admin })
         // An embedding app's page on the service's origin: the stable elements script, the element, a button that opens it.
         await context.route(/\/plain\.html$/, (route) =>
           route.fulfill({
