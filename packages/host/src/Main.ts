@@ -111,7 +111,8 @@ const bootstrap = (config: HostConfig) =>
     if (created) {
       yield* Console.log(
         `\nNo token configured: created tenant ${tenantId} with this admin token (shown once):\n\n  ${token}\n\n` +
-          `Use it as "Authorization: Bearer <token>". Set ANALYTICS_BOOTSTRAP_TOKEN or ANALYTICS_OPERATOR_TOKEN to choose your own.\n`
+          `Sign in to the console at ${config.publicBaseUrl}/ with it ("Sign in with an API token"), or send it as\n` +
+          `"Authorization: Bearer <token>". Set ANALYTICS_BOOTSTRAP_TOKEN or ANALYTICS_OPERATOR_TOKEN to choose your own.\n`
       )
     } else {
       yield* Effect.logInfo("Default tenant ready; its admin token was printed at first start").pipe(
