@@ -25,7 +25,8 @@ import { mkdirSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import type { Browser, BrowserContext, Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { signedInAs } from "./ConsoleSignIn.ts"
 
 const suite = Chromium.available ? describe : describe.skip
 const shots = process.env.VIEWER_SHOTS
@@ -100,21 +101,6 @@ const errorsOf = (page: Page) => {
       return false
     })
   }
-}
-
-/** The session as `GET /api/session` will answer it (slice S2's contract), answered in the page meanwhile; `/v1` calls carry the admin's token. */
-const signedInAs = async (page: Page | BrowserContext, token: string, tenantId: string) => {
-  const session = {
-    user: { user_id: "usr_admin", email: "ada@example.com", display_name: "Ada Admin", roles: ["admin"] },
-    tenant: { tenant_id: tenantId, name: "Acme" },
-    via: "api-token",
-    csrf_token: "csrf-test",
-    idle_expires_at: null,
-    expires_at: null
-  }
-  await page.route(/\/api\/session$/, (route) =>
-    route.request().method() === "DELETE" ? route.fulfill({ status: 204 }) : route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(session) }))
-  await page.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${token}` } }))
 }
 
 const shoot = async (page: Page, name: string) => {

@@ -21,25 +21,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import type { BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
+import { signedInAs } from "./ConsoleSignIn.ts"
 
 const shots = process.env.VIEWER_SHOTS
-
-/** Signs the console in as the tenant's admin (stub until the session endpoints land: see the file's comment). */
-const signedInAs = async (context: BrowserContext, token: string, tenantId: string) => {
-  const session = {
-    user: { user_id: "usr_admin", email: "ada@example.com", display_name: "Ada Admin", roles: ["admin"] },
-    tenant: { tenant_id: tenantId, name: "Acme" },
-    via: "api-token",
-    csrf_token: "csrf-test",
-    idle_expires_at: null,
-    expires_at: null
-  }
-  await context.route(/\/api\/session$/, (route) =>
-    route.request().method() === "DELETE" ? route.fulfill({ status: 204 }) : route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(session) }))
-  await context.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${token}` } }))
-}
 
 const shoot = async (page: Page, name: string) => {
   if (shots === undefined) return
