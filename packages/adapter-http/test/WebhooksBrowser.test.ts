@@ -6,7 +6,9 @@
  * secret shown once, copied), send a test event, its delivery and attempt
  * appear as delivered (HTTP 200), redeliver, a second attempt appears, the
  * receiver got both with valid signatures; recover a range; rotate (the
- * old secret's 24 hours in words); disable, enable, delete after a
+ * old secret's 24 hours in words); disable, enable; a receiver answering
+ * 410 disables it (the reason shown), enabled again its failed delivery is
+ * recovered by time range and delivered; delete after a
  * confirmation. A member sees no Webhooks navigation and the deep links
  * say "not available to you". Axe clean on each screen, no console error,
  * screenshots at 1280 and 390 px (`VIEWER_SHOTS=<dir>`).
@@ -72,7 +74,7 @@ const setup = Effect.gen(function*() {
 })
 
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks in headless Chromium"), () => {
-  it.live("register → secret once → test event → delivered (HTTP 200) → redeliver → a second attempt; both signed; recover, rotate (24 h overlap), disable, delete; 390 px; a member is refused", () =>
+  it.live("register → secret once → test event → delivered (HTTP 200) → redeliver → a second attempt; both signed; rotate (24 h overlap); disable; a 410 disables it, recovered by range; delete; 390 px; a member is refused", () =>
     Effect.gen(function*() {
       const { admin, member, ok, receiver, server, tenantId } = yield* setup
       const browser = yield* Chromium.launch
@@ -193,6 +195,42 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         assert.strictEqual(await row.getByRole("button", { name: /^Send test event/ }).count(), 0, "no test send to a disabled webhook")
         await row.getByRole("button", { name: `Enable: ${receiver.url()}` }).click()
         await row.getByText("Enabled", { exact: true }).waitFor()
+
+        // The receiver says it is gone (410): the webhook is disabled after failures, with the reason in words.
+        receiver.answer({ status: 410 })
+        await row.getByRole("button", { name: `Send test event: ${receiver.url()}` }).click()
+        await receiver.waitFor(3)
+        for (let i = 0; i < 40 && !(await row.innerText()).includes("Disabled after failures"); i++) {
+          await page.waitForTimeout(250)
+          await page.reload()
+          await row.waitFor()
+        }
+        assert.include(await row.innerText(), "Disabled after failures")
+        const reason = await row.locator(".reason").innerText()
+        assert.match(reason, /^Why: The receiver answered 410 at /)
+        assert.notMatch(reason, /\d{4}-\d{2}-\d{2}T/, "the instant in the reader's words, not ISO 8601")
+        assert.strictEqual(await row.getByRole("button", { name: /^Send test event/ }).count(), 0)
+        assert.deepStrictEqual(await Axe.serious(page), [], "disabled after failures")
+        await shoot(page, "webhooks-failed-1280")
+
+        // Enabled again, the failed delivery is recovered by its time range, and delivered.
+        receiver.answer({ status: 200 })
+        await row.getByRole("button", { name: `Enable: ${receiver.url()}` }).click()
+        await row.getByText("Enabled", { exact: true }).waitFor()
+        await row.getByRole("link", { name: receiver.url() }).click()
+        const failed = page.locator("li.delivery").first()
+        await failed.getByText("Failed", { exact: true }).waitFor()
+        assert.include(await failed.locator("ol.attempts > li").first().innerText(), "HTTP 410")
+        await page.getByLabel("From").fill(hourAgo)
+        await page.getByRole("button", { name: "Recover" }).click()
+        await page.getByText("1 failed delivery is sent again.").waitFor()
+        await receiver.waitFor(4)
+        await failed.getByText("Delivered", { exact: true }).waitFor({ timeout: 10_000 })
+        assert.include(await failed.locator("ol.attempts > li").nth(1).innerText(), "HTTP 200")
+        assert.strictEqual(await page.locator("li.delivery").count(), 2)
+        await shoot(page, "webhook-recovered-1280")
+        await page.getByRole("link", { name: "All webhooks" }).click()
+        await row.waitFor()
 
         // 390 px: the list and the webhook fit the screen.
         const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })

@@ -10,6 +10,7 @@
 import { html, type TemplateResult } from "lit"
 import { en } from "../i18n/en.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
+import { dateTime } from "../i18n/Time.ts"
 
 /** A webhook as `GET /v1/webhooks` lists it (never its secret). */
 export interface Webhook {
@@ -72,6 +73,10 @@ export const stateWords = (webhook: Webhook): string => msg(`webhooks.state.${st
 
 /** The badge class of a state, as the theme colours them. */
 export const stateBadge = (webhook: Webhook): string => ({ enabled: "active", disabled: "expired", failed: "failed" })[stateOf(webhook)]
+
+/** Why a webhook is disabled, in words: "Why: …", its instants (core writes ISO 8601) in the reader's date and time. */
+export const reasonWords = (reason: string): string =>
+  msg("webhooks.reason", { reason: reason.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z/g, (iso) => dateTime(iso)) })
 
 /** A delivery's status in words. */
 export const deliveryWords = (status: DeliveryStatus): string => msg(`webhook.delivery.${status}` as MessageKey)

@@ -18,7 +18,7 @@ import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { type Attempt, type Delivery, deliveryBadge, deliveryWords, forbidden, inFlight, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
+import { type Attempt, type Delivery, deliveryBadge, deliveryWords, forbidden, reasonWords, inFlight, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
 
 /** How often unfinished deliveries are re-read. */
 const pollMillis = 1_000
@@ -188,7 +188,7 @@ export class WebhookScreen extends Screen {
     const until = webhook.previous_secret_expires_at
     return html`<p><span class="badge ${stateBadge(webhook)}">${stateWords(webhook)}</span></p>
       ${webhook.description === null || webhook.description === "" ? nothing : html`<p>${webhook.description}</p>`}
-      ${stateOf(webhook) === "failed" && webhook.disabled_reason !== null ? html`<p class="reason">${msg("webhooks.reason", { reason: webhook.disabled_reason })}</p>` : nothing}
+      ${stateOf(webhook) === "failed" && webhook.disabled_reason !== null ? html`<p class="reason">${reasonWords(webhook.disabled_reason)}</p>` : nothing}
       <p class="muted">${msg("webhooks.events", { events: webhook.events.join(", "), scope: msg(webhook.workspace_id === null ? "webhooks.scope.all" : "webhooks.scope.one") })}</p>
       ${until === null ? nothing : html`<p class="muted">${msg("webhooks.oldSecret", { time: dateTime(until), relative: relative(until) })}</p>`}`
   }

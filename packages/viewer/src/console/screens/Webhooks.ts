@@ -18,7 +18,7 @@ import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { type Delivery, eventWords, type EventType, forbidden, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
+import { type Delivery, eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
 
 /** A secret on screen: whose, and whether it replaced one (then until when the old one is accepted). */
 interface ShownSecret {
@@ -229,7 +229,7 @@ export class WebhooksScreen extends Screen {
         <span class="badge ${stateBadge(webhook)}">${stateWords(webhook)}</span></div>
       ${webhook.description === null || webhook.description === "" ? nothing : html`<span>${webhook.description}</span>`}
       <span class="muted">${msg("webhooks.events", { events: webhook.events.join(", "), scope: msg(webhook.workspace_id === null ? "webhooks.scope.all" : "webhooks.scope.one") })}</span>
-      ${state === "failed" && webhook.disabled_reason !== null ? html`<span class="reason">${msg("webhooks.reason", { reason: webhook.disabled_reason })}</span>` : nothing}
+      ${state === "failed" && webhook.disabled_reason !== null ? html`<span class="reason">${reasonWords(webhook.disabled_reason)}</span>` : nothing}
       ${until === null ? nothing : html`<span class="muted">${this.oldSecret(until)}</span>`}
       <span class="muted">${msg("webhooks.registered", { when: when(webhook.created_at) })}</span>
       <div class="row actions">
