@@ -70,13 +70,14 @@ const setup = Effect.gen(function*() {
     })
   const user = yield* ok("POST", "/v1/users", { email: "max@example.com", name: "Max Member", roles: ["member"] })
   const member = (yield* ok("POST", `/v1/users/${user.user_id}/tokens`)).token as string
-  return { server, receiver, tenantId, admin, member, ok }
+  const workspaceId = (yield* ok("POST", "/v1/workspaces", { name: "Sales" })).workspace_id as string
+  return { server, receiver, tenantId, admin, member, ok, workspaceId }
 })
 
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks in headless Chromium"), () => {
   it.live("register → secret once → test event → delivered (HTTP 200) → redeliver → a second attempt; both signed; rotate (24 h overlap); disable; a 410 disables it, recovered by range; delete; 390 px; a member is refused", () =>
     Effect.gen(function*() {
-      const { admin, member, ok, receiver, server, tenantId } = yield* setup
+      const { admin, member, ok, receiver, server, tenantId, workspaceId } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
@@ -212,6 +213,10 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         assert.strictEqual(await row.getByRole("button", { name: /^Send test event/ }).count(), 0)
         assert.deepStrictEqual(await Axe.serious(page), [], "disabled after failures")
         await shoot(page, "webhooks-failed-1280")
+        await page.emulateMedia({ colorScheme: "dark" })
+        assert.deepStrictEqual(await Axe.serious(page), [], "disabled after failures, dark")
+        await shoot(page, "webhooks-failed-1280-dark")
+        await page.emulateMedia({ colorScheme: "light" })
 
         // Enabled again, the failed delivery is recovered by its time range, and delivered.
         receiver.answer({ status: 200 })
@@ -250,6 +255,19 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         assert.deepStrictEqual(smallErrors, [])
         await narrow.close()
 
+        // A webhook for one workspace's events.
+        const salesUrl = "https://hooks.example.com/sales"
+        await page.getByLabel("HTTPS address").fill(salesUrl)
+        await page.getByLabel("From which workspaces").selectOption({ label: "Sales" })
+        await page.getByRole("checkbox", { name: /dataset\.refresh\.failed/ }).check()
+        await page.getByRole("button", { name: "Register webhook" }).click()
+        await page.getByText("Webhook registered. Copy its signing secret now: it will not be shown again.").waitFor()
+        await page.getByRole("button", { name: "I have copied it" }).click()
+        const sales = page.locator("li.webhook", { hasText: salesUrl })
+        assert.include(await sales.innerText(), "dataset.refresh.failed · from the workspace Sales")
+        const scoped = (await Effect.runPromise(ok("GET", "/v1/webhooks"))).data.find((w: any) => w.url === salesUrl)
+        assert.strictEqual(scoped.workspace_id, workspaceId)
+
         // Delete, after a confirmation; "Keep it" (Escape) keeps it.
         await row.getByRole("button", { name: `Delete: ${receiver.url()}` }).click()
         const confirm = page.locator("dialog.analytics-confirm")
@@ -263,7 +281,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await row.getByRole("button", { name: `Delete: ${receiver.url()}` }).click()
         await confirm.getByRole("button", { name: "Delete webhook" }).click()
         await page.getByText(`Webhook ${receiver.url()} deleted.`).waitFor()
-        await page.getByText("No webhooks yet.").waitFor()
+        await row.waitFor({ state: "detached" })
+        assert.strictEqual(await page.locator("li.webhook").count(), 1)
         const gone = await Effect.runPromise(server.request("GET", `/v1/webhooks/${hook.webhook_id}`, { token: admin }))
         assert.strictEqual(gone.status, 404)
         assert.deepStrictEqual(errors, [])

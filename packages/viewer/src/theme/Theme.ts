@@ -71,6 +71,7 @@ p { margin: 0 0 12px; }
 form { display: grid; gap: 12px; }
 label { font-weight: 600; display: grid; gap: 4px; }
 .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted); }
+label input, label select, label textarea { font-weight: 400; }
 input, textarea, select { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
 input[type="checkbox"], input[type="radio"] { width: auto; }
 fieldset { border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); padding: 8px 16px 12px; margin: 0; min-width: 0; }

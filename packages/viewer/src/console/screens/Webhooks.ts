@@ -33,6 +33,12 @@ interface Notice {
   readonly href?: string | undefined
 }
 
+/** A workspace, as `GET /v1/workspaces` lists it. */
+interface Workspace {
+  readonly workspace_id: string
+  readonly name: string
+}
+
 /** The firehose, which only the Scale plan may hear. */
 const firehose = "audit.event"
 
@@ -47,7 +53,8 @@ export class WebhooksScreen extends Screen {
     copied: { state: true },
     catalog: { state: true },
     registerProblem: { state: true },
-    invalid: { state: true }
+    invalid: { state: true },
+    workspaces: { state: true }
   }
 
   declare notice: Notice | undefined
@@ -58,11 +65,14 @@ export class WebhooksScreen extends Screen {
   declare catalog: ReadonlyArray<EventType> | undefined
   declare registerProblem: Problem | undefined
   declare invalid: string | undefined
+  /** The tenant's workspaces (the first 100), for a webhook scoped to one. */
+  declare workspaces: ReadonlyArray<Workspace>
   private pager: Pager<Webhook> | undefined
 
   constructor() {
     super()
     this.busy = false
+    this.workspaces = []
   }
 
   override connectedCallback() {
@@ -71,6 +81,22 @@ export class WebhooksScreen extends Screen {
     this.pager ??= new Pager<Webhook>(this.context.client, "v1/webhooks?limit=20", () => this.requestUpdate())
     if (!this.pager.loaded) void this.pager.more()
     if (this.catalog === undefined) void this.loadCatalog()
+    if (this.workspaces.length === 0) void this.loadWorkspaces()
+  }
+
+  private async loadWorkspaces() {
+    try {
+      this.workspaces = (await this.context.client.list<Workspace>("v1/workspaces?limit=100")).data
+    } catch {
+      // Webhooks for every workspace can still be registered; a scoped one shows "one workspace".
+    }
+  }
+
+  /** Where a webhook's events come from, in words. */
+  private scope(webhook: Webhook): string {
+    if (webhook.workspace_id === null) return msg("webhooks.scope.all")
+    const name = this.workspaces.find((w) => w.workspace_id === webhook.workspace_id)?.name
+    return name === undefined ? msg("webhooks.scope.one") : msg("webhooks.scope.named", { name })
   }
 
   private async loadCatalog() {
@@ -158,6 +184,7 @@ export class WebhooksScreen extends Screen {
     const url = String(data.get("url") ?? "").trim()
     const description = String(data.get("description") ?? "").trim()
     const events = data.getAll("events").map(String)
+    const workspace = String(data.get("workspace") ?? "")
     this.invalid = undefined
     this.registerProblem = undefined
     if (events.length === 0) {
@@ -168,7 +195,12 @@ export class WebhooksScreen extends Screen {
     }
     this.busy = true
     try {
-      const created = await this.context.client.post<WebhookWithSecret>("v1/webhooks", { url, events, ...(description === "" ? {} : { description }) })
+      const created = await this.context.client.post<WebhookWithSecret>("v1/webhooks", {
+        url,
+        events,
+        ...(description === "" ? {} : { description }),
+        ...(workspace === "" ? {} : { workspace_id: workspace })
+      })
       const { secret, ...webhook } = created
       this.pager?.prepend(webhook)
       this.copied = undefined
@@ -228,7 +260,7 @@ export class WebhooksScreen extends Screen {
       <div><a class="break" href="webhooks/${encodeURIComponent(webhook.webhook_id)}" data-title=${webhook.url}>${webhook.url}</a>
         <span class="badge ${stateBadge(webhook)}">${stateWords(webhook)}</span></div>
       ${webhook.description === null || webhook.description === "" ? nothing : html`<span>${webhook.description}</span>`}
-      <span class="muted">${msg("webhooks.events", { events: webhook.events.join(", "), scope: msg(webhook.workspace_id === null ? "webhooks.scope.all" : "webhooks.scope.one") })}</span>
+      <span class="muted">${msg("webhooks.events", { events: webhook.events.join(", "), scope: this.scope(webhook) })}</span>
       ${state === "failed" && webhook.disabled_reason !== null ? html`<span class="reason">${reasonWords(webhook.disabled_reason)}</span>` : nothing}
       ${until === null ? nothing : html`<span class="muted">${this.oldSecret(until)}</span>`}
       <span class="muted">${msg("webhooks.registered", { when: when(webhook.created_at) })}</span>
@@ -255,6 +287,9 @@ export class WebhooksScreen extends Screen {
           <input name="url" type="url" required pattern="https://.+" placeholder="https://" aria-describedby="url-hint" autocomplete="url">
           <span class="hint" id="url-hint">${msg("webhooks.register.url.hint")}</span></label>
         <label>${msg("webhooks.register.description")}<input name="description" maxlength="500"></label>
+        ${this.workspaces.length === 0 ? nothing : html`<label>${msg("webhooks.register.workspace")}<select name="workspace">
+          <option value="">${msg("webhooks.register.workspace.all")}</option>
+          ${this.workspaces.map((w) => html`<option value=${w.workspace_id}>${w.name}</option>`)}</select></label>`}
         <fieldset aria-describedby=${this.invalid === undefined ? nothing : "events-invalid"}>
           <legend>${msg("webhooks.register.events")}</legend>
           ${this.invalid === undefined ? nothing : html`<p class="problem" id="events-invalid" role="alert">${this.invalid}</p>`}
