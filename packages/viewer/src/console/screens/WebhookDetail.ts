@@ -18,7 +18,7 @@ import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { type Attempt, type Delivery, deliveryBadge, deliveryWords, forbidden, reasonWords, inFlight, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
+import { type Attempt, type Delivery, deliveryBadge, type DeliveryStatus, deliveryWords, forbidden, reasonWords, inFlight, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
 
 /** How often unfinished deliveries are re-read. */
 const pollMillis = 1_000
@@ -32,7 +32,8 @@ export class WebhookScreen extends Screen {
     notice: { state: true },
     problem: { state: true },
     busy: { state: true },
-    invalid: { state: true }
+    invalid: { state: true },
+    status: { state: true }
   }
 
   declare webhook: Webhook | undefined
@@ -41,12 +42,15 @@ export class WebhookScreen extends Screen {
   declare problem: Problem | undefined
   declare busy: boolean
   declare invalid: string | undefined
+  /** The deliveries shown: of one status, or all (`""`). */
+  declare status: DeliveryStatus | ""
   private deliveries: Pager<Delivery> | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor() {
     super()
     this.busy = false
+    this.status = ""
   }
 
   override connectedCallback() {
@@ -70,7 +74,8 @@ export class WebhookScreen extends Screen {
   }
 
   private pager(): Pager<Delivery> {
-    return new Pager<Delivery>(this.context.client, `${this.base}/deliveries?limit=20`, () => this.requestUpdate())
+    const status = this.status === "" ? "" : `&status=${this.status}`
+    return new Pager<Delivery>(this.context.client, `${this.base}/deliveries?limit=20${status}`, () => this.requestUpdate())
   }
 
   private async load() {
@@ -216,9 +221,15 @@ export class WebhookScreen extends Screen {
         <div class="row spread"><h2 id="deliveries-title">${msg("webhook.deliveries")}</h2>
           <button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => this.refresh()}>${msg("webhook.deliveries.refresh")}</button></div>
         <p class="muted">${msg("webhook.deliveries.intro")}</p>
+        <p><label class="inline">${msg("webhook.deliveries.show")}<select @change=${(event: Event) => {
+          this.status = (event.target as HTMLSelectElement).value as DeliveryStatus | ""
+          this.refresh()
+        }}>${(["", "failed", "retrying", "pending", "succeeded"] as const).map((status) => html`<option value=${status} ?selected=${status === this.status}>${
+          status === "" ? msg("webhook.deliveries.all") : deliveryWords(status)
+        }</option>`)}</select></label></p>
         ${problemView(pager.problem, () => void pager.more())}
         ${!pager.loaded ? (pager.loading ? loading() : nothing) : pager.items.length === 0
-      ? empty(msg("webhook.deliveries.empty"))
+      ? empty(msg(this.status === "" ? "webhook.deliveries.empty" : "webhook.deliveries.none"))
       : html`<ul class="items" aria-label=${msg("webhook.deliveries.caption")}>${pager.items.map((d) => this.delivery(d))}</ul>`}
         ${pager.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => void pager.more()}>${msg("webhook.deliveries.more")}</button></p>` : nothing}
       </section>
