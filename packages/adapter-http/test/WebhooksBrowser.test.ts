@@ -258,6 +258,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await shoot(small, "webhooks-390")
         await small.goto(`${server.url}/webhooks/${hook.webhook_id}`)
         await small.locator("li.delivery ol.attempts > li").nth(1).waitFor()
+        await small.locator("li.delivery").first().getByText("What was sent").click()
+        assert.include(await small.locator("li.delivery details.event pre").first().innerText(), '"type": "alert.fire"')
         assert.isAtMost(await overflow(small), 0, "the webhook fits 390 px")
         assert.deepStrictEqual(await Axe.serious(small), [], "webhook at 390 px")
         await shoot(small, "webhook-390")

@@ -52,6 +52,8 @@ export interface Delivery {
   readonly status: DeliveryStatus
   readonly attempts: ReadonlyArray<Attempt>
   readonly next_attempt_at: string | null
+  /** The envelope delivered as the body. */
+  readonly event: unknown
   readonly created_at: string
   readonly updated_at: string
 }

@@ -263,6 +263,7 @@ export const en = {
   "webhook.delivery.created": "Event created {when}",
   "webhook.delivery.next": "Next attempt {when}",
   "webhook.delivery.event": "Event {id}",
+  "webhook.delivery.body": "What was sent",
   "webhook.attempts": "Attempts",
   "webhook.attempts.none": "No attempt yet.",
   "webhook.attempt.status": "HTTP {code}",

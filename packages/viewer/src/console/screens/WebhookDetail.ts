@@ -184,6 +184,7 @@ export class WebhookScreen extends Screen {
       ${delivery.attempts.length === 0
       ? html`<span class="muted">${msg("webhook.attempts.none")}</span>`
       : html`<ol class="attempts" aria-label="${msg("webhook.attempts")}: ${name}">${delivery.attempts.map((a) => this.attempt(a))}</ol>`}
+      <details class="event"><summary>${msg("webhook.delivery.body")}</summary><pre>${JSON.stringify(delivery.event, null, 2)}</pre></details>
       ${inFlight(delivery.status) ? nothing : html`<div><button type="button" class="secondary" ?disabled=${this.busy}
         aria-label="${msg("webhook.redeliver")}: ${name}" @click=${() => this.redeliver(delivery)}>${msg("webhook.redeliver")}</button></div>`}
     </li>`
