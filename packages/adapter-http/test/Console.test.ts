@@ -26,7 +26,7 @@ describe("the console's shell", () => {
       info: { branding: { name: "Acme Insights", logoUrl: "https://cdn.example.com/logo.svg", primaryColor: "#0f766e" }, features: { ask: false } }
     })
     try {
-      const pages = await Promise.all(["/", "/sign-in", "/invitations/accept?token=abc", "/w/ws_1", "/w/ws_1/reports/rep_1"].map(async (path) => {
+      const pages = await Promise.all(["/", "/sign-in", "/invitations/accept?token=abc", "/w/ws_1", "/w/ws_1/reports/rep_1", "/webhooks", "/webhooks/wh_1"].map(async (path) => {
         const response = await api.handler(new Request(`http://x${path}`))
         return { path, response, html: await response.text() }
       }))

@@ -12,7 +12,7 @@
 import { html, LitElement, nothing } from "lit"
 import { makeClient, networkProblem, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type Boot, readBoot } from "../client/Boot.ts"
-import { currentSession, displayName, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
+import { currentSession, displayName, isAdmin, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
 import { msg } from "../i18n/msg.ts"
 import { applyTheme } from "../theme/Theme.ts"
 import * as Router from "./Router.ts"
@@ -27,7 +27,9 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
   { pattern: "w/:workspace/links", tag: "analytics-links", load: () => import("./screens/Links.ts") },
   { pattern: "w/:workspace/reports/:report", tag: "analytics-report-screen", load: () => import("./screens/Report.ts") },
-  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") }
+  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") },
+  { pattern: "webhooks", tag: "analytics-webhooks", load: () => import("./screens/Webhooks.ts") },
+  { pattern: "webhooks/:webhook", tag: "analytics-webhook", load: () => import("./screens/WebhookDetail.ts") }
 ]
 
 const signInRoute = routes[1]!
@@ -179,7 +181,10 @@ export class AnalyticsConsole extends LitElement {
         <a class="brand" href="./">${branding.logo_url === null ? nothing : html`<img src=${branding.logo_url} alt="">`}<span>${branding.name}</span></a>
         ${session === null ? nothing : html`
           <nav aria-label=${msg("app.nav")}>
-            <ul><li><a href="./" aria-current=${path === "" || path.startsWith("w/") ? "page" : "false"}>${msg("app.nav.workspaces")}</a></li></ul>
+            <ul><li><a href="./" aria-current=${path === "" || path.startsWith("w/") ? "page" : "false"}>${msg("app.nav.workspaces")}</a></li>${
+              // Tenant admins' screens (core's policy): members are not shown what they may not open.
+              isAdmin(session) ? html`<li><a href="webhooks" aria-current=${path === "webhooks" || path.startsWith("webhooks/") ? "page" : "false"}>${msg("webhooks.nav")}</a></li>` : nothing
+            }</ul>
           </nav>
           <div class="who">
             <span>${msg("app.signedInAs", { name: displayName(session) })}</span>

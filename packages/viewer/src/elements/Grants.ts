@@ -9,6 +9,7 @@
 import type { ApiClient } from "../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../client/Session.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
+import { confirmDialog } from "./Confirm.ts"
 
 /** What a grant allows, as the API names it. */
 export type Action = "view" | "download" | "comment" | "edit" | "share"
@@ -139,52 +140,11 @@ export const today = (): string => dayOf(new Date().toISOString())
 /**
  * Asks, in a modal `<dialog>` placed in `root`, whether to revoke `who`'s
  * access; true when confirmed. Escape or "Keep access" answers false.
- * Focus goes to the safe choice first, and back to where it was after.
  */
 export const confirmRevoke = (root: Node & ParentNode, who: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const opener = deepActive()
-    const dialog = document.createElement("dialog")
-    dialog.className = "analytics-confirm"
-    dialog.setAttribute("aria-labelledby", "analytics-confirm-title")
-    dialog.setAttribute("aria-describedby", "analytics-confirm-text")
-    const title = document.createElement("h2")
-    title.id = "analytics-confirm-title"
-    title.textContent = msg("share.revoke.title")
-    const text = document.createElement("p")
-    text.id = "analytics-confirm-text"
-    text.textContent = msg("share.revoke.confirm", { who })
-    const row = document.createElement("div")
-    row.className = "row"
-    const yes = document.createElement("button")
-    yes.type = "button"
-    yes.className = "danger"
-    yes.textContent = msg("share.revoke.yes")
-    const no = document.createElement("button")
-    no.type = "button"
-    no.className = "secondary"
-    no.textContent = msg("share.revoke.no")
-    row.append(yes, no)
-    dialog.append(title, text, row)
-    let answer = false
-    yes.addEventListener("click", () => {
-      answer = true
-      dialog.close()
-    })
-    no.addEventListener("click", () => dialog.close())
-    dialog.addEventListener("close", () => {
-      dialog.remove()
-      if (opener?.isConnected === true) opener.focus()
-      resolve(answer)
-    })
-    root.append(dialog)
-    dialog.showModal()
-    no.focus()
+  confirmDialog(root, {
+    title: msg("share.revoke.title"),
+    text: msg("share.revoke.confirm", { who }),
+    yes: msg("share.revoke.yes"),
+    no: msg("share.revoke.no")
   })
-
-/** The element that has focus, looking into shadow roots. */
-export const deepActive = (): HTMLElement | null => {
-  let active = document.activeElement
-  while (active?.shadowRoot?.activeElement != null) active = active.shadowRoot.activeElement
-  return active instanceof HTMLElement ? active : null
-}

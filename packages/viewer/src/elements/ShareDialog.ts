@@ -33,7 +33,6 @@ import {
   activeFirst,
   confirmRevoke,
   dayOf,
-  deepActive,
   endOfDay,
   expiryWords,
   type Grant,
@@ -44,6 +43,7 @@ import {
   today,
   whoWords
 } from "./Grants.ts"
+import { deepActive } from "./Confirm.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
 interface Person {

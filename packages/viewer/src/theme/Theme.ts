@@ -71,7 +71,22 @@ p { margin: 0 0 12px; }
 form { display: grid; gap: 12px; }
 label { font-weight: 600; display: grid; gap: 4px; }
 .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted); }
-input, textarea { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
+label input, label select, label textarea { font-weight: 400; }
+input, textarea, select { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
+input[type="checkbox"], input[type="radio"] { width: auto; }
+fieldset { border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); padding: 8px 16px 12px; margin: 0; min-width: 0; }
+legend { font-weight: 600; padding: 0 4px; }
+label.check { display: flex; gap: 10px; align-items: flex-start; font-weight: 400; padding: 6px 0; }
+label.check input { margin-top: 5px; flex: none; }
+label.inline { display: flex; gap: 8px; align-items: center; font-weight: 400; }
+label.inline select { width: auto; max-width: 100%; }
+.break { overflow-wrap: anywhere; }
+.row .grow { flex: 1 1 14rem; width: auto; min-width: 0; }
+.reason { color: var(--analytics-danger); }
+.row.spread { justify-content: space-between; }
+ol.attempts { list-style: none; margin: 6px 0 4px; padding: 0 0 0 12px; border-left: 2px solid var(--analytics-border); display: grid; gap: 4px; }
+
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 button, .button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary); background: var(--analytics-primary); color: var(--analytics-on-primary); text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: transparent; color: var(--analytics-primary); }
 button.link { background: none; border: none; padding: 0; color: var(--analytics-primary); text-decoration: underline; font-weight: 400; }
@@ -91,7 +106,7 @@ dialog h2 { margin: 0 0 8px; }
 button.danger { background: var(--analytics-danger); border-color: var(--analytics-danger); color: var(--analytics-bg); }
 button.danger.secondary { background: transparent; color: var(--analytics-danger); }
 .badge { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; }
-.badge.active { color: var(--analytics-ok); } .badge.paused { color: var(--analytics-warn); } .badge.expired, .badge.revoked { color: var(--analytics-muted); }
+.badge.active { color: var(--analytics-ok); } .badge.paused { color: var(--analytics-warn); } .badge.expired, .badge.revoked { color: var(--analytics-muted); } .badge.failed { color: var(--analytics-danger); }
 .state { padding: 24px; text-align: center; color: var(--analytics-muted); border: 1px dashed var(--analytics-border); border-radius: var(--analytics-radius); }
 .problem { border: 1px solid var(--analytics-danger); background: var(--analytics-danger-bg); border-radius: var(--analytics-radius); padding: 12px 16px; margin: 0 0 16px; }
 .problem strong { color: var(--analytics-danger); display: block; }
@@ -101,7 +116,14 @@ button.danger.secondary { background: transparent; color: var(--analytics-danger
 .spinner { display: inline-block; width: 1em; height: 1em; border: 2px solid var(--analytics-border); border-top-color: var(--analytics-primary); border-radius: 50%; animation: spin 0.8s linear infinite; vertical-align: -0.15em; margin-right: 8px; }
 @keyframes spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
+ul.items ol.attempts li { display: flex; flex-wrap: wrap; gap: 2px 10px; align-items: baseline; padding: 2px 0; border: none; font-size: 0.95rem; }
+details.event pre { margin: 4px 0 0; padding: 8px 12px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+details.event[open] summary { margin-bottom: 0; }
+form.recover { grid-template-columns: 1fr 1fr auto; align-items: end; }
 @media (max-width: 600px) {
+  details.event pre { margin: 4px 0 0; padding: 8px 12px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+details.event[open] summary { margin-bottom: 0; }
+form.recover { grid-template-columns: 1fr; }
   header.bar { padding: 8px 16px; gap: 8px 12px; }
   main { padding: 16px; }
   .narrow { margin-top: 16px; }

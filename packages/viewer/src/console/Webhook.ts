@@ -1,0 +1,102 @@
+/**
+ * Webhooks and their deliveries as the console shows them (the OpenAPI
+ * document's `webhooks` group): the API's shapes, a webhook's state and a
+ * delivery's status in words, each event type's description, and the
+ * "not available to you" state members see (webhooks are the tenant
+ * admins', core's policy). Shared by the webhooks and webhook screens.
+ *
+ * @since 0.1.0
+ */
+import { html, type TemplateResult } from "lit"
+import { en } from "../i18n/en.ts"
+import { type MessageKey, msg } from "../i18n/msg.ts"
+import { dateTime } from "../i18n/Time.ts"
+
+/** A webhook as `GET /v1/webhooks` lists it (never its secret). */
+export interface Webhook {
+  readonly webhook_id: string
+  readonly url: string
+  readonly events: ReadonlyArray<string>
+  readonly workspace_id: string | null
+  readonly description: string | null
+  readonly enabled: boolean
+  readonly disabled_reason: string | null
+  /** After a rotation: until when the old secret still signs deliveries. */
+  readonly previous_secret_expires_at: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** A webhook with its secret: the answer of registration and rotation, shown once. */
+export interface WebhookWithSecret extends Webhook {
+  readonly secret: string
+}
+
+/** One attempt of a delivery. */
+export interface Attempt {
+  readonly attempted_at: string
+  readonly status_code: number | null
+  readonly latency_ms: number
+  readonly error: string | null
+}
+
+/** Where a delivery stands. */
+export type DeliveryStatus = "pending" | "retrying" | "succeeded" | "failed"
+
+/** A delivery, with every attempt (oldest first). */
+export interface Delivery {
+  readonly delivery_id: string
+  readonly webhook_id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: DeliveryStatus
+  readonly attempts: ReadonlyArray<Attempt>
+  readonly next_attempt_at: string | null
+  /** The envelope delivered as the body. */
+  readonly event: unknown
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** One type of the event catalog (`GET /v1/event-types`). */
+export interface EventType {
+  readonly type: string
+}
+
+/** The reason core records when an admin disables a webhook; any other reason is the receiver's doing (404/410). */
+const byAdmin = "Disabled by an admin"
+
+/** A webhook's state: `enabled`, `disabled` (by an admin) or `failed` (disabled because its receiver said it is gone). */
+export const stateOf = (webhook: Webhook): "enabled" | "disabled" | "failed" =>
+  webhook.enabled ? "enabled" : webhook.disabled_reason === null || webhook.disabled_reason === byAdmin ? "disabled" : "failed"
+
+/** A webhook's state in words. */
+export const stateWords = (webhook: Webhook): string => msg(`webhooks.state.${stateOf(webhook)}` as MessageKey)
+
+/** The badge class of a state, as the theme colours them. */
+export const stateBadge = (webhook: Webhook): string => ({ enabled: "active", disabled: "expired", failed: "failed" })[stateOf(webhook)]
+
+/** Why a webhook is disabled, in words: "Why: …", its instants (core writes ISO 8601) in the reader's date and time. */
+export const reasonWords = (reason: string): string =>
+  msg("webhooks.reason", { reason: reason.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z/g, (iso) => dateTime(iso)) })
+
+/** A delivery's status in words. */
+export const deliveryWords = (status: DeliveryStatus): string => msg(`webhook.delivery.${status}` as MessageKey)
+
+/** The badge class of a delivery's status. */
+export const deliveryBadge = (status: DeliveryStatus): string =>
+  ({ pending: "paused", retrying: "paused", succeeded: "active", failed: "failed" })[status]
+
+/** Whether a delivery may change by itself (the worker has not finished with it). */
+export const inFlight = (status: DeliveryStatus): boolean => status === "pending" || status === "retrying"
+
+/** What an event type means, in words (the type itself for one the console does not know yet). */
+export const eventWords = (type: string): string => {
+  const key = `webhooks.event.${type}`
+  return key in en ? msg(key as MessageKey) : type
+}
+
+/** What members see on a webhooks address. */
+export const forbidden = (): TemplateResult => html`
+  <h1>${msg("webhooks.forbidden.title")}</h1>
+  <div class="state"><p>${msg("webhooks.forbidden.detail")}</p><p><a href="./">${msg("webhooks.forbidden.home")}</a></p></div>`
