@@ -341,6 +341,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   "datasets.update": { params: { id: "dataset" }, body: () => ({ description: "Changed" }), destructive: true },
   "datasets.delete": { params: { id: "dataset" }, destructive: true },
   "datasets.refresh": { params: { id: "dataset" } },
+  "datasets.refreshes": { params: { id: "dataset" } },
   "datasets.query": { params: { id: "dataset" }, body: () => ({ measures: ["total_amount"] }) },
   "datasets.sql": { params: { id: "dataset" }, body: () => ({ measures: ["total_amount"] }) },
   "reports.list": { query: (t) => ({ workspace_id: t.ids.workspace }), queryIds: { workspace_id: "workspace" } },
@@ -416,6 +417,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   },
   "exportSchedules.delete": { params: { id: "schedule" }, destructive: true },
   "exportSchedules.sendNow": { params: { id: "schedule" } },
+  "exportSchedules.runs": { params: { id: "schedule" } },
   "comments.list": { params: { id: "report" }, queryIds: { visual_id: "visual" } },
   "comments.create": {
     params: { id: "report" },

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { ExportJob, ExportStore, Ids } from "@analytics/core"
+import { ExportJob, ExportStore, Ids, Pagination } from "@analytics/core"
 import { Effect } from "effect"
 import { set, write } from "./Transactions.ts"
 
@@ -25,6 +25,15 @@ export const make = Effect.sync(() => {
         const entry = entries.get(jobId)
         return entry !== undefined && entry.job.tenant_id === tenantId ? entry.job : undefined
       }),
+    listBySchedule: (tenantId, scheduleId, query) =>
+      Effect.sync(() =>
+        Pagination.applyInMemory(
+          [...entries.values()].map((e) => e.job).filter((job) => job.tenant_id === tenantId && job.delivery?.schedule_id === scheduleId),
+          query,
+          ExportStore.jobKey,
+          (job) => job.created_at
+        )
+      ),
     claim: (request) =>
       Effect.gen(function*() {
         const running = new Map<string, number>()

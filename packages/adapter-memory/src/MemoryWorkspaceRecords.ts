@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { AlertStore, DashboardStore, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
+import { AlertStore, DashboardStore, type Dataset, DatasetRefresh, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
@@ -57,8 +57,9 @@ export const make = <A extends WorkspaceRecords.Owned, Id extends string, S>(kin
   })
 
 /** A fresh in-memory DatasetStore. */
-export const datasets = Effect.map(make(DatasetStore.datasets), ({ all, records }) =>
-  DatasetStore.DatasetStore.of({
+export const datasets = Effect.map(make(DatasetStore.datasets), ({ all, records }) => {
+  const refreshes: Array<DatasetRefresh.DatasetRefresh> = []
+  return DatasetStore.DatasetStore.of({
     ...records,
     // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
     update: (dataset) =>
@@ -84,8 +85,17 @@ export const datasets = Effect.map(make(DatasetStore.datasets), ({ all, records 
             updated_at: dataset.updated_at
           })),
     listScheduled: Effect.sync(() => [...all()].filter((d) => d.refresh_cron !== null)),
-    listUploads: Effect.sync(() => [...all()].filter((d) => d.source.type === "upload"))
-  }))
+    listUploads: Effect.sync(() => [...all()].filter((d) => d.source.type === "upload")),
+    insertRefresh: (refresh) => Effect.sync(() => void refreshes.push(refresh)),
+    listRefreshes: (tenantId, datasetId, query) =>
+      Effect.gen(function*() {
+        // Gone with its dataset, as the SQL store's cascade.
+        if ((yield* records.find(tenantId, datasetId as Dataset.DatasetId)) === undefined) return []
+        const own = refreshes.filter((r) => r.tenant_id === tenantId && r.dataset_id === datasetId)
+        return Pagination.applyInMemory(own, query, DatasetRefresh.refreshKey, (r) => r.started_at)
+      })
+  })
+})
 
 /** A fresh in-memory ReportStore. */
 export const reports = Effect.map(make(ReportStore.reports), ({ records }) => ReportStore.ReportStore.of(records))

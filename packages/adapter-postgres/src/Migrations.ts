@@ -10,9 +10,9 @@ import { Effect } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { datasets, reports, alerts, datasetSchedules, dashboards, datasetLoads, reportFilters } from "./migrations/Analytics.ts"
+import { datasets, reports, alerts, datasetSchedules, dashboards, datasetLoads, reportFilters, datasetRefreshes } from "./migrations/Analytics.ts"
 import { directory } from "./migrations/Directory.ts"
-import { exportJobs, exportSchedules, scheduleRunAs } from "./migrations/Exports.ts"
+import { exportJobs, exportSchedules, jobsBySchedule, scheduleRunAs } from "./migrations/Exports.ts"
 import { initial, idempotencyPurgeIndex, tenantLimits } from "./migrations/Platform.ts"
 import { rateLimits, rateLimitLogs } from "./migrations/RateLimits.ts"
 import { sessions } from "./migrations/Sessions.ts"
@@ -45,7 +45,9 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "19_report_filters": reportFilters,
   "20_schedule_run_as": scheduleRunAs,
   "21_comments": comments,
-  "22_sessions": sessions
+  "22_sessions": sessions,
+  "23_jobs_by_schedule": jobsBySchedule,
+  "24_dataset_refreshes": datasetRefreshes
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

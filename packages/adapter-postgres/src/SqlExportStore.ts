@@ -10,6 +10,7 @@ import { type ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } fro
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { parsed } from "./Jsonb.ts"
+import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
 interface JobRow {
@@ -94,6 +95,16 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
       return sql<JobRow>`SELECT * FROM export_jobs WHERE tenant_id = ${tenantId} AND job_id = ${jobId}`.pipe(
         Effect.map(([row]) => row === undefined ? undefined : toJob(row)),
         failAs("ExportStore.find")
+      )
+    },
+    listBySchedule: (tenantId, scheduleId, query) => {
+      if (!isId(tenantId) || !isId(scheduleId)) return Effect.succeed([])
+      return sql<JobRow>`SELECT * FROM export_jobs
+        WHERE tenant_id = ${tenantId} AND delivery->>'schedule_id' = ${scheduleId}
+          AND created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "job_id")}
+        ORDER BY created_at DESC, job_id ASC LIMIT ${query.take}`.pipe(
+        Effect.map((rows) => rows.map(toJob)),
+        failAs("ExportStore.listBySchedule")
       )
     },
     claim: (request) =>

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
+import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, type DatasetRefresh, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -109,6 +109,35 @@ export const make = <A extends { readonly tenant_id: string }, Id extends string
 
 const json = (value: unknown) => JSON.stringify(value)
 
+/** A refresh log entry as its row holds it. */
+interface RefreshRow {
+  readonly refresh_id: string
+  readonly tenant_id: string
+  readonly dataset_id: string
+  readonly trigger: DatasetRefresh.Trigger
+  readonly requested_by: unknown
+  readonly status: DatasetRefresh.Status
+  readonly row_count: number | string | null
+  readonly error: unknown
+  readonly started_at: Date
+  readonly finished_at: Date
+  readonly duration_ms: number
+}
+
+const refreshOf = (row: RefreshRow): DatasetRefresh.DatasetRefresh => ({
+  refresh_id: row.refresh_id,
+  tenant_id: row.tenant_id as DatasetRefresh.DatasetRefresh["tenant_id"],
+  dataset_id: row.dataset_id,
+  trigger: row.trigger,
+  requested_by: row.requested_by === null ? null : parsed(row.requested_by),
+  status: row.status,
+  row_count: row.row_count === null ? null : Number(row.row_count),
+  error: row.error === null ? null : parsed(row.error),
+  started_at: row.started_at,
+  finished_at: row.finished_at,
+  duration_ms: row.duration_ms
+})
+
 /** The DatasetStore over the `SqlClient` in context. */
 export const datasets = Effect.map(
   make<Dataset.Dataset, Dataset.DatasetId>({
@@ -139,7 +168,36 @@ export const datasets = Effect.map(
           RETURNING dataset_id`.pipe(Effect.map((rows) => rows.length > 0), failAs("DatasetStore.switchLoad"))
       },
       listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`),
-      listUploads: where("listUploads", sql`source->>'type' = 'upload'`)
+      listUploads: where("listUploads", sql`source->>'type' = 'upload'`),
+      insertRefresh: (r) =>
+        sql`INSERT INTO dataset_refreshes ${
+          sql.insert({
+            refresh_id: r.refresh_id,
+            tenant_id: r.tenant_id,
+            dataset_id: r.dataset_id,
+            trigger: r.trigger,
+            requested_by: r.requested_by === null ? null : json(r.requested_by),
+            status: r.status,
+            row_count: r.row_count,
+            error: r.error === null ? null : json(r.error),
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            duration_ms: r.duration_ms
+          })
+        }`.pipe(Effect.asVoid, failAs("DatasetStore.insertRefresh")),
+      listRefreshes: (tenantId, datasetId, query) => {
+        if (!isId(tenantId) || !isId(datasetId)) return Effect.succeed([])
+        const after = query.after === undefined
+          ? sql``
+          : sql`AND started_at <= ${new Date(query.after.value)}
+            AND (started_at < ${new Date(query.after.value)} OR (started_at = ${new Date(query.after.value)} AND refresh_id > ${query.after.id}))`
+        return sql<RefreshRow>`SELECT * FROM dataset_refreshes
+          WHERE tenant_id = ${tenantId} AND dataset_id = ${datasetId} AND started_at <= ${query.createdAtOrBefore} ${after}
+          ORDER BY started_at DESC, refresh_id ASC LIMIT ${query.take}`.pipe(
+          Effect.map((rows) => rows.map(refreshOf)),
+          failAs("DatasetStore.listRefreshes")
+        )
+      }
     })
 )
 

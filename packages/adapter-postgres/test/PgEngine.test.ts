@@ -5,7 +5,7 @@
  * csv-parse held to RFC 4180.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, EventPublisher, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
+import { AnalyticsEngine, BlobStore, Datasets, DatasetStore, EventPublisher, Pagination, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
 import { readCsv } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
@@ -155,6 +155,15 @@ if (databaseUrl === "") {
         // Done for this hour.
         assert.deepStrictEqual(yield* run(Datasets.refreshDue), [])
         assert.isTrue(refreshed!.refreshed_at! > dataset.refreshed_at!)
+        // Its refresh log holds the scheduler's refresh, which nobody asked for; a manual one names who asked.
+        yield* TestClock.adjust(Duration.seconds(1))
+        yield* run(Datasets.refresh(tenant.tenant_id, dataset.dataset_id, { trigger: "manual", requested_by: { type: "user", id: "u-7" } }))
+        const page = { take: 10, sort: { field: "created_at", direction: "desc" }, after: undefined, createdAtOrBefore: Pagination.endOfTime } as const
+        const log = yield* run(Effect.flatMap(DatasetStore.DatasetStore, (store) => store.listRefreshes(tenant.tenant_id, dataset.dataset_id, page)))
+        assert.deepStrictEqual(
+          log.map((r) => [r.trigger, r.requested_by, r.status, r.row_count]),
+          [["manual", { type: "user", id: "u-7" }, "succeeded", rows.length], ["schedule", null, "succeeded", rows.length]]
+        )
       }).pipe(Effect.scoped))
 
     it.live("streams a CSV of every row of a dataset's query past the old 50,000-row bound, formulas guarded; a named limit still applies", () =>

@@ -8,7 +8,7 @@ import { Alerts, type Dataset, Datasets } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
-import { caller, respond } from "./Handling.ts"
+import { caller, listRequest, respond } from "./Handling.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
 
 /** A dataset as the API shows it. */
@@ -42,9 +42,16 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
       .handle("refresh", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const admin = yield* caller("datasets.refresh")
-          const dataset = yield* run(Datasets.refresh(admin.tenantId, params.id))
+          const dataset = yield* run(Datasets.refresh(admin.tenantId, params.id, { trigger: "manual", requested_by: { type: "user", id: admin.userId } }))
           yield* run(Alerts.afterRefresh(admin.tenantId, dataset.dataset_id))
           return respond(endpoint, datasetJson(dataset))
+        }))
+      .handle("refreshes", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const admin = yield* caller("datasets.refreshes")
+          const page = yield* run(Datasets.refreshes(admin.tenantId, params.id, yield* listRequest(query)))
+          const data = page.data.map(({ tenant_id: _, dataset_id: __, ...refresh }) => refresh)
+          return respond(endpoint, { data, page: page.page })
         }))
       .handle("query", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {

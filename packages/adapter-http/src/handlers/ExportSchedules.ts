@@ -8,8 +8,8 @@ import { Cursor, type ExportSchedule, ExportScheduleStore, ExportSchedules, Tran
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
-import { exportServices } from "./Exports.ts"
-import { caller, captured, respond } from "./Handling.ts"
+import { exportServices, jobJson } from "./Exports.ts"
+import { caller, captured, listRequest, respond } from "./Handling.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
 
 /** A schedule as the API shows it: its export's fields beside its timing. */
@@ -38,5 +38,13 @@ export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules",
         Effect.gen(function*() {
           const member = yield* caller("exportSchedules.sendNow")
           return respond(endpoint, yield* run(ExportSchedules.sendNow(member, params.id)))
+        }))
+      .handle("runs", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("exportSchedules.runs")
+          const page = yield* run(ExportSchedules.runs(member, params.id, yield* listRequest(query)))
+          // Every job a schedule made has its delivery: its recipient.
+          const data = page.data.map((job) => ({ ...jobJson(job), recipient: job.delivery?.email ?? "" }))
+          return respond(endpoint, { data, page: page.page })
         }))
   }))

@@ -14,7 +14,7 @@ import * as ExportRoutes from "../routes/ExportRoutes.ts"
 import { accessServices, caller, captured, respond } from "./Handling.ts"
 
 /** A job as the API shows it: never its requester's security context or where its file is kept. */
-const jobJson = (job: ExportJob.ExportJob) => ({
+export const jobJson = (job: ExportJob.ExportJob) => ({
   job_id: job.job_id,
   report_id: job.report_id,
   workspace_id: job.workspace_id,

@@ -97,7 +97,7 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
       if (written === 0) return yield* refuse("request/invalid", "The file is empty")
       yield* Effect.promise(() => handle.sync())
       const id = (yield* HttpRouter.params).id ?? ""
-      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types }).pipe(
+      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }).pipe(
         // The alerts watching the dataset are checked against its new rows.
         Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),

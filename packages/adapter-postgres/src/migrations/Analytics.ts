@@ -101,3 +101,21 @@ export const datasetLoads = ddl([`ALTER TABLE datasets ADD COLUMN load_id uuid`]
 
 /** Reports' filters (decision 0013): what exports and viewers give values by name; none for reports made before. */
 export const reportFilters = ddl([`ALTER TABLE reports ADD COLUMN filters jsonb NOT NULL DEFAULT '[]'`])
+
+/** Datasets' refresh log (`GET /v1/datasets/{id}/refreshes`): one row per refresh that ended, gone with its dataset. */
+export const datasetRefreshes = ddl([
+  `CREATE TABLE dataset_refreshes (
+    refresh_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    dataset_id uuid NOT NULL REFERENCES datasets (dataset_id) ON DELETE CASCADE,
+    trigger text NOT NULL,
+    requested_by jsonb,
+    status text NOT NULL,
+    row_count bigint,
+    error jsonb,
+    started_at timestamptz(3) NOT NULL,
+    finished_at timestamptz(3) NOT NULL,
+    duration_ms integer NOT NULL
+  )`,
+  `CREATE INDEX dataset_refreshes_by_started_at ON dataset_refreshes (tenant_id, dataset_id, started_at DESC, refresh_id)`
+])

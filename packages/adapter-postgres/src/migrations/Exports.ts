@@ -65,3 +65,8 @@ export const exportSchedules = ddl([
 
 /** Whose view a schedule's recipients who are no users get (decision 0015). */
 export const scheduleRunAs = ddl([`ALTER TABLE export_schedules ADD COLUMN run_as uuid`])
+
+/** A schedule's runs are read from its jobs, newest first (`GET /v1/export-schedules/{id}/runs`). */
+export const jobsBySchedule = ddl([
+  `CREATE INDEX export_jobs_by_schedule ON export_jobs (tenant_id, (delivery->>'schedule_id'), created_at DESC, job_id) WHERE delivery IS NOT NULL`
+])

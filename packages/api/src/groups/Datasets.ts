@@ -3,10 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Dataset, SemanticModel, SemanticQuery, SqlDialect, Workspace } from "@analytics/core"
+import { AuditLog, Dataset, DatasetRefresh, SemanticModel, SemanticQuery, SqlDialect, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
+import * as Endpoints from "../Endpoints.ts"
 import * as Problems from "../Problems.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
@@ -32,6 +33,19 @@ export const DatasetJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
+
+/** A refresh of a dataset, as its log keeps it. */
+export const RefreshJson = Schema.Struct({
+  refresh_id: Schema.String.annotate({ description: "As the refresh's dataset.refresh.* events name it" }),
+  trigger: DatasetRefresh.Trigger.annotate({ description: "What started it: a file uploaded, POST /v1/datasets/{id}/refresh, or the dataset's schedule" }),
+  requested_by: Schema.NullOr(AuditLog.Actor).annotate({ description: "Who started it; null for a scheduled refresh" }),
+  status: DatasetRefresh.Status,
+  row_count: Schema.NullOr(Schema.Number).annotate({ description: "The rows it found; null when it failed" }),
+  error: Schema.NullOr(DatasetRefresh.Failure).annotate({ description: "Why it failed, as its dataset.refresh.failed event says" }),
+  started_at: Schema.Date,
+  finished_at: Schema.Date,
+  duration_ms: Schema.Number
+})
 
 /** Datasets of the tenant's workspaces and their semantic queries. */
 export const DatasetsGroup = WorkspaceResource.group("datasets", {
@@ -60,6 +74,12 @@ export const DatasetsGroup = WorkspaceResource.group("datasets", {
       "Reads a PostgreSQL dataset's table again (columns, row count), with the dataset.refresh.* events; an upload dataset is refreshed by PUTting its file again. Tenant admins only."
     )
   )
+  .add(Endpoints.list("refreshes", "/v1/datasets/:id/refreshes", {
+    params: WorkspaceResource.idParams,
+    item: RefreshJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+    description: "A dataset's refresh history, newest first: each refresh that ended (an upload, POST /v1/datasets/{id}/refresh, or its schedule), who started it, how it ended, its rows and duration. Tenant admins only."
+  }))
   .add(
     HttpApiEndpoint.post("query", "/v1/datasets/:id/query", {
       params: WorkspaceResource.idParams,

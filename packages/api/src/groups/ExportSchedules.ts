@@ -9,6 +9,7 @@ import { HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
+import { JobJson } from "./Exports.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** A recipient's part of a run: their job, or why they got none. */
@@ -40,6 +41,12 @@ export const ScheduleJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
+/** A delivery of a schedule's run: the job it queued for one recipient, as GET /v1/jobs/{job_id} shows it. */
+export const RunDeliveryJson = Schema.Struct({
+  ...JobJson.fields,
+  recipient: Schema.String.annotate({ description: "The address the file is (or was to be) e-mailed to" })
+})
+
 /** A run as `send-now` answers it. */
 export const RunJson = ScheduleJson.fields.last_run.members[0]
 
@@ -67,6 +74,13 @@ export const ExportSchedulesGroup = WorkspaceResource.group("exportSchedules", {
     error: [Problems.Forbidden, Problems.NotFound, Problems.ExportsExceeded],
     rateLimit: "export",
     description: "Runs the schedule now (a test send): its jobs, one per recipient, are queued at once; its next scheduled run stays as it was."
+  }))
+  .add(Endpoints.list("runs", "/v1/export-schedules/:id/runs", {
+    params: WorkspaceResource.idParams,
+    item: RunDeliveryJson,
+    error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
+    description: "The schedule's run history, newest first: every job its runs queued (one per recipient, by its cron or sent now), with its status, error and file. " +
+      "A recipient a run skipped has no job (the schedule's `last_run` says why). Its maker's and tenant admins'; another member's schedule is a 404."
   }))
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Exports made on a schedule and e-mailed to a distribution list, each recipient's as they would see it.")

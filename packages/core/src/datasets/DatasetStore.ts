@@ -7,7 +7,9 @@
 import { Context, type Effect } from "effect"
 import type { Dataset, DatasetId } from "./Dataset.ts"
 import type { StoreError } from "../platform/Errors.ts"
-import type { Keyset } from "../platform/Pagination.ts"
+import type { DatasetRefresh } from "./DatasetRefresh.ts"
+import type { Keyset, PageQuery } from "../platform/Pagination.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
 import * as WorkspaceRecords from "../tenancy/WorkspaceRecords.ts"
 
 /**
@@ -30,6 +32,18 @@ export class DatasetStore extends Context.Service<DatasetStore, WorkspaceRecords
   readonly listScheduled: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
   /** Every upload dataset, of every tenant (the engine tables they name are the live ones). */
   readonly listUploads: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
+  /** Logs a refresh that ended (succeeded or failed). */
+  readonly insertRefresh: (refresh: DatasetRefresh) => Effect.Effect<void, StoreError>
+  /**
+   * One page of a dataset's refresh log, newest first by `started_at` then
+   * `refresh_id` ascending (`Pagination.applyInMemory` order, `started_at`
+   * standing for `created_at`); its tenant's only. Gone with its dataset.
+   */
+  readonly listRefreshes: (
+    tenantId: TenantId,
+    datasetId: string,
+    query: PageQuery<"created_at">
+  ) => Effect.Effect<ReadonlyArray<DatasetRefresh>, StoreError>
 }>()("@analytics/core/DatasetStore") {}
 
 /** Datasets as workspace records. */

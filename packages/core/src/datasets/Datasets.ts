@@ -8,10 +8,13 @@
 import { Clock, Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import { type Dataset, type DatasetCreate, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
+import * as DatasetRefresh from "./DatasetRefresh.ts"
 import { datasets, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { EngineScheduler, type TurnExpired } from "../limits/EngineScheduler.ts"
 import { NotFound, type StoreError } from "../platform/Errors.ts"
+import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import type * as Events from "../webhooks/Events.ts"
 import { uuidv7 } from "../platform/Ids.ts"
@@ -151,6 +154,22 @@ export const get: WorkspaceResource.Get<Dataset, DatasetStore> = (tenantId, data
   WorkspaceResource.get(datasets, tenantId, datasetId)
 
 /**
+ * One page of a dataset's refresh log, newest first: each refresh that
+ * ended, what started it and who, its rows, status and duration. NotFound
+ * for a dataset the tenant has not.
+ */
+export const refreshes = (
+  tenantId: TenantId,
+  datasetId: string,
+  request: NewestFirstRequest
+): Effect.Effect<Page<DatasetRefresh.DatasetRefresh>, NotFound | StoreError | CursorError | InvalidSort, DatasetStore | CursorCodec> =>
+  Effect.gen(function*() {
+    const dataset = yield* get(tenantId, datasetId)
+    const store = yield* DatasetStore
+    return yield* paginateNewestFirst(request, (query) => store.listRefreshes(tenantId, dataset.dataset_id, query), DatasetRefresh.refreshKey)
+  })
+
+/**
  * Creates a dataset in a workspace of the tenant. A PostgreSQL source is
  * read at once (its columns; it must exist); an upload waits for its file.
  * Without a model, one is suggested from the columns when they are known.
@@ -229,7 +248,8 @@ export const remove: WorkspaceResource.Remove<DatasetStore | Engines> = (tenantI
 export const load = (
   tenantId: TenantId,
   datasetId: string,
-  file: FileImport
+  file: FileImport,
+  origin: DatasetRefresh.Origin = { trigger: "upload", requested_by: null }
 ): Effect.Effect<
   Dataset,
   NotFound | NotUploadable | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
@@ -239,7 +259,7 @@ export const load = (
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
     const engine = yield* engineFor(dataset.source)
-    return yield* refreshing(dataset, (loadId) => loadFile(dataset, engine, file, loadId))
+    return yield* refreshing(dataset, origin, (loadId) => loadFile(dataset, engine, file, loadId))
   })
 
 /** Drops a table, logging a failure (the sweep at the next start takes what is left). */
@@ -312,15 +332,31 @@ export class RefreshNeedsFile extends Data.TaggedError("RefreshNeedsFile")<{
 /**
  * Runs a refresh of a dataset's rows (`work`, given the refresh's id,
  * records what it found and returns the record), with the
- * `dataset.refresh.started`, `.succeeded` or `.failed` events.
+ * `dataset.refresh.started`, `.succeeded` or `.failed` events, and logs it
+ * as it ended (`origin`: what started it, and who).
  */
 const refreshing = <E extends { readonly _tag: string }, R>(
   dataset: Dataset,
+  origin: DatasetRefresh.Origin,
   work: (refreshId: string) => Effect.Effect<Dataset, E, R>
-): Effect.Effect<Dataset, E | StoreError, R | EventPublisher> =>
+): Effect.Effect<Dataset, E | StoreError, R | EventPublisher | DatasetStore> =>
   Effect.gen(function*() {
     const refreshId = yield* uuidv7
     const started = yield* Clock.currentTimeMillis
+    /** Logs the refresh as it ended; a log that cannot be written is logged, and the refresh's own outcome stands. */
+    const logged = (ended: Pick<DatasetRefresh.DatasetRefresh, "status" | "row_count" | "error">, finished: number) =>
+      Effect.gen(function*() {
+        yield* (yield* DatasetStore).insertRefresh({
+          ...origin,
+          ...ended,
+          refresh_id: refreshId,
+          tenant_id: dataset.tenant_id,
+          dataset_id: dataset.dataset_id,
+          started_at: new Date(started),
+          finished_at: new Date(finished),
+          duration_ms: finished - started
+        })
+      }).pipe(Effect.catch((error) => Effect.logWarning("dataset refresh not logged", { dataset_id: dataset.dataset_id, refresh_id: refreshId, error })))
     const event = <T extends "dataset.refresh.started" | "dataset.refresh.succeeded" | "dataset.refresh.failed">(type: T, data: Events.Data<T>) =>
       // The data is built here from stored values: a schema failure would be a bug.
       publish(dataset.tenant_id, type, dataset.workspace_id, data).pipe(Effect.catchTag("SchemaError", Effect.die), Effect.asVoid)
@@ -339,11 +375,13 @@ const refreshing = <E extends { readonly _tag: string }, R>(
           : detail
         return Effect.andThen(
           withheld ? Effect.logWarning("dataset refresh failed", { dataset_id: dataset.dataset_id, refresh_id: refreshId, detail }) : Effect.void,
-          event("dataset.refresh.failed", { ...ids, error: { code, message } })
+          Effect.andThen(event("dataset.refresh.failed", { ...ids, error: { code, message } }), Effect.flatMap(Clock.currentTimeMillis, (finished) => logged({ status: "failed", row_count: null, error: { code, message } }, finished)))
         )
       })
     )
     const now = yield* Clock.currentTimeMillis
+    // The log and the event say the same duration.
+    yield* logged({ status: "succeeded", row_count: refreshed.row_count ?? 0, error: null }, now)
     yield* event("dataset.refresh.succeeded", { ...ids, row_count: refreshed.row_count ?? 0, duration_ms: now - started })
     return refreshed
   })
@@ -364,7 +402,8 @@ const codeOf = (error: { readonly _tag: string }) =>
  */
 export const refresh = (
   tenantId: TenantId,
-  datasetId: string
+  datasetId: string,
+  origin: DatasetRefresh.Origin
 ): Effect.Effect<
   Dataset,
   NotFound | RefreshNeedsFile | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
@@ -374,7 +413,7 @@ export const refresh = (
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "postgres") return yield* new RefreshNeedsFile({ datasetId })
     const engine = yield* engineFor(dataset.source)
-    return yield* refreshing(dataset, () =>
+    return yield* refreshing(dataset, origin, () =>
       Effect.gen(function*() {
         const table = tableOf(dataset)
         const asSource = <A, R>(effect: Effect.Effect<A, EngineError, R>) => Effect.mapError(effect, (error) => new SourceInvalid({ detail: error.detail }))
@@ -565,7 +604,7 @@ export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, Datas
   )
   const refreshed: Array<Dataset> = []
   for (const dataset of due) {
-    yield* refresh(dataset.tenant_id, dataset.dataset_id).pipe(
+    yield* refresh(dataset.tenant_id, dataset.dataset_id, DatasetRefresh.scheduled).pipe(
       Effect.tap((d) => Effect.sync(() => refreshed.push(d))),
       Effect.catch((error) => Effect.logWarning(`Dataset ${dataset.dataset_id} could not be refreshed`, error._tag))
     )

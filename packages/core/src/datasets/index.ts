@@ -8,6 +8,7 @@
  */
 export * as AnalyticsEngine from "./AnalyticsEngine.ts"
 export * as Dataset from "./Dataset.ts"
+export * as DatasetRefresh from "./DatasetRefresh.ts"
 export * as DatasetStore from "./DatasetStore.ts"
 export * as Datasets from "./Datasets.ts"
 export * as DateRange from "./DateRange.ts"

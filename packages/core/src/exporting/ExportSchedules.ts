@@ -33,13 +33,14 @@ import {
   updatedRequest
 } from "../exports/ExportSchedule.ts"
 import { ExportScheduleStore, schedules } from "../exports/ExportScheduleStore.ts"
-import { ExportStore } from "../exports/ExportStore.ts"
+import { ExportStore, jobKey } from "../exports/ExportStore.ts"
+import type { ExportJob } from "../exports/ExportJob.ts"
 import * as Grants from "../sharing/Grants.ts"
 import type { GrantStore } from "../sharing/GrantStore.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
 import * as Policy from "../sharing/Policy.ts"
-import type { InvalidSort, NewestFirstRequest, Page } from "../platform/Pagination.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import { Member } from "../auth/Principal.ts"
 import type { Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
@@ -191,6 +192,23 @@ export const list = (
   request: NewestFirstRequest
 ): Effect.Effect<Page<ExportSchedule>, NotFound | StoreError | CursorError | InvalidSort, ExportScheduleStore | WorkspaceStore | CursorCodec> =>
   WorkspaceResource.list(schedules, member.tenantId, workspaceId, request)
+
+/**
+ * One page of a schedule's run history, newest first: the jobs its runs
+ * queued, one per recipient delivered to (its maker's and tenant admins';
+ * anyone else's is NotFound, as the schedule is). A recipient a run
+ * skipped has no job: the schedule's `last_run` says why.
+ */
+export const runs = (
+  member: Member,
+  scheduleId: string,
+  request: NewestFirstRequest
+): Effect.Effect<Page<ExportJob>, NotFound | StoreError | CursorError | InvalidSort, ExportScheduleStore | ExportStore | CursorCodec> =>
+  Effect.gen(function*() {
+    const schedule = yield* get(member, scheduleId, "exportSchedules.runs")
+    const store = yield* ExportStore
+    return yield* paginateNewestFirst(request, (query) => store.listBySchedule(member.tenantId, schedule.schedule_id, query), jobKey)
+  })
 
 /** Changes a schedule (checked again); its next run follows the new cron, zone or state. */
 export const update = (

@@ -12,6 +12,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { StoreError } from "../platform/Errors.ts"
+import type { Keyset, PageQuery } from "../platform/Pagination.ts"
 import { type ExportJob, type JobId, next } from "./ExportJob.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 
@@ -60,10 +61,19 @@ export const choose = (
 /** A claimed job as the claim leaves it. */
 export const claimedAt = (job: ExportJob, now: Date): ExportJob => next(job, { _tag: "Claimed", at: now })!
 
+/** The keyset position of a job in a newest-first list. */
+export const jobKey = (job: ExportJob): Keyset => ({ value: job.created_at.getTime(), id: job.job_id })
+
 /** Export jobs. */
 export class ExportStore extends Context.Service<ExportStore, {
   readonly insert: (job: ExportJob) => Effect.Effect<void, StoreError>
   readonly find: (tenantId: TenantId, jobId: JobId) => Effect.Effect<ExportJob | undefined, StoreError>
+  /** One page of the jobs a schedule made (its runs' deliveries, `delivery.schedule_id`), in `Pagination.applyInMemory` order. */
+  readonly listBySchedule: (
+    tenantId: TenantId,
+    scheduleId: string,
+    query: PageQuery<"created_at">
+  ) => Effect.Effect<ReadonlyArray<ExportJob>, StoreError>
   /** Leases due jobs (see `choose`), each moved to `running` with one more attempt. */
   readonly claim: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<Claimed>, StoreError>
   /**

@@ -116,6 +116,8 @@ export const rules = {
   "datasets.update": admin,
   "datasets.delete": admin,
   "datasets.refresh": admin,
+  // Who refreshed, and why a refresh failed: the admins' who run refreshes.
+  "datasets.refreshes": admin,
   "datasets.upload": admin,
   "datasets.query": member,
   "datasets.sql": member,
@@ -162,6 +164,7 @@ export const rules = {
   "exportSchedules.update": owner("schedule"),
   "exportSchedules.delete": owner("schedule"),
   "exportSchedules.sendNow": owner("schedule"),
+  "exportSchedules.runs": owner("schedule"),
   "comments.list": member,
   "comments.create": granted("comment", "report"),
   "comments.update": owner("comment"),

@@ -2,12 +2,13 @@
  * What the DatasetStore and the AlertStore add to the workspace-record
  * contract (`workspaceRecordsContract` runs the rest on every kind): a
  * dataset's edit leaves what refreshes found to the load switch, which is
- * one conditional write; the scheduler's and the sweep's lists; the alerts a
+ * one conditional write; the scheduler's and the sweep's lists; the refresh
+ * log, newest first, in its tenant only and gone with its dataset; the alerts a
  * refresh or a schedule checks. Run by `storeContract` on every adapter.
  *
  * @since 0.1.0
  */
-import { Alert, AlertStore, Dataset, DatasetStore, Ids } from "@analytics/core"
+import { Alert, AlertStore, Dataset, type DatasetRefresh, DatasetStore, Ids } from "@analytics/core"
 import type { Stores } from "@analytics/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
@@ -106,5 +107,47 @@ export const datasetStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.isTrue((yield* store.listScheduled).some((a) => a.alert_id === onRefresh.alert_id))
       assert.isTrue(yield* store.remove(tenant.tenant_id, hourly.alert_id))
       assert.isFalse((yield* store.listScheduled).some((a) => a.alert_id === hourly.alert_id))
+    }))
+
+  it.effect("the refresh log: each refresh as it ended, newest first a page at a time, its tenant's only, gone with its dataset", () =>
+    Effect.gen(function*() {
+      const { dataset, store, tenant } = yield* arrangeDataset
+      const other = yield* insertTenant({ createdAt: at(0) })
+      const refresh = (offset: number, overrides: Partial<DatasetRefresh.DatasetRefresh> = {}) =>
+        Effect.map(Ids.uuidv7, (id): DatasetRefresh.DatasetRefresh => ({
+          refresh_id: id,
+          tenant_id: tenant.tenant_id,
+          dataset_id: dataset.dataset_id,
+          trigger: "upload",
+          requested_by: { type: "user", id: "u-1" },
+          status: "succeeded",
+          row_count: 12_345_678_901,
+          error: null,
+          started_at: at(offset),
+          finished_at: at(offset + 250),
+          duration_ms: 250,
+          ...overrides
+        }))
+      const first = yield* refresh(10)
+      const failed = yield* refresh(20, { trigger: "schedule", requested_by: null, status: "failed", row_count: null, error: { code: "dataset/source-invalid", message: "No such table" } })
+      const [low, high] = [yield* Ids.uuidv7, yield* Ids.uuidv7].sort()
+      const tiedHigh = yield* refresh(30, { refresh_id: high, trigger: "manual" })
+      const tiedLow = yield* refresh(30, { refresh_id: low })
+      for (const r of [first, failed, tiedHigh, tiedLow]) yield* store.insertRefresh(r)
+      const query = (take: number, after?: DatasetRefresh.DatasetRefresh) => ({
+        take,
+        sort: { field: "created_at" as const, direction: "desc" as const },
+        after: after === undefined ? undefined : { value: after.started_at.getTime(), id: after.refresh_id },
+        createdAtOrBefore: at(1_000_000)
+      })
+      const page1 = yield* store.listRefreshes(tenant.tenant_id, dataset.dataset_id, query(3))
+      assert.deepStrictEqual(page1, [tiedLow, tiedHigh, failed])
+      assert.deepStrictEqual(yield* store.listRefreshes(tenant.tenant_id, dataset.dataset_id, query(3, failed)), [first])
+      // Another tenant's id for it, or a malformed id, finds nothing.
+      assert.deepStrictEqual(yield* store.listRefreshes(other.tenant_id, dataset.dataset_id, query(10)), [])
+      assert.deepStrictEqual(yield* store.listRefreshes(tenant.tenant_id, "not-an-id", query(10)), [])
+      // Gone with its dataset.
+      assert.isTrue(yield* store.remove(tenant.tenant_id, dataset.dataset_id))
+      assert.deepStrictEqual(yield* store.listRefreshes(tenant.tenant_id, dataset.dataset_id, query(10)), [])
     }))
 }

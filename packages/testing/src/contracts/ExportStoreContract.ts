@@ -97,4 +97,52 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       )
       assert.strictEqual(racing.flat().filter((claim) => claim.job.workspace_id === c).length, 1)
     }))
+
+  it.effect("a schedule's jobs: listed newest first by its id (its runs' deliveries), a page at a time, in their tenant only", () =>
+    Effect.gen(function*() {
+      const store = yield* ExportStore.ExportStore
+      const tenant = (yield* insertTenant({ createdAt: at(0) })).tenant_id as Tenant.TenantId
+      const other = (yield* insertTenant({ createdAt: at(0) })).tenant_id as Tenant.TenantId
+      const [schedule, another] = [yield* Ids.uuidv7, yield* Ids.uuidv7]
+      // Finished jobs: claims (which see every tenant's queue) leave them alone.
+      const job = (tenantId: Tenant.TenantId, scheduleId: string | null, offset: number, id?: string) =>
+        Effect.map(Ids.uuidv7, (uuid): ExportJob.ExportJob => ({
+          ...ExportJob.queued({
+            job_id: (id ?? uuid) as ExportJob.JobId,
+            tenant_id: tenantId,
+            workspace_id: uuid,
+            report_id: uuid,
+            request: { format: "csv", visual_id: "total" },
+            requested_by: { type: "user", id: "u-1" },
+            security: { roles: ["member"], attributes: {} },
+            delivery: scheduleId === null ? null : { schedule_id: scheduleId, schedule_name: "Weekly", email: `r${offset}@example.com` }
+          }, at(10_000 + offset)),
+          status: "canceled",
+          finished_at: at(10_000 + offset)
+        }))
+      const first = yield* job(tenant, schedule, 1)
+      const second = yield* job(tenant, schedule, 2)
+      // Two of one run, made at the same moment: ties broken by id.
+      const [low, high] = [yield* Ids.uuidv7, yield* Ids.uuidv7].sort()
+      const tiedHigh = yield* job(tenant, schedule, 3, high)
+      const tiedLow = yield* job(tenant, schedule, 3, low)
+      for (const j of [first, second, tiedHigh, tiedLow, yield* job(tenant, another, 4), yield* job(tenant, null, 5), yield* job(other, schedule, 6)]) {
+        yield* store.insert(j)
+      }
+      const query = (take: number, after?: ExportJob.ExportJob) => ({
+        take,
+        sort: { field: "created_at" as const, direction: "desc" as const },
+        after: after === undefined ? undefined : ExportStore.jobKey(after),
+        createdAtOrBefore: at(1_000_000)
+      })
+      const ids = (jobs: ReadonlyArray<ExportJob.ExportJob>) => jobs.map((j) => j.job_id)
+      const page1 = yield* store.listBySchedule(tenant, schedule, query(3))
+      assert.deepStrictEqual(ids(page1), [tiedLow.job_id, tiedHigh.job_id, second.job_id])
+      assert.deepStrictEqual(page1[0], tiedLow)
+      assert.deepStrictEqual(ids(yield* store.listBySchedule(tenant, schedule, query(3, page1[2]))), [first.job_id])
+      assert.deepStrictEqual(ids(yield* store.listBySchedule(tenant, schedule, query(3, page1[0]))), [tiedHigh.job_id, second.job_id, first.job_id])
+      assert.strictEqual((yield* store.listBySchedule(other, schedule, query(10))).length, 1)
+      assert.deepStrictEqual(yield* store.listBySchedule(other, another, query(10)), [])
+      assert.deepStrictEqual(yield* store.listBySchedule(tenant, "not-an-id", query(10)), [])
+    }))
 }
