@@ -17,9 +17,9 @@ export const grantsPath = "/v1/sharing/grants"
 /** How many orders the dataset holds. */
 export const orders = 3_000
 
-/** Starts the server with the viewer and arranges the demo report. */
-export const setup = Effect.gen(function*() {
-  const fixture = yield* ExportFixture.serve({ server: { viewerAssets: ViewerAssets.layer(Viewer.load()) } })
+/** Starts the server with the viewer (and `options`: renderers, a mailer…) and arranges the demo report. */
+export const setupWith = (options: ExportFixture.ServeOptions) => Effect.gen(function*() {
+  const fixture = yield* ExportFixture.serve({ ...options, server: { ...options.server, viewerAssets: ViewerAssets.layer(Viewer.load()) } })
   const { server } = fixture
   const tenant = yield* ExportFixture.provision(server)
   const { admin, ok } = tenant
@@ -34,3 +34,6 @@ export const setup = Effect.gen(function*() {
   const report = yield* ok("POST", "/v1/reports", SampleReport.create(workspaceId as never, datasetId as never))
   return { ...fixture, ...tenant, workspaceId, datasetId, reportId: report.report_id as string }
 })
+
+/** Starts the server with the viewer and arranges the demo report. */
+export const setup = setupWith({})

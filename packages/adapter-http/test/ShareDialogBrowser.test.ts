@@ -11,7 +11,7 @@
  * links screen, no console error, screenshots at 1280 and 390 px
  * (`VIEWER_SHOTS=<dir>`).
  *
- * The console is signed in by `signedInAs` (one helper): `GET /api/session`
+ * The console is signed in by `signedInAs` (ConsoleSignIn.ts): `GET /api/session`
  * answered in the page and `/v1` calls given the tenant admin's bearer
  * token, as ConsoleBrowser.test.ts does until the session endpoints land;
  * swap it for a real sign-in then.
@@ -21,25 +21,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import type { BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { signedInAs } from "./ConsoleSignIn.ts"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
-
-/** Signs the console in as the tenant's admin (stub until the session endpoints land: see the file's comment). */
-const signedInAs = async (context: BrowserContext, token: string, tenantId: string) => {
-  const session = {
-    user: { user_id: "usr_admin", email: "ada@example.com", display_name: "Ada Admin", roles: ["admin"] },
-    tenant: { tenant_id: tenantId, name: "Acme" },
-    via: "api-token",
-    csrf_token: "csrf-test",
-    idle_expires_at: null,
-    expires_at: null
-  }
-  await context.route(/\/api\/session$/, (route) =>
-    route.request().method() === "DELETE" ? route.fulfill({ status: 204 }) : route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(session) }))
-  await context.route(/\/v1\//, (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${token}` } }))
-}
 
 const shoot = async (page: Page, name: string) => {
   if (shots === undefined) return

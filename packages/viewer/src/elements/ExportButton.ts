@@ -357,8 +357,10 @@ export class AnalyticsExportButton extends LitElement {
   override render() {
     const name = nonEmpty(this.reportName) ?? nonEmpty(this.report?.name) ?? null
     const running = this.phase === "running"
-    return html`<button type="button" class="opener secondary" part="button" aria-label=${name === null ? msg("export.open") : msg("export.open.named", { name })}
-      aria-haspopup="dialog" @click=${() => this.show()}>${running ? msg("export.running", { percent: this.job?.percent_complete ?? 0 }) : msg("export.open")}</button>
+    // While an export runs with the dialog closed, the button shows its progress (and its name holds those words).
+    const label = running ? msg("export.running", { percent: this.job?.percent_complete ?? 0 }) : msg("export.open")
+    return html`<button type="button" class="opener secondary" part="button" aria-label=${name === null ? label : running ? `${label}: ${name}` : msg("export.open.named", { name })}
+      aria-haspopup="dialog" @click=${() => this.show()}>${label}</button>
     <dialog aria-labelledby="export-title" @close=${this.onClosed}>
       ${this.open ? html`<div class="frame">
         <header>

@@ -259,7 +259,7 @@ export const en = {
   "schedules.history.more": "Load more",
   "schedules.delete": "Delete",
   "schedules.delete.title": "Delete this schedule?",
-  "schedules.delete.confirm": "{name} stops sending to its {count} recipients. This cannot be undone.",
+  "schedules.delete.confirm": "{name} stops sending to {recipients}. This cannot be undone.",
   "schedules.delete.yes": "Delete schedule",
   "schedules.delete.no": "Keep it",
   "schedules.deleted": "{name} deleted.",

@@ -185,7 +185,7 @@ export class SchedulesScreen extends Screen {
   private async deleteSchedule(schedule: Schedule) {
     const yes = await confirm(this, {
       title: msg("schedules.delete.title"),
-      text: msg("schedules.delete.confirm", { name: schedule.name, count: schedule.recipients.length }),
+      text: msg("schedules.delete.confirm", { name: schedule.name, recipients: this.recipientWords(schedule) }),
       yes: msg("schedules.delete.yes"),
       no: msg("schedules.delete.no")
     })
@@ -362,10 +362,14 @@ export class SchedulesScreen extends Screen {
     </div>`
   }
 
+  private recipientWords(schedule: Schedule): string {
+    const count = schedule.recipients.length
+    return count === 1 ? msg("schedules.recipientCount.one") : msg("schedules.recipientCount", { count })
+  }
+
   private row(schedule: Schedule): TemplateResult {
     const name = schedule.name
-    const count = schedule.recipients.length
-    const recipients = count === 1 ? msg("schedules.recipientCount.one") : msg("schedules.recipientCount", { count })
+    const recipients = this.recipientWords(schedule)
     const open = this.runs.has(schedule.schedule_id)
     return html`<li>
       <div><strong>${name}</strong> <span class="badge ${schedule.enabled ? "active" : "paused"}">${msg(schedule.enabled ? "schedules.on" : "schedules.off")}</span></div>
@@ -379,7 +383,7 @@ export class SchedulesScreen extends Screen {
         <button type="button" class="secondary" ?disabled=${this.busy} aria-label="${msg(schedule.enabled ? "schedules.disable" : "schedules.enable")}: ${name}"
           @click=${() => void this.toggle(schedule)}>${msg(schedule.enabled ? "schedules.disable" : "schedules.enable")}</button>
         <button type="button" class="secondary" ?disabled=${this.busy} aria-label="${msg("schedules.sendNow")}: ${name}" @click=${() => void this.sendNow(schedule)}>${msg("schedules.sendNow")}</button>
-        <button type="button" class="secondary" aria-expanded=${open ? "true" : "false"} aria-label="${msg("schedules.history")}: ${name}"
+        <button type="button" class="secondary" aria-expanded=${open ? "true" : "false"} aria-label="${msg(open ? "schedules.history.hide" : "schedules.history")}: ${name}"
           @click=${() => this.toggleHistory(schedule)}>${msg(open ? "schedules.history.hide" : "schedules.history")}</button>
         <button type="button" class="danger secondary" ?disabled=${this.busy} aria-label="${msg("schedules.delete")}: ${name}" @click=${() => void this.deleteSchedule(schedule)}>${msg("schedules.delete")}</button>
       </div>
