@@ -421,9 +421,10 @@ export class AnalyticsExportButton extends LitElement {
     const job = this.job
     const percent = job?.percent_complete ?? 0
     const words = job === undefined || job.status === "queued" ? msg("export.queued") : msg("export.running", { percent })
+    // Queued, the bar has no value (it moves without saying how far); running, the job's percent.
     return html`<div class="running">
       <p role="status">${words}</p>
-      <p><progress max="100" value=${percent} aria-label=${msg("export.progress")}></progress></p>
+      <p><progress max="100" value=${job?.status === "running" ? percent : nothing} aria-label=${msg("export.progress")}></progress></p>
       <div class="row"><button type="button" class="secondary cancel" @click=${() => void this.cancel()}>${msg("export.cancel")}</button></div>
     </div>`
   }

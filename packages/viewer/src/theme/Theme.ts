@@ -71,7 +71,7 @@ p { margin: 0 0 12px; }
 form { display: grid; gap: 12px; }
 label { font-weight: 600; display: grid; gap: 4px; }
 .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted); }
-input, textarea, select { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
+input, textarea, select { font: inherit; font-weight: 400; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
 button, .button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary); background: var(--analytics-primary); color: var(--analytics-on-primary); text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: transparent; color: var(--analytics-primary); }
 button.link { background: none; border: none; padding: 0; color: var(--analytics-primary); text-decoration: underline; font-weight: 400; }
@@ -109,6 +109,8 @@ ul.items .runs { margin-top: 12px; padding-top: 8px; border-top: 1px dashed var(
 @media (max-width: 600px) {
   header.bar { padding: 8px 16px; gap: 8px 12px; }
   main { padding: 16px; }
+  ul.items li.with-actions { grid-template-columns: 1fr; }
+  ul.items li.with-actions > .actions { grid-column: 1; grid-row: auto; justify-content: start; margin-top: 8px; }
   .narrow { margin-top: 16px; }
 }
 `

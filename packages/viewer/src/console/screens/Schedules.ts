@@ -49,8 +49,9 @@ interface ReportVisuals {
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-/** A time in the reader's words: "26 Nov 2026, 09:00". */
-const whenWords = (iso: string): string => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
+/** A time in the reader's words and zone, the zone named (the schedule's may be another): "Nov 30, 2026, 8:00 AM UTC". */
+const whenWords = (iso: string): string =>
+  new Date(iso).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" })
 
 /** The reader's time zone, the form's default. */
 const localZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC"
