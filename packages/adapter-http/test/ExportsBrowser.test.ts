@@ -178,6 +178,65 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       })
     }).pipe(Effect.scoped), 120_000)
 
+  it.live("the element alone on a plain page: CSV of one visual by the stable elements script, its events, Escape gives focus back", () =>
+    Effect.gen(function*() {
+      const { admin, reportId, server, tenantId } = yield* setup
+      const browser = yield* Chromium.launch
+      yield* Effect.promise(async () => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+        await signedInAs(context, admin, tenantId)
+        // An embedding app's page on the service's origin: the stable elements script and the element, CSV and JSON of one visual only.
+        await context.route(/\/plain\.html$/, (route) =>
+          route.fulfill({
+            contentType: "text/html; charset=utf-8",
+            body: `<!doctype html><html lang="en"><head><title>Partner portal</title><script type="module" src="/assets/analytics-elements.js"></script></head>
+              <body><main><h1>Partner portal</h1>
+              <analytics-export-button report-id="${reportId}" visual-id="revenue_by_region" formats="csv,json"></analytics-export-button></main></body></html>`
+          }))
+        const page = await context.newPage()
+        const errors = Chromium.watchErrors(page)
+        await page.goto(`${server.url}/plain.html`)
+        await page.evaluate(async () => {
+          await customElements.whenDefined("analytics-export-button")
+          const seen: Array<string> = []
+          ;(globalThis as any).__events = seen
+          document.addEventListener("analytics-export-done", (e) => seen.push(`done ${(e as CustomEvent).detail.filename}`))
+          document.addEventListener("analytics-problem", (e) => seen.push(`problem ${(e as CustomEvent).detail.problem.code}`))
+        })
+        const open = page.getByRole("button", { name: "Export" })
+        await open.click()
+        const dialog = exportDialog(page)
+        // Its title is the report's name, asked of the service; the two formats only; no visual to pick (the page named it).
+        await dialog.getByRole("heading", { name: "Export Sales overview" }).waitFor()
+        assert.strictEqual(await dialog.getByRole("radio").count(), 2)
+        assert.isTrue(await dialog.getByRole("radio", { name: "CSV: one visual's rows" }).isChecked())
+        assert.strictEqual(await dialog.getByRole("combobox").count(), 0)
+        assert.strictEqual(await dialog.getByRole("checkbox").count(), 0, "no pages for one visual's rows")
+        await dialog.getByText("No filters: every row you may see.").waitFor()
+        assert.include(await dialog.innerText(), "Visual: Revenue by region")
+        assert.deepStrictEqual(await Axe.serious(page), [], "plain page")
+        await shoot(page, "export-plain-1280")
+        const downloading = page.waitForEvent("download", { timeout: 60_000 })
+        await dialog.getByRole("button", { name: "Export", exact: true }).click()
+        const download = await downloading
+        assert.match(download.suggestedFilename(), /\.csv$/)
+        const csv = readFileSync(await download.path(), "utf8")
+        assert.match(csv.split("\n")[0]!, /region/i)
+        assert.isAtLeast(csv.trim().split("\n").length, 4, "a header and a row per region")
+        await dialog.getByRole("link", { name: "Download again" }).waitFor()
+        await page.keyboard.press("Escape")
+        await dialog.waitFor({ state: "hidden" })
+        assert.strictEqual(
+          await page.evaluate(() => document.querySelector("analytics-export-button")!.shadowRoot!.activeElement?.textContent?.trim()),
+          "Export",
+          "focus back on the button"
+        )
+        assert.deepStrictEqual(await page.evaluate(() => (globalThis as any).__events), [`done ${download.suggestedFilename()}`])
+        assert.deepStrictEqual(errors, [])
+        await context.close()
+      })
+    }).pipe(Effect.scoped), 90_000)
+
   it.live("scheduled exports: create (cron in words), Send now → the mail with the PDF arrives at the SMTP server; history, edit, off, delete", () =>
     Effect.gen(function*() {
       const { admin, server, smtp, tenantId, workspaceId } = yield* setup
@@ -228,7 +287,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         // The history: ada's job, sent.
         await row.getByRole("button", { name: "History: Weekly sales" }).click()
         await row.getByText("Runs of Weekly sales").waitFor()
-        await row.locator(".runs li", { hasText: "ada@example.com" }).getByText("Sent").waitFor()
+        await row.locator(".runs li", { hasText: "ada@example.com" }).getByText("Sent", { exact: true }).waitFor()
         assert.include(await row.innerText(), "Last sent")
         assert.deepStrictEqual(await Axe.serious(page), [], "history")
         await shoot(page, "schedules-history-1280")
@@ -257,7 +316,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         const smallRow = small.locator("ul.schedules > li").first()
         await smallRow.waitFor()
         await smallRow.getByRole("button", { name: "History: Weekly sales" }).click()
-        await smallRow.getByText("Sent").waitFor()
+        await smallRow.locator(".runs li").getByText("Sent", { exact: true }).waitFor()
         await shoot(small, "schedules-390")
         assert.isAtMost(await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0)
         await small.getByRole("button", { name: "New schedule" }).click()

@@ -394,7 +394,7 @@ export class AnalyticsExportButton extends LitElement {
           ${report.pages.map((p) => html`<optgroup label=${p.title ?? p.name}>${
             p.visuals.map((v) => html`<option value=${v.id} ?selected=${v.id === this.visual}>${v.title ?? v.id}</option>`)
           }</optgroup>`)}
-        </select></label>` : nothing : report.pages.length > 1 ? html`<fieldset>
+        </select></label>` : html`<p><strong>${msg("export.visual")}</strong>: ${this.visualTitle(report)}</p>` : report.pages.length > 1 ? html`<fieldset>
         <legend>${msg("export.pages")}</legend>
         <p class="hint">${msg("export.pages.hint")}</p>
         ${report.pages.map((p) => html`<label class="check"><input type="checkbox" name="page" value=${p.name} .checked=${this.pages.includes(p.name)}
@@ -404,6 +404,12 @@ export class AnalyticsExportButton extends LitElement {
       ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}
       <div class="row"><button type="submit" ?disabled=${this.busy || report === undefined}>${this.busy ? msg("export.starting") : msg("export.start")}</button></div>
     </form>`
+  }
+
+  /** The title of the visual the page named (`visual-id`), else its id. */
+  private visualTitle(report: ReportShape): string {
+    const visual = report.pages.flatMap((p) => p.visuals).find((v) => v.id === this.visualId)
+    return visual?.title ?? this.visualId ?? ""
   }
 
   private renderFilters(): TemplateResult {
