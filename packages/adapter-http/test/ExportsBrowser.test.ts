@@ -119,6 +119,10 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         assert.strictEqual(await dialog.getByRole("link", { name: "Download again" }).getAttribute("href"), done[0].url)
         assert.deepStrictEqual(await Axe.serious(page), [], "export done")
         await shoot(page, "export-done-1280")
+        await page.emulateMedia({ colorScheme: "dark" })
+        assert.deepStrictEqual(await Axe.serious(page), [], "export done, dark")
+        await shoot(page, "export-done-1280-dark")
+        await page.emulateMedia({ colorScheme: "light" })
 
         // A job canceled while it waits in the queue (the worker paused): the service says canceled.
         working.on = false

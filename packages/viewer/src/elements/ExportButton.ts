@@ -358,7 +358,7 @@ export class AnalyticsExportButton extends LitElement {
     const name = nonEmpty(this.reportName) ?? nonEmpty(this.report?.name) ?? null
     const running = this.phase === "running"
     // While an export runs with the dialog closed, the button shows its progress (and its name holds those words).
-    const label = running ? msg("export.running", { percent: this.job?.percent_complete ?? 0 }) : msg("export.open")
+    const label = !running ? msg("export.open") : this.job?.status === "running" ? msg("export.running", { percent: this.job.percent_complete }) : msg("export.queued.short")
     return html`<button type="button" class="opener secondary" part="button" aria-label=${name === null ? label : running ? `${label}: ${name}` : msg("export.open.named", { name })}
       aria-haspopup="dialog" @click=${() => this.show()}>${label}</button>
     <dialog aria-labelledby="export-title" @close=${this.onClosed}>

@@ -203,6 +203,7 @@ export const en = {
   "export.start": "Export",
   "export.starting": "Starting…",
   "export.queued": "Waiting in the workspace's queue…",
+  "export.queued.short": "Export queued…",
   "export.running": "Exporting… {percent} %",
   "export.progress": "Export progress",
   "export.cancel": "Cancel export",
