@@ -275,6 +275,8 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
           await page.getByRole("heading", { name: "Reports" }).waitFor()
           await page.getByText("No reports in this workspace yet.").waitFor()
           assert.match(new URL(page.url()).pathname, /^\/analytics\/w\/[^/]+$/)
+          // Once the screen is ready (its reports and dashboards both answered), focus moves to its heading.
+          await page.waitForFunction(() => document.activeElement?.tagName === "H1", undefined, { timeout: 5_000 }).catch(() => undefined)
           assert.strictEqual(await page.evaluate(() => document.activeElement?.tagName), "H1", "focus moves to the new screen's heading")
           assert.deepStrictEqual(await Axe.serious(page), [], `workspace at ${width} px`)
           await shoot(page, `workspace-${width}`)

@@ -37,6 +37,8 @@ export interface ServeOptions {
   readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
   /** The worker's lease on a job (default: the worker's own). */
   readonly leaseMillis?: number | undefined
+  /** The service's public base URL is the server's own (links a browser follows), not http://127.0.0.1. */
+  readonly atOwnUrl?: boolean | undefined
   /** The server's other options (rate limits, trusted proxies). */
   readonly server?: Omit<App.Options<unknown>, "stores" | "publicBaseUrl" | "engines" | "blobStore" | "renderers" | "mailer"> | undefined
 }
@@ -65,7 +67,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<ExportServer, u
     const blobLayer = Layer.succeed(BlobStore.BlobStore, blobs)
     const renderers = options.renderers ?? DocumentRenderers.DocumentRenderers.none
     const mailer = options.mailer ?? Mailer.Mailer.layerMemory
-    const server = yield* start(options.stores ?? MemoryStores.layer, { ...options.server, engines: { upload: engineLayer }, blobStore: blobLayer, renderers, mailer })
+    const server = yield* start(options.stores ?? MemoryStores.layer, { ...options.server, atOwnUrl: options.atOwnUrl, engines: { upload: engineLayer }, blobStore: blobLayer, renderers, mailer })
     const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
     const worker = ExportWorker.runDue({
       ...ExportWorker.defaults,

@@ -17,11 +17,15 @@ export const grantsPath = "/v1/sharing/grants"
 /** How many orders the dataset holds. */
 export const orders = 3_000
 
-/** Starts the server with the viewer and arranges the demo report. */
-export const setup = Effect.gen(function*() {
-  // Mails are kept, so a test can sign its people in by their e-mailed links.
+/** Starts the server with the viewer (and `options`: renderers, a mailer…) and arranges the demo report. */
+export const setupWith = (options: ExportFixture.ServeOptions) => Effect.gen(function*() {
+  // Unless the test brings its own mailer, mails are kept, so it can sign its people in by their e-mailed links.
   const memory = Mailer.makeMemory()
-  const fixture = yield* ExportFixture.serve({ server: { viewerAssets: ViewerAssets.layer(Viewer.load()) }, mailer: Layer.succeed(Mailer.Mailer, memory.mailer) })
+  const fixture = yield* ExportFixture.serve({
+    mailer: Layer.succeed(Mailer.Mailer, memory.mailer),
+    ...options,
+    server: { ...options.server, viewerAssets: ViewerAssets.layer(Viewer.load()) }
+  })
   const { server } = fixture
   const tenant = yield* ExportFixture.provision(server)
   const { admin, ok } = tenant
@@ -36,3 +40,6 @@ export const setup = Effect.gen(function*() {
   const report = yield* ok("POST", "/v1/reports", SampleReport.create(workspaceId as never, datasetId as never))
   return { ...fixture, ...tenant, mails: memory.sent, workspaceId, datasetId, reportId: report.report_id as string }
 })
+
+/** Starts the server with the viewer and arranges the demo report. */
+export const setup = setupWith({})

@@ -7,7 +7,7 @@ import { App, LastLineProblems } from "@analytics/adapter-http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
 /** The operator token every test server accepts. */
@@ -83,10 +83,19 @@ export interface TestServer {
 /** Serves an HTTP app on 127.0.0.1 at a free port, for the length of the scope; its base URL. */
 export const listen = <E>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>
-): Effect.Effect<string, never, Scope.Scope> =>
+): Effect.Effect<string, never, Scope.Scope> => listenWith(() => Effect.succeed(httpEffect))
+
+/**
+ * Like `listen`, for an app that must know its own URL first (links a
+ * browser follows): the socket listens, then `make(url)` builds the app
+ * that answers on it.
+ */
+export const listenWith = <E, E2>(
+  make: (url: string) => Effect.Effect<Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>, E2, Scope.Scope>
+): Effect.Effect<string, E2, Scope.Scope> =>
   Effect.gen(function*() {
-    const handler = yield* NodeHttpServer.makeHandler(httpEffect, { scope: yield* Effect.scope })
-    const server = LastLineProblems.answerParseErrors(createServer(handler))
+    let handle: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
+    const server = LastLineProblems.answerParseErrors(createServer((request, response) => handle!(request, response)))
     yield* Effect.acquireRelease(
       Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
       () =>
@@ -95,23 +104,36 @@ export const listen = <E>(
           server.close(() => resume(Effect.void))
         })
     )
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    handle = yield* NodeHttpServer.makeHandler(yield* make(url), { scope: yield* Effect.scope })
+    return url
   })
+
+/** How a test server differs from the default one, besides the app's options. */
+export interface StartOptions {
+  /**
+   * The service's `publicBaseUrl` is the server's own URL (result and share
+   * links a browser can follow), not `http://127.0.0.1` without a port.
+   */
+  readonly atOwnUrl?: boolean | undefined
+}
 
 /** Starts a server on 127.0.0.1 with a free port, for the length of the scope. */
 export const start = <E>(
   stores: Layer.Layer<App.Stores, E>,
-  options: Omit<App.Options<E>, "stores" | "publicBaseUrl"> = {}
+  options: Omit<App.Options<E>, "stores" | "publicBaseUrl"> & StartOptions = {}
 ): Effect.Effect<TestServer, E, Scope.Scope> =>
   Effect.gen(function*() {
+    const { atOwnUrl, ...appOptions } = options
     const context = yield* Layer.build(stores)
-    const httpEffect = yield* HttpRouter.toHttpEffect(App.layer({
-      stores: Layer.succeedContext(context),
-      publicBaseUrl: "http://127.0.0.1",
-      operatorToken,
-      ...options
-    }))
-    const url = yield* listen(httpEffect)
+    const app = (publicBaseUrl: string) =>
+      HttpRouter.toHttpEffect(App.layer({
+        stores: Layer.succeedContext(context),
+        publicBaseUrl,
+        operatorToken,
+        ...appOptions
+      }))
+    const url = atOwnUrl === true ? yield* listenWith(app) : yield* listen(yield* app("http://127.0.0.1"))
     const request = client(url)
     const tenant = (plan = "growth") =>
       Effect.map(

@@ -85,6 +85,8 @@ export interface ClientOptions {
 export interface CallOptions {
   /** A 401 is an expected answer (checking the session, signing in): `onUnauthorized` is not told. */
   readonly signedOut?: boolean | undefined
+  /** Told the answer's headers, success or problem (a polled job's `Retry-After`). */
+  readonly onHeaders?: ((headers: Headers) => void) | undefined
 }
 
 const unsafe = (method: string) => method !== "GET" && method !== "HEAD"
@@ -107,6 +109,7 @@ export const makeClient = (options: ClientOptions = {}) => {
     } catch {
       throw new ApiProblem(networkProblem())
     }
+    call.onHeaders?.(response.headers)
     const text = await response.text()
     let json: unknown = undefined
     try {

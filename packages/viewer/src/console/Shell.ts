@@ -26,6 +26,7 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "invitations/accept", tag: "analytics-invitation", load: () => import("./screens/Invitation.ts"), public: true },
   { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
   { pattern: "w/:workspace/links", tag: "analytics-links", load: () => import("./screens/Links.ts") },
+  { pattern: "w/:workspace/schedules", tag: "analytics-schedules", load: () => import("./screens/Schedules.ts") },
   { pattern: "w/:workspace/reports/:report", tag: "analytics-report-screen", load: () => import("./screens/Report.ts") },
   { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") },
   { pattern: "webhooks", tag: "analytics-webhooks", load: () => import("./screens/Webhooks.ts") },

@@ -71,8 +71,7 @@ p { margin: 0 0 12px; }
 form { display: grid; gap: 12px; }
 label { font-weight: 600; display: grid; gap: 4px; }
 .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted); }
-label input, label select, label textarea { font-weight: 400; }
-input, textarea, select { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
+input, textarea, select { font: inherit; font-weight: 400; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
 input[type="checkbox"], input[type="radio"] { width: auto; }
 fieldset { border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); padding: 8px 16px 12px; margin: 0; min-width: 0; }
 legend { font-weight: 600; padding: 0 4px; }
@@ -99,7 +98,8 @@ ul.items li:first-child { border-top: none; }
 ul.items a { font-weight: 600; }
 ul.items li.with-actions { grid-template-columns: 1fr auto; align-items: center; column-gap: 12px; }
 ul.items li.with-actions > :not(button) { grid-column: 1; }
-ul.items li.with-actions > button { grid-column: 2; grid-row: 1 / span 2; }
+ul.items li.with-actions > button, ul.items li.with-actions > .actions { grid-column: 2; grid-row: 1 / span 2; }
+ul.items li.with-actions > .actions { display: flex; gap: 8px; flex-wrap: wrap; justify-content: end; }
 dialog { color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
 dialog::backdrop { background: rgb(0 0 0 / 0.45); }
 dialog h2 { margin: 0 0 8px; }
@@ -107,6 +107,9 @@ button.danger { background: var(--analytics-danger); border-color: var(--analyti
 button.danger.secondary { background: transparent; color: var(--analytics-danger); }
 .badge { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; }
 .badge.active { color: var(--analytics-ok); } .badge.paused { color: var(--analytics-warn); } .badge.expired, .badge.revoked { color: var(--analytics-muted); } .badge.failed { color: var(--analytics-danger); }
+.field { display: grid; gap: 4px; } .field .hint, .field p { margin: 0; }
+ul.items li > .row { margin-top: 8px; gap: 8px; }
+ul.items .runs { margin-top: 12px; padding-top: 8px; border-top: 1px dashed var(--analytics-border); } ul.items .runs h3 { font-size: 1rem; margin: 0 0 4px; } ul.items .runs ul { margin: 0; padding-left: 20px; } ul.items .runs li { display: list-item; padding: 2px 0; border: none; overflow-wrap: anywhere; }
 .state { padding: 24px; text-align: center; color: var(--analytics-muted); border: 1px dashed var(--analytics-border); border-radius: var(--analytics-radius); }
 .problem { border: 1px solid var(--analytics-danger); background: var(--analytics-danger-bg); border-radius: var(--analytics-radius); padding: 12px 16px; margin: 0 0 16px; }
 .problem strong { color: var(--analytics-danger); display: block; }
@@ -121,11 +124,11 @@ details.event pre { margin: 4px 0 0; padding: 8px 12px; background: var(--analyt
 details.event[open] summary { margin-bottom: 0; }
 form.recover { grid-template-columns: 1fr 1fr auto; align-items: end; }
 @media (max-width: 600px) {
-  details.event pre { margin: 4px 0 0; padding: 8px 12px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
-details.event[open] summary { margin-bottom: 0; }
-form.recover { grid-template-columns: 1fr; }
+  form.recover { grid-template-columns: 1fr; }
   header.bar { padding: 8px 16px; gap: 8px 12px; }
   main { padding: 16px; }
+  ul.items li.with-actions { grid-template-columns: 1fr; }
+  ul.items li.with-actions > .actions { grid-column: 1; grid-row: auto; justify-content: start; margin-top: 8px; }
   .narrow { margin-top: 16px; }
 }
 `

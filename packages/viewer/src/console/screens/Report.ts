@@ -1,6 +1,6 @@
 /**
  * A report's screen (`/w/{workspace_id}/reports/{report_id}`): breadcrumbs
- * back to its workspace, its name, its actions (share), the report in
+ * back to its workspace, its name, its actions (share, export), the report in
  * `<report-viewer>` as the caller sees it (`GET /v1/reports/{id}/view`,
  * their row-level security), and its
  * comments where the policy lets them read. The filters are kept in the
@@ -18,6 +18,7 @@ import "../../ReportViewer.ts"
 import { adoptScreenStyles } from "../../theme/ViewerStyles.ts"
 import "../Comments.ts"
 import { crumbs, workspaceName } from "../Crumbs.ts"
+import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
@@ -80,11 +81,14 @@ export class ReportScreen extends Screen {
     return `w/${encodeURIComponent(this.workspaceId)}/reports/${encodeURIComponent(this.reportId)}`
   }
 
-  /** The report's actions, in the header beside its name: Share (the share dialog, its own chunk). */
+  /** The report's actions, in the header beside its name: Share and Export (each its own chunk), the export with the filters shown. */
   protected actions(data: ReportData): TemplateResult | typeof nothing {
     const { report_id, name } = data.report
+    const client = this.context.client
     return html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name })}
-      @click=${() => void openShare("report", report_id, { client: this.context.client, name })}>${msg("share.open")}</button>`
+      @click=${() => void openShare("report", report_id, { client, name })}>${msg("share.open")}</button>${
+      exportButton(report_id, { client, name, filters: data.filter_values ?? {} })
+    }`
   }
 
   /** A refused or failed view: in words, with the way out that fits. */

@@ -1,9 +1,10 @@
 /**
  * A workspace's screen (`/w/{workspace_id}`): its reports and dashboards,
  * each a link to its own screen with a "Share" button (the share dialog),
- * a page at a time; for tenant admins, a link to the workspace's public
- * links. Its name as the link that led here gave it, else (a deep link)
- * as `GET /v1/workspaces/{id}` says.
+ * reports also an "Export" button (`<analytics-export-button>`), a page at
+ * a time; for tenant admins, links to the workspace's public links and
+ * scheduled exports. Its name as the link that led here gave it, else (a
+ * deep link) as `GET /v1/workspaces/{id}` says.
  *
  * @since 0.1.0
  */
@@ -14,6 +15,7 @@ import { knowWorkspaceName, workspaceName } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
+import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
 import { empty, loading, problemView } from "../States.ts"
 
@@ -64,7 +66,8 @@ export class WorkspaceScreen extends Screen {
     emptyText: string,
     pager: Pager<A>,
     href: (item: A) => string,
-    share?: (item: A) => [type: string, id: string]
+    share?: (item: A) => [type: string, id: string],
+    more?: (item: A) => TemplateResult
   ): TemplateResult {
     return html`<section aria-labelledby=${id}>
       <h2 id=${id}>${title}</h2>
@@ -74,8 +77,8 @@ export class WorkspaceScreen extends Screen {
           html`<li class=${share === undefined ? "" : "with-actions"}><a href=${href(item)} data-title=${item.name}>${item.name}</a>${
             item.description == null || item.description === "" ? nothing : html`<span class="muted">${item.description}</span>`
           }${
-            share === undefined ? nothing : html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name: item.name })}
-              @click=${() => void openShare(...share(item), { client: this.context.client, name: item.name })}>${msg("share.open")}</button>`
+            share === undefined ? nothing : html`<div class="actions"><button type="button" class="secondary" aria-label=${msg("share.open.named", { name: item.name })}
+              @click=${() => void openShare(...share(item), { client: this.context.client, name: item.name })}>${msg("share.open")}</button>${more?.(item) ?? nothing}</div>`
           }</li>`
         )
       }</ul>`}
@@ -93,8 +96,9 @@ export class WorkspaceScreen extends Screen {
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>
-      ${isAdmin(currentSession()) ? html`<p><a href="${base}/links">${msg("links.open")}</a></p>` : nothing}
-      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id])}
+      ${isAdmin(currentSession()) ? html`<p class="row"><a href="${base}/links">${msg("links.open")}</a><a href="${base}/schedules">${msg("schedules.open")}</a></p>` : nothing}
+      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id],
+        (r) => exportButton(r.report_id, { client: this.context.client, name: r.name }))}
       ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, (d) => ["dashboard", d.dashboard_id])}
     `
   }

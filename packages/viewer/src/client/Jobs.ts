@@ -1,0 +1,99 @@
+/**
+ * Export jobs as the browser follows them: `GET /v1/jobs/{job_id}` polled
+ * until the job is finished, each poll after the `Retry-After` the service
+ * answered (docs/guides/exports.md), its `percent_complete` told as it
+ * moves; then its file's signed URL (`GET /v1/jobs/{job_id}/result`), and a
+ * download the browser saves under the file's name.
+ *
+ * @since 0.1.0
+ */
+import type { ApiClient } from "./ApiClient.ts"
+
+/** The formats the service exports (`POST /v1/reports/{id}/export`). */
+export const formats = ["pdf", "xlsx", "pptx", "csv", "json", "parquet", "png", "sql"] as const
+/** An export format. */
+export type Format = (typeof formats)[number]
+
+/** The formats of one visual (its rows, image or SQL): they name `visual_id`. */
+export const visualFormats: ReadonlySet<Format> = new Set(["csv", "json", "parquet", "png", "sql"])
+
+/** A job's state. */
+export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled"
+
+/** A job as `GET /v1/jobs/{job_id}` shows it (the fields the browser reads). */
+export interface Job {
+  readonly job_id: string
+  readonly report_id: string
+  readonly format: Format
+  readonly status: JobStatus
+  readonly percent_complete: number
+  readonly error: { readonly kind: "transient" | "permanent"; readonly detail: string } | null
+  readonly result: { readonly filename: string; readonly content_type: string; readonly bytes: number } | null
+  readonly created_at: string
+  readonly finished_at: string | null
+}
+
+/** A finished job's file: where to fetch it (for an hour) and its name. */
+export interface JobResult {
+  readonly url: string
+  readonly filename: string
+  readonly content_type: string
+  readonly bytes: number
+  readonly expires_at: string
+}
+
+/** Whether a state is final. */
+export const isFinal = (status: JobStatus): boolean => status === "succeeded" || status === "failed" || status === "canceled"
+
+/** How long to wait before the next poll: the service's `Retry-After` (seconds), else a second; never more than ten. */
+export const pollDelayMillis = (retryAfter: string | null): number => {
+  const seconds = Number(retryAfter)
+  return retryAfter !== null && Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : 1000
+}
+
+const sleep = (millis: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, millis)
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true })
+  })
+
+/**
+ * Polls `job` until it is finished (or `signal` aborts: the last job seen
+ * is returned), telling `onProgress` of each state.
+ */
+export const follow = async (client: ApiClient, job: Job, onProgress: (job: Job) => void, signal?: AbortSignal): Promise<Job> => {
+  let current = job
+  let retryAfter: string | null = null
+  while (!isFinal(current.status) && signal?.aborted !== true) {
+    await sleep(pollDelayMillis(retryAfter), signal)
+    // Aborted while asleep (the compiler cannot see the listener's change).
+    if ((signal as AbortSignal | undefined)?.aborted === true) break
+    current = await client.get<Job>(`v1/jobs/${encodeURIComponent(current.job_id)}`, { onHeaders: (h) => (retryAfter = h.get("retry-after")) })
+    onProgress(current)
+  }
+  return current
+}
+
+/** The finished job's file: its signed URL and name. */
+export const resultOf = (client: ApiClient, jobId: string): Promise<JobResult> => client.get<JobResult>(`v1/jobs/${encodeURIComponent(jobId)}/result`)
+
+/**
+ * Has the browser save the file at `url` as `filename`: a link followed
+ * with `download` (the service's own URL; an object store's signed URL
+ * names the file in its `Content-Disposition`), so the file streams to
+ * disk rather than through the page's memory.
+ */
+export const download = (url: string, filename: string): void => {
+  const link = document.createElement("a")
+  link.href = url
+  link.download = filename
+  link.rel = "noopener"
+  link.hidden = true
+  document.body.append(link)
+  link.click()
+  link.remove()
+}
+
+/** A file's size in words (`12 KB`, `1.4 MB`). */
+export const sizeWords = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`

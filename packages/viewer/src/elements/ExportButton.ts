@@ -1,0 +1,447 @@
+/**
+ * `<analytics-export-button report-id="…">`: a button that opens a small
+ * dialog to export a report (docs/guides/console.md): the format (the
+ * service's eight, or those `formats` lists), the pages (PDF, Excel,
+ * PowerPoint) or the visual (one visual's formats), the filters as the
+ * report shows them now (property `filters`); then `POST
+ * /v1/reports/{id}/export`, the job's progress from its `percent_complete`
+ * (polled as its `Retry-After` says), a cancel button (`DELETE
+ * /v1/jobs/{id}`), and the file downloaded under its name through the
+ * job's signed URL (`GET /v1/jobs/{id}/result`).
+ *
+ * Attributes `report-id`, `report-name`, `visual-id`, `formats`
+ * (`"pdf,xlsx,csv"`), `base-url`; methods `show()` and `close()`; events
+ * `analytics-export-done` with `{ job_id, url, filename }` and
+ * `analytics-problem` with `{ problem }`, bubbling out of shadow roots.
+ * Calls go through `client` when the console hands one, else to
+ * `base-url` (default: `<meta name="analytics-base-url">`, else the page's
+ * base) with the session's cookie and CSRF token.
+ *
+ * @since 0.1.0
+ */
+import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
+import { type ApiClient, makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { download, follow, type Format, formats as allFormats, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
+import { currentSession, type SessionInfo, setSession } from "../client/Session.ts"
+import { type MessageKey, msg } from "../i18n/msg.ts"
+
+/** What the dialog reads of the report (`GET /v1/reports/{id}`). */
+interface ReportShape {
+  readonly name: string
+  readonly pages: ReadonlyArray<{ readonly name: string; readonly title?: string; readonly visuals: ReadonlyArray<{ readonly id: string; readonly title?: string; readonly type: string }> }>
+  readonly filters?: ReadonlyArray<{ readonly name: string; readonly title?: string | null }>
+}
+
+/** Values of the report's filters by name, as `<analytics-report>` and the export request take them. */
+export type FilterValues = Readonly<Record<string, unknown>>
+
+type Phase = "form" | "running" | "done"
+
+const nonEmpty = (text: string | null | undefined): string | undefined => text == null || text === "" ? undefined : text
+
+/** The formats `formats` names, in the service's order; all eight when it names none it knows. */
+export const formatsOf = (attribute: string | null): ReadonlyArray<Format> => {
+  const named = new Set((attribute ?? "").split(",").map((f) => f.trim().toLowerCase()))
+  const chosen = allFormats.filter((f) => named.has(f))
+  return chosen.length === 0 ? allFormats : chosen
+}
+
+/** A filter's value in words (`EU, US`; a range as `from – to`). */
+export const valueWords = (value: unknown): string => {
+  if (Array.isArray(value)) return value.map(valueWords).join(", ")
+  if (typeof value === "object" && value !== null) {
+    const range = value as { from?: unknown; to?: unknown }
+    if ("from" in range || "to" in range) return `${valueWords(range.from ?? "…")} – ${valueWords(range.to ?? "…")}`
+    return JSON.stringify(value)
+  }
+  return String(value)
+}
+
+/** The export button and its dialog. */
+export class AnalyticsExportButton extends LitElement {
+  static override properties = {
+    reportId: { attribute: "report-id" },
+    reportName: { attribute: "report-name" },
+    visualId: { attribute: "visual-id" },
+    formats: { attribute: "formats" },
+    baseUrl: { attribute: "base-url" },
+    filters: { attribute: false },
+    client: { attribute: false },
+    open: { state: true },
+    report: { state: true },
+    format: { state: true },
+    pages: { state: true },
+    visual: { state: true },
+    phase: { state: true },
+    job: { state: true },
+    problem: { state: true },
+    invalid: { state: true },
+    busy: { state: true },
+    notice: { state: true },
+    file: { state: true }
+  }
+
+  static override styles = css`
+    :host { display: inline-block; font: 16px/1.5 var(--analytics-font, system-ui, sans-serif); color: var(--analytics-fg, #1b1f24); }
+    dialog { width: min(520px, calc(100vw - 24px)); max-height: calc(100dvh - 24px); padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px);
+      background: var(--analytics-bg, #fff); color: inherit; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); text-align: start; }
+    dialog::backdrop { background: rgb(0 0 0 / 0.45); }
+    .frame { padding: 20px 24px 24px; }
+    header { display: flex; align-items: start; gap: 12px; margin-bottom: 12px; }
+    h2 { font-size: 1.25rem; line-height: 1.3; margin: 0; flex: 1; overflow-wrap: anywhere; }
+    p { margin: 0 0 12px; }
+    :focus-visible { outline: 3px solid var(--analytics-primary, #2563eb); outline-offset: 2px; }
+    form { display: grid; gap: 16px; }
+    fieldset { border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); padding: 12px 16px; margin: 0; display: grid; gap: 6px; min-width: 0; }
+    legend { font-weight: 600; padding: 0 4px; }
+    label { display: grid; gap: 4px; font-weight: 600; }
+    label.check { display: flex; align-items: start; gap: 8px; font-weight: 400; }
+    label.check input { width: auto; margin-top: 5px; flex: none; }
+    .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted, #57606a); margin: 0; }
+    select { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
+    button, a.button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary, #2563eb);
+      background: var(--analytics-primary, #2563eb); color: var(--analytics-on-primary, #fff); text-decoration: none; display: inline-block; line-height: 1.5; }
+    button.secondary, a.button.secondary { background: transparent; color: var(--analytics-primary, #2563eb); }
+    button.close { background: transparent; border-color: transparent; color: var(--analytics-fg, #1b1f24); padding: 4px 10px; font-size: 1.1rem; line-height: 1; }
+    button[disabled] { opacity: 0.6; cursor: progress; }
+    .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+    dl { margin: 0; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
+    dt { font-weight: 600; }
+    dd { margin: 0; overflow-wrap: anywhere; }
+    progress { width: 100%; height: 12px; accent-color: var(--analytics-primary, #2563eb); }
+    .problem { border: 1px solid var(--analytics-danger, #b42318); background: var(--analytics-danger-bg, #fef3f2); border-radius: var(--analytics-radius, 8px); padding: 10px 14px; margin: 0 0 16px; }
+    .problem strong { color: var(--analytics-danger, #b42318); display: block; }
+    .problem p { margin: 4px 0 0; }
+    .notice { border-left: 4px solid var(--analytics-primary, #2563eb); padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); margin: 0 0 16px; overflow-wrap: anywhere; }
+    .notice:focus, .problem:focus { outline: none; }
+    @media (max-width: 600px) { .frame { padding: 16px; } }
+  `
+
+  declare reportId: string
+  declare reportName: string | null
+  declare visualId: string | null
+  declare formats: string | null
+  declare baseUrl: string | null
+  declare filters: FilterValues | undefined
+  declare client: ApiClient | undefined
+  declare open: boolean
+  declare report: ReportShape | undefined
+  declare format: Format
+  declare pages: ReadonlyArray<string>
+  declare visual: string
+  declare phase: Phase
+  declare job: Job | undefined
+  declare problem: Problem | undefined
+  declare invalid: string | undefined
+  declare busy: boolean
+  declare notice: string | undefined
+  declare file: { readonly url: string; readonly filename: string } | undefined
+
+  private ownClient: ApiClient | undefined
+  private polling: AbortController | undefined
+
+  constructor() {
+    super()
+    this.reportId = ""
+    this.reportName = null
+    this.visualId = null
+    this.formats = null
+    this.baseUrl = null
+    this.filters = undefined
+    this.client = undefined
+    this.open = false
+    this.report = undefined
+    this.format = "pdf"
+    this.pages = []
+    this.visual = ""
+    this.phase = "form"
+    this.job = undefined
+    this.problem = undefined
+    this.invalid = undefined
+    this.busy = false
+    this.notice = undefined
+    this.file = undefined
+  }
+
+  /** Opens the dialog on its form. */
+  show(): void {
+    if (this.phase !== "running") {
+      this.phase = "form"
+      this.problem = undefined
+      this.notice = undefined
+      this.invalid = undefined
+    }
+    const offered = formatsOf(this.formats)
+    if (!offered.includes(this.format)) this.format = offered[0]!
+    this.open = true
+  }
+
+  /** Closes the dialog (an export under way goes on; the button says so). */
+  close(): void {
+    this.open = false
+  }
+
+  private get dialog(): HTMLDialogElement | null {
+    return this.renderRoot.querySelector("dialog")
+  }
+
+  private get api(): ApiClient {
+    if (this.client !== undefined) return this.client
+    const base = this.baseUrl ?? document.querySelector<HTMLMetaElement>("meta[name=analytics-base-url]")?.content ?? undefined
+    this.ownClient ??= makeClient({ base: base === undefined ? undefined : new URL(base, document.baseURI).href })
+    return this.ownClient
+  }
+
+  /** Outside the console (an embedding app's page), the session's CSRF token is asked for once. */
+  private async ensureSession(): Promise<void> {
+    if (currentSession() !== null) return
+    try {
+      setSession(await this.api.get<SessionInfo>("api/session", { signedOut: true }))
+    } catch {
+      // The calls will say what is wrong.
+    }
+  }
+
+  protected override updated(changed: PropertyValues<this>) {
+    if (!changed.has("open")) return
+    const dialog = this.dialog
+    if (dialog === null) return
+    if (this.open && !dialog.open) {
+      dialog.showModal()
+      this.focusFirst()
+      void this.ensureSession()
+      if (this.report === undefined) void this.loadReport()
+    } else if (!this.open && dialog.open) {
+      dialog.close()
+    }
+  }
+
+  override disconnectedCallback() {
+    super.disconnectedCallback()
+    this.polling?.abort()
+  }
+
+  private focusFirst() {
+    void this.updateComplete.then(() =>
+      this.renderRoot.querySelector<HTMLElement>(".problem, .notice, input[name=format]:checked, button.cancel, .frame button")?.focus()
+    )
+  }
+
+  private async loadReport() {
+    try {
+      const report = await this.api.get<ReportShape>(`v1/reports/${encodeURIComponent(this.reportId)}`)
+      this.report = report
+      this.pages = report.pages.map((p) => p.name)
+      this.visual = this.visualId ?? report.pages[0]?.visuals[0]?.id ?? ""
+    } catch (error) {
+      this.fail(problemIn(error))
+    }
+  }
+
+  private onClosed() {
+    this.open = false
+    this.renderRoot.querySelector<HTMLElement>("button.opener")?.focus()
+  }
+
+  private fail(problem: Problem) {
+    this.problem = problem
+    this.dispatchEvent(new CustomEvent("analytics-problem", { detail: { problem }, bubbles: true, composed: true }))
+    this.focusFirst()
+  }
+
+  private togglePage(name: string, on: boolean) {
+    const set = new Set(this.pages)
+    if (on) set.add(name)
+    else set.delete(name)
+    this.pages = (this.report?.pages ?? []).map((p) => p.name).filter((p) => set.has(p))
+  }
+
+  /** The export request: the format, the pages unless all, the visual for one visual's formats, the filters. */
+  private request(): Record<string, unknown> | string {
+    const body: Record<string, unknown> = { format: this.format }
+    const all = this.report?.pages.length ?? 0
+    if (visualFormats.has(this.format)) {
+      if (this.visual === "") return msg("export.needVisual")
+      body.visual_id = this.visual
+    } else if (this.pages.length === 0) {
+      return msg("export.needPage")
+    } else if (this.pages.length < all) {
+      body.pages = this.pages
+    }
+    if (this.filters !== undefined && Object.keys(this.filters).length > 0) body.filters = this.filters
+    return body
+  }
+
+  private async start(event: Event) {
+    event.preventDefault()
+    const body = this.request()
+    if (typeof body === "string") {
+      this.invalid = body
+      return
+    }
+    this.invalid = undefined
+    this.problem = undefined
+    this.notice = undefined
+    this.busy = true
+    let retryAfter: string | null = null
+    try {
+      const job = await this.api.request<Job>("POST", `v1/reports/${encodeURIComponent(this.reportId)}/export`, body, {
+        onHeaders: (h) => (retryAfter = h.get("retry-after"))
+      })
+      this.busy = false
+      await this.run(job)
+    } catch (error) {
+      this.busy = false
+      this.phase = "form"
+      const problem = problemIn(error)
+      this.fail(problem.code === "rate-limit/exports-exceeded" ? this.limitProblem(problem, retryAfter) : problem)
+    }
+  }
+
+  /** The UI's export class in words: 30 a minute per person, and how long to wait. */
+  private limitProblem(problem: Problem, retryAfter: string | null): Problem {
+    const seconds = Math.ceil(Number(retryAfter))
+    return {
+      ...problem,
+      title: msg("export.limit.title"),
+      action: Number.isFinite(seconds) && seconds > 0 ? msg("export.limit.wait", { seconds }) : msg("export.limit.waitBit")
+    }
+  }
+
+  /** Follows the job to its end, then downloads its file. */
+  private async run(job: Job) {
+    this.job = job
+    this.phase = "running"
+    this.focusFirst()
+    const polling = new AbortController()
+    this.polling = polling
+    const done = await follow(this.api, job, (j) => (this.job = j), polling.signal)
+    if (polling.signal.aborted) return
+    this.polling = undefined
+    if (done.status === "succeeded") {
+      const result = await resultOf(this.api, done.job_id)
+      download(result.url, result.filename)
+      this.file = { url: result.url, filename: result.filename }
+      this.notice = msg("export.ready", { filename: result.filename, size: sizeWords(result.bytes) })
+      this.phase = "done"
+      this.focusFirst()
+      this.dispatchEvent(new CustomEvent("analytics-export-done", { detail: { job_id: done.job_id, url: result.url, filename: result.filename }, bubbles: true, composed: true }))
+    } else if (done.status === "canceled") {
+      this.phase = "form"
+      this.notice = msg("export.canceled")
+      this.focusFirst()
+    } else {
+      this.phase = "form"
+      const kind = done.error?.kind ?? "permanent"
+      this.fail({ status: 0, code: `export/${kind}`, title: msg("export.failed"), detail: done.error?.detail ?? "", action: msg(`export.failed.${kind}`) })
+    }
+  }
+
+  private async cancel() {
+    const job = this.job
+    this.polling?.abort()
+    this.polling = undefined
+    this.phase = "form"
+    if (job === undefined) return
+    try {
+      await this.api.delete(`v1/jobs/${encodeURIComponent(job.job_id)}`)
+      this.notice = msg("export.canceled")
+      this.focusFirst()
+    } catch (error) {
+      this.fail(problemIn(error))
+    }
+  }
+
+  // ---- Rendering
+
+  override render() {
+    const name = nonEmpty(this.reportName) ?? nonEmpty(this.report?.name) ?? null
+    const running = this.phase === "running"
+    // While an export runs with the dialog closed, the button shows its progress (and its name holds those words).
+    const label = !running ? msg("export.open") : this.job?.status === "running" ? msg("export.running", { percent: this.job.percent_complete }) : msg("export.queued.short")
+    return html`<button type="button" class="opener secondary" part="button" aria-label=${name === null ? label : running ? `${label}: ${name}` : msg("export.open.named", { name })}
+      aria-haspopup="dialog" @click=${() => this.show()}>${label}</button>
+    <dialog aria-labelledby="export-title" @close=${this.onClosed}>
+      ${this.open ? html`<div class="frame">
+        <header>
+          <h2 id="export-title">${name === null ? msg("export.title.default") : msg("export.title", { name })}</h2>
+          <button type="button" class="close" aria-label=${msg("export.close")} @click=${() => this.close()}>✕</button>
+        </header>
+        ${this.problem === undefined ? nothing : html`<div class="problem" role="alert" tabindex="-1">
+          <strong>${this.problem.title}</strong>
+          ${this.problem.detail === "" ? nothing : html`<p>${this.problem.detail}</p>`}
+          <p>${this.problem.action}</p>
+        </div>`}
+        ${this.notice === undefined ? nothing : html`<p class="notice" role="status" tabindex="-1">${this.notice}</p>`}
+        ${this.phase === "running" ? this.renderRunning() : this.phase === "done" ? this.renderDone() : this.renderForm()}
+      </div>` : nothing}
+    </dialog>`
+  }
+
+  private renderForm(): TemplateResult {
+    const report = this.report
+    const oneVisual = visualFormats.has(this.format)
+    return html`<form @submit=${this.start} novalidate>
+      <fieldset>
+        <legend>${msg("export.format")}</legend>
+        ${formatsOf(this.formats).map((f) => html`<label class="check">
+          <input type="radio" name="format" value=${f} .checked=${this.format === f} @change=${() => (this.format = f, this.invalid = undefined)}>
+          ${msg(`export.format.${f}` as MessageKey)}
+        </label>`)}
+      </fieldset>
+      ${report === undefined ? nothing : oneVisual ? this.visualId === null ? html`<label>${msg("export.visual")}
+        <select name="visual" @change=${(e: Event) => (this.visual = (e.target as HTMLSelectElement).value)}>
+          ${report.pages.map((p) => html`<optgroup label=${p.title ?? p.name}>${
+            p.visuals.map((v) => html`<option value=${v.id} ?selected=${v.id === this.visual}>${v.title ?? v.id}</option>`)
+          }</optgroup>`)}
+        </select></label>` : html`<p><strong>${msg("export.visual")}</strong>: ${this.visualTitle(report)}</p>` : report.pages.length > 1 ? html`<fieldset>
+        <legend>${msg("export.pages")}</legend>
+        <p class="hint">${msg("export.pages.hint")}</p>
+        ${report.pages.map((p) => html`<label class="check"><input type="checkbox" name="page" value=${p.name} .checked=${this.pages.includes(p.name)}
+          @change=${(e: Event) => this.togglePage(p.name, (e.target as HTMLInputElement).checked)}>${p.title ?? p.name}</label>`)}
+      </fieldset>` : nothing}
+      ${this.renderFilters()}
+      ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}
+      <div class="row"><button type="submit" ?disabled=${this.busy || report === undefined}>${this.busy ? msg("export.starting") : msg("export.start")}</button></div>
+    </form>`
+  }
+
+  /** The title of the visual the page named (`visual-id`), else its id. */
+  private visualTitle(report: ReportShape): string {
+    const visual = report.pages.flatMap((p) => p.visuals).find((v) => v.id === this.visualId)
+    return visual?.title ?? this.visualId ?? ""
+  }
+
+  private renderFilters(): TemplateResult {
+    const values = Object.entries(this.filters ?? {}).filter(([, v]) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0))
+    const titles = new Map((this.report?.filters ?? []).map((f) => [f.name, f.title ?? f.name]))
+    return html`<div>
+      <p><strong>${msg("export.filters")}</strong></p>
+      ${values.length === 0 ? html`<p class="hint">${msg("export.filters.none")}</p>` : html`<dl>${
+        values.map(([k, v]) => html`<dt>${titles.get(k) ?? k}</dt><dd>${valueWords(v)}</dd>`)
+      }</dl><p class="hint">${msg("export.filters.hint")}</p>`}
+    </div>`
+  }
+
+  private renderRunning(): TemplateResult {
+    const job = this.job
+    const percent = job?.percent_complete ?? 0
+    const words = job === undefined || job.status === "queued" ? msg("export.queued") : msg("export.running", { percent })
+    // Queued, the bar has no value (it moves without saying how far); running, the job's percent.
+    return html`<div class="running">
+      <p role="status">${words}</p>
+      <p><progress max="100" value=${job?.status === "running" ? percent : nothing} aria-label=${msg("export.progress")}></progress></p>
+      <div class="row"><button type="button" class="secondary cancel" @click=${() => void this.cancel()}>${msg("export.cancel")}</button></div>
+    </div>`
+  }
+
+  private renderDone(): TemplateResult {
+    const file = this.file!
+    return html`<div class="row">
+      <a class="button" href=${file.url} download=${file.filename} rel="noopener">${msg("export.again")}</a>
+      <button type="button" class="secondary" @click=${() => this.show()}>${msg("export.another")}</button>
+    </div>`
+  }
+}
+
+if (customElements.get("analytics-export-button") === undefined) customElements.define("analytics-export-button", AnalyticsExportButton)
