@@ -13,7 +13,7 @@ import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { type Format, formats, type Job, sizeWords, visualFormats } from "../../client/Jobs.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
-import { confirm } from "../Confirm.ts"
+import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
@@ -184,7 +184,7 @@ export class SchedulesScreen extends Screen {
   }
 
   private async deleteSchedule(schedule: Schedule) {
-    const yes = await confirm(this, {
+    const yes = await confirmDialog(this, {
       title: msg("schedules.delete.title"),
       text: msg("schedules.delete.confirm", { name: schedule.name, recipients: this.recipientWords(schedule) }),
       yes: msg("schedules.delete.yes"),
