@@ -68,7 +68,9 @@ export const routes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/"],
   ["GET", "/sign-in"],
   ["GET", "/invitations/accept"],
-  ["GET", "/w/*"]
+  ["GET", "/w/*"],
+  ["GET", "/audit"],
+  ["GET", "/directory"]
 ]
 
 /** The id of the boot data's script element. */

@@ -12,7 +12,7 @@
 import { html, LitElement, nothing } from "lit"
 import { makeClient, networkProblem, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type Boot, readBoot } from "../client/Boot.ts"
-import { currentSession, displayName, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
+import { currentSession, displayName, isAdmin, onSessionChange, type SessionInfo, setSession } from "../client/Session.ts"
 import { msg } from "../i18n/msg.ts"
 import { applyTheme } from "../theme/Theme.ts"
 import * as Router from "./Router.ts"
@@ -27,7 +27,9 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
   { pattern: "w/:workspace/links", tag: "analytics-links", load: () => import("./screens/Links.ts") },
   { pattern: "w/:workspace/reports/:report", tag: "analytics-report-screen", load: () => import("./screens/Report.ts") },
-  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") }
+  { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") },
+  { pattern: "audit", tag: "analytics-audit", load: () => import("./screens/Audit.ts") },
+  { pattern: "directory", tag: "analytics-directory", load: () => import("./screens/Directory.ts") }
 ]
 
 const signInRoute = routes[1]!
@@ -179,7 +181,8 @@ export class AnalyticsConsole extends LitElement {
         <a class="brand" href="./">${branding.logo_url === null ? nothing : html`<img src=${branding.logo_url} alt="">`}<span>${branding.name}</span></a>
         ${session === null ? nothing : html`
           <nav aria-label=${msg("app.nav")}>
-            <ul><li><a href="./" aria-current=${path === "" || path.startsWith("w/") ? "page" : "false"}>${msg("app.nav.workspaces")}</a></li></ul>
+            <ul><li><a href="./" aria-current=${path === "" || path.startsWith("w/") ? "page" : "false"}>${msg("app.nav.workspaces")}</a></li>${
+              isAdmin(session) ? (["audit", "directory"] as const).map((p) => html`<li><a href=${p} aria-current=${path === p ? "page" : "false"}>${msg(`app.nav.${p}`)}</a></li>`) : nothing}</ul>
           </nav>
           <div class="who">
             <span>${msg("app.signedInAs", { name: displayName(session) })}</span>
