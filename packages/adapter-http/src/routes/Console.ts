@@ -1,6 +1,6 @@
 /**
  * The web console's shell: one small HTML page answered at every console
- * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`), whose script
+ * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`, `/audit`, `/directory`), whose script
  * (the bundle's `console` entry) picks the screen from the path. The page
  * carries its boot data inline (the body of `GET /api/config/public` and
  * how people sign in), so the first screen needs no request but the

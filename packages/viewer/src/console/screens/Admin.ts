@@ -84,8 +84,8 @@ export const adoptAdminStyles = (): void => {
   styled = true
   const sheet = new CSSStyleSheet()
   sheet.replaceSync(`
-select { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; }
-form.filters { grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); align-items: end; margin-bottom: 20px; }
+select { width: 100%; font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; }
+form.filters { grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); align-items: start; margin-bottom: 20px; }
 form.filters > .row { grid-column: 1 / -1; }
 ul.tabs-nav { list-style: none; padding: 0; margin: 0 0 20px; border-bottom: 1px solid var(--analytics-border); gap: 4px 20px; }
 ul.tabs-nav a { display: inline-block; padding: 8px 2px; text-decoration: none; border-bottom: 3px solid transparent; }
@@ -93,9 +93,14 @@ ul.tabs-nav a[aria-current="page"] { border-bottom-color: var(--analytics-primar
 pre.audit-detail { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; background: var(--analytics-surface); padding: 8px 12px; border-radius: 6px; margin: 0; }
 ul.items li .row { margin-top: 6px; }
 ul.items li .row label { font-weight: 400; display: flex; gap: 8px; align-items: center; }
+ul.items li .row select { width: auto; }
 .secret input.mono, input.mono { font-family: ui-monospace, monospace; }
 .stack { display: grid; gap: 12px; margin-top: 8px; }
-form .row label { flex: 1 1 200px; }
+form .row label, form.row label { flex: 1 1 200px; }
+form.row { align-items: end; margin-bottom: 20px; }
+form.row label { max-width: 360px; }
+.stack form.row { margin-bottom: 0; }
+label input, label select { font-weight: 400; }
 form .row button { align-self: end; }
 `)
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]

@@ -77,6 +77,10 @@ export class AuditScreen extends Screen {
 
   private who(entry: Entry): string {
     const { type, id } = entry.actor
+    const session = currentSession()
+    if (id === session?.user.user_id) return msg("audit.actor.you")
+    // The token a tenant is provisioned with acts as `admin@{tenant_id}`, no directory user.
+    if (session !== null && id === `admin@${session.tenant.tenant_id}`) return msg("audit.actor.tenantToken")
     if (type === "user") return this.names.get(id) ?? msg("audit.actor.user", { id })
     return msg(`audit.actor.${type}` as MessageKey, { id })
   }
@@ -86,14 +90,26 @@ export class AuditScreen extends Screen {
     return known ? msg(`audit.action.${entry.action}` as MessageKey) : entry.action
   }
 
+  /** What the entry is about: a grant by its subject's kind and who it is for (the ids are in its details). */
   private target(entry: Entry): string {
-    const known = (targetTypes as ReadonlyArray<string>).includes(entry.target.type)
-    return known ? msg(`audit.target.${entry.target.type}` as MessageKey, { id: entry.target.id }) : `${entry.target.type} ${entry.target.id}`
+    const { type, id } = entry.target
+    if (type === "session") return ""
+    if (type === "comment") return msg("audit.target.comment")
+    if (type !== "grant") return `${type} ${id}`
+    const d = entry.detail
+    const subject = typeof d.subject_type === "string" ? d.subject_type : ""
+    const principal = typeof d.principal_id === "string" ? d.principal_id : ""
+    const kind = typeof d.principal_type === "string" ? d.principal_type : ""
+    const whom = kind === "user"
+      ? this.names.get(principal) ?? (typeof d.recipient_email === "string" ? d.recipient_email : principal)
+      : ["team", "executive_role", "link", "embed"].includes(kind) ? msg(`audit.principal.${kind}` as MessageKey) : principal
+    const what = ["report", "dashboard", "dataset", "workspace"].includes(subject) ? msg(`audit.subject.${subject}` as MessageKey) : subject
+    return msg("audit.target.grant", { what, whom })
   }
 
   private row(entry: Entry): TemplateResult {
     return html`<li>
-      <div><strong>${msg("audit.entry", { who: this.who(entry), what: this.what(entry), target: this.target(entry) })}</strong></div>
+      <div><strong>${msg("audit.entry", { who: this.who(entry), what: this.what(entry), target: this.target(entry) }).trim()}</strong></div>
       <span class="muted"><time datetime=${entry.created_at}>${timeWords(entry.created_at)}</time></span>
       <details><summary>${msg("audit.details")}</summary><pre class="audit-detail">${JSON.stringify({ ...entry.detail, actor: entry.actor, target: entry.target, workspace_id: entry.workspace_id }, null, 2)}</pre></details>
     </li>`
@@ -110,7 +126,7 @@ export class AuditScreen extends Screen {
       <label>${msg("audit.filter.targetType")}
         <select name="target_type">
           <option value="" ?selected=${!q.get("target_type")}>${msg("audit.filter.any")}</option>
-          ${targetTypes.map((t) => html`<option value=${t} ?selected=${q.get("target_type") === t}>${t}</option>`)}
+          ${targetTypes.map((t) => html`<option value=${t} ?selected=${q.get("target_type") === t}>${msg(`audit.targetType.${t}`)}</option>`)}
         </select></label>
       <label>${msg("audit.filter.targetId")} <input name="target_id" .value=${q.get("target_id") ?? ""} autocomplete="off"></label>
       <label>${msg("audit.filter.actor")} <input name="actor_id" .value=${q.get("actor_id") ?? ""} autocomplete="off"></label>

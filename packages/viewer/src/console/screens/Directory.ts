@@ -293,6 +293,8 @@ export class DirectoryScreen extends Screen {
     )
     if (added !== undefined && this.members !== undefined && !this.members.items.some((u) => u.user_id === added.user_id)) this.members.prepend(added)
     this.found = []
+    const search = this.querySelector<HTMLInputElement>("input[type=search]")
+    if (added !== undefined && search !== null) search.value = ""
   }
 
   private async removeMember(group: Group, user: User) {
