@@ -81,6 +81,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         await page.getByLabel("Action").selectOption("grant.created")
         await page.getByRole("button", { name: "Filter" }).click()
         await page.waitForURL(/\/audit\?action=grant\.created$/)
+        // The unfiltered screen stays until the filtered one has its entries: wait for the one entry left.
+        await page.waitForFunction(() => document.querySelectorAll("analytics-audit ul.items > li").length === 1)
         await page.getByText("You shared a report with Mia Member").waitFor()
         const filtered = page.getByRole("list", { name: "Entries, newest first" }).locator(":scope > li")
         assert.strictEqual(await filtered.count(), 1)
@@ -106,8 +108,15 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         const invitation = page.getByRole("list", { name: "Invitations" }).locator("li", { hasText: "newbie@example.com" })
         await invitation.waitFor()
         assert.match(await invitation.innerText(), /Pending/)
-        await page.getByRole("button", { name: "Resend: newbie@example.com" }).waitFor()
+        const mailed = mails.filter((m) => m.to.includes("newbie@example.com")).length
+        await page.getByRole("button", { name: "Resend: newbie@example.com" }).click()
+        await page.getByText("Sent again to newbie@example.com, with a new link; the previous one no longer works.").waitFor()
+        assert.strictEqual(mails.filter((m) => m.to.includes("newbie@example.com")).length, mailed + 1, "mailed again")
         await check(page, "directory-invitations-1280")
+        await page.getByRole("button", { name: "Revoke: newbie@example.com" }).click()
+        await page.getByText("The invitation to newbie@example.com is revoked.").waitFor()
+        assert.match(await invitation.innerText(), /Revoked/)
+        assert.strictEqual(await page.getByRole("button", { name: "Revoke: newbie@example.com" }).count(), 0)
 
         // Teams: one made, a member added through the people picker.
         await page.getByRole("link", { name: "Teams" }).click()
