@@ -64,6 +64,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
       const { admin, mails, ok, reportId, server } = yield* setup
       const mia = yield* ok("POST", "/v1/users", { email: "mia@example.com", name: "Mia Member", roles: ["member"] })
       // Something for the audit log besides the sign-ins: a grant made.
+      const miaToken = yield* ok("POST", `/v1/users/${mia.user_id}/tokens`, {})
       yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: mia.user_id, actions: ["view"] })
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
@@ -104,6 +105,15 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         await page.getByText("An invitation is on its way to newbie@example.com.").waitFor()
         assert.isTrue(mails.some((m) => m.to.includes("newbie@example.com")), "the invitation is mailed")
         await check(page, "directory-users-1280")
+        // Her personal token, listed by date and revoked after a confirmation.
+        await page.getByRole("button", { name: "Tokens: Mia Member" }).click()
+        const tokens = page.getByRole("list", { name: "Mia Member's personal tokens" })
+        await tokens.waitFor()
+        await tokens.getByRole("button", { name: `Revoke: ${miaToken.token_id}` }).click()
+        await page.getByRole("dialog", { name: "Revoke this token?" }).getByRole("button", { name: "Revoke the token" }).click()
+        await page.getByText("The token is revoked.").waitFor()
+        await page.getByText("No tokens.").waitFor()
+        assert.strictEqual((await fetch(`${server.url}/v1/workspaces`, { headers: { authorization: `Bearer ${miaToken.token}` } })).status, 401, "the revoked token is refused")
         await page.getByRole("link", { name: "Invitations" }).click()
         const invitation = page.getByRole("list", { name: "Invitations" }).locator("li", { hasText: "newbie@example.com" })
         await invitation.waitFor()
