@@ -1,7 +1,8 @@
 /**
  * The web console's shell: one small HTML page answered at every console
- * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`, `/webhooks...`), whose script
- * (the bundle's `console` entry) picks the screen from the path. The page
+ * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`, `/webhooks...`,
+ * `/audit`, `/directory`), whose script (the bundle's `console` entry)
+ * picks the screen from the path. The page
  * carries its boot data inline (the body of `GET /api/config/public` and
  * how people sign in), so the first screen needs no request but the
  * session's; `<base href>` is the mount point, so every asset and API URL
@@ -70,7 +71,9 @@ export const routes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/invitations/accept"],
   ["GET", "/w/*"],
   // `/webhooks/*` answers `/webhooks` too.
-  ["GET", "/webhooks/*"]
+  ["GET", "/webhooks/*"],
+  ["GET", "/audit"],
+  ["GET", "/directory"]
 ]
 
 /** The id of the boot data's script element. */

@@ -30,7 +30,9 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "w/:workspace/reports/:report", tag: "analytics-report-screen", load: () => import("./screens/Report.ts") },
   { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") },
   { pattern: "webhooks", tag: "analytics-webhooks", load: () => import("./screens/Webhooks.ts") },
-  { pattern: "webhooks/:webhook", tag: "analytics-webhook", load: () => import("./screens/WebhookDetail.ts") }
+  { pattern: "webhooks/:webhook", tag: "analytics-webhook", load: () => import("./screens/WebhookDetail.ts") },
+  { pattern: "audit", tag: "analytics-audit", load: () => import("./screens/Audit.ts") },
+  { pattern: "directory", tag: "analytics-directory", load: () => import("./screens/Directory.ts") }
 ]
 
 const signInRoute = routes[1]!
@@ -184,7 +186,11 @@ export class AnalyticsConsole extends LitElement {
           <nav aria-label=${msg("app.nav")}>
             <ul><li><a href="./" aria-current=${path === "" || path.startsWith("w/") ? "page" : "false"}>${msg("app.nav.workspaces")}</a></li>${
               // Tenant admins' screens (core's policy): members are not shown what they may not open.
-              isAdmin(session) ? html`<li><a href="webhooks" aria-current=${path === "webhooks" || path.startsWith("webhooks/") ? "page" : "false"}>${msg("webhooks.nav")}</a></li>` : nothing
+              isAdmin(session)
+                ? html`<li><a href="webhooks" aria-current=${path === "webhooks" || path.startsWith("webhooks/") ? "page" : "false"}>${msg("webhooks.nav")}</a></li>${
+                  (["audit", "directory"] as const).map((p) => html`<li><a href=${p} aria-current=${path === p ? "page" : "false"}>${msg(`app.nav.${p}`)}</a></li>`)
+                }`
+                : nothing
             }</ul>
           </nav>
           <div class="who">

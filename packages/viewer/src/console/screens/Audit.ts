@@ -1,0 +1,159 @@
+/**
+ * The audit log (`/audit`, tenant admins): `GET /v1/audit-log`, newest
+ * first, a page at a time. Its filters (action, target type, target id,
+ * actor) are form controls kept in the address (`?action=grant.revoked`),
+ * so a link or a reload shows the same entries. Each entry in words: who
+ * did what to what, and when in the reader's locale; its details expand.
+ * Anyone else is told the log is not theirs to read, in words.
+ *
+ * @since 0.1.0
+ */
+import { html, nothing, type TemplateResult } from "lit"
+import { isAdmin, currentSession } from "../../client/Session.ts"
+import { type MessageKey, msg } from "../../i18n/msg.ts"
+import * as Router from "../Router.ts"
+import { Pager } from "../Pager.ts"
+import { Screen } from "../Screen.ts"
+import { empty, loading, problemView } from "../States.ts"
+import { adoptAdminStyles, notAvailable, peopleNames, timeWords } from "./Admin.ts"
+
+/** An audit entry as `GET /v1/audit-log` shows it. */
+interface Entry {
+  readonly entry_id: string
+  readonly workspace_id: string | null
+  readonly action: string
+  readonly actor: { readonly type: "user" | "api_token" | "scim" | "system"; readonly id: string }
+  readonly target: { readonly type: string; readonly id: string }
+  readonly detail: Readonly<Record<string, unknown>>
+  readonly created_at: string
+}
+
+/** The actions the service records, offered by the action filter. */
+export const actions = [
+  "grant.created", "grant.updated", "grant.paused", "grant.resumed", "grant.revoked",
+  "comment.created", "comment.updated", "comment.deleted",
+  "session.signed_in", "session.signed_out"
+] as const
+
+const targetTypes = ["grant", "comment", "session"] as const
+
+/** The filters, in the address's order. */
+const filters = ["action", "target_type", "target_id", "actor_id"] as const
+
+/** The audit log screen. */
+export class AuditScreen extends Screen {
+  private entries: Pager<Entry> | undefined
+  private names = new Map<string, string>()
+
+  override connectedCallback() {
+    super.connectedCallback()
+    if (!isAdmin(currentSession())) return
+    const query = new URLSearchParams()
+    for (const f of filters) {
+      const value = this.context.match.query.get(f)?.trim()
+      if (value) query.set(f, value)
+    }
+    query.set("limit", "50")
+    this.entries ??= new Pager<Entry>(this.context.client, `v1/audit-log?${query}`, () => this.requestUpdate())
+    if (!this.entries.loaded) void this.entries.more()
+    void peopleNames(this.context.client).then((names) => {
+      this.names = names
+      this.requestUpdate()
+    })
+  }
+
+  /** Filters chosen: the address carries them (a new screen reads them). */
+  private apply(event: SubmitEvent) {
+    event.preventDefault()
+    const form = new FormData(event.target as HTMLFormElement)
+    const query = new URLSearchParams()
+    for (const f of filters) {
+      const value = String(form.get(f) ?? "").trim()
+      if (value !== "") query.set(f, value)
+    }
+    const search = query.toString()
+    Router.navigate(search === "" ? "audit" : `audit?${search}`)
+  }
+
+  private who(entry: Entry): string {
+    const { type, id } = entry.actor
+    const session = currentSession()
+    if (id === session?.user.user_id) return msg("audit.actor.you")
+    // The token a tenant is provisioned with acts as `admin@{tenant_id}`, no directory user.
+    if (session !== null && id === `admin@${session.tenant.tenant_id}`) return msg("audit.actor.tenantToken")
+    if (type === "user") return this.names.get(id) ?? msg("audit.actor.user", { id })
+    return msg(`audit.actor.${type}` as MessageKey, { id })
+  }
+
+  private what(entry: Entry): string {
+    const known = (actions as ReadonlyArray<string>).includes(entry.action)
+    return known ? msg(`audit.action.${entry.action}` as MessageKey) : entry.action
+  }
+
+  /** What the entry is about: a grant by its subject's kind and who it is for (the ids are in its details). */
+  private target(entry: Entry): string {
+    const { type, id } = entry.target
+    if (type === "session") return ""
+    if (type === "comment") return msg("audit.target.comment")
+    if (type !== "grant") return `${type} ${id}`
+    const d = entry.detail
+    const subject = typeof d.subject_type === "string" ? d.subject_type : ""
+    const principal = typeof d.principal_id === "string" ? d.principal_id : ""
+    const kind = typeof d.principal_type === "string" ? d.principal_type : ""
+    const whom = kind === "user"
+      ? this.names.get(principal) ?? (typeof d.recipient_email === "string" ? d.recipient_email : principal)
+      : ["team", "executive_role", "link", "embed"].includes(kind) ? msg(`audit.principal.${kind}` as MessageKey) : principal
+    const what = ["report", "dashboard", "dataset", "workspace"].includes(subject) ? msg(`audit.subject.${subject}` as MessageKey) : subject
+    return msg("audit.target.grant", { what, whom })
+  }
+
+  private row(entry: Entry): TemplateResult {
+    return html`<li>
+      <div><strong>${msg("audit.entry", { who: this.who(entry), what: this.what(entry), target: this.target(entry) }).trim()}</strong></div>
+      <span class="muted"><time datetime=${entry.created_at}>${timeWords(entry.created_at)}</time></span>
+      <details><summary>${msg("audit.details")}</summary><pre class="audit-detail">${JSON.stringify({ ...entry.detail, actor: entry.actor, target: entry.target, workspace_id: entry.workspace_id }, null, 2)}</pre></details>
+    </li>`
+  }
+
+  private form(): TemplateResult {
+    const q = this.context.match.query
+    return html`<form class="filters" @submit=${this.apply} aria-label=${msg("audit.filters")}>
+      <label>${msg("audit.filter.action")}
+        <select name="action">
+          <option value="" ?selected=${!q.get("action")}>${msg("audit.filter.any")}</option>
+          ${actions.map((a) => html`<option value=${a} ?selected=${q.get("action") === a}>${msg(`audit.action.${a}` as MessageKey)} (${a})</option>`)}
+        </select></label>
+      <label>${msg("audit.filter.targetType")}
+        <select name="target_type">
+          <option value="" ?selected=${!q.get("target_type")}>${msg("audit.filter.any")}</option>
+          ${targetTypes.map((t) => html`<option value=${t} ?selected=${q.get("target_type") === t}>${msg(`audit.targetType.${t}`)}</option>`)}
+        </select></label>
+      <label>${msg("audit.filter.targetId")} <input name="target_id" .value=${q.get("target_id") ?? ""} autocomplete="off"></label>
+      <label>${msg("audit.filter.actor")} <input name="actor_id" .value=${q.get("actor_id") ?? ""} autocomplete="off"></label>
+      <div class="row"><button type="submit">${msg("audit.filter.apply")}</button>
+        <a href="audit">${msg("audit.filter.clear")}</a></div>
+    </form>`
+  }
+
+  override render() {
+    if (this.entries === undefined) {
+      this.ready(msg("admin.notAvailable.title"))
+      return notAvailable()
+    }
+    const entries = this.entries
+    if (entries.loaded || entries.problem !== undefined) this.ready(msg("audit.title"))
+    return html`
+      <h1>${msg("audit.title")}</h1>
+      <p class="muted">${msg("audit.intro")}</p>
+      ${this.form()}
+      ${problemView(entries.problem, () => void entries.more())}
+      ${!entries.loaded ? (entries.problem === undefined ? loading() : nothing) : entries.items.length === 0 ? empty(msg("audit.empty")) : html`<ul class="items" aria-label=${msg("audit.caption")}>${
+        entries.items.map((e) => this.row(e))
+      }</ul>`}
+      ${entries.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${entries.loading} @click=${() => void entries.more()}>${msg("share.manage.more")}</button></p>` : nothing}
+    `
+  }
+}
+
+adoptAdminStyles()
+customElements.define("analytics-audit", AuditScreen)
