@@ -26,6 +26,9 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "invitations/accept", tag: "analytics-invitation", load: () => import("./screens/Invitation.ts"), public: true },
   { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
   { pattern: "w/:workspace/links", tag: "analytics-links", load: () => import("./screens/Links.ts") },
+  { pattern: "w/:workspace/ask", tag: "analytics-ask", load: () => import("./screens/Ask.ts") },
+  { pattern: "w/:workspace/datasets", tag: "analytics-datasets", load: () => import("./screens/Datasets.ts") },
+  { pattern: "w/:workspace/datasets/:dataset", tag: "analytics-dataset", load: () => import("./screens/Dataset.ts") },
   { pattern: "w/:workspace/reports/:report", tag: "analytics-report-screen", load: () => import("./screens/Report.ts") },
   { pattern: "w/:workspace/dashboards/:dashboard", tag: "analytics-dashboard-screen", load: () => import("./screens/Dashboard.ts") }
 ]

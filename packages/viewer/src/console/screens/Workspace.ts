@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
+import { featureOn } from "../../client/Boot.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import { knowWorkspaceName, workspaceName } from "../Crumbs.ts"
@@ -94,6 +95,8 @@ export class WorkspaceScreen extends Screen {
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>
       ${isAdmin(currentSession()) ? html`<p><a href="${base}/links">${msg("links.open")}</a></p>` : nothing}
+      ${!featureOn(this.context.boot, "ask") ? nothing : html`<p><a href="${base}/ask">${msg("ask.open")}</a></p>`}
+      ${isAdmin(currentSession()) ? html`<p><a href="${base}/datasets">${msg("datasets.open")}</a></p>` : nothing}
       ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id])}
       ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, (d) => ["dashboard", d.dashboard_id])}
     `
