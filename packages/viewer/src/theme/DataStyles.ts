@@ -24,10 +24,11 @@ progress { width: 100%; height: 12px; accent-color: var(--analytics-primary); }
 .facts dt { color: var(--analytics-muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .members { list-style: none; margin: 0; padding: 0; display: grid; gap: 12px; }
-.members > li { display: grid; grid-template-columns: minmax(8em, 1fr) 2fr 1.4fr; gap: 8px 12px; align-items: start; padding: 12px; border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); background: var(--analytics-bg); }
+.members > li { display: grid; grid-template-columns: minmax(7em, 1fr) 1.6fr 2.2fr; gap: 8px 12px; align-items: start; padding: 12px; border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); background: var(--analytics-bg); }
 .members > li > strong { overflow-wrap: anywhere; padding-top: 8px; }
 .members label { font-size: 0.9rem; }
-.format { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; }
+.format { display: grid; grid-template-columns: 1.3fr 1fr 0.8fr; gap: 8px; }
+.format .field-error { grid-column: 1 / -1; }
 .field-error { color: var(--analytics-danger); font-weight: 400; font-size: 0.9rem; margin: 0; }
 input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"] { border-color: var(--analytics-danger); border-width: 2px; }
 textarea.code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85rem; }
@@ -38,6 +39,8 @@ textarea.code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; fon
   .members > li > strong { padding-top: 0; }
   .facts { grid-template-columns: 1fr; }
   .facts dd { margin-bottom: 6px; }
+  .format { grid-template-columns: 1fr 1fr; }
+  .history th, .history td { white-space: normal; }
 }
 `
 

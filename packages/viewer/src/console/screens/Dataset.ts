@@ -269,8 +269,8 @@ export class DatasetScreen extends Screen {
           <input name="measures.${i}.format.decimals" type="number" min="0" max="10" .value=${m.format?.decimals === undefined ? "" : String(m.format.decimals)}
             aria-label=${msg("dataset.model.decimalsOf", { name: m.name })}>
         </label>
+        ${this.errorText(`measures.${i}.format`)}
       </div>
-      ${this.errorText(`measures.${i}.format`)}
     </li>`
   }
 
