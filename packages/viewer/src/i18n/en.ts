@@ -284,7 +284,7 @@ export const en = {
   "dataset.model.format.number": "Number",
   "dataset.model.format.percent": "Percent",
   "dataset.model.format.currency": "Currency",
-  "dataset.model.currency": "Currency code",
+  "dataset.model.currency": "Currency",
   "dataset.model.currencyOf": "Currency code of {name}",
   "dataset.model.decimals": "Decimals",
   "dataset.model.decimalsOf": "Decimals of {name}",

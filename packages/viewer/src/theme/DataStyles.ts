@@ -27,7 +27,7 @@ progress { width: 100%; height: 12px; accent-color: var(--analytics-primary); }
 .members > li { display: grid; grid-template-columns: minmax(7em, 1fr) 1.6fr 2.2fr; gap: 8px 12px; align-items: start; padding: 12px; border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); background: var(--analytics-bg); }
 .members > li > strong { overflow-wrap: anywhere; padding-top: 8px; }
 .members label { font-size: 0.9rem; }
-.format { display: grid; grid-template-columns: 1.3fr 1fr 0.8fr; gap: 8px; }
+.format { display: grid; grid-template-columns: 1.3fr 1fr 0.8fr; gap: 8px; align-items: end; }
 .format .field-error { grid-column: 1 / -1; }
 .field-error { color: var(--analytics-danger); font-weight: 400; font-size: 0.9rem; margin: 0; }
 input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"] { border-color: var(--analytics-danger); border-width: 2px; }
