@@ -21,6 +21,14 @@ export interface Problem {
   readonly detail: string
   /** What to do about it. */
   readonly action: string
+  /** Which fields were wrong (a validation problem's `errors`): each a path into the request and what is wrong there. */
+  readonly errors?: ReadonlyArray<FieldError>
+}
+
+/** A field a validation problem names: its path (`["payload", "model", "measures", 0, "title"]`) and what is wrong. */
+export interface FieldError {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
 }
 
 /** The error a failed call throws. */
@@ -62,7 +70,8 @@ export const problemOf = (status: number, body: unknown, retryAfter: string | nu
     code,
     title: typeof json.title === "string" ? json.title : msg("problem.generic"),
     detail: typeof json.detail === "string" ? json.detail : "",
-    action: actionOf(status, code, retryAfter)
+    action: actionOf(status, code, retryAfter),
+    ...(Array.isArray(json.errors) ? { errors: (json.errors as Array<FieldError>).filter((e) => Array.isArray(e?.path) && typeof e.message === "string") } : {})
   }
 }
 

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
+import { featureOn } from "../../client/Boot.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import { knowWorkspaceName, workspaceName } from "../Crumbs.ts"
@@ -96,7 +97,11 @@ export class WorkspaceScreen extends Screen {
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>
-      ${isAdmin(currentSession()) ? html`<p class="row"><a href="${base}/links">${msg("links.open")}</a><a href="${base}/schedules">${msg("schedules.open")}</a></p>` : nothing}
+      <p class="row">${featureOn(this.context.boot, "ask") ? html`<a href="${base}/ask">${msg("ask.open")}</a>` : nothing}${
+        isAdmin(currentSession())
+          ? html`<a href="${base}/datasets">${msg("datasets.open")}</a><a href="${base}/schedules">${msg("schedules.open")}</a><a href="${base}/links">${msg("links.open")}</a>`
+          : nothing
+      }</p>
       ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id],
         (r) => exportButton(r.report_id, { client: this.context.client, name: r.name }))}
       ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, (d) => ["dashboard", d.dashboard_id])}

@@ -1,0 +1,381 @@
+/**
+ * A dataset's screen (`/w/{workspace_id}/datasets/{dataset_id}`, tenant
+ * admins): what it reads and how many rows it holds; a CSV sent with its
+ * progress (`PUT /v1/datasets/{id}/data`, `client/Upload.ts`); a refresh
+ * (a PostgreSQL table read again; an upload is refreshed by sending its
+ * file again) and the refresh history (`GET /v1/datasets/{id}/refreshes`);
+ * and the model editor: measures' and dimensions' titles and formats, the
+ * row-level security policies, saved with `PATCH /v1/datasets/{id}`, the
+ * API's validation errors shown beside the fields they name.
+ *
+ * @since 0.1.0
+ */
+import { html, nothing, type TemplateResult } from "lit"
+import { type FieldError, type Problem, problemIn } from "../../client/ApiClient.ts"
+import { upload } from "../../client/Upload.ts"
+import { msg } from "../../i18n/msg.ts"
+import { adoptDataStyles } from "../../theme/DataStyles.ts"
+import { crumbs, workspaceName } from "../Crumbs.ts"
+import { Pager } from "../Pager.ts"
+import { linkTitle } from "../Router.ts"
+import { Screen } from "../Screen.ts"
+import { empty, loading, problemView } from "../States.ts"
+import { type DatasetSummary, when } from "./Datasets.ts"
+
+type Format = { readonly type: "currency"; readonly currency: string; readonly decimals?: number } | { readonly type: "percent" | "number"; readonly decimals?: number }
+interface Measure {
+  readonly name: string
+  readonly title?: string
+  readonly format?: Format
+  readonly [key: string]: unknown
+}
+interface Dimension {
+  readonly name: string
+  readonly type: string
+  readonly title?: string
+  readonly [key: string]: unknown
+}
+interface Model {
+  readonly dimensions: ReadonlyArray<Dimension>
+  readonly measures: ReadonlyArray<Measure>
+  readonly row_level_security?: ReadonlyArray<unknown>
+}
+interface Dataset extends DatasetSummary {
+  readonly model: Model
+  readonly columns: ReadonlyArray<{ readonly name: string; readonly type: string; readonly engine_type: string }>
+}
+interface Refresh {
+  readonly refresh_id: string
+  readonly trigger: "upload" | "manual" | "schedule"
+  readonly status: "succeeded" | "failed"
+  readonly row_count: number | null
+  readonly error: { readonly code: string; readonly message: string } | null
+  readonly started_at: string
+  readonly duration_ms: number
+}
+
+/** The key of a field an error path names: its path after `model` (`measures.0.format`), cut to the editor's fields. */
+export const fieldKey = (path: ReadonlyArray<string | number>): string => {
+  const at = path.indexOf("model")
+  const rest = (at < 0 ? path : path.slice(at + 1)).map(String)
+  if (rest[0] === "row_level_security") return "row_level_security"
+  // measures.0.format.currency is shown by the format's fields together.
+  if (rest[0] === "measures" || rest[0] === "dimensions") return rest.slice(0, 3).join(".")
+  return rest.join(".")
+}
+
+/** The dataset screen. */
+export class DatasetScreen extends Screen {
+  static override properties = {
+    ...Screen.properties,
+    progress: { state: true },
+    busy: { state: true },
+    notice: { state: true }
+  }
+  declare progress: number | undefined
+  declare busy: boolean
+  declare notice: string | undefined
+  private record: Dataset | undefined
+  private problem: Problem | undefined
+  private uploadProblem: Problem | undefined
+  private refreshProblem: Problem | undefined
+  private modelProblem: Problem | undefined
+  private fieldErrors = new Map<string, string>()
+  private history: Pager<Refresh> | undefined
+  private workspace: string | undefined
+
+  constructor() {
+    super()
+    this.progress = undefined
+    this.busy = false
+    this.notice = undefined
+  }
+
+  override connectedCallback() {
+    super.connectedCallback()
+    adoptDataStyles()
+    void workspaceName(this.context.client, this.workspaceId).then((name) => {
+      this.workspace = name
+      this.requestUpdate()
+    })
+    if (this.record === undefined) void this.load()
+    this.loadHistory()
+  }
+
+  private get workspaceId(): string {
+    return this.context.match.params.workspace ?? ""
+  }
+
+  private get datasetId(): string {
+    return this.context.match.params.dataset ?? ""
+  }
+
+  private get path(): string {
+    return `v1/datasets/${encodeURIComponent(this.datasetId)}`
+  }
+
+  private async load() {
+    this.problem = undefined
+    try {
+      this.record = await this.context.client.get<Dataset>(this.path)
+    } catch (error) {
+      this.problem = problemIn(error)
+    }
+    this.requestUpdate()
+  }
+
+  private loadHistory() {
+    this.history = new Pager<Refresh>(this.context.client, `${this.path}/refreshes?limit=20`, () => this.requestUpdate())
+    void this.history.more()
+  }
+
+  private async send(event: Event) {
+    event.preventDefault()
+    const input = (event.target as HTMLFormElement).elements.namedItem("file") as HTMLInputElement
+    const file = input.files?.[0]
+    if (file === undefined) return
+    this.uploadProblem = undefined
+    this.notice = undefined
+    this.busy = true
+    this.progress = 0
+    try {
+      const type = /\.parquet$/i.test(file.name) ? "application/vnd.apache.parquet" : "text/csv"
+      this.record = await upload<Dataset>("PUT", `${this.path}/data`, file, type, (fraction) => (this.progress = fraction))
+      this.progress = 1
+      this.notice = msg("dataset.uploaded", { count: (this.record.row_count ?? 0).toLocaleString() })
+      input.value = ""
+    } catch (error) {
+      this.uploadProblem = problemIn(error)
+      this.progress = undefined
+    } finally {
+      this.busy = false
+      this.loadHistory()
+    }
+  }
+
+  private async refresh() {
+    this.refreshProblem = undefined
+    this.notice = undefined
+    this.busy = true
+    try {
+      this.record = await this.context.client.post<Dataset>(`${this.path}/refresh`)
+      this.notice = msg("dataset.refreshed", { count: (this.record.row_count ?? 0).toLocaleString() })
+    } catch (error) {
+      this.refreshProblem = problemIn(error)
+    } finally {
+      this.busy = false
+      this.loadHistory()
+    }
+  }
+
+  /** The model as the editor's fields hold it. */
+  private edited(form: HTMLFormElement): Model | string {
+    const model = this.record!.model
+    const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null)?.value.trim() ?? ""
+    const titled = <A extends { readonly title?: string }>(item: A, title: string): A => {
+      const { title: _old, ...rest } = item
+      return (title === "" ? rest : { ...rest, title }) as A
+    }
+    const measures = model.measures.map((m, i) => {
+      const { format: _old, ...rest } = titled(m, value(`measures.${i}.title`))
+      const type = value(`measures.${i}.format.type`)
+      const decimalsText = value(`measures.${i}.format.decimals`)
+      const decimals = decimalsText === "" ? {} : { decimals: Number(decimalsText) }
+      if (type === "") return rest as Measure
+      const format = type === "currency" ? { type, currency: value(`measures.${i}.format.currency`), ...decimals } : { type, ...decimals }
+      return { ...rest, format } as Measure
+    })
+    const dimensions = model.dimensions.map((d, i) => titled(d, value(`dimensions.${i}.title`)))
+    let rls: unknown
+    try {
+      rls = JSON.parse(value("row_level_security") || "[]")
+    } catch {
+      return msg("dataset.model.rls.notJson")
+    }
+    return { ...model, dimensions, measures, row_level_security: rls as ReadonlyArray<unknown> }
+  }
+
+  private async save(event: Event) {
+    event.preventDefault()
+    const form = event.target as HTMLFormElement
+    this.modelProblem = undefined
+    this.fieldErrors = new Map()
+    this.notice = undefined
+    const model = this.edited(form)
+    if (typeof model === "string") {
+      this.fieldErrors.set("row_level_security", model)
+      this.requestUpdate()
+      return this.focusError()
+    }
+    this.busy = true
+    try {
+      this.record = await this.context.client.patch<Dataset>(this.path, { model })
+      this.notice = msg("dataset.model.saved")
+    } catch (error) {
+      const problem = problemIn(error)
+      this.modelProblem = problem
+      for (const e of problem.errors ?? []) this.placeError(e)
+    } finally {
+      this.busy = false
+    }
+    await this.updateComplete
+    this.focusError()
+  }
+
+  private placeError(error: FieldError) {
+    const key = fieldKey(error.path)
+    this.fieldErrors.set(key, [this.fieldErrors.get(key), error.message].filter((m) => m !== undefined).join(" "))
+  }
+
+  private async focusError() {
+    await this.updateComplete
+    const invalid = this.querySelector<HTMLElement>("[aria-invalid=true]")
+    ;(invalid ?? this.querySelector<HTMLElement>(".model-notice"))?.focus()
+  }
+
+  /** A field's error, if the API named it, and the attributes that tie it to the field. */
+  private err(key: string): { readonly id: string; readonly message: string | undefined } {
+    return { id: `err-${key.replaceAll(".", "-")}`, message: this.fieldErrors.get(key) }
+  }
+
+  private errorText(key: string): TemplateResult | typeof nothing {
+    const { id, message } = this.err(key)
+    return message === undefined ? nothing : html`<p class="field-error" id=${id}>${message}</p>`
+  }
+
+  private measureRow(m: Measure, i: number): TemplateResult {
+    const title = this.err(`measures.${i}.title`)
+    const format = this.err(`measures.${i}.format`)
+    const type = m.format?.type ?? ""
+    return html`<li>
+      <strong>${m.name}</strong>
+      <label>${msg("dataset.model.title")}
+        <input name="measures.${i}.title" .value=${m.title ?? ""} maxlength="200" aria-label=${msg("dataset.model.titleOf", { name: m.name })}
+          aria-invalid=${title.message === undefined ? "false" : "true"} aria-describedby=${title.message === undefined ? nothing : title.id}>
+        ${this.errorText(`measures.${i}.title`)}
+      </label>
+      <div class="format">
+        <label>${msg("dataset.model.format")}
+          <select name="measures.${i}.format.type" aria-label=${msg("dataset.model.formatOf", { name: m.name })}>
+            ${(["", "number", "percent", "currency"] as const).map((t) => html`<option value=${t} ?selected=${t === type}>${msg(`dataset.model.format.${t === "" ? "none" : t}`)}</option>`)}
+          </select>
+        </label>
+        <label>${msg("dataset.model.currency")}
+          <input name="measures.${i}.format.currency" .value=${m.format?.type === "currency" ? m.format.currency : ""} maxlength="10" autocomplete="off"
+            aria-label=${msg("dataset.model.currencyOf", { name: m.name })}
+            aria-invalid=${format.message === undefined ? "false" : "true"} aria-describedby=${format.message === undefined ? nothing : format.id}>
+        </label>
+        <label>${msg("dataset.model.decimals")}
+          <input name="measures.${i}.format.decimals" type="number" min="0" max="10" .value=${m.format?.decimals === undefined ? "" : String(m.format.decimals)}
+            aria-label=${msg("dataset.model.decimalsOf", { name: m.name })}>
+        </label>
+        ${this.errorText(`measures.${i}.format`)}
+      </div>
+    </li>`
+  }
+
+  private dimensionRow(d: Dimension, i: number): TemplateResult {
+    const title = this.err(`dimensions.${i}.title`)
+    return html`<li>
+      <strong>${d.name}</strong>
+      <label>${msg("dataset.model.title")}
+        <input name="dimensions.${i}.title" .value=${d.title ?? ""} maxlength="200" aria-label=${msg("dataset.model.titleOf", { name: d.name })}
+          aria-invalid=${title.message === undefined ? "false" : "true"} aria-describedby=${title.message === undefined ? nothing : title.id}>
+        ${this.errorText(`dimensions.${i}.title`)}
+      </label>
+      <span class="muted">${msg("dataset.model.type", { type: d.type })}</span>
+    </li>`
+  }
+
+  private modelEditor(dataset: Dataset): TemplateResult {
+    const rls = this.err("row_level_security")
+    const model = dataset.model
+    return html`<section class="card" aria-labelledby="model-title">
+      <h2 id="model-title">${msg("dataset.model.heading")}</h2>
+      <p class="muted">${msg("dataset.model.intro")}</p>
+      <form @submit=${(e: Event) => void this.save(e)} novalidate>
+        <h3>${msg("dataset.model.measures")}</h3>
+        ${model.measures.length === 0 ? html`<p class="muted">${msg("dataset.model.none")}</p>` : html`<ul class="members">${model.measures.map((m, i) => this.measureRow(m, i))}</ul>`}
+        <h3>${msg("dataset.model.dimensions")}</h3>
+        ${model.dimensions.length === 0 ? html`<p class="muted">${msg("dataset.model.none")}</p>` : html`<ul class="members">${model.dimensions.map((d, i) => this.dimensionRow(d, i))}</ul>`}
+        <label>${msg("dataset.model.rls")}
+          <span class="hint">${msg("dataset.model.rls.hint")}</span>
+          <textarea class="code" name="row_level_security" rows="6" spellcheck="false" .value=${JSON.stringify(model.row_level_security ?? [], null, 2)}
+            aria-invalid=${rls.message === undefined ? "false" : "true"} aria-describedby=${rls.message === undefined ? nothing : rls.id}></textarea>
+          ${this.errorText("row_level_security")}
+        </label>
+        ${this.modelProblem === undefined ? nothing : problemView(this.modelProblem)}
+        <p><button type="submit" ?disabled=${this.busy}>${msg("dataset.model.save")}</button></p>
+      </form>
+    </section>`
+  }
+
+  private historyView(): TemplateResult {
+    const history = this.history!
+    return html`<section class="card history" aria-labelledby="history-title">
+      <h2 id="history-title">${msg("dataset.history")}</h2>
+      ${problemView(history.problem, () => this.loadHistory())}
+      ${!history.loaded ? (history.loading ? loading() : nothing) : history.items.length === 0 ? empty(msg("dataset.history.empty")) : html`<div class="table-scroll" tabindex="0" role="region" aria-label=${msg("dataset.history")}><table>
+        <thead><tr><th scope="col">${msg("dataset.history.when")}</th><th scope="col">${msg("dataset.history.trigger")}</th><th scope="col">${msg("dataset.history.status")}</th><th scope="col" class="number">${msg("dataset.history.rows")}</th><th scope="col" class="number">${msg("dataset.history.duration")}</th></tr></thead>
+        <tbody>${history.items.map((r) => html`<tr>
+          <td>${when(r.started_at)}</td>
+          <td>${msg(`dataset.trigger.${r.trigger}`)}</td>
+          <td><span class="status-${r.status}">${msg(`dataset.status.${r.status}`)}</span>${r.error === null ? nothing : html` <span class="muted">${r.error.message}</span>`}</td>
+          <td class="number">${r.row_count === null ? "" : r.row_count.toLocaleString()}</td>
+          <td class="number">${msg("dataset.history.ms", { ms: r.duration_ms.toLocaleString() })}</td>
+        </tr>`)}</tbody>
+      </table></div>`}
+      ${history.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${history.loading} @click=${() => void history.more()}>${msg("workspaces.more")}</button></p>` : nothing}
+    </section>`
+  }
+
+  override render() {
+    const dataset = this.record
+    const title = dataset?.name ?? linkTitle() ?? msg("dataset.title")
+    if (dataset !== undefined || this.problem !== undefined) this.ready(title)
+    const base = `w/${encodeURIComponent(this.workspaceId)}`
+    const progress = this.progress
+    return html`
+      ${crumbs([{ text: msg("app.nav.workspaces"), href: "./" }, { text: this.workspace ?? msg("workspace.title"), href: base }, { text: msg("datasets.title"), href: `${base}/datasets` }, { text: title }])}
+      <h1>${title}</h1>
+      ${this.problem !== undefined ? problemView(this.problem, () => void this.load()) : dataset === undefined ? loading() : html`
+        ${dataset.description === null || dataset.description === "" ? nothing : html`<p class="muted">${dataset.description}</p>`}
+        <dl class="facts">
+          <dt>${msg("dataset.source")}</dt><dd>${dataset.source.type === "upload" ? msg("dataset.source.upload") : msg("dataset.source.postgres", { table: [dataset.source.schema, dataset.source.table].filter(Boolean).join(".") })}</dd>
+          <dt>${msg("dataset.rowCount")}</dt><dd class="row-count">${dataset.row_count === null ? msg("datasets.noRows") : dataset.row_count.toLocaleString()}</dd>
+          <dt>${msg("dataset.loadedAt")}</dt><dd>${when(dataset.refreshed_at)}</dd>
+        </dl>
+        ${this.notice === undefined ? nothing : html`<p class="notice model-notice" role="status" tabindex="-1">${this.notice}</p>`}
+        ${dataset.source.type === "upload" ? html`<section class="card" aria-labelledby="upload-title">
+          <h2 id="upload-title">${msg("dataset.upload")}</h2>
+          <p class="muted">${msg("dataset.upload.intro")}</p>
+          ${problemView(this.uploadProblem)}
+          <form @submit=${(e: Event) => void this.send(e)}>
+            <label>${msg("dataset.upload.file")}<input type="file" name="file" accept=".csv,text/csv,.parquet" required></label>
+            ${progress === undefined ? nothing : html`<div class="upload-progress">
+              <progress max="100" value=${Math.round(progress * 100)} aria-label=${msg("dataset.upload.progress")}></progress>
+              <span class="muted" role="status">${msg("dataset.upload.percent", { percent: Math.round(progress * 100) })}</span>
+            </div>`}
+            <p><button type="submit" ?disabled=${this.busy}>${msg("dataset.upload.submit")}</button></p>
+          </form>
+        </section>` : html`<section class="card" aria-labelledby="refresh-title">
+          <h2 id="refresh-title">${msg("dataset.refresh")}</h2>
+          <p class="muted">${msg("dataset.refresh.intro")}</p>
+          ${problemView(this.refreshProblem)}
+          <p><button type="button" ?disabled=${this.busy} @click=${() => void this.refresh()}>${msg("dataset.refresh.submit")}</button></p>
+        </section>`}
+        ${this.historyView()}
+        ${this.modelEditor(dataset)}
+        ${dataset.columns.length === 0 ? nothing : html`<section class="card dataset-columns" aria-labelledby="columns-title">
+          <h2 id="columns-title">${msg("dataset.columns")}</h2>
+          <div class="table-scroll" tabindex="0" role="region" aria-label=${msg("dataset.columns")}><table>
+            <thead><tr><th scope="col">${msg("dataset.columns.name")}</th><th scope="col">${msg("dataset.columns.type")}</th></tr></thead>
+            <tbody>${dataset.columns.map((c) => html`<tr><td>${c.name}</td><td>${c.type} (${c.engine_type})</td></tr>`)}</tbody>
+          </table></div>
+        </section>`}
+      `}
+    `
+  }
+}
+
+customElements.define("analytics-dataset", DatasetScreen)
