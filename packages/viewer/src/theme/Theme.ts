@@ -54,7 +54,7 @@ analytics-console { display: flex; flex-direction: column; min-height: 100vh; }
 header.bar { display: flex; align-items: center; gap: 16px; flex-wrap: wrap; padding: 10px 24px; border-bottom: 1px solid var(--analytics-border); background: var(--analytics-surface); }
 header.bar .brand { display: flex; align-items: center; gap: 10px; font-weight: 600; font-size: 1.1rem; color: inherit; text-decoration: none; margin-right: auto; }
 header.bar .brand img { height: 28px; width: auto; }
-header.bar nav ul { display: flex; gap: 4px; list-style: none; margin: 0; padding: 0; }
+header.bar nav ul { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; margin: 0; padding: 0; }
 header.bar nav a { display: block; padding: 6px 10px; border-radius: var(--analytics-radius); color: inherit; text-decoration: none; }
 header.bar nav a[aria-current="page"] { background: var(--analytics-bg); font-weight: 600; }
 header.bar .who { display: flex; align-items: center; gap: 12px; color: var(--analytics-muted); font-size: 0.9rem; }
@@ -126,6 +126,8 @@ form.recover { grid-template-columns: 1fr 1fr auto; align-items: end; }
 @media (max-width: 600px) {
   form.recover { grid-template-columns: 1fr; }
   header.bar { padding: 8px 16px; gap: 8px 12px; }
+  header.bar nav { order: 3; flex: 1 1 100%; }
+  header.bar nav a { padding: 6px 8px; }
   main { padding: 16px; }
   ul.items li.with-actions { grid-template-columns: 1fr; }
   ul.items li.with-actions > .actions { grid-column: 1; grid-row: auto; justify-content: start; margin-top: 8px; }
