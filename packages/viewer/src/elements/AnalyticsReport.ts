@@ -30,6 +30,7 @@ import type { FilterValue, ReportData } from "../Data.ts"
 import "../ReportViewer.ts"
 import type { ReportViewer, ViewProblem } from "../ReportViewer.ts"
 import { viewerSheet } from "../theme/ViewerStyles.ts"
+import { baseUrlOf } from "./ElementClient.ts"
 
 type Values = Readonly<Record<string, FilterValue>>
 
@@ -104,7 +105,7 @@ export class AnalyticsReport extends LitElement {
 
   /** Where the service is: `base-url`, the page's `<meta name="analytics-base-url">`, or the document's base; always ending in `/`. */
   private get base(): URL {
-    const given = this.baseUrl ?? document.querySelector<HTMLMetaElement>("meta[name=analytics-base-url]")?.content ?? document.baseURI
+    const given = baseUrlOf(this.baseUrl) ?? document.baseURI
     const url = new URL(given, document.baseURI)
     if (!url.pathname.endsWith("/")) url.pathname += "/"
     return url

@@ -20,10 +20,10 @@
  * @since 0.1.0
  */
 import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
-import { type ApiClient, makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
 import { download, follow, type Format, formats as allFormats, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
-import { currentSession, type SessionInfo, setSession } from "../client/Session.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
+import { elementClient, ensureSession } from "./ElementClient.ts"
 
 /** What the dialog reads of the report (`GET /v1/reports/{id}`). */
 interface ReportShape {
@@ -187,19 +187,8 @@ export class AnalyticsExportButton extends LitElement {
 
   private get api(): ApiClient {
     if (this.client !== undefined) return this.client
-    const base = this.baseUrl ?? document.querySelector<HTMLMetaElement>("meta[name=analytics-base-url]")?.content ?? undefined
-    this.ownClient ??= makeClient({ base: base === undefined ? undefined : new URL(base, document.baseURI).href })
+    this.ownClient ??= elementClient(this.baseUrl)
     return this.ownClient
-  }
-
-  /** Outside the console (an embedding app's page), the session's CSRF token is asked for once. */
-  private async ensureSession(): Promise<void> {
-    if (currentSession() !== null) return
-    try {
-      setSession(await this.api.get<SessionInfo>("api/session", { signedOut: true }))
-    } catch {
-      // The calls will say what is wrong.
-    }
   }
 
   protected override updated(changed: PropertyValues<this>) {
@@ -209,7 +198,7 @@ export class AnalyticsExportButton extends LitElement {
     if (this.open && !dialog.open) {
       dialog.showModal()
       this.focusFirst()
-      void this.ensureSession()
+      void ensureSession(this.api)
       if (this.report === undefined) void this.loadReport()
     } else if (!this.open && dialog.open) {
       dialog.close()

@@ -23,8 +23,7 @@
  * @since 0.1.0
  */
 import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
-import { type ApiClient, type ListPage, makeClient, type Problem, problemIn } from "../client/ApiClient.ts"
-import { currentSession, type SessionInfo, setSession } from "../client/Session.ts"
+import { type ApiClient, type ListPage, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 import {
   type Action,
@@ -44,6 +43,7 @@ import {
   whoWords
 } from "./Grants.ts"
 import { deepActive } from "./Confirm.ts"
+import { elementClient, ensureSession } from "./ElementClient.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
 interface Person {
@@ -255,19 +255,8 @@ export class AnalyticsShareDialog extends LitElement {
 
   private get api(): ApiClient {
     if (this.client !== undefined) return this.client
-    const base = this.baseUrl ?? document.querySelector<HTMLMetaElement>("meta[name=analytics-base-url]")?.content ?? undefined
-    this.ownClient ??= makeClient({ base: base === undefined ? undefined : new URL(base, document.baseURI).href })
+    this.ownClient ??= elementClient(this.baseUrl)
     return this.ownClient
-  }
-
-  /** Outside the console (an embedding app's page), the session's CSRF token is asked for once. */
-  private async ensureSession(): Promise<void> {
-    if (currentSession() !== null) return
-    try {
-      setSession(await this.api.get<SessionInfo>("api/session", { signedOut: true }))
-    } catch {
-      // The calls will say what is wrong.
-    }
   }
 
   protected override updated(changed: PropertyValues<this>) {
@@ -277,7 +266,7 @@ export class AnalyticsShareDialog extends LitElement {
     if (this.open && !dialog.open) {
       dialog.showModal()
       this.renderRoot.querySelector<HTMLElement>("[role=tab][aria-selected=true]")?.focus()
-      void this.ensureSession()
+      void ensureSession(this.api)
       void this.loadFilters()
     } else if (!this.open && dialog.open) {
       dialog.close()
