@@ -22,76 +22,22 @@
  * user starts it; the viewer's assets must be built (`npm run build`, which
  * `npm run bench:viewer` does first).
  */
-import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Chromium } from "@analytics/testing/browser"
 import { type Browser, chromium } from "playwright-core"
+import { startDemoHost } from "../DemoHost.ts"
 import { writeRunRecord } from "../RunRecord.ts"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
 const width = Number(process.env["BENCH_WIDTH"] ?? 1280)
 const outputDir = process.env["BENCH_OUTPUT_DIR"] ?? fileURLToPath(new URL(".", import.meta.url))
 const executablePath = process.env["CHROMIUM"] ?? Chromium.executablePath
-const bin = fileURLToPath(new URL("../../packages/host/src/bin.ts", import.meta.url))
 
 /** The bar: each chart drawn within this many milliseconds, and at most `ratioBar` times the floor. */
 const drawnBarMs = 1_000
 const ratioBar = 1.5
-
-/** A free loopback port. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-/** The packaged host with the demo data, healthy; stopped by `stop`. */
-const startHost = async () => {
-  const port = await freePort()
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-viewer-"))
-  const token = "bench-viewer-admin"
-  const child = spawn(process.execPath, [bin, "serve"], {
-    env: {
-      PATH: process.env["PATH"] ?? "",
-      HOME: process.env["HOME"] ?? "",
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}/`,
-      ANALYTICS_DATA_DIR: dataDir,
-      ANALYTICS_BOOTSTRAP_TOKEN: token,
-      ANALYTICS_DEMO: "1",
-      LOG_LEVEL: "warn"
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout.on("data", (chunk) => (output += chunk))
-  child.stderr.on("data", (chunk) => (output += chunk))
-  const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 180_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the host exited:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`the host did not become healthy:\n${output}`)
-    const healthy = await fetch(`${url}/healthz`).then((r) => r.ok, () => false)
-    if (healthy) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  const stop = async () => {
-    const exited = new Promise((resolve) => child.once("exit", resolve))
-    child.kill("SIGTERM")
-    await exited
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-  return { url, token, stop }
-}
 
 /** A JSON call to the host. */
 const call = async (base: string, token: string, method: string, path: string, body?: unknown) => {
@@ -225,7 +171,7 @@ const median = (values: ReadonlyArray<number>) => {
 const round = (n: number) => Math.round(n * 10) / 10
 
 const main = async () => {
-  const host = await startHost()
+  const host = await startDemoHost("viewer")
   const browser = await chromium.launch({ executablePath, args: [...Chromium.args] })
   let floor: { readonly url: string; readonly server: Server } | undefined
   try {
