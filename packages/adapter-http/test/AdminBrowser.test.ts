@@ -24,25 +24,6 @@ import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
-/** The page's console errors but the failed loads `expected` counts (Chromium logs them without their URL). */
-const watch = (page: Page, expected: (path: string, status: number) => boolean = () => false) => {
-  const errors = Chromium.watchErrors(page)
-  const statuses: Array<number> = []
-  page.on("response", (response) => {
-    if (response.status() >= 400 && expected(new URL(response.url()).pathname, response.status())) statuses.push(response.status())
-  })
-  return () => {
-    const left = [...statuses]
-    return errors.filter((e) => {
-      const match = /Failed to load resource: the server responded with a status of (\d+)/.exec(e)
-      const i = match === null ? -1 : left.indexOf(Number(match[1]))
-      if (i < 0) return true
-      left.splice(i, 1)
-      return false
-    })
-  }
-}
-
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
 const shoot = async (page: Page, name: string) => {
@@ -71,7 +52,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
         await signIn(adminContext.request, server.url, { token: admin })
         const page = await adminContext.newPage()
-        const errors = watch(page)
+        const errors = Chromium.watchErrorsExcept(page, () => false)
 
         // The audit log: the navigation offers it; filtered by action, the address carries the filter, a reload keeps it.
         await page.goto(`${server.url}/`)
@@ -158,7 +139,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         await signIn(memberContext.request, server.url, { email: "mia@example.com", mails })
         const member = await memberContext.newPage()
         // After deprovisioning, the member's next request answers 401 (and the console then asks who is signed in).
-        const memberErrors = watch(member, (path, status) => status === 401 && (path.startsWith("/v1/") || path === "/api/session"))
+        const memberErrors = Chromium.watchErrorsExcept(member, (path, status) => status === 401 && (path.startsWith("/v1/") || path === "/api/session"))
         await member.goto(`${server.url}/`)
         await member.getByRole("heading", { level: 1, name: "Workspaces" }).waitFor()
         const nav = member.getByRole("navigation", { name: "Main" })

@@ -29,6 +29,10 @@ import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { signIn } from "./ConsoleSignIn.ts"
 
+/** The page's errors but the one the console expects: `GET api/session` answering 401 (signed out). */
+const signedOutExcused = (page: Page) =>
+  Chromium.watchErrorsExcept(page, (path, status) => path.endsWith("/api/session") && status === 401)
+
 const suite = Chromium.available ? describe : describe.skip
 const shots = process.env.VIEWER_SHOTS
 const operatorToken = "console-operator-token"
@@ -77,40 +81,6 @@ const serve = async (options: { readonly prefix?: string; readonly smtpPort?: nu
   return { origin, base, admin, ada: adaToken, tenantId: tenant.tenant_id as string, mails: memory.sent, call, close }
 }
 
-/** Collects the page's policy violations from its first script on. */
-const watchPolicy = async (page: Page) => {
-  await page.addInitScript(() => {
-    const seen: Array<string> = []
-    ;(globalThis as any).__violations = seen
-    document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`))
-  })
-  return () => page.evaluate(() => (globalThis as any).__violations as Array<string>)
-}
-
-/**
- * The page's errors but the one the console expects: `GET api/session`
- * answering 401 (signed out) or, before slice S2, 404. Chromium logs any
- * failed fetch as a console error, with no URL in the text: the failed
- * responses are matched against it.
- */
-const errorsOf = (page: Page) => {
-  const errors = Chromium.watchErrors(page)
-  const expected: Array<number> = []
-  page.on("response", (response) => {
-    if (/\/api\/session$/.test(new URL(response.url()).pathname) && (response.status() === 401 || response.status() === 404)) expected.push(response.status())
-  })
-  return () => {
-    const left = [...expected]
-    return errors.filter((e) => {
-      const match = /Failed to load resource: the server responded with a status of (\d+)/.exec(e)
-      const i = match === null ? -1 : left.indexOf(Number(match[1]))
-      if (i < 0) return true
-      left.splice(i, 1)
-      return false
-    })
-  }
-}
-
 const shoot = async (page: Page, name: string) => {
   if (shots === undefined) return
   mkdirSync(shots, { recursive: true })
@@ -142,8 +112,8 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
       await withBrowser(async (browser) => {
         for (const [width, scheme] of [[1280, "light"], [390, "light"], [1280, "dark"], [390, "dark"]] as const) {
           const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: scheme })
-          const errors = errorsOf(page)
-          const violations = await watchPolicy(page)
+          const errors = signedOutExcused(page)
+          const violations = await Chromium.watchPolicy(page)
           await page.goto(`${app.origin}/`)
           await page.getByRole("heading", { name: "Sign in" }).waitFor()
           assert.strictEqual(new URL(page.url()).pathname, "/sign-in")
@@ -168,7 +138,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     try {
       await withBrowser(async (browser) => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-        const errors = errorsOf(page)
+        const errors = signedOutExcused(page)
         // The sign-in-links endpoint arrives with slice S2: its contract's answer, 202 whatever the address.
         let asked: unknown
         await page.route(/\/api\/session\/sign-in-links$/, async (route) => {
@@ -221,8 +191,8 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     try {
       await withBrowser(async (browser) => {
         const page = await browser.newPage({ viewport: { width: 390, height: 800 } })
-        const errors = errorsOf(page)
-        const violations = await watchPolicy(page)
+        const errors = signedOutExcused(page)
+        const violations = await Chromium.watchPolicy(page)
         const requested: Array<string> = []
         page.on("request", (request) => requested.push(new URL(request.url()).pathname))
         await page.goto(`${app.base}/w/ws_1/reports/rep_1`)
@@ -249,8 +219,8 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
       await withBrowser(async (browser) => {
         for (const width of [1280, 390]) {
           const page = await browser.newPage({ viewport: { width, height: 800 } })
-          const errors = errorsOf(page)
-          const violations = await watchPolicy(page)
+          const errors = signedOutExcused(page)
+          const violations = await Chromium.watchPolicy(page)
           await signIn(page.request, app.base, { token: app.ada })
           await page.goto(`${app.base}/`)
           await page.getByRole("heading", { name: "Workspaces" }).waitFor()
@@ -348,8 +318,8 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     try {
       await withBrowser(async (browser) => {
         const page = await browser.newPage({ viewport: { width: 390, height: 800 } })
-        const errors = errorsOf(page)
-        const violations = await watchPolicy(page)
+        const errors = signedOutExcused(page)
+        const violations = await Chromium.watchPolicy(page)
         await page.goto(`${app.origin}/invitations/accept`)
         await page.getByText("This address holds no invitation.").waitFor()
         await app.call("POST", "/v1/invitations", app.admin, { email: "bo@example.com" })
@@ -403,7 +373,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
       yield* Effect.promise(() =>
         withBrowser(async (browser) => {
           const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-          const errors = errorsOf(page)
+          const errors = signedOutExcused(page)
           await page.goto(`${app.base}/w/ws_1`)
           await page.getByLabel("E-mail address").fill("ada@example.com")
           await page.getByRole("button", { name: "Send me a link" }).click()

@@ -33,32 +33,14 @@ const shots = process.env.VIEWER_SHOTS
  * are matched against them.
  */
 const watch = async (page: Page, expected: (path: string, status: number) => boolean = () => false) => {
-  const errors = Chromium.watchErrors(page)
-  const statuses: Array<number> = []
+  const errors = Chromium.watchErrorsExcept(page, expected)
   const requested: Array<string> = []
   page.on("request", (request) => requested.push(new URL(request.url()).pathname))
-  page.on("response", (response) => {
-    if (response.status() >= 400 && expected(new URL(response.url()).pathname, response.status())) statuses.push(response.status())
-  })
-  await page.addInitScript(() => {
-    const seen: Array<string> = []
-    ;(globalThis as any).__violations = seen
-    document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`))
-  })
   return {
     requested,
     vega: () => requested.some((p) => /\/assets\/VegaRuntime-[^/]+\.js$/.test(p)),
-    errors: () => {
-      const left = [...statuses]
-      return errors.filter((e) => {
-        const match = /Failed to load resource: the server responded with a status of (\d+)/.exec(e)
-        const i = match === null ? -1 : left.indexOf(Number(match[1]))
-        if (i < 0) return true
-        left.splice(i, 1)
-        return false
-      })
-    },
-    violations: () => page.evaluate(() => (globalThis as any).__violations as Array<string>)
+    errors,
+    violations: await Chromium.watchPolicy(page)
   }
 }
 

@@ -47,3 +47,37 @@ export const watchErrors = (page: Page): Array<string> => {
   page.on("requestfailed", (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ""}`))
   return errors
 }
+
+/**
+ * `watchErrors`, less the failed answers a test expects (a refusal the page
+ * tells in words): Chromium logs each failed fetch as a console error
+ * without its URL, so each response `expected` accepts excuses one such
+ * error of its status. Read the errors left when the test is done.
+ */
+export const watchErrorsExcept = (page: Page, expected: (path: string, status: number) => boolean): () => ReadonlyArray<string> => {
+  const errors = watchErrors(page)
+  const excused: Array<number> = []
+  page.on("response", (response) => {
+    if (response.status() >= 400 && expected(new URL(response.url()).pathname, response.status())) excused.push(response.status())
+  })
+  return () => {
+    const left = [...excused]
+    return errors.filter((e) => {
+      const match = /Failed to load resource: the server responded with a status of (\d+)/.exec(e)
+      const i = match === null ? -1 : left.indexOf(Number(match[1]))
+      if (i < 0) return true
+      left.splice(i, 1)
+      return false
+    })
+  }
+}
+
+/** The page's content-security-policy violations (`directive blocked-URI`), collected from its first script on. */
+export const watchPolicy = async (page: Page): Promise<() => Promise<ReadonlyArray<string>>> => {
+  await page.addInitScript(() => {
+    const seen: Array<string> = []
+    ;(globalThis as any).__violations = seen
+    document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`))
+  })
+  return () => page.evaluate(() => (globalThis as any).__violations as Array<string>)
+}
