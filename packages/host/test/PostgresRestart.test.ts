@@ -95,6 +95,9 @@ describe.skipIf(findPostgresBin() === undefined)("PostgreSQL restarted under loa
       })
       cleanups.push(async () => void (await stop(host)))
       await healthy(host, 60_000)
+      // /healthz is liveness only: an API request waits until storage is initialised, so both hosts are ready before PostgreSQL stops.
+      const ready = await call(host, "GET", "/v1/workspaces", token)
+      expect(ready.status, host.output()).toBe(200)
       hosts.push(host)
     }
     const [host, other] = hosts as [Host, Host]
