@@ -12,9 +12,10 @@
  */
 import { Problems, RateLimitClass } from "@analytics/api"
 import { Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
-import { Clock, Context, Effect, Option } from "effect"
+import { Clock, Context, Effect, Option, Result } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { problemResponse } from "./LastLineProblems.ts"
 import * as RequestCaller from "./RequestCaller.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
@@ -185,7 +186,9 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
       httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
-        const resolved = yield* callerOf
+        const outcome = yield* Effect.result(callerOf)
+        if (Result.isFailure(outcome)) return problemResponse("service/unavailable", "The store is unavailable; retry later")
+        const resolved = outcome.success
         const tenant = resolved?.caller.tenant
         const request = yield* HttpServerRequest.HttpServerRequest
         const path = pathOf(request.url)

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Authenticator, Caller, Errors, Principal, type ServiceSecrets, Sessions, TenantCache } from "@analytics/core"
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import type { ResolvedCaller } from "./ResolvedCaller.ts"
@@ -50,8 +50,8 @@ export const layerSessions = Layer.effect(
   Effect.gen(function*() {
     const lifetimes = yield* SessionCookie.SessionLifetimes
     const services = yield* Effect.context<Sessions.Services | ServiceSecrets.ServiceSecrets>()
-    // Made on first use: the secret is read from the store once.
-    const tokens = yield* Effect.cached(Effect.provideContext(Sessions.embeddedCsrf, services))
+    // Made on first use: the secret is read from the store once it answers (a failure, the store down, is not kept).
+    const tokens = yield* Effect.cachedWithTTL(Effect.provideContext(Sessions.embeddedCsrf, services), (exit) => Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
     return {
       resolve: (cookie: string) => Effect.provideContext(Sessions.resolve(cookie, lifetimes), services),
       embeddedCsrf: (member: Principal.Member) =>
@@ -114,8 +114,9 @@ export const make = Effect.gen(function*() {
         Effect.orElseSucceed(() => undefined)
       )
     }
+    // A session or sign-in that is not valid is no caller; a store that cannot answer fails the request (503), it signs no one out.
     const cookie = yield* SessionCookie.read
-    if (cookie !== "") return yield* fromCookie(cookie).pipe(Effect.orElseSucceed(() => undefined))
-    return yield* fromEmbedder(yield* HttpServerRequest.HttpServerRequest).pipe(Effect.orElseSucceed(() => undefined))
+    if (cookie !== "") return yield* fromCookie(cookie).pipe(Effect.catchTag("Unauthenticated", () => Effect.succeed(undefined)))
+    return yield* fromEmbedder(yield* HttpServerRequest.HttpServerRequest).pipe(Effect.catchTag("Unauthenticated", () => Effect.succeed(undefined)))
   })
 })
