@@ -159,7 +159,11 @@ export class AskScreen extends Screen {
     } catch (error) {
       this.problem = askProblem(problemIn(error))
     } finally {
-      if (this.abort === abort) this.asking = false
+      // A finished request is forgotten: aborting it later (the next question) would cancel a body already read.
+      if (this.abort === abort) {
+        this.asking = false
+        this.abort = undefined
+      }
     }
   }
 
