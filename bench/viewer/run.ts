@@ -22,13 +22,14 @@
  * user starts it; the viewer's assets must be built (`npm run build`, which
  * `npm run bench:viewer` does first).
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { Server } from "node:http"
 import { fileURLToPath } from "node:url"
 import { Chromium } from "@analytics/testing/browser"
 import { type Browser, chromium } from "playwright-core"
+import { serveStatic, withMeasuredPage } from "../BrowserPage.ts"
 import { startDemoHost } from "../DemoHost.ts"
 import { writeRunRecord } from "../RunRecord.ts"
+import { median, round } from "../Stats.ts"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 9)
 const width = Number(process.env["BENCH_WIDTH"] ?? 1280)
@@ -76,21 +77,6 @@ const chartsOf = (html: string, i: number) => {
   return (html.slice(section.start, section.end).match(/<vega-chart/g) ?? []).length
 }
 
-/** Serves fixed HTML documents by path on loopback. */
-const serveStatic = (documents: Map<string, string>) =>
-  new Promise<{ readonly url: string; readonly server: Server }>((resolve) => {
-    const server = createServer((request, response) => {
-      const body = documents.get(new URL(request.url ?? "/", "http://x").pathname)
-      if (body === undefined) {
-        // the browser's favicon request: nothing, without an error in the console
-        response.writeHead(204).end()
-        return
-      }
-      response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(body)
-    })
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
-  })
-
 /**
  * Runs in the page from its first script on, every frame: when each chart
  * of the report page `page` (the `page`-th `<section class="page">`) first
@@ -126,19 +112,9 @@ interface Load {
 }
 
 /** Loads `url` in a fresh context (no cache) and waits until the `charts` charts of report page `index` are drawn (and live, when `live`). */
-const load = async (browser: Browser, url: string, index: number, charts: number, live: boolean): Promise<Load> => {
-  const context = await browser.newContext({ viewport: { width, height: 900 } })
-  try {
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    await cdp.send("Network.enable")
-    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
-    let bytes = 0
-    cdp.on("Network.loadingFinished", (event) => (bytes += event.encodedDataLength))
+const load = (browser: Browser, url: string, index: number, charts: number, live: boolean): Promise<Load> =>
+  withMeasuredPage(browser, width, async ({ page, bytes, errors }) => {
     await page.addInitScript(recorder, index)
-    const errors: Array<string> = []
-    page.on("console", (message) => message.type() === "error" && errors.push(message.text()))
-    page.on("pageerror", (error) => errors.push(error.message))
     await page.goto(url, { waitUntil: "commit" })
     await page.waitForFunction(
       ([n, needLive]) => {
@@ -157,18 +133,8 @@ const load = async (browser: Browser, url: string, index: number, charts: number
         return JSON.stringify({ responseStart: n.responseStart, responseEnd: n.responseEnd, domInteractive: n.domInteractive, dcl: n.domContentLoadedEventEnd, fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime })
       }), JSON.stringify(state.drawn))
     }
-    return { lastDrawnMs: Math.max(...state.drawn.slice(0, charts)), interactiveMs: live ? state.interactiveAt : null, bytes }
-  } finally {
-    await context.close()
-  }
-}
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-const round = (n: number) => Math.round(n * 10) / 10
+    return { lastDrawnMs: Math.max(...state.drawn.slice(0, charts)), interactiveMs: live ? state.interactiveAt : null, bytes: bytes() }
+  })
 
 const main = async () => {
   const host = await startDemoHost("viewer")

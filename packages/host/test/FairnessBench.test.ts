@@ -5,53 +5,22 @@
  * is asserted here; the bench prints its ratio against its own bar.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-
-const script = fileURLToPath(new URL("../../../bench/fairness/run.ts", import.meta.url))
+import { runBench } from "./BenchRun.ts"
 
 describe("bench/fairness", () => {
   it("measures tenant A alone and under tenant B's flood, and writes its record", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fairness-bench-"))
-    try {
-      const output = await new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [script], {
-          env: {
-            PATH: process.env.PATH ?? "",
-            HOME: process.env.HOME ?? "",
-            BENCH_ROWS: "5000",
-            BENCH_SECONDS: "1",
-            BENCH_WARMUP_SECONDS: "0.5",
-            BENCH_CLIENTS: "6",
-            BENCH_B_QUERY_CONCURRENCY: "4",
-            BENCH_STORE: "memory",
-            BENCH_OUTPUT_DIR: dir
-          },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-        let text = ""
-        child.stdout.on("data", (chunk) => (text += chunk))
-        child.stderr.on("data", (chunk) => (text += chunk))
-        child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`the bench exited ${code}:\n${text}`))))
-      })
-      expect(output).toMatch(/A's query p99 under B's flood \/ alone: [\d.]+x/)
-      const record = JSON.parse(readFileSync(join(dir, "last-run.json"), "utf8"))
-      for (const phase of [record.alone, record.flood]) {
-        expect(phase.query.count).toBeGreaterThan(0)
-        expect(phase.workspaces.count).toBeGreaterThan(0)
-        expect(phase.query.p99Ms).toBeGreaterThan(0)
-      }
-      // B flooded for real: answered queries, and its plan's cap refused the clients past it (6 clients, 4 slots).
-      expect(record.tenantB.completed).toBeGreaterThan(0)
-      expect(record.tenantB.refused["rate-limit/query-concurrency"]).toBeGreaterThan(0)
-      expect(record.tenantB.failed).toBe(0)
-      expect(typeof record.ratio).toBe("number")
-      expect(record.settings).toMatchObject({ rows: 5000, seconds: 1, clients: 6, store: "memory" })
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
+    const { output, record } = await runBench("fairness", { BENCH_ROWS: "5000", BENCH_SECONDS: "1", BENCH_WARMUP_SECONDS: "0.5", BENCH_CLIENTS: "6", BENCH_B_QUERY_CONCURRENCY: "4", BENCH_STORE: "memory" })
+    expect(output).toMatch(/A's query p99 under B's flood \/ alone: [\d.]+x/)
+    for (const phase of [record.alone, record.flood]) {
+      expect(phase.query.count).toBeGreaterThan(0)
+      expect(phase.workspaces.count).toBeGreaterThan(0)
+      expect(phase.query.p99Ms).toBeGreaterThan(0)
     }
+    // B flooded for real: answered queries, and its plan's cap refused the clients past it (6 clients, 4 slots).
+    expect(record.tenantB.completed).toBeGreaterThan(0)
+    expect(record.tenantB.refused["rate-limit/query-concurrency"]).toBeGreaterThan(0)
+    expect(record.tenantB.failed).toBe(0)
+    expect(typeof record.ratio).toBe("number")
+    expect(record.settings).toMatchObject({ rows: 5000, seconds: 1, clients: 6, store: "memory" })
   }, 90_000)
 })
