@@ -5,9 +5,13 @@
  *
  * - every key of `en` is used by some source file (no dead keys): named in
  *   quotes, or matched by a template literal such as `export.failed.${kind}`;
- * - a `msg("key", { … })` call with a literal key supplies each `{param}`
- *   of the string, and no other; a string with params is never asked for
- *   without them. Calls whose key or params are not literal are not judged;
+ * - a `msg("key", { … })` call supplies each `{param}` of the string, and
+ *   no other; a string with params is never asked for without them. A
+ *   choice of literal keys (`msg(on ? "a.on" : "a.off", { … })`) must give
+ *   each key's params. Keys built at run time and params that are not an
+ *   object literal are not judged;
+ * - a translation (another file in `src/i18n`) has only `en`'s keys, each
+ *   string with the params of the English one;
  * - the Lit templates (html`…`) hold no literal words in a text node or in
  *   `aria-label`, `title`, `placeholder` or `alt`: those are interpolated
  *   (`${msg(…)}`). Symbols (×, –, …) and entities pass.
@@ -16,18 +20,21 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { basename, dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { en } from "../src/i18n/en.ts"
 
 const srcDir = fileURLToPath(new URL("../src", import.meta.url))
 
-/** Every `.ts` file under `dir`, but the words themselves. */
+/** The files of src/i18n that are code; the others are words (`en.ts` and the translations). */
+const i18nCode = new Set(["msg.ts", "Time.ts"])
+
+/** Every `.ts` file under `dir`, but the words themselves (a translation names every key, used or not). */
 const sourceFiles = (dir: string): ReadonlyArray<string> =>
   readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith(".ts"))
     .map((e) => join(e.parentPath, e.name))
-    .filter((file) => !file.endsWith(join("i18n", "en.ts")))
+    .filter((file) => basename(dirname(file)) !== "i18n" || i18nCode.has(basename(file)))
     .sort()
 
 const sources: ReadonlyArray<{ readonly file: string; readonly text: string }> = sourceFiles(srcDir).map((file) => ({
@@ -162,55 +169,80 @@ export const usedKeys = (text: string, keys: ReadonlyArray<string>): ReadonlySet
   return used
 }
 
-/** One `msg("key", …)` call with a literal key: the params it names, or `undefined` when they are not an object literal (not judged). */
+/** One key a `msg` call asks for: the params it names, `"none"` without any, `undefined` when they are not an object literal (not judged). */
 export interface Call {
   readonly key: string
   readonly params: ReadonlyArray<string> | undefined | "none"
+  /** One of a choice of keys: its params may be there for another of them. */
+  readonly choice?: true
 }
 
-/** The `msg` calls with a literal key in `text`. */
-export const calls = (text: string): ReadonlyArray<Call> => {
+/** The top-level pieces of `text` between commas (strings, templates and brackets skipped). */
+const topLevel = (text: string): ReadonlyArray<string> => {
+  const pieces: Array<string> = []
+  let depth = 0
+  let piece = ""
+  for (let k = 0; k < text.length; k++) {
+    const c = text[k]
+    if (c === "\"" || c === "'" || c === "`") {
+      const close = skipQuoted(text, k)
+      piece += text.slice(k, close)
+      k = close - 1
+      continue
+    }
+    if ("([{".includes(c)) depth++
+    else if (")]}".includes(c)) depth--
+    if (c === "," && depth === 0) {
+      pieces.push(piece)
+      piece = ""
+    } else piece += c
+  }
+  pieces.push(piece)
+  return pieces.map((p) => p.trim()).filter((p) => p !== "")
+}
+
+/** Where the parenthesis opening at `start` closes (the index after `)`). */
+const skipParens = (text: string, start: number): number => {
+  let depth = 0
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]
+    if (c === "\"" || c === "'" || c === "`") {
+      i = skipQuoted(text, i) - 1
+      continue
+    }
+    if (c === "(") depth++
+    else if (c === ")" && --depth === 0) return i + 1
+  }
+  return text.length
+}
+
+/**
+ * The keys the `msg` calls in `text` ask for: a literal key, or each key
+ * of `keys` a choice between literals names (`msg(on ? "a.on" : "a.off", …)`);
+ * keys built at run time are not judged.
+ */
+export const calls = (text: string, keys: ReadonlySet<string>): ReadonlyArray<Call> => {
   const found: Array<Call> = []
-  const call = /\bmsg\(\s*"([\w.-]+)"\s*([,)])/g
+  const call = /\bmsg\(/g
   for (let m = call.exec(text); m !== null; m = call.exec(text)) {
-    if (m[2] === ")") {
-      found.push({ key: m[1], params: "none" })
-      continue
-    }
-    let i = m.index + m[0].length
-    while (/\s/.test(text[i] ?? "")) i++
-    if (text[i] !== "{") {
-      found.push({ key: m[1], params: undefined })
-      continue
-    }
-    const end = skipBraces(text, i)
-    const body = text.slice(i + 1, end - 1)
-    // split at top-level commas
-    const props: Array<string> = []
-    let depth = 0
-    let piece = ""
-    for (let k = 0; k < body.length; k++) {
-      const c = body[k]
-      if (c === "\"" || c === "'" || c === "`") {
-        const close = skipQuoted(body, k)
-        piece += body.slice(k, close)
-        k = close - 1
-        continue
-      }
-      if ("([{".includes(c)) depth++
-      else if (")]}".includes(c)) depth--
-      if (c === "," && depth === 0) {
-        props.push(piece)
-        piece = ""
-      } else piece += c
-    }
-    props.push(piece)
-    const trimmed = props.map((p) => p.trim()).filter((p) => p !== "")
-    if (trimmed.some((p) => p.startsWith("..."))) {
-      found.push({ key: m[1], params: undefined })
-      continue
-    }
-    found.push({ key: m[1], params: trimmed.map((p) => /^["']?([\w$]+)["']?/.exec(p)?.[1] ?? p) })
+    const open = m.index + m[0].length - 1
+    const args = topLevel(text.slice(open + 1, skipParens(text, open) - 1))
+    const first = args[0] ?? ""
+    const literal = /^"([\w.-]+)"$/.exec(first)
+    const named = literal !== null
+      ? [literal[1]]
+      : first.includes("`")
+      ? []
+      : [...first.matchAll(/"([\w.-]+)"/g)].map((k) => k[1]).filter((k) => keys.has(k))
+    const second = args[1]
+    const params: Call["params"] = second === undefined
+      ? "none"
+      : !second.startsWith("{")
+      ? undefined
+      : ((props) => props.some((p) => p.startsWith("...")) ? undefined : props.map((p) => /^["']?([\w$]+)["']?/.exec(p)?.[1] ?? p))(
+        topLevel(second.slice(1, -1))
+      )
+    for (const key of named) found.push(literal !== null ? { key, params } : { key, params, choice: true })
   }
   return found
 }
@@ -222,11 +254,23 @@ export const paramFaults = (c: Call, text: string): ReadonlyArray<string> => {
   const given = c.params === "none" ? [] : c.params
   return [
     ...wanted.filter((p) => !given.includes(p)).map((p) => `${c.key}: {${p}} is not supplied`),
-    ...given.filter((p) => !wanted.includes(p)).map((p) => `${c.key}: ${p} is supplied but the string has no {${p}}`)
+    ...given.filter((p) => c.choice !== true && !wanted.includes(p)).map((p) => `${c.key}: ${p} is supplied but the string has no {${p}}`)
   ]
 }
 
+/** What is wrong with a translation: keys `en` lacks, and strings whose params are not the English string's. */
+export const translationFaults = (translation: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const params = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort().join(",")
+  return Object.entries(translation).flatMap(([key, text]) => {
+    const english = (en as Record<string, string>)[key]
+    if (english === undefined) return [`${key} is not a key of en.ts`]
+    if (typeof text !== "string") return [`${key} is not a string`]
+    return params(text) === params(english) ? [] : [`${key}: params {${params(text)}} where English has {${params(english)}}`]
+  })
+}
+
 const keys = Object.keys(en)
+const keySet: ReadonlySet<string> = new Set(keys)
 
 describe("the translation check", () => {
   it("every key of en.ts is used by some source file", () => {
@@ -235,21 +279,33 @@ describe("the translation check", () => {
     assert.deepStrictEqual(dead, [], `keys no source uses: ${dead.join(", ")}`)
   })
 
-  it("every msg call with a literal key names a key of en.ts and supplies its params", () => {
+  it("every msg call names keys of en.ts and supplies their params", () => {
     const faults = sources.flatMap((s) =>
-      calls(s.text).flatMap((c) => {
+      calls(s.text, keySet).flatMap((c) => {
         const text = (en as Record<string, string>)[c.key]
         return text === undefined ? [`${s.file}: ${c.key} is not a key`] : paramFaults(c, text).map((f) => `${s.file}: ${f}`)
       })
     )
     assert.deepStrictEqual(faults, [])
-    assert.isAbove(sources.reduce((n, s) => n + calls(s.text).length, 0), 100, "the scan sees the calls")
+    assert.isAbove(sources.reduce((n, s) => n + calls(s.text, keySet).length, 0), 100, "the scan sees the calls")
   })
 
   it("the viewer's Lit templates hold no literal words", () => {
     const found = sources.flatMap((s) => templates(s.text).flatMap((parts) => literalWords(parts).map((w) => `${s.file}: ${w}`)))
     assert.deepStrictEqual(found, [])
     assert.isAbove(sources.reduce((n, s) => n + templates(s.text).length, 0), 100, "the scan sees the templates")
+  })
+
+  it("a translation (another file in src/i18n) has en's keys only, each with its params", async () => {
+    const dir = join(srcDir, "i18n")
+    const faults: Array<string> = []
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts") && f !== "en.ts" && !i18nCode.has(f))) {
+      const module = await import(join(dir, file)) as Record<string, unknown>
+      for (const [name, value] of Object.entries(module)) {
+        if (typeof value === "object" && value !== null) faults.push(...translationFaults(value as Record<string, unknown>).map((f) => `${file} ${name}: ${f}`))
+      }
+    }
+    assert.deepStrictEqual(faults, [])
   })
 })
 
@@ -277,13 +333,23 @@ describe("the scanners themselves", () => {
 
   it("see keys quoted and in template literals, and the params of calls", () => {
     assert.deepStrictEqual([...usedKeys("msg(\"a.b\") + msg(`export.failed.${kind}`)", ["a.b", "a.c", "export.failed.network", "export.x"])], ["a.b", "export.failed.network"])
-    assert.deepStrictEqual(calls("msg(\"a\", { seconds, name: user.name, \"x\": 1 }) msg(\"b\") msg(\"c\", p)"), [
+    const keys = new Set(["a", "b", "c", "d.on", "d.off"])
+    assert.deepStrictEqual(calls("msg(\"a\", { seconds, name: user.name, \"x\": f(1, 2) }) msg(\"b\") msg(\"c\", p)", keys), [
       { key: "a", params: ["seconds", "name", "x"] },
       { key: "b", params: "none" },
       { key: "c", params: undefined }
     ])
+    assert.deepStrictEqual(calls("msg(kind === \"new\" ? \"d.on\" : \"d.off\", { n }) msg(`e.${k}` as MessageKey)", keys), [
+      { key: "d.on", params: ["n"], choice: true },
+      { key: "d.off", params: ["n"], choice: true }
+    ])
     assert.deepStrictEqual(paramFaults({ key: "k", params: ["name"] }, "Wait {seconds} for {name}"), ["k: {seconds} is not supplied"])
     assert.deepStrictEqual(paramFaults({ key: "k", params: "none" }, "Hi {name}"), ["k: {name} is not supplied"])
     assert.deepStrictEqual(paramFaults({ key: "k", params: ["extra"] }, "Hi"), ["k: extra is supplied but the string has no {extra}"])
+    assert.deepStrictEqual(paramFaults({ key: "k", params: ["extra"], choice: true }, "Hi"), [])
+    assert.deepStrictEqual(translationFaults({ "viewer.loading": "Chargement du rapport…", "viewer.filters.from": "{titre} du", "no.such": "x" }), [
+      "viewer.filters.from: params {titre} where English has {title}",
+      "no.such is not a key of en.ts"
+    ])
   })
 })
