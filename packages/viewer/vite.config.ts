@@ -32,8 +32,15 @@ export default defineConfig({
         console: fileURLToPath(new URL("src/console/main.ts", import.meta.url)),
         elements: fileURLToPath(new URL("src/elements.ts", import.meta.url))
       },
-      // Lit, which every entry shares, in a chunk of its own: cached once, named for what it is.
-      output: { manualChunks: (id: string) => /[\\/]node_modules[\\/](lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]/.test(id) ? "lit" : undefined }
+      // Lit, which every entry shares, in a chunk of its own: cached once, named for what it is; so are the words (src/i18n).
+      output: {
+        manualChunks: (id: string) =>
+          /[\\/]node_modules[\\/](lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]/.test(id)
+            ? "lit"
+            : /[\\/]src[\\/]i18n[\\/]/.test(id)
+            ? "i18n"
+            : undefined
+      }
     },
     chunkSizeWarningLimit: 1500
   }

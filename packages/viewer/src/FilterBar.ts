@@ -9,6 +9,7 @@
  */
 import { html, LitElement, nothing } from "lit"
 import type { FilterControl, FilterValue } from "./Data.ts"
+import { msg } from "./i18n/msg.ts"
 
 /** What `filters-change` carries. */
 export type FiltersChange = CustomEvent<Readonly<Record<string, FilterValue>>>
@@ -47,9 +48,9 @@ export class FilterBar extends LitElement {
   protected override render() {
     if (this.filters.length === 0) return nothing
     const anySet = this.filters.some((f) => f.locked === undefined && this.values[f.name] !== undefined)
-    return html`<form class="filters" role="search" aria-label="Filters" @submit=${(e: Event) => e.preventDefault()}>
+    return html`<form class="filters" role="search" aria-label=${msg("viewer.filters")} @submit=${(e: Event) => e.preventDefault()}>
       ${this.filters.map((f) => f.locked !== undefined ? this.locked(f) : f.kind === "range" ? this.range(f) : this.choice(f))}
-      ${anySet ? html`<button type="button" class="reset" ?disabled=${this.disabled} @click=${this.reset}>Clear filters</button>` : nothing}
+      ${anySet ? html`<button type="button" class="reset" ?disabled=${this.disabled} @click=${this.reset}>${msg("viewer.filters.clear")}</button>` : nothing}
     </form>`
   }
 
@@ -63,7 +64,7 @@ export class FilterBar extends LitElement {
     return html`<div class="filter locked">
       <label for=${id}>${f.title}</label>
       <select id=${id} disabled aria-describedby="${id}-note"><option>${String(f.locked)}</option></select>
-      <small id="${id}-note">Set by the embedding app</small>
+      <small id="${id}-note">${msg("viewer.filters.locked")}</small>
     </div>`
   }
 
@@ -77,7 +78,7 @@ export class FilterBar extends LitElement {
       const index = Number((e.target as HTMLSelectElement).value)
       this.set(f.name, index < 0 ? undefined : f.options[index])
     }}>
-        <option value="-1" ?selected=${chosen < 0}>All</option>
+        <option value="-1" ?selected=${chosen < 0}>${msg("viewer.filters.all")}</option>
         ${f.options.map((o, i) => html`<option value=${i} ?selected=${i === chosen}>${String(o)}</option>`)}
       </select>
     </div>`
@@ -96,10 +97,10 @@ export class FilterBar extends LitElement {
     }
     return html`<fieldset class="filter range">
       <legend>${f.title}</legend>
-      <label for="${id}-from" class="visually-hidden">${f.title} from</label>
+      <label for="${id}-from" class="visually-hidden">${msg("viewer.filters.from", { title: f.title })}</label>
       <input id="${id}-from" type="date" .value=${from ?? ""} ?disabled=${this.disabled} @change=${changed}>
       <span aria-hidden="true">–</span>
-      <label for="${id}-to" class="visually-hidden">${f.title} to</label>
+      <label for="${id}-to" class="visually-hidden">${msg("viewer.filters.to", { title: f.title })}</label>
       <input id="${id}-to" type="date" .value=${to ?? ""} ?disabled=${this.disabled} @change=${changed}>
     </fieldset>`
   }

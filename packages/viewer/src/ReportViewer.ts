@@ -26,6 +26,7 @@ import { dataElementId, type FilterValue, type ReportData } from "./Data.ts"
 import type { FiltersChange } from "./FilterBar.ts"
 import "./FilterBar.ts"
 import "./VisualCard.ts"
+import { msg } from "./i18n/msg.ts"
 
 /** The page named by `#page=` (a name, else a 1-based number), else the first. */
 const pageFromHash = (names: ReadonlyArray<string>): number => {
@@ -55,8 +56,9 @@ const fetchView: ViewFetcher = async (url) => {
   const response = await fetch(url, { headers: { accept: "application/json" }, credentials: "same-origin" })
   const body = await response.json().catch(() => ({})) as ReportData & { readonly title?: string; readonly detail?: string }
   if (!response.ok) {
-    throw Object.assign(new Error(body.detail ?? "These filters cannot be applied."), {
-      problem: { status: response.status, title: body.title ?? "The report could not be loaded", detail: body.detail ?? "These filters cannot be applied." }
+    const detail = body.detail ?? msg("viewer.problem.filters")
+    throw Object.assign(new Error(detail), {
+      problem: { status: response.status, title: body.title ?? msg("viewer.problem.title"), detail }
     })
   }
   return body
@@ -238,7 +240,7 @@ export class ReportViewer extends LitElement {
       }
     } catch (error) {
       if (request !== this.request) return
-      const problem = problemOf(error) ?? { status: 0, title: "The report could not be loaded", detail: "The report could not be loaded; check your connection and try again." }
+      const problem = problemOf(error) ?? { status: 0, title: msg("viewer.problem.title"), detail: msg("viewer.problem.connection") }
       this.problem = problem.detail === "" ? problem.title : problem.detail
       this.tell("report-problem", problem)
     } finally {
@@ -261,16 +263,16 @@ export class ReportViewer extends LitElement {
       // Fetching `src` for the first time: say so, or why it failed.
       return this.problem !== undefined
         ? html`<p class="problem" role="alert">${this.problem}</p>`
-        : this.busy ? html`<p class="loading" role="status">Loading the report…</p>` : nothing
+        : this.busy ? html`<p class="loading" role="status">${msg("viewer.loading")}</p>` : nothing
     }
     const tabs = data.pages.length > 1
     return html`
       <filter-bar .filters=${this.controls(data)} .values=${data.filter_values ?? {}} ?disabled=${this.busy} @filters-change=${this.onFilters}></filter-bar>
-      <p class="loading" role="status">${this.busy ? "Loading the report with these filters…" : ""}</p>
+      <p class="loading" role="status">${this.busy ? msg("viewer.loading.filters") : ""}</p>
       ${this.problem === undefined ? nothing : html`<p class="problem" role="alert">${this.problem}</p>`}
       ${
       tabs
-        ? html`<div class="tabs" role="tablist" aria-label="Pages" @keydown=${this.onKey}>${
+        ? html`<div class="tabs" role="tablist" aria-label=${msg("viewer.pages")} @keydown=${this.onKey}>${
           data.pages.map((p, i) =>
             html`<button type="button" role="tab" id="tab-${i}" aria-controls="page-${i}" aria-selected=${i === this.page ? "true" : "false"}
               tabindex=${i === this.page ? 0 : -1} @click=${() => this.select(i, false)}>${p.name}</button>`

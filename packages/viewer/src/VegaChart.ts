@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import { chartSize } from "./Data.ts"
+import { msg } from "./i18n/msg.ts"
 import type { Chart } from "./VegaRuntime.ts"
 
 /** The Vega chunk, loaded once for every chart. */
@@ -41,7 +42,11 @@ export class VegaChart extends HTMLElement {
   connectedCallback() {
     this.classList.add("chart")
     if (this.served !== undefined && this.served.parentElement !== this) this.replaceChildren(this.served)
-    if (this.served === undefined && this.chart === undefined) this.setAttribute("aria-busy", "true")
+    if (this.served === undefined && this.chart === undefined) {
+      this.setAttribute("aria-busy", "true")
+      // the theme shows these words while the chart is drawn (CSS `attr()`)
+      this.setAttribute("data-drawing", msg("viewer.chart.drawing"))
+    }
     // Observed from the start: the first callback tells its width; a chart on a hidden page has none until shown.
     const resized = new ResizeObserver(() => this.resized())
     resized.observe(this)
@@ -69,6 +74,7 @@ export class VegaChart extends HTMLElement {
       this.chart = chart
       this.replaceChildren(box)
       this.removeAttribute("aria-busy")
+      this.removeAttribute("data-drawing")
       this.dispatchEvent(new Event("chart-drawn", { bubbles: true }))
     } finally {
       this.drawing = false

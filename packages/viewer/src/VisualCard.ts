@@ -15,15 +15,16 @@ import { html, LitElement, nothing, type TemplateResult } from "lit"
 import { keyed } from "lit/directives/keyed.js"
 import type { TableData, VisualData } from "./Data.ts"
 import "./VegaChart.ts"
+import { msg } from "./i18n/msg.ts"
 
 /** The data as an accessible table, its header row and numbers aligned. */
 export const dataTable = (table: TableData, caption?: string): TemplateResult =>
-  html`<div class="table-scroll" tabindex="0" role="region" aria-label=${caption ?? "Data"}><table>
+  html`<div class="table-scroll" tabindex="0" role="region" aria-label=${caption ?? msg("viewer.data")}><table>
     ${caption === undefined ? nothing : html`<caption class="visually-hidden">${caption}</caption>`}
     <thead><tr>${table.columns.map((c) => html`<th scope="col" class=${c.numeric ? "number" : ""}>${c.title}</th>`)}</tr></thead>
     <tbody>${table.cells.map((row) => html`<tr>${row.map((cell, i) => html`<td class=${table.columns[i]?.numeric ? "number" : ""}>${cell}</td>`)}</tr>`)}</tbody>
   </table></div>${
-    table.rows > table.cells.length ? html`<p class="note">The first ${table.cells.length} of ${table.rows} rows.</p>` : nothing
+    table.rows > table.cells.length ? html`<p class="note">${msg("viewer.data.firstRows", { shown: table.cells.length, rows: table.rows })}</p>` : nothing
   }`
 
 /** A visual of the report in its card. */
@@ -60,7 +61,7 @@ export class VisualCard extends LitElement {
     return html`<article aria-labelledby=${titleId} aria-busy=${this.busy ? "true" : "false"}>
       <h3 id=${titleId}>${v.title ?? v.id}</h3>
       ${this.body(v)}
-      ${v.download_url === undefined ? nothing : html`<a class="download" href=${v.download_url} download>Download CSV</a>`}
+      ${v.download_url === undefined ? nothing : html`<a class="download" href=${v.download_url} download>${msg("viewer.download")}</a>`}
     </article>`
   }
 
@@ -73,7 +74,7 @@ export class VisualCard extends LitElement {
         ${keyed(v, html`<vega-chart .spec=${v.vega} .rows=${v.rows ?? []} .served=${this.served}></vega-chart>`)}
         <figcaption class="visually-hidden">${v.description ?? ""}</figcaption>
       </figure>
-      ${v.table === undefined ? nothing : html`<details class="data"><summary>Show data</summary>${dataTable(v.table, v.description)}</details>`}`
+      ${v.table === undefined ? nothing : html`<details class="data"><summary>${msg("viewer.data.show")}</summary>${dataTable(v.table, v.description)}</details>`}`
     }
     return v.table === undefined ? nothing : dataTable(v.table, v.title ?? undefined)
   }

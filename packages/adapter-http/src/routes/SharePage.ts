@@ -47,7 +47,7 @@ const styles = (branding: Branding) => `
   figure { margin: 0; }
   .chart { min-height: 120px; }
   .chart svg { display: block; max-width: 100%; height: auto; }
-  .chart[aria-busy="true"]::before { content: "Drawing the chart…"; display: block; padding: 48px 0; text-align: center; color: #4b5563; }
+  .chart[aria-busy="true"]::before { content: attr(data-drawing); display: block; padding: 48px 0; text-align: center; color: #4b5563; }
   .kpi { font-size: 32px; font-weight: 600; color: var(--accent); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
   .table-scroll { overflow-x: auto; max-width: 100%; }
   .table-scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }

@@ -19,11 +19,11 @@
  *
  * @since 0.1.0
  */
-import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
+import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
 import { download, follow, type Format, formats as allFormats, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
-import { elementClient, ensureSession } from "./ElementClient.ts"
+import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 
 /** What the dialog reads of the report (`GET /v1/reports/{id}`). */
 interface ReportShape {
@@ -36,6 +36,9 @@ interface ReportShape {
 export type FilterValues = Readonly<Record<string, unknown>>
 
 type Phase = "form" | "running" | "done"
+
+/** What has focus when the dialog opens or changes: a problem or notice first, else the form's choice, the cancel button or the first button. */
+const firstFocus = ".problem, .notice, input[name=format]:checked, button.cancel, .frame button"
 
 const nonEmpty = (text: string | null | undefined): string | undefined => text == null || text === "" ? undefined : text
 
@@ -81,41 +84,20 @@ export class AnalyticsExportButton extends LitElement {
     file: { state: true }
   }
 
-  static override styles = css`
+  static override styles = [modalStyles, css`
     :host { display: inline-block; font: 16px/1.5 var(--analytics-font, system-ui, sans-serif); color: var(--analytics-fg, #1b1f24); }
-    dialog { width: min(520px, calc(100vw - 24px)); max-height: calc(100dvh - 24px); padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px);
-      background: var(--analytics-bg, #fff); color: inherit; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); text-align: start; }
-    dialog::backdrop { background: rgb(0 0 0 / 0.45); }
-    .frame { padding: 20px 24px 24px; }
-    header { display: flex; align-items: start; gap: 12px; margin-bottom: 12px; }
-    h2 { font-size: 1.25rem; line-height: 1.3; margin: 0; flex: 1; overflow-wrap: anywhere; }
-    p { margin: 0 0 12px; }
-    :focus-visible { outline: 3px solid var(--analytics-primary, #2563eb); outline-offset: 2px; }
-    form { display: grid; gap: 16px; }
-    fieldset { border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); padding: 12px 16px; margin: 0; display: grid; gap: 6px; min-width: 0; }
-    legend { font-weight: 600; padding: 0 4px; }
-    label { display: grid; gap: 4px; font-weight: 600; }
-    label.check { display: flex; align-items: start; gap: 8px; font-weight: 400; }
-    label.check input { width: auto; margin-top: 5px; flex: none; }
-    .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted, #57606a); margin: 0; }
+    dialog { width: min(520px, calc(100vw - 24px)); text-align: start; }
+    fieldset { gap: 6px; }
     select { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
-    button, a.button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary, #2563eb);
+    a.button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary, #2563eb);
       background: var(--analytics-primary, #2563eb); color: var(--analytics-on-primary, #fff); text-decoration: none; display: inline-block; line-height: 1.5; }
-    button.secondary, a.button.secondary { background: transparent; color: var(--analytics-primary, #2563eb); }
-    button.close { background: transparent; border-color: transparent; color: var(--analytics-fg, #1b1f24); padding: 4px 10px; font-size: 1.1rem; line-height: 1; }
-    button[disabled] { opacity: 0.6; cursor: progress; }
-    .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+    button { line-height: 1.5; }
+    a.button.secondary { background: transparent; color: var(--analytics-primary, #2563eb); }
     dl { margin: 0; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
     dt { font-weight: 600; }
     dd { margin: 0; overflow-wrap: anywhere; }
     progress { width: 100%; height: 12px; accent-color: var(--analytics-primary, #2563eb); }
-    .problem { border: 1px solid var(--analytics-danger, #b42318); background: var(--analytics-danger-bg, #fef3f2); border-radius: var(--analytics-radius, 8px); padding: 10px 14px; margin: 0 0 16px; }
-    .problem strong { color: var(--analytics-danger, #b42318); display: block; }
-    .problem p { margin: 4px 0 0; }
-    .notice { border-left: 4px solid var(--analytics-primary, #2563eb); padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); margin: 0 0 16px; overflow-wrap: anywhere; }
-    .notice:focus, .problem:focus { outline: none; }
-    @media (max-width: 600px) { .frame { padding: 16px; } }
-  `
+  `]
 
   declare reportId: string
   declare reportName: string | null
@@ -137,8 +119,16 @@ export class AnalyticsExportButton extends LitElement {
   declare notice: string | undefined
   declare file: { readonly url: string; readonly filename: string } | undefined
 
-  private ownClient: ApiClient | undefined
   private polling: AbortController | undefined
+  /** The dialog: focus in on its first control, back to the button on closing. */
+  private readonly modal = new ModalController(this, {
+    dialog: "dialog",
+    focus: firstFocus,
+    opened: () => {
+      if (this.report === undefined) void this.loadReport()
+    },
+    returnTo: () => this.renderRoot.querySelector<HTMLElement>("button.opener")
+  })
 
   constructor() {
     super()
@@ -173,36 +163,16 @@ export class AnalyticsExportButton extends LitElement {
     }
     const offered = formatsOf(this.formats)
     if (!offered.includes(this.format)) this.format = offered[0]!
-    this.open = true
+    this.modal.show()
   }
 
   /** Closes the dialog (an export under way goes on; the button says so). */
   close(): void {
-    this.open = false
-  }
-
-  private get dialog(): HTMLDialogElement | null {
-    return this.renderRoot.querySelector("dialog")
+    this.modal.close()
   }
 
   private get api(): ApiClient {
-    if (this.client !== undefined) return this.client
-    this.ownClient ??= elementClient(this.baseUrl)
-    return this.ownClient
-  }
-
-  protected override updated(changed: PropertyValues<this>) {
-    if (!changed.has("open")) return
-    const dialog = this.dialog
-    if (dialog === null) return
-    if (this.open && !dialog.open) {
-      dialog.showModal()
-      this.focusFirst()
-      void ensureSession(this.api)
-      if (this.report === undefined) void this.loadReport()
-    } else if (!this.open && dialog.open) {
-      dialog.close()
-    }
+    return this.modal.api
   }
 
   override disconnectedCallback() {
@@ -211,9 +181,7 @@ export class AnalyticsExportButton extends LitElement {
   }
 
   private focusFirst() {
-    void this.updateComplete.then(() =>
-      this.renderRoot.querySelector<HTMLElement>(".problem, .notice, input[name=format]:checked, button.cancel, .frame button")?.focus()
-    )
+    this.modal.focus(firstFocus)
   }
 
   private async loadReport() {
@@ -225,11 +193,6 @@ export class AnalyticsExportButton extends LitElement {
     } catch (error) {
       this.fail(problemIn(error))
     }
-  }
-
-  private onClosed() {
-    this.open = false
-    this.renderRoot.querySelector<HTMLElement>("button.opener")?.focus()
   }
 
   private fail(problem: Problem) {
@@ -350,18 +313,14 @@ export class AnalyticsExportButton extends LitElement {
     const label = !running ? msg("export.open") : this.job?.status === "running" ? msg("export.running", { percent: this.job.percent_complete }) : msg("export.queued.short")
     return html`<button type="button" class="opener secondary" part="button" aria-label=${name === null ? label : running ? `${label}: ${name}` : msg("export.open.named", { name })}
       aria-haspopup="dialog" @click=${() => this.show()}>${label}</button>
-    <dialog aria-labelledby="export-title" @close=${this.onClosed}>
+    <dialog aria-labelledby="export-title" @close=${this.modal.closed}>
       ${this.open ? html`<div class="frame">
         <header>
           <h2 id="export-title">${name === null ? msg("export.title.default") : msg("export.title", { name })}</h2>
           <button type="button" class="close" aria-label=${msg("export.close")} @click=${() => this.close()}>✕</button>
         </header>
-        ${this.problem === undefined ? nothing : html`<div class="problem" role="alert" tabindex="-1">
-          <strong>${this.problem.title}</strong>
-          ${this.problem.detail === "" ? nothing : html`<p>${this.problem.detail}</p>`}
-          <p>${this.problem.action}</p>
-        </div>`}
-        ${this.notice === undefined ? nothing : html`<p class="notice" role="status" tabindex="-1">${this.notice}</p>`}
+        ${problemBox(this.problem)}
+        ${noticeLine(this.notice)}
         ${this.phase === "running" ? this.renderRunning() : this.phase === "done" ? this.renderDone() : this.renderForm()}
       </div>` : nothing}
     </dialog>`

@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
+import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type ListPage, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 import {
@@ -42,8 +42,7 @@ import {
   today,
   whoWords
 } from "./Grants.ts"
-import { deepActive } from "./Confirm.ts"
-import { elementClient, ensureSession } from "./ElementClient.ts"
+import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
 interface Person {
@@ -103,48 +102,24 @@ export class AnalyticsShareDialog extends LitElement {
     notice: { state: true }
   }
 
-  static override styles = css`
+  static override styles = [modalStyles, css`
     :host { font: 16px/1.5 var(--analytics-font, system-ui, sans-serif); color: var(--analytics-fg, #1b1f24); }
-    dialog { width: min(640px, calc(100vw - 24px)); max-height: calc(100dvh - 24px); padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px);
-      background: var(--analytics-bg, #fff); color: inherit; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); }
-    dialog::backdrop { background: rgb(0 0 0 / 0.45); }
-    .frame { padding: 20px 24px 24px; }
-    header { display: flex; align-items: start; gap: 12px; margin-bottom: 12px; }
-    h2 { font-size: 1.25rem; line-height: 1.3; margin: 0; flex: 1; overflow-wrap: anywhere; }
+    dialog { width: min(640px, calc(100vw - 24px)); }
     h3 { font-size: 1rem; margin: 0 0 8px; }
-    p { margin: 0 0 12px; }
-    :focus-visible { outline: 3px solid var(--analytics-primary, #2563eb); outline-offset: 2px; }
     [role="tablist"] { display: flex; gap: 4px; border-bottom: 1px solid var(--analytics-border, #d0d7de); margin-bottom: 16px; }
     [role="tab"] { background: none; border: none; border-bottom: 3px solid transparent; border-radius: 0; color: var(--analytics-muted, #57606a); padding: 8px 12px; font-weight: 600; }
     [role="tab"][aria-selected="true"] { color: var(--analytics-fg, #1b1f24); border-bottom-color: var(--analytics-primary, #2563eb); }
-    form { display: grid; gap: 16px; }
-    fieldset { border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); padding: 12px 16px; margin: 0; display: grid; gap: 8px; min-width: 0; }
-    legend { font-weight: 600; padding: 0 4px; }
-    label { display: grid; gap: 4px; font-weight: 600; }
     .field { display: grid; gap: 4px; }
-    label.check { display: flex; align-items: start; gap: 8px; font-weight: 400; }
-    label.check input { width: auto; margin-top: 5px; flex: none; }
-    .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted, #57606a); margin: 0; }
     input, textarea { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
     textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; resize: vertical; }
-    button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 6px; padding: 8px 14px; border: 1px solid var(--analytics-primary, #2563eb); background: var(--analytics-primary, #2563eb); color: var(--analytics-on-primary, #fff); }
-    button.secondary { background: transparent; color: var(--analytics-primary, #2563eb); }
     button.danger { background: var(--analytics-danger, #b42318); border-color: var(--analytics-danger, #b42318); color: var(--analytics-bg, #fff); }
     button.danger.secondary { background: transparent; color: var(--analytics-danger, #b42318); }
-    button.close { background: transparent; border-color: transparent; color: var(--analytics-fg, #1b1f24); padding: 4px 10px; font-size: 1.1rem; line-height: 1; }
-    button[disabled] { opacity: 0.6; cursor: progress; }
-    .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
     .combo { position: relative; }
     [role="listbox"] { list-style: none; margin: 4px 0 0; padding: 4px; border: 1px solid var(--analytics-border, #d0d7de); border-radius: 6px; max-height: 220px; overflow: auto; background: var(--analytics-bg, #fff); }
     [role="option"] { padding: 6px 10px; border-radius: 4px; cursor: pointer; display: flex; justify-content: space-between; gap: 8px; flex-wrap: wrap; }
     [role="option"][aria-selected="true"], [role="option"]:hover { background: var(--analytics-surface, #f6f8fa); outline: 2px solid var(--analytics-primary, #2563eb); }
     .type { font-size: 0.85rem; color: var(--analytics-muted, #57606a); }
     .chosen { display: flex; gap: 12px; align-items: center; justify-content: space-between; flex-wrap: wrap; padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); border-radius: 6px; }
-    .problem { border: 1px solid var(--analytics-danger, #b42318); background: var(--analytics-danger-bg, #fef3f2); border-radius: var(--analytics-radius, 8px); padding: 10px 14px; margin: 0 0 16px; }
-    .problem strong { color: var(--analytics-danger, #b42318); display: block; }
-    .problem p { margin: 4px 0 0; }
-    .notice { border-left: 4px solid var(--analytics-primary, #2563eb); padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); margin: 0 0 16px; }
-    .notice:focus { outline: none; }
     .created { display: grid; gap: 8px; }
     .created input { font-family: ui-monospace, monospace; font-size: 0.9rem; }
     .grow { flex: 1; min-width: 12rem; }
@@ -161,8 +136,7 @@ export class AnalyticsShareDialog extends LitElement {
     .analytics-confirm { width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
     .analytics-confirm h2 { margin-bottom: 8px; }
     .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
-    @media (max-width: 600px) { .frame { padding: 16px; } }
-  `
+  `]
 
   declare subjectType: string
   declare subjectId: string
@@ -193,10 +167,15 @@ export class AnalyticsShareDialog extends LitElement {
   declare editing: string | undefined
   declare notice: string | undefined
 
-  private opener: HTMLElement | null = null
   private searchTimer: ReturnType<typeof setTimeout> | undefined
   private searchTurn = 0
-  private ownClient: ApiClient | undefined
+  /** The dialog: focus in on the selected tab, back to what opened it on closing. */
+  private readonly modal = new ModalController(this, {
+    dialog: "dialog.share",
+    focus: "[role=tab][aria-selected=true]",
+    opened: () => void this.loadFilters(),
+    closed: () => clearTimeout(this.searchTimer)
+  })
 
   constructor() {
     super()
@@ -237,49 +216,19 @@ export class AnalyticsShareDialog extends LitElement {
 
   /** Opens the dialog on the Share tab; focus returns to what had it when the dialog closes. */
   show(): void {
-    this.opener = deepActive()
     this.reset()
     this.grantsLoaded = false
     this.notice = undefined
-    this.open = true
+    this.modal.show()
   }
 
   /** Closes the dialog. */
   close(): void {
-    this.open = false
-  }
-
-  private get dialog(): HTMLDialogElement | null {
-    return this.renderRoot.querySelector("dialog.share")
+    this.modal.close()
   }
 
   private get api(): ApiClient {
-    if (this.client !== undefined) return this.client
-    this.ownClient ??= elementClient(this.baseUrl)
-    return this.ownClient
-  }
-
-  protected override updated(changed: PropertyValues<this>) {
-    if (!changed.has("open")) return
-    const dialog = this.dialog
-    if (dialog === null) return
-    if (this.open && !dialog.open) {
-      dialog.showModal()
-      this.renderRoot.querySelector<HTMLElement>("[role=tab][aria-selected=true]")?.focus()
-      void ensureSession(this.api)
-      void this.loadFilters()
-    } else if (!this.open && dialog.open) {
-      dialog.close()
-    }
-  }
-
-  /** The dialog closed (Escape, the close button, `close()`): focus goes back to the opener. */
-  private onClosed() {
-    this.open = false
-    clearTimeout(this.searchTimer)
-    const opener = this.opener
-    this.opener = null
-    if (opener?.isConnected === true) opener.focus()
+    return this.modal.api
   }
 
   private emit(name: "created" | "updated" | "revoked", grant: Grant) {
@@ -360,12 +309,12 @@ export class AnalyticsShareDialog extends LitElement {
     this.query = ""
     this.invalid = undefined
     if (person.invite !== true) rememberName(person.id, person.email === null ? person.name : `${person.name} (${person.email})`)
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>("#change-person")?.focus())
+    this.modal.focus("#change-person")
   }
 
   private unchoose() {
     this.chosen = undefined
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>("#person")?.focus())
+    this.modal.focus("#person")
   }
 
   private toggleAction(action: Action, on: boolean) {
@@ -438,7 +387,7 @@ export class AnalyticsShareDialog extends LitElement {
 
   private refuse(text: string, field: string) {
     this.invalid = text
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(field)?.focus())
+    this.modal.focus(field)
   }
 
   private async copy(text: string, field: string) {
@@ -456,7 +405,7 @@ export class AnalyticsShareDialog extends LitElement {
     this.reset()
     this.tab = tab
     void this.loadFilters()
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>("input[name=kind]:checked")?.focus())
+    this.modal.focus("input[name=kind]:checked")
   }
 
   // ---- Manage
@@ -505,7 +454,7 @@ export class AnalyticsShareDialog extends LitElement {
 
   private async revoke(grant: Grant) {
     const who = whoWords(grant)
-    if (!(await confirmRevoke(this.dialog ?? this.renderRoot, who))) return
+    if (!(await confirmRevoke(this.modal.dialog ?? this.renderRoot, who))) return
     await this.change(() => this.api.delete<Grant>(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
   }
 
@@ -553,7 +502,7 @@ export class AnalyticsShareDialog extends LitElement {
     this.tab = tab
     this.notice = undefined
     if (tab === "manage" && !this.grantsLoaded) void this.loadGrants()
-    if (focus) void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(`#tab-${tab}`)?.focus())
+    if (focus) this.modal.focus(`#tab-${tab}`)
   }
 
   private onTabKey(event: KeyboardEvent) {
@@ -568,7 +517,7 @@ export class AnalyticsShareDialog extends LitElement {
 
   override render() {
     const name = this.subjectName
-    return html`<dialog class="share" aria-labelledby="share-title" @close=${this.onClosed}>
+    return html`<dialog class="share" aria-labelledby="share-title" @close=${this.modal.closed}>
       ${this.open ? html`<div class="frame">
         <header>
           <h2 id="share-title">${name === null || name === "" ? msg("share.title.default") : msg("share.title", { name })}</h2>
@@ -591,19 +540,11 @@ export class AnalyticsShareDialog extends LitElement {
       tabindex=${selected ? 0 : -1} @click=${() => this.selectTab(tab)}>${label}</button>`
   }
 
-  private problemBox(problem: Problem | undefined, extra = "") {
-    return problem === undefined ? nothing : html`<div class="problem ${extra}" role="alert" tabindex="-1">
-      <strong>${problem.title}</strong>
-      ${problem.detail === "" ? nothing : html`<p>${problem.detail}</p>`}
-      <p>${problem.action}</p>
-    </div>`
-  }
-
   private renderShare(): TemplateResult {
     if (this.created !== undefined) return this.renderCreated(this.created)
     const kind = this.kind
     return html`<form @submit=${this.create} novalidate>
-      ${this.problemBox(this.problem)}
+      ${problemBox(this.problem)}
       <fieldset>
         <legend>${msg("share.who")}</legend>
         ${(["people", "link", "embed"] as const).map((k) => html`<label class="check">
@@ -700,8 +641,8 @@ export class AnalyticsShareDialog extends LitElement {
   private renderManage(): TemplateResult {
     if (!this.grantsLoaded) return html`<p class="state-text" role="status">${msg("app.loading")}</p>`
     return html`
-      ${this.notice === undefined ? nothing : html`<p class="notice manage-notice" role="status" tabindex="-1">${this.notice}</p>`}
-      ${this.problemBox(this.grantsProblem, "manage-problem")}
+      ${noticeLine(this.notice, "manage-notice")}
+      ${problemBox(this.grantsProblem, "manage-problem")}
       ${this.grants.length === 0
         ? this.grantsProblem === undefined ? html`<p class="state-text">${msg("share.manage.empty")}</p>` : nothing
         : html`<h3 id="grants-title">${msg("share.manage.caption")}</h3>

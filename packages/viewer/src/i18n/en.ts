@@ -6,6 +6,25 @@
  * @since 0.1.0
  */
 export const en = {
+  // The viewer
+  "viewer.loading": "Loading the report…",
+  "viewer.loading.filters": "Loading the report with these filters…",
+  "viewer.pages": "Pages",
+  "viewer.problem.title": "The report could not be loaded",
+  "viewer.problem.filters": "These filters cannot be applied.",
+  "viewer.problem.connection": "The report could not be loaded; check your connection and try again.",
+  "viewer.filters": "Filters",
+  "viewer.filters.clear": "Clear filters",
+  "viewer.filters.all": "All",
+  "viewer.filters.locked": "Set by the embedding app",
+  "viewer.filters.from": "{title} from",
+  "viewer.filters.to": "{title} to",
+  "viewer.data": "Data",
+  "viewer.data.show": "Show data",
+  "viewer.data.firstRows": "The first {shown} of {rows} rows.",
+  "viewer.download": "Download CSV",
+  "viewer.chart.drawing": "Drawing the chart…",
+
   "app.skip": "Skip to content",
   "app.nav": "Main",
   "app.nav.workspaces": "Workspaces",
@@ -409,10 +428,6 @@ export const en = {
   "schedules.run.status.succeeded": "Sent",
   "schedules.run.status.failed": "Failed",
   "schedules.run.status.canceled": "Canceled",
-  "schedules.run.when": "When",
-  "schedules.run.to": "To",
-  "schedules.run.status": "Status",
-  "schedules.run.file": "File",
   "schedules.needRecipients": "Give at least one recipient's e-mail address.",
   "schedules.badRecipient": "“{email}” is not an e-mail address.",
   "schedules.needVisual": "This format exports one visual: choose it.",

@@ -20,7 +20,7 @@ visual-card h3 { margin: 0 0 10px; font-size: 0.95rem; }
 visual-card figure { margin: 0; }
 .chart { min-height: 120px; }
 .chart svg { display: block; max-width: 100%; height: auto; }
-.chart[aria-busy="true"]::before { content: "Drawing the chart…"; display: block; padding: 48px 0; text-align: center; color: var(--analytics-muted); }
+.chart[aria-busy="true"]::before { content: attr(data-drawing); display: block; padding: 48px 0; text-align: center; color: var(--analytics-muted); }
 .kpi { font-size: 2rem; font-weight: 600; color: var(--analytics-primary); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .table-scroll { overflow-x: auto; max-width: 100%; }
 report-viewer table, .tiles table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 0.9rem; }

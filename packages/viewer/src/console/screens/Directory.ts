@@ -8,11 +8,12 @@
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
-import { type ApiClient, type Problem, problemIn } from "../../client/ApiClient.ts"
+import { type ApiClient, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
 import { dateWords } from "../../elements/Grants.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { Pager } from "../Pager.ts"
+import { Actions, noticeView } from "../Actions.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
@@ -59,16 +60,10 @@ const groupId = (g: Group): string => g.team_id ?? g.role_id ?? ""
 export class DirectoryScreen extends Screen {
   static override properties = {
     ...Screen.properties,
-    notice: { state: true },
-    problem: { state: true },
-    busy: { state: true },
     secret: { state: true },
     open: { state: true },
     found: { state: true }
   }
-  declare notice: string | undefined
-  declare problem: Problem | undefined
-  declare busy: boolean
   /** A token just made, shown this once. */
   declare secret: { readonly token: string; readonly url?: string } | undefined
   /** The group (or user, for tokens) whose members are open. */
@@ -80,9 +75,11 @@ export class DirectoryScreen extends Screen {
   private tokens: Pager<Token> | undefined
   private searchTimer: ReturnType<typeof setTimeout> | undefined
 
+  /** The changes to the directory: busy meanwhile, then focus on their notice or problem. */
+  private readonly actions = new Actions(this, (failed) => failed ? ".problem" : ".directory-notice")
+
   constructor() {
     super()
-    this.busy = false
     this.found = []
   }
 
@@ -107,24 +104,6 @@ export class DirectoryScreen extends Screen {
     if (!this.list.loaded) void this.list.more()
   }
 
-  /** Runs a change; its notice or its problem is shown and focused. */
-  private async act<A>(change: () => Promise<A>, notice: (a: A) => string): Promise<A | undefined> {
-    this.busy = true
-    this.problem = undefined
-    this.notice = undefined
-    let result: A | undefined
-    try {
-      result = await change()
-      this.notice = notice(result)
-    } catch (error) {
-      this.problem = problemIn(error)
-    } finally {
-      this.busy = false
-    }
-    await this.updateComplete
-    this.querySelector<HTMLElement>(this.problem === undefined ? ".directory-notice" : ".problem")?.focus()
-    return result
-  }
 
   private replace<A>(key: (a: A) => string, changed: A) {
     const list = this.list!
@@ -140,7 +119,7 @@ export class DirectoryScreen extends Screen {
     const data = new FormData(form)
     const email = String(data.get("email") ?? "").trim()
     const name = String(data.get("name") ?? "").trim()
-    const made = await this.act(
+    const made = await this.actions.run(
       () => this.client.post<Invitation>("v1/invitations", name === "" ? { email } : { email, name }),
       (i) => msg("directory.invited", { email: i.email })
     )
@@ -148,7 +127,7 @@ export class DirectoryScreen extends Screen {
   }
 
   private async setRole(user: User, role: "admin" | "member") {
-    const changed = await this.act(
+    const changed = await this.actions.run(
       () => this.client.patch<User>(`v1/users/${encodeURIComponent(user.user_id)}`, { roles: [role] }),
       (u) => msg("directory.roleChanged", { name: u.name, role: msg(`directory.role.${role}`) })
     )
@@ -163,7 +142,7 @@ export class DirectoryScreen extends Screen {
       no: msg("directory.deprovision.no")
     })
     if (!ok) return
-    const changed = await this.act(
+    const changed = await this.actions.run(
       () => this.client.patch<User>(`v1/users/${encodeURIComponent(user.user_id)}`, { status: "deprovisioned" }),
       (u) => msg("directory.deprovisioned", { name: u.name })
     )
@@ -185,7 +164,7 @@ export class DirectoryScreen extends Screen {
       no: msg("directory.deprovision.no")
     })
     if (!ok) return
-    const done = await this.act(() => this.client.delete(`${path}/${encodeURIComponent(token.token_id)}`).then(() => true), () => msg("directory.token.revoked"))
+    const done = await this.actions.run(() => this.client.delete(`${path}/${encodeURIComponent(token.token_id)}`).then(() => true), () => msg("directory.token.revoked"))
     if (done === true) {
       pager.items = pager.items.filter((t) => t.token_id !== token.token_id)
       this.requestUpdate()
@@ -196,7 +175,7 @@ export class DirectoryScreen extends Screen {
     return html`${problemView(pager.problem)}
       ${!pager.loaded ? (pager.problem === undefined ? loading() : nothing) : pager.items.length === 0 ? html`<p class="muted">${msg("directory.token.none")}</p>` : html`<ul class="items" aria-label=${label}>${
         pager.items.map((t) => html`<li><span>${msg("directory.token.made", { date: dateWords(t.created_at), id: t.token_id })}</span>
-          <div class="row"><button type="button" class="danger secondary" ?disabled=${this.busy}
+          <div class="row"><button type="button" class="danger secondary" ?disabled=${this.actions.busy}
             aria-label="${msg("directory.token.revoke")}: ${t.token_id}" @click=${() => void this.revokeToken(path, t, pager)}>${msg("directory.token.revoke")}</button></div></li>`)
       }</ul>`}`
   }
@@ -210,14 +189,14 @@ export class DirectoryScreen extends Screen {
       <span class="muted">${user.email} · ${msg("directory.since", { date: dateWords(user.created_at) })}</span>
       ${active ? html`<div class="row">
         <label>${msg("directory.role")}
-          <select ?disabled=${this.busy || self} aria-label="${msg("directory.role")}: ${user.name}"
+          <select ?disabled=${this.actions.busy || self} aria-label="${msg("directory.role")}: ${user.name}"
             @change=${(e: Event) => void this.setRole(user, (e.target as HTMLSelectElement).value as "admin" | "member")}>
             <option value="member" ?selected=${role === "member"}>${msg("directory.role.member")}</option>
             <option value="admin" ?selected=${role === "admin"}>${msg("directory.role.admin")}</option>
           </select></label>
         <button type="button" class="secondary" aria-expanded=${this.open === user.user_id ? "true" : "false"}
           aria-label="${msg("directory.tokens")}: ${user.name}" @click=${() => this.showTokens(user)}>${msg("directory.tokens")}</button>
-        ${self ? nothing : html`<button type="button" class="danger secondary" ?disabled=${this.busy}
+        ${self ? nothing : html`<button type="button" class="danger secondary" ?disabled=${this.actions.busy}
           aria-label="${msg("directory.deprovision")}: ${user.name}" @click=${() => void this.deprovision(user)}>${msg("directory.deprovision")}</button>`}
       </div>` : nothing}
       ${this.open === user.user_id && this.tokens !== undefined
@@ -233,7 +212,7 @@ export class DirectoryScreen extends Screen {
         <div class="row">
           <label>${msg("directory.invite.email")} <input name="email" type="email" required autocomplete="off"></label>
           <label>${msg("directory.invite.name")} <input name="name" autocomplete="off"></label>
-          <button type="submit" ?disabled=${this.busy}>${msg("directory.invite.send")}</button>
+          <button type="submit" ?disabled=${this.actions.busy}>${msg("directory.invite.send")}</button>
         </div>
       </form>
       <h2>${msg("directory.tab.users")}</h2>
@@ -246,7 +225,7 @@ export class DirectoryScreen extends Screen {
     event.preventDefault()
     const form = event.target as HTMLFormElement
     const name = String(new FormData(form).get("name") ?? "").trim()
-    const made = await this.act(() => this.client.post<Group>(this.groupPath, { name }), (g) => msg("directory.group.created", { name: g.name }))
+    const made = await this.actions.run(() => this.client.post<Group>(this.groupPath, { name }), (g) => msg("directory.group.created", { name: g.name }))
     if (made !== undefined) {
       this.list!.prepend(made)
       form.reset()
@@ -256,7 +235,7 @@ export class DirectoryScreen extends Screen {
   private async rename(group: Group, event: SubmitEvent) {
     event.preventDefault()
     const name = String(new FormData(event.target as HTMLFormElement).get("name") ?? "").trim()
-    const changed = await this.act(
+    const changed = await this.actions.run(
       () => this.client.patch<Group>(`${this.groupPath}/${encodeURIComponent(groupId(group))}`, { name }),
       (g) => msg("directory.group.renamed", { name: g.name })
     )
@@ -282,13 +261,13 @@ export class DirectoryScreen extends Screen {
         const page = await this.client.list<Person>(`v1/directory/people?q=${encodeURIComponent(q)}&limit=10`)
         this.found = page.data.filter((p) => p.type === "user")
       } catch (error) {
-        this.problem = problemIn(error)
+        this.actions.problem = problemIn(error)
       }
     }, 250)
   }
 
   private async addMember(group: Group, person: Person) {
-    const added = await this.act(
+    const added = await this.actions.run(
       () => this.client.post<User>(`${this.groupPath}/${encodeURIComponent(groupId(group))}/members`, { user_id: person.id }),
       () => msg("directory.member.added", { name: person.name, group: group.name })
     )
@@ -299,7 +278,7 @@ export class DirectoryScreen extends Screen {
   }
 
   private async removeMember(group: Group, user: User) {
-    const done = await this.act(
+    const done = await this.actions.run(
       () => this.client.delete(`${this.groupPath}/${encodeURIComponent(groupId(group))}/members/${encodeURIComponent(user.user_id)}`).then(() => true),
       () => msg("directory.member.removed", { name: user.name, group: group.name })
     )
@@ -323,19 +302,19 @@ export class DirectoryScreen extends Screen {
       ${open && members !== undefined ? html`<div class="stack">
         ${managed ? nothing : html`<form class="row" @submit=${(e: SubmitEvent) => void this.rename(group, e)}>
           <label>${msg("directory.group.name")} <input name="name" required .value=${group.name} autocomplete="off"></label>
-          <button type="submit" class="secondary" ?disabled=${this.busy}>${msg("directory.group.rename")}</button>
+          <button type="submit" class="secondary" ?disabled=${this.actions.busy}>${msg("directory.group.rename")}</button>
         </form>
         <label>${msg("directory.member.add")} <input type="search" autocomplete="off" @input=${this.search}
           placeholder=${msg("directory.member.search")}></label>
         ${this.found.length === 0 ? nothing : html`<ul class="items" aria-label=${msg("directory.member.found")}>${
           this.found.map((p) => html`<li><span>${p.name}${p.email === null ? "" : ` · ${p.email}`}</span>
-            <div class="row"><button type="button" ?disabled=${this.busy} aria-label="${msg("directory.member.addOne")}: ${p.name}"
+            <div class="row"><button type="button" ?disabled=${this.actions.busy} aria-label="${msg("directory.member.addOne")}: ${p.name}"
               @click=${() => void this.addMember(group, p)}>${msg("directory.member.addOne")}</button></div></li>`)
         }</ul>`}`}
         ${problemView(members.problem)}
         ${!members.loaded ? loading() : members.items.length === 0 ? html`<p class="muted">${msg("directory.members.none")}</p>` : html`<ul class="items" aria-label=${msg("directory.members.of", { name: group.name })}>${
           members.items.map((u) => html`<li><span>${u.name} · ${u.email}</span>${managed ? nothing : html`<div class="row">
-            <button type="button" class="secondary" ?disabled=${this.busy} aria-label="${msg("directory.member.remove")}: ${u.name}"
+            <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label="${msg("directory.member.remove")}: ${u.name}"
               @click=${() => void this.removeMember(group, u)}>${msg("directory.member.remove")}</button></div>`}</li>`)
         }</ul>`}
       </div>` : nothing}
@@ -347,7 +326,7 @@ export class DirectoryScreen extends Screen {
     return html`
       <form class="row" @submit=${this.createGroup} aria-label=${msg(`directory.${kind}.create`)}>
         <label>${msg(`directory.${kind}.name`)} <input name="name" required autocomplete="off"></label>
-        <button type="submit" ?disabled=${this.busy}>${msg(`directory.${kind}.create`)}</button>
+        <button type="submit" ?disabled=${this.actions.busy}>${msg(`directory.${kind}.create`)}</button>
       </form>
       ${this.items((g: Group) => this.groupRow(g), msg(`directory.${kind}.empty`), msg(`directory.tab.${this.tab}` as MessageKey))}`
   }
@@ -356,7 +335,7 @@ export class DirectoryScreen extends Screen {
 
   private async invitationChange(invitation: Invitation, how: "resend" | "revoke") {
     const path = `v1/invitations/${encodeURIComponent(invitation.invitation_id)}`
-    const changed = await this.act(
+    const changed = await this.actions.run(
       () => how === "resend" ? this.client.post<Invitation>(`${path}/resend`) : this.client.delete<Invitation>(path),
       (i) => msg(how === "resend" ? "directory.invitation.resent" : "directory.invitation.revoked", { email: i.email })
     )
@@ -370,9 +349,9 @@ export class DirectoryScreen extends Screen {
       <div><strong>${who}</strong> <span class="badge ${pending ? "active" : "revoked"}">${msg(`directory.invitation.state.${invitation.status}`)}</span></div>
       <span class="muted">${msg("directory.invitation.expires", { date: dateWords(invitation.expires_at) })}</span>
       ${pending ? html`<div class="row">
-        <button type="button" class="secondary" ?disabled=${this.busy} aria-label="${msg("directory.invitation.resend")}: ${invitation.email}"
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label="${msg("directory.invitation.resend")}: ${invitation.email}"
           @click=${() => void this.invitationChange(invitation, "resend")}>${msg("directory.invitation.resend")}</button>
-        <button type="button" class="danger secondary" ?disabled=${this.busy} aria-label="${msg("directory.invitation.revoke")}: ${invitation.email}"
+        <button type="button" class="danger secondary" ?disabled=${this.actions.busy} aria-label="${msg("directory.invitation.revoke")}: ${invitation.email}"
           @click=${() => void this.invitationChange(invitation, "revoke")}>${msg("directory.invitation.revoke")}</button>
       </div>` : nothing}
     </li>`
@@ -381,7 +360,7 @@ export class DirectoryScreen extends Screen {
   // SCIM tokens
 
   private async createScim() {
-    const made = await this.act(
+    const made = await this.actions.run(
       () => this.client.post<Token & { token: string; scim_url: string }>("v1/scim-tokens"),
       () => msg("directory.scim.created")
     )
@@ -394,9 +373,9 @@ export class DirectoryScreen extends Screen {
   private async copy(text: string) {
     try {
       await navigator.clipboard.writeText(text)
-      this.notice = msg("share.copied")
+      this.actions.notice = msg("share.copied")
     } catch {
-      this.notice = msg("share.copy.failed")
+      this.actions.notice = msg("share.copy.failed")
     }
   }
 
@@ -404,7 +383,7 @@ export class DirectoryScreen extends Screen {
     const secret = this.secret
     return html`
       <p class="muted">${msg("directory.scim.intro")}</p>
-      <p><button type="button" ?disabled=${this.busy} @click=${() => void this.createScim()}>${msg("directory.scim.create")}</button></p>
+      <p><button type="button" ?disabled=${this.actions.busy} @click=${() => void this.createScim()}>${msg("directory.scim.create")}</button></p>
       ${secret === undefined ? nothing : html`<div class="notice stack secret">
         <strong>${msg("directory.scim.once")}</strong>
         <label>${msg("directory.scim.token")} <input readonly class="mono" .value=${secret.token}></label>
@@ -442,8 +421,8 @@ export class DirectoryScreen extends Screen {
       <nav aria-label=${msg("directory.sections")}><ul class="tabs-nav row">${
         tabs.map((t) => html`<li><a href="directory?tab=${t}" aria-current=${t === tab ? "page" : "false"}>${msg(`directory.tab.${t}`)}</a></li>`)
       }</ul></nav>
-      ${this.notice === undefined ? nothing : html`<p class="notice directory-notice" role="status" tabindex="-1">${this.notice}</p>`}
-      ${problemView(this.problem)}
+      ${noticeView(this.actions.notice, "directory-notice")}
+      ${problemView(this.actions.problem)}
       ${body}
     `
   }

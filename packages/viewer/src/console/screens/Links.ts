@@ -8,10 +8,9 @@
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
-import type { Problem } from "../../client/ApiClient.ts"
-import { problemIn } from "../../client/ApiClient.ts"
 import { actionsWords, confirmRevoke, dateWords, expiryWords, type Grant, learnNames, makerWords, stateName, stateWords } from "../../elements/Grants.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
+import { Actions, noticeView } from "../Actions.ts"
 import { Pager } from "../Pager.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
@@ -24,22 +23,13 @@ interface Named {
 
 /** The links screen. */
 export class LinksScreen extends Screen {
-  static override properties = { ...Screen.properties, notice: { state: true }, problem: { state: true }, busy: { state: true } }
-  declare notice: string | undefined
-  declare problem: Problem | undefined
-  declare busy: boolean
+  /** Pausing, resuming and revoking: busy meanwhile, then focus on their notice or problem. */
+  private readonly actions = new Actions(this, (failed) => failed ? ".problem" : ".links-notice")
   private links: Pager<Grant> | undefined
   /** Report and dashboard names by id, for what each link shares. */
   private readonly names = new Map<string, string>()
   /** Whether the names have been asked for (the list waits for them rather than show ids first). */
   private named = false
-
-  constructor() {
-    super()
-    this.notice = undefined
-    this.problem = undefined
-    this.busy = false
-  }
 
   override connectedCallback() {
     super.connectedCallback()
@@ -80,22 +70,12 @@ export class LinksScreen extends Screen {
   }
 
   private async change(grant: Grant, tail: string, method: "post" | "delete", notice: string) {
-    this.busy = true
-    this.problem = undefined
-    this.notice = undefined
-    try {
+    await this.actions.run(async () => {
       const path = `v1/sharing/grants/${encodeURIComponent(grant.grant_id)}${tail}`
       const changed = method === "post" ? await this.context.client.post<Grant>(path) : await this.context.client.delete<Grant>(path)
       const links = this.links!
       links.items = links.items.map((g) => g.grant_id === changed.grant_id ? changed : g)
-      this.notice = notice
-    } catch (error) {
-      this.problem = problemIn(error)
-    } finally {
-      this.busy = false
-    }
-    await this.updateComplete
-    this.querySelector<HTMLElement>(this.problem === undefined ? ".links-notice" : ".problem")?.focus()
+    }, () => notice)
   }
 
   private async revoke(grant: Grant) {
@@ -114,11 +94,11 @@ export class LinksScreen extends Screen {
       }${grant.email === null ? "" : ` · ${grant.email}`}</span>
       <span class="muted">${msg("links.meta", { by: makerWords(grant), on: dateWords(grant.created_at), expires: expiryWords(grant.expires_at) })}</span>
       ${active ? html`<div class="row">
-        ${grant.principal_type === "link" ? html`<button type="button" class="secondary" ?disabled=${this.busy}
+        ${grant.principal_type === "link" ? html`<button type="button" class="secondary" ?disabled=${this.actions.busy}
           aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
           @click=${() => void this.change(grant, grant.paused ? "/resume" : "/pause", "post", msg(grant.paused ? "share.resumed" : "share.paused", { who }))}>
           ${msg(grant.paused ? "share.resume" : "share.pause")}</button>` : nothing}
-        <button type="button" class="danger secondary" ?disabled=${this.busy} aria-label="${msg("share.revoke")}: ${who}" @click=${() => void this.revoke(grant)}>${msg("share.revoke")}</button>
+        <button type="button" class="danger secondary" ?disabled=${this.actions.busy} aria-label="${msg("share.revoke")}: ${who}" @click=${() => void this.revoke(grant)}>${msg("share.revoke")}</button>
       </div>` : nothing}
     </li>`
   }
@@ -131,8 +111,8 @@ export class LinksScreen extends Screen {
       <p><a href="w/${encodeURIComponent(this.workspaceId)}">${msg("links.back")}</a></p>
       <h1>${msg("links.title")}</h1>
       <p class="muted">${msg("links.intro")}</p>
-      ${this.notice === undefined ? nothing : html`<p class="notice links-notice" role="status" tabindex="-1">${this.notice}</p>`}
-      ${this.problem === undefined ? nothing : problemView(this.problem)}
+      ${noticeView(this.actions.notice, "links-notice")}
+      ${this.actions.problem === undefined ? nothing : problemView(this.actions.problem)}
       ${problemView(links.problem, () => void links.more())}
       ${!loaded ? (links.problem === undefined ? loading() : nothing) : links.items.length === 0 ? empty(msg("links.empty")) : html`<ul class="items" aria-label=${msg("links.caption")}>${
         links.items.map((g) => this.row(g))

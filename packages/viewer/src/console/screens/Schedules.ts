@@ -15,6 +15,7 @@ import { type Format, formats, type Job, sizeWords, visualFormats } from "../../
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
+import { Actions, noticeView } from "../Actions.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
@@ -60,20 +61,14 @@ const localZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone
 export class SchedulesScreen extends Screen {
   static override properties = {
     ...Screen.properties,
-    notice: { state: true },
-    problem: { state: true },
     formProblem: { state: true },
-    busy: { state: true },
     editing: { state: true },
     cron: { state: true },
     zone: { state: true },
     format: { state: true },
     visuals: { state: true }
   }
-  declare notice: string | undefined
-  declare problem: Problem | undefined
   declare formProblem: Problem | undefined
-  declare busy: boolean
   /** The schedule being edited, `"new"` for a new one, or none. */
   declare editing: Schedule | "new" | undefined
   declare cron: string
@@ -87,12 +82,12 @@ export class SchedulesScreen extends Screen {
   private readonly runs = new Map<string, Pager<RunDelivery>>()
   private words: ((cron: string, zone: string) => string) | undefined
 
+  /** The changes to a schedule: busy meanwhile, then focus on their notice or problem at the top of the list. */
+  private readonly actions = new Actions(this, (failed) => failed ? ".schedules-problem" : ".schedules-notice")
+
   constructor() {
     super()
-    this.notice = undefined
-    this.problem = undefined
     this.formProblem = undefined
-    this.busy = false
     this.editing = undefined
     this.cron = "0 9 * * 1"
     this.zone = localZone()
@@ -143,19 +138,8 @@ export class SchedulesScreen extends Screen {
   }
 
   /** Runs a change; its notice or problem is shown at the top of the list and gets focus. */
-  private async change(run: () => Promise<string>) {
-    this.busy = true
-    this.problem = undefined
-    this.notice = undefined
-    try {
-      this.notice = await run()
-    } catch (error) {
-      this.problem = problemIn(error)
-    } finally {
-      this.busy = false
-    }
-    await this.updateComplete
-    this.querySelector<HTMLElement>(this.problem === undefined ? ".schedules-notice" : ".schedules-problem")?.focus()
+  private change(run: () => Promise<string>): Promise<string | undefined> {
+    return this.actions.run(run, (notice) => notice)
   }
 
   private path(schedule: Schedule, tail = ""): string {
@@ -274,7 +258,7 @@ export class SchedulesScreen extends Screen {
     } else {
       body.visual_id = oneVisual ? visual : null
     }
-    this.busy = true
+    this.actions.busy = true
     this.formProblem = undefined
     try {
       const client = this.context.client
@@ -282,7 +266,7 @@ export class SchedulesScreen extends Screen {
       if (editing === "new") this.schedules!.prepend(saved)
       else this.replace(saved)
       this.editing = undefined
-      this.notice = msg(editing === "new" ? "schedules.created" : "schedules.saved", { name: saved.name })
+      this.actions.notice = msg(editing === "new" ? "schedules.created" : "schedules.saved", { name: saved.name })
       await this.updateComplete
       this.querySelector<HTMLElement>(".schedules-notice")?.focus()
     } catch (error) {
@@ -290,7 +274,7 @@ export class SchedulesScreen extends Screen {
       await this.updateComplete
       this.querySelector<HTMLElement>(".form-problem")?.focus()
     } finally {
-      this.busy = false
+      this.actions.busy = false
     }
   }
 
@@ -335,7 +319,7 @@ export class SchedulesScreen extends Screen {
         </div>
         <label class="check"><input type="checkbox" name="enabled" ?checked=${current?.enabled ?? true}>${msg("schedules.enabled")}</label>
         <div class="row">
-          <button type="submit" ?disabled=${this.busy}>${isNew ? msg("schedules.create") : msg("schedules.save")}</button>
+          <button type="submit" ?disabled=${this.actions.busy}>${isNew ? msg("schedules.create") : msg("schedules.save")}</button>
           <button type="button" class="secondary" @click=${() => this.edit(undefined)}>${msg("schedules.cancel")}</button>
         </div>
       </form>
@@ -381,12 +365,12 @@ export class SchedulesScreen extends Screen {
       }</span>
       <div class="row">
         <button type="button" class="secondary" aria-label="${msg("schedules.edit")}: ${name}" @click=${() => this.edit(schedule)}>${msg("schedules.edit")}</button>
-        <button type="button" class="secondary" ?disabled=${this.busy} aria-label="${msg(schedule.enabled ? "schedules.disable" : "schedules.enable")}: ${name}"
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label="${msg(schedule.enabled ? "schedules.disable" : "schedules.enable")}: ${name}"
           @click=${() => void this.toggle(schedule)}>${msg(schedule.enabled ? "schedules.disable" : "schedules.enable")}</button>
-        <button type="button" class="secondary" ?disabled=${this.busy} aria-label="${msg("schedules.sendNow")}: ${name}" @click=${() => void this.sendNow(schedule)}>${msg("schedules.sendNow")}</button>
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label="${msg("schedules.sendNow")}: ${name}" @click=${() => void this.sendNow(schedule)}>${msg("schedules.sendNow")}</button>
         <button type="button" class="secondary" aria-expanded=${open ? "true" : "false"} aria-label="${msg(open ? "schedules.history.hide" : "schedules.history")}: ${name}"
           @click=${() => this.toggleHistory(schedule)}>${msg(open ? "schedules.history.hide" : "schedules.history")}</button>
-        <button type="button" class="danger secondary" ?disabled=${this.busy} aria-label="${msg("schedules.delete")}: ${name}" @click=${() => void this.deleteSchedule(schedule)}>${msg("schedules.delete")}</button>
+        <button type="button" class="danger secondary" ?disabled=${this.actions.busy} aria-label="${msg("schedules.delete")}: ${name}" @click=${() => void this.deleteSchedule(schedule)}>${msg("schedules.delete")}</button>
       </div>
       ${this.renderRuns(schedule)}
     </li>`
@@ -400,8 +384,8 @@ export class SchedulesScreen extends Screen {
       <p><a href="w/${encodeURIComponent(this.workspaceId)}">${msg("schedules.back")}</a></p>
       <h1>${msg("schedules.title")}</h1>
       <p class="muted">${msg("schedules.intro")}</p>
-      ${this.notice === undefined ? nothing : html`<p class="notice schedules-notice" role="status" tabindex="-1">${this.notice}</p>`}
-      ${this.problem === undefined ? nothing : html`<div class="schedules-problem" tabindex="-1">${problemView(this.problem)}</div>`}
+      ${noticeView(this.actions.notice, "schedules-notice")}
+      ${this.actions.problem === undefined ? nothing : html`<div class="schedules-problem" tabindex="-1">${problemView(this.actions.problem)}</div>`}
       ${this.editing === undefined
         ? html`<p><button type="button" id="new-schedule" ?disabled=${!loaded || this.reports.length === 0} @click=${() => this.edit("new")}>${msg("schedules.new")}</button></p>`
         : this.renderForm(this.editing)}

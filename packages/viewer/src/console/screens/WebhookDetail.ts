@@ -16,6 +16,7 @@ import { msg } from "../../i18n/msg.ts"
 import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
+import { Actions, noticeView } from "../Actions.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 import { type Attempt, type Delivery, deliveryBadge, type DeliveryStatus, deliveryWords, forbidden, reasonWords, inFlight, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
@@ -29,27 +30,23 @@ export class WebhookScreen extends Screen {
     ...Screen.properties,
     webhook: { state: true },
     webhookProblem: { state: true },
-    notice: { state: true },
-    problem: { state: true },
-    busy: { state: true },
     invalid: { state: true },
     status: { state: true }
   }
 
   declare webhook: Webhook | undefined
   declare webhookProblem: Problem | undefined
-  declare notice: string | undefined
-  declare problem: Problem | undefined
-  declare busy: boolean
   declare invalid: string | undefined
   /** The deliveries shown: of one status, or all (`""`). */
   declare status: DeliveryStatus | ""
   private deliveries: Pager<Delivery> | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
 
+  /** Redelivery and recovery: busy meanwhile, then focus on their notice or problem. */
+  private readonly actions = new Actions(this, (failed) => failed ? ".problem" : ".webhook-notice")
+
   constructor() {
     super()
-    this.busy = false
     this.status = ""
   }
 
@@ -120,19 +117,8 @@ export class WebhookScreen extends Screen {
     void this.deliveries.more()
   }
 
-  private async act(action: () => Promise<string>) {
-    this.busy = true
-    this.problem = undefined
-    this.notice = undefined
-    try {
-      this.notice = await action()
-    } catch (error) {
-      this.problem = problemIn(error)
-    } finally {
-      this.busy = false
-    }
-    await this.updateComplete
-    this.querySelector<HTMLElement>(this.problem === undefined ? ".webhook-notice" : ".problem")?.focus()
+  private act(action: () => Promise<string>): Promise<string | undefined> {
+    return this.actions.run(action, (notice) => notice)
   }
 
   private redeliver(delivery: Delivery) {
@@ -185,7 +171,7 @@ export class WebhookScreen extends Screen {
       ? html`<span class="muted">${msg("webhook.attempts.none")}</span>`
       : html`<ol class="attempts" aria-label="${msg("webhook.attempts")}: ${name}">${delivery.attempts.map((a) => this.attempt(a))}</ol>`}
       <details class="event"><summary>${msg("webhook.delivery.body")}</summary><pre>${JSON.stringify(delivery.event, null, 2)}</pre></details>
-      ${inFlight(delivery.status) ? nothing : html`<div><button type="button" class="secondary" ?disabled=${this.busy}
+      ${inFlight(delivery.status) ? nothing : html`<div><button type="button" class="secondary" ?disabled=${this.actions.busy}
         aria-label="${msg("webhook.redeliver")}: ${name}" @click=${() => this.redeliver(delivery)}>${msg("webhook.redeliver")}</button></div>`}
     </li>`
   }
@@ -216,8 +202,8 @@ export class WebhookScreen extends Screen {
         void this.load()
       })}
       ${webhook === undefined ? nothing : this.header(webhook)}
-      ${this.notice === undefined ? nothing : html`<p class="notice webhook-notice" role="status" tabindex="-1">${this.notice}</p>`}
-      ${problemView(this.problem)}
+      ${noticeView(this.actions.notice, "webhook-notice")}
+      ${problemView(this.actions.problem)}
       <section aria-labelledby="deliveries-title">
         <div class="row spread"><h2 id="deliveries-title">${msg("webhook.deliveries")}</h2>
           <button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => this.refresh()}>${msg("webhook.deliveries.refresh")}</button></div>
@@ -241,7 +227,7 @@ export class WebhookScreen extends Screen {
         <form class="recover" @submit=${this.recover}>
           <label>${msg("webhook.recover.from")}<input type="datetime-local" name="from" required></label>
           <label>${msg("webhook.recover.to")}<input type="datetime-local" name="to"></label>
-          <div><button type="submit" ?disabled=${this.busy}>${msg("webhook.recover.submit")}</button></div>
+          <div><button type="submit" ?disabled=${this.actions.busy}>${msg("webhook.recover.submit")}</button></div>
         </form>
       </section>
     `

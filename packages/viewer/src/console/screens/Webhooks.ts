@@ -16,6 +16,7 @@ import { confirmDialog } from "../../elements/Confirm.ts"
 import { msg } from "../../i18n/msg.ts"
 import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
+import { Actions } from "../Actions.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 import { type Delivery, eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
@@ -46,9 +47,6 @@ const firehose = "audit.event"
 export class WebhooksScreen extends Screen {
   static override properties = {
     ...Screen.properties,
-    notice: { state: true },
-    problem: { state: true },
-    busy: { state: true },
     shown: { state: true },
     copied: { state: true },
     catalog: { state: true },
@@ -57,9 +55,6 @@ export class WebhooksScreen extends Screen {
     workspaces: { state: true }
   }
 
-  declare notice: Notice | undefined
-  declare problem: Problem | undefined
-  declare busy: boolean
   declare shown: ShownSecret | undefined
   declare copied: string | undefined
   declare catalog: ReadonlyArray<EventType> | undefined
@@ -69,9 +64,11 @@ export class WebhooksScreen extends Screen {
   declare workspaces: ReadonlyArray<Workspace>
   private pager: Pager<Webhook> | undefined
 
+  /** The actions on a webhook: busy meanwhile, then focus on their problem, a new secret or their notice. */
+  private readonly actions = new Actions<Notice>(this, (failed) => failed ? ".problem" : this.shown !== undefined ? ".secret-notice" : ".webhooks-notice")
+
   constructor() {
     super()
-    this.busy = false
     this.workspaces = []
   }
 
@@ -114,19 +111,8 @@ export class WebhooksScreen extends Screen {
   }
 
   /** Runs one action: busy meanwhile, its problem shown, then focus on what it said. */
-  private async act(action: () => Promise<Notice | undefined>) {
-    this.busy = true
-    this.problem = undefined
-    this.notice = undefined
-    try {
-      this.notice = await action()
-    } catch (error) {
-      this.problem = problemIn(error)
-    } finally {
-      this.busy = false
-    }
-    await this.updateComplete
-    this.querySelector<HTMLElement>(this.problem !== undefined ? ".problem" : this.shown !== undefined ? ".secret-notice" : ".webhooks-notice")?.focus()
+  private act(action: () => Promise<Notice | undefined>): Promise<Notice | undefined> {
+    return this.actions.run(action, (notice) => notice)
   }
 
   private path(webhook: Webhook, tail = ""): string {
@@ -193,7 +179,7 @@ export class WebhooksScreen extends Screen {
       this.querySelector<HTMLInputElement>("input[name=events]")?.focus()
       return
     }
-    this.busy = true
+    this.actions.busy = true
     try {
       const created = await this.context.client.post<WebhookWithSecret>("v1/webhooks", {
         url,
@@ -204,14 +190,14 @@ export class WebhooksScreen extends Screen {
       const { secret, ...webhook } = created
       this.pager?.prepend(webhook)
       this.copied = undefined
-      this.notice = undefined
-      this.problem = undefined
+      this.actions.notice = undefined
+      this.actions.problem = undefined
       this.shown = { webhook, secret, rotated: false }
       form.reset()
     } catch (error) {
       this.registerProblem = problemIn(error)
     } finally {
-      this.busy = false
+      this.actions.busy = false
     }
     await this.updateComplete
     this.querySelector<HTMLElement>(this.registerProblem === undefined ? ".secret-notice" : "#register .problem")?.focus()
@@ -267,12 +253,12 @@ export class WebhooksScreen extends Screen {
       <div class="row actions">
         ${webhook.enabled ? html`<span class="row test">
           <label class="inline">${msg("webhooks.test.type")}<select>${webhook.events.map((type) => html`<option value=${type}>${type}</option>`)}</select></label>
-          <button type="button" class="secondary" ?disabled=${this.busy} aria-label=${label(msg("webhooks.test"))}
+          <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.test"))}
             @click=${(event: Event) => this.test(webhook, (event.target as HTMLElement).closest("li")!)}>${msg("webhooks.test")}</button></span>` : nothing}
-        <button type="button" class="secondary" ?disabled=${this.busy} aria-label=${label(msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable"))}
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable"))}
           @click=${() => this.toggle(webhook)}>${msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable")}</button>
-        <button type="button" class="secondary" ?disabled=${this.busy} aria-label=${label(msg("webhooks.rotate"))} @click=${() => this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
-        <button type="button" class="danger secondary" ?disabled=${this.busy} aria-label=${label(msg("webhooks.delete"))} @click=${() => void this.deleteWebhook(webhook)}>${msg("webhooks.delete")}</button>
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.rotate"))} @click=${() => this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
+        <button type="button" class="danger secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.delete"))} @click=${() => void this.deleteWebhook(webhook)}>${msg("webhooks.delete")}</button>
       </div>
     </li>`
   }
@@ -296,7 +282,7 @@ export class WebhooksScreen extends Screen {
           ${catalog === undefined ? loading() : catalog.map((t) => html`<label class="check"><input type="checkbox" name="events" value=${t.type}>
             <span><code>${t.type}</code><br><span class="hint">${eventWords(t.type)}${t.type === firehose ? ` ${msg("webhooks.register.firehose")}` : ""}</span></span></label>`)}
         </fieldset>
-        <div><button type="submit" ?disabled=${this.busy || catalog === undefined}>${msg("webhooks.register.submit")}</button></div>
+        <div><button type="submit" ?disabled=${this.actions.busy || catalog === undefined}>${msg("webhooks.register.submit")}</button></div>
       </form>
     </section>`
   }
@@ -308,7 +294,7 @@ export class WebhooksScreen extends Screen {
       return forbidden()
     }
     if (pager.loaded || pager.problem !== undefined) this.ready(msg("webhooks.title"))
-    const notice = this.notice
+    const notice = this.actions.notice
     return html`
       <h1>${msg("webhooks.title")}</h1>
       <p class="muted">${msg("webhooks.intro")}</p>
@@ -316,7 +302,7 @@ export class WebhooksScreen extends Screen {
       ${notice === undefined ? nothing : html`<p class="notice webhooks-notice" role="status" tabindex="-1">${notice.text}${
         notice.href === undefined ? nothing : html` <a href=${notice.href}>${msg("webhooks.test.see")}</a>`
       }</p>`}
-      ${problemView(this.problem)}
+      ${problemView(this.actions.problem)}
       ${problemView(pager.problem, () => void pager.more())}
       ${!pager.loaded ? (pager.loading ? loading() : nothing) : pager.items.length === 0
       ? empty(msg("webhooks.empty"), msg("webhooks.empty.hint"))
