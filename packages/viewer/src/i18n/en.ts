@@ -109,6 +109,8 @@ export const en = {
   "comments.reply.label": "Your reply to {name}",
   "comments.reply.submit": "Post reply",
   "comments.reply.posted": "Your reply to {name} was posted.",
+  "export.limit.again": "Export again in {seconds} s",
+  "export.limit.over": "The wait is over: you can export again.",
 
   "notFound.title": "Nothing here",
   "notFound.detail": "This address does not match any page of the console.",
