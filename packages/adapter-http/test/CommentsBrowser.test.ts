@@ -7,7 +7,7 @@
  * gives focus back, the posted reply is announced in the live region and
  * shows indented under the comment it answers; a reply has no Reply of its
  * own (one level, decision 0019); a deleted comment with replies stays as
- * "deleted" above them. A member whose grant gives view only reads the
+ * "deleted" above them, and goes with the last of them. A member whose grant gives view only reads the
  * thread, with no Reply and no form. Axe clean, no console error, no
  * policy violation, nothing overflowing; screenshots at 1280 and 390 px
  * (`VIEWER_SHOTS=<dir>`).
@@ -143,6 +143,12 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("comment threads in the
         assert.strictEqual(await tombstone.getByRole("button", { name: /Reply/ }).count(), 0)
         assert.strictEqual(await tombstone.locator("ul.replies > li").count(), 2, "its replies stay")
         assert.deepStrictEqual(await Axe.serious(page), [])
+        // She withdraws her reply too: Grace's still holds the tombstone up.
+        const hers = commentWith(page, "Thanks, Grace: then March makes up for it.")
+        await hers.getByRole("button", { name: "Delete" }).click()
+        await hers.getByRole("button", { name: "Delete it" }).click()
+        await hers.waitFor({ state: "detached" })
+        assert.strictEqual(await tombstone.locator("ul.replies > li").count(), 1)
         assert.deepStrictEqual(errors(), [])
         assert.deepStrictEqual(await violations(), [])
         await context.close()
@@ -151,7 +157,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("comment threads in the
       // Carol (view only) on a phone: the thread by name, no Reply, no form.
       yield* Effect.promise(async () => {
         const { context, page, panel, errors, violations } = await open(carol, 390)
-        await panel.getByText("Thanks, Grace: then March makes up for it.").waitFor({ timeout: 20_000 })
+        await panel.getByText("A large renewal moved to next month.").waitFor({ timeout: 20_000 })
         assert.include(await panel.innerText(), "Grace Hopper")
         assert.include(await panel.innerText(), "This comment was deleted.")
         assert.strictEqual(await panel.getByRole("button", { name: /Reply/ }).count(), 0)
@@ -169,8 +175,13 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("comment threads in the
       // Grace on a phone, the reply form open: it fits.
       yield* Effect.promise(async () => {
         const { context, page, panel } = await open(grace, 390)
-        await panel.getByText("Thanks, Grace: then March makes up for it.").waitFor({ timeout: 20_000 })
-        // The tombstone takes no reply; Grace starts a thread of her own and opens its Reply.
+        // The tombstone takes no reply; Grace withdraws the last reply under it, and the tombstone goes with it.
+        const hers = commentWith(page, "A large renewal moved to next month.")
+        await hers.waitFor({ timeout: 20_000 })
+        await hers.getByRole("button", { name: "Delete" }).click()
+        await hers.getByRole("button", { name: "Delete it" }).click()
+        await panel.getByText("No comments yet.").waitFor()
+        // She starts a thread of her own and opens its Reply.
         await panel.getByLabel("Add a comment").fill("Worth a note on the dashboard too.")
         await panel.getByRole("button", { name: "Comment", exact: true }).click()
         await panel.getByRole("button", { name: "Reply to Grace Hopper" }).click()

@@ -206,9 +206,13 @@ export class CommentsPanel extends LitElement {
     try {
       await this.client.delete(`v1/comments/${encodeURIComponent(comment.comment_id)}`)
       // One with replies stays as a tombstone, so its thread still reads; any other goes.
-      const replies = this.pager!.items.some((c) => c.parent_id === comment.comment_id)
+      const items = this.pager!.items
+      const replies = items.some((c) => c.parent_id === comment.comment_id)
+      // The last reply under a tombstone takes the tombstone with it, as the service does (decision 0019).
+      const parent = items.find((c) => c.comment_id === comment.parent_id)
+      const orphan = parent?.deleted === true && !items.some((c) => c.parent_id === parent.comment_id && c.comment_id !== comment.comment_id)
       if (replies) this.replace(comment, { ...comment, text: "", deleted: true })
-      else this.pager!.items = this.pager!.items.filter((c) => c.comment_id !== comment.comment_id)
+      else this.pager!.items = items.filter((c) => c.comment_id !== comment.comment_id && !(orphan && c.comment_id === parent.comment_id))
       this.confirming = undefined
       void this.updateComplete.then(() => this.querySelector<HTMLElement>("#comment-text")?.focus())
     } catch (error) {
