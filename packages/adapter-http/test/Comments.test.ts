@@ -83,7 +83,7 @@ const lifecycle = (stores: Effect.Effect<Layer.Layer<App.Stores, unknown>, never
       report_id: reportId,
       visual_id: null,
       parent_id: null,
-      author: { type: "user", id: ada.id },
+      author: { type: "user", id: ada.id, name: "Ada Lovelace" },
       text: "Revenue in APAC looks off.",
       deleted: false,
       edited_at: null
@@ -129,6 +129,11 @@ const lifecycle = (stores: Effect.Effect<Layer.Layer<App.Stores, unknown>, never
     assert.deepStrictEqual(newestFirst, { ids: [...posted].reverse(), pages: 2 })
     assert.deepStrictEqual((yield* walk(call, `${comments}?visual_id=by_region&limit=1`, ada.token)).ids, [onVisual.comment_id, visualReply.comment_id])
     const firstPage = yield* call("GET", `${comments}?limit=2`, ada.token)
+    // Each author by their name in the directory, read once per page (decision 0024); the list is what a reader needs to draw a thread.
+    assert.deepStrictEqual(firstPage.body.data.map((c: any) => c.author.name), ["Ada Lovelace", "Bob"])
+    const document = (yield* call("GET", "/v1/openapi.json", ada.token)).body
+    const commentSchema = JSON.stringify(document).includes('"The author\'s name in the directory')
+    assert.isTrue(commentSchema, "the OpenAPI document describes author.name")
     // A cursor continues its own list only.
     const elsewhere = yield* call("GET", `${comments}?limit=2&visual_id=by_region&cursor=${encodeURIComponent(firstPage.body.page.next_cursor)}`, ada.token)
     assert.strictEqual(problemCode(elsewhere), "pagination/cursor-mismatch")
@@ -219,10 +224,16 @@ describe("comments", () => {
     it.live("on PostgreSQL, likewise", () => lifecycle(postgres).pipe(Effect.scoped), 180_000)
   }
 
-  it.live("share pages show the comments when the grant allows comment, and no comment section with view only", () =>
+  it.live("a member's view names the controls their grants give; share pages show the comments when the grant allows comment, and no comment section with view only", () =>
     Effect.gen(function*() {
-      const { ada, call, ok, reportId, server } = yield* setup(MemoryStores.layer)
+      const { ada, admin, bob, call, carol, ok, reportId, server } = yield* setup(MemoryStores.layer)
       const comments = `/v1/reports/${reportId}/comments`
+      // The member's view says which controls their grants give (rule 1 hides the rest): comment on the report or its workspace, not with view only.
+      const actions = (bearer: string) => Effect.map(call("GET", `/v1/reports/${reportId}/view`, bearer), (view) => view.body.actions)
+      assert.deepStrictEqual(yield* actions(ada.token), ["view", "comment"])
+      assert.deepStrictEqual(yield* actions(bob.token), ["view", "comment"])
+      assert.deepStrictEqual(yield* actions(carol.token), ["view"])
+      assert.deepStrictEqual(yield* actions(admin), ["view", "download", "comment"])
       const first = (yield* call("POST", comments, ada.token, { text: "Is <b>APAC</b> & EU right?" })).body
       yield* call("POST", comments, ada.token, { text: "Looking at the bars.", visual_id: "by_region" })
       yield* call("POST", comments, ada.token, { text: "Yes: both checked.", parent_id: first.comment_id })

@@ -4,14 +4,21 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { AuditLog, type Comment, CommentStore, Comments, Cursor, EventPublisher, Transactor } from "@analytics/core"
+import { AuditLog, type Comment, CommentStore, Comments, Cursor, EventPublisher, type Principal, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { accessServices, caller, captured, listRequest, respond, withoutTenant } from "./Handling.ts"
 
-/** A comment as the API shows it: as stored, without its tenant. */
-const commentJson = (comment: Comment.Comment) => withoutTenant(comment)
+/** A comment as the API shows it: as stored, without its tenant, its author named from `names`. */
+const commentJson = (names: ReadonlyMap<string, string>) => (comment: Comment.Comment) => ({
+  ...withoutTenant(comment),
+  author: { ...comment.author, name: names.get(comment.author.id) ?? null }
+})
+
+/** Comments as the API shows them, their authors' names read once each (decision 0024). */
+const named = (member: Principal.Member, comments: ReadonlyArray<Comment.Comment>) =>
+  Effect.map(Comments.authorNames(member.tenantId, comments), (names) => comments.map(commentJson(names)))
 
 /** `/v1/reports/{id}/comments` and `/v1/comments/{id}`: members read; holders of comment post; authors edit; authors and admins delete. */
 export const commentsLayer = HttpApiBuilder.group(Api, "comments", (handlers) =>
@@ -31,17 +38,19 @@ export const commentsLayer = HttpApiBuilder.group(Api, "comments", (handlers) =>
           const member = yield* caller("comments.list")
           const request = { ...(yield* listRequest(query)), sort: query.sort }
           const page = yield* run(Comments.list(member, params.id, { visualId: query.visual_id }, request))
-          return respond(endpoint, { data: page.data.map(commentJson), page: page.page })
+          return respond(endpoint, { data: yield* run(named(member, page.data)), page: page.page })
         }))
       .handle("create", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
           const member = yield* caller("comments.create")
-          return respond(endpoint, commentJson(yield* run(Comments.create(member, params.id, payload))))
+          const created = yield* run(Comments.create(member, params.id, payload))
+          return respond(endpoint, (yield* run(named(member, [created])))[0]!)
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
           const member = yield* caller("comments.update")
-          return respond(endpoint, commentJson(yield* run(Comments.update(member, params.id, payload))))
+          const updated = yield* run(Comments.update(member, params.id, payload))
+          return respond(endpoint, (yield* run(named(member, [updated])))[0]!)
         }))
       .handle("delete", ({ params }) =>
         Effect.gen(function*() {

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Problems } from "@analytics/api"
-import { Dashboards, DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, type Principal, Reports, ReportStore, ReportViews, WorkspaceStore } from "@analytics/core"
+import { Dashboards, DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, Policy, type Principal, Reports, ReportStore, ReportViews, WorkspaceStore } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Effect } from "effect"
@@ -69,7 +69,15 @@ export const memberViews = (tools: Effect.Success<typeof analyticsTools>) => Eff
       const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(MemberViews.report(member, reportId, values, chosen)))
       const { data } = yield* SharedReport.make(seen.view, { theme, locale, controls: seen.controls, values, draw: false })
       const pages = data.pages.map((page) => ({ ...page, visuals: page.visuals.map(asJson) }))
-      return { ...data, pages, watermark: seen.watermark } satisfies ViewerData.ReportData & { readonly watermark: string | null }
+      // The controls a view-only grant hides, asked of the one policy as the operations themselves ask it.
+      const may = (operation: "exports.export" | "comments.create") =>
+        run(Policy.onSubject(member, operation, reportId).pipe(
+          Effect.as(true),
+          Effect.catchTags({ Forbidden: () => Effect.succeed(false), ShareExpired: () => Effect.succeed(false), NotFound: () => Effect.succeed(false) })
+        ))
+      const [download, comment] = yield* Effect.all([may("exports.export"), may("comments.create")], { concurrency: 2 })
+      const actions = ["view" as const, ...(download ? ["download" as const] : []), ...(comment ? ["comment" as const] : [])]
+      return { ...data, pages, watermark: seen.watermark, actions } satisfies ViewerData.ReportData & { readonly watermark: string | null; readonly actions: ReadonlyArray<string> }
     })
 
   /** The dashboard as the member sees it: each tile's visual planned at its tile's size, as the shared dashboard's page plans it. */

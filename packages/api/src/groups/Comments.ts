@@ -12,6 +12,14 @@ import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
+/** Who wrote a comment: the actor, with their name in the directory so a thread reads without a lookup per author (decision 0024). */
+export const CommentAuthor = Schema.Struct({
+  ...AuditLog.Actor.fields,
+  name: Schema.NullOr(Schema.String).annotate({
+    description: "The author's name in the directory, as the list is read; null when the directory no longer knows them or the author is not a user"
+  })
+})
+
 /** A comment as the API shows it. */
 export const CommentJson = Schema.Struct({
   comment_id: Comment.CommentId,
@@ -19,7 +27,7 @@ export const CommentJson = Schema.Struct({
   workspace_id: Workspace.WorkspaceId,
   visual_id: Schema.NullOr(Schema.String).annotate({ description: "The visual whose thread it is in; null for the report's own thread" }),
   parent_id: Schema.NullOr(Comment.CommentId).annotate({ description: "The thread's first comment it replies to; null when it starts a thread" }),
-  author: AuditLog.Actor,
+  author: CommentAuthor,
   text: Schema.String.annotate({ description: "Empty once deleted" }),
   deleted: Schema.Boolean.annotate({ description: "Deleted while it had replies: kept, without its text, so its thread still reads" }),
   edited_at: Schema.NullOr(Schema.Date).annotate({ description: "When its author last changed the text; null if never" }),

@@ -28,6 +28,7 @@ import type * as SharedViews from "../sharing/SharedViews.ts"
 import type * as Subjects from "../sharing/Subjects.ts"
 import { Transactor } from "../platform/Transactor.ts"
 import type { UserId } from "../directory/User.ts"
+import type { TenantId } from "../tenancy/Tenant.ts"
 
 /** The comment does not fit its report: a visual it lacks, a parent that is not a thread's first comment. */
 export class CommentInvalid extends Data.TaggedError("CommentInvalid")<{
@@ -239,6 +240,29 @@ export const remove = (member: Member, commentId: string): Effect.Effect<void, N
         }))))
   })
 
+/**
+ * The directory's names of the users who wrote `comments`, each looked up
+ * once however many comments they wrote (a page of a thread is mostly a
+ * few people). A user the directory no longer knows, and an author that is
+ * not a user, has no entry: the caller says "a member".
+ */
+export const authorNames = (
+  tenantId: TenantId,
+  comments: ReadonlyArray<Comment>
+): Effect.Effect<ReadonlyMap<string, string>, StoreError, DirectoryStore> =>
+  Effect.gen(function*() {
+    const directory = yield* DirectoryStore
+    const names = new Map<string, string>()
+    const seen = new Set<string>()
+    for (const { author } of comments) {
+      if (author.type !== "user" || seen.has(author.id)) continue
+      seen.add(author.id)
+      const user = yield* directory.findUser(tenantId, author.id as UserId)
+      if (user !== undefined) names.set(author.id, user.name)
+    }
+    return names
+  })
+
 /** The most comments a share page shows. */
 export const sharedLimit = 200
 
@@ -266,13 +290,7 @@ export const shared = (
       after: undefined,
       createdAtOrBefore: endOfTime
     })
-    const directory = yield* DirectoryStore
-    const names = new Map<string, string>()
-    for (const row of rows.slice(0, sharedLimit)) {
-      const { id, type } = row.author
-      if (type !== "user" || names.has(id)) continue
-      names.set(id, (yield* directory.findUser(tenantId, id as UserId))?.name ?? "A member")
-    }
+    const names = yield* authorNames(tenantId, rows.slice(0, sharedLimit))
     return {
       comments: rows.slice(0, sharedLimit).map((comment) => ({ comment, authorName: names.get(comment.author.id) ?? "A member" })),
       more: rows.length > sharedLimit

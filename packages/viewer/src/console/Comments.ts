@@ -1,10 +1,14 @@
 /**
  * `<analytics-comments>`: a report's comments on its screen, oldest first
- * (a thread reads as a conversation; replies under the comment they answer),
- * a form to add one, and the signed-in author's own comments editable and
- * deletable. What the policy allows decides what shows: a member the
- * policy refuses the list (403) sees no panel at all rather than an error;
- * one who may read but not comment (403 on adding) is told so, once.
+ * (a thread reads as a conversation; replies indented under the comment they
+ * answer), each by its author's name (the API's `author.name`, decision
+ * 0024), a form to add one, **Reply** under each thread's first comment
+ * (one level of replies, decision 0019), and the signed-in author's own
+ * comments editable and deletable. What the policy allows decides what
+ * shows: a member the policy refuses the list (403) sees no panel at all
+ * rather than an error; one whose grant does not give `comment` (the
+ * view's `actions`) sees no form and no Reply; one refused on adding
+ * anyway (the grant just changed) is told so, once.
  *
  * @since 0.1.0
  */
@@ -19,7 +23,8 @@ export interface CommentJson {
   readonly comment_id: string
   readonly visual_id: string | null
   readonly parent_id: string | null
-  readonly author: { readonly type: string; readonly id: string }
+  /** `name` is the directory's, null when it no longer knows them (decision 0024). */
+  readonly author: { readonly type: string; readonly id: string; readonly name?: string | null }
   readonly text: string
   readonly deleted: boolean
   readonly edited_at: string | null
@@ -43,7 +48,10 @@ export class CommentsPanel extends LitElement {
     editing: { state: true },
     confirming: { state: true },
     problem: { state: true },
-    sending: { state: true }
+    sending: { state: true },
+    mayComment: { attribute: false },
+    replying: { state: true },
+    announcement: { state: true }
   }
 
   declare client: ApiClient
@@ -59,6 +67,12 @@ export class CommentsPanel extends LitElement {
   declare confirming: string | undefined
   declare problem: Problem | undefined
   declare sending: boolean
+  /** Whether the caller's grant gives `comment` (the report view's `actions`); undefined when not known, and the form shows. */
+  declare mayComment: boolean | undefined
+  /** The thread whose Reply form is open (its first comment's id). */
+  declare replying: string | undefined
+  /** What the polite live region says last: a comment or reply was posted. */
+  declare announcement: string
   private pager: Pager<CommentJson> | undefined
 
   constructor() {
@@ -67,6 +81,7 @@ export class CommentsPanel extends LitElement {
     this.mayAdd = true
     this.sending = false
     this.visuals = new Map()
+    this.announcement = ""
   }
 
   protected override createRenderRoot() {
@@ -88,6 +103,64 @@ export class CommentsPanel extends LitElement {
     return comment.author.type === "user" && comment.author.id === this.userId && !comment.deleted
   }
 
+  /** The author's name, "A member" when the directory no longer knows them. */
+  private nameOf(comment: CommentJson): string {
+    return comment.author.name ?? msg("comments.someone")
+  }
+
+  /** The author in words: their name, one's own marked so. */
+  private authorName(comment: CommentJson): string {
+    const name = this.nameOf(comment)
+    return comment.author.type === "user" && comment.author.id === this.userId ? msg("comments.byYou", { name }) : name
+  }
+
+  /** May post at all: the grant gives `comment` (when known) and no post was refused. */
+  private get posting(): boolean {
+    return this.mayAdd && this.mayComment !== false
+  }
+
+  /** Says `text` in the polite live region; cleared first so the same words are said again. */
+  private announce(text: string) {
+    this.announcement = ""
+    void this.updateComplete.then(() => (this.announcement = text))
+  }
+
+  private openReply(thread: CommentJson) {
+    this.replying = thread.comment_id
+    this.problem = undefined
+    this.focusOn(thread, "form.reply textarea")
+  }
+
+  private closeReply(thread: CommentJson) {
+    this.replying = undefined
+    this.focusOn(thread, "button.reply")
+  }
+
+  private async reply(event: SubmitEvent, thread: CommentJson) {
+    event.preventDefault()
+    const field = (event.target as HTMLFormElement).elements.namedItem("text") as HTMLTextAreaElement
+    if (field.value.trim() === "") return field.focus()
+    this.sending = true
+    this.problem = undefined
+    try {
+      const created = await this.client.post<CommentJson>(`v1/reports/${encodeURIComponent(this.reportId)}/comments`, {
+        text: field.value,
+        parent_id: thread.comment_id
+      })
+      this.pager!.items = [...this.pager!.items, created]
+      this.closeReply(thread)
+      this.announce(msg("comments.reply.posted", { name: this.nameOf(thread) }))
+    } catch (error) {
+      const problem = problemIn(error)
+      if (problem.status === 403 && problem.code !== "auth/csrf-failed") {
+        this.mayAdd = false
+        this.replying = undefined
+      } else this.problem = problem
+    } finally {
+      this.sending = false
+    }
+  }
+
   private async add(event: SubmitEvent) {
     event.preventDefault()
     const form = event.target as HTMLFormElement
@@ -99,6 +172,7 @@ export class CommentsPanel extends LitElement {
       const created = await this.client.post<CommentJson>(`v1/reports/${encodeURIComponent(this.reportId)}/comments`, { text: field.value })
       this.pager!.items = [...this.pager!.items, created]
       field.value = ""
+      this.announce(msg("comments.posted"))
     } catch (error) {
       const problem = problemIn(error)
       if (problem.status === 403 && problem.code !== "auth/csrf-failed") this.mayAdd = false
@@ -132,9 +206,13 @@ export class CommentsPanel extends LitElement {
     try {
       await this.client.delete(`v1/comments/${encodeURIComponent(comment.comment_id)}`)
       // One with replies stays as a tombstone, so its thread still reads; any other goes.
-      const replies = this.pager!.items.some((c) => c.parent_id === comment.comment_id)
+      const items = this.pager!.items
+      const replies = items.some((c) => c.parent_id === comment.comment_id)
+      // The last reply under a tombstone takes the tombstone with it, as the service does (decision 0019).
+      const parent = items.find((c) => c.comment_id === comment.parent_id)
+      const orphan = parent?.deleted === true && !items.some((c) => c.parent_id === parent.comment_id && c.comment_id !== comment.comment_id)
       if (replies) this.replace(comment, { ...comment, text: "", deleted: true })
-      else this.pager!.items = this.pager!.items.filter((c) => c.comment_id !== comment.comment_id)
+      else this.pager!.items = items.filter((c) => c.comment_id !== comment.comment_id && !(orphan && c.comment_id === parent.comment_id))
       this.confirming = undefined
       void this.updateComplete.then(() => this.querySelector<HTMLElement>("#comment-text")?.focus())
     } catch (error) {
@@ -152,16 +230,17 @@ export class CommentsPanel extends LitElement {
     void this.updateComplete.then(() => this.querySelector<HTMLElement>(`[data-comment="${comment.comment_id}"] ${selector}`)?.focus())
   }
 
-  private comment(comment: CommentJson, replies: ReadonlyArray<CommentJson>): TemplateResult {
+  private comment(comment: CommentJson, replies: ReadonlyArray<CommentJson>, first: boolean): TemplateResult {
     const mine = this.mine(comment)
+    const canReply = first && !comment.deleted && this.posting && this.editing !== comment.comment_id
     const visual = comment.visual_id === null ? undefined : this.visuals.get(comment.visual_id) ?? comment.visual_id
     return html`<li data-comment=${comment.comment_id}>
-      <p class="comment-meta"><strong>${mine ? msg("comments.you") : msg("comments.someone")}</strong>
+      <p class="comment-meta">${comment.deleted ? nothing : html`<strong>${this.authorName(comment)}</strong>`}
         ${visual === undefined ? nothing : html`<span>${msg("comments.on", { visual })}</span>`}
         <span class="muted">${when(comment.created_at)}${comment.edited_at === null ? nothing : html` · ${msg("comments.edited")}`}</span></p>
       ${
       comment.deleted
-        ? html`<p class="muted">${msg("comments.deleted")}</p>`
+        ? html`<p class="muted comment-text">${msg("comments.deleted")}</p>`
         : this.editing === comment.comment_id
         ? html`<form @submit=${(e: SubmitEvent) => void this.save(e, comment)}>
             <label>${msg("comments.edit.label")}<textarea name="text" rows="3" maxlength="4000" .value=${comment.text}></textarea></label>
@@ -174,7 +253,7 @@ export class CommentsPanel extends LitElement {
         : html`<p class="comment-text" id=${`comment-${comment.comment_id}`}>${comment.text}</p>`
     }
       ${
-      mine && this.editing !== comment.comment_id
+      (mine || canReply) && this.editing !== comment.comment_id
         ? this.confirming === comment.comment_id
           ? html`<div class="row" role="group" aria-label=${msg("comments.delete.confirm")}><span>${msg("comments.delete.confirm")}</span>
               <button type="button" class="danger" ?disabled=${this.sending} @click=${() => void this.deleteComment(comment)}>${msg("comments.delete.yes")}</button>
@@ -182,35 +261,62 @@ export class CommentsPanel extends LitElement {
             this.confirming = undefined
             this.focusOn(comment, ".delete")
           }}>${msg("comments.delete.no")}</button></div>`
-          : html`<div class="row"><button type="button" class="link edit" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
-            this.editing = comment.comment_id
-            this.focusOn(comment, "textarea")
-          }}>${msg("comments.edit")}</button>
+          : html`<div class="row">${
+            canReply
+              ? html`<button type="button" class="link reply" aria-expanded=${this.replying === comment.comment_id ? "true" : "false"}
+                aria-label=${msg("comments.reply.to", { name: this.nameOf(comment) })} @click=${() => this.openReply(comment)}>${msg("comments.reply")}</button>`
+              : nothing
+          }${
+            mine
+              ? html`<button type="button" class="link edit" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
+                this.editing = comment.comment_id
+                this.focusOn(comment, "textarea")
+              }}>${msg("comments.edit")}</button>
               <button type="button" class="link delete" aria-describedby=${`comment-${comment.comment_id}`} @click=${() => {
-            this.confirming = comment.comment_id
-            this.focusOn(comment, "button.danger")
-          }}>${msg("comments.delete")}</button></div>`
+                this.confirming = comment.comment_id
+                this.focusOn(comment, "button.danger")
+              }}>${msg("comments.delete")}</button>`
+              : nothing
+          }</div>`
         : nothing
     }
-      ${replies.length === 0 ? nothing : html`<ul class="replies">${replies.map((r) => this.comment(r, []))}</ul>`}
+      ${replies.length === 0 ? nothing : html`<ul class="replies">${replies.map((r) => this.comment(r, [], false))}</ul>`}
+      ${canReply && this.replying === comment.comment_id ? this.replyForm(comment) : nothing}
     </li>`
+  }
+
+  /** The inline form under a thread: focused when it opens; Escape or Cancel closes it and gives focus back to Reply. */
+  private replyForm(thread: CommentJson): TemplateResult {
+    const id = `reply-${thread.comment_id}`
+    return html`<form class="reply" @submit=${(e: SubmitEvent) => void this.reply(e, thread)} @keydown=${(e: KeyboardEvent) => {
+      if (e.key !== "Escape") return
+      e.preventDefault()
+      e.stopPropagation()
+      this.closeReply(thread)
+    }}>
+      <label for=${id}>${msg("comments.reply.label", { name: this.nameOf(thread) })}</label>
+      <textarea id=${id} name="text" rows="2" maxlength="4000"></textarea>
+      <div class="row"><button type="submit" ?disabled=${this.sending}>${msg("comments.reply.submit")}</button>
+        <button type="button" class="secondary" @click=${() => this.closeReply(thread)}>${msg("comments.cancel")}</button></div>
+    </form>`
   }
 
   override render() {
     const pager = this.pager
     if (pager === undefined || this.refused) return nothing
-    const items = pager.items
+    // A comment posted here may come again on a later page: each once.
+    const items = [...new Map(pager.items.map((c) => [c.comment_id, c] as const)).values()]
     const firsts = items.filter((c) => c.parent_id === null)
     const repliesOf = (id: string) => items.filter((c) => c.parent_id === id)
     return html`<section class="comments card" aria-labelledby="comments-title">
       <h2 id="comments-title">${msg("comments.title")}</h2>
       ${problemView(pager.problem, () => void pager.more())}
       ${pager.loaded && items.length === 0 ? html`<p class="muted">${msg("comments.empty")}</p>` : nothing}
-      ${firsts.length === 0 ? nothing : html`<ul class="comments-list">${firsts.map((c) => this.comment(c, repliesOf(c.comment_id)))}</ul>`}
+      ${firsts.length === 0 ? nothing : html`<ul class="comments-list">${firsts.map((c) => this.comment(c, repliesOf(c.comment_id), true))}</ul>`}
       ${pager.hasMore ? html`<p><button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => void pager.more()}>${msg("comments.more")}</button></p>` : nothing}
       ${problemView(this.problem)}
       ${
-      !pager.loaded ? nothing : this.mayAdd
+      !pager.loaded || this.mayComment === false ? nothing : this.mayAdd
         ? html`<form class="comment-add" @submit=${(e: SubmitEvent) => void this.add(e)}>
             <label for="comment-text">${msg("comments.add.label")}</label>
             <textarea id="comment-text" name="text" rows="3" maxlength="4000"></textarea>
@@ -218,6 +324,7 @@ export class CommentsPanel extends LitElement {
           </form>`
         : html`<p class="notice">${msg("comments.add.refused")}</p>`
     }
+      <p class="visually-hidden" role="status">${this.announcement}</p>
     </section>`
   }
 }

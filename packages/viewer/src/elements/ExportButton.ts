@@ -81,7 +81,8 @@ export class AnalyticsExportButton extends LitElement {
     invalid: { state: true },
     busy: { state: true },
     notice: { state: true },
-    file: { state: true }
+    file: { state: true },
+    waitLeft: { state: true }
   }
 
   static override styles = [modalStyles, css`
@@ -118,6 +119,9 @@ export class AnalyticsExportButton extends LitElement {
   declare busy: boolean
   declare notice: string | undefined
   declare file: { readonly url: string; readonly filename: string } | undefined
+  /** Seconds left before the export limit lets this person export again (its `Retry-After`); undefined when not waiting. */
+  declare waitLeft: number | undefined
+  private waiting: ReturnType<typeof setInterval> | undefined
 
   private polling: AbortController | undefined
   /** The dialog: focus in on its first control, back to the button on closing. */
@@ -178,6 +182,7 @@ export class AnalyticsExportButton extends LitElement {
   override disconnectedCallback() {
     super.disconnectedCallback()
     this.polling?.abort()
+    clearInterval(this.waiting)
   }
 
   private focusFirst() {
@@ -246,8 +251,33 @@ export class AnalyticsExportButton extends LitElement {
       this.busy = false
       this.phase = "form"
       const problem = problemIn(error)
-      this.fail(problem.code === "rate-limit/exports-exceeded" ? this.limitProblem(problem, retryAfter) : problem)
+      if (problem.code !== "rate-limit/exports-exceeded") return this.fail(problem)
+      this.fail(this.limitProblem(problem, retryAfter))
+      this.holdFor(Math.ceil(Number(retryAfter)))
     }
+  }
+
+  /**
+   * Holds the Export button for the limit's `Retry-After`, counting down on
+   * it, so a person is not refused again for pressing early; when the wait
+   * is over, the refusal gives way to a notice (a live region) that they may
+   * export again.
+   */
+  private holdFor(seconds: number) {
+    clearInterval(this.waiting)
+    if (!Number.isFinite(seconds) || seconds <= 0) return
+    const until = Date.now() + seconds * 1000
+    this.waitLeft = seconds
+    this.waiting = setInterval(() => {
+      const left = Math.ceil((until - Date.now()) / 1000)
+      if (left > 0) return void (this.waitLeft = left)
+      clearInterval(this.waiting)
+      this.waitLeft = undefined
+      if (this.problem?.code === "rate-limit/exports-exceeded") {
+        this.problem = undefined
+        this.notice = msg("export.limit.over")
+      }
+    }, 250)
   }
 
   /** The UI's export class in words: 30 a minute per person, and how long to wait. */
@@ -350,7 +380,9 @@ export class AnalyticsExportButton extends LitElement {
       </fieldset>` : nothing}
       ${this.renderFilters()}
       ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}
-      <div class="row"><button type="submit" ?disabled=${this.busy || report === undefined}>${this.busy ? msg("export.starting") : msg("export.start")}</button></div>
+      <div class="row"><button type="submit" ?disabled=${this.busy || report === undefined || this.waitLeft !== undefined}>${
+      this.busy ? msg("export.starting") : this.waitLeft !== undefined ? msg("export.limit.again", { seconds: this.waitLeft }) : msg("export.start")
+    }</button></div>
     </form>`
   }
 

@@ -120,6 +120,16 @@ export const en = {
   "comments.delete.yes": "Delete it",
   "comments.delete.no": "Keep it",
   "comments.more": "More comments",
+  // Threads
+  "comments.byYou": "{name} (you)",
+  "comments.posted": "Your comment was posted.",
+  "comments.reply": "Reply",
+  "comments.reply.to": "Reply to {name}",
+  "comments.reply.label": "Your reply to {name}",
+  "comments.reply.submit": "Post reply",
+  "comments.reply.posted": "Your reply to {name} was posted.",
+  "export.limit.again": "Export again in {seconds} s",
+  "export.limit.over": "The wait is over: you can export again.",
 
   "notFound.title": "Nothing here",
   "notFound.detail": "This address does not match any page of the console.",

@@ -98,6 +98,9 @@ section.comments { margin-top: 32px; }
 .comment-text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 4px; }
 .comments .row { gap: 8px 16px; }
 .comments button.link { font-size: 0.9rem; }
+.replies > li + li { margin-top: 12px; }
+.comments form.reply { margin: 8px 0 0 20px; padding-left: 12px; border-left: 3px solid var(--analytics-border); }
+.comments form.reply textarea { width: 100%; box-sizing: border-box; }
 button.danger { background: var(--analytics-danger); border-color: var(--analytics-danger); color: var(--analytics-bg); }
 @media (max-width: 760px) {
   .tiles { display: flex; flex-direction: column; }

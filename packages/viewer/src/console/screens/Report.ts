@@ -39,7 +39,8 @@ export const viewProblem = (problem: Problem, what: "report" | "dashboard"): Pro
 export class ReportScreen extends Screen {
   static override followsQuery = true
 
-  private data: ReportData | undefined
+  /** The view, with what the caller may do on the report (`actions`: a view-only grant hides the comment controls). */
+  private data: (ReportData & { readonly actions?: ReadonlyArray<string> }) | undefined
   private problem: Problem | undefined
   private workspace: string | undefined
   private src = ""
@@ -70,7 +71,7 @@ export class ReportScreen extends Screen {
     this.data = undefined
     this.requestUpdate()
     try {
-      this.data = await this.context.client.get<ReportData>(this.src)
+      this.data = await this.context.client.get<ReportData & { readonly actions?: ReadonlyArray<string> }>(this.src)
     } catch (error) {
       this.problem = viewProblem(problemIn(error), "report")
     }
@@ -81,13 +82,14 @@ export class ReportScreen extends Screen {
     return `w/${encodeURIComponent(this.workspaceId)}/reports/${encodeURIComponent(this.reportId)}`
   }
 
-  /** The report's actions, in the header beside its name: Share and Export (each its own chunk), the export with the filters shown. */
+  /** The report's actions, in the header beside its name: Share and Export (each its own chunk, Export only with download), the export with the filters shown. */
   protected actions(data: ReportData): TemplateResult | typeof nothing {
     const { report_id, name } = data.report
     const client = this.context.client
     return html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name })}
       @click=${() => void openShare("report", report_id, { client, name })}>${msg("share.open")}</button>${
-      exportButton(report_id, { client, name, filters: data.filter_values ?? {} })
+      // A grant without download hides the export (rule 1); a view without `actions` (an older service) shows it.
+      this.data?.actions?.includes("download") === false ? nothing : exportButton(report_id, { client, name, filters: data.filter_values ?? {} })
     }`
   }
 
@@ -115,6 +117,7 @@ export class ReportScreen extends Screen {
         ${data.pages.length === 0 ? html`<div class="state"><p>${msg("report.noPages")}</p></div>` : html`<report-viewer linked
           .src=${this.src} .data=${data} .fetcher=${(url: URL) => this.context.client.get<ReportData>(url.href)}></report-viewer>`}
         <analytics-comments .client=${this.context.client} .reportId=${this.reportId} .userId=${currentSession()?.user.user_id}
+          .mayComment=${data.actions === undefined ? undefined : data.actions.includes("comment")}
           .visuals=${new Map(data.pages.flatMap((p) => p.visuals.map((v) => [v.id, v.title ?? v.id] as const)))}></analytics-comments>`}
     `
   }
