@@ -103,7 +103,6 @@ export const en = {
   "dashboard.empty": "This dashboard has no tiles yet.",
   "comments.title": "Comments",
   "comments.empty": "No comments yet.",
-  "comments.you": "You",
   "comments.someone": "A member",
   "comments.on": "on {visual}",
   "comments.edited": "edited",
