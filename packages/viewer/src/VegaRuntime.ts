@@ -55,6 +55,8 @@ export const draw = async (
     tooltip: tooltip.call
   })
   view.data("rows", normalise(rows))
+  // The spec's white suits a white page; in the page the chart takes its card's colour (light or dark), its text the theme's (ViewerStyles).
+  view.background("transparent")
   view.width(width)
   await view.runAsync()
   return view

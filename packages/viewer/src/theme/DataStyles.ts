@@ -11,7 +11,7 @@ import { adoptScreenStyles } from "./ViewerStyles.ts"
 
 /** The stylesheet's text. */
 export const css = `
-select { font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; max-width: 100%; }
+select { font: inherit; font-weight: 400; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; max-width: 100%; }
 .answer-text { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 1.05rem; min-height: 1.5em; }
 .answer .cursor { color: var(--analytics-primary); margin-left: 2px; }
 .answer-chart { margin: 8px 0; }

@@ -72,6 +72,7 @@ form { display: grid; gap: 12px; }
 label { font-weight: 600; display: grid; gap: 4px; }
 .hint { font-weight: 400; font-size: 0.9rem; color: var(--analytics-muted); }
 input, textarea, select { font: inherit; font-weight: 400; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; }
+select { min-height: calc(1.5em + 18px); }
 input[type="checkbox"], input[type="radio"] { width: auto; }
 fieldset { border: 1px solid var(--analytics-border); border-radius: var(--analytics-radius); padding: 8px 16px 12px; margin: 0; min-width: 0; }
 legend { font-weight: 600; padding: 0 4px; }

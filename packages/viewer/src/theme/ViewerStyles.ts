@@ -20,6 +20,12 @@ visual-card h3 { margin: 0 0 10px; font-size: 0.95rem; }
 visual-card figure { margin: 0; }
 .chart { min-height: 120px; }
 .chart svg { display: block; max-width: 100%; height: auto; }
+/* The spec's colours suit a white page (packages/charts' theme); on the card the chart's text and lines take the theme's, light or dark. */
+vega-chart .role-axis-label text, vega-chart .role-legend-label text { fill: var(--analytics-muted, #4b5563); }
+vega-chart .role-axis-title text, vega-chart .role-legend-title text, vega-chart .role-title-text text, vega-chart .mark-text.role-mark text { fill: var(--analytics-fg, #111827); }
+vega-chart .role-axis-domain line, vega-chart .role-axis-tick line { stroke: var(--analytics-muted, #888888); }
+vega-chart .role-axis-grid line { stroke: var(--analytics-border, #dddddd); }
+vega-chart .mark-arc path { stroke: var(--analytics-bg, #ffffff); }
 .chart[aria-busy="true"]::before { content: attr(data-drawing); display: block; padding: 48px 0; text-align: center; color: var(--analytics-muted); }
 .kpi { font-size: 2rem; font-weight: 600; color: var(--analytics-primary); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .table-scroll { overflow-x: auto; max-width: 100%; }
@@ -43,7 +49,7 @@ report-viewer .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-i
 .filter.range { display: block; }
 .filter.range legend { margin-bottom: 4px; }
 .filter.range input { width: 10em; }
-.filter select, .filter input { font: inherit; min-height: 36px; padding: 6px 8px; border: 1px solid var(--analytics-muted); border-radius: 6px; background: var(--analytics-bg); color: var(--analytics-fg); min-width: 9em; max-width: 100%; }
+.filter select, .filter input { font: inherit; box-sizing: border-box; height: 40px; min-height: 0; padding: 6px 8px; border: 1px solid var(--analytics-muted); border-radius: 6px; background: var(--analytics-bg); color: var(--analytics-fg); min-width: 9em; max-width: 100%; }
 .filter.locked small { font-size: 0.8rem; color: var(--analytics-muted); }
 .filters .reset { font: inherit; font-weight: 400; padding: 6px 12px; border: 1px solid var(--analytics-muted); border-radius: 6px; background: var(--analytics-bg); color: var(--analytics-fg); cursor: pointer; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
@@ -85,7 +91,7 @@ main:has(> analytics-report-screen, > analytics-dashboard-screen) { max-width: 1
 .crumbs [aria-current="page"] { color: var(--analytics-muted); }
 .screen-head { display: flex; flex-wrap: wrap; align-items: flex-start; justify-content: space-between; gap: 8px 16px; }
 .screen-head h1 { margin-bottom: 8px; min-width: 0; overflow-wrap: anywhere; }
-.screen-head .actions { display: flex; gap: 8px; flex-wrap: wrap; }
+.screen-head .actions { display: flex; gap: 8px; flex-wrap: wrap; margin-bottom: 8px; }
 .screen-head .actions:empty { display: none; }
 .tiles { display: grid; grid-template-columns: repeat(24, minmax(0, 1fr)); grid-auto-rows: minmax(48px, auto); gap: 12px; }
 .tiles > visual-card { grid-column: var(--x) / span var(--w); grid-row: var(--y) / span var(--h); }

@@ -42,8 +42,11 @@ export const adoptAdminStyles = (): void => {
   const sheet = new CSSStyleSheet()
   sheet.replaceSync(`
 select { width: 100%; font: inherit; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; }
-form.filters { grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); align-items: start; margin-bottom: 20px; }
+form.filters { grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); align-items: end; margin-bottom: 20px; }
 form.filters > .row { grid-column: 1 / -1; }
+/* The action's choices read "changed the sharing of (grant.updated)" (about 380 px): a line of its own, or beside the others when there is room. */
+form.filters > label:first-child { grid-column: 1 / -1; }
+@media (min-width: 960px) { form.filters { grid-template-columns: 5fr 2fr 2fr 2fr; } form.filters > label:first-child { grid-column: auto; } }
 ul.tabs-nav { list-style: none; padding: 0; margin: 0 0 20px; border-bottom: 1px solid var(--analytics-border); gap: 4px 20px; }
 ul.tabs-nav a { display: inline-block; padding: 8px 2px; text-decoration: none; border-bottom: 3px solid transparent; }
 ul.tabs-nav a[aria-current="page"] { border-bottom-color: var(--analytics-primary); font-weight: 600; color: var(--analytics-fg); }
