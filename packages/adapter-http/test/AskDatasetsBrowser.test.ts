@@ -211,7 +211,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("Ask and datasets in th
           await page.waitForFunction(() => document.querySelector("analytics-ask button[type=submit]:not([disabled])") !== null)
         }
         await alert.waitFor({ timeout: 5_000 })
-        assert.match(await alert.innerText(), /Too many questions for now[\s\S]*Wait \d+ seconds, then try again\./)
+        assert.match(await alert.innerText(), /Too many questions for now[\s\S]*Wait (\d+ seconds|a second), then try again\./)
         assert.deepStrictEqual(await Axe.serious(page), [], "ask refused")
         await shoot(page, "ask-limited-1280")
         assert.deepStrictEqual(seen.errors([429]).filter((e) => !/\/v1\/ai\/ask net::ERR_ABORTED$/.test(e)), [], "console errors when refused")

@@ -76,6 +76,7 @@ describe("the console's API client", () => {
       json(401, { title: "Unauthorized", status: 401, code: "auth/unauthenticated", detail: "Your session ended" }),
       json(401, { title: "Unauthorized", status: 401, code: "auth/sign-in-link-invalid", detail: "Ask for a new link" }),
       json(429, { title: "Too many requests", status: 429, code: "rate-limit/exceeded" }, { "retry-after": "7" }),
+      json(429, { title: "Too many requests", status: 429, code: "rate-limit/exceeded" }, { "retry-after": "1" }),
       json(403, { title: "Forbidden", status: 403, code: "auth/csrf-failed", detail: "Reload the page and try again" }),
       new TypeError("Failed to fetch")
     ])
@@ -88,6 +89,7 @@ describe("the console's API client", () => {
     assert.strictEqual(spent.detail, "Ask for a new link")
     assert.deepStrictEqual(told, ["auth/unauthenticated"], "an expected 401 (signing in) does not send the person to sign-in")
     assert.strictEqual((await problem(client.get("v1/workspaces"))).action, "Wait 7 seconds, then try again.")
+    assert.strictEqual((await problem(client.get("v1/workspaces"))).action, "Wait a second, then try again.")
     assert.strictEqual((await problem(client.post("v1/workspaces", {}))).action, en["problem.action.reload"])
     const offline = await problem(client.get("v1/workspaces"))
     assert.deepStrictEqual([offline.code, offline.title, offline.action], ["network", en["problem.network"], en["problem.action.connection"]])

@@ -55,7 +55,8 @@ const actionOf = (status: number, code: string, retryAfter: string | null): stri
   if (status === 404) return msg("problem.action.checkAddress")
   if (status === 429) {
     const seconds = Number(retryAfter)
-    return Number.isFinite(seconds) && seconds > 0 ? msg("problem.action.wait", { seconds: Math.ceil(seconds) }) : msg("problem.action.waitBit")
+    if (!Number.isFinite(seconds) || seconds <= 0) return msg("problem.action.waitBit")
+    return Math.ceil(seconds) === 1 ? msg("problem.action.waitOne") : msg("problem.action.wait", { seconds: Math.ceil(seconds) })
   }
   if (status >= 500) return msg("problem.action.later")
   return msg("problem.action.fix")

@@ -286,7 +286,7 @@ export class AnalyticsExportButton extends LitElement {
     return {
       ...problem,
       title: msg("export.limit.title"),
-      action: Number.isFinite(seconds) && seconds > 0 ? msg("export.limit.wait", { seconds }) : msg("export.limit.waitBit")
+      action: !Number.isFinite(seconds) || seconds <= 0 ? msg("export.limit.waitBit") : seconds === 1 ? msg("export.limit.waitOne") : msg("export.limit.wait", { seconds })
     }
   }
 

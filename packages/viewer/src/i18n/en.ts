@@ -41,6 +41,7 @@ export const en = {
   "problem.action.checkAddress": "Check the address, or go back to the workspaces.",
   "problem.action.fix": "Correct what is marked and send it again.",
   "problem.action.wait": "Wait {seconds} seconds, then try again.",
+  "problem.action.waitOne": "Wait a second, then try again.",
   "problem.action.waitBit": "Wait a moment, then try again.",
   "problem.action.later": "Try again in a moment; if it keeps happening, tell your administrator.",
   "problem.retry": "Try again",
@@ -380,6 +381,7 @@ export const en = {
   "export.needVisual": "Choose a visual.",
   "export.limit.title": "Export limit reached",
   "export.limit.wait": "30 exports a minute per person: wait {seconds} seconds, then export again.",
+  "export.limit.waitOne": "30 exports a minute per person: wait a second, then export again.",
   "export.limit.waitBit": "30 exports a minute per person: wait a moment, then export again.",
 
   "schedules.open": "Scheduled exports",
