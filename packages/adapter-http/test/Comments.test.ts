@@ -233,7 +233,11 @@ describe("comments", () => {
       assert.deepStrictEqual(yield* actions(ada.token), ["view", "comment"])
       assert.deepStrictEqual(yield* actions(bob.token), ["view", "comment"])
       assert.deepStrictEqual(yield* actions(carol.token), ["view"])
-      assert.deepStrictEqual(yield* actions(admin), ["view", "download", "comment"])
+      assert.deepStrictEqual(yield* actions(admin), ["view", "download", "comment", "share"])
+      // A grant with share offers Share (the dialog), and nothing else it does not give.
+      const sharing = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: carol.id, actions: ["view", "share"] })
+      assert.deepStrictEqual(yield* actions(carol.token), ["view", "share"])
+      yield* ok("DELETE", `/v1/sharing/grants/${sharing.grant_id}`)
       const first = (yield* call("POST", comments, ada.token, { text: "Is <b>APAC</b> & EU right?" })).body
       yield* call("POST", comments, ada.token, { text: "Looking at the bars.", visual_id: "by_region" })
       yield* call("POST", comments, ada.token, { text: "Yes: both checked.", parent_id: first.comment_id })

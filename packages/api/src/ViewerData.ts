@@ -76,8 +76,8 @@ export const ReportViewJson = Schema.Struct({
   watermark: Schema.NullOr(Schema.String).annotate({
     description: "The text to tile over the view (the caller's address) when their grant is watermarked; null otherwise"
   }),
-  actions: Schema.Array(Schema.Literals(["view", "download", "comment"])).annotate({
-    description: "What the caller may do on the report now, as the policy decides: always view; download (export) and comment when a grant gives them " +
+  actions: Schema.Array(Schema.Literals(["view", "download", "comment", "share"])).annotate({
+    description: "What the caller may do on the report now, as the policy decides: always view; download (export), comment and share when a grant gives them " +
       "(tenant admins always). A client hides the controls a grant with only view does not give (decision 0024)."
   })
 })

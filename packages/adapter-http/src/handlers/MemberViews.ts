@@ -70,13 +70,18 @@ export const memberViews = (tools: Effect.Success<typeof analyticsTools>) => Eff
       const { data } = yield* SharedReport.make(seen.view, { theme, locale, controls: seen.controls, values, draw: false })
       const pages = data.pages.map((page) => ({ ...page, visuals: page.visuals.map(asJson) }))
       // The controls a view-only grant hides, asked of the one policy as the operations themselves ask it.
-      const may = (operation: "exports.export" | "comments.create") =>
+      const may = (operation: "exports.export" | "comments.create" | "sharing.create") =>
         run(Policy.onSubject(member, operation, reportId).pipe(
           Effect.as(true),
           Effect.catchTags({ Forbidden: () => Effect.succeed(false), ShareExpired: () => Effect.succeed(false), NotFound: () => Effect.succeed(false) })
         ))
-      const [download, comment] = yield* Effect.all([may("exports.export"), may("comments.create")], { concurrency: 2 })
-      const actions = ["view" as const, ...(download ? ["download" as const] : []), ...(comment ? ["comment" as const] : [])]
+      const [download, comment, share] = yield* Effect.all([may("exports.export"), may("comments.create"), may("sharing.create")], { concurrency: 3 })
+      const actions = [
+        "view" as const,
+        ...(download ? ["download" as const] : []),
+        ...(comment ? ["comment" as const] : []),
+        ...(share ? ["share" as const] : [])
+      ]
       return { ...data, pages, watermark: seen.watermark, actions } satisfies ViewerData.ReportData & { readonly watermark: string | null; readonly actions: ReadonlyArray<string> }
     })
 

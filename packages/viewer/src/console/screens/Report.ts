@@ -86,11 +86,14 @@ export class ReportScreen extends Screen {
   protected actions(data: ReportData): TemplateResult | typeof nothing {
     const { report_id, name } = data.report
     const client = this.context.client
-    return html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name })}
-      @click=${() => void openShare("report", report_id, { client, name })}>${msg("share.open")}</button>${
-      // A grant without download hides the export (rule 1); a view without `actions` (an older service) shows it.
-      this.data?.actions?.includes("download") === false ? nothing : exportButton(report_id, { client, name, filters: data.filter_values ?? {} })
-    }`
+    // A grant without share or download hides that control (rule 1); a view without `actions` (an older service) shows both.
+    const may = (action: string) => this.data?.actions?.includes(action) !== false
+    return html`${
+      may("share")
+        ? html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name })}
+      @click=${() => void openShare("report", report_id, { client, name })}>${msg("share.open")}</button>`
+        : nothing
+    }${may("download") ? exportButton(report_id, { client, name, filters: data.filter_values ?? {} }) : nothing}`
   }
 
   /** A refused or failed view: in words, with the way out that fits. */

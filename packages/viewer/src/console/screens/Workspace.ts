@@ -1,9 +1,9 @@
 /**
  * A workspace's screen (`/w/{workspace_id}`): its reports and dashboards,
- * each a link to its own screen with a "Share" button (the share dialog),
- * reports also an "Export" button (`<analytics-export-button>`), a page at
- * a time; for tenant admins, links to the workspace's public links and
- * scheduled exports. Its name as the link that led here gave it, else (a
+ * each a link to its own screen, a page at a time; for tenant admins, each
+ * with a "Share" button (the share dialog), reports also an "Export" button
+ * (`<analytics-export-button>`), and links to the workspace's datasets,
+ * public links and scheduled exports. Its name as the link that led here gave it, else (a
  * deep link) as `GET /v1/workspaces/{id}` says.
  *
  * @since 0.1.0
@@ -94,17 +94,19 @@ export class WorkspaceScreen extends Screen {
     const title = this.name ?? msg("workspace.title")
     if (settled(reports) && settled(dashboards) && this.name !== null) this.ready(title)
     const base = `w/${encodeURIComponent(this.workspaceId)}`
+    // A member's grants differ report by report: their Share and Export are on the report's screen, which knows them (its view's actions).
+    const admin = isAdmin(currentSession())
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>
       <p class="row">${featureOn(this.context.boot, "ask") ? html`<a href="${base}/ask">${msg("ask.open")}</a>` : nothing}${
-        isAdmin(currentSession())
+        admin
           ? html`<a href="${base}/datasets">${msg("datasets.open")}</a><a href="${base}/schedules">${msg("schedules.open")}</a><a href="${base}/links">${msg("links.open")}</a>`
           : nothing
       }</p>
-      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, (r) => ["report", r.report_id],
+      ${this.section("reports", msg("workspace.reports"), msg("workspace.reports.empty"), reports, (r) => `${base}/reports/${encodeURIComponent(r.report_id)}`, admin ? (r) => ["report", r.report_id] : undefined,
         (r) => exportButton(r.report_id, { client: this.context.client, name: r.name }))}
-      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, (d) => ["dashboard", d.dashboard_id])}
+      ${this.section("dashboards", msg("workspace.dashboards"), msg("workspace.dashboards.empty"), dashboards, (d) => `${base}/dashboards/${encodeURIComponent(d.dashboard_id)}`, admin ? (d) => ["dashboard", d.dashboard_id] : undefined)}
     `
   }
 }
