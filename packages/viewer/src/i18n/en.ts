@@ -42,6 +42,8 @@ export const en = {
   "signIn.embedded": "Sign in through {name} to continue.",
   "signIn.embedded.link": "Go to sign-in",
   "signIn.off": "Sign-in to the console is turned off here. Use the API with a token instead.",
+  // Server gaps
+  "webhook.attempt.answer": "What the receiver answered",
 
   "invitation.title": "Accept your invitation",
   "invitation.intro": "Choose the name others see, then you are signed in.",
