@@ -34,6 +34,7 @@ describe("the console's shell", () => {
         expect(response.status, path).toBe(200)
         expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8")
         expect(response.headers.get("cache-control")).toBe("no-cache")
+        expect(response.headers.get("vary")).toBe("Cookie")
         expect(response.headers.get("referrer-policy")).toBe("no-referrer")
         expect(html, path).toBe(pages[0]!.html)
       }
@@ -52,7 +53,7 @@ describe("the console's shell", () => {
       for (const tag of html.match(/<script\b[^>]*>/g)!) expect(tag).toMatch(/type="module" src=|type="application\/json"/)
       expect(html).not.toMatch(/\sstyle=|<style/)
       const publicConfig = await (await api.handler(new Request("http://x/api/config/public"))).json()
-      expect(bootOf(html)).toEqual({ ...publicConfig, console: { sign_in: "link", sign_in_url: null } })
+      expect(bootOf(html)).toEqual({ ...publicConfig, console: { sign_in: "link", sign_in_url: null }, session: null })
       expect(bootOf(html).features).toEqual({ ask: false })
     } finally {
       await api.dispose()
@@ -79,6 +80,60 @@ describe("the console's shell", () => {
       expect(script.status).toBe(200)
       expect(script.headers.get("cache-control")).toContain("immutable")
       expect((await api.handler(new Request("http://x/w/ws_1"))).status).toBe(404)
+    } finally {
+      await api.dispose()
+    }
+  })
+
+  it("inlines who is signed in: for a session cookie what GET /api/session answers (its CSRF token too), never cached; null without or for an ended one", async () => {
+    const api = App.webHandler({ stores: MemoryStores.layer, publicBaseUrl: "http://x", viewerAssets: assets, operatorToken: "op-token" })
+    const call = (method: string, path: string, init: { token?: string; cookie?: string; csrf?: string; body?: unknown } = {}) =>
+      api.handler(new Request(`http://x${path}`, {
+        method,
+        headers: {
+          ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
+          ...(init.cookie === undefined ? {} : { cookie: `analytics_session=${init.cookie}` }),
+          ...(init.csrf === undefined ? {} : { "x-csrf-token": init.csrf }),
+          ...(init.body === undefined ? {} : { "content-type": "application/json" })
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
+      }))
+    try {
+      // A name that would end the script element, or a JavaScript string, if the JSON were not escaped.
+      const name = "Acme </script><script>alert(1)</script> \u2028 & <!--"
+      const provisioned = await call("POST", "/v1/tenants", { token: "op-token", body: { name, plan: "growth" } })
+      expect(provisioned.status).toBe(201)
+      const { token } = await provisioned.json()
+      const signedIn = await call("POST", "/api/session/token", { body: { api_token: token } })
+      expect(signedIn.status).toBe(200)
+      const cookie = /analytics_session=([^;]+)/.exec(signedIn.headers.getSetCookie().join("\n"))![1]!
+      const current = await call("GET", "/api/session", { cookie })
+      expect(current.status).toBe(200)
+      const session = await current.json()
+      expect(session.tenant.name).toBe(name)
+
+      for (const path of ["/", "/w/ws_1", "/sign-in"]) {
+        const page = await call("GET", path, { cookie })
+        expect(page.status).toBe(200)
+        expect(page.headers.get("cache-control")).toBe("no-store")
+        expect(page.headers.get("vary")).toBe("Cookie")
+        expect(page.headers.get("content-security-policy")).toContain("script-src 'self';")
+        const html = await page.text()
+        expect(html).not.toContain("</script><script>alert")
+        expect(html).not.toContain("\u2028")
+        expect(html).not.toContain("<!--")
+        expect(bootOf(html).session).toEqual(session)
+        expect(bootOf(html).session.csrf_token).toBe(session.csrf_token)
+      }
+
+      // Signed out, with a cookie that names no session, and a bearer token (no console session): null, revalidated.
+      for (const init of [{}, { cookie: "x".repeat(43) }, { token }]) {
+        const page = await call("GET", "/", init)
+        expect(page.headers.get("cache-control"), JSON.stringify(init)).toBe("no-cache")
+        expect(bootOf(await page.text()).session, JSON.stringify(init)).toBeNull()
+      }
+      expect((await call("DELETE", "/api/session", { cookie, csrf: session.csrf_token })).status).toBe(204)
+      expect(bootOf(await (await call("GET", "/", { cookie })).text()).session).toBeNull()
     } finally {
       await api.dispose()
     }

@@ -182,7 +182,7 @@ describe("webhooks API", () => {
     Effect.gen(function*() {
       const { mail, receiver, server } = yield* setup
       const { token } = yield* server.tenant("scale")
-      receiver.answer({ status: 410 })
+      receiver.answer({ status: 410, headers: { "content-type": "application/json" }, body: "{\"error\":\"this endpoint is retired\"}" })
       const hook = yield* register(server, token, { url: receiver.url(), events: ["alert.fire"] })
       const sent = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/test`, { token, body: { type: "alert.fire" } })
       const path = `/v1/webhooks/${hook.webhook_id}/deliveries`
@@ -201,6 +201,8 @@ describe("webhooks API", () => {
       assert.strictEqual(again.body.status, "pending")
       const [done] = yield* deliveriesUntil(server, token, path, ([d]) => d?.status === "succeeded")
       assert.deepStrictEqual(done.attempts.map((a: any) => a.status_code), [410, 200])
+      // Each attempt carries the receiver's answer: its status and the start of its body (none when it sent none).
+      assert.deepStrictEqual(done.attempts.map((a: any) => a.response_excerpt), ["{\"error\":\"this endpoint is retired\"}", null])
       const [first, second] = receiver.received
       assert.strictEqual(JSON.parse(first.body).id, JSON.parse(second.body).id)
       assert.strictEqual(first.headers["x-service-delivery"], second.headers["x-service-delivery"])

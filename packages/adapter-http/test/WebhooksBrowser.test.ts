@@ -200,7 +200,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await row.getByText("Enabled", { exact: true }).waitFor()
 
         // The receiver says it is gone (410): the webhook is disabled after failures, with the reason in words.
-        receiver.answer({ status: 410 })
+        receiver.answer({ status: 410, headers: { "content-type": "application/json" }, body: "{\"error\":\"gone\",\"detail\":\"This endpoint was retired on 1 November; use /v2/hooks.\"}" })
         await row.getByRole("button", { name: `Send test event: ${receiver.url()}` }).click()
         await receiver.waitFor(3)
         for (let i = 0; i < 40 && !(await row.innerText()).includes("Disabled after failures"); i++) {
@@ -228,6 +228,13 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         const failed = page.locator("li.delivery").first()
         await failed.getByText("Failed", { exact: true }).waitFor()
         assert.include(await failed.locator("ol.attempts > li").first().innerText(), "HTTP 410")
+        // The receiver's answer, as it came (its start), with the attempt.
+        const answered = failed.locator("ol.attempts > li").first()
+        await answered.getByText("What the receiver answered").click()
+        assert.include(await answered.locator("details.answer pre").innerText(), "This endpoint was retired on 1 November")
+        assert.deepStrictEqual(await Axe.serious(page), [], "an attempt's answer")
+        await shoot(page, "webhook-answer-1280")
+        const answeredAt = page.url()
         const deliveries = (count: number) => page.waitForFunction((n) => document.querySelectorAll("li.delivery").length === n, count)
         await deliveries(2)
         await page.getByLabel("Show").selectOption("failed")
@@ -265,6 +272,14 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         assert.isAtMost(await overflow(small), 0, "the webhook fits 390 px")
         assert.deepStrictEqual(await Axe.serious(small), [], "webhook at 390 px")
         await shoot(small, "webhook-390")
+        // The receiver's answer to the failed attempt, opened at 390 px: it wraps within the screen.
+        await small.goto(answeredAt)
+        const smallAnswer = small.locator("li.delivery details.answer").first()
+        await smallAnswer.locator("summary").click()
+        assert.include(await smallAnswer.locator("pre").innerText(), "use /v2/hooks")
+        assert.isAtMost(await overflow(small), 0, "the answer fits 390 px")
+        assert.deepStrictEqual(await Axe.serious(small), [], "an attempt's answer at 390 px")
+        await shoot(small, "webhook-answer-390")
         assert.deepStrictEqual(smallErrors, [])
         await narrow.close()
 

@@ -44,11 +44,13 @@ export const make = Effect.sync(() => {
     endForUser: (tenantId, userId, now) =>
       write(() => {
         const undos: Array<() => void> = []
+        const ended: Array<Session.Session> = []
         for (const session of sessions.values()) {
           if (session.tenant_id !== tenantId || session.user_id !== userId || session.ended_at !== null) continue
+          ended.push(session)
           undos.push(set(sessions, session.session_id, { ...session, ended_at: now }))
         }
-        return [undos.length, () => undos.reverse().forEach((undo) => undo())]
+        return [ended, () => undos.reverse().forEach((undo) => undo())]
       }),
     insertLink: (link) => write(() => [undefined, set(links, link.token_hash, link)]),
     useLink: (tokenHash, now) =>

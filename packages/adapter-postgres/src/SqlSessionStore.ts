@@ -71,10 +71,11 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       )
     },
     endForUser: (tenantId, userId, now) => {
-      if (!isId(tenantId)) return Effect.succeed(0)
-      return sql`UPDATE sessions SET ended_at = ${now}
-        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND ended_at IS NULL RETURNING session_id`.pipe(
-        Effect.map((rows) => rows.length),
+      if (!isId(tenantId)) return Effect.succeed([])
+      // RETURNING gives the rows as updated: the open sessions as they were, but for ended_at.
+      return sql<SessionRow>`UPDATE sessions SET ended_at = ${now}
+        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND ended_at IS NULL RETURNING ${columns}`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ ...toSession(row), ended_at: null }))),
         failAs("SessionStore.endForUser")
       )
     },

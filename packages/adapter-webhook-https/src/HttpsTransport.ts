@@ -14,8 +14,10 @@
  * - A resolution is reused for a second (the guard still checks it on each
  *   use), so a busy receiver is not looked up per attempt.
  * - 5 s of real time (not the Effect clock: a network wait is physical) for
- *   the whole attempt; redirects are never followed (Node never does); the
- *   response body is drained and dropped.
+ *   the whole attempt; redirects are never followed (Node never does); of
+ *   the response body the first 1 KB is kept, as text, when it is text
+ *   (`WebhookTransport.excerptOf`: the deliveries log shows it), the rest
+ *   drained and dropped.
  *
  * @since 0.1.0
  */
@@ -133,6 +135,8 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
 
   const post = (url: URL, address: string, request: WebhookTransport.Request, deadline: number) =>
     Effect.callback<WebhookTransport.Answer, WebhookTransport.TransportFailure>((resume) => {
+      /** Once the status has come: answers with it and what of the body has come. */
+      let answerNow: (() => void) | undefined
       const req = https.request(url, {
         method: "POST",
         agent,
@@ -144,19 +148,41 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
           else (callback as any)(null, address, family)
         }
       }, (res) => {
-        clearTimeout(timer)
-        // Only the status matters; the body is read to the end so the socket can be reused.
-        res.on("error", () => {})
-        res.resume()
         const retryAfter = res.headers["retry-after"]
-        resume(Effect.succeed({
-          status: res.statusCode ?? 0,
-          retryAfterSeconds: WebhookTransport.retryAfterSeconds(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)
-        }))
+        const textual = WebhookTransport.isTextual(res.headers["content-type"])
+        const chunks: Array<Buffer> = []
+        let kept = 0
+        let answered = false
+        // Answered with the first 1 KB of the body (or all of a shorter one), within the attempt's time;
+        // the rest is read to the end and dropped, so the socket can be reused.
+        const answer = () => {
+          if (answered) return
+          answered = true
+          clearTimeout(timer)
+          resume(Effect.succeed({
+            status: res.statusCode ?? 0,
+            retryAfterSeconds: WebhookTransport.retryAfterSeconds(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+            bodyExcerpt: textual && kept > 0 ? WebhookTransport.excerptOf(Buffer.concat(chunks)) : null
+          }))
+        }
+        res.on("data", (chunk: Buffer) => {
+          if (!textual || kept >= WebhookTransport.excerptBytes) return
+          chunks.push(chunk.subarray(0, WebhookTransport.excerptBytes - kept))
+          kept += Math.min(chunk.length, WebhookTransport.excerptBytes - kept)
+          if (kept >= WebhookTransport.excerptBytes) answer()
+        })
+        res.on("end", answer)
+        // A body cut off: the status still answers.
+        res.on("error", answer)
+        res.on("aborted", answer)
+        answerNow = answer
+        if (!textual) answer()
       })
       // Real time, not the Effect clock: the network does not run on a TestClock.
       const timer = setTimeout(() => {
-        resume(Effect.fail(failure("timeout", "No answer within the attempt's time")))
+        // The status came but the body is slow: the status answers, with what of the body came.
+        if (answerNow !== undefined) answerNow()
+        else resume(Effect.fail(failure("timeout", "No answer within the attempt's time")))
         req.destroy()
       }, Math.max(0, deadline - Date.now()))
       req.on("error", (error) => {

@@ -39,13 +39,29 @@ describe("HttpsTransport", () => {
       Effect.gen(function*() {
         receiver.answer({ status: 503, headers: { "retry-after": "30" } })
         const answer = yield* transport.send(request(receiver.url("/in?x=1")))
-        assert.deepStrictEqual(answer, { status: 503, retryAfterSeconds: 30 })
+        assert.deepStrictEqual(answer, { status: 503, retryAfterSeconds: 30, bodyExcerpt: null })
         const [got] = receiver.received
         assert.strictEqual(got.method, "POST")
         assert.strictEqual(got.path, "/in?x=1")
         assert.strictEqual(got.body, "{\"id\":\"evt_1\"}")
         assert.strictEqual(got.headers["x-service-event"], "alert.fire")
         assert.strictEqual(got.headers["host"], `localhost:${receiver.port}`)
+      })))
+
+  it.live("keeps the first 1 KB of a text answer as its excerpt (a character cut at the end dropped); none of a binary one", () =>
+    withReceiver({ allowPrivate: true }, (receiver, transport) =>
+      Effect.gen(function*() {
+        receiver.answer({ status: 422, headers: { "content-type": "application/json" }, body: "{\"error\":\"unknown event\"}" })
+        assert.deepStrictEqual(yield* transport.send(request(receiver.url())), { status: 422, retryAfterSeconds: undefined, bodyExcerpt: "{\"error\":\"unknown event\"}" })
+        // 1023 ASCII bytes then "é" (2 bytes) and more: the excerpt stops before the cut character.
+        const long = `${"a".repeat(1023)}é${"b".repeat(100_000)}`
+        receiver.answer({ status: 500, headers: { "content-type": "text/plain; charset=utf-8" }, body: long })
+        const answer = yield* transport.send(request(receiver.url()))
+        assert.strictEqual(answer.bodyExcerpt, "a".repeat(1023))
+        receiver.answer({ status: 200, headers: { "content-type": "application/octet-stream" }, body: new Uint8Array([0, 1, 2, 3]) })
+        assert.strictEqual((yield* transport.send(request(receiver.url()))).bodyExcerpt, null)
+        receiver.answer({ status: 200, headers: { "content-type": "text/plain" }, body: "ok\u0000\u0007 done\n" })
+        assert.strictEqual((yield* transport.send(request(receiver.url()))).bodyExcerpt, "ok done\n")
       })))
 
   it.live("never follows a redirect", () =>

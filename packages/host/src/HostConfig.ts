@@ -46,6 +46,15 @@ export interface HostConfig {
   }>
   readonly demo: boolean
   readonly logLevel: typeof LogLevel.Type
+  /**
+   * The web console: how people sign in to it (`link`: an e-mailed link, and
+   * admins an API token; `off`: the sign-in screen says it is off) and how
+   * long its sessions last (decision 0022).
+   */
+  readonly console: {
+    readonly signIn: ConsoleSignIn
+    readonly sessions: { readonly idleMinutes: number; readonly absoluteHours: number }
+  }
   /** The deployment's primary colour (the share page's accent, exported charts' colours) and the locale documents write numbers in. */
   readonly branding: Branding.Branding
   readonly webhooks: {
@@ -231,6 +240,21 @@ const Locale = Schema.String.check(Schema.makeFilter((tag) => {
 
 const Millis = (maximum: number) => Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum }))
 
+/**
+ * How people sign in to the host's console. The App's third way,
+ * `embedded`, needs an embedding app's own authentication, which a
+ * standalone host has not.
+ */
+const ConsoleSignIn = Schema.Literals(["link", "off"]).annotate({
+  message: "Expected link (an e-mailed link; admins also an API token) or off (no sign-in screen)"
+})
+/** How people sign in to the host's console. */
+export type ConsoleSignIn = typeof ConsoleSignIn.Type
+
+/** A whole number of minutes or hours between 1 and `maximum`. */
+const WholeBetween = (maximum: number, unit: string) =>
+  Schema.FiniteFromString.check(Schema.isInt({ message: `Expected a whole number of ${unit}` }), Schema.isBetween({ minimum: 1, maximum }, { message: `Expected 1 to ${maximum} ${unit}` }))
+
 /** Each variable on its own, so that every invalid one is reported at once. */
 const variables = {
   port: Config.Port("PORT").pipe(Config.withDefault(3000)),
@@ -252,6 +276,10 @@ const variables = {
   ).pipe(Config.withDefault(Branding.defaults.primaryColor)),
   locale: Config.schema(Locale, "ANALYTICS_LOCALE").pipe(Config.withDefault(Branding.defaults.locale)),
   logLevel: Config.schema(LogLevel, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  consoleSignIn: Config.schema(ConsoleSignIn, "ANALYTICS_CONSOLE_SIGN_IN").pipe(Config.withDefault("link" as const)),
+  // Up to a day unused, and a month in all: a console session is a browser's, not a service's credential.
+  sessionIdleMinutes: Config.schema(WholeBetween(1440, "minutes"), "ANALYTICS_SESSION_IDLE_MINUTES").pipe(Config.withDefault(60)),
+  sessionAbsoluteHours: Config.schema(WholeBetween(720, "hours"), "ANALYTICS_SESSION_ABSOLUTE_HOURS").pipe(Config.withDefault(12)),
   webhookWorker: Config.Boolean("ANALYTICS_WEBHOOK_WORKER").pipe(Config.withDefault(true)),
   webhookAllowPrivate: Config.Boolean("ANALYTICS_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
   webhookEgressIps: Config.schema(IpList, "ANALYTICS_WEBHOOK_EGRESS_IPS").pipe(Config.withDefault([] as ReadonlyArray<string>)),
@@ -333,6 +361,13 @@ const describe = (error: Config.ConfigError): Array<string> => {
 /** Checks that need several variables at once; returns the problems found. */
 const crossCheck = (c: HostConfig): Array<string> => {
   const problems: Array<string> = []
+  const { idleMinutes, absoluteHours } = c.console.sessions
+  if (idleMinutes > absoluteHours * 60) {
+    problems.push(
+      `ANALYTICS_SESSION_IDLE_MINUTES (${idleMinutes}) is longer than ANALYTICS_SESSION_ABSOLUTE_HOURS (${absoluteHours} h): ` +
+        "a session ends at the absolute lifetime anyway; shorten the idle one or lengthen the absolute one"
+    )
+  }
   if (c.store === "postgres" && Option.isNone(c.databaseUrl)) {
     problems.push("ANALYTICS_STORE=postgres needs DATABASE_URL (postgres://user:password@host:5432/database)")
   }
@@ -438,6 +473,10 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
     })),
     demo: c.demo,
     logLevel: c.logLevel,
+    console: {
+      signIn: c.consoleSignIn,
+      sessions: { idleMinutes: c.sessionIdleMinutes, absoluteHours: c.sessionAbsoluteHours }
+    },
     branding: { primaryColor: c.primaryColor, locale: c.locale },
     webhooks: {
       worker: c.webhookWorker,

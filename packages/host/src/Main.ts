@@ -111,7 +111,7 @@ const bootstrap = (config: HostConfig) =>
     if (created) {
       yield* Console.log(
         `\nNo token configured: created tenant ${tenantId} with this admin token (shown once):\n\n  ${token}\n\n` +
-          `Sign in to the console at ${config.publicBaseUrl}/ with it ("Sign in with an API token"), or send it as\n` +
+          (config.console.signIn === "off" ? "Send it as\n" : `Sign in to the console at ${config.publicBaseUrl}/ with it ("Sign in with an API token"), or send it as\n`) +
           `"Authorization: Bearer <token>". Set ANALYTICS_BOOTSTRAP_TOKEN or ANALYTICS_OPERATOR_TOKEN to choose your own.\n`
       )
     } else {
@@ -333,6 +333,9 @@ const initialize = (config: HostConfig) =>
       operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
       info: { webhookEgressAddresses: config.webhooks.egressAddresses, branding: { name: "Analytics", logoUrl: null, ...config.branding } },
       mailer: mailerLayer(config),
+      // ANALYTICS_CONSOLE_SIGN_IN, ANALYTICS_SESSION_IDLE_MINUTES, ANALYTICS_SESSION_ABSOLUTE_HOURS
+      console: { signIn: config.console.signIn },
+      sessions: config.console.sessions,
       engines: {
         upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
         postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)

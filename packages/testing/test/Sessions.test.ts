@@ -1,5 +1,6 @@
 import {
   ApiToken,
+  AuditLog,
   Authenticator,
   Directory,
   Errors,
@@ -23,6 +24,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { insertTenant } from "../src/Fixtures.ts"
+
+/** The admin the directory changes of these tests are audited as. */
+const byAdmin: AuditLog.Actor = { type: "user", id: "admin-1" }
 
 const operatorToken = "ast_operator-token-for-session-tests"
 const links: Sessions.Links = { signInUrl: (token) => `https://analytics.example.com/sign-in#token=${token}` }
@@ -51,7 +55,7 @@ const run = <A, E>(f: (sent: ReadonlyArray<Mailer.Mail>) => Effect.Effect<A, E, 
 const tenantWithUser = (email: string, roles: ReadonlyArray<User.ServiceRole> = ["member"]) =>
   Effect.gen(function*() {
     const tenant = yield* insertTenant({ name: `Tenant of ${email}` })
-    const user = yield* Directory.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles })
+    const user = yield* Directory.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles }, byAdmin)
     return { tenant, user }
   })
 
@@ -95,7 +99,7 @@ describe("Sessions", () => {
         const first = yield* tenantWithUser("ada@example.com")
         const second = yield* tenantWithUser("ada@example.com")
         const gone = yield* tenantWithUser("ada@example.com")
-        yield* Directory.updateUser(gone.tenant.tenant_id, gone.user.user_id, { status: "deprovisioned" })
+        yield* Directory.updateUser(gone.tenant.tenant_id, gone.user.user_id, { status: "deprovisioned" }, byAdmin)
         yield* Sessions.requestLink("ada@example.com", "192.0.2.1", links)
         assert.deepStrictEqual(sent.map((m) => m.to), [["ada@example.com"], ["ada@example.com"]])
         assert.deepStrictEqual(sent.map((m) => m.subject), [
@@ -161,6 +165,65 @@ describe("Sessions", () => {
         assert.strictEqual(yield* refused(Sessions.resolve(busy.cookie)), "Unauthenticated")
       })))
 
+  it.effect("the audit log says why each session ended: signed out, idle, expired, deprovisioned (by whom), by the identity provider; once each", () =>
+    run((sent) =>
+      Effect.gen(function*() {
+        const { tenant, user } = yield* tenantWithUser("ian@example.com")
+        const entries = Effect.map(
+          Effect.flatMap(AuditLog.AuditStore, (store) =>
+            store.list(tenant.tenant_id, { targetType: "session" }, { take: 100, sort: { field: "created_at", direction: "desc" }, after: undefined, createdAtOrBefore: new Date(8.64e15) })),
+          (list) => list.map((e) => ({ action: e.action, session: e.target.id, actor: e.actor, reason: e.detail.reason, user: e.detail.user_id })).reverse()
+        )
+        const signedOut = yield* signIn("ian@example.com", sent)
+        yield* Sessions.end(signedOut.cookie)
+        const idle = yield* signIn("ian@example.com", sent)
+        const busy = yield* signIn("ian@example.com", sent)
+        yield* TestClock.adjust(Duration.minutes(60))
+        // Presented past its idle hour, twice: ended, and recorded, once.
+        yield* refused(Sessions.resolve(idle.cookie))
+        yield* refused(Sessions.resolve(idle.cookie))
+        const kept = yield* signIn("ian@example.com", sent)
+        for (let minutes = 60; minutes < 12 * 60; minutes += 50) {
+          yield* TestClock.adjust(Duration.minutes(50))
+          yield* Sessions.resolve(kept.cookie)
+        }
+        yield* TestClock.adjust(Duration.minutes(50))
+        yield* refused(Sessions.resolve(kept.cookie))
+        const open = yield* signIn("ian@example.com", sent)
+        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
+        const system = { type: "system", id: "service" }
+        const mine = (session: Sessions.Opened) => session.session.session_id
+        // (Entries of one test-clock millisecond order by id, not by arrival: compared as sets.)
+        const expected: Array<unknown> = [
+          { action: "session.signed_in", session: mine(signedOut), actor: { type: "user", id: user.user_id }, reason: undefined, user: user.user_id },
+          { action: "session.signed_out", session: mine(signedOut), actor: { type: "user", id: user.user_id }, reason: undefined, user: user.user_id },
+          { action: "session.signed_in", session: mine(idle), actor: { type: "user", id: user.user_id }, reason: undefined, user: user.user_id },
+          { action: "session.signed_in", session: mine(busy), actor: { type: "user", id: user.user_id }, reason: undefined, user: user.user_id },
+          { action: "session.ended", session: mine(idle), actor: system, reason: "idle", user: user.user_id },
+          { action: "session.signed_in", session: mine(kept), actor: { type: "user", id: user.user_id }, reason: undefined, user: user.user_id },
+          { action: "session.ended", session: mine(kept), actor: system, reason: "expired", user: user.user_id },
+          { action: "session.signed_in", session: mine(open), actor: { type: "user", id: user.user_id }, reason: undefined, user: user.user_id }
+        ]
+        // The deprovisioning ends the sessions still open (`busy` was never presented again, `open`), as the admin's doing.
+        assert.sameDeepMembers(yield* entries, [
+          ...expected,
+          { action: "session.ended", session: mine(busy), actor: byAdmin, reason: "deprovisioned", user: user.user_id },
+          { action: "session.ended", session: mine(open), actor: byAdmin, reason: "deprovisioned", user: user.user_id }
+        ])
+
+        const scim = yield* tenantWithUser("jo@example.com")
+        const viaScim = yield* signIn("jo@example.com", sent)
+        yield* ScimProvisioning.patchUser(scim.tenant.tenant_id, scim.user.user_id, {
+          schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+          Operations: [{ op: "replace", value: { active: false } }]
+        })
+        const scimEnded = (yield* Effect.flatMap(AuditLog.AuditStore, (store) =>
+          store.list(scim.tenant.tenant_id, { action: "session.ended" }, { take: 10, sort: { field: "created_at", direction: "desc" }, after: undefined, createdAtOrBefore: new Date(8.64e15) })))
+        assert.deepStrictEqual(scimEnded.map((e) => [e.target.id, e.actor, e.detail.reason]), [
+          [viaScim.session.session_id, { type: "scim", id: `scim:${scim.tenant.tenant_id}` }, "deprovisioned"]
+        ])
+      })))
+
   it.effect("a use is written at most once a minute", () =>
     run((sent) =>
       Effect.gen(function*() {
@@ -185,10 +248,10 @@ describe("Sessions", () => {
       Effect.gen(function*() {
         const { tenant, user } = yield* tenantWithUser("ed@example.com")
         const opened = yield* signIn("ed@example.com", sent)
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { roles: ["admin"] })
+        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { roles: ["admin"] }, byAdmin)
         assert.deepStrictEqual((yield* Sessions.resolve(opened.cookie)).member.roles, ["admin"])
         const stopped = yield* Effect.flatMap(Transactor.Transactor, (t) => t.transaction(Effect.gen(function*() {
-          const updated = yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" })
+          const updated = yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
           return updated
         })))
         assert.strictEqual(stopped.status, "deprovisioned")
@@ -214,7 +277,7 @@ describe("Sessions", () => {
         const opened = yield* signIn("gil@example.com", sent)
         const failed = yield* Effect.flatMap(Transactor.Transactor, (t) =>
           t.transaction(Effect.andThen(
-            Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }),
+            Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin),
             Effect.fail(new Errors.Forbidden({ detail: "rolled back" }))
           ))).pipe(Effect.exit)
         assert.isTrue(Exit.isFailure(failed))
@@ -247,7 +310,7 @@ describe("Sessions", () => {
         assert.strictEqual(yield* refused(Sessions.openWithToken(Redacted.make(member))), "Forbidden")
         assert.strictEqual(yield* refused(Sessions.openWithToken(Redacted.make(operatorToken))), "Forbidden")
         assert.strictEqual(yield* refused(Sessions.openWithToken(Redacted.make("ast_nothing"))), "Unauthenticated")
-        assert.isTrue(yield* TenantTokens.revoke(tenant.tenant_id, "admin", "token-provisioning-admin"))
+        assert.isTrue(yield* TenantTokens.revoke(tenant.tenant_id, "admin", "token-provisioning-admin", byAdmin))
         assert.strictEqual(yield* refused(Sessions.resolve(opened.cookie)), "Unauthenticated")
       })))
 
@@ -259,9 +322,9 @@ describe("Sessions", () => {
         const opened = yield* Sessions.openWithToken(Redacted.make(issued.token))
         assert.strictEqual(opened.name, "Ada Lovelace")
         assert.strictEqual((yield* Sessions.resolve(opened.cookie)).member.userId, user.user_id)
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { roles: ["member"] })
+        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { roles: ["member"] }, byAdmin)
         assert.deepStrictEqual((yield* Sessions.resolve(opened.cookie)).member.roles, ["member"])
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" })
+        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
         assert.strictEqual(yield* refused(Sessions.resolve(opened.cookie)), "Unauthenticated")
       })))
 

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Cursor, DeliveryStore, Deprovisioning, DirectoryStore, ExportScheduleStore, Policy, SessionStore, type Tenant, TenantStore, TenantTokens, Transactor, type User, WebhookStore, WorkspaceStore } from "@analytics/core"
+import { AuditLog, Cursor, DeliveryStore, EventPublisher, Deprovisioning, DirectoryStore, ExportScheduleStore, Policy, SessionStore, type Tenant, TenantStore, TenantTokens, Transactor, type User, WebhookStore, WorkspaceStore } from "@analytics/core"
 import { Effect } from "effect"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured } from "./Handling.ts"
@@ -32,17 +32,19 @@ export const directoryTools = Effect.gen(function*() {
     DeliveryStore.DeliveryStore,
     ExportScheduleStore.ExportScheduleStore,
     WorkspaceStore.WorkspaceStore,
-    SessionStore.SessionStore
+    SessionStore.SessionStore,
+    AuditLog.AuditStore,
+    EventPublisher.EventPublisher
   )
-  /** Runs a use case for the calling admin's tenant, its errors as problems. */
+  /** Runs a use case for the calling admin's tenant (its changes audited as theirs), its errors as problems. */
   const asAdmin = <A, E extends DomainError>(
     operation: Policy.MemberOperation,
-    f: (tenantId: Tenant.TenantId) => Effect.Effect<
+    f: (tenantId: Tenant.TenantId, by: AuditLog.Actor) => Effect.Effect<
       A,
       E,
       DirectoryStore.DirectoryStore | TenantStore.TenantStore | Cursor.CursorCodec | Transactor.Transactor | Deprovisioning.Services
     >
-  ) => Effect.flatMap(caller(operation), (admin) => Effect.mapError(provide(f(admin.tenantId)), toProblem))
+  ) => Effect.flatMap(caller(operation), (admin) => Effect.mapError(provide(f(admin.tenantId, AuditLog.actorOf(admin))), toProblem))
   return { asAdmin }
 })
 

@@ -37,15 +37,15 @@ export const groupLayer = <Name extends "teams" | "executiveRoles">(
             return respond(endpoint, { data: page.data.map(toJson), page: page.page })
           }))
         .handle("create", ({ endpoint, payload }: any) =>
-          Effect.map(asAdmin(`${name}.create` as Policy.MemberOperation, (tenantId) => Directory.createGroup(tenantId, kind, payload)), (group) => respond(endpoint, toJson(group))))
+          Effect.map(asAdmin(`${name}.create` as Policy.MemberOperation, (tenantId, by) => Directory.createGroup(tenantId, kind, payload, by)), (group) => respond(endpoint, toJson(group))))
         .handle("get", ({ endpoint, params }: any) =>
           Effect.map(asAdmin(`${name}.get` as Policy.MemberOperation, (tenantId) => Directory.getGroup(tenantId, kind, params.id)), (group) => respond(endpoint, toJson(group))))
         .handle("rename", ({ endpoint, params, payload }: any) =>
           Effect.map(
-            asAdmin(`${name}.rename` as Policy.MemberOperation, (tenantId) => Directory.renameGroup(tenantId, kind, params.id, payload)),
+            asAdmin(`${name}.rename` as Policy.MemberOperation, (tenantId, by) => Directory.renameGroup(tenantId, kind, params.id, payload, by)),
             (group) => respond(endpoint, toJson(group))
           ))
-        .handle("delete", ({ params }: any) => asAdmin(`${name}.delete` as Policy.MemberOperation, (tenantId) => Directory.deleteGroup(tenantId, kind, params.id)))
+        .handle("delete", ({ params }: any) => asAdmin(`${name}.delete` as Policy.MemberOperation, (tenantId, by) => Directory.deleteGroup(tenantId, kind, params.id, by)))
         .handle("listMembers", ({ endpoint, params, query }: any) =>
           Effect.gen(function*() {
             const request = yield* listRequest(query)
@@ -54,9 +54,9 @@ export const groupLayer = <Name extends "teams" | "executiveRoles">(
           }))
         .handle("addMember", ({ endpoint, params, payload }: any) =>
           Effect.map(
-            asAdmin(`${name}.addMember` as Policy.MemberOperation, (tenantId) => Directory.addMember(tenantId, kind, params.id, payload.user_id)),
+            asAdmin(`${name}.addMember` as Policy.MemberOperation, (tenantId, by) => Directory.addMember(tenantId, kind, params.id, payload.user_id, by)),
             (user) => respond(endpoint, userJson(user))
           ))
         .handle("removeMember", ({ params }: any) =>
-          asAdmin(`${name}.removeMember` as Policy.MemberOperation, (tenantId) => Directory.removeMember(tenantId, kind, params.id, params.user_id)))
+          asAdmin(`${name}.removeMember` as Policy.MemberOperation, (tenantId, by) => Directory.removeMember(tenantId, kind, params.id, params.user_id, by)))
     })) as any

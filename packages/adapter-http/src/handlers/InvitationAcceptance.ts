@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { DirectoryStore, GrantStore, InvitationStore, Invitations, TenantStore, Transactor } from "@analytics/core"
+import { AuditLog, DirectoryStore, EventPublisher, GrantStore, InvitationStore, Invitations, TenantStore, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
@@ -19,7 +19,9 @@ export const invitationAcceptanceLayer = HttpApiBuilder.group(Api, "invitationAc
       DirectoryStore.DirectoryStore,
       TenantStore.TenantStore,
       GrantStore.GrantStore,
-      Transactor.Transactor
+      Transactor.Transactor,
+      AuditLog.AuditStore,
+      EventPublisher.EventPublisher
     )
     return handlers.handle("accept", ({ endpoint, payload }) =>
       Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { Cursor, DirectoryStore, Invitation, InvitationStore, Invitations, Mailer } from "@analytics/core"
+import { AuditLog, Cursor, DirectoryStore, EventPublisher, Invitation, InvitationStore, Invitations, Mailer, Transactor } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
@@ -31,7 +31,15 @@ export const invitationLinks = (publicBaseUrl: string): Invitations.Links => ({
 /** `/v1/invitations...`: tenant admins only. */
 export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(InvitationStore.InvitationStore, DirectoryStore.DirectoryStore, Mailer.Mailer, Cursor.CursorCodec)
+    const provide = yield* captured(
+      InvitationStore.InvitationStore,
+      DirectoryStore.DirectoryStore,
+      Mailer.Mailer,
+      Cursor.CursorCodec,
+      AuditLog.AuditStore,
+      EventPublisher.EventPublisher,
+      Transactor.Transactor
+    )
     const links = invitationLinks((yield* ServiceInfo).publicBaseUrl)
     const now = Clock.currentTimeMillis
     return handlers
@@ -51,13 +59,13 @@ export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handle
       .handle("resend", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const admin = yield* caller("invitations.resend")
-          const invitation = yield* Effect.mapError(provide(Invitations.resend(admin.tenantId, params.id, links)), toProblem)
+          const invitation = yield* Effect.mapError(provide(Invitations.resend(admin.tenantId, params.id, links, AuditLog.actorOf(admin))), toProblem)
           return respond(endpoint, invitationJson(invitation, yield* now))
         }))
       .handle("revoke", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const admin = yield* caller("invitations.revoke")
-          const invitation = yield* Effect.mapError(provide(Invitations.revoke(admin.tenantId, params.id)), toProblem)
+          const invitation = yield* Effect.mapError(provide(Invitations.revoke(admin.tenantId, params.id, AuditLog.actorOf(admin))), toProblem)
           return respond(endpoint, invitationJson(invitation, yield* now))
         }))
   }))

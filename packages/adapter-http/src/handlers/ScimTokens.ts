@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api, Problems } from "@analytics/api"
-import { Cursor, TenantStore, TenantTokens } from "@analytics/core"
+import { AuditLog, Cursor, EventPublisher, TenantStore, TenantTokens, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
@@ -15,13 +15,13 @@ import { caller, captured, listRequest, respond } from "./Handling.ts"
 /** `POST /v1/scim-tokens`: tenant admins only. */
 export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(TenantStore.TenantStore, Cursor.CursorCodec)
+    const provide = yield* captured(TenantStore.TenantStore, Cursor.CursorCodec, AuditLog.AuditStore, EventPublisher.EventPublisher, Transactor.Transactor)
     const info = yield* ServiceInfo
     return handlers
       .handle("create", ({ endpoint }) =>
         Effect.gen(function*() {
           const admin = yield* caller("scimTokens.create")
-          const issued = yield* Effect.mapError(provide(TenantTokens.issueScim(admin.tenantId)), toProblem)
+          const issued = yield* Effect.mapError(provide(TenantTokens.issueScim(admin.tenantId, AuditLog.actorOf(admin))), toProblem)
           return respond(endpoint, { ...issuedTokenJson(issued), scim_url: `${info.publicBaseUrl}/scim/v2` })
         }))
       .handle("list", ({ endpoint, query }) =>
@@ -34,7 +34,7 @@ export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers
       .handle("revoke", ({ params }) =>
         Effect.gen(function*() {
           const admin = yield* caller("scimTokens.revoke")
-          const revoked = yield* Effect.mapError(provide(TenantTokens.revoke(admin.tenantId, TenantTokens.scimRole, params.token_id)), toProblem)
+          const revoked = yield* Effect.mapError(provide(TenantTokens.revoke(admin.tenantId, TenantTokens.scimRole, params.token_id, AuditLog.actorOf(admin))), toProblem)
           if (!revoked) return yield* new Problems.NotFound({ detail: `No SCIM token ${params.token_id}` })
         }))
   }))

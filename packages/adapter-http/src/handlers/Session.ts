@@ -16,7 +16,6 @@ import {
   Invitations,
   Limiter,
   Mailer,
-  Session,
   Sessions,
   SessionStore,
   TenantCache,
@@ -27,8 +26,8 @@ import { Effect, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
-import { ResolvedCaller } from "../edge/ResolvedCaller.ts"
 import * as SessionCookie from "../edge/SessionCookie.ts"
+import * as SessionInfo from "../edge/SessionInfo.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { captured, respond } from "./Handling.ts"
 
@@ -40,6 +39,8 @@ export const sessionLayer = HttpApiBuilder.group(Api, "session", (handlers) =>
     const info = yield* ServiceInfo
     const lifetimes = yield* SessionCookie.SessionLifetimes
     const tenants = yield* TenantCache.TenantCache
+    const provideTenants = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.provideService(Effect.provideService(effect, TenantCache.TenantCache, tenants), SessionCookie.SessionLifetimes, lifetimes)
     const provide = yield* captured(
       SessionStore.SessionStore,
       DirectoryStore.DirectoryStore,
@@ -55,22 +56,6 @@ export const sessionLayer = HttpApiBuilder.group(Api, "session", (handlers) =>
     )
     const links: Sessions.Links = { signInUrl: (token) => `${info.publicBaseUrl}/sign-in#token=${token}` }
 
-    /** What the console is told about a session. */
-    const infoOf = (resolved: Sessions.Resolved, csrfToken: string) =>
-      Effect.map(tenants.get(resolved.member.tenantId), (tenant) => ({
-        user: {
-          user_id: resolved.member.userId,
-          email: resolved.member.email,
-          display_name: resolved.name,
-          roles: resolved.member.roles
-        },
-        tenant: { tenant_id: resolved.member.tenantId, name: tenant?.name ?? "" },
-        via: resolved.session.via,
-        csrf_token: csrfToken,
-        idle_expires_at: Session.idleExpiresAt(resolved.session, lifetimes).toISOString(),
-        expires_at: resolved.session.expires_at.toISOString()
-      }))
-
     /** The answer to a sign-in: the session's info and its cookie. */
     const signedIn = <E extends DomainError>(
       answer: (body: Groups.Session.SessionInfo) => HttpServerResponse.HttpServerResponse,
@@ -78,7 +63,7 @@ export const sessionLayer = HttpApiBuilder.group(Api, "session", (handlers) =>
     ) =>
       Effect.gen(function*() {
         const session = yield* Effect.mapError(opened, toProblem)
-        const body = yield* Effect.mapError(infoOf(session, yield* Sessions.csrfToken(session.cookie)), toProblem)
+        const body = yield* Effect.mapError(provideTenants(SessionInfo.ofSession(session, yield* Sessions.csrfToken(session.cookie))), toProblem)
         return SessionCookie.set(answer(body), session.cookie, info.publicBaseUrl)
       })
 
@@ -101,21 +86,8 @@ export const sessionLayer = HttpApiBuilder.group(Api, "session", (handlers) =>
         ))
       .handle("current", ({ endpoint }) =>
         Effect.gen(function*() {
-          const resolved = yield* Effect.serviceOption(ResolvedCaller)
-          if (Option.isNone(resolved)) return yield* notSignedIn
-          const { caller, csrfToken, session, via } = resolved.value
-          if (session !== undefined) return respond(endpoint, yield* Effect.mapError(infoOf(session, csrfToken ?? ""), toProblem))
-          // Signed in by the embedding app: no session row, no expiry of ours.
-          if (via !== "embedded" || caller.principal._tag !== "Member") return yield* notSignedIn
-          const member = caller.principal
-          return respond(endpoint, {
-            user: { user_id: member.userId, email: member.email, display_name: null, roles: member.roles },
-            tenant: { tenant_id: member.tenantId, name: caller.tenant?.name ?? "" },
-            via: "embedded" as const,
-            csrf_token: csrfToken ?? "",
-            idle_expires_at: null,
-            expires_at: null
-          })
+          const session = yield* Effect.mapError(provideTenants(SessionInfo.current), toProblem)
+          return session === undefined ? yield* notSignedIn : respond(endpoint, session)
         }))
       .handle("signOut", () =>
         Effect.gen(function*() {

@@ -22,17 +22,17 @@ export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
           return respond(endpoint, { data: page.data.map(userJson), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
-        Effect.map(asAdmin("users.create", (tenantId) => Directory.createUser(tenantId, payload)), (user) => respond(endpoint, userJson(user))))
+        Effect.map(asAdmin("users.create", (tenantId, by) => Directory.createUser(tenantId, payload, by)), (user) => respond(endpoint, userJson(user))))
       .handle("get", ({ endpoint, params }) =>
         Effect.map(asAdmin("users.get", (tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.map(
-          asAdmin("users.update", (tenantId) => Directory.updateUser(tenantId, params.user_id, payload)),
+          asAdmin("users.update", (tenantId, by) => Directory.updateUser(tenantId, params.user_id, payload, by)),
           (user) => respond(endpoint, userJson(user))
         ))
       .handle("issueToken", ({ endpoint, params }) =>
         Effect.map(
-          asAdmin("users.issueToken", (tenantId) => TenantTokens.issueForUserId(tenantId, params.user_id)),
+          asAdmin("users.issueToken", (tenantId, by) => TenantTokens.issueForUserId(tenantId, params.user_id, by)),
           (issued) => respond(endpoint, issuedTokenJson(issued))
         ))
       .handle("listTokens", ({ endpoint, params, query }) =>
@@ -47,8 +47,8 @@ export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
         }))
       .handle("revokeToken", ({ params }) =>
         Effect.gen(function*() {
-          const revoked = yield* asAdmin("users.revokeToken", (tenantId) =>
-            TenantTokens.revoke(tenantId, TenantTokens.userRole, params.token_id, params.user_id)
+          const revoked = yield* asAdmin("users.revokeToken", (tenantId, by) =>
+            TenantTokens.revoke(tenantId, TenantTokens.userRole, params.token_id, by, params.user_id)
           )
           if (!revoked) return yield* new Problems.NotFound({ detail: `User ${params.user_id} has no token ${params.token_id}` })
         }))

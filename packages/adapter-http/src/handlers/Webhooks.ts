@@ -33,7 +33,8 @@ const deliveryJson = (d: Webhook.Delivery) => ({
   event_id: d.event.id,
   event_type: d.event.type,
   status: d.status,
-  attempts: d.attempts,
+  // Attempts made before excerpts were kept have none.
+  attempts: d.attempts.map((a) => ({ ...a, response_excerpt: a.response_excerpt ?? null })),
   next_attempt_at: d.next_attempt_at,
   event: d.event,
   created_at: d.created_at,

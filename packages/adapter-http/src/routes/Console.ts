@@ -3,18 +3,21 @@
  * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`, `/webhooks...`,
  * `/audit`, `/directory`), whose script (the bundle's `console` entry)
  * picks the screen from the path. The page
- * carries its boot data inline (the body of `GET /api/config/public` and
- * how people sign in), so the first screen needs no request but the
- * session's; `<base href>` is the mount point, so every asset and API URL
+ * carries its boot data inline (the body of `GET /api/config/public`, how
+ * people sign in, and who is signed in: what `GET /api/session` answers,
+ * or `null`), so the first screen needs no request; `<base href>` is the mount point, so every asset and API URL
  * the console uses is relative and works under any prefix. Served only when
  * the bundle has a console entry; otherwise these paths answer 404 as any
  * unknown path does. See docs/guides/console.md.
  *
  * @since 0.1.0
  */
-import { Problems } from "@analytics/api"
+import { type Groups, Problems } from "@analytics/api"
+import { TenantCache } from "@analytics/core"
 import { Context, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as SessionCookie from "../edge/SessionCookie.ts"
+import * as SessionInfo from "../edge/SessionInfo.ts"
 import { publicConfig, ServiceInfo } from "../ServiceInfo.ts"
 import { escape } from "./SharePage.ts"
 import * as ViewerAssets from "./ViewerAssets.ts"
@@ -79,8 +82,14 @@ export const routes: ReadonlyArray<readonly [string, string]> = [
 /** The id of the boot data's script element. */
 export const bootElementId = "analytics-boot"
 
-/** JSON inside a `<script>` element: `<` escaped so no `</script>` (or comment) can close it early. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+/**
+ * JSON inside a `<script>` element: `<`, `>` and `&` escaped so no
+ * `</script>`, comment or entity can end or change it early (a user's name
+ * is in the session), and U+2028 / U+2029 so the text is also valid
+ * JavaScript to any tool that reads it as such.
+ */
+export const scriptJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
  * The policy of the shell: scripts, styles and requests of this origin
@@ -142,22 +151,40 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     signInUrl: null,
     basePath: basePathOf(undefined, info.publicBaseUrl)
   }))
-  const boot = { ...publicConfig(info), console: { sign_in: settings.signIn, sign_in_url: settings.signInUrl } }
-  const page = shell({
-    basePath: settings.basePath,
-    title: info.branding.name,
-    script: entry.file,
-    preload: entry.closure.filter((file) => file !== entry.file),
-    boot
-  })
+  const tenants = yield* TenantCache.TenantCache
+  const lifetimes = yield* SessionCookie.SessionLifetimes
+  const config = { ...publicConfig(info), console: { sign_in: settings.signIn, sign_in_url: settings.signInUrl } }
+  // `session` absent (`undefined`): not known, and the console asks `GET /api/session` itself.
+  const page = (session: Groups.Session.SessionInfo | null | undefined) =>
+    shell({
+      basePath: settings.basePath,
+      title: info.branding.name,
+      script: entry.file,
+      preload: entry.closure.filter((file) => file !== entry.file),
+      boot: { ...config, session }
+    })
   const headers = {
-    "cache-control": "no-cache",
     "content-security-policy": policy(info.branding.logoUrl),
     // `/invitations/accept?token=` must not leave in a Referer.
     "referrer-policy": "no-referrer",
+    // The page says who is signed in: what a cache keeps must depend on the cookie.
+    "vary": "Cookie",
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY"
   }
-  return at(Effect.sync(() => HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers })))
+  // The session as `GET /api/session` would answer it (the same edge resolved the cookie), `null`
+  // when signed out; when the tenant cannot be read now, left out: the console then asks itself.
+  const sessionNow = SessionInfo.current.pipe(
+    Effect.map((session) => session ?? null),
+    Effect.provideService(TenantCache.TenantCache, tenants),
+    Effect.provideService(SessionCookie.SessionLifetimes, lifetimes),
+    Effect.orElseSucceed(() => undefined)
+  )
+  return at(Effect.map(sessionNow, (session) =>
+    HttpServerResponse.text(page(session), {
+      contentType: "text/html; charset=utf-8",
+      // With a session, the page holds its CSRF token: kept by no cache, not even the browser's.
+      headers: { ...headers, "cache-control": session === null ? "no-cache" : "no-store" }
+    })))
 }))
 

@@ -42,7 +42,10 @@ export const AttemptJson = Schema.Struct({
   attempted_at: Schema.Date,
   status_code: Schema.NullOr(Schema.Int).annotate({ description: "The receiver's status; null when it did not answer" }),
   latency_ms: Schema.Int,
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  response_excerpt: Schema.NullOr(Schema.String).annotate({
+    description: "The start of the receiver's answer body as text, at most 1 KB; null when it did not answer, or its body was empty or not text"
+  })
 })
 
 /** A delivery as the API shows it, with every attempt. */

@@ -10,6 +10,7 @@
 import { Clock, Context, Effect, Schema } from "effect"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import type { StoreError } from "../platform/Errors.ts"
+import { Transactor } from "../platform/Transactor.ts"
 import { type EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import * as Events from "../webhooks/Events.ts"
 import { uuidv7 } from "../platform/Ids.ts"
@@ -20,6 +21,12 @@ import type { TenantId } from "../tenancy/Tenant.ts"
 export const Actor = Schema.Struct({ type: Schema.Literals(["user", "api_token", "scim", "system"]), id: Schema.String })
 /** Who acted. */
 export type Actor = typeof Actor.Type
+
+/** A signed-in member (or API token) as the log names who acted. */
+export const actorOf = (who: { readonly userId: string }): Actor => ({ type: "user", id: who.userId })
+
+/** The service itself, acting on its own (a session reaching its expiry). */
+export const system: Actor = { type: "system", id: "service" }
 
 /** An entry of the log. */
 export interface AuditEntry {
@@ -67,7 +74,7 @@ export class AuditStore extends Context.Service<AuditStore, {
  */
 export const record = (
   tenantId: TenantId,
-  entry: Pick<AuditEntry, "workspace_id" | "action" | "actor" | "target" | "detail">
+  entry: Recorded
 ): Effect.Effect<AuditEntry, StoreError, AuditStore | EventPublisher> =>
   Effect.gen(function*() {
     const appended: AuditEntry = {
@@ -87,6 +94,25 @@ export const record = (
     }).pipe(Effect.catchTag("SchemaError", Effect.die))
     return appended
   })
+
+/** What a change writes to the log: the entry, without what `record` adds. */
+export type Recorded = Pick<AuditEntry, "workspace_id" | "action" | "actor" | "target" | "detail">
+
+/**
+ * Runs a change and records what it did (`entryOf` its result; nothing
+ * when `undefined`) in one transaction: a change is never made without its
+ * entry, nor an entry written for a change that failed.
+ */
+export const recorded = <A, E, R>(
+  tenantId: TenantId,
+  change: Effect.Effect<A, E, R>,
+  entryOf: (result: A) => Recorded | undefined
+): Effect.Effect<A, E | StoreError, R | AuditStore | EventPublisher | Transactor> =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor.transaction(Effect.tap(change, (result): Effect.Effect<unknown, StoreError, AuditStore | EventPublisher> => {
+      const entry = entryOf(result)
+      return entry === undefined ? Effect.void : record(tenantId, entry)
+    })))
 
 /** One page of the tenant's log, newest first. */
 export const list = (

@@ -19,8 +19,8 @@ export class SessionStore extends Context.Service<SessionStore, {
   readonly touch: (tenantId: TenantId, sessionId: string, now: Date) => Effect.Effect<void, StoreError>
   /** Ends one session; `false` when it was ended already or is missing. */
   readonly end: (tenantId: TenantId, sessionId: string, now: Date) => Effect.Effect<boolean, StoreError>
-  /** Ends every open session of a user (deprovisioning); how many. */
-  readonly endForUser: (tenantId: TenantId, userId: string, now: Date) => Effect.Effect<number, StoreError>
+  /** Ends every open session of a user (deprovisioning); the sessions ended, as they were (each is audited). */
+  readonly endForUser: (tenantId: TenantId, userId: string, now: Date) => Effect.Effect<ReadonlyArray<Session>, StoreError>
   readonly insertLink: (link: SignInLink) => Effect.Effect<void, StoreError>
   /**
    * Spends a link: marks it used and returns it when it was unused and

@@ -67,8 +67,11 @@ export interface Opened extends Resolved {
   readonly cookie: string
 }
 
-/** What resolving sessions reads. */
-export type Services = SessionStore | DirectoryStore | TenantStore
+/**
+ * What resolving sessions reads, and writes when it finds one that has
+ * just ended (the end and its audit entry).
+ */
+export type Services = SessionStore | DirectoryStore | TenantStore | AuditLog.AuditStore | EventPublisher | Transactor
 
 /** What opening and ending a session writes besides the session: its audit entry, in one transaction. */
 export type Recording = SessionStore | AuditLog.AuditStore | EventPublisher | Transactor
@@ -77,6 +80,23 @@ export type Recording = SessionStore | AuditLog.AuditStore | EventPublisher | Tr
 const actorOf = (session: Session): AuditLog.Actor => ({
   type: session.via === "api-token" ? "api_token" : "user",
   id: session.user_id
+})
+
+/**
+ * Why a session ended other than by signing out (`session.ended`): unused
+ * past its idle lifetime, past its absolute one, its user deprovisioned,
+ * or the API token it was opened with revoked (or its user otherwise no
+ * longer active).
+ */
+export type EndReason = "idle" | "expired" | "deprovisioned" | "credential_revoked"
+
+/** The audit entry of a session that ended other than by sign-out (`reason` says why). */
+export const endedEntry = (session: Session, reason: EndReason, by: AuditLog.Actor): AuditLog.Recorded => ({
+  workspace_id: null,
+  action: "session.ended",
+  actor: by,
+  target: { type: "session", id: session.session_id },
+  detail: { session_id: session.session_id, via: session.via, user_id: session.user_id, reason }
 })
 
 /** The audit entry of a session's start or end (`session.signed_in`, `session.signed_out`). */
@@ -285,12 +305,15 @@ export const resolve = (
     const found = yield* store.findByHash(yield* sha256Hex(cookie))
     if (found === undefined) return yield* signedOut
     const now = yield* Clock.currentTimeMillis
-    if (endedAt(found, lifetimes, now) !== undefined) return yield* signedOut
+    const ended = endedAt(found, lifetimes, now)
+    if (ended === "ended") return yield* signedOut
+    // Past a lifetime: ended now, once (of concurrent requests one ends it), with its entry.
+    if (ended !== undefined) return yield* Effect.andThen(endOnce(found, ended, now), signedOut)
     const acting = found.via === "api-token"
       ? yield* tokenMember(found)
       : yield* Effect.map(activeUser(found.tenant_id, found.user_id), (user) =>
         user === undefined ? undefined : { member: memberOf(user), name: user.name as string | null })
-    if (acting === undefined) return yield* signedOut
+    if (acting === undefined) return yield* Effect.andThen(endOnce(found, "credential_revoked", now), signedOut)
     let session = found
     if (now - found.last_seen_at.getTime() >= touchEveryMillis) {
       yield* store.touch(found.tenant_id, found.session_id, new Date(now))
@@ -298,6 +321,15 @@ export const resolve = (
     }
     return { session, ...acting }
   })
+
+/** Ends a session found still open, recording why, unless another request ended it first. */
+const endOnce = (session: Session, reason: EndReason, now: number) =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor.transaction(Effect.gen(function*() {
+      if (yield* (yield* SessionStore).end(session.tenant_id, session.session_id, new Date(now))) {
+        yield* AuditLog.record(session.tenant_id, endedEntry(session, reason, AuditLog.system))
+      }
+    })))
 
 /** Ends the session a cookie names (sign-out); the session ended, or `undefined` when there was none open. */
 export const end = (cookie: string): Effect.Effect<Session | undefined, StoreError, Recording> =>

@@ -10,6 +10,9 @@
  * @since 0.1.0
  */
 import { Clock, Data, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
+import type { Transactor } from "../platform/Transactor.ts"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
@@ -53,9 +56,25 @@ const issue = (tenantId: TenantId, holder: Pick<ApiTokenRecord, "userId" | "emai
     return { token, tokenId, createdAt } satisfies Issued
   })
 
-/** A new token for the tenant's identity provider. */
-export const issueScim = (tenantId: TenantId): Effect.Effect<Issued, StoreError, TenantStore> =>
-  issue(tenantId, { userId: `${scimRole}:${tenantId}`, email: null, roles: [scimRole] })
+/** What recording an admin's change of tokens writes besides the change. */
+export type Recording = AuditLog.AuditStore | EventPublisher | Transactor
+
+/** The audit entry of a token issued or revoked (`token.issued`, `token.revoked`, `scim_token.created`, `scim_token.revoked`). */
+const tokenEntry = (action: string, tokenId: string, by: AuditLog.Actor, detail: Record<string, unknown>): AuditLog.Recorded => ({
+  workspace_id: null,
+  action,
+  actor: by,
+  target: { type: action.startsWith("scim_token.") ? "scim_token" : "api_token", id: tokenId },
+  detail: { token_id: tokenId, ...detail }
+})
+
+/** A new token for the tenant's identity provider, audited (`scim_token.created`). */
+export const issueScim = (tenantId: TenantId, by: AuditLog.Actor): Effect.Effect<Issued, StoreError, TenantStore | Recording> =>
+  AuditLog.recorded(
+    tenantId,
+    issue(tenantId, { userId: `${scimRole}:${tenantId}`, email: null, roles: [scimRole] }),
+    (issued) => tokenEntry("scim_token.created", issued.tokenId, by, {})
+  )
 
 /** A new personal token of an active user (in the caller's transaction, if any). */
 export const issueForUser = (user: User): Effect.Effect<Issued, UserDeprovisioned | StoreError, TenantStore> =>
@@ -63,14 +82,19 @@ export const issueForUser = (user: User): Effect.Effect<Issued, UserDeprovisione
     ? issue(user.tenant_id, { userId: user.user_id, email: user.email, roles: [userRole] })
     : Effect.fail(new UserDeprovisioned({ userId: user.user_id }))
 
-/** A new personal token of one of the tenant's users. */
+/** A new personal token of one of the tenant's users, issued by an admin: audited (`token.issued`). */
 export const issueForUserId = (
   tenantId: TenantId,
-  userId: string
-): Effect.Effect<Issued, NotFound | UserDeprovisioned | StoreError, TenantStore | DirectoryStore> =>
-  Effect.flatMap(DirectoryStore, (directory) => directory.findUser(tenantId, userId as UserId)).pipe(
-    Effect.flatMap((user): Effect.Effect<Issued, NotFound | UserDeprovisioned | StoreError, TenantStore> =>
-      user === undefined ? Effect.fail(new NotFound({ resource: "user", id: userId })) : issueForUser(user))
+  userId: string,
+  by: AuditLog.Actor
+): Effect.Effect<Issued, NotFound | UserDeprovisioned | StoreError, TenantStore | DirectoryStore | Recording> =>
+  AuditLog.recorded(
+    tenantId,
+    Effect.flatMap(DirectoryStore, (directory) => directory.findUser(tenantId, userId as UserId)).pipe(
+      Effect.flatMap((user): Effect.Effect<Issued, NotFound | UserDeprovisioned | StoreError, TenantStore> =>
+        user === undefined ? Effect.fail(new NotFound({ resource: "user", id: userId })) : issueForUser(user))
+    ),
+    (issued) => tokenEntry("token.issued", issued.tokenId, by, { user_id: userId })
   )
 
 const holding = (role: string, userId: string | undefined) => (token: ApiTokenRecord) =>
@@ -117,11 +141,19 @@ export const revoke = (
   tenantId: TenantId,
   role: string,
   tokenId: string,
+  by: AuditLog.Actor,
   userId?: string
-): Effect.Effect<boolean, StoreError, TenantStore> =>
-  Effect.gen(function*() {
-    const store = yield* TenantStore
-    const tokens = yield* store.listTokens(tenantId, role)
-    if (!tokens.some((t) => t.tokenId === tokenId && holding(role, userId)(t))) return false
-    return yield* store.removeToken(tenantId, tokenId)
-  })
+): Effect.Effect<boolean, StoreError, TenantStore | Recording> =>
+  AuditLog.recorded(
+    tenantId,
+    Effect.gen(function*() {
+      const store = yield* TenantStore
+      const tokens = yield* store.listTokens(tenantId, role)
+      if (!tokens.some((t) => t.tokenId === tokenId && holding(role, userId)(t))) return false
+      return yield* store.removeToken(tenantId, tokenId)
+    }),
+    (revoked) =>
+      revoked
+        ? tokenEntry(role === scimRole ? "scim_token.revoked" : "token.revoked", tokenId, by, userId === undefined ? { role } : { role, user_id: userId })
+        : undefined
+  )

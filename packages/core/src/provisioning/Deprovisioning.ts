@@ -6,11 +6,15 @@
  * unfinished deliveries failed), and so are the export schedules they made;
  * an admin may enable either again and then owns it. Their grants stay, as
  * the organisation's decisions, and still reach no one but active users.
+ * Each session's end is audited (`session.ended`, reason `deprovisioned`).
  * Docs: decision 0018.
  *
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
+import * as Sessions from "../auth/Sessions.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { DeliveryStore } from "../webhooks/DeliveryStore.ts"
 import type { StoreError } from "../platform/Errors.ts"
 import { SessionStore } from "../auth/SessionStore.ts"
@@ -23,7 +27,15 @@ import { WebhookStore, webhookKey } from "../webhooks/WebhookStore.ts"
 import { workspaceKey, WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** What stopping a user's agents reads and writes. */
-export type Services = TenantStore | WebhookStore | DeliveryStore | ExportScheduleStore | WorkspaceStore | SessionStore
+export type Services =
+  | TenantStore
+  | WebhookStore
+  | DeliveryStore
+  | ExportScheduleStore
+  | WorkspaceStore
+  | SessionStore
+  | AuditLog.AuditStore
+  | EventPublisher
 
 /** The reason a deprovisioning's webhooks and schedules show. */
 export const reason = "Its owner was deprovisioned"
@@ -40,10 +52,13 @@ export interface Stopped {
  * Stops what acts for the user: run it in the transaction that changes the
  * user's status from active to deprovisioned.
  */
-export const stopActingFor = (tenantId: TenantId, userId: string): Effect.Effect<Stopped, StoreError, Services> =>
+export const stopActingFor = (tenantId: TenantId, userId: string, by: AuditLog.Actor): Effect.Effect<Stopped, StoreError, Services> =>
   Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
-    const sessions = yield* (yield* SessionStore).endForUser(tenantId, userId, now)
+    const ended = yield* (yield* SessionStore).endForUser(tenantId, userId, now)
+    // Each session's end in the log, by whoever deprovisioned the user.
+    for (const session of ended) yield* AuditLog.record(tenantId, Sessions.endedEntry(session, "deprovisioned", by))
+    const sessions = ended.length
     const tenants = yield* TenantStore
     let tokens = 0
     for (const token of yield* tenants.listTokens(tenantId, userRole)) {

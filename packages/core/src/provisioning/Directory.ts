@@ -1,11 +1,17 @@
 /**
  * Use cases on a tenant's directory: users, groups (teams and executive
  * roles) and memberships, for tenant admins (the HTTP adapter checks the
- * role; these check the rest).
+ * role; these check the rest). Every change is audited in its own
+ * transaction, with who made it (`by`) and what it changed:
+ * `user.created`, `user.updated`, `user.deprovisioned`, `user.reactivated`,
+ * `team.*` / `executive_role.*` (`created`, `renamed`, `deleted`,
+ * `member_added`, `member_removed`).
  *
  * @since 0.1.0
  */
 import { Clock, Data, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import * as Deprovisioning from "./Deprovisioning.ts"
 import { DirectoryStore, groupKey, userKey } from "../directory/DirectoryStore.ts"
@@ -29,6 +35,33 @@ export class ManagedByIdentityProvider extends Data.TaggedError("ManagedByIdenti
 
 const userNotFound = (userId: string) => new NotFound({ resource: "user", id: userId })
 
+/** What recording a change writes besides the change. */
+export type Recording = AuditLog.AuditStore | EventPublisher | Transactor
+
+/** A user as its audit entries show it. */
+const userDetail = (user: User) => ({ user_id: user.user_id, email: user.email, name: user.name, roles: user.roles, status: user.status })
+
+/** The entry of a change to a user. */
+const userEntry = (action: string, user: User, by: AuditLog.Actor, detail: Record<string, unknown> = userDetail(user)): AuditLog.Recorded => ({
+  workspace_id: null,
+  action,
+  actor: by,
+  target: { type: "user", id: user.user_id },
+  detail
+})
+
+/** How a group of each kind is named in the audit log (`team.created`, `executive_role.renamed`). */
+const auditType = { team: "team", executive_role: "executive_role" } as const
+
+/** The entry of a change to a group (or its members). */
+const groupEntry = (action: string, group: Group, by: AuditLog.Actor, detail: Record<string, unknown> = {}): AuditLog.Recorded => ({
+  workspace_id: null,
+  action: `${auditType[group.kind]}.${action}`,
+  actor: by,
+  target: { type: auditType[group.kind], id: group.group_id },
+  detail: { group_id: group.group_id, name: group.name, ...detail }
+})
+
 /** A user of the tenant, or `NotFound`. */
 export const getUser = (tenantId: TenantId, userId: string): Effect.Effect<User, NotFound | StoreError, DirectoryStore> =>
   Effect.flatMap(DirectoryStore, (store) => store.findUser(tenantId, userId as UserId)).pipe(
@@ -37,6 +70,14 @@ export const getUser = (tenantId: TenantId, userId: string): Effect.Effect<User,
 
 /** Creates an active user (a member unless roles are given). */
 export const createUser = (
+  tenantId: TenantId,
+  input: UserCreate & { readonly externalId?: string | null | undefined; readonly userName?: string | null | undefined },
+  by: AuditLog.Actor
+): Effect.Effect<User, EmailTaken | StoreError, DirectoryStore | Recording> =>
+  AuditLog.recorded(tenantId, insertUser(tenantId, input), (user) => userEntry("user.created", user, by))
+
+/** Writes a new active user. */
+const insertUser = (
   tenantId: TenantId,
   input: UserCreate & { readonly externalId?: string | null | undefined; readonly userName?: string | null | undefined }
 ): Effect.Effect<User, EmailTaken | StoreError, DirectoryStore> =>
@@ -74,8 +115,9 @@ export const listUsers = (
 export const updateUser = (
   tenantId: TenantId,
   userId: string,
-  change: UserUpdate
-): Effect.Effect<User, NotFound | StoreError, DirectoryStore | Transactor | Deprovisioning.Services> =>
+  change: UserUpdate,
+  by: AuditLog.Actor
+): Effect.Effect<User, NotFound | StoreError, DirectoryStore | Recording | Deprovisioning.Services> =>
   Effect.flatMap(Transactor, (transactor) =>
     transactor.transaction(Effect.gen(function*() {
       const current = yield* getUser(tenantId, userId)
@@ -89,7 +131,14 @@ export const updateUser = (
       const written = yield* (yield* DirectoryStore).updateUser(updated)
       // The e-mail does not change here, so only a concurrent delete can make it missing.
       if (written !== "written") return yield* userNotFound(userId)
-      if (current.status === "active" && updated.status !== "active") yield* Deprovisioning.stopActingFor(tenantId, current.user_id)
+      const deprovisioned = current.status === "active" && updated.status !== "active"
+      if (deprovisioned) yield* Deprovisioning.stopActingFor(tenantId, current.user_id, by)
+      // What changed, each as it was and as it is.
+      const changes = Object.fromEntries((["name", "roles", "status"] as const)
+        .filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))
+        .map((field) => [field, { from: current[field], to: updated[field] }]))
+      const action = deprovisioned ? "user.deprovisioned" : current.status !== "active" && updated.status === "active" ? "user.reactivated" : "user.updated"
+      yield* AuditLog.record(tenantId, userEntry(action, updated, by, { ...userDetail(updated), changes }))
       return updated
     })))
 
@@ -117,9 +166,10 @@ const manualGroup = (tenantId: TenantId, kind: GroupKind, groupId: string) =>
 export const createGroup = (
   tenantId: TenantId,
   kind: GroupKind,
-  input: GroupInput
-): Effect.Effect<Group, StoreError, DirectoryStore> =>
-  Effect.gen(function*() {
+  input: GroupInput,
+  by: AuditLog.Actor
+): Effect.Effect<Group, StoreError, DirectoryStore | Recording> =>
+  AuditLog.recorded(tenantId, Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
     const group: Group = {
       group_id: (yield* uuidv7) as GroupId,
@@ -133,7 +183,7 @@ export const createGroup = (
     }
     yield* (yield* DirectoryStore).insertGroup(group)
     return group
-  })
+  }), (group) => groupEntry("created", group, by))
 
 /** One page of the tenant's groups of a kind, newest first. */
 export const listGroups = (
@@ -148,52 +198,58 @@ export const renameGroup = (
   tenantId: TenantId,
   kind: GroupKind,
   groupId: string,
-  input: GroupInput
-): Effect.Effect<Group, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
-  Effect.gen(function*() {
+  input: GroupInput,
+  by: AuditLog.Actor
+): Effect.Effect<Group, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore | Recording> =>
+  AuditLog.recorded(tenantId, Effect.gen(function*() {
     const current = yield* manualGroup(tenantId, kind, groupId)
     const updated: Group = { ...current, name: input.name, updated_at: new Date(yield* Clock.currentTimeMillis) }
     if (!(yield* (yield* DirectoryStore).updateGroup(updated))) return yield* groupNotFound(kind, groupId)
-    return updated
-  })
+    return { current, updated }
+  }), ({ current, updated }) => groupEntry("renamed", updated, by, { previous_name: current.name })).pipe(Effect.map(({ updated }) => updated))
 
 /** Deletes a group made here, and its memberships (grants to it reach no one from then on). */
 export const deleteGroup = (
   tenantId: TenantId,
   kind: GroupKind,
-  groupId: string
-): Effect.Effect<void, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
-  Effect.gen(function*() {
+  groupId: string,
+  by: AuditLog.Actor
+): Effect.Effect<void, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore | Recording> =>
+  Effect.asVoid(AuditLog.recorded(tenantId, Effect.gen(function*() {
     const group = yield* manualGroup(tenantId, kind, groupId)
     if (!(yield* (yield* DirectoryStore).removeGroup(tenantId, group.group_id))) return yield* groupNotFound(kind, groupId)
-  })
+    return group
+  }), (group) => groupEntry("deleted", group, by)))
 
 /** Puts a user in a group made here (again changes nothing). */
 export const addMember = (
   tenantId: TenantId,
   kind: GroupKind,
   groupId: string,
-  userId: string
-): Effect.Effect<User, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
-  Effect.gen(function*() {
+  userId: string,
+  by: AuditLog.Actor
+): Effect.Effect<User, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore | Recording> =>
+  AuditLog.recorded(tenantId, Effect.gen(function*() {
     const group = yield* manualGroup(tenantId, kind, groupId)
     const user = yield* getUser(tenantId, userId)
     yield* (yield* DirectoryStore).addMember(tenantId, group.group_id, user.user_id)
-    return user
-  })
+    return { group, user }
+  }), ({ group, user }) => groupEntry("member_added", group, by, { user_id: user.user_id, email: user.email })).pipe(Effect.map(({ user }) => user))
 
 /** Takes a user out of a group made here; `NotFound` when they were not in it. */
 export const removeMember = (
   tenantId: TenantId,
   kind: GroupKind,
   groupId: string,
-  userId: string
-): Effect.Effect<void, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore> =>
-  Effect.gen(function*() {
+  userId: string,
+  by: AuditLog.Actor
+): Effect.Effect<void, NotFound | ManagedByIdentityProvider | StoreError, DirectoryStore | Recording> =>
+  Effect.asVoid(AuditLog.recorded(tenantId, Effect.gen(function*() {
     const group = yield* manualGroup(tenantId, kind, groupId)
     const removed = yield* (yield* DirectoryStore).removeMember(tenantId, group.group_id, userId as UserId)
     if (!removed) return yield* new NotFound({ resource: `${resourceOf[kind]} member`, id: userId })
-  })
+    return group
+  }), (group) => groupEntry("member_removed", group, by, { user_id: userId })))
 
 /** One page of a group's members, newest users first. */
 export const listMembers = (

@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Result, type Schema } from "effect"
+import type * as AuditLog from "../audit/AuditLog.ts"
 import * as Deprovisioning from "./Deprovisioning.ts"
 import * as Directory from "./Directory.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
@@ -25,12 +26,15 @@ import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserId } from "../directory/User.ts"
 
 /** What provisioning needs. */
-export type Services = DirectoryStore | EventPublisher | Transactor | Deprovisioning.Services
+export type Services = DirectoryStore | EventPublisher | Transactor | Deprovisioning.Services | Directory.Recording
 
 const notFound = (what: string, id: string) => new Scim.ScimError({ status: 404, detail: `No ${what} ${id}` })
 const taken = (detail: string) => new Scim.ScimError({ status: 409, scimType: "uniqueness", detail })
 const fromResult = <A>(result: Result.Result<A, Scim.ScimError>) =>
   Result.match(result, { onSuccess: Effect.succeed, onFailure: Effect.fail })
+
+/** The identity provider, as the audit log names it (the principal of the tenant's SCIM tokens). */
+const scimActor = (tenantId: TenantId): AuditLog.Actor => ({ type: "scim", id: `scim:${tenantId}` })
 
 /**
  * Publishes the event a change of a user's status means (none when it did
@@ -40,7 +44,7 @@ const announce = (tenantId: TenantId, before: User | undefined, after: User) => 
   const wasActive = before !== undefined && before.status === "active"
   const isActive = after.status === "active"
   if (wasActive === isActive) return Effect.void
-  const stopped = wasActive ? Deprovisioning.stopActingFor(tenantId, after.user_id) : Effect.void
+  const stopped = wasActive ? Effect.asVoid(Deprovisioning.stopActingFor(tenantId, after.user_id, scimActor(tenantId))) : Effect.void
   const common = { user_id: after.user_id, user_name: after.user_name ?? after.email, email: after.email }
   const published: Effect.Effect<unknown, StoreError | Schema.SchemaError, EventPublisher> = isActive
     ? publish(tenantId, "scim.user.provisioned", Events.everyWorkspace, { ...common, external_id: after.external_id })
@@ -91,7 +95,7 @@ export const createUser = (tenantId: TenantId, body: unknown): Effect.Effect<Use
         name: fields.name,
         externalId: fields.externalId,
         userName: fields.userName
-      }).pipe(Effect.catchTag("EmailTaken", (e) => Effect.fail(taken(`A user with the e-mail ${e.email} exists`))))
+      }, scimActor(tenantId)).pipe(Effect.catchTag("EmailTaken", (e) => Effect.fail(taken(`A user with the e-mail ${e.email} exists`))))
       const created = fields.active ? user : yield* save(user, { status: "deprovisioned" })
       yield* announce(tenantId, undefined, created)
       return created

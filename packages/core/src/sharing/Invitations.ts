@@ -7,6 +7,8 @@
  * @since 0.1.0
  */
 import { Clock, Data, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
+import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import * as Directory from "../provisioning/Directory.ts"
@@ -72,7 +74,43 @@ export const invite = (
   invitedBy: string,
   input: InvitationCreate,
   links: Links
-): Effect.Effect<Invitation, Directory.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer> =>
+): Effect.Effect<Invitation, Directory.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer | Recording> =>
+  Effect.gen(function*() {
+    // Stored and audited together; mailed after, outside the transaction.
+    const { invitation, token } = yield* AuditLog.recorded(
+      tenantId,
+      storeInvitation(tenantId, invitedBy, input),
+      ({ invitation, renewed }) =>
+        invitationEntry(renewed ? "invitation.renewed" : "invitation.created", invitation, AuditLog.actorOf({ userId: invitedBy }))
+    )
+    yield* (yield* Mailer).send(mail(invitation, token, links))
+    return invitation
+  })
+
+/** What recording a change of invitations writes besides the change. */
+export type Recording = AuditLog.AuditStore | EventPublisher | Transactor
+
+/** The audit entry of a change of an invitation (`invitation.created`, `.renewed`, `.resent`, `.revoked`, `.accepted`). */
+const invitationEntry = (action: string, invitation: Invitation, by: AuditLog.Actor): AuditLog.Recorded => ({
+  workspace_id: null,
+  action,
+  actor: by,
+  target: { type: "invitation", id: invitation.invitation_id },
+  detail: {
+    invitation_id: invitation.invitation_id,
+    email: invitation.email,
+    name: invitation.name,
+    expires_at: invitation.expires_at.toISOString(),
+    user_id: invitation.user_id
+  }
+})
+
+/** Stores a new invitation, or renews the pending one of the address; its token, this once. */
+const storeInvitation = (
+  tenantId: TenantId,
+  invitedBy: string,
+  input: InvitationCreate
+): Effect.Effect<{ readonly invitation: Invitation; readonly token: string; readonly renewed: boolean }, Directory.EmailTaken | StoreError, InvitationStore | DirectoryStore> =>
   Effect.gen(function*() {
     if ((yield* (yield* DirectoryStore).findUserBy(tenantId, { email: input.email })) !== undefined) {
       return yield* new Directory.EmailTaken({ email: input.email })
@@ -85,7 +123,8 @@ export const invite = (
     if (pending !== undefined && statusAt(pending, now) === "pending") {
       invitation = { ...pending, name: input.name ?? pending.name, token_hash: tokenHash, expires_at: new Date(now + validityMillis), updated_at: new Date(now) }
       // Changed meanwhile (accepted, revoked, renewed by a concurrent invite): decide again on what it is now.
-      if (!(yield* store.update(invitation, pending.updated_at))) return yield* invite(tenantId, invitedBy, input, links)
+      if (!(yield* store.update(invitation, pending.updated_at))) return yield* storeInvitation(tenantId, invitedBy, input)
+      return { invitation, token, renewed: true }
     } else {
       invitation = {
         invitation_id: (yield* uuidv7) as InvitationId,
@@ -102,8 +141,7 @@ export const invite = (
       }
       yield* store.insert(invitation)
     }
-    yield* (yield* Mailer).send(mail(invitation, token, links))
-    return invitation
+    return { invitation, token, renewed: false }
   })
 
 /** An invitation of the tenant, or `NotFound`. */
@@ -116,15 +154,19 @@ export const get = (tenantId: TenantId, id: string): Effect.Effect<Invitation, N
 export const resend = (
   tenantId: TenantId,
   id: string,
-  links: Links
-): Effect.Effect<Invitation, NotFound | InvitationClosed | StoreError | MailError, InvitationStore | Mailer> =>
+  links: Links,
+  by: AuditLog.Actor
+): Effect.Effect<Invitation, NotFound | InvitationClosed | StoreError | MailError, InvitationStore | Mailer | Recording> =>
   Effect.gen(function*() {
-    const current = yield* get(tenantId, id)
-    if (current.status !== "pending") return yield* new InvitationClosed({ status: current.status })
-    const now = yield* Clock.currentTimeMillis
-    const { token, tokenHash } = yield* newToken
-    const renewed: Invitation = { ...current, token_hash: tokenHash, expires_at: new Date(now + validityMillis), updated_at: new Date(now) }
-    if (!(yield* (yield* InvitationStore).update(renewed, current.updated_at))) return yield* notFound(id)
+    const { renewed, token } = yield* AuditLog.recorded(tenantId, Effect.gen(function*() {
+      const current = yield* get(tenantId, id)
+      if (current.status !== "pending") return yield* new InvitationClosed({ status: current.status })
+      const now = yield* Clock.currentTimeMillis
+      const { token, tokenHash } = yield* newToken
+      const renewed: Invitation = { ...current, token_hash: tokenHash, expires_at: new Date(now + validityMillis), updated_at: new Date(now) }
+      if (!(yield* (yield* InvitationStore).update(renewed, current.updated_at))) return yield* notFound(id)
+      return { renewed, token }
+    }), ({ renewed }) => invitationEntry("invitation.resent", renewed, by))
     yield* (yield* Mailer).send(mail(renewed, token, links))
     return renewed
   })
@@ -132,15 +174,16 @@ export const resend = (
 /** Revokes a pending invitation: its token stops working. */
 export const revoke = (
   tenantId: TenantId,
-  id: string
-): Effect.Effect<Invitation, NotFound | InvitationClosed | StoreError, InvitationStore> =>
-  Effect.gen(function*() {
+  id: string,
+  by: AuditLog.Actor
+): Effect.Effect<Invitation, NotFound | InvitationClosed | StoreError, InvitationStore | Recording> =>
+  AuditLog.recorded(tenantId, Effect.gen(function*() {
     const current = yield* get(tenantId, id)
     if (current.status !== "pending") return yield* new InvitationClosed({ status: current.status })
     const revoked: Invitation = { ...current, status: "revoked", updated_at: new Date(yield* Clock.currentTimeMillis) }
     if (!(yield* (yield* InvitationStore).update(revoked, current.updated_at))) return yield* notFound(id)
     return revoked
-  })
+  }), (revoked) => invitationEntry("invitation.revoked", revoked, by))
 
 /** One page of the tenant's invitations, newest first. */
 export const list = (
@@ -161,7 +204,7 @@ export const accept = (
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation; readonly token: TenantTokens.Issued },
   InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
-  InvitationStore | DirectoryStore | TenantStore | GrantStore | Transactor
+  InvitationStore | DirectoryStore | TenantStore | GrantStore | Recording
 > =>
   Effect.flatMap(Transactor, (transactor) =>
     acceptThen(input, (user) =>
@@ -177,7 +220,7 @@ export const acceptWithoutToken = (
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation },
   InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
-  InvitationStore | DirectoryStore | GrantStore | Transactor
+  InvitationStore | DirectoryStore | GrantStore | Recording
 > => Effect.flatMap(Transactor, (transactor) => acceptThen(input, () => Effect.succeed({}), transactor))
 
 /** Accepts an invitation and runs `then` for the new user in the same transaction. */
@@ -188,7 +231,7 @@ const acceptThen = <B extends object, R>(
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation } & B,
   InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
-  InvitationStore | DirectoryStore | GrantStore | R
+  InvitationStore | DirectoryStore | GrantStore | AuditLog.AuditStore | EventPublisher | Transactor | R
 > =>
   Effect.gen(function*() {
     const store = yield* InvitationStore
@@ -198,13 +241,15 @@ const acceptThen = <B extends object, R>(
     const status = statusAt(invitation, now)
     if (status !== "pending") return yield* new InvitationClosed({ status })
     return yield* transactor.transaction(Effect.gen(function*() {
+      // The user is made by whoever invited them; the acceptance is the new user's.
       const user = yield* Directory.createUser(invitation.tenant_id, {
         email: invitation.email,
         name: input.name ?? invitation.name ?? invitation.email.split("@")[0]
-      })
+      }, AuditLog.actorOf({ userId: invitation.invited_by }))
       const accepted: Invitation = { ...invitation, status: "accepted", user_id: user.user_id, updated_at: new Date(now) }
       // Accepted twice at once: the second finds it changed.
       if (!(yield* store.update(accepted, invitation.updated_at))) return yield* new InvitationClosed({ status: "accepted" })
+      yield* AuditLog.record(invitation.tenant_id, invitationEntry("invitation.accepted", accepted, AuditLog.actorOf({ userId: user.user_id })))
       yield* (yield* GrantStore).activateInvitation(invitation.tenant_id, invitation.invitation_id, user.user_id, new Date(now))
       return { user, invitation: accepted, ...(yield* then(user)) }
     }))

@@ -129,6 +129,12 @@ export interface Attempt {
   readonly latency_ms: number
   /** What went wrong, in words; `null` on success. */
   readonly error: string | null
+  /**
+   * The start of the receiver's answer body, as text, at most 1 KB
+   * (`WebhookTransport.excerptBytes`); `null` when there was no answer or
+   * its body was empty or not text. Older attempts have none.
+   */
+  readonly response_excerpt?: string | null | undefined
 }
 
 /** One event on its way to one webhook. */

@@ -82,7 +82,13 @@ export const settlementOf = (
   const error = "failure" in result
     ? `${result.failure.reason}: ${result.failure.message}`
     : outcome._tag === "Succeeded" ? null : `The receiver answered ${answer!.status}`
-  const attempt = { attempted_at: attemptedAt, status_code: answer?.status ?? null, latency_ms: latencyMs, error }
+  const attempt = {
+    attempted_at: attemptedAt,
+    status_code: answer?.status ?? null,
+    latency_ms: latencyMs,
+    error,
+    response_excerpt: answer?.bodyExcerpt ?? null
+  }
   switch (outcome._tag) {
     case "Succeeded":
       return { attempt, status: "succeeded", failures: claim.delivery.failures, nextAttemptAt: null }

@@ -24,6 +24,31 @@ export interface Answer {
   readonly status: number
   /** `Retry-After` in seconds, when the receiver sent one. */
   readonly retryAfterSeconds: number | undefined
+  /**
+   * The start of the receiver's body as text (`excerptOf`), shown in the
+   * deliveries log; `null` when it sent none or none that reads as text.
+   */
+  readonly bodyExcerpt?: string | null | undefined
+}
+
+/** The most of a receiver's body an attempt keeps, in bytes. */
+export const excerptBytes = 1024
+
+/** Whether a body of this media type reads as text (none given: assumed so). */
+export const isTextual = (contentType: string | undefined): boolean =>
+  contentType === undefined || contentType === "" ||
+  /^\s*(text\/|application\/([\w.+-]*\+)?(json|xml)\b|application\/(x-www-form-urlencoded|problem\+json)\b)/i.test(contentType)
+
+/**
+ * The excerpt an attempt keeps of a body's first bytes: at most
+ * `excerptBytes`, decoded as UTF-8 (a character cut at the end dropped),
+ * control characters but tab and newlines removed; `null` when empty.
+ */
+export const excerptOf = (bytes: Uint8Array): string | null => {
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, excerptBytes))
+    .replace(/\uFFFD$/, "")
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, "")
+  return text.trim() === "" ? null : text
 }
 
 /**

@@ -109,8 +109,10 @@ export const sessionStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       ).pipe(Effect.exit)
       assert.isTrue(Exit.isFailure(failed))
       assert.strictEqual((yield* store.findByHash(first.token_hash))?.ended_at, null)
-      assert.strictEqual(yield* store.endForUser((yield* insertTenant()).tenant_id, ada.user_id, at(60)), 0)
-      assert.strictEqual(yield* store.endForUser(tenant.tenant_id, ada.user_id, at(60)), 2)
+      assert.deepStrictEqual(yield* store.endForUser((yield* insertTenant()).tenant_id, ada.user_id, at(60)), [])
+      // The sessions ended, as they were (for their audit entries), in no particular order.
+      const endedNow = yield* store.endForUser(tenant.tenant_id, ada.user_id, at(60))
+      assert.sameDeepMembers([...endedNow], [first, second])
       assert.deepStrictEqual((yield* store.findByHash(first.token_hash))?.ended_at, at(60))
       assert.deepStrictEqual((yield* store.findByHash(second.token_hash))?.ended_at, at(60))
       assert.deepStrictEqual((yield* store.findByHash(ended.token_hash))?.ended_at, at(5))

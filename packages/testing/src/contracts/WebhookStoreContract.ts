@@ -61,7 +61,9 @@ const attempt = (offset: number, status: number | null): Webhook.Attempt => ({
   attempted_at: at(offset),
   status_code: status,
   latency_ms: 12,
-  error: status === 200 ? null : "The receiver answered 500"
+  error: status === 200 ? null : "The receiver answered 500",
+  // The receiver's answer, kept with the attempt (text, any characters).
+  response_excerpt: status === 200 ? null : "{\"error\":\"busy, try later\"} — é \u2028"
 })
 
 class Rollback extends Data.TaggedError("Rollback")<{}> {}

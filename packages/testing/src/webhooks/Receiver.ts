@@ -23,8 +23,12 @@ export interface Received {
   readonly at: number
 }
 
-/** How to answer: a status (and headers), or `"hang"` to never answer. */
-export type Answer = { readonly status: number; readonly headers?: Readonly<Record<string, string>> } | "hang"
+/** How to answer: a status (and headers, and a body), or `"hang"` to never answer. */
+export type Answer = {
+  readonly status: number
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body?: string | Uint8Array
+} | "hang"
 
 /** A running receiver. */
 export interface Receiver {
@@ -71,7 +75,7 @@ export const start = async (options: { readonly tls?: { readonly key: string | B
         return
       }
       res.writeHead(answer.status, answer.headers ?? {})
-      res.end()
+      res.end(answer.body)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

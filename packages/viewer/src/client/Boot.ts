@@ -1,11 +1,13 @@
 /**
  * The console's boot data: the body of `GET /api/config/public` (name,
- * logo, primary colour, feature flags) and how people sign in, inlined by
+ * logo, primary colour, feature flags), how people sign in and who is
+ * signed in (what `GET /api/session` answers, or `null`), inlined by
  * the shell page in `<script type="application/json" id="analytics-boot">`
  * so the first screen waits for no request.
  *
  * @since 0.1.0
  */
+import type { SessionInfo } from "./Session.ts"
 
 /** How people sign in: an e-mailed link (and an admin's token), the embedding app's sign-in, or none. */
 export type SignInMode = "link" | "embedded" | "off"
@@ -17,6 +19,12 @@ export interface Boot {
   /** Sections to show or hide; a flag that is absent means shown. */
   readonly features: Readonly<Record<string, boolean>>
   readonly console: { readonly sign_in: SignInMode; readonly sign_in_url: string | null }
+  /**
+   * The session of the request that served the page (`null`: signed out);
+   * absent when the page does not say (a page of the embedding app): then
+   * the console asks `GET /api/session`.
+   */
+  readonly session?: SessionInfo | null | undefined
 }
 
 /** The id of the script element holding it. */

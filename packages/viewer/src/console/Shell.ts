@@ -1,6 +1,7 @@
 /**
  * `<analytics-console>`: the console's frame. It reads the boot data,
- * adopts the theme, asks who is signed in (`GET /api/session`), and shows
+ * adopts the theme, learns who is signed in (from the boot data, which the
+ * page carries, else `GET /api/session`), and shows
  * the header (the brand's name and logo, the navigation, who is signed in
  * and a sign-out button, a skip link) around the screen the path names,
  * loading each screen's code when it is first shown. A signed-out person
@@ -59,7 +60,7 @@ export class AnalyticsConsole extends LitElement {
   declare problem: Problem | undefined
   private readonly boot: Boot = readBoot()
   private readonly client = makeClient({ onUnauthorized: () => this.signedOut() })
-  /** Whether `GET /api/session` has answered. */
+  /** Whether who is signed in is known. */
   private sessionChecked: Promise<void> | undefined
   private shown = 0
   private marked = false
@@ -85,8 +86,13 @@ export class AnalyticsConsole extends LitElement {
     void this.show()
   }
 
-  /** Asks who is signed in; a 401 (or a service without sessions, 404) means no one. */
+  /**
+   * Who is signed in: the page says so (no request, so a signed-out visit
+   * makes no refused call); else asked, where a 401 (or a service without
+   * sessions, 404) means no one. A later 401 ends the session (`signedOut`).
+   */
   private async checkSession(): Promise<void> {
+    if (this.boot.session !== undefined) return setSession(this.boot.session)
     try {
       setSession(await this.client.get<SessionInfo>("api/session", { signedOut: true }))
     } catch (error) {

@@ -38,6 +38,8 @@ export interface Attempt {
   readonly status_code: number | null
   readonly latency_ms: number
   readonly error: string | null
+  /** The start of the receiver's answer body (at most 1 KB of text); absent from an older service. */
+  readonly response_excerpt?: string | null
 }
 
 /** Where a delivery stands. */

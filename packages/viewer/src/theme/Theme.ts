@@ -123,6 +123,8 @@ ul.items .runs { margin-top: 12px; padding-top: 8px; border-top: 1px dashed var(
 ul.items ol.attempts li { display: flex; flex-wrap: wrap; gap: 2px 10px; align-items: baseline; padding: 2px 0; border: none; font-size: 0.95rem; }
 details.event pre { margin: 4px 0 0; padding: 8px 12px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 details.event[open] summary { margin-bottom: 0; }
+ol.attempts details.answer { flex-basis: 100%; }
+details.answer pre { margin: 4px 0 0; padding: 6px 10px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 form.recover { grid-template-columns: 1fr 1fr auto; align-items: end; }
 @media (max-width: 600px) {
   form.recover { grid-template-columns: 1fr; }

@@ -32,10 +32,19 @@ interface Entry {
 export const actions = [
   "grant.created", "grant.updated", "grant.paused", "grant.resumed", "grant.revoked",
   "comment.created", "comment.updated", "comment.deleted",
-  "session.signed_in", "session.signed_out"
+  "session.signed_in", "session.signed_out", "session.ended",
+  "user.created", "user.updated", "user.deprovisioned", "user.reactivated",
+  "token.issued", "token.revoked",
+  "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed",
+  "executive_role.created", "executive_role.renamed", "executive_role.deleted", "executive_role.member_added", "executive_role.member_removed",
+  "invitation.created", "invitation.renewed", "invitation.resent", "invitation.revoked", "invitation.accepted",
+  "scim_token.created", "scim_token.revoked"
 ] as const
 
-const targetTypes = ["grant", "comment", "session"] as const
+const targetTypes = ["grant", "comment", "session", "user", "api_token", "team", "executive_role", "invitation", "scim_token"] as const
+
+/** Why a session ended, in the entry's words. */
+const endReasons = ["idle", "expired", "deprovisioned", "credential_revoked"] as const
 
 /** The filters, in the address's order. */
 const filters = ["action", "target_type", "target_id", "actor_id"] as const
@@ -90,13 +99,28 @@ export class AuditScreen extends Screen {
     return known ? msg(`audit.action.${entry.action}` as MessageKey) : entry.action
   }
 
+  /** A user by name when known, else by the e-mail or id the entry holds. */
+  private person(id: unknown, fallback?: unknown): string {
+    const known = typeof id === "string" ? this.names.get(id) : undefined
+    return known ?? (typeof fallback === "string" && fallback !== "" ? fallback : typeof id === "string" ? id : "")
+  }
+
   /** What the entry is about: a grant by its subject's kind and who it is for (the ids are in its details). */
   private target(entry: Entry): string {
     const { type, id } = entry.target
-    if (type === "session") return ""
+    const d = entry.detail
+    if (type === "session") {
+      if (entry.action !== "session.ended") return ""
+      const reason = (endReasons as ReadonlyArray<unknown>).includes(d.reason) ? msg(`audit.session.reason.${d.reason as typeof endReasons[number]}`) : String(d.reason ?? "")
+      return msg("audit.target.session", { whom: this.person(d.user_id), reason })
+    }
+    if (type === "user") return this.person(id, d.name ?? d.email)
+    if (type === "api_token") return this.person(d.user_id)
+    if (type === "team" || type === "executive_role") return typeof d.name === "string" ? d.name : id
+    if (type === "invitation") return typeof d.email === "string" ? d.email : id
+    if (type === "scim_token") return ""
     if (type === "comment") return msg("audit.target.comment")
     if (type !== "grant") return `${type} ${id}`
-    const d = entry.detail
     const subject = typeof d.subject_type === "string" ? d.subject_type : ""
     const principal = typeof d.principal_id === "string" ? d.principal_id : ""
     const kind = typeof d.principal_type === "string" ? d.principal_type : ""

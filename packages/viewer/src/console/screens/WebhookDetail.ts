@@ -158,6 +158,7 @@ export class WebhookScreen extends Screen {
       <span>${when(attempt.attempted_at)}</span>
       <span class="muted">${msg("webhook.attempt.took", { ms: attempt.latency_ms })}</span>
       ${attempt.error === null ? nothing : html`<span class="reason break">${attempt.error}</span>`}
+      ${attempt.response_excerpt == null ? nothing : html`<details class="answer"><summary>${msg("webhook.attempt.answer")}</summary><pre>${attempt.response_excerpt}</pre></details>`}
     </li>`
   }
 
