@@ -31,14 +31,15 @@
  * The bundle must be built (`npm run build`, which `npm run bench:console`
  * does first).
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { Server } from "node:http"
 import { fileURLToPath } from "node:url"
 import { Chromium } from "@analytics/testing/browser"
 import * as Viewer from "@analytics/viewer/assets"
 import { type Browser, type BrowserContext, chromium } from "playwright-core"
+import { serveStatic, withMeasuredPage } from "../BrowserPage.ts"
 import { startDemoHost } from "../DemoHost.ts"
 import { writeRunRecord } from "../RunRecord.ts"
+import { median, round } from "../Stats.ts"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 15)
 const width = Number(process.env["BENCH_WIDTH"] ?? 1280)
@@ -48,16 +49,6 @@ const executablePath = process.env["CHROMIUM"] ?? Chromium.executablePath
 /** The bar: the first screen usable within this many milliseconds, and an initial closure under this many bytes of Brotli. */
 const interactiveBarMs = 1_000
 const budgetBytes = 100 * 1024
-
-/** Serves one fixed HTML document at `/` on loopback (and nothing else, quietly). */
-const serveStatic = (html: string) =>
-  new Promise<{ readonly url: string; readonly server: Server }>((resolve) => {
-    const server = createServer((request, response) => {
-      if (new URL(request.url ?? "/", "http://x").pathname !== "/") return void response.writeHead(204).end()
-      response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html)
-    })
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
-  })
 
 /** Runs in the page from its first script on: when `selector` first matches, every frame. */
 const recorder = (selector: string) => {
@@ -80,19 +71,9 @@ interface Load {
 }
 
 /** Loads `url` in a fresh context (cache off; `signIn` first when given) and waits for `selector`. */
-const load = async (browser: Browser, url: string, selector: string, console: boolean, signIn?: (context: BrowserContext) => Promise<void>): Promise<Load> => {
-  const context = await browser.newContext({ viewport: { width, height: 900 } })
-  try {
-    if (signIn !== undefined) await signIn(context)
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    await cdp.send("Network.enable")
-    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true })
-    let bytes = 0
-    cdp.on("Network.loadingFinished", (event) => (bytes += event.encodedDataLength))
+const load = (browser: Browser, url: string, selector: string, console: boolean, signIn?: (context: BrowserContext) => Promise<void>): Promise<Load> =>
+  withMeasuredPage(browser, width, async ({ page, bytes, errors }) => {
     await page.addInitScript(recorder, selector)
-    const errors: Array<string> = []
-    page.on("pageerror", (error) => errors.push(error.message))
     await page.goto(url, { waitUntil: "commit" })
     await page.waitForFunction(() => (globalThis as any).__bench?.readyAt != null, undefined, { timeout: 20_000, polling: "raf" })
     if (console) await page.waitForFunction(() => performance.getEntriesByName("analytics:interactive").length > 0, undefined, { timeout: 20_000 })
@@ -102,11 +83,8 @@ const load = async (browser: Browser, url: string, selector: string, console: bo
       readyMs: (globalThis as any).__bench.readyAt as number,
       markMs: performance.getEntriesByName("analytics:interactive")[0]?.startTime ?? null
     }))
-    return { readyMs, markMs, bytes }
-  } finally {
-    await context.close()
-  }
-}
+    return { readyMs, markMs, bytes: bytes() }
+  }, signIn)
 
 /** The floor's document: the screen the console drew, its theme inlined, every script and preload gone. */
 const floorOf = async (browser: Browser, url: string, selector: string, signIn?: (context: BrowserContext) => Promise<void>): Promise<string> => {
@@ -130,13 +108,6 @@ const floorOf = async (browser: Browser, url: string, selector: string, signIn?:
     await context.close()
   }
 }
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-const round = (n: number) => Math.round(n * 10) / 10
 
 /** Signs a context in with the admin's API token (`POST /api/session/token`); `undefined` when the host has no session endpoints. */
 const tokenSignIn = async (host: { readonly url: string; readonly token: string }) => {
@@ -167,7 +138,7 @@ const main = async () => {
     ]
     const results = []
     for (const s of screens) {
-      const floor = await serveStatic(await floorOf(browser, s.url, s.selector, s.signIn))
+      const floor = await serveStatic(new Map([["/", await floorOf(browser, s.url, s.selector, s.signIn)]]))
       floors.push(floor.server)
       const ours: Array<Load> = []
       const theirs: Array<Load> = []
