@@ -18,6 +18,17 @@ declare module "autocannon" {
     readonly connections?: number
     readonly pipelining?: number
     readonly duration?: number
+    readonly body?: string
+    readonly requests?: ReadonlyArray<Request>
+  }
+  /** One request of the sequence each connection cycles through. */
+  interface Request {
+    readonly method?: string
+    readonly path?: string
+    readonly headers?: Record<string, string>
+    readonly body?: string
+    /** Called before every send of this request (with `requests`): returns the request to send. */
+    readonly setupRequest?: (request: Request & { headers: Record<string, string> }, context: unknown) => Request
   }
   interface Result {
     readonly duration: number

@@ -1,15 +1,37 @@
 /**
- * Bare `node:http`: routing, bearer check, `limit` validation and the page,
- * all by hand, serialized with `JSON.stringify`. The floor any framework pays
- * on top of.
+ * Bare `node:http`: routing, bearer check, query and body validation, the
+ * pages and the idempotent create, all by hand, serialized with
+ * `JSON.stringify`. The floor any framework pays on top of.
  */
 import * as Http from "node:http"
-import { authenticate, canonicalQuery, firstPage, makeTenant, makeWorkspaces, parseLimit, serve } from "./shared.ts"
+import {
+  authenticate,
+  canonicalQuery,
+  createScope,
+  createWorkspace,
+  fingerprintOf,
+  invalidKey,
+  isProblem,
+  listPage,
+  makeIdempotencyStore,
+  makeTenant,
+  makeWorkspaces,
+  parseLimit,
+  type Problem,
+  type StoredResponse,
+  replayedHeader,
+  serve,
+  validateCreate,
+  workspaceJson,
+  workspacesPath
+} from "./shared.ts"
 
 const tenant = makeTenant()
 const rows = makeWorkspaces(tenant.tenantId)
+const idempotency = makeIdempotencyStore()
+const maxBodyBytes = 1024 * 1024
 
-const problem = (response: Http.ServerResponse, status: number, code: string, detail: string): void => {
+const problem = (response: Http.ServerResponse, { status, code, detail }: Problem): void => {
   const body = JSON.stringify({ type: "about:blank", status, code, detail })
   response.writeHead(status, {
     "content-type": "application/problem+json",
@@ -17,30 +39,95 @@ const problem = (response: Http.ServerResponse, status: number, code: string, de
   }).end(body)
 }
 
+const json = (response: Http.ServerResponse, status: number, body: string, extra?: Record<string, string>): void => {
+  response.writeHead(status, {
+    ...extra,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body)
+  }).end(body)
+}
+
+const list = (response: Http.ServerResponse, query: string, tenantId: string): void => {
+  const params = new URLSearchParams(query)
+  for (const name of params.keys()) {
+    if (name !== "limit" && name !== "cursor") {
+      return problem(response, { status: 400, code: "request/invalid", detail: `Unknown query parameter ${name}` })
+    }
+  }
+  const limit = parseLimit(params.get("limit"))
+  if (limit === undefined) return problem(response, { status: 400, code: "request/invalid", detail: "limit must be an integer from 1 to 500" })
+  const cursor = params.get("cursor") ?? undefined
+  if (cursor !== undefined && cursor.length === 0) {
+    return problem(response, { status: 400, code: "request/invalid", detail: "cursor must not be empty" })
+  }
+  void listPage(rows, limit, canonicalQuery(Object.fromEntries(params)), tenantId, cursor).then((page) =>
+    isProblem(page) ? problem(response, page) : json(response, 200, JSON.stringify(page))
+  )
+}
+
+const create = (request: Http.IncomingMessage, response: Http.ServerResponse, tenantId: string, roles: ReadonlyArray<string>): void => {
+  const raw = request.headers["idempotency-key"]
+  const header = Array.isArray(raw) ? raw.join(", ") : raw
+  const chunks: Array<Buffer> = []
+  let size = 0
+  request.on("data", (chunk: Buffer) => {
+    size += chunk.length
+    if (size <= maxBodyBytes) chunks.push(chunk)
+  })
+  request.on("end", () => {
+    if (size > maxBodyBytes) return problem(response, { status: 413, code: "request/too-large", detail: "The body is too large" })
+    // The order of the service: the key, then the body, then the key's record, then the handler (its 403 kept for replay).
+    if (header !== undefined) {
+      const refused = invalidKey(header)
+      if (refused !== undefined) return problem(response, refused)
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    } catch {
+      return problem(response, { status: 400, code: "request/malformed-json", detail: "The request body is not valid JSON" })
+    }
+    const input = validateCreate(body)
+    if (isProblem(input)) return problem(response, input)
+    const handle = (): StoredResponse =>
+      roles.includes("admin")
+        ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, tenantId, input))) }
+        : { status: 403, headers: {}, body: JSON.stringify({ type: "about:blank", status: 403, code: "auth/forbidden" }) }
+    const send = ({ status, headers, body }: StoredResponse, replayed: boolean) =>
+      status < 400
+        ? json(response, status, body, replayed ? { ...headers, [replayedHeader]: "true" } : headers)
+        : response.writeHead(status, {
+          ...headers,
+          ...(replayed ? { [replayedHeader]: "true" } : {}),
+          "content-type": "application/problem+json",
+          "content-length": Buffer.byteLength(body)
+        }).end(body)
+    if (header === undefined) return send(handle(), false)
+    const decision = idempotency.begin(tenantId, createScope, header, fingerprintOf(body))
+    if (decision._tag === "Refuse") return problem(response, decision.problem)
+    if (decision._tag === "Replay") return send(decision.response, true)
+    const answer = handle()
+    idempotency.complete(decision.reservation, answer)
+    send(answer, false)
+  })
+}
+
 const server = Http.createServer((request, response) => {
   const url = request.url ?? "/"
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
-  if (path !== "/v1/workspaces") return problem(response, 404, "request/not-found", "No such route")
-  if (request.method !== "GET") return problem(response, 405, "request/method-not-allowed", "GET only")
+  if (path !== workspacesPath) return problem(response, { status: 404, code: "request/not-found", detail: "No such route" })
+  if (request.method !== "GET" && request.method !== "POST") {
+    return problem(response, { status: 405, code: "request/method-not-allowed", detail: "GET or POST only" })
+  }
 
   const member = authenticate(tenant.tokens, request.headers.authorization)
-  if (member === undefined) return problem(response, 401, "auth/unauthenticated", "The bearer token is not valid")
-
-  const params = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
-  for (const name of params.keys()) {
-    if (name !== "limit") return problem(response, 400, "request/invalid", `Unknown query parameter ${name}`)
+  if (member === undefined) {
+    request.resume()
+    return problem(response, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
   }
-  const limit = parseLimit(params.get("limit"))
-  if (limit === undefined) return problem(response, 400, "request/invalid", "limit must be an integer from 1 to 500")
-
-  void firstPage(rows, limit, canonicalQuery(Object.fromEntries(params)), member.tenantId).then((page) => {
-    const body = JSON.stringify(page)
-    response.writeHead(200, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body)
-    }).end(body)
-  })
+  if (request.method === "POST") return create(request, response, member.tenantId, member.roles)
+  list(response, q === -1 ? "" : url.slice(q + 1), member.tenantId)
 })
 
 await serve("node:http", server, () => Promise.resolve(tenant.token))

@@ -22,12 +22,28 @@
  *   have the same fields, endpoint, query hash and sort: a change to the
  *   service's cursor shows up there;
  * - the same JSON envelope, `created_at` as an ISO 8601 string.
+ *
+ * Page 2 (`?limit=20&cursor=...`): the cursor opened as `Cursor.makeCodec`'s
+ * `decode` does (canonical base64url, format byte, AES-256-GCM, the payload's
+ * fields checked, then endpoint, query hash and tenant, then age), and the
+ * page after its keyset position, bounded by its snapshot.
+ *
+ * `POST /v1/workspaces` with `Idempotency-Key` (decision 0004): the key checked
+ * (1 to 255 printable ASCII), the body validated as `Workspace.WorkspaceCreate`
+ * (`name` trimmed, 1 to 200 code points; `description` a string of at most
+ * 2,000; nothing else), the fingerprint (SHA-256 of the body's canonical JSON),
+ * the record of (tenant, `POST /v1/workspaces`, key) looked up: absent, reserve
+ * it, create the workspace, store the 201 (status, headers, body); present
+ * with the same fingerprint, replay the stored answer with
+ * `idempotent-replayed: true`; with another, 422; still running, 409.
  */
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 
 /** The benchmarked request. */
 export const benchPath = "/v1/workspaces?limit=20"
+/** The collection the POST creates in. */
+export const workspacesPath = "/v1/workspaces"
 /** The endpoint a cursor binds, as the service spells it. */
 export const endpoint = "GET /v1/workspaces"
 /** How many workspaces the tenant has, and how many a page shows. */
@@ -204,11 +220,14 @@ export const cursorKeyOf = async (secret: Uint8Array): Promise<CryptoKey> => {
 const cursorKey = await cursorKeyOf(cursorSecret)
 
 /** Cursor sealing, as `Cursor.makeCodec` does: format byte, random nonce, AES-256-GCM of the JSON, base64url. */
-export const sealCursor = async (payload: CursorPayload): Promise<string> => {
+export const sealCursor = (payload: CursorPayload): Promise<string> => sealCursorWith(cursorKey, payload)
+
+/** Sealing with a given key (the runner forges expired and foreign cursors with the shared secret). */
+export const sealCursorWith = async (key: CryptoKey, payload: CursorPayload): Promise<string> => {
   const nonce = globalThis.crypto.getRandomValues(new Uint8Array(12))
   const sealed = await globalThis.crypto.subtle.encrypt(
     { name: "AES-GCM", iv: nonce, additionalData: cursorFormat },
-    cursorKey,
+    key,
     new TextEncoder().encode(JSON.stringify(payload))
   )
   const bytes = new Uint8Array(13 + sealed.byteLength)
@@ -249,21 +268,100 @@ const newestFirst = (a: WorkspaceRow, b: WorkspaceRow): number => {
   return a.workspace_id < b.workspace_id ? -1 : a.workspace_id > b.workspace_id ? 1 : 0
 }
 
+/** A refusal: status, problem code, detail (the peers' problem bodies carry these three). */
+export interface Problem {
+  readonly status: number
+  readonly code: string
+  readonly detail: string
+}
+
+export const isProblem = (value: unknown): value is Problem =>
+  typeof value === "object" && value !== null && "code" in value && "status" in value && !("data" in value)
+
+const cursorInvalid: Problem = { status: 400, code: "pagination/cursor-invalid", detail: "The cursor was not issued by this service or was altered" }
+const cursorMismatch: Problem = {
+  status: 400,
+  code: "pagination/cursor-mismatch",
+  detail: "The cursor belongs to another endpoint or query string; send the same query with it"
+}
+const cursorExpired: Problem = { status: 400, code: "pagination/cursor-expired", detail: "The cursor is older than 24 hours" }
+/** `Cursor.maxCursorLength`, `Cursor.cursorLifetime`. */
+const maxCursorLength = 4096
+const cursorLifetimeMillis = 24 * 60 * 60 * 1000
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** The payload's fields as `Cursor.CursorPayload` decodes them (extra fields ignored, as Schema.Struct does). */
+const isCursorPayload = (p: unknown): p is CursorPayload => {
+  if (typeof p !== "object" || p === null) return false
+  const o = p as Record<string, unknown>
+  const k = o["k"]
+  return o["v"] === 2 && typeof o["e"] === "string" && typeof o["q"] === "string" && typeof o["n"] === "string" &&
+    typeof o["s"] === "string" && Array.isArray(k) && k.length === 2 &&
+    (typeof k[0] === "string" || typeof k[0] === "number") && typeof k[1] === "string" &&
+    typeof o["b"] === "number" && typeof o["t"] === "number"
+}
+
 /**
- * The first page of the default sort (`-created_at`), with its sealed next
- * cursor; `query` is the canonical query string, which the cursor binds by
- * hash, with the caller's tenant.
+ * Opens and verifies a cursor as `Cursor.makeCodec`'s `decode` does, in its
+ * order: seal (canonical base64url, format byte, AES-256-GCM, UTF-8, the
+ * payload's fields), binding (endpoint, query hash, tenant), age.
  */
-export const firstPage = async (
+export const verifyCursor = async (
+  cursor: string,
+  binding: { readonly query: string; readonly tenant: string }
+): Promise<CursorPayload | Problem> => {
+  if (cursor.length > maxCursorLength || !/^[\w-]*$/.test(cursor)) return cursorInvalid
+  const bytes = Buffer.from(cursor, "base64url")
+  if (bytes.toString("base64url") !== cursor || bytes.length <= 1 + 12 + 16 || bytes[0] !== 2) return cursorInvalid
+  let payload: unknown
+  try {
+    const plain = await globalThis.crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: bytes.subarray(1, 13), additionalData: cursorFormat },
+      cursorKey,
+      bytes.subarray(13)
+    )
+    payload = JSON.parse(strictUtf8.decode(plain))
+  } catch {
+    return cursorInvalid
+  }
+  if (!isCursorPayload(payload)) return cursorInvalid
+  if (payload.e !== endpoint || payload.q !== binding.query || payload.n !== binding.tenant) return cursorMismatch
+  if (Date.now() - payload.t > cursorLifetimeMillis) return cursorExpired
+  return payload
+}
+
+/**
+ * A page of the default sort (`-created_at`), with its sealed next cursor;
+ * `query` is the canonical query string, which the cursor binds by hash, with
+ * the caller's tenant. Without a cursor, the first page (snapshot: now); with
+ * one, the cursor verified, then the rows after its position created at or
+ * before its snapshot.
+ */
+export const listPage = async (
   rows: ReadonlyArray<WorkspaceRow>,
   limit: number,
   query: string,
-  tenantId: string
-): Promise<WorkspacePage> => {
+  tenantId: string,
+  cursor?: string | undefined
+): Promise<WorkspacePage | Problem> => {
   const now = Date.now()
   const queryHash = sha256Hex(query)
+  let snapshot = now
+  let after: readonly [number, string] | undefined
+  if (cursor !== undefined) {
+    const payload = await verifyCursor(cursor, { query: queryHash, tenant: tenantId })
+    if (isProblem(payload)) return payload
+    if (payload.s !== "-created_at" || typeof payload.k[0] !== "number") return cursorInvalid
+    snapshot = payload.b
+    after = [payload.k[0], payload.k[1]]
+  }
   const taken: Array<WorkspaceRow> = []
-  for (const row of rows) if (row.created_at.getTime() <= now) taken.push(row)
+  for (const row of rows) {
+    const at = row.created_at.getTime()
+    if (at > snapshot) continue
+    if (after !== undefined && (at > after[0] || (at === after[0] && row.workspace_id <= after[1]))) continue
+    taken.push(row)
+  }
   taken.sort(newestFirst)
   const hasMore = taken.length > limit
   const page = taken.slice(0, limit)
@@ -277,7 +375,7 @@ export const firstPage = async (
       n: tenantId,
       s: "-created_at",
       k: [last.created_at.getTime(), last.workspace_id],
-      b: now,
+      b: snapshot,
       t: now
     })
   }
@@ -291,6 +389,165 @@ export const firstPage = async (
     page: { limit, next_cursor: nextCursor, has_more: hasMore }
   }
 }
+
+// ---------------------------------------------------------------------------
+// POST /v1/workspaces with Idempotency-Key
+
+/** The scope of the POST's keys: method and concrete path. */
+export const createScope = "POST /v1/workspaces"
+
+/** `Idempotency.validateKey`: 1 to 255 printable ASCII characters without spaces; `undefined` when valid. */
+export const invalidKey = (key: string): Problem | undefined =>
+  key.length === 0 || key.length > 255
+    ? { status: 400, code: "idempotency/invalid-key", detail: "The key must be 1 to 255 characters" }
+    : /^[\x21-\x7e]+$/.test(key)
+    ? undefined
+    : { status: 400, code: "idempotency/invalid-key", detail: "The key must be printable ASCII without spaces" }
+
+const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** `Idempotency.fingerprint` of a parsed JSON body: SHA-256 of its canonical JSON. */
+export const fingerprintOf = (body: unknown): string => sha256Hex(canonicalJson(body))
+
+/** Length in code points, as `Schema.isMaxCodePoints` and Ajv's `maxLength` count. */
+const codePoints = (s: string): number => {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0xd800 || c > 0xdbff || i + 1 === s.length) n++
+    else {
+      const d = s.charCodeAt(i + 1)
+      n++
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+  }
+  return n
+}
+
+/** What `POST /v1/workspaces` accepts (`Workspace.WorkspaceCreate`). */
+export interface WorkspaceCreate {
+  readonly name: string
+  readonly description?: string
+}
+
+const invalid = (detail: string): Problem => ({ status: 400, code: "request/invalid", detail })
+
+/** `Workspace.WorkspaceCreate` by hand (bare node:http; Fastify validates with its JSON schema). */
+export const validateCreate = (body: unknown): WorkspaceCreate | Problem => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("Expected an object")
+  const o = body as Record<string, unknown>
+  for (const key in o) if (key !== "name" && key !== "description") return invalid(`Unexpected property ${key}`)
+  const name = o["name"]
+  if (typeof name !== "string") return invalid("name: expected a string")
+  if (name.trim() !== name) return invalid("name: expected no leading or trailing whitespace")
+  if (name.length === 0 || (name.length > 200 && codePoints(name) > 200)) return invalid("name: 1 to 200 characters")
+  const description = o["description"]
+  if (description === undefined) return "description" in o ? invalid("description: expected a string") : { name }
+  if (typeof description !== "string") return invalid("description: expected a string")
+  if (description.length > 2000 && codePoints(description) > 2000) return invalid("description: at most 2000 characters")
+  return { name, description }
+}
+
+/** The JSON schema of the same rules, for Fastify (Ajv counts `maxLength` in code points; the pattern is `isTrimmed`). */
+export const workspaceCreateSchema = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 200, pattern: "^(?!\\s)[\\s\\S]*(?<!\\s)$" },
+    description: { type: "string", maxLength: 2000 }
+  },
+  required: ["name"],
+  additionalProperties: false
+} as const
+
+/** `Workspaces.create`: a new row, created now, in the tenant's rows (insertion order, as the in-memory store). */
+export const createWorkspace = (rows: Array<WorkspaceRow>, tenantId: string, input: WorkspaceCreate): WorkspaceRow => {
+  const now = Date.now()
+  const row: WorkspaceRow = {
+    workspace_id: uuidv7(now),
+    tenant_id: tenantId,
+    name: input.name,
+    description: input.description ?? null,
+    created_at: new Date(now)
+  }
+  rows.push(row)
+  return row
+}
+
+/** A workspace as the API shows it (`WorkspaceJson`: no tenant). */
+export const workspaceJson = (row: WorkspaceRow) => ({
+  workspace_id: row.workspace_id,
+  name: row.name,
+  description: row.description,
+  created_at: row.created_at
+})
+
+/** A response kept for replay (`Idempotency.StoredResponse`). */
+export interface StoredResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+interface IdempotencyRecord {
+  readonly fingerprint: string
+  readonly createdAt: number
+  response: StoredResponse | undefined
+}
+
+/** `Idempotency.retention`, `Idempotency.inFlightTimeout`. */
+const retentionMillis = 24 * 60 * 60 * 1000
+const inFlightMillis = 60 * 1000
+
+/** What to do with a keyed request (`Idempotency.begin`). */
+export type Decision =
+  | { readonly _tag: "Run"; readonly reservation: string }
+  | { readonly _tag: "Replay"; readonly response: StoredResponse }
+  | { readonly _tag: "Refuse"; readonly problem: Problem }
+
+/** The in-memory idempotency records, as `MemoryStores.idempotencyStore`: one Map keyed by owner, scope and key. */
+export const makeIdempotencyStore = () => {
+  const records = new Map<string, IdempotencyRecord>()
+  return {
+    begin: (owner: string, scope: string, key: string, fingerprint: string): Decision => {
+      const id = `${owner}\u0000${scope}\u0000${key}`
+      const now = Date.now()
+      const existing = records.get(id)
+      const stale = existing !== undefined && (
+        existing.createdAt < now - retentionMillis ||
+        (existing.response === undefined && existing.createdAt < now - inFlightMillis)
+      )
+      if (existing === undefined || stale) {
+        records.set(id, { fingerprint, createdAt: now, response: undefined })
+        return { _tag: "Run", reservation: id }
+      }
+      if (existing.fingerprint !== fingerprint) {
+        return {
+          _tag: "Refuse",
+          problem: { status: 422, code: "idempotency/key-reused", detail: "This Idempotency-Key was used with a different request body; use a new key" }
+        }
+      }
+      if (existing.response === undefined) {
+        return { _tag: "Refuse", problem: { status: 409, code: "idempotency/in-progress", detail: "The first request with this key is still running" } }
+      }
+      return { _tag: "Replay", response: existing.response }
+    },
+    complete: (reservation: string, response: StoredResponse): void => {
+      const record = records.get(reservation)
+      if (record !== undefined) record.response = response
+    },
+    release: (reservation: string): void => void records.delete(reservation)
+  }
+}
+
+/** The header a replay carries. */
+export const replayedHeader = "idempotent-replayed"
 
 // ---------------------------------------------------------------------------
 // the child-process protocol
