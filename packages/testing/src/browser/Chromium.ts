@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, chromium, type Page, type Request } from "playwright-core"
 
 /** Where Debian puts it. */
 export const executablePath = "/usr/bin/chromium"
@@ -37,14 +37,33 @@ export const launch: Effect.Effect<Browser, never, import("effect").Scope.Scope>
 /**
  * What a page reports as wrong: its console errors, uncaught exceptions and
  * failed requests, collected from now on (the array fills as they come).
+ * A request the page was still making when the test navigated it away (a
+ * reload, a `goto`) is cut short by that navigation, not failed: its
+ * `ERR_ABORTED` is not counted.
  */
 export const watchErrors = (page: Page): Array<string> => {
   const errors: Array<string> = []
+  const inFlight = new Set<Request>()
+  const leftBehind = new WeakSet<Request>()
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(`console: ${message.text()}`)
   })
   page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`))
-  page.on("requestfailed", (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ""}`))
+  page.on("request", (request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      for (const pending of inFlight) leftBehind.add(pending)
+      inFlight.clear()
+    } else {
+      inFlight.add(request)
+    }
+  })
+  page.on("requestfinished", (request) => inFlight.delete(request))
+  page.on("requestfailed", (request) => {
+    inFlight.delete(request)
+    const errorText = request.failure()?.errorText ?? ""
+    if (leftBehind.has(request) && errorText === "net::ERR_ABORTED") return
+    errors.push(`request failed: ${request.url()} ${errorText}`)
+  })
   return errors
 }
 
