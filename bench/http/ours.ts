@@ -4,6 +4,7 @@
  * The tenant and its workspaces are created through the API itself.
  */
 import { App } from "@analytics/adapter-http"
+import { NodeCrypto } from "@analytics/adapter-node"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { RateLimit, ServiceSecrets } from "@analytics/core"
 import { Context, Effect, Layer } from "effect"
@@ -41,6 +42,8 @@ await serve("ours", server, async (port) => {
   // Rate limiting runs on every request (counted, headers written), with limits no benchmark run reaches.
   const app = await App.nodeHandler({
     stores,
+    // On Node, as the host runs: hashes and seals computed synchronously.
+    crypto: process.env["BENCH_WEBCRYPTO"] === "1" ? undefined : NodeCrypto.primitives,
     publicBaseUrl,
     operatorToken,
     rateLimits: () => unlimited,

@@ -217,10 +217,16 @@ export const cursorKeyOf = async (secret: Uint8Array): Promise<CryptoKey> => {
   )
 }
 
-const cursorKey = await cursorKeyOf(cursorSecret)
+/** The same key for `node:crypto` (HKDF-SHA256, empty salt, `Cursor.keyInfo`), which the peers seal and open with, synchronously, as ours does on Node. */
+const cursorKeyBytes = Crypto.createSecretKey(Buffer.from(Crypto.hkdfSync("sha256", cursorSecret, new Uint8Array(0), "analytics cursor AES-256-GCM v2", 32)))
 
 /** Cursor sealing, as `Cursor.makeCodec` does: format byte, random nonce, AES-256-GCM of the JSON, base64url. */
-export const sealCursor = (payload: CursorPayload): Promise<string> => sealCursorWith(cursorKey, payload)
+export const sealCursor = (payload: CursorPayload): Promise<string> => {
+  const nonce = Crypto.randomBytes(12)
+  const cipher = Crypto.createCipheriv("aes-256-gcm", cursorKeyBytes, nonce).setAAD(cursorFormat)
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(payload), "utf8"), cipher.final(), cipher.getAuthTag()])
+  return Promise.resolve(Buffer.concat([cursorFormat, nonce, sealed]).toString("base64url"))
+}
 
 /** Sealing with a given key (the runner forges expired and foreign cursors with the shared secret). */
 export const sealCursorWith = async (key: CryptoKey, payload: CursorPayload): Promise<string> => {
@@ -315,11 +321,9 @@ export const verifyCursor = async (
   if (bytes.toString("base64url") !== cursor || bytes.length <= 1 + 12 + 16 || bytes[0] !== 2) return cursorInvalid
   let payload: unknown
   try {
-    const plain = await globalThis.crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: bytes.subarray(1, 13), additionalData: cursorFormat },
-      cursorKey,
-      bytes.subarray(13)
-    )
+    const decipher = Crypto.createDecipheriv("aes-256-gcm", cursorKeyBytes, bytes.subarray(1, 13)).setAAD(cursorFormat)
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16))
+    const plain = Buffer.concat([decipher.update(bytes.subarray(13, bytes.length - 16)), decipher.final()])
     payload = JSON.parse(strictUtf8.decode(plain))
   } catch {
     return cursorInvalid

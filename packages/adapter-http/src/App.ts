@@ -11,6 +11,7 @@ import {
   Authenticator,
   BlobStore,
   BuiltInAnswerer,
+  Crypto,
   Cursor,
   Datasets,
   type DirectoryStore,
@@ -314,6 +315,13 @@ export interface Options<E> extends EdgeOptions {
    * holds its bundle: how people sign in to it (docs/guides/console.md).
    */
   readonly console?: Console.Options | undefined
+  /**
+   * `nodeHandler` only: the platform's cryptographic primitives for API token
+   * hashes, sealed cursors and signatures. Web Crypto by default; on Node pass
+   * `NodeCrypto.primitives` (`@analytics/adapter-node`), which computes them
+   * synchronously, without a promise and a thread-pool round trip per call.
+   */
+  readonly crypto?: Crypto.Primitives | undefined
 }
 
 /** The engines' scheduler: the one given, or one made of the options given (the defaults when none). */
@@ -415,7 +423,11 @@ export const nodeHandler = async <E>(options: Options<E>): Promise<{
     Effect.gen(function*() {
       const httpEffect = yield* HttpRouter.toHttpEffect(layer(options))
       return yield* NodeHttpServer.makeHandler(httpEffect, { scope })
-    }).pipe(Scope.provide(scope))
+    }).pipe(
+      // What the app is built with, requests run with (makeHandler keeps this context).
+      options.crypto === undefined ? (effect) => effect : Effect.provideService(Crypto.Crypto, options.crypto),
+      Scope.provide(scope)
+    )
   )
   let disposed = false
   const refuse = (response: Http.ServerResponse, status: 404 | 503, detail: string) => {

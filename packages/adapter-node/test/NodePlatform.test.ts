@@ -1,6 +1,6 @@
 /**
  * The Node primitives give the same answers as core's Web Crypto default
- * (hex digests, HMAC signatures, verification both ways) and reach core's
+ * (hex digests, HMAC signatures, AES-GCM seals, verification both ways) and reach core's
  * functions when provided; Argon2id hashes verify their password only.
  */
 import { Crypto, PasswordHasher } from "@analytics/core"
@@ -25,6 +25,33 @@ describe("NodeCrypto", () => {
           assert.isFalse(await run(node.verify(signature.subarray(1), text)))
           assert.isFalse(await run(node.verify(signature, `${text}.`)))
         }),
+        { numRuns: 50 }
+      )
+    ))
+
+  it.effect("agrees with Web Crypto on AES-256-GCM both ways, and opens nothing altered", () =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.uint8Array({ minLength: 32, maxLength: 32 }),
+          fc.uint8Array({ minLength: 12, maxLength: 12 }),
+          fc.uint8Array({ maxLength: 200 }),
+          fc.uint8Array({ minLength: 1, maxLength: 8 }),
+          async (raw, nonce, plain, aad) => {
+            const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
+            const node = await run(NodeCrypto.primitives.aesGcmKey(raw))
+            const web = await run(Crypto.webCrypto.aesGcmKey(raw))
+            const sealed = await run(node.seal(nonce, plain, aad))
+            assert.deepStrictEqual(sealed, await run(web.seal(nonce, plain, aad)))
+            assert.deepStrictEqual(await run(web.open(nonce, sealed, aad)), plain)
+            assert.deepStrictEqual(await run(node.open(nonce, sealed, aad)), plain)
+            const altered = Uint8Array.from(sealed, (b, i) => (i === 0 ? b ^ 1 : b))
+            assert.isUndefined(await run(node.open(nonce, altered, aad)))
+            assert.isUndefined(await run(web.open(nonce, altered, aad)))
+            assert.isUndefined(await run(node.open(nonce, sealed, Uint8Array.of(...aad, 0))))
+            assert.isUndefined(await run(node.open(nonce, sealed.subarray(0, 8), aad)))
+          }
+        ),
         { numRuns: 50 }
       )
     ))

@@ -58,7 +58,8 @@ const bytesOf = (cursor: string): Uint8Array => {
  */
 const sealedWith = (secret: Uint8Array, plain: Uint8Array | string, format = Cursor.formatByte) =>
   Effect.gen(function*() {
-    const key = yield* Cursor.deriveKey(secret)
+    const raw = yield* Cursor.deriveKeyBytes(secret)
+    const key = yield* Effect.promise(() => crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, "AES-GCM", false, ["encrypt"]))
     const nonce = crypto.getRandomValues(new Uint8Array(12))
     const data = typeof plain === "string" ? new TextEncoder().encode(plain) : plain
     const sealed = new Uint8Array(

@@ -1,9 +1,9 @@
 /**
  * The few cryptographic primitives the core needs, behind a port. The
  * default runs on Web Crypto, everywhere; a platform adapter may provide a
- * faster one (`NodeCrypto` in `@analytics/adapter-node` hashes and signs
- * synchronously, which matters on the request path: each Web Crypto call is
- * a promise and a thread-pool round trip).
+ * faster one (`NodeCrypto` in `@analytics/adapter-node` hashes, signs and
+ * seals synchronously, which matters on the request path: each Web Crypto
+ * call is a promise and a thread-pool round trip).
  *
  * @since 0.1.0
  */
@@ -18,12 +18,22 @@ export interface HmacKey {
   readonly verify: (signature: Uint8Array, data: string) => Effect.Effect<boolean>
 }
 
-/** What a platform provides: SHA-256 and HMAC-SHA256. */
+/** An AES-256-GCM key, prepared once for many seals (a 12-byte nonce, a 16-byte tag after the ciphertext). */
+export interface AeadKey {
+  /** The ciphertext of `plain` with its tag appended, bound to `aad`. */
+  readonly seal: (nonce: Uint8Array, plain: Uint8Array, aad: Uint8Array) => Effect.Effect<Uint8Array>
+  /** The plaintext of `sealed` (ciphertext then tag), or `undefined` when it was not sealed with this key, nonce and `aad`. */
+  readonly open: (nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array) => Effect.Effect<Uint8Array | undefined>
+}
+
+/** What a platform provides: SHA-256, HMAC-SHA256 and AES-256-GCM. */
 export interface Primitives {
   /** SHA-256 of a UTF-8 string, as lowercase hex. */
   readonly sha256Hex: (input: string) => Effect.Effect<string>
   /** Prepares an HMAC-SHA256 key from its raw bytes. */
   readonly hmacKey: (raw: Uint8Array) => Effect.Effect<HmacKey>
+  /** Prepares an AES-256-GCM key from its 32 raw bytes. */
+  readonly aesGcmKey: (raw: Uint8Array) => Effect.Effect<AeadKey>
 }
 
 const encoder = new TextEncoder()
@@ -54,6 +64,33 @@ export const webCrypto: Primitives = {
             globalThis.crypto.subtle.verify("HMAC", key, signature as Uint8Array<ArrayBuffer>, encoder.encode(data))
           )
       })
+    ),
+  aesGcmKey: (raw) =>
+    Effect.map(
+      Effect.promise(() =>
+        globalThis.crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "AES-GCM" }, false, ["encrypt", "decrypt"])
+      ),
+      (key): AeadKey => ({
+        seal: (nonce, plain, aad) =>
+          Effect.map(
+            Effect.promise(() =>
+              globalThis.crypto.subtle.encrypt(
+                { name: "AES-GCM", iv: nonce as Uint8Array<ArrayBuffer>, additionalData: aad as Uint8Array<ArrayBuffer> },
+                key,
+                plain as Uint8Array<ArrayBuffer>
+              )
+            ),
+            (sealed) => new Uint8Array(sealed)
+          ),
+        open: (nonce, sealed, aad) =>
+          Effect.promise(() =>
+            globalThis.crypto.subtle.decrypt(
+              { name: "AES-GCM", iv: nonce as Uint8Array<ArrayBuffer>, additionalData: aad as Uint8Array<ArrayBuffer> },
+              key,
+              sealed as Uint8Array<ArrayBuffer>
+            ).then((plain) => new Uint8Array(plain), () => undefined)
+          )
+      })
     )
 }
 
@@ -65,6 +102,9 @@ export const sha256Hex = (input: string): Effect.Effect<string> => Crypto.use((c
 
 /** Prepares an HMAC-SHA256 key from its raw bytes, on the platform's primitives. */
 export const hmacKey = (raw: Uint8Array): Effect.Effect<HmacKey> => Crypto.use((crypto) => crypto.hmacKey(raw))
+
+/** Prepares an AES-256-GCM key from its 32 raw bytes, on the platform's primitives. */
+export const aesGcmKey = (raw: Uint8Array): Effect.Effect<AeadKey> => Crypto.use((crypto) => crypto.aesGcmKey(raw))
 
 /** Unpadded base64url of a UTF-8 string or of bytes. */
 export const base64UrlEncode = (input: string | Uint8Array): string => Base64Url.encode(input)

@@ -15,7 +15,7 @@
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { base64UrlEncode, decodeBase64UrlCanonical } from "./Crypto.ts"
+import { aesGcmKey, base64UrlEncode, decodeBase64UrlCanonical } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
@@ -90,17 +90,16 @@ export const keyInfo = "analytics cursor AES-256-GCM v2"
 const encoder = new TextEncoder()
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
-/** The AES-256-GCM key derived from the cursor secret's raw bytes (HKDF-SHA256, `keyInfo`). */
-export const deriveKey = (secret: Uint8Array): Effect.Effect<CryptoKey> =>
+/** The AES-256-GCM key's 32 bytes derived from the cursor secret's raw bytes (HKDF-SHA256, `keyInfo`), once per codec. */
+export const deriveKeyBytes = (secret: Uint8Array): Effect.Effect<Uint8Array> =>
   Effect.promise(async () => {
-    const base = await globalThis.crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, "HKDF", false, ["deriveKey"])
-    return globalThis.crypto.subtle.deriveKey(
+    const base = await globalThis.crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, "HKDF", false, ["deriveBits"])
+    const bits = await globalThis.crypto.subtle.deriveBits(
       { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(keyInfo) },
       base,
-      { name: "AES-GCM", length: 256 },
-      false,
-      ["encrypt", "decrypt"]
+      256
     )
+    return new Uint8Array(bits)
   })
 
 /** Seals and opens cursors with one secret key. */
@@ -110,39 +109,25 @@ export interface CursorCodecShape {
   readonly decode: (cursor: string, binding: CursorBinding) => Effect.Effect<CursorPayload, CursorError>
 }
 
-/** Builds a codec from the cursor secret's raw bytes. */
+/** Builds a codec from the cursor secret's raw bytes, sealing on the platform's primitives (`Crypto`). */
 export const makeCodec = (secret: Uint8Array): Effect.Effect<CursorCodecShape> =>
-  Effect.map(deriveKey(secret), (key) => {
+  Effect.map(Effect.flatMap(deriveKeyBytes(secret), aesGcmKey), (key) => {
     const format = Uint8Array.of(formatByte)
     const open = (sealed: Uint8Array): Effect.Effect<Uint8Array, CursorInvalid> =>
-      Effect.tryPromise({
-        try: () =>
-          globalThis.crypto.subtle.decrypt(
-            { name: "AES-GCM", iv: sealed.subarray(1, 1 + nonceLength) as Uint8Array<ArrayBuffer>, additionalData: format },
-            key,
-            sealed.subarray(1 + nonceLength) as Uint8Array<ArrayBuffer>
-          ),
-        catch: () => new CursorInvalid()
-      }).pipe(Effect.map((plain) => new Uint8Array(plain)))
+      Effect.flatMap(
+        key.open(sealed.subarray(1, 1 + nonceLength), sealed.subarray(1 + nonceLength), format),
+        (plain) => plain === undefined ? Effect.fail(new CursorInvalid()) : Effect.succeed(plain)
+      )
     return {
       encode: (payload) =>
         Effect.flatMap(randomBytes(nonceLength), (nonce) =>
-          Effect.map(
-            Effect.promise(() =>
-              globalThis.crypto.subtle.encrypt(
-                { name: "AES-GCM", iv: nonce as Uint8Array<ArrayBuffer>, additionalData: format },
-                key,
-                encoder.encode(JSON.stringify(payload))
-              )
-            ),
-            (sealed) => {
-              const bytes = new Uint8Array(1 + nonceLength + sealed.byteLength)
-              bytes[0] = formatByte
-              bytes.set(nonce, 1)
-              bytes.set(new Uint8Array(sealed), 1 + nonceLength)
-              return base64UrlEncode(bytes)
-            }
-          )),
+          Effect.map(key.seal(nonce, encoder.encode(JSON.stringify(payload)), format), (sealed) => {
+            const bytes = new Uint8Array(1 + nonceLength + sealed.byteLength)
+            bytes[0] = formatByte
+            bytes.set(nonce, 1)
+            bytes.set(sealed, 1 + nonceLength)
+            return base64UrlEncode(bytes)
+          })),
       decode: (cursor, binding) =>
         Effect.gen(function*() {
           if (cursor.length > maxCursorLength) return yield* new CursorInvalid()
