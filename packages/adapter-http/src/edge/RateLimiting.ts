@@ -44,11 +44,45 @@ export const classifier = <Id extends string, Groups extends HttpApiGroup.Constr
       (method === "GET" || method === "HEAD" ? "read" : "write")
 }
 
-const iso = (epochMillis: number): string => new Date(epochMillis).toISOString()
+/** Reset times are few (a window's end, shared by every request in it): each is formatted once, not per request. */
+const isoCache = new Map<number, string>()
+const iso = (epochMillis: number): string => {
+  let text = isoCache.get(epochMillis)
+  if (text === undefined) {
+    if (isoCache.size >= 256) isoCache.clear()
+    text = new Date(epochMillis).toISOString()
+    isoCache.set(epochMillis, text)
+  }
+  return text
+}
 const secondsUntil = (epochMillis: number, now: number): number => Math.max(0, Math.ceil((epochMillis - now) / 1000))
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 const periodSeconds = (rule: RateLimit.Rule) =>
   Math.round((rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis) / 1000)
+
+/** What a quota's headers repeat on every response: its header names and its policy, prepared once per quota and limit. */
+interface QuotaHeaders {
+  readonly limit: number
+  readonly limitName: string
+  readonly remainingName: string
+  readonly resetName: string
+  readonly policy: string
+}
+const quotaHeaders = new WeakMap<RateLimit.Quota, QuotaHeaders>()
+const prepared = (quota: RateLimit.Quota, limit: number): QuotaHeaders => {
+  const known = quotaHeaders.get(quota)
+  if (known !== undefined && known.limit === limit) return known
+  const name = capitalized(quota.name)
+  const made = {
+    limit,
+    limitName: `x-ratelimit-limit-${name}`,
+    remainingName: `x-ratelimit-remaining-${name}`,
+    resetName: `x-ratelimit-reset-${name}`,
+    policy: `"${quota.name}";q=${limit};w=${periodSeconds(quota.rule)}`
+  }
+  quotaHeaders.set(quota, made)
+  return made
+}
 
 /**
  * The headers of decision 0009 (`X-RateLimit-Limit-Burst`... for the quotas
@@ -65,11 +99,11 @@ export const headers = (
   const states: Array<string> = []
   quotas.forEach((quota, i) => {
     const status = decision.statuses[i]
-    const name = capitalized(quota.name)
-    result[`x-ratelimit-limit-${name}`] = String(status.limit)
-    result[`x-ratelimit-remaining-${name}`] = String(status.remaining)
-    result[`x-ratelimit-reset-${name}`] = iso(status.resetAt)
-    policies.push(`"${quota.name}";q=${status.limit};w=${periodSeconds(quota.rule)}`)
+    const names = prepared(quota, status.limit)
+    result[names.limitName] = String(status.limit)
+    result[names.remainingName] = String(status.remaining)
+    result[names.resetName] = iso(status.resetAt)
+    policies.push(names.policy)
     states.push(`"${quota.name}";r=${status.remaining};t=${secondsUntil(status.resetAt, now)}`)
   })
   result["ratelimit-policy"] = policies.join(", ")

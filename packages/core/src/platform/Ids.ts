@@ -27,9 +27,28 @@ export const uuidv7From = (millis: number, random: Uint8Array): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
-/** Cryptographically secure random bytes (Web Crypto, present in Node and browsers). */
+/** Random bytes drawn at once and handed out in slices, each byte once (as Node's `randomUUID` keeps a batch). */
+const poolSize = 4096
+let pool = new Uint8Array(0)
+let poolOffset = 0
+
+/**
+ * Cryptographically secure random bytes (Web Crypto, present in Node and
+ * browsers). Small requests (nonces, ids: a dozen bytes on every list page)
+ * are cut from a pool refilled 4 KiB at a time: one call to the system's
+ * generator per few hundred requests rather than one each.
+ */
 export const randomBytes = (length: number): Effect.Effect<Uint8Array> =>
-  Effect.sync(() => crypto.getRandomValues(new Uint8Array(length)))
+  Effect.sync(() => {
+    if (length > 256) return crypto.getRandomValues(new Uint8Array(length))
+    if (poolOffset + length > pool.length) {
+      pool = crypto.getRandomValues(new Uint8Array(poolSize))
+      poolOffset = 0
+    }
+    const bytes = pool.slice(poolOffset, poolOffset + length)
+    poolOffset += length
+    return bytes
+  })
 
 /** A new UUIDv7 stamped with the current Clock time. */
 export const uuidv7: Effect.Effect<string> = Effect.flatMap(
