@@ -26,7 +26,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { signIn } from "./ConsoleSignIn.ts"
-import { setup } from "./ReportViewerFixture.ts"
+import { executiveDashboard, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -250,15 +250,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
     Effect.gen(function*() {
       const { admin, datasetId, mails, ok, reportId, server, workspaceId } = yield* setup
       // The demo data: a dashboard, a member with a grant, a public link, a schedule, a webhook with a delivery, the directory's people.
-      const dashboard = yield* ok("POST", "/v1/dashboards", {
-        workspace_id: workspaceId,
-        name: "Executive",
-        tiles: [
-          { id: "total", report_id: reportId, visual_id: "revenue_total", x: 0, y: 0, width: 8, height: 3 },
-          { id: "regions", report_id: reportId, visual_id: "revenue_by_region", x: 8, y: 0, width: 16, height: 6 },
-          { id: "products", report_id: reportId, visual_id: "products", x: 0, y: 6, width: 24, height: 6 }
-        ]
-      })
+      const dashboard = yield* ok("POST", "/v1/dashboards", executiveDashboard(workspaceId, reportId))
       const mia = yield* ok("POST", "/v1/users", { email: "mia@example.com", name: "Mia Member", roles: ["member"] })
       yield* ok("POST", "/v1/users", { email: "ada@example.com", name: "Ada Admin", roles: ["admin"] })
       const grant = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: mia.user_id, actions: ["view"] })

@@ -43,3 +43,14 @@ export const setupWith = (options: ExportFixture.ServeOptions) => Effect.gen(fun
 
 /** Starts the server with the viewer and arranges the demo report. */
 export const setup = setupWith({})
+
+/** The body of `POST /v1/dashboards` for the demo's "Executive" dashboard: three tiles of the report's visuals. */
+export const executiveDashboard = (workspaceId: string, reportId: string) => ({
+  workspace_id: workspaceId,
+  name: "Executive",
+  tiles: [
+    { id: "total", report_id: reportId, visual_id: "revenue_total", x: 0, y: 0, width: 8, height: 3 },
+    { id: "regions", report_id: reportId, visual_id: "revenue_by_region", x: 8, y: 0, width: 16, height: 6 },
+    { id: "products", report_id: reportId, visual_id: "products", x: 0, y: 6, width: 24, height: 6 }
+  ]
+})

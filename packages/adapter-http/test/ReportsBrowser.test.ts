@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { signIn } from "./ConsoleSignIn.ts"
-import { setup } from "./ReportViewerFixture.ts"
+import { executiveDashboard, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -64,15 +64,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
   it.live("the demo report: workspace by name, filters in the address, pages by keyboard and #page=, Vega only with a chart; comments; refusals in words; a dashboard", () =>
     Effect.gen(function*() {
       const { admin, mails, ok, reportId, server, workspaceId } = yield* setup
-      const dashboard = yield* ok("POST", "/v1/dashboards", {
-        workspace_id: workspaceId,
-        name: "Executive",
-        tiles: [
-          { id: "total", report_id: reportId, visual_id: "revenue_total", x: 0, y: 0, width: 8, height: 3 },
-          { id: "regions", report_id: reportId, visual_id: "revenue_by_region", x: 8, y: 0, width: 16, height: 6 },
-          { id: "products", report_id: reportId, visual_id: "products", x: 0, y: 6, width: 24, height: 6 }
-        ]
-      })
+      const dashboard = yield* ok("POST", "/v1/dashboards", executiveDashboard(workspaceId, reportId))
       const member = (email: string, name: string, actions: ReadonlyArray<string> | undefined) =>
         Effect.gen(function*() {
           const user = yield* ok("POST", "/v1/users", { email, name, roles: ["member"] })

@@ -136,47 +136,32 @@ export class CommentsPanel extends LitElement {
     this.focusOn(thread, "button.reply")
   }
 
-  private async reply(event: SubmitEvent, thread: CommentJson) {
+  /** Posts the form's text as a comment, or as a reply to `thread`. */
+  private async post(event: SubmitEvent, thread?: CommentJson) {
     event.preventDefault()
     const field = (event.target as HTMLFormElement).elements.namedItem("text") as HTMLTextAreaElement
     if (field.value.trim() === "") return field.focus()
     this.sending = true
     this.problem = undefined
     try {
-      const created = await this.client.post<CommentJson>(`v1/reports/${encodeURIComponent(this.reportId)}/comments`, {
-        text: field.value,
-        parent_id: thread.comment_id
-      })
+      const created = await this.client.post<CommentJson>(
+        `v1/reports/${encodeURIComponent(this.reportId)}/comments`,
+        thread === undefined ? { text: field.value } : { text: field.value, parent_id: thread.comment_id }
+      )
       this.pager!.items = [...this.pager!.items, created]
-      this.closeReply(thread)
-      this.announce(msg("comments.reply.posted", { name: this.nameOf(thread) }))
+      if (thread === undefined) {
+        field.value = ""
+        this.announce(msg("comments.posted"))
+      } else {
+        this.closeReply(thread)
+        this.announce(msg("comments.reply.posted", { name: this.nameOf(thread) }))
+      }
     } catch (error) {
       const problem = problemIn(error)
       if (problem.status === 403 && problem.code !== "auth/csrf-failed") {
         this.mayAdd = false
         this.replying = undefined
       } else this.problem = problem
-    } finally {
-      this.sending = false
-    }
-  }
-
-  private async add(event: SubmitEvent) {
-    event.preventDefault()
-    const form = event.target as HTMLFormElement
-    const field = form.elements.namedItem("text") as HTMLTextAreaElement
-    if (field.value.trim() === "") return field.focus()
-    this.sending = true
-    this.problem = undefined
-    try {
-      const created = await this.client.post<CommentJson>(`v1/reports/${encodeURIComponent(this.reportId)}/comments`, { text: field.value })
-      this.pager!.items = [...this.pager!.items, created]
-      field.value = ""
-      this.announce(msg("comments.posted"))
-    } catch (error) {
-      const problem = problemIn(error)
-      if (problem.status === 403 && problem.code !== "auth/csrf-failed") this.mayAdd = false
-      else this.problem = problem
     } finally {
       this.sending = false
     }
@@ -288,7 +273,7 @@ export class CommentsPanel extends LitElement {
   /** The inline form under a thread: focused when it opens; Escape or Cancel closes it and gives focus back to Reply. */
   private replyForm(thread: CommentJson): TemplateResult {
     const id = `reply-${thread.comment_id}`
-    return html`<form class="reply" @submit=${(e: SubmitEvent) => void this.reply(e, thread)} @keydown=${(e: KeyboardEvent) => {
+    return html`<form class="reply" @submit=${(e: SubmitEvent) => void this.post(e, thread)} @keydown=${(e: KeyboardEvent) => {
       if (e.key !== "Escape") return
       e.preventDefault()
       e.stopPropagation()
@@ -317,7 +302,7 @@ export class CommentsPanel extends LitElement {
       ${problemView(this.problem)}
       ${
       !pager.loaded || this.mayComment === false ? nothing : this.mayAdd
-        ? html`<form class="comment-add" @submit=${(e: SubmitEvent) => void this.add(e)}>
+        ? html`<form class="comment-add" @submit=${(e: SubmitEvent) => void this.post(e)}>
             <label for="comment-text">${msg("comments.add.label")}</label>
             <textarea id="comment-text" name="text" rows="3" maxlength="4000"></textarea>
             <div><button type="submit" ?disabled=${this.sending}>${msg("comments.add.submit")}</button></div>
