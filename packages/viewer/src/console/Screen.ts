@@ -9,6 +9,7 @@
 import { LitElement } from "lit"
 import type { ApiClient } from "../client/ApiClient.ts"
 import type { Boot } from "../client/Boot.ts"
+import { workspaceName } from "./Crumbs.ts"
 import type { Match } from "./Router.ts"
 
 /** What the shell hands each screen. */
@@ -33,6 +34,22 @@ export class Screen extends LitElement {
 
   protected override createRenderRoot() {
     return this
+  }
+
+  /** The workspace the path names (`w/:workspace/…`); empty on screens outside one. */
+  protected get workspaceId(): string {
+    return this.context.match.params.workspace ?? ""
+  }
+
+  /** The name of that workspace once read (for the breadcrumbs); `undefined` until then, or when it cannot be read. */
+  protected workspace: string | undefined
+
+  /** Reads the workspace's name (kept across screens) and draws again when it comes. */
+  protected readWorkspaceName(): void {
+    void workspaceName(this.context.client, this.workspaceId).then((name) => {
+      this.workspace = name
+      this.requestUpdate()
+    })
   }
 
   /** Tells the shell this screen can be used, once, with its title (for the document's title). */

@@ -18,7 +18,7 @@ import { adoptDataStyles } from "../../theme/DataStyles.ts"
 import { dataTable } from "../../VisualCard.ts"
 import "../../VegaChart.ts"
 import { type AnswerColumn, answerSpec, type SuggestedVisual } from "../AnswerChart.ts"
-import { crumbs, workspaceName } from "../Crumbs.ts"
+import { crumbs } from "../Crumbs.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
@@ -67,7 +67,6 @@ export class AskScreen extends Screen {
   private problem: Problem | undefined
   private result: Result | undefined
   private answer: Answer | undefined
-  private workspace: string | undefined
   private abort: AbortController | undefined
 
   constructor() {
@@ -80,10 +79,7 @@ export class AskScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     adoptDataStyles()
-    void workspaceName(this.context.client, this.workspaceId).then((name) => {
-      this.workspace = name
-      this.requestUpdate()
-    })
+    this.readWorkspaceName()
     if (this.datasets === undefined && featureOn(this.context.boot, "ask")) void this.loadDatasets()
   }
 
@@ -92,9 +88,6 @@ export class AskScreen extends Screen {
     this.abort?.abort()
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private async loadDatasets() {
     try {

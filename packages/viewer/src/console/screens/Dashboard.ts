@@ -17,7 +17,7 @@ import type { VisualData } from "../../Data.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptScreenStyles } from "../../theme/ViewerStyles.ts"
 import "../../VisualCard.ts"
-import { crumbs, workspaceName } from "../Crumbs.ts"
+import { crumbs } from "../Crumbs.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
@@ -42,16 +42,11 @@ const place = (card: Element | undefined, tile: DashboardView["tiles"][number]) 
 export class DashboardScreen extends Screen {
   private data: DashboardView | undefined
   private problem: Problem | undefined
-  private workspace: string | undefined
 
   override connectedCallback() {
     super.connectedCallback()
     adoptScreenStyles()
-    const workspaceId = this.context.match.params.workspace ?? ""
-    void workspaceName(this.context.client, workspaceId).then((name) => {
-      this.workspace = name
-      this.requestUpdate()
-    })
+    this.readWorkspaceName()
     if (this.data === undefined) void this.load()
   }
 
@@ -70,10 +65,9 @@ export class DashboardScreen extends Screen {
     const data = this.data
     const title = data?.dashboard.name ?? linkTitle() ?? msg("dashboard.title")
     if (data !== undefined || this.problem !== undefined) this.ready(title)
-    const workspaceId = this.context.match.params.workspace ?? ""
     const retry = this.problem !== undefined && (this.problem.status >= 500 || this.problem.status === 0) ? () => void this.load() : undefined
     return html`
-      ${crumbs([{ text: msg("app.nav.workspaces"), href: "./" }, { text: this.workspace ?? msg("workspace.title"), href: `w/${encodeURIComponent(workspaceId)}` }, { text: title }])}
+      ${crumbs([{ text: msg("app.nav.workspaces"), href: "./" }, { text: this.workspace ?? msg("workspace.title"), href: `w/${encodeURIComponent(this.workspaceId)}` }, { text: title }])}
       <div class="screen-head"><h1>${title}</h1></div>
       ${
       this.problem !== undefined ? problemView(this.problem, retry) : data === undefined ? loading() : data.tiles.length === 0 ? empty(msg("dashboard.empty")) : html`

@@ -15,7 +15,7 @@ import { type FieldError, type Problem, problemIn } from "../../client/ApiClient
 import { upload } from "../../client/Upload.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptDataStyles } from "../../theme/DataStyles.ts"
-import { crumbs, workspaceName } from "../Crumbs.ts"
+import { crumbs } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
@@ -82,7 +82,6 @@ export class DatasetScreen extends Screen {
   private modelProblem: Problem | undefined
   private fieldErrors = new Map<string, string>()
   private history: Pager<Refresh> | undefined
-  private workspace: string | undefined
 
   constructor() {
     super()
@@ -94,17 +93,11 @@ export class DatasetScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     adoptDataStyles()
-    void workspaceName(this.context.client, this.workspaceId).then((name) => {
-      this.workspace = name
-      this.requestUpdate()
-    })
+    this.readWorkspaceName()
     if (this.record === undefined) void this.load()
     this.loadHistory()
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private get datasetId(): string {
     return this.context.match.params.dataset ?? ""

@@ -11,7 +11,7 @@ import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptDataStyles } from "../../theme/DataStyles.ts"
-import { crumbs, workspaceName } from "../Crumbs.ts"
+import { crumbs } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { navigate } from "../Router.ts"
 import { Screen } from "../Screen.ts"
@@ -36,7 +36,6 @@ export class DatasetsScreen extends Screen {
   declare problem: Problem | undefined
   declare busy: boolean
   private datasets: Pager<DatasetSummary> | undefined
-  private workspace: string | undefined
 
   constructor() {
     super()
@@ -49,15 +48,9 @@ export class DatasetsScreen extends Screen {
     adoptDataStyles()
     this.datasets ??= new Pager<DatasetSummary>(this.context.client, `v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=50`, () => this.requestUpdate())
     if (!this.datasets.loaded) void this.datasets.more()
-    void workspaceName(this.context.client, this.workspaceId).then((name) => {
-      this.workspace = name
-      this.requestUpdate()
-    })
+    this.readWorkspaceName()
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private async create(event: Event) {
     event.preventDefault()

@@ -42,9 +42,6 @@ export class LinksScreen extends Screen {
     void this.learnSubjects(id)
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private async learnSubjects(id: string) {
     await Promise.all((["reports", "dashboards"] as const).map(async (kind) => {

@@ -17,7 +17,7 @@ import { msg } from "../../i18n/msg.ts"
 import "../../ReportViewer.ts"
 import { adoptScreenStyles } from "../../theme/ViewerStyles.ts"
 import "../Comments.ts"
-import { crumbs, workspaceName } from "../Crumbs.ts"
+import { crumbs } from "../Crumbs.ts"
 import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
 import { linkTitle } from "../Router.ts"
@@ -42,22 +42,15 @@ export class ReportScreen extends Screen {
   /** The view, with what the caller may do on the report (`actions`: a view-only grant hides the comment controls). */
   private data: (ReportData & { readonly actions?: ReadonlyArray<string> }) | undefined
   private problem: Problem | undefined
-  private workspace: string | undefined
   private src = ""
 
   override connectedCallback() {
     super.connectedCallback()
     adoptScreenStyles()
-    void workspaceName(this.context.client, this.workspaceId).then((name) => {
-      this.workspace = name
-      this.requestUpdate()
-    })
+    this.readWorkspaceName()
     if (this.data === undefined) void this.load()
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private get reportId(): string {
     return this.context.match.params.report ?? ""

@@ -108,9 +108,6 @@ export class SchedulesScreen extends Screen {
     }).catch(() => undefined)
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private async loadReports(id: string) {
     try {

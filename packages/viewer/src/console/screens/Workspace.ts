@@ -57,9 +57,6 @@ export class WorkspaceScreen extends Screen {
     }
   }
 
-  private get workspaceId(): string {
-    return this.context.match.params.workspace ?? ""
-  }
 
   private section<A extends Named>(
     id: string,
