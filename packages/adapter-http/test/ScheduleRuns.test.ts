@@ -44,8 +44,13 @@ describe("GET /v1/export-schedules/{id}/runs", () => {
       const all = yield* runs(maker.token)
       assert.strictEqual(all.status, 200, all.text)
       const jobIds = (run: any) => run.deliveries.map((d: any) => d.job_id)
-      // Newest first (the second run's), ties of one run by id.
-      assert.deepStrictEqual(all.body.data.map((j: any) => j.job_id), [...jobIds(second).sort(), ...jobIds(first).sort()])
+      // Newest first: the second run's jobs, then the first's; within the list by creation time, ties by id
+      // (a run's jobs are made one after the other, and may fall in different milliseconds).
+      const listed = all.body.data.map((j: any) => j.job_id)
+      assert.sameMembers(listed.slice(0, 2), jobIds(second))
+      assert.sameMembers(listed.slice(2), jobIds(first))
+      const newestFirst = [...all.body.data].sort((a: any, b: any) => b.created_at.localeCompare(a.created_at) || a.job_id.localeCompare(b.job_id))
+      assert.deepStrictEqual(listed, newestFirst.map((j: any) => j.job_id))
       for (const job of all.body.data) {
         assert.strictEqual(job.status, "succeeded")
         assert.strictEqual(job.report_id, reportId)
