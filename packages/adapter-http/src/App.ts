@@ -21,20 +21,17 @@ import {
   Limiter,
   Mailer,
   PasswordHasher,
-  type RateLimit,
   RateLimitStore,
   ShareTokens,
   SignedUrl,
   type Stores,
-  type Tenant,
   TenantCache,
   type TenantStore
 } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Option, Redacted, Scope, type Types } from "effect"
-import { HttpMiddleware, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
-import { IpNetwork } from "effect/net"
 import type * as Http from "node:http"
 import {
   aiLayer,
@@ -60,10 +57,8 @@ import {
   workspacesLayer
 } from "./handlers/index.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
-import * as Csrf from "./edge/Csrf.ts"
-import * as LastLineProblems from "./edge/LastLineProblems.ts"
+import * as Edge from "./edge/Edge.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
-import * as RateLimiting from "./edge/RateLimiting.ts"
 import * as RequestCaller from "./edge/RequestCaller.ts"
 import * as RequestObservability from "./edge/RequestObservability.ts"
 import * as SessionCookie from "./edge/SessionCookie.ts"
@@ -98,61 +93,21 @@ const openapiRoute = Layer.unwrap(Effect.gen(function*() {
 }))
 
 /** How the edge treats requests. */
-export interface EdgeOptions {
-  /** A tenant's rate limits; by default its plan's (decision 0009). */
-  readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
-  /**
-   * The limits of `/v1` requests without a valid credential, per client
-   * address, and of the operator's; by default `RateLimiting.edgeLimits`
-   * (decision 0009).
-   */
-  readonly edgeRateLimits?: RateLimiting.EdgeLimits | undefined
-  /**
-   * The networks of the proxies in front of the service (CIDRs such as
-   * `10.0.0.0/8`): only requests from them have their `X-Forwarded-For`
-   * believed, and the client address (which per-IP limits count) is the
-   * first untrusted one from the right. None by default: the peer is the client.
-   */
-  readonly trustedProxies?: ReadonlyArray<string> | undefined
+export interface EdgeOptions extends Edge.Options {
   /** The largest dataset file `PUT /v1/datasets/{id}/data` accepts, in bytes (default 1 GiB); other bodies stay capped at 1 MiB. */
   readonly maxUploadBytes?: number | undefined
 }
 
 /**
- * What every request to `api`'s routes (and `extraRoutes`) goes through,
- * outermost first: its id and metrics (`RequestObservability`), the client
- * address from trusted proxies, its caller (bearer token or session cookie,
- * `RequestCaller`) and rate limits (and their headers on whatever answers),
- * the CSRF check of cookie-authenticated changes (`Csrf`), then
- * problem+json for every error and the body cap. Exported so an app serving another contract (tests, an
- * embedding app's own API) gets the same edge.
+ * Serves `routes` behind the edge every request of the service goes
+ * through (`Edge.serve`): for an app serving another contract (tests, an
+ * embedding app's own API) with the same edge.
  */
-export const edgeFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+export const withEdge = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   api: HttpApi.HttpApi<Id, Groups>,
-  options: EdgeOptions = {},
-  extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
-  ownBodyLimit?: (method: string, url: string) => boolean
-) => HttpRouter.middleware(
-  Effect.gen(function*() {
-    const rateLimited = yield* RateLimiting.middleware(api, options.rateLimits, options.edgeRateLimits)
-    // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
-    const csrf = Csrf.middleware(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
-    const problems = LastLineProblems.middleware(api, extraRoutes, ownBodyLimit)
-    const observed = RequestObservability.middleware(RequestObservability.routeTemplates(api, extraRoutes))
-    const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
-    const forwarded = trustedProxies.length === 0
-      ? <A>(app: A) => app
-      : HttpMiddleware.xForwardedHeaders({ trustedProxies })
-    // Every failure is answered, so the router's "unhandled" marker passes through untouched.
-    return (httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-      observed(forwarded(rateLimited(csrf(problems(httpApp))))) as Effect.Effect<
-        HttpServerResponse.HttpServerResponse,
-        Types.unhandled,
-        HttpServerRequest.HttpServerRequest
-      >
-  }),
-  { global: true }
-)
+  routes: Layer.Layer<never, E, R>,
+  options: Edge.Options = {}
+) => Edge.serve(api, routes, options)
 
 /** The routes served beside the `HttpApi` contract's. */
 const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
@@ -178,25 +133,25 @@ export const spanName = (request: HttpServerRequest.HttpServerRequest): string =
   return route === RequestObservability.unmatched ? request.method : `${request.method} ${route}`
 }
 
-/** The API's routes, documentation and edge middleware, registered on the `HttpRouter`; `GET /metrics` when `metrics` is given. */
-export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoint.Options | undefined } = {}) => Layer.mergeAll(
-  HttpApiBuilder.layer(Api),
-  openapiRoute,
-  // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
-  HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
-  ScimRoutes.layer,
-  SharedRoutes.layer,
-  ViewerAssets.layer,
-  Console.layer,
-  ExportRoutes.layer,
-  DatasetUploads.layer(options.maxUploadBytes),
-  options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics),
-  edgeFor(
-    Api,
-    options,
-    [...routesBeside, ...(options.metrics === undefined ? [] : MetricsEndpoint.routes)],
-    DatasetUploads.isUpload
-  )
+/** The API's routes and documentation, behind the edge; `GET /metrics` when `metrics` is given. */
+export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoint.Options | undefined } = {}) => Edge.serve(
+  Api,
+  Layer.mergeAll(
+    HttpApiBuilder.layer(Api),
+    openapiRoute,
+    // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
+    HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
+    ScimRoutes.layer,
+    SharedRoutes.layer,
+    ViewerAssets.layer,
+    Console.layer,
+    ExportRoutes.layer,
+    DatasetUploads.layer(options.maxUploadBytes),
+    options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics)
+  ),
+  options,
+  [...routesBeside, ...(options.metrics === undefined ? [] : MetricsEndpoint.routes)],
+  DatasetUploads.isUpload
 ).pipe(
   Layer.provide(Layer.mergeAll(
     systemLayer,

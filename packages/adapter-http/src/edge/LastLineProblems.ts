@@ -82,12 +82,12 @@ const escapedNul = /(?:^|[^\\])(?:\\\\)*\\u0000/
  */
 const refuseNul = <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const refused = problemResponse("request/invalid", "The request holds a NUL character (U+0000), which no value may contain")
-    if (/%00/.test(request.url)) return Effect.succeed(refused)
+    const refused = () => problemResponse("request/invalid", "The request holds a NUL character (U+0000), which no value may contain")
+    if (request.url.includes("%00")) return Effect.succeed(refused())
     if (!HttpMethod.hasBody(request.method) || !/json/i.test(request.headers["content-type"] ?? "")) return httpApp
     // A body that cannot be read is left to the API, which answers it (413, malformed JSON).
     return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-      text.includes("\u0000") || escapedNul.test(text) ? Effect.succeed(refused) : httpApp)
+      text.includes("\u0000") || escapedNul.test(text) ? Effect.succeed(refused()) : httpApp)
   })
 
 const codeForStatus = (status: number): ProblemCode.ProblemCode => {

@@ -12,7 +12,7 @@
  */
 import { Problems, RateLimitClass } from "@analytics/api"
 import { Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
-import { Clock, Context, Effect, Option, Result } from "effect"
+import { Clock, Context, Effect, Option } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { problemResponse } from "./LastLineProblems.ts"
@@ -189,24 +189,22 @@ const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateL
 ]
 
 /**
- * Wraps an HTTP app with the rate limits of `api`'s routes. A tenant
- * member's requests are counted against the tenant's limits in their
- * endpoint's class; the operator's against its own, by class; `/v1`
- * requests without a valid credential (none, an unknown token, a deleted
- * tenant's) against their client address's (the peer, or the first
+ * Builds the rate limits of the edge: given a route's class, wraps its HTTP
+ * app. A tenant member's requests are counted against the tenant's limits
+ * in their endpoint's class; the operator's against its own, by class;
+ * `/v1` requests without a valid credential (none, an unknown token, a
+ * deleted tenant's) against their client address's (the peer, or the first
  * untrusted `X-Forwarded-For` hop), whatever the class, before
  * authentication answers them. Other anonymous requests (`/healthz`,
  * shared links, which count their own views) are not counted here.
  */
-export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
-  api: HttpApi.HttpApi<Id, Groups>,
+export const make = (
   // By default, the tenant's plan's, or its negotiated ones on Custom (decision 0009).
   limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) =>
     RateLimit.limitsOf(Plan.limitsFor(tenant.plan, tenant.limits)),
   limits: EdgeLimits = {}
 ) =>
   Effect.gen(function*() {
-    const classOf = classifier(api)
     const callerOf = yield* RequestCaller.make
     const limiter = yield* Limiter.Limiter
     const quotasOf = RateLimit.makeTenantQuotas()
@@ -216,42 +214,46 @@ export const middleware = <Id extends string, Groups extends HttpApiGroup.Constr
     const operatorQuotas = new Map<RateLimit.EndpointClass, ReadonlyArray<RateLimit.Quota>>(
       RateLimit.EndpointClass.literals.map((c) => [c, quotasUnder(`operator:${c}`, operatorLimits)])
     )
-    return <E, R>(
+    const unavailable = () => Effect.succeed(problemResponse("service/unavailable", "The store is unavailable; retry later"))
+    return (endpointClass: RateLimit.EndpointClass) =>
+    <E, R>(
       httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-      Effect.gen(function*() {
-        const outcome = yield* Effect.result(callerOf)
-        if (Result.isFailure(outcome)) return problemResponse("service/unavailable", "The store is unavailable; retry later")
-        const resolved = outcome.success
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+      const classOf = () => endpointClass
+      const counted = (resolved: RequestCaller.Resolution | undefined, request: HttpServerRequest.HttpServerRequest) => {
         const tenant = resolved?.caller.tenant
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const path = pathOf(request.url)
-        const endpointClass = () => classOf(request.method, path)
         const app = resolved === undefined ? httpApp : Effect.provideService(httpApp, ResolvedCaller, resolved)
         let quotas: ReadonlyArray<RateLimit.Quota>
-        let counted: string
+        let what: string
         if (tenant !== undefined) {
-          quotas = quotasOf(tenant.tenant_id, endpointClass(), limitsOf(tenant))
-          counted = "of this class"
+          quotas = quotasOf(tenant.tenant_id, endpointClass, limitsOf(tenant))
+          what = "of this class"
         } else if (resolved?.caller.principal._tag === "Operator") {
-          quotas = operatorQuotas.get(endpointClass())!
-          counted = "of this class"
-        } else if (isApiPath(path)) {
+          quotas = operatorQuotas.get(endpointClass)!
+          what = "of this class"
+        } else if (isApiPath(pathOf(request.url))) {
           // No credential, an unknown one, or a tenant since deleted: the client address's quota.
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
           quotas = quotasUnder(`client:${address}`, anonymousLimits)
-          counted = "without a valid credential from this address"
+          what = "without a valid credential from this address"
         } else {
-          return yield* withRetryAfter(yield* app, endpointClass)
+          return Effect.flatMap(app, (response) => withRetryAfter(response, classOf))
         }
-        const decision = yield* limiter.decide(quotas)
-        const now = yield* Clock.currentTimeMillis
-        if (!decision.allowed) {
-          const refused = tooManyRequests(quotas, decision, now, counted)
-          yield* Metrics.rateLimitRejected(endpointClass(), decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded")
-          return refused
-        }
-        const response = yield* withRetryAfter(yield* app, endpointClass)
-        return HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
-      })
+        return Effect.flatMap(Effect.zip(limiter.decide(quotas), Clock.currentTimeMillis), ([decision, now]) => {
+          if (!decision.allowed) {
+            return Effect.as(
+              Metrics.rateLimitRejected(endpointClass, decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded"),
+              tooManyRequests(quotas, decision, now, what)
+            )
+          }
+          return Effect.flatMap(app, (response) =>
+            Effect.map(withRetryAfter(response, classOf), (answered) => HttpServerResponse.setHeaders(answered, headers(quotas, decision, now))))
+        })
+      }
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.matchEffect(callerOf(request), {
+          onFailure: unavailable,
+          onSuccess: (resolved) => counted(resolved, request)
+        }))
+    }
   })

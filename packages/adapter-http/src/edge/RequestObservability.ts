@@ -65,10 +65,13 @@ interface Series {
 }
 
 /** Each label set's two metrics, made once (a labelled metric caches its series key: an update is a map lookup). */
-const seriesCache = new Map<string, Series>()
+const seriesCache = new Map<string, Map<string, Map<number, Series>>>()
 const seriesOf = (method: string, route: string, status: number): Series => {
-  const key = `${method} ${route} ${status}`
-  let series = seriesCache.get(key)
+  let byMethod = seriesCache.get(route)
+  if (byMethod === undefined) seriesCache.set(route, byMethod = new Map())
+  let byStatus = byMethod.get(method)
+  if (byStatus === undefined) byMethod.set(method, byStatus = new Map())
+  let series = byStatus.get(status)
   if (series === undefined) {
     const attributes = { method, route, status: String(status) }
     series = {
@@ -83,7 +86,7 @@ const seriesOf = (method: string, route: string, status: number): Series => {
         attributes
       })
     }
-    seriesCache.set(key, series)
+    byStatus.set(status, series)
   }
   return series
 }
@@ -107,11 +110,12 @@ const stamped = (response: HttpServerResponse.HttpServerResponse, id: string): H
 }
 
 /**
- * Wraps the edge: gives the request its id (response header, problem
- * bodies, log annotation `request_id`) and counts and times it by route
- * template. A request the client abandoned is neither counted nor timed.
+ * Wraps a route's app: gives the request its id (response header, problem
+ * bodies, log annotation `request_id`) and counts and times it under
+ * `route`, its template. A request the client abandoned is neither counted
+ * nor timed.
  */
-export const middleware = (routeOf: (method: string, url: string) => string) =>
+export const middleware = (route: string) =>
 <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -121,7 +125,7 @@ export const middleware = (routeOf: (method: string, url: string) => string) =>
       Effect.annotateLogs(problemMember, id),
       Effect.map((response) => {
         const method = knownMethods.has(request.method) ? request.method : "OTHER"
-        const series = seriesOf(method, routeOf(request.method, request.url), response.status)
+        const series = seriesOf(method, route, response.status)
         series.requests.updateUnsafe(1, fiber.context)
         series.duration.updateUnsafe((performance.now() - started) / 1000, fiber.context)
         return stamped(response, id)

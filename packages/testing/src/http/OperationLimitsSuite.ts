@@ -103,7 +103,7 @@ const anonymous = Layer.mergeAll(
 /** Serves the test API behind the service's edge; the base URL. */
 const serve = (options: { readonly trustedProxies?: ReadonlyArray<string> } = {}) =>
   Effect.gen(function*() {
-    const app = Layer.mergeAll(HttpApiBuilder.layer(TestApi), App.edgeFor(TestApi, options)).pipe(
+    const app = App.withEdge(TestApi, HttpApiBuilder.layer(TestApi), options).pipe(
       Layer.provide(handlers),
       Layer.provide(anonymous),
       Layer.provide(NodeHttpServer.layerHttpServices)

@@ -1,0 +1,136 @@
+/**
+ * The edge every route runs behind, outermost first: its id and metrics
+ * (`RequestObservability`), the client address from trusted proxies, its
+ * caller (bearer token or session cookie, `RequestCaller`) and rate limits
+ * (and their headers on whatever answers), the CSRF check of
+ * cookie-authenticated changes (`Csrf`), then problem+json for every error
+ * and the body cap (`LastLineProblems`).
+ *
+ * It is route middleware, not a wrapper of the whole router: what depends
+ * on the route (its template for the metrics, its rate-limit class) is
+ * resolved once per route, from the route the router matched, instead of
+ * being looked up again on every request (docs/decisions/0008). A request
+ * no route matches goes through the same edge under the `unmatched` label.
+ *
+ * @since 0.1.0
+ */
+import type { RateLimit, Tenant } from "@analytics/core"
+import { Cause, Context, Effect, Layer, Option } from "effect"
+import { HttpMiddleware, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpApi, HttpApiGroup } from "effect/http-api"
+import { IpNetwork } from "effect/net"
+import { ServiceInfo } from "../ServiceInfo.ts"
+import * as Csrf from "./Csrf.ts"
+import * as LastLineProblems from "./LastLineProblems.ts"
+import * as RateLimiting from "./RateLimiting.ts"
+import * as RequestObservability from "./RequestObservability.ts"
+
+/** How the edge treats requests. */
+export interface Options {
+  /** A tenant's rate limits; by default its plan's (decision 0009). */
+  readonly rateLimits?: ((tenant: Tenant.Tenant) => RateLimit.Limits) | undefined
+  /**
+   * The limits of `/v1` requests without a valid credential, per client
+   * address, and of the operator's; by default `RateLimiting.edgeLimits`
+   * (decision 0009).
+   */
+  readonly edgeRateLimits?: RateLimiting.EdgeLimits | undefined
+  /**
+   * The networks of the proxies in front of the service (CIDRs such as
+   * `10.0.0.0/8`): only requests from them have their `X-Forwarded-For`
+   * believed, and the client address (which per-IP limits count) is the
+   * first untrusted one from the right. None by default: the peer is the client.
+   */
+  readonly trustedProxies?: ReadonlyArray<string> | undefined
+}
+
+/** What the edge needs from its context. */
+type Requirements = Effect.Services<ReturnType<typeof make>> | HttpRouter.HttpRouter
+
+type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
+
+const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
+  cause.reasons.some((reason) =>
+    reason._tag === "Fail" && reason.error instanceof HttpServerError.HttpServerError &&
+    reason.error.reason._tag === "RouteNotFound"
+  )
+
+/**
+ * Serves `routes` (layers registering on the `HttpRouter`) behind the edge,
+ * with `api`'s rate-limit classes and its methods for 405 answers.
+ * `extraRoutes` names the routes served beside `api` (405 answers list
+ * them); `ownBodyLimit` picks the requests whose route caps its body
+ * itself (file uploads).
+ */
+/** The edge's parts, made once when the routes are added. */
+const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  options: Options,
+  extraRoutes: ReadonlyArray<readonly [method: string, path: string]>,
+  ownBodyLimit: ((method: string, url: string) => boolean) | undefined
+) =>
+  Effect.gen(function*() {
+    const rateLimited = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits)
+    // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
+    const csrf = Csrf.middleware(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
+    const problems = LastLineProblems.middleware(api, extraRoutes, ownBodyLimit)
+    const classOf = RateLimiting.classifier(api)
+    const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
+    const forwarded: (app: App) => App = trustedProxies.length === 0
+      ? (app) => app
+      : HttpMiddleware.xForwardedHeaders({ trustedProxies }) as (app: App) => App
+    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass): (app: App) => App => {
+      const observed = RequestObservability.middleware(template)
+      const limited = rateLimited(endpointClass)
+      return (app) => observed(forwarded(limited(csrf(problems(app)))))
+    }
+    const unmatched = { read: edgeOf(RequestObservability.unmatched, "read"), write: edgeOf(RequestObservability.unmatched, "write") }
+    return { edgeOf, classOf, unmatched }
+  })
+
+
+export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  routes: Layer.Layer<never, E, R>,
+  options: Options = {},
+  extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
+  ownBodyLimit?: (method: string, url: string) => boolean
+) => {
+  const made = make(api, options, extraRoutes, ownBodyLimit)
+
+  /**
+   * Each route's app behind its edge. The router applies route middleware
+   * once per route, when the route is added; the route itself (its method
+   * and template) is known at its first request, so its edge is made then.
+   */
+  const routeMiddleware = HttpRouter.middleware(Effect.map(made, ({ classOf, edgeOf }) => (httpApp: App): App => {
+    let own: App | undefined
+    let head: App | undefined
+    return Effect.withFiber((fiber) => {
+      const { route } = Context.getUnsafe(fiber.context, HttpRouter.RouteContext)
+      if (Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).method === route.method) {
+        return own ??= edgeOf(route.path, classOf(route.method, route.path))(httpApp)
+      }
+      // A HEAD answered by a GET route is counted as a read, as an unmatched GET is.
+      return head ??= edgeOf(route.path, "read")(httpApp)
+    })
+  }) as never)
+
+  /** A request no route matched: the router's failure answered through the edge (404, or 405 with `Allow`). */
+  const unmatchedMiddleware = HttpRouter.middleware(
+    Effect.map(made, ({ unmatched }) => (httpApp: App): App =>
+      Effect.catchCause(httpApp, (cause) => {
+        if (!isRouteNotFound(cause)) return Effect.failCause(cause)
+        return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          (request.method === "GET" || request.method === "HEAD" ? unmatched.read : unmatched.write)(Effect.failCause(cause)))
+      })) as never,
+    { global: true }
+  )
+
+  // The router's middleware types track what each route requires; the edge's own needs are declared here instead.
+  const edgeLayer = (routeMiddleware as unknown as { readonly layer: Layer.Layer<never, never, Requirements> }).layer
+  return Layer.mergeAll(
+    routes.pipe(Layer.provide(edgeLayer)),
+    unmatchedMiddleware as unknown as Layer.Layer<never, never, Requirements>
+  ) as Layer.Layer<never, E, Exclude<R, HttpRouter.Request<any, any>> | Requirements>
+}
