@@ -31,7 +31,7 @@ import {
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
+import { type HttpApi, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
 import type * as Http from "node:http"
 import {
   aiLayer,
@@ -57,6 +57,7 @@ import {
   workspacesLayer
 } from "./handlers/index.ts"
 import { ServiceInfo, type ServiceInfoShape } from "./ServiceInfo.ts"
+import * as ApiRoutes from "./edge/ApiRoutes.ts"
 import * as Edge from "./edge/Edge.ts"
 import { authenticationLayer, idempotentLayer, validationLayer } from "./edge/Middleware.ts"
 import * as RequestCaller from "./edge/RequestCaller.ts"
@@ -137,7 +138,7 @@ export const spanName = (request: HttpServerRequest.HttpServerRequest): string =
 export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoint.Options | undefined } = {}) => Edge.serve(
   Api,
   Layer.mergeAll(
-    HttpApiBuilder.layer(Api),
+    ApiRoutes.layer(Api),
     openapiRoute,
     // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
     HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
@@ -175,7 +176,8 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
     exportsLayer,
     exportSchedulesLayer,
     aiLayer
-  ).pipe(Layer.provide(middleware))),
+    // The compiled routes apply the contract's middleware themselves.
+  ).pipe(Layer.provideMerge(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )
 

@@ -25,21 +25,20 @@ export interface Respond {
 
 /**
  * Compiles, once, the success encoder of every endpoint of `api` with a
- * single success schema; the result answers `(endpoint, value)` with the
- * response (pass the `endpoint` a handler receives). An endpoint with several
- * success schemas, an empty (no content) success or response headers is
- * refused when asked for (a defect): its handler returns its value to
- * HttpApiBuilder instead. Only for JSON bodies, the default: an endpoint whose
- * success is declared with `HttpApiSchema.asText` / `asUint8Array` /
- * `asFormUrlEncoded` or as a stream must not use it (the encoding annotation is
- * not public, so this is not checked; this API has none).
+ * single JSON success schema: each such endpoint's `(value) => response`.
+ * An endpoint with several success schemas, an empty (no content) success
+ * or response headers has none. Only for JSON bodies, the default: an
+ * endpoint whose success is declared with `HttpApiSchema.asText` /
+ * `asUint8Array` / `asFormUrlEncoded` or as a stream must not use it (the
+ * encoding annotation is not public, so this is not checked; this API has
+ * none).
  *
  * @since 0.1.0
  */
-export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+export const responders = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>
-): Respond => {
-  const responders = new Map<unknown, (value: unknown) => Response.HttpServerResponse>()
+): ReadonlyMap<HttpApiEndpoint.Top, (value: unknown) => Response.HttpServerResponse> => {
+  const responders = new Map<HttpApiEndpoint.Top, (value: unknown) => Response.HttpServerResponse>()
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint, successes }) {
@@ -59,8 +58,23 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
       })
     }
   })
+  return responders
+}
+
+/**
+ * The responders of `api` (`responders`) as one function answering
+ * `(endpoint, value)` with the response (pass the `endpoint` a handler
+ * receives). Asking for an endpoint without one is a defect: its handler
+ * returns its value to HttpApiBuilder instead.
+ *
+ * @since 0.1.0
+ */
+export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): Respond => {
+  const byEndpoint = responders(api)
   return (endpoint, value) => {
-    const respond = responders.get(endpoint)
+    const respond = byEndpoint.get(endpoint as unknown as HttpApiEndpoint.Top)
     if (respond === undefined) {
       throw new Error(`JsonResponse: ${endpoint.identifier} has no single JSON success schema`)
     }

@@ -18,54 +18,77 @@ import * as SessionCookie from "./SessionCookie.ts"
 import { pathOf } from "./Url.ts"
 
 /**
- * Authentication through the `Authenticator` port, by bearer token or by
- * the console's session cookie as the edge resolved it (`RequestCaller`).
+ * Who a request is, as the `Authentication` middleware decides it, in one
+ * call: the principal, or the problem to answer. For routes compiled from
+ * the contract (`ApiRoutes`), which skip the per-scheme loop of
+ * `authenticationLayer` and decide the same:
+ *
+ * - a bearer token wins when sent, valid or not (the edge has usually
+ *   resolved it already: `ResolvedCaller`);
+ * - else the console's session or the embedding app's sign-in the edge
+ *   resolved;
+ * - else a session cookie the edge did not accept: signed out;
+ * - else no credential: the bearer scheme's own 401.
+ *
  * A member's tenant must exist: an embedding app's authenticator may name
  * any tenant id.
+ */
+export const principalResolver = Effect.gen(function*() {
+  const resolve = yield* Caller.resolver
+  const withTenant = ({ principal, tenant }: Caller.Caller): Effect.Effect<Principal.Principal, Errors.Unauthenticated> =>
+    principal._tag === "Member" && tenant === undefined
+      ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
+      : Effect.succeed(principal)
+  /** The principal of a bearer token (`""`: none sent), reusing the edge's resolution of this very token. */
+  const byBearer = (token: string, known: ResolvedCaller["Service"] | undefined) =>
+    known !== undefined && known.via === "token" && known.credential === token
+      ? withTenant(known.caller)
+      : Effect.flatMap(resolve(Redacted.make(token)), withTenant)
+  const signedOut = new Errors.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
+  /** The principal of the request in `context` (its edge resolution included), before problems are made of failures. */
+  const principalOf = (
+    request: HttpServerRequest.HttpServerRequest,
+    known: ResolvedCaller["Service"] | undefined
+  ): Effect.Effect<Principal.Principal, Errors.Unauthenticated | Errors.StoreError> => {
+    const token = RequestCaller.bearerToken(request.headers["authorization"])
+    if (token !== "") return byBearer(token, known)
+    if (known !== undefined && known.via !== "token") return withTenant(known.caller)
+    if ((request.cookies[SessionCookie.name] ?? "") !== "") return Effect.fail(signedOut)
+    return byBearer("", undefined)
+  }
+  return { byBearer, withTenant, signedOut, principalOf }
+})
+
+/**
+ * Authentication through the `Authenticator` port, by bearer token or by
+ * the console's session cookie as the edge resolved it (`RequestCaller`).
  *
  * Effect tries the declared schemes in order and answers the last one's
- * failure; so both schemes decide the same way (bearer first, valid or
- * not, then the cookie), and a bad bearer token answers its own 401 even
- * though the cookie scheme is tried after it.
+ * failure; so both schemes decide as `principalResolver` does (bearer
+ * first, valid or not, then the cookie), and a bad bearer token answers its
+ * own 401 even though the cookie scheme is tried after it.
  */
 export const authenticationLayer = Layer.effect(
   Contract.Authentication,
   Effect.gen(function*() {
-    const resolve = yield* Caller.resolver
-    const fromEdge = Effect.serviceOption(ResolvedCaller)
-    // The edge resolved this very credential already when it counted the request.
-    const resolved = (credential: Redacted.Redacted<string>) =>
-      Effect.flatMap(fromEdge, (known) =>
-        Option.isSome(known) && known.value.via === "token" && known.value.credential === Redacted.value(credential)
-          ? Effect.succeed(known.value.caller)
-          : resolve(credential))
-    const withTenant = ({ principal, tenant }: Caller.Caller): Effect.Effect<Principal.Principal, Errors.Unauthenticated> =>
-      principal._tag === "Member" && tenant === undefined
-        ? Effect.fail(new Errors.Unauthenticated({ detail: "The credential names a tenant that does not exist" }))
-        : Effect.succeed(principal)
+    const { byBearer, principalOf } = yield* principalResolver
+    const known = Effect.map(Effect.serviceOption(ResolvedCaller), Option.getOrUndefined)
     // Why a request's bearer token was refused, for the cookie scheme to answer the same without asking again.
     const refusedBearer = new WeakMap<HttpServerRequest.HttpServerRequest, Errors.Unauthenticated | Errors.StoreError>()
-    const byBearer = (credential: Redacted.Redacted<string>) =>
+    const bearer = (credential: Redacted.Redacted<string>) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const refused = refusedBearer.get(request)
         if (refused !== undefined) return Effect.fail(refused)
         return Effect.tapError(
-          Effect.flatMap(resolved(credential), withTenant),
+          Effect.flatMap(known, (resolution) => byBearer(Redacted.value(credential), resolution)),
           (error) => Effect.sync(() => refusedBearer.set(request, error))
         )
       })
     /** The member the session cookie or the embedding app's sign-in names (or, failing those, the bearer scheme's answer). */
-    const bySession = Effect.gen(function*() {
-      const bearer = yield* RequestCaller.bearer
-      // A bearer token wins when sent.
-      if (Redacted.value(bearer) !== "") return yield* byBearer(bearer)
-      const known = yield* fromEdge
-      if (Option.isSome(known) && known.value.via !== "token") return yield* withTenant(known.value.caller)
-      if ((yield* SessionCookie.read) !== "") {
-        return yield* new Errors.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
-      }
-      // No credential at all: the bearer scheme's own 401.
-      return yield* byBearer(bearer)
+    const session = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      // A bearer token sent and refused answers for both schemes.
+      const refused = RequestCaller.bearerToken(request.headers["authorization"]) === "" ? undefined : refusedBearer.get(request)
+      return refused !== undefined ? Effect.fail(refused) : Effect.flatMap(known, (resolution) => principalOf(request, resolution))
     })
     const provide = <A, E, R>(
       httpEffect: Effect.Effect<A, E, R>,
@@ -76,8 +99,8 @@ export const authenticationLayer = Layer.effect(
         (p) => Effect.provideService(httpEffect, Principal.CurrentPrincipal, p)
       )
     return Contract.Authentication.of({
-      bearer: (httpEffect, { credential }) => provide(httpEffect, byBearer(credential)),
-      session: (httpEffect) => provide(httpEffect, bySession)
+      bearer: (httpEffect, { credential }) => provide(httpEffect, bearer(credential)),
+      session: (httpEffect) => provide(httpEffect, session)
     })
   })
 )
