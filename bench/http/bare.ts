@@ -1,7 +1,11 @@
 /**
  * Bare `node:http`: routing, bearer check, query and body validation, the
  * pages and the idempotent create, all by hand, serialized with
- * `JSON.stringify`. The floor any framework pays on top of.
+ * `JSON.stringify`; rate limiting by hand with the shared rate-limiter-flexible
+ * limiters (the tenant's in the request's class after authentication, the
+ * client address's before a 401), the six `X-RateLimit-*` headers set on the
+ * response before anything answers it, a 429 problem with `Retry-After` when
+ * refused. The floor any framework pays on top of.
  */
 import * as Http from "node:http"
 import {
@@ -14,10 +18,13 @@ import {
   isProblem,
   listPage,
   makeIdempotencyStore,
+  makeRateLimits,
   makeTenant,
   makeWorkspaces,
   parseLimit,
   type Problem,
+  rateLimitClassOf,
+  type RateLimitOutcome,
   type StoredResponse,
   replayedHeader,
   serve,
@@ -29,6 +36,7 @@ import {
 const tenant = makeTenant()
 const rows = makeWorkspaces(tenant.tenantId)
 const idempotency = makeIdempotencyStore()
+const rateLimits = makeRateLimits()
 const maxBodyBytes = 1024 * 1024
 
 const problem = (response: Http.ServerResponse, { status, code, detail }: Problem): void => {
@@ -37,6 +45,14 @@ const problem = (response: Http.ServerResponse, { status, code, detail }: Proble
     "content-type": "application/problem+json",
     "content-length": Buffer.byteLength(body)
   }).end(body)
+}
+
+/** The outcome's headers on the response (merged into whatever answers it); when refused, the 429 sent. Whether the request may go on. */
+const limited = (response: Http.ServerResponse, outcome: RateLimitOutcome): boolean => {
+  for (const name in outcome.headers) response.setHeader(name, outcome.headers[name])
+  if (outcome.problem === undefined) return true
+  problem(response, outcome.problem)
+  return false
 }
 
 const json = (response: Http.ServerResponse, status: number, body: string, extra?: Record<string, string>): void => {
@@ -124,10 +140,17 @@ const server = Http.createServer((request, response) => {
   const member = authenticate(tenant.tokens, request.headers.authorization)
   if (member === undefined) {
     request.resume()
-    return problem(response, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
+    void rateLimits.client(request.socket.remoteAddress).then((outcome) => {
+      if (limited(response, outcome)) problem(response, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
+    })
+    return
   }
-  if (request.method === "POST") return create(request, response, member.tenantId, member.roles)
-  list(response, q === -1 ? "" : url.slice(q + 1), member.tenantId)
+  // The body is not read until the decision: it waits in the paused request.
+  void rateLimits.tenant(member.tenantId, rateLimitClassOf(request.method)).then((outcome) => {
+    if (!limited(response, outcome)) return void request.resume()
+    if (request.method === "POST") return create(request, response, member.tenantId, member.roles)
+    list(response, q === -1 ? "" : url.slice(q + 1), member.tenantId)
+  })
 })
 
 await serve("node:http", server, () => Promise.resolve(tenant.token))

@@ -5,8 +5,14 @@
  * refused), response schemas compiled to serializers (fast-json-stringify),
  * and idempotency keys as a plugin would do them: checked in `preValidation`,
  * looked up in `preHandler` (a replay answered from there), the answer kept
- * in `onSend`. The body has its own Ajv without type coercion (the recipe of
- * Fastify's validation guide for different settings per part): Fastify's
+ * in `onSend`; rate limiting as a plugin would do it, in a second `onRequest`
+ * hook after authentication (it needs the tenant): the shared
+ * rate-limiter-flexible limiters, the six `X-RateLimit-*` headers set on the
+ * reply, so every answer carries them, a 429 problem with `Retry-After` when
+ * refused. A request without a valid credential is counted per `request.ip`
+ * in the authentication hook before its 401, which carries the headers too.
+ * The body has its own Ajv without type coercion (the recipe of Fastify's
+ * validation guide for different settings per part): Fastify's
  * default coerces `null` or `5` to a string, which the service refuses. `ajv`
  * is Fastify's own (8.x, installed with it), imported here, not declared.
  */
@@ -23,9 +29,12 @@ import {
   limits,
   listPage,
   makeIdempotencyStore,
+  makeRateLimits,
   makeTenant,
   makeWorkspaces,
   type Problem,
+  rateLimitClassOf,
+  type RateLimitOutcome,
   replayedHeader,
   serve,
   type TokenRecord,
@@ -45,6 +54,7 @@ declare module "fastify" {
 const tenant = makeTenant()
 const rows = makeWorkspaces(tenant.tenantId)
 const idempotency = makeIdempotencyStore()
+const rateLimits = makeRateLimits()
 
 /** The body's validator: Fastify's default settings but no coercion and no dropping of unknown properties. */
 const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false })
@@ -77,14 +87,31 @@ app.setErrorHandler((error: { validation?: unknown; statusCode?: number; code?: 
   return refuse(reply, { status, code: status < 500 ? "request/invalid" : "internal", detail: error.message })
 })
 
-const authenticated = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+/** The outcome's headers on the reply (kept for whatever answers it); when refused, the 429 sent. Whether the request may go on. */
+const limited = (reply: FastifyReply, outcome: RateLimitOutcome): boolean => {
+  void reply.headers(outcome.headers)
+  if (outcome.problem === undefined) return true
+  void refuse(reply, outcome.problem)
+  return false
+}
+
+/** The bearer token; without a valid one, the request counted per client address, then 401 (or 429). */
+const authenticated = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
   const member = authenticate(tenant.tokens, request.headers.authorization)
-  if (member === undefined) {
-    void refuse(reply, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
-    return
+  if (member !== undefined) {
+    request.member = member
+    return done()
   }
-  request.member = member
-  done()
+  rateLimits.client(request.ip).then((outcome) => {
+    if (limited(reply, outcome)) void refuse(reply, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
+  }, done)
+}
+
+/** The tenant's limits in the endpoint's class, after authentication. */
+const rateLimited = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+  rateLimits.tenant(request.member!.tenantId, rateLimitClassOf(request.method)).then((outcome) => {
+    if (limited(reply, outcome)) done()
+  }, done)
 }
 
 app.get<{ Querystring: { limit?: number; cursor?: string } }>(workspacesPath, {
@@ -116,7 +143,7 @@ app.get<{ Querystring: { limit?: number; cursor?: string } }>(workspacesPath, {
       }
     }
   },
-  onRequest: authenticated
+  onRequest: [authenticated, rateLimited]
 }, async (request, reply) => {
   const page = await listPage(
     rows,
@@ -131,7 +158,7 @@ app.get<{ Querystring: { limit?: number; cursor?: string } }>(workspacesPath, {
 app.post<{ Body: WorkspaceCreate; Headers: { "idempotency-key"?: string } }>(workspacesPath, {
   schema: { body: workspaceCreateSchema, response: { 201: workspaceSchema } },
   validatorCompiler: ({ schema }) => bodyAjv.compile(schema),
-  onRequest: authenticated,
+  onRequest: [authenticated, rateLimited],
   preValidation: (request, reply, done) => {
     const key = request.headers["idempotency-key"]
     const refused = key === undefined ? undefined : invalidKey(key)

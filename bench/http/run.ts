@@ -8,7 +8,9 @@
  * Each server runs in its own child process, one at a time; autocannon drives
  * it from this one. Before measuring, every server is started once and asked
  * every scenario (and its refusals); the runner fails when their answers differ
- * in shape (status, content type, replay header, body keys, body size).
+ * in shape (status, content type, replay header, rate-limit headers, body keys,
+ * body size), or when an answer, a refusal included, lacks one of the spec's
+ * six `X-RateLimit-*` headers.
  *
  * Environment:
  * - `BENCH_SECONDS`        measured seconds per scenario and server (default 10), after a warm-up
@@ -173,11 +175,46 @@ const structure = (value: unknown): unknown => {
   return value === null ? "null" : typeof value
 }
 
+/**
+ * The rate-limit headers of the API spec (section 8.1), which every answer
+ * must carry. Their values differ between servers (each counts its own
+ * requests, with its own algorithm), so only their presence and the shape of
+ * their values are checked: integers for the limits and remaining counts,
+ * ISO 8601 UTC instants for the resets. Ours also sends `RateLimit-Policy`,
+ * `RateLimit` and `X-Request-Id`, not required of the peers.
+ */
+const rateLimitHeaders = [
+  "x-ratelimit-limit-burst",
+  "x-ratelimit-remaining-burst",
+  "x-ratelimit-reset-burst",
+  "x-ratelimit-limit-sustained",
+  "x-ratelimit-remaining-sustained",
+  "x-ratelimit-reset-sustained"
+] as const
+const isoInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/
+
+/** Each rate-limit header's value shape: `integer` or `ISO 8601` when right, `missing` or what is wrong otherwise. */
+const rateLimitShape = (headers: Headers): Record<string, string> =>
+  Object.fromEntries(rateLimitHeaders.map((name) => {
+    const value = headers.get(name)
+    const kind = name.includes("-reset-") ? "ISO 8601" : "integer"
+    if (value === null) return [name, "missing"]
+    const right = kind === "integer" ? /^\d+$/.test(value) : isoInstant.test(value) && !Number.isNaN(Date.parse(value))
+    return [name, right ? kind : `not ${kind}: ${value}`]
+  }))
+
+/** Fails unless the six rate-limit headers are there, each of the right shape. */
+const expectRateLimitHeaders = (name: string, what: string, shapes: Record<string, string>) => {
+  const wrong = Object.entries(shapes).filter(([, shape]) => shape !== "integer" && shape !== "ISO 8601")
+  if (wrong.length > 0) fail(name, `${what}: rate-limit headers ${wrong.map(([header, shape]) => `${header} ${shape}`).join(", ")}`)
+}
+
 /** What the servers' answers to a scenario must share. */
 interface Shape {
   readonly status: number
   readonly contentType: string
   readonly replayed: string | null
+  readonly rateLimit: Record<string, string>
   readonly bytes: number
   readonly body: unknown
   readonly cursor?: string
@@ -207,6 +244,7 @@ const shapeOf = (answer: Answer, cursor?: string): Shape => ({
   // The media type: Fastify adds `; charset=utf-8`, which clients ignore for JSON.
   contentType: (answer.headers.get("content-type") ?? "").split(";")[0].trim(),
   replayed: answer.headers.get("idempotent-replayed"),
+  rateLimit: rateLimitShape(answer.headers),
   bytes: Buffer.byteLength(answer.text),
   body: structure(answer.json),
   ...(cursor === undefined ? {} : { cursor })
@@ -216,6 +254,7 @@ const shapeOf = (answer: Answer, cursor?: string): Shape => ({
 const expectRefusal = (name: string, what: string, answer: Answer, status: number, code?: string) => {
   if (answer.status !== status) fail(name, `${what} answered ${answer.status} instead of ${status}: ${answer.text}`)
   if (code !== undefined && answer.json?.code !== code) fail(name, `${what} answered code ${answer.json?.code} instead of ${code}`)
+  expectRateLimitHeaders(name, what, rateLimitShape(answer.headers))
 }
 
 type Page = { data: Array<Record<string, unknown>>; page: { limit: unknown; next_cursor: unknown; has_more: unknown } }
@@ -371,6 +410,7 @@ const check = async (name: ServerName, file: string): Promise<Shapes> => {
       shapes["post first sight"] = shapeOf(created)
       shapes["post replay"] = shapeOf(replayed)
     }
+    for (const [what, shape] of Object.entries(shapes)) expectRateLimitHeaders(name, what, shape!.rateLimit)
     return shapes
   } finally {
     await child.stop()
@@ -546,7 +586,10 @@ if (!shapesCheck.ok) {
   console.error(`The servers' answers differ, so the peers no longer do the service's work; update shared.ts to match:\n${differences.join("\n")}`)
   process.exit(1)
 }
-console.log(`shapes: the same status, content type, replay header, body keys and size from every server (${shapeNames.join(", ")})`)
+console.log(
+  `shapes: the same status, content type, replay header, body keys and size from every server, ` +
+    `and the six rate-limit headers in the same shape (${shapeNames.join(", ")})`
+)
 
 function settings() {
   return {

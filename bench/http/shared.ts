@@ -36,9 +36,18 @@
  * it, create the workspace, store the 201 (status, headers, body); present
  * with the same fingerprint, replay the stored answer with
  * `idempotent-replayed: true`; with another, 422; still running, 409.
+ *
+ * Rate limiting (the API spec, section 8.1), on every request of the
+ * benchmarked endpoint, as the service's edge does: two layers counted per
+ * (tenant, endpoint class), `read` for GET and `write` for POST, with
+ * rate-limiter-flexible's `RateLimiterMemory` (`makeRateLimits`); a request
+ * with no valid credential is counted per client address instead, before its
+ * 401; every answer of a counted request carries the six `X-RateLimit-*`
+ * headers; a refusal is a 429 problem with `Retry-After`.
  */
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible"
 
 /** The benchmarked request. */
 export const benchPath = "/v1/workspaces?limit=20"
@@ -552,6 +561,91 @@ export const makeIdempotencyStore = () => {
 
 /** The header a replay carries. */
 export const replayedHeader = "idempotent-replayed"
+
+// ---------------------------------------------------------------------------
+// rate limiting (the API spec, section 8.1)
+
+/** The endpoint class a request is counted in, as the service classifies these endpoints: `read` for GET (and HEAD), `write` otherwise. */
+export type RateLimitClass = "read" | "write"
+export const rateLimitClassOf = (method: string | undefined): RateLimitClass =>
+  method === "GET" || method === "HEAD" ? "read" : "write"
+
+/** The limits of every bench server: ours's `unlimited` in `ours.ts`, so no run is refused (each request still counted, its headers written). */
+export const benchRateLimits = { burst: 1_000_000_000, sustained: 1_000_000_000 } as const
+
+/** A rate-limit decision: the headers every answer carries, and when refused, its 429 problem and `Retry-After` seconds. */
+export interface RateLimitOutcome {
+  readonly allowed: boolean
+  readonly headers: Record<string, string>
+  /** 0 when allowed. */
+  readonly retryAfterSeconds: number
+  readonly problem: Problem | undefined
+}
+
+/** A layer's answer: its `RateLimiterRes`, whether it was resolved (allowed) or rejected (refused). */
+const settled = (consumed: Promise<RateLimiterRes>): Promise<RateLimiterRes> =>
+  consumed.catch((rejection: unknown) => {
+    if (rejection instanceof RateLimiterRes) return rejection
+    throw rejection
+  })
+
+/**
+ * The two layers of the spec with rate-limiter-flexible 11.4.0, in memory,
+ * one setup for both peers. The library has neither a token bucket nor a
+ * sliding window, so both layers are its fixed windows: the burst layer
+ * `points` = the bucket's capacity per 60 s (the bucket's fill window; a
+ * bucket refills continuously, this window all at once at its end), the
+ * sustained layer `points` = the hourly limit per 3,600 s (a fixed hour,
+ * not a sliding one). Each layer's window starts at a key's first request.
+ *
+ * Both layers count every request, as `RateLimiterUnion` does (its rejection
+ * keeps only the refusing layer's result, and the headers of a 429 need
+ * both layers' numbers, so the two `consume` calls are awaited here, which
+ * is what the union does inside). Reset times are `Date.now()` plus the
+ * library's `msBeforeNext`, as ISO 8601; `Retry-After` is the longest wait
+ * of the refusing layers, in whole seconds.
+ *
+ * `tenant(tenantId, endpointClass)` counts a tenant member's request under
+ * `tenant:<id>:<class>`; `client(address)` a `/v1` request without a valid
+ * credential under `client:<address>`, all classes together, as ours does.
+ */
+export const makeRateLimits = (limits: { readonly burst: number; readonly sustained: number } = benchRateLimits) => {
+  const burst = new RateLimiterMemory({ keyPrefix: "burst", points: limits.burst, duration: 60 })
+  const sustained = new RateLimiterMemory({ keyPrefix: "sustained", points: limits.sustained, duration: 60 * 60 })
+  const decide = async (key: string, counted: string): Promise<RateLimitOutcome> => {
+    const [b, s] = await Promise.all([settled(burst.consume(key)), settled(sustained.consume(key))])
+    const now = Date.now()
+    const headers: Record<string, string> = {
+      "x-ratelimit-limit-burst": String(limits.burst),
+      "x-ratelimit-remaining-burst": String(b.remainingPoints),
+      "x-ratelimit-reset-burst": new Date(now + b.msBeforeNext).toISOString(),
+      "x-ratelimit-limit-sustained": String(limits.sustained),
+      "x-ratelimit-remaining-sustained": String(s.remainingPoints),
+      "x-ratelimit-reset-sustained": new Date(now + s.msBeforeNext).toISOString()
+    }
+    // RateLimiterMemory refuses when more than `points` were consumed in the window.
+    const burstRefused = b.consumedPoints > limits.burst
+    const sustainedRefused = s.consumedPoints > limits.sustained
+    if (!burstRefused && !sustainedRefused) return { allowed: true, headers, retryAfterSeconds: 0, problem: undefined }
+    const waitMillis = Math.max(burstRefused ? b.msBeforeNext : 0, sustainedRefused ? s.msBeforeNext : 0)
+    const retryAfterSeconds = Math.max(1, Math.ceil(waitMillis / 1000))
+    headers["retry-after"] = String(retryAfterSeconds)
+    return {
+      allowed: false,
+      headers,
+      retryAfterSeconds,
+      problem: sustainedRefused
+        ? { status: 429, code: "rate-limit/sustained-exceeded", detail: `The hourly limit of ${limits.sustained} requests ${counted} is reached` }
+        : { status: 429, code: "rate-limit/burst-exceeded", detail: `The burst limit of ${limits.burst} requests per minute ${counted} is reached` }
+    }
+  }
+  return {
+    tenant: (tenantId: string, endpointClass: RateLimitClass): Promise<RateLimitOutcome> =>
+      decide(`tenant:${tenantId}:${endpointClass}`, "of this class"),
+    client: (address: string | undefined): Promise<RateLimitOutcome> =>
+      decide(`client:${address ?? "unknown"}`, "without a valid credential from this address")
+  }
+}
 
 // ---------------------------------------------------------------------------
 // the child-process protocol
