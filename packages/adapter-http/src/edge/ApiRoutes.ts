@@ -12,6 +12,12 @@
  * call (`principalResolver`, as the `Authentication` middleware decides).
  * The OpenAPI document and the typed client still come from the contract.
  *
+ * Unlike `HttpApiBuilder`, a handler does not get its group's whole context
+ * merged into every request's (a copy of every service per request): it
+ * uses the services it captured when it was built (`Handling.captured`).
+ * The authorization matrix calls every operation of the contract, so a
+ * handler that reads a service it did not capture fails there by name.
+ *
  * An endpoint this compiler does not cover (a raw handler, a payload other
  * than JSON, several success schemas, streams, response headers, another
  * security middleware) is served by `HttpApiBuilder`'s own route.
@@ -199,8 +205,7 @@ const compile = (
     endpoint.method,
     // The path as HttpApiBuilder registers it (its `:param` names are the contract's).
     endpoint.path as HttpRouter.PathInput,
-    // The group's services, under the request's own (which win: its request, route, principal).
-    Effect.updateContext(served, (request: Context.Context<unknown>) => Context.merge(context, request)) as Effect.Effect<Response>,
+    served as Effect.Effect<Response>,
     { uninterruptible: runtime.uninterruptible }
   )
 }

@@ -171,6 +171,8 @@ export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contr
     })
   }))
 
+const decoder = new TextDecoder()
+
 const responseToStore = (response: HttpServerResponse.HttpServerResponse): Idempotency.StoredResponse | undefined => {
   const body = response.body
   let text: string
@@ -180,7 +182,8 @@ const responseToStore = (response: HttpServerResponse.HttpServerResponse): Idemp
       text = ""
       break
     case "Uint8Array":
-      text = new TextDecoder().decode(body.body)
+      // A text body keeps its string: no decoding back from bytes.
+      text = body.text ?? decoder.decode(body.body)
       contentType = body.contentType
       break
     case "Raw":

@@ -15,6 +15,7 @@ import { Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Option } from "effect"
 import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import * as IsoTime from "./IsoTime.ts"
 import { problemResponse } from "./LastLineProblems.ts"
 import * as RequestCaller from "./RequestCaller.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
@@ -44,17 +45,6 @@ export const classifier = <Id extends string, Groups extends HttpApiGroup.Constr
       (method === "GET" || method === "HEAD" ? "read" : "write")
 }
 
-/** Reset times are few (a window's end, shared by every request in it): each is formatted once, not per request. */
-const isoCache = new Map<number, string>()
-const iso = (epochMillis: number): string => {
-  let text = isoCache.get(epochMillis)
-  if (text === undefined) {
-    if (isoCache.size >= 256) isoCache.clear()
-    text = new Date(epochMillis).toISOString()
-    isoCache.set(epochMillis, text)
-  }
-  return text
-}
 const secondsUntil = (epochMillis: number, now: number): number => Math.max(0, Math.ceil((epochMillis - now) / 1000))
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 const periodSeconds = (rule: RateLimit.Rule) =>
@@ -102,7 +92,7 @@ export const headers = (
     const names = prepared(quota, status.limit)
     result[names.limitName] = String(status.limit)
     result[names.remainingName] = String(status.remaining)
-    result[names.resetName] = iso(status.resetAt)
+    result[names.resetName] = IsoTime.format(status.resetAt)
     policies.push(names.policy)
     states.push(`"${quota.name}";r=${status.remaining};t=${secondsUntil(status.resetAt, now)}`)
   })
