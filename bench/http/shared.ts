@@ -48,6 +48,7 @@
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible"
+import { measureInProcess } from "./inproc-driver.ts"
 
 /** The benchmarked request. */
 export const benchPath = "/v1/workspaces?limit=20"
@@ -670,10 +671,14 @@ export interface CpuReport {
   readonly monotonicMicros: number
 }
 
+/** The variable carrying `inproc.ts`'s settings to a server's process (JSON of `measureInProcess`'s options). */
+export const inProcessVariable = "BENCH_INPROC"
+
 /**
- * Listens on an ephemeral loopback port, tells the runner, answers CPU-time
- * queries and exits cleanly on `{ type: "stop" }` (so `--cpu-prof` writes its
- * profile).
+ * Listens on an ephemeral loopback port, prepares the data, tells the
+ * runner, answers CPU-time queries and exits cleanly on `{ type: "stop" }`
+ * (so `--cpu-prof` writes its profile); or, under `inproc.ts`, measures the
+ * handler in this process and exits.
  */
 export const serve = async (
   name: string,
@@ -686,6 +691,15 @@ export const serve = async (
   const address = server.address()
   if (address === null || typeof address === "string") throw new Error("no TCP address")
   const token = await prepare(address.port)
+  // `inproc.ts`: the handler measured in this process, without sockets, then exit.
+  const inProcess = process.env[inProcessVariable]
+  if (inProcess !== undefined) {
+    const results = await measureInProcess(server, token, JSON.parse(inProcess))
+    process.send?.({ type: "inproc", name, results })
+    server.close()
+    await dispose()
+    process.exit(0)
+  }
   const send = (message: Ready | CpuReport) => process.send?.(message)
   process.on("message", (message: { readonly type: string }) => {
     if (message.type === "cpu") {

@@ -15,9 +15,9 @@ export interface BenchRun {
   readonly record: any
 }
 
-/** Runs `bench/<name>/run.ts` with `env` (and `BENCH_OUTPUT_DIR` in a throwaway folder); fails with its output when it exits non-zero. */
-export const runBench = async (name: string, env: Record<string, string>): Promise<BenchRun> => {
-  const script = fileURLToPath(new URL(`../../../bench/${name}/run.ts`, import.meta.url))
+/** Runs `bench/<name>/<file>` (`run.ts` by default) with `env` (and `BENCH_OUTPUT_DIR` in a throwaway folder); fails with its output when it exits non-zero. */
+export const runBench = async (name: string, env: Record<string, string>, file = "run.ts"): Promise<BenchRun> => {
+  const script = fileURLToPath(new URL(`../../../bench/${name}/${file}`, import.meta.url))
   const dir = mkdtempSync(join(tmpdir(), `${name}-bench-`))
   try {
     const output = await new Promise<string>((resolve, reject) => {

@@ -3,8 +3,8 @@
  * bench:http`'s script: ours, Fastify and bare node:http, each in a child
  * process), with tiny settings, must check that the three answer every
  * scenario alike, measure every scenario on every server and write its
- * record. No timing is asserted here; the bench prints its ratios against
- * its own bar.
+ * record; and its in-process variant (`bench:http:inproc`). No timing is
+ * asserted here; the bench prints its ratios against its own bar.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { runBench } from "./BenchRun.ts"
@@ -39,5 +39,15 @@ describe("bench/http", () => {
       }
       expect(Object.keys(record.ratios[scenario])).toEqual(["ours / fastify", "ours / node:http"])
     }
+  }, 240_000)
+
+  it("measures each server's handler in-process (bench:http:inproc): every scenario, every server, a CPU time per request", async () => {
+    const { output, record } = await runBench("http", { BENCH_REQUESTS: "200", BENCH_ROUNDS: "1" }, "inproc.ts")
+    expect(record.settings).toMatchObject({ scenarios: ["page1", "page2", "post"], requests: 200, rounds: 1, replayEvery: 4 })
+    for (const server of ["ours", "fastify", "node:http"]) {
+      expect(record.results[server].map((r: any) => r.scenario)).toEqual(["page1", "page2", "post"])
+      for (const result of record.results[server]) expect(result.medianMicros, `${server} ${result.scenario}`).toBeGreaterThan(0)
+    }
+    expect(output).toMatch(/ours \/ fastify: [\d.]+x requests per CPU-second/)
   }, 240_000)
 })
