@@ -82,7 +82,13 @@ const emptySuccesses = <Id extends string, Groups extends HttpApiGroup.Constrain
   return empties
 }
 
-/** A failure as HttpApiBuilder answers it: a decoding failure no middleware turned into a problem is a defect; a problem is rendered. */
+/**
+ * A failure as HttpApiBuilder answers it: a decoding failure no middleware
+ * turned into a problem is a defect; a problem renders itself (every error
+ * the contract declares is an `HttpApiError.Problem`, whose rendering is its
+ * schema's encoding); anything else is a defect, as an undeclared error is
+ * there.
+ */
 const answerFailure = (error: unknown): Effect.Effect<Response> =>
   HttpApiError.HttpApiSchemaError.is(error) || !HttpServerRespondable.isRespondable(error)
     ? Effect.die(error)

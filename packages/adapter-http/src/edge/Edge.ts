@@ -55,14 +55,7 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
     reason.error.reason._tag === "RouteNotFound"
   )
 
-/**
- * Serves `routes` (layers registering on the `HttpRouter`) behind the edge,
- * with `api`'s rate-limit classes and its methods for 405 answers.
- * `extraRoutes` names the routes served beside `api` (405 answers list
- * them); `ownBodyLimit` picks the requests whose route caps its body
- * itself (file uploads).
- */
-/** The edge's parts, made once when the routes are added. */
+/** The edge's parts, made once when the app is built: the edge of a route, by its template and class. */
 const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: Options,
@@ -88,7 +81,16 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
     return { edgeOf, classOf, unmatched }
   })
 
+/** The edge's parts, shared by the route middleware and the unmatched requests' middleware. */
+class EdgeParts extends Context.Service<EdgeParts, Effect.Success<ReturnType<typeof make>>>()("@analytics/adapter-http/EdgeParts") {}
 
+/**
+ * Serves `routes` (layers registering on the `HttpRouter`) behind the edge,
+ * with `api`'s rate-limit classes and its methods for 405 answers.
+ * `extraRoutes` names the routes served beside `api` (405 answers list
+ * them); `ownBodyLimit` picks the requests whose route caps its body
+ * itself (file uploads).
+ */
 export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   api: HttpApi.HttpApi<Id, Groups>,
   routes: Layer.Layer<never, E, R>,
@@ -96,14 +98,14 @@ export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint,
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
   ownBodyLimit?: (method: string, url: string) => boolean
 ) => {
-  const made = make(api, options, extraRoutes, ownBodyLimit)
+  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit))
 
   /**
    * Each route's app behind its edge. The router applies route middleware
    * once per route, when the route is added; the route itself (its method
    * and template) is known at its first request, so its edge is made then.
    */
-  const routeMiddleware = HttpRouter.middleware(Effect.map(made, ({ classOf, edgeOf }) => (httpApp: App): App => {
+  const routeMiddleware = HttpRouter.middleware(Effect.map(EdgeParts, ({ classOf, edgeOf }) => (httpApp: App): App => {
     let own: App | undefined
     let head: App | undefined
     return Effect.withFiber((fiber) => {
@@ -118,7 +120,7 @@ export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint,
 
   /** A request no route matched: the router's failure answered through the edge (404, or 405 with `Allow`). */
   const unmatchedMiddleware = HttpRouter.middleware(
-    Effect.map(made, ({ unmatched }) => (httpApp: App): App =>
+    Effect.map(EdgeParts, ({ unmatched }) => (httpApp: App): App =>
       Effect.catchCause(httpApp, (cause) => {
         if (!isRouteNotFound(cause)) return Effect.failCause(cause)
         return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -132,5 +134,5 @@ export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint,
   return Layer.mergeAll(
     routes.pipe(Layer.provide(edgeLayer)),
     unmatchedMiddleware as unknown as Layer.Layer<never, never, Requirements>
-  ) as Layer.Layer<never, E, Exclude<R, HttpRouter.Request<any, any>> | Requirements>
+  ).pipe(Layer.provide(parts)) as Layer.Layer<never, E, Exclude<R, HttpRouter.Request<any, any>> | Requirements>
 }

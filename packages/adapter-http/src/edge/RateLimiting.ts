@@ -131,14 +131,14 @@ export const tooManyRequests = (
  */
 const withRetryAfter = (
   response: HttpServerResponse.HttpServerResponse,
-  endpointClass: () => string
+  endpointClass: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   if (response.status !== 429 || response.headers["retry-after"] !== undefined || response.body._tag !== "Uint8Array") {
     return Effect.succeed(response)
   }
   try {
     const { code, retry_after } = JSON.parse(new TextDecoder().decode(response.body.body)) as { code?: unknown; retry_after?: unknown }
-    const counted = Metrics.rateLimitRejected(endpointClass(), typeof code === "string" ? code : "unknown")
+    const counted = Metrics.rateLimitRejected(endpointClass, typeof code === "string" ? code : "unknown")
     return Effect.as(
       counted,
       typeof retry_after === "number" ? HttpServerResponse.setHeader(response, "retry-after", String(retry_after)) : response
@@ -209,7 +209,6 @@ export const make = (
     <E, R>(
       httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
-      const classOf = () => endpointClass
       const counted = (resolved: RequestCaller.Resolution | undefined, request: HttpServerRequest.HttpServerRequest) => {
         const tenant = resolved?.caller.tenant
         const app = resolved === undefined ? httpApp : Effect.provideService(httpApp, ResolvedCaller, resolved)
@@ -227,7 +226,7 @@ export const make = (
           quotas = quotasUnder(`client:${address}`, anonymousLimits)
           what = "without a valid credential from this address"
         } else {
-          return Effect.flatMap(app, (response) => withRetryAfter(response, classOf))
+          return Effect.flatMap(app, (response) => withRetryAfter(response, endpointClass))
         }
         return Effect.flatMap(Effect.zip(limiter.decide(quotas), Clock.currentTimeMillis), ([decision, now]) => {
           if (!decision.allowed) {
@@ -237,7 +236,7 @@ export const make = (
             )
           }
           return Effect.flatMap(app, (response) =>
-            Effect.map(withRetryAfter(response, classOf), (answered) => HttpServerResponse.setHeaders(answered, headers(quotas, decision, now))))
+            Effect.map(withRetryAfter(response, endpointClass), (answered) => HttpServerResponse.setHeaders(answered, headers(quotas, decision, now))))
         })
       }
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
