@@ -47,4 +47,16 @@ describe("decodeBase64UrlCanonical", () => {
     }
     for (const bad of ["a", "ab+c", "ab/c", "ab c", "AA==", "AB", "AAB"]) assert.isFalse(isCanonicalBase64Url(bad), bad)
   })
+
+  it("accepts a text exactly when encoding what it decodes to spells it again (every text of 1 to 3 characters, after any prefix)", () => {
+    for (const prefix of ["", "AAAA", "_-9z"]) {
+      const texts = [...alphabet].flatMap((a) => [a, ...[...alphabet].flatMap((b) => [a + b, ...[...alphabet].map((c) => a + b + c)])])
+      for (const tail of texts) {
+        const text = prefix + tail
+        const decoded = Base64Url.decode(text)
+        const respells = decoded._tag === "Success" && Base64Url.encode(decoded.success) === text
+        assert.strictEqual(isCanonicalBase64Url(text), respells, text)
+      }
+    }
+  })
 })
