@@ -34,7 +34,8 @@ export const primitives: Crypto.Primitives = {
       seal: (nonce, plain, aad) =>
         Effect.sync(() => {
           const cipher = NodeCryptoModule.createCipheriv("aes-256-gcm", key, nonce, { authTagLength: tagLength }).setAAD(aad)
-          return new Uint8Array(Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]))
+          // A Buffer is a Uint8Array: returned as it is, not copied.
+          return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
         }),
       open: (nonce, sealed, aad) =>
         Effect.sync(() => {
@@ -42,7 +43,7 @@ export const primitives: Crypto.Primitives = {
           try {
             const decipher = NodeCryptoModule.createDecipheriv("aes-256-gcm", key, nonce, { authTagLength: tagLength }).setAAD(aad)
             decipher.setAuthTag(sealed.subarray(sealed.length - tagLength))
-            return new Uint8Array(Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - tagLength)), decipher.final()]))
+            return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - tagLength)), decipher.final()])
           } catch {
             // A wrong tag: not sealed with this key, nonce and associated data.
             return undefined
