@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { decodeBase64UrlCanonical, isCanonicalBase64Url } from "../src/platform/Crypto.ts"
+import { base64UrlEncode, decodeBase64UrlCanonical, isCanonicalBase64Url } from "../src/platform/Crypto.ts"
 import * as SignedUrl from "../src/exports/SignedUrl.ts"
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -34,6 +34,17 @@ describe("SignedUrl", () => {
         assert.strictEqual(refusal(yield* signer.verify("/p", expires, variant, now)), "invalid", JSON.stringify(variant))
       }
     }))
+})
+
+describe("base64UrlEncode", () => {
+  it("writes what Base64Url.encode writes, for bytes of every length to 300 and for text", () => {
+    let seed = 7
+    for (let length = 0; length <= 300; length++) {
+      const bytes = Uint8Array.from({ length }, () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % 256)
+      assert.strictEqual(base64UrlEncode(bytes), Base64Url.encode(bytes), String(length))
+    }
+    for (const text of ["", "a", "ab", "abc", "Grüße, 世界 🙂", "x".repeat(1000)]) assert.strictEqual(base64UrlEncode(text), Base64Url.encode(text), text)
+  })
 })
 
 describe("decodeBase64UrlCanonical", () => {

