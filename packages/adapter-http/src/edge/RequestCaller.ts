@@ -47,7 +47,7 @@ const unsupported = new Errors.Unauthenticated({ detail: "Sessions are not serve
 
 /**
  * How the edge recognises sessions: by default it recognises none (an app
- * serving another contract through `edgeFor`, without stores); the App
+ * serving another contract through `App.withEdge`, without stores); the App
  * provides `layerSessions` over its stores.
  */
 export const SessionResolver = Context.Reference<SessionSupport>("@analytics/adapter-http/SessionResolver", {
