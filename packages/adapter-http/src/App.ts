@@ -154,6 +154,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
   [...routesBeside, ...(options.metrics === undefined ? [] : MetricsEndpoint.routes)],
   DatasetUploads.isUpload
 ).pipe(
+  // The groups' handlers; the middleware merged in, not only provided to them: the compiled routes apply it themselves.
   Layer.provide(Layer.mergeAll(
     systemLayer,
     sessionLayer,
@@ -176,7 +177,6 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
     exportsLayer,
     exportSchedulesLayer,
     aiLayer
-    // The compiled routes apply the contract's middleware themselves.
   ).pipe(Layer.provideMerge(middleware))),
   Layer.provide(NodeHttpServer.layerHttpServices)
 )

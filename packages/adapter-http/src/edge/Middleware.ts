@@ -45,7 +45,7 @@ export const principalResolver = Effect.gen(function*() {
       ? withTenant(known.caller)
       : Effect.flatMap(resolve(Redacted.make(token)), withTenant)
   const signedOut = new Errors.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
-  /** The principal of the request in `context` (its edge resolution included), before problems are made of failures. */
+  /** The principal of `request`, given what the edge resolved of it (`known`), before problems are made of failures. */
   const principalOf = (
     request: HttpServerRequest.HttpServerRequest,
     known: ResolvedCaller["Service"] | undefined
@@ -53,10 +53,10 @@ export const principalResolver = Effect.gen(function*() {
     const token = RequestCaller.bearerToken(request.headers["authorization"])
     if (token !== "") return byBearer(token, known)
     if (known !== undefined && known.via !== "token") return withTenant(known.caller)
-    if ((request.cookies[SessionCookie.name] ?? "") !== "") return Effect.fail(signedOut)
+    if (SessionCookie.of(request) !== "") return Effect.fail(signedOut)
     return byBearer("", undefined)
   }
-  return { byBearer, withTenant, signedOut, principalOf }
+  return { byBearer, principalOf }
 })
 
 /**

@@ -11,21 +11,14 @@
 import { Authenticator, Caller, Errors, Principal, type ServiceSecrets, Sessions, TenantCache } from "@analytics/core"
 import { Clock, Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import type { ResolvedCaller } from "./ResolvedCaller.ts"
 import * as SessionCookie from "./SessionCookie.ts"
 
-/** The bearer credential as the Authentication middleware reads it (only the `Authorization` header). */
-export const bearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer) as Effect.Effect<
-  Redacted.Redacted<string>,
-  never,
-  HttpServerRequest.HttpServerRequest
->
-
 /**
  * The bearer token of an `Authorization` header, `""` when there is none:
- * what `bearer` reads (RFC 9110: the scheme case-insensitive, then one or
- * more spaces), without wrapping it, for the edge's hot path.
+ * what `HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)` reads (RFC
+ * 9110: the scheme case-insensitive, then one or more spaces), without
+ * wrapping it in `Redacted`, for the edge's hot path.
  */
 export const bearerToken = (authorization: string | undefined): string => {
   if (authorization === undefined || authorization.length <= 6 || authorization.charCodeAt(6) !== 32) return ""
@@ -129,7 +122,7 @@ export const make = Effect.gen(function*() {
       })
     }
     // A session or sign-in that is not valid is no caller; a store that cannot answer fails the request (503), it signs no one out.
-    const cookie = request.cookies[SessionCookie.name] ?? ""
+    const cookie = SessionCookie.of(request)
     if (cookie !== "") return fromCookie(cookie).pipe(Effect.catchTag("Unauthenticated", notSignedIn))
     return fromEmbedder(request).pipe(Effect.catchTag("Unauthenticated", notSignedIn))
   }

@@ -39,10 +39,13 @@ export const attributesFor = (publicBaseUrl: string): { readonly path: string; r
   return { path, secure }
 }
 
+/** The cookie `request` sent, `""` when none. */
+export const of = (request: HttpServerRequest.HttpServerRequest): string => request.cookies[name] ?? ""
+
 /** The cookie of the request, `""` when none. */
 export const read: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest> = Effect.map(
   HttpServerRequest.HttpServerRequest,
-  (request) => request.cookies[name] ?? ""
+  of
 )
 
 /** Sets the session cookie: HttpOnly, SameSite=Lax, no Max-Age (the server decides expiry). */
