@@ -15,6 +15,7 @@
  */
 import * as Http from "node:http"
 import * as Net from "node:net"
+import { benchPath, poolSize, postBody, postKey, workspacesPath } from "./mix.ts"
 
 /** One answer, as much of it as the driver checks. */
 interface Answer {
@@ -87,19 +88,15 @@ export const measureInProcess = async (
     readonly scenarios: ReadonlyArray<string>
     readonly requests: number
     readonly rounds: number
-    readonly replayEvery: number
-    readonly benchPath: string
-    readonly workspacesPath: string
-    readonly postBody: string
   }
 ): Promise<ReadonlyArray<InProcessResult>> => {
   const authorization = `Bearer ${token}`
-  const first = await call(server, "GET", options.benchPath, { authorization })
+  const first = await call(server, "GET", benchPath, { authorization })
   if (first.status !== 200) throw new Error(`page 1 answered ${first.status}: ${first.body}`)
   const cursor = (JSON.parse(first.body) as { page: { next_cursor: string } }).page.next_cursor
   const post = (key: string) =>
-    call(server, "POST", options.workspacesPath, { authorization, "content-type": "application/json", "idempotency-key": key }, options.postBody)
-  const pool = Array.from({ length: 500 }, (_, i) => `inproc-pool-${i}`)
+    call(server, "POST", workspacesPath, { authorization, "content-type": "application/json", "idempotency-key": key }, postBody)
+  const pool = Array.from({ length: poolSize }, (_, i) => `inproc-pool-${i}`)
   // Used once each (answered 201) just before the POST is measured: the pages before it read the set-up's rows only, as in `run.ts`.
   const fillPool = async () => {
     for (const key of pool) {
@@ -109,11 +106,11 @@ export const measureInProcess = async (
   }
   let sent = 0
   const sends: Record<string, (n: number) => Promise<Answer>> = {
-    page1: () => call(server, "GET", options.benchPath, { authorization }),
-    page2: () => call(server, "GET", `${options.benchPath}&cursor=${cursor}`, { authorization }),
+    page1: () => call(server, "GET", benchPath, { authorization }),
+    page2: () => call(server, "GET", `${benchPath}&cursor=${cursor}`, { authorization }),
     post: () => {
       const n = sent++
-      return post(n % options.replayEvery === options.replayEvery - 1 ? pool[Math.floor(n / options.replayEvery) % pool.length] : `inproc-${n}`)
+      return post(postKey(n, pool, `inproc-${n}`))
     }
   }
   const results: Array<InProcessResult> = []

@@ -20,14 +20,10 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { writeRunRecord } from "../RunRecord.ts"
 import type { InProcessResult } from "./inproc-driver.ts"
-import { benchPath, cursorSecretVariable, inProcessVariable, workspacesPath } from "./shared.ts"
+import { poolSize, replayEvery, servers } from "./mix.ts"
+import { cursorSecretVariable, inProcessVariable } from "./shared.ts"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
-const servers = [
-  { name: "ours", file: "ours.ts" },
-  { name: "fastify", file: "fastify.ts" },
-  { name: "node:http", file: "bare.ts" }
-] as const
 const list = (variable: string) => (process.env[variable] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const only = list("BENCH_ONLY")
 const selected = only.length === 0 ? servers : servers.filter((s) => only.includes(s.name))
@@ -37,11 +33,7 @@ const scenarios = list("BENCH_SCENARIOS").length === 0 ? allScenarios : allScena
 const options = {
   scenarios,
   requests: Math.max(100, Number(process.env["BENCH_REQUESTS"] ?? 20_000)),
-  rounds: Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? 5)),
-  replayEvery: Math.max(1, Math.floor(Number(process.env["BENCH_POST_REPLAYS"] ?? 4))),
-  benchPath,
-  workspacesPath,
-  postBody: JSON.stringify({ name: "Bench workspace", description: "Created by bench/http" })
+  rounds: Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? 5))
 }
 
 /** One server measured in its own process. */
@@ -83,4 +75,4 @@ for (const scenario of scenarios) {
 
 const dir = process.env["BENCH_OUTPUT_DIR"] ?? Path.join(here, "inproc")
 Fs.mkdirSync(dir, { recursive: true })
-console.log(`\nwritten: ${writeRunRecord(dir, { settings: options, results: measured })}`)
+console.log(`\nwritten: ${writeRunRecord(dir, { settings: { ...options, replayEvery, poolSize }, results: measured })}`)

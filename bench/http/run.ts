@@ -47,6 +47,7 @@ import {
   uuidv7,
   workspacesPath
 } from "./shared.ts"
+import { poolSize, postBody, postKey, replayEvery, servers } from "./mix.ts"
 import * as Crypto from "node:crypto"
 import { summarise } from "./profile-summary.ts"
 
@@ -59,16 +60,6 @@ const pipelining = 1
 const rounds = Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? 1))
 const profiled = process.env["BENCH_PROFILE"]
 const profileDir = Path.join(here, "profiles")
-/** One POST in `replayEvery` replays a pool key; the others are first sights. */
-const replayEvery = Math.max(1, Math.floor(Number(process.env["BENCH_POST_REPLAYS"] ?? 4)))
-/** How many keys are used (first sights, answered) before the warm-up, for the replays to cycle through. */
-const poolSize = 500
-
-const servers = [
-  { name: "ours", file: "ours.ts" },
-  { name: "fastify", file: "fastify.ts" },
-  { name: "node:http", file: "bare.ts" }
-] as const
 type ServerName = typeof servers[number]["name"]
 
 const only = (process.env["BENCH_ONLY"] ?? profiled ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
@@ -90,8 +81,6 @@ const requestOf: Record<Scenario, string> = {
   post: `POST ${workspacesPath} with Idempotency-Key: ${replayEvery - 1} first sight(s) then 1 replay of ${poolSize} pool keys, in turn`
 }
 
-/** The body of every benchmarked POST (first sights and replays alike; a replay must send its first sight's body). */
-const postBody = JSON.stringify({ name: "Bench workspace", description: "Created by bench/http" })
 
 // ---------------------------------------------------------------------------
 // child processes
@@ -454,9 +443,7 @@ const loadOf = (scenario: Scenario, token: string, cursor: string, poolKeys: Rea
       body: postBody,
       setupRequest: (request: { headers: Record<string, string> }) => {
         const n = sent++
-        const key = n % replayEvery === replayEvery - 1
-          ? poolKeys[Math.floor(n / replayEvery) % poolKeys.length]
-          : `bench-${tag}-${n}`
+        const key = postKey(n, poolKeys, `bench-${tag}-${n}`)
         return {
           ...request,
           method: "POST",

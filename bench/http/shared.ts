@@ -50,10 +50,7 @@ import type * as Http from "node:http"
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible"
 import { measureInProcess } from "./inproc-driver.ts"
 
-/** The benchmarked request. */
-export const benchPath = "/v1/workspaces?limit=20"
-/** The collection the POST creates in. */
-export const workspacesPath = "/v1/workspaces"
+export { benchPath, workspacesPath } from "./mix.ts"
 /** The endpoint a cursor binds, as the service spells it. */
 export const endpoint = "GET /v1/workspaces"
 /** How many workspaces the tenant has, and how many a page shows. */

@@ -1,0 +1,30 @@
+/**
+ * What both `bench/http` runners (`run.ts` over loopback, `inproc.ts` in
+ * process) send, in one place: the servers, the requests, and the POST's
+ * mix of first sights and replays.
+ */
+
+/** The servers measured, each started from its own file. */
+export const servers = [
+  { name: "ours", file: "ours.ts" },
+  { name: "fastify", file: "fastify.ts" },
+  { name: "node:http", file: "bare.ts" }
+] as const
+
+/** The benchmarked request. */
+export const benchPath = "/v1/workspaces?limit=20"
+/** The collection the POST creates in. */
+export const workspacesPath = "/v1/workspaces"
+
+/** The body of every benchmarked POST (first sights and replays alike; a replay must send its first sight's body). */
+export const postBody = JSON.stringify({ name: "Bench workspace", description: "Created by bench/http" })
+
+/** One POST in `replayEvery` replays a pool key (`BENCH_POST_REPLAYS`, default 4); the others are first sights. */
+export const replayEvery = Math.max(1, Math.floor(Number(process.env["BENCH_POST_REPLAYS"] ?? 4)))
+
+/** How many keys are used (first sights, answered) before the POST is measured, for the replays to cycle through. */
+export const poolSize = 500
+
+/** The idempotency key of the `n`th POST of the mix: a pool key every `replayEvery`th request, else `fresh`. */
+export const postKey = (n: number, pool: ReadonlyArray<string>, fresh: string): string =>
+  n % replayEvery === replayEvery - 1 ? pool[Math.floor(n / replayEvery) % pool.length]! : fresh
