@@ -29,27 +29,41 @@ describe("NodeCrypto", () => {
       )
     ))
 
-  it.effect("agrees with Web Crypto on AES-256-GCM both ways, and opens nothing altered", () =>
+  it.effect("seals tokens Web Crypto opens and opens Web Crypto's, and opens nothing altered, re-spelled or under another header", () =>
     Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(
           fc.uint8Array({ minLength: 32, maxLength: 32 }),
-          fc.uint8Array({ minLength: 12, maxLength: 12 }),
-          fc.uint8Array({ maxLength: 200 }),
+          fc.string({ maxLength: 200, unit: "grapheme" }),
           fc.uint8Array({ minLength: 1, maxLength: 8 }),
-          async (raw, nonce, plain, aad) => {
+          async (raw, plain, header) => {
             const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
             const node = await run(NodeCrypto.primitives.aesGcmKey(raw))
             const web = await run(Crypto.webCrypto.aesGcmKey(raw))
-            const sealed = await run(node.seal(nonce, plain, aad))
-            assert.deepStrictEqual(sealed, await run(web.seal(nonce, plain, aad)))
-            assert.deepStrictEqual(await run(web.open(nonce, sealed, aad)), plain)
-            assert.deepStrictEqual(await run(node.open(nonce, sealed, aad)), plain)
-            const altered = Uint8Array.from(sealed, (b, i) => (i === 0 ? b ^ 1 : b))
-            assert.isUndefined(await run(node.open(nonce, altered, aad)))
-            assert.isUndefined(await run(web.open(nonce, altered, aad)))
-            assert.isUndefined(await run(node.open(nonce, sealed, Uint8Array.of(...aad, 0))))
-            assert.isUndefined(await run(node.open(nonce, sealed.subarray(0, 8), aad)))
+            const fromNode = await run(node.seal(header, plain))
+            const fromWeb = await run(web.seal(header, plain))
+            // A fresh nonce per seal: two tokens of one text differ, and each side opens both.
+            assert.notStrictEqual(fromNode, fromWeb)
+            for (const token of [fromNode, fromWeb]) {
+              assert.isTrue(Crypto.isCanonicalBase64Url(token))
+              assert.strictEqual(await run(node.open(header, token)), plain)
+              assert.strictEqual(await run(web.open(header, token)), plain)
+            }
+            // The header leads the token in clear: the same bytes, then nonce, ciphertext and tag.
+            const bytes = Buffer.from(fromNode, "base64url")
+            assert.deepStrictEqual([...bytes.subarray(0, header.length)], [...header])
+            assert.strictEqual(bytes.length, header.length + 12 + Buffer.byteLength(plain) + 16)
+            const altered = Buffer.from(bytes.map((b, i) => (i === bytes.length - 1 ? b ^ 1 : b))).toString("base64url")
+            const otherHeader = Uint8Array.of(...header, 0)
+            const truncated = bytes.subarray(0, header.length + 27).toString("base64url")
+            // One byte more in a 4n + 2 text's last character is the same bytes, spelled otherwise.
+            const padded = `${fromNode}=`
+            for (const opener of [node, web]) {
+              assert.isUndefined(await run(opener.open(header, altered)))
+              assert.isUndefined(await run(opener.open(otherHeader, fromNode)))
+              assert.isUndefined(await run(opener.open(header, truncated)))
+              assert.isUndefined(await run(opener.open(header, padded)))
+            }
           }
         ),
         { numRuns: 50 }

@@ -18,13 +18,29 @@ export interface HmacKey {
   readonly verify: (signature: Uint8Array, data: string) => Effect.Effect<boolean>
 }
 
-/** An AES-256-GCM key, prepared once for many seals (a 12-byte nonce, a 16-byte tag after the ciphertext). */
+/**
+ * An AES-256-GCM key, prepared once for many seals. It seals text into one
+ * unpadded base64url token, `header ‖ nonce (12 bytes) ‖ ciphertext ‖ tag
+ * (16 bytes)`, the header authenticated as associated data and the nonce
+ * fresh from the platform's secure generator: one call per seal or opening,
+ * so a platform can do the bytes, the cipher and the base64url in its own
+ * code (the cursor of every list page is one).
+ */
 export interface AeadKey {
-  /** The ciphertext of `plain` with its tag appended, bound to `aad`. */
-  readonly seal: (nonce: Uint8Array, plain: Uint8Array, aad: Uint8Array) => Effect.Effect<Uint8Array>
-  /** The plaintext of `sealed` (ciphertext then tag), or `undefined` when it was not sealed with this key, nonce and `aad`. */
-  readonly open: (nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array) => Effect.Effect<Uint8Array | undefined>
+  /** The token of `plain` (UTF-8) under `header`, with a fresh random nonce. */
+  readonly seal: (header: Uint8Array, plain: string) => Effect.Effect<string>
+  /**
+   * The text `token` seals, or `undefined` when it is not one `seal` made
+   * with this key and header: not canonical base64url, too short, another
+   * header, or altered.
+   */
+  readonly open: (header: Uint8Array, token: string) => Effect.Effect<string | undefined>
 }
+
+/** AES-GCM's nonce length in a sealed token, in bytes. */
+export const aeadNonceLength = 12
+/** AES-GCM's tag length in a sealed token, in bytes. */
+export const aeadTagLength = 16
 
 /** What a platform provides: SHA-256, HMAC-SHA256 and AES-256-GCM. */
 export interface Primitives {
@@ -71,27 +87,46 @@ export const webCrypto: Primitives = {
         globalThis.crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "AES-GCM" }, false, ["encrypt", "decrypt"])
       ),
       (key): AeadKey => ({
-        seal: (nonce, plain, aad) =>
-          Effect.map(
-            Effect.promise(() =>
-              globalThis.crypto.subtle.encrypt(
-                { name: "AES-GCM", iv: nonce as Uint8Array<ArrayBuffer>, additionalData: aad as Uint8Array<ArrayBuffer> },
+        seal: (header, plain) =>
+          Effect.promise(async () => {
+            const nonce = globalThis.crypto.getRandomValues(new Uint8Array(aeadNonceLength))
+            const sealed = new Uint8Array(
+              await globalThis.crypto.subtle.encrypt(
+                { name: "AES-GCM", iv: nonce, additionalData: header as Uint8Array<ArrayBuffer> },
                 key,
-                plain as Uint8Array<ArrayBuffer>
+                encoder.encode(plain)
               )
-            ),
-            (sealed) => new Uint8Array(sealed)
-          ),
-        open: (nonce, sealed, aad) =>
-          Effect.promise(() =>
+            )
+            const bytes = new Uint8Array(header.length + aeadNonceLength + sealed.length)
+            bytes.set(header)
+            bytes.set(nonce, header.length)
+            bytes.set(sealed, header.length + aeadNonceLength)
+            return base64UrlEncode(bytes)
+          }),
+        open: (header, token) => {
+          const bytes = decodeBase64UrlCanonical(token)
+          if (bytes === undefined || !startsWithHeader(bytes, header)) return Effect.succeed(undefined)
+          const start = header.length + aeadNonceLength
+          return Effect.promise(() =>
             globalThis.crypto.subtle.decrypt(
-              { name: "AES-GCM", iv: nonce as Uint8Array<ArrayBuffer>, additionalData: aad as Uint8Array<ArrayBuffer> },
+              { name: "AES-GCM", iv: bytes.subarray(header.length, start) as Uint8Array<ArrayBuffer>, additionalData: header as Uint8Array<ArrayBuffer> },
               key,
-              sealed as Uint8Array<ArrayBuffer>
-            ).then((plain) => new Uint8Array(plain), () => undefined)
+              bytes.subarray(start) as Uint8Array<ArrayBuffer>
+            ).then((plain) => utf8Decoder.decode(plain), () => undefined)
           )
+        }
       })
     )
+}
+
+/** Decodes an opened token's text (invalid sequences become U+FFFD, as Node's decoder does: the text was sealed by this key). */
+const utf8Decoder = new TextDecoder()
+
+/** Whether `bytes` are long enough for a sealed token under `header` and begin with it. */
+export const startsWithHeader = (bytes: Uint8Array, header: Uint8Array): boolean => {
+  if (bytes.length < header.length + aeadNonceLength + aeadTagLength) return false
+  for (let i = 0; i < header.length; i++) if (bytes[i] !== header[i]) return false
+  return true
 }
 
 /** The platform's primitives: Web Crypto unless a layer provides others. */
@@ -111,15 +146,13 @@ const base64UrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 /** Every 12 bits as their two characters: three bytes are two lookups. */
 const base64UrlPairs = Array.from({ length: 4096 }, (_, i) => base64UrlAlphabet[i >> 6]! + base64UrlAlphabet[i & 63]!)
 
-const utf8 = new TextEncoder()
-
 /**
  * Unpadded base64url of a UTF-8 string or of bytes: `Base64Url.encode`'s
  * text, written two characters per lookup (about three times as fast; every
  * cursor, token and signature is written with it).
  */
 export const base64UrlEncode = (input: string | Uint8Array): string => {
-  const bytes = typeof input === "string" ? utf8.encode(input) : input
+  const bytes = typeof input === "string" ? encoder.encode(input) : input
   const length = bytes.length
   const whole = length - (length % 3)
   let out = ""
@@ -149,13 +182,19 @@ export const base64UrlEncode = (input: string | Uint8Array): string => {
  * decoding, without encoding the bytes again.
  */
 export const decodeBase64UrlCanonical = (text: string): Uint8Array | undefined => {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
-  const rest = text.length % 4
-  if (rest === 1) return undefined
-  if (rest !== 0 && (base64UrlAlphabet.indexOf(text[text.length - 1]!) & (rest === 2 ? 0b1111 : 0b11)) !== 0) return undefined
+  if (!isCanonicalBase64Url(text)) return undefined
   const bytes = Base64Url.decode(text)
   return bytes._tag === "Success" ? bytes.success : undefined
 }
 
-/** Whether `text` is canonical unpadded base64url (see `decodeBase64UrlCanonical`). */
-export const isCanonicalBase64Url = (text: string): boolean => decodeBase64UrlCanonical(text) !== undefined
+/**
+ * Whether `text` is canonical unpadded base64url (see
+ * `decodeBase64UrlCanonical`), from its characters alone: a platform may
+ * then decode it with its own, lenient, decoder.
+ */
+export const isCanonicalBase64Url = (text: string): boolean => {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return false
+  const rest = text.length % 4
+  if (rest === 1) return false
+  return rest === 0 || (base64UrlAlphabet.indexOf(text[text.length - 1]!) & (rest === 2 ? 0b1111 : 0b11)) === 0
+}

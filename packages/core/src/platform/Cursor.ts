@@ -15,7 +15,7 @@
  */
 import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
-import { aesGcmKey, base64UrlEncode, decodeBase64UrlCanonical } from "./Crypto.ts"
+import { aesGcmKey } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
 
@@ -76,11 +76,6 @@ const decodePayload = Schema.decodeUnknownResult(Schema.fromJsonString(CursorPay
 
 /** The first byte of a sealed cursor: its format (the payload's `v` repeats it, sealed). */
 export const formatByte = 2
-/** AES-GCM's nonce length, in bytes. */
-const nonceLength = 12
-/** AES-GCM's tag length, in bytes. */
-const tagLength = 16
-
 /**
  * What the AES key is derived with from the stored secret (HKDF-SHA256,
  * empty salt): a key of its own for sealing, never the raw secret itself.
@@ -88,7 +83,6 @@ const tagLength = 16
 export const keyInfo = "analytics cursor AES-256-GCM v2"
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder("utf-8", { fatal: true })
 
 /** The AES-256-GCM key's 32 bytes derived from the cursor secret's raw bytes (HKDF-SHA256, `keyInfo`), once per codec. */
 export const deriveKeyBytes = (secret: Uint8Array): Effect.Effect<Uint8Array> =>
@@ -109,50 +103,32 @@ export interface CursorCodecShape {
   readonly decode: (cursor: string, binding: CursorBinding) => Effect.Effect<CursorPayload, CursorError>
 }
 
-/** Builds a codec from the cursor secret's raw bytes, sealing on the platform's primitives (`Crypto`). */
+/**
+ * Builds a codec from the cursor secret's raw bytes, sealing on the
+ * platform's primitives (`Crypto`): one call to the platform per seal or
+ * opening, the format byte as the sealed token's header.
+ */
 export const makeCodec = (secret: Uint8Array): Effect.Effect<CursorCodecShape> =>
   Effect.map(Effect.flatMap(deriveKeyBytes(secret), aesGcmKey), (key) => {
-    const format = Uint8Array.of(formatByte)
-    const open = (sealed: Uint8Array): Effect.Effect<Uint8Array, CursorInvalid> =>
-      Effect.flatMap(
-        key.open(sealed.subarray(1, 1 + nonceLength), sealed.subarray(1 + nonceLength), format),
-        (plain) => plain === undefined ? Effect.fail(new CursorInvalid()) : Effect.succeed(plain)
-      )
+    const header = Uint8Array.of(formatByte)
+    const lifetime = Duration.toMillis(cursorLifetime)
+    /** The payload of an opened cursor's text, checked against its binding and age at `now`. */
+    const check = (json: string | undefined, binding: CursorBinding, now: number): Effect.Effect<CursorPayload, CursorError> => {
+      if (json === undefined) return Effect.fail(new CursorInvalid())
+      const payload = decodePayload(json)
+      if (Result.isFailure(payload)) return Effect.fail(new CursorInvalid())
+      const p = payload.success
+      if (p.e !== binding.endpoint || p.q !== binding.query || p.n !== binding.tenant) return Effect.fail(new CursorMismatch())
+      if (now - p.t > lifetime) return Effect.fail(new CursorExpired({ issuedAt: new Date(p.t) }))
+      return Effect.succeed(p)
+    }
     return {
-      encode: (payload) =>
-        Effect.flatMap(randomBytes(nonceLength), (nonce) =>
-          Effect.map(key.seal(nonce, encoder.encode(JSON.stringify(payload)), format), (sealed) => {
-            const bytes = new Uint8Array(1 + nonceLength + sealed.byteLength)
-            bytes[0] = formatByte
-            bytes.set(nonce, 1)
-            bytes.set(sealed, 1 + nonceLength)
-            return base64UrlEncode(bytes)
-          })),
+      encode: (payload) => key.seal(header, JSON.stringify(payload)),
       decode: (cursor, binding) =>
-        Effect.gen(function*() {
-          if (cursor.length > maxCursorLength) return yield* new CursorInvalid()
-          // The decoder is lenient (padding, line breaks, unused bits): accept only the canonical spelling.
-          const bytes = decodeBase64UrlCanonical(cursor)
-          if (bytes === undefined || bytes.length <= 1 + nonceLength + tagLength || bytes[0] !== formatByte) {
-            return yield* new CursorInvalid()
-          }
-          const plain = yield* open(bytes)
-          let json: string
-          try {
-            json = decoder.decode(plain)
-          } catch {
-            return yield* new CursorInvalid()
-          }
-          const payload = decodePayload(json)
-          if (Result.isFailure(payload)) return yield* new CursorInvalid()
-          const p = payload.success
-          if (p.e !== binding.endpoint || p.q !== binding.query || p.n !== binding.tenant) return yield* new CursorMismatch()
-          const now = yield* Clock.currentTimeMillis
-          if (now - p.t > Duration.toMillis(cursorLifetime)) {
-            return yield* new CursorExpired({ issuedAt: new Date(p.t) })
-          }
-          return p
-        })
+        cursor.length > maxCursorLength
+          ? Effect.fail(new CursorInvalid())
+          : Effect.flatMap(key.open(header, cursor), (json) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) => check(json, binding, now)))
     }
   })
 

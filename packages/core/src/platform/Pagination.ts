@@ -77,18 +77,28 @@ export class InvalidSort extends Data.TaggedError("InvalidSort")<{
 /** Formats a sort as the `sort` parameter spells it: `field` ascending, `-field` descending. */
 export const formatSort = (sort: SortOrder): string => (sort.direction === "desc" ? `-${sort.field}` : sort.field)
 
+/** The sort the `sort` parameter names among the fields a list allows, or why not. */
+const sortOf = <Field extends string>(
+  input: string | undefined,
+  allowed: ReadonlyArray<Field>,
+  fallback: SortOrder<Field>
+): SortOrder<Field> | InvalidSort => {
+  if (input === undefined) return fallback
+  const direction = input.startsWith("-") ? "desc" : "asc"
+  const field = direction === "desc" ? input.slice(1) : input
+  return (allowed as ReadonlyArray<string>).includes(field)
+    ? { field: field as Field, direction }
+    : new InvalidSort({ sort: input, allowed })
+}
+
 /** Parses the `sort` parameter against the fields a list allows. */
 export const parseSort = <Field extends string>(
   input: string | undefined,
   allowed: ReadonlyArray<Field>,
   fallback: SortOrder<Field>
 ): Effect.Effect<SortOrder<Field>, InvalidSort> => {
-  if (input === undefined) return Effect.succeed(fallback)
-  const direction = input.startsWith("-") ? "desc" : "asc"
-  const field = direction === "desc" ? input.slice(1) : input
-  return (allowed as ReadonlyArray<string>).includes(field)
-    ? Effect.succeed({ field: field as Field, direction })
-    : Effect.fail(new InvalidSort({ sort: input, allowed }))
+  const sort = sortOf(input, allowed, fallback)
+  return sort instanceof InvalidSort ? Effect.fail(sort) : Effect.succeed(sort)
 }
 
 /**
@@ -123,54 +133,68 @@ export interface ListRequest<Field extends string> {
 }
 
 /**
+ * The SHA-256 (hex) of canonical query strings already seen: a list is asked
+ * with a handful of query strings (`limit=20`...), each hashed once rather
+ * than per page. Bounded: emptied when full.
+ */
+const queryHashes = new Map<string, string>()
+const queryHashCapacity = 1024
+
+/** SHA-256 (hex) of a canonical query string, remembered (`queryHashes`). */
+const queryHash = (canonical: string): Effect.Effect<string> => {
+  const known = queryHashes.get(canonical)
+  if (known !== undefined) return Effect.succeed(known)
+  return Effect.map(sha256Hex(canonical), (hash) => {
+    if (queryHashes.size >= queryHashCapacity) queryHashes.clear()
+    queryHashes.set(canonical, hash)
+    return hash
+  })
+}
+
+/**
  * Runs one page of a keyset-paginated list: checks the cursor, asks the store
- * for `limit + 1` rows and issues the next cursor.
+ * for `limit + 1` rows and issues the next cursor. Written as a few chained
+ * steps rather than a generator: it runs on every list request.
  */
 export const paginate = <A, Field extends string, E, R>(
   request: ListRequest<Field>,
   fetch: (query: PageQuery<Field>) => Effect.Effect<ReadonlyArray<A>, E, R>,
   keyOf: (row: A, field: Field) => Keyset
 ): Effect.Effect<Page<A>, E | CursorError | InvalidSort, R | CursorCodec> =>
-  Effect.gen(function*() {
-    const codec = yield* CursorCodec
-    const limit = request.limit ?? limits.default
-    const query = yield* sha256Hex(canonicalQuery(request.params))
-    const binding = { endpoint: request.endpoint, query, tenant: request.tenant }
-    const now = yield* Clock.currentTimeMillis
-    let sort: SortOrder<Field>
-    let after: Keyset | undefined
-    let snapshot: number
-    if (request.cursor !== undefined) {
-      const payload = yield* codec.decode(request.cursor, binding)
-      // The sort is part of the bound query string; the payload repeats it for readers.
-      sort = yield* parseSort(payload.s, request.sortable, request.defaultSort)
-      after = { value: payload.k[0], id: payload.k[1] }
-      snapshot = payload.b
-    } else {
-      sort = yield* parseSort(request.sort, request.sortable, request.defaultSort)
-      after = undefined
-      snapshot = now
-    }
-    const rows = yield* fetch({ take: limit + 1, sort, after, createdAtOrBefore: new Date(snapshot) })
-    const hasMore = rows.length > limit
-    const data = hasMore ? rows.slice(0, limit) : rows
-    let nextCursor: string | null = null
-    if (hasMore) {
-      const last = keyOf(data[data.length - 1], sort.field)
-      const payload: CursorPayload = {
-        v: 2,
-        e: request.endpoint,
-        q: query,
-        n: request.tenant,
-        s: formatSort(sort),
-        k: [last.value, last.id],
-        b: snapshot,
-        t: now
-      }
-      nextCursor = yield* codec.encode(payload)
-    }
-    return { data, page: { limit, next_cursor: nextCursor, has_more: hasMore } }
-  })
+  Effect.flatMap(CursorCodec, (codec) =>
+    Effect.flatMap(queryHash(canonicalQuery(request.params)), (query) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const limit = request.limit ?? limits.default
+        /** The page after `after` (none: the first) in `sort`, of rows created by `snapshot`, and the next cursor. */
+        const page = (
+          sort: SortOrder<Field> | InvalidSort,
+          after: Keyset | undefined,
+          snapshot: number
+        ): Effect.Effect<Page<A>, E | CursorError | InvalidSort, R> => {
+          if (sort instanceof InvalidSort) return Effect.fail(sort)
+          return Effect.flatMap(fetch({ take: limit + 1, sort, after, createdAtOrBefore: new Date(snapshot) }), (rows) => {
+            if (rows.length <= limit) return Effect.succeed<Page<A>>({ data: rows, page: { limit, next_cursor: null, has_more: false } })
+            const data = rows.slice(0, limit)
+            const last = keyOf(data[data.length - 1]!, sort.field)
+            const payload: CursorPayload = {
+              v: 2,
+              e: request.endpoint,
+              q: query,
+              n: request.tenant,
+              s: formatSort(sort),
+              k: [last.value, last.id],
+              b: snapshot,
+              t: now
+            }
+            return Effect.map(codec.encode(payload), (next): Page<A> => ({ data, page: { limit, next_cursor: next, has_more: true } }))
+          })
+        }
+        if (request.cursor === undefined) return page(sortOf(request.sort, request.sortable, request.defaultSort), undefined, now)
+        const binding = { endpoint: request.endpoint, query, tenant: request.tenant }
+        // The sort is part of the bound query string; the payload repeats it for readers.
+        return Effect.flatMap(codec.decode(request.cursor, binding), (payload) =>
+          page(sortOf(payload.s, request.sortable, request.defaultSort), { value: payload.k[0], id: payload.k[1] }, payload.b))
+      })))
 
 /** A request of a list that has one order, newest first (`created_at` descending, then id). */
 export type NewestFirstRequest = Omit<ListRequest<"created_at">, "sortable" | "defaultSort" | "sort">
