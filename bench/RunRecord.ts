@@ -12,7 +12,7 @@ const commit = (): string | null => {
   }
 }
 
-/** Writes `last-run.json` in `dir`: the machine and commit, then `figures`; returns its path. */
+/** Writes `last-run.json` in `dir` (made when missing): the machine and commit, then `figures`; returns its path. */
 export const writeRunRecord = (dir: string, figures: Record<string, unknown>): string => {
   const output = Path.join(dir, "last-run.json")
   const record = {
@@ -23,6 +23,7 @@ export const writeRunRecord = (dir: string, figures: Record<string, unknown>): s
     cpuModel: Os.cpus()[0]?.model ?? null,
     ...figures
   }
+  Fs.mkdirSync(dir, { recursive: true })
   Fs.writeFileSync(output, `${JSON.stringify(record, null, 2)}\n`)
   return output
 }

@@ -15,7 +15,6 @@
  */
 import { fork } from "node:child_process"
 import * as Crypto from "node:crypto"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { writeRunRecord } from "../RunRecord.ts"
@@ -73,6 +72,4 @@ for (const scenario of scenarios) {
   }
 }
 
-const dir = process.env["BENCH_OUTPUT_DIR"] ?? Path.join(here, "inproc")
-Fs.mkdirSync(dir, { recursive: true })
-console.log(`\nwritten: ${writeRunRecord(dir, { settings: { ...options, replayEvery, poolSize }, results: measured })}`)
+console.log(`\nwritten: ${writeRunRecord(process.env["BENCH_OUTPUT_DIR"] ?? Path.join(here, "inproc"), { settings: { ...options, replayEvery, poolSize }, results: measured })}`)
