@@ -207,6 +207,51 @@ describe("rate limiting over HTTP", () => {
       assert.deepStrictEqual(limitHeaders(yield* list(server, token)).limits, [180, 20_000])
     }))
 
+  it.effect("a memory store's one-step decision answers exactly as a store decided through its effect: statuses, headers, 429s", () =>
+    Effect.gen(function*() {
+      // The same memory store without its synchronous decision: the edge then decides as over a shared store.
+      const effectfulOnly = Layer.sync(RateLimitStore.RateLimitStore, () => {
+        const { consumeNow: _, ...store } = RateLimitStore.makeMemory()
+        return store
+      })
+      const inOneStep = yield* start(MemoryStores.layer)
+      const throughEffect = yield* start(MemoryStores.layer, { rateLimitStore: effectfulOnly })
+      const tokens = [(yield* inOneStep.tenant("starter")).token, (yield* throughEffect.tenant("starter")).token]
+      const answers = (response: JsonResponse) => ({
+        status: response.status,
+        code: response.status === 429 ? problemCode(response) : undefined,
+        retryAfter: response.headers.get("retry-after"),
+        headers: rateLimitHeaders.map((name) => response.headers.get(name))
+      })
+      // A fixed pseudo-random run: bursts of reads, some writes and anonymous requests, the clock moving now and then.
+      let seed = 24
+      // mulberry32
+      const next = (n: number) => {
+        seed = (seed + 0x6d2b79f5) | 0
+        let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+        return (((t ^ (t >>> 14)) >>> 0) / 4_294_967_296 * n) | 0
+      }
+      let refused = 0
+      for (let step = 0; step < 240; step++) {
+        const kind = next(10)
+        if (kind === 0) {
+          yield* TestClock.adjust(next(4_000))
+          continue
+        }
+        const [a, b] = yield* Effect.all([inOneStep, throughEffect].map((server, i) =>
+          kind < 7
+            ? list(server, tokens[i])
+            : kind < 9
+            ? server.request("POST", "/v1/workspaces", { token: tokens[i], body: { name: `w${step}` } })
+            : server.request("GET", "/v1/workspaces")
+        ))
+        if (a.status === 429) refused++
+        assert.deepStrictEqual(answers(a), answers(b), `step ${step}`)
+      }
+      assert.isAbove(refused, 10, "the run reaches the limits")
+    }))
+
   it.effect("a store that fails: each request is still limited, by this process alone, and answered", () =>
     Effect.gen(function*() {
       const down = new Errors.StoreError({ operation: "test", cause: new Error("connection refused") })

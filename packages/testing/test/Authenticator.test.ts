@@ -1,7 +1,7 @@
 import { ApiToken, Authenticator, DirectoryStore, Tenant, TenantStore, TenantTokens, User } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Deferred, Duration, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
 
@@ -201,6 +201,74 @@ describe("Authenticator.layerTokens", () => {
       assert.strictEqual((yield* Effect.flip(authenticate(token)))._tag, "Unauthenticated")
       assert.strictEqual((yield* authenticate(other))._tag, "Member")
     })))
+
+  // "as it starts": the store answers, and the removal lands, before the cache has recorded the lookup (the test resumes
+  // within the lookup's first step); "while it waits": the cache holds the lookup in flight when the removal lands.
+  for (const when of ["as it starts", "while it waits"] as const) {
+    it.effect(`a lookup in flight when its token is removed (${when}) answers its own request, and is not reused for the next`, () => {
+      // The store's answer is read, then held until the test lets it go: the removal and its announcement happen meanwhile.
+      const held = { reached: Deferred.makeUnsafe<void>(), release: Deferred.makeUnsafe<void>(), holding: false }
+      const holding = Effect.map(MemoryStores.tenantStore, (store) =>
+        TenantStore.TenantStore.of({
+          ...store,
+          findTokenByHash: (hash) =>
+            Effect.flatMap(store.findTokenByHash(hash), (record) =>
+              held.holding
+                ? Effect.andThen(
+                  when === "as it starts" ? Effect.void : Effect.yieldNow,
+                  Effect.andThen(Deferred.succeed(held.reached, undefined), Effect.as(Deferred.await(held.release), record))
+                )
+                : Effect.succeed(record))
+        }))
+      return Effect.provide(
+        Effect.gen(function*() {
+          const store = yield* TenantStore.TenantStore
+          const token = yield* storeToken(tenantA, "ana")
+          held.holding = true
+          const inFlight = yield* Effect.forkChild(authenticate(token))
+          yield* Deferred.await(held.reached)
+          held.holding = false
+          assert.isTrue(yield* store.removeToken(tenantA, "token-ana"))
+          for (let i = 0; i < 10; i++) yield* Effect.yieldNow // the announcement is handled by a fiber of its own
+          yield* Deferred.succeed(held.release, undefined)
+          // Begun before the removal, it answers with what the store said then.
+          assert.strictEqual((yield* Fiber.join(inFlight))._tag, "Member")
+          assert.strictEqual((yield* Effect.flip(authenticate(token)))._tag, "Unauthenticated")
+          assert.strictEqual((yield* Effect.flip(authenticate(token)))._tag, "Unauthenticated")
+        }),
+        setup(Option.none(), holding)
+      )
+    })
+  }
+
+  it.effect("a remembered token is refused after a removal's announcement, over and over, and others are looked up again", () => {
+    let lookups = 0
+    const counting = Effect.map(MemoryStores.tenantStore, (store) =>
+      TenantStore.TenantStore.of({
+        ...store,
+        findTokenByHash: (hash) => Effect.suspend(() => (lookups++, store.findTokenByHash(hash)))
+      }))
+    return Effect.provide(
+      Effect.gen(function*() {
+        const store = yield* TenantStore.TenantStore
+        const token = yield* storeToken(tenantA, "ana")
+        const other = yield* storeToken(tenantB, "bob")
+        for (let i = 0; i < 3; i++) {
+          assert.strictEqual((yield* authenticate(token))._tag, "Member")
+          assert.strictEqual((yield* authenticate(other))._tag, "Member")
+        }
+        assert.strictEqual(lookups, 2, "each token looked up once, then remembered")
+        assert.isTrue(yield* store.removeToken(tenantA, "token-ana"))
+        yield* Effect.yieldNow
+        for (let i = 0; i < 3; i++) assert.strictEqual((yield* Effect.flip(authenticate(token)))._tag, "Unauthenticated")
+        assert.strictEqual((yield* authenticate(other))._tag, "Member")
+        assert.strictEqual((yield* authenticate(other))._tag, "Member")
+        // Every token is forgotten on a change: the refused one is asked each time, the other once more.
+        assert.strictEqual(lookups, 2 + 3 + 1)
+      }),
+      setup(Option.none(), counting)
+    )
+  })
 
   it.effect("a user's personal token acts as the directory user of each request", () =>
     withOperator(Effect.gen(function*() {

@@ -124,6 +124,10 @@ export const tooManyRequests = (
   })
 }
 
+/** Whether `withRetryAfter` has anything to do: a handler's 429 problem without `Retry-After` (checked per response on the hot path). */
+const lacksRetryAfter = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  response.status === 429 && response.headers["retry-after"] === undefined && response.body._tag === "Uint8Array"
+
 /**
  * A 429 problem answered by a per-operation limit carries `retry_after` in
  * its body (handlers answer through the contract, which sets no headers);
@@ -228,15 +232,27 @@ export const make = (
         } else {
           return Effect.flatMap(app, (response) => withRetryAfter(response, endpointClass))
         }
-        return Effect.flatMap(Effect.zip(limiter.decide(quotas), Clock.currentTimeMillis), ([decision, now]) => {
+        /** The request as decided at `now`: refused, or answered with the limit headers. */
+        const answer = (decision: RateLimit.Decision, now: number) => {
           if (!decision.allowed) {
             return Effect.as(
               Metrics.rateLimitRejected(endpointClass, decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded"),
               tooManyRequests(quotas, decision, now, what)
             )
           }
+          // Most responses are not a handler's 429: their headers are set in the same step.
           return Effect.flatMap(app, (response) =>
-            Effect.map(withRetryAfter(response, endpointClass), (answered) => HttpServerResponse.setHeaders(answered, headers(quotas, decision, now))))
+            lacksRetryAfter(response)
+              ? Effect.map(withRetryAfter(response, endpointClass), (answered) => HttpServerResponse.setHeaders(answered, headers(quotas, decision, now)))
+              : Effect.succeed(HttpServerResponse.setHeaders(response, headers(quotas, decision, now))))
+        }
+        return Clock.clockWith((clock) => {
+          // An in-process store decides in this step (issue 24), at the instant the headers are written for.
+          const now = clock.currentTimeMillisUnsafe()
+          const decided = limiter.decideNow(quotas, now)
+          if (decided !== undefined) return answer(decided, now)
+          // A shared store answers later: the headers count from when it has.
+          return Effect.flatMap(Effect.zip(limiter.decide(quotas), Clock.currentTimeMillis), ([decision, at]) => answer(decision, at))
         })
       }
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>

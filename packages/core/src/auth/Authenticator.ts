@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Cache, Context, Effect, Exit, Layer, Option, Redacted, Stream } from "effect"
+import { Cache, Clock, Context, Effect, Exit, Layer, Option, Redacted, Stream } from "effect"
+import * as HitPath from "../platform/HitPath.ts"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { type StoreError, Unauthenticated } from "../platform/Errors.ts"
@@ -66,18 +67,29 @@ export const layerTokens = (options: {
       const operatorHash = Option.isSome(options.operatorToken)
         ? yield* ApiToken.hash(Redacted.value(options.operatorToken.value))
         : undefined
+      // The per-request hit path (issue 24): a plain Map answers a remembered token in one step; the cache below shares
+      // the lookups of a miss. Keyed by the token's hash, like the cache and the store: raw tokens are kept nowhere
+      // beyond a request, so a heap dump shows no usable credential, and the hash costs about a microsecond.
+      const remembered = HitPath.make<string, Verified>(cacheCapacity)
       const verified = yield* Cache.makeWith(
         (tokenHash: string) =>
-          Effect.flatMap(store.findTokenByHash(tokenHash), (record): Effect.Effect<Verified, Unauthenticated> =>
-            record === undefined ? Effect.fail(invalid) : Effect.succeed({
-              member: new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles }),
-              userBound: record.roles.includes(TenantTokens.userRole)
-            })),
+          HitPath.answer(
+            remembered,
+            cacheMillis,
+            Effect.flatMap(store.findTokenByHash(tokenHash), (record): Effect.Effect<Verified, Unauthenticated> =>
+              record === undefined ? Effect.fail(invalid) : Effect.succeed({
+                member: new Member({ tenantId: record.tenantId, userId: record.userId, email: record.email, roles: record.roles }),
+                userBound: record.roles.includes(TenantTokens.userRole)
+              }))
+          ),
         // Valid tokens are remembered; unknown ones and store failures are asked again.
         { capacity: cacheCapacity, timeToLive: (exit) => (Exit.isSuccess(exit) ? cacheMillis : 0) }
       )
       // Changes are rare (revocations, plan changes): forgetting every token then is simpler than indexing them by tenant.
-      yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, () => Cache.invalidateAll(verified)))
+      // The cache first, then the hit path: a request between the two steps can only find the cache's fresh answers, and
+      // whatever it keeps in the hit path is dropped by the second step.
+      yield* Effect.forkScoped(Stream.runForEach(yield* store.changes, () =>
+        Effect.andThen(Cache.invalidateAll(verified), Effect.sync(remembered.invalidateAll))))
       /** The directory user behind a personal token, as they are now. */
       const asUserNow = (member: Member) =>
         Effect.flatMap(directory.findUser(member.tenantId, member.userId as UserId), (user) =>
@@ -85,16 +97,21 @@ export const layerTokens = (options: {
             ? Effect.fail(new Unauthenticated({ detail: "The token's user is deprovisioned" }))
             : Effect.succeed(new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })))
       const operator = new Operator()
+      /** The principal of a verified token: a personal token's user as the directory has them now. */
+      const principalOf = (found: Verified): Effect.Effect<Principal, Unauthenticated | StoreError> =>
+        found.userBound ? asUserNow(found.member) : Effect.succeed(found.member)
       return {
-        authenticate: (credential) =>
-          Effect.gen(function*() {
-            const token = Redacted.value(credential)
-            if (token.length === 0 || token.length > 512) return yield* invalid
-            const tokenHash = yield* ApiToken.hash(token)
-            if (tokenHash === operatorHash) return operator
-            const { member, userBound } = yield* Cache.get(verified, tokenHash)
-            return userBound ? yield* asUserNow(member) : member
+        authenticate: (credential) => {
+          const token = Redacted.value(credential)
+          if (token.length === 0 || token.length > 512) return Effect.fail(invalid)
+          return Effect.flatMap(ApiToken.hash(token), (tokenHash) => {
+            if (tokenHash === operatorHash) return Effect.succeed(operator)
+            return Clock.clockWith((clock) => {
+              const known = remembered.get(tokenHash, clock.currentTimeMillisUnsafe())
+              return known !== undefined ? principalOf(known) : Effect.flatMap(HitPath.lookUp(remembered, verified, tokenHash), principalOf)
+            })
           })
+        }
       }
     })
   )

@@ -31,6 +31,14 @@ export type RateLimitedWith<Code extends RefusalCode> = RateLimited & { readonly
 export class Limiter extends Context.Service<Limiter, {
   /** Decides one request against `quotas` now (the API's two layers use this and render the decision). */
   readonly decide: (quotas: ReadonlyArray<RateLimit.Quota>) => Effect.Effect<RateLimit.Decision>
+  /**
+   * Decides one request against `quotas` at `now` (epoch ms) in one
+   * synchronous step when the store keeps its states in this process
+   * (`RateLimitStore.consumeNow`): the same decision as `decide`, without an
+   * effect per request (issue 24). `undefined` when the store is shared;
+   * the caller then uses `decide`.
+   */
+  readonly decideNow: (quotas: ReadonlyArray<RateLimit.Quota>, now: number) => RateLimit.Decision | undefined
   /** Counts one run of an operation, or refuses it. */
   readonly enforce: <Code extends RefusalCode>(
     limit: OperationLimit<Code>
@@ -70,8 +78,12 @@ export class Limiter extends Context.Service<Limiter, {
             Effect.orDie(operation(fallback))
           ))
       )
-    const decideAt = (quotas: ReadonlyArray<RateLimit.Quota>, now: number) =>
-      orFallback((store) => store.consume(quotas, now))
+    // An in-process store cannot fail: its decision needs no fallback, nor an effect.
+    const consumeNow = store.consumeNow
+    const decideAt = (quotas: ReadonlyArray<RateLimit.Quota>, now: number): Effect.Effect<RateLimit.Decision> =>
+      consumeNow !== undefined
+        ? Effect.sync(() => consumeNow(quotas, now))
+        : orFallback((store) => store.consume(quotas, now))
     const refusal = <Code extends RefusalCode>(code: Code, detail: string, retryAfterSeconds: number) =>
       new RateLimited({ code, detail, retryAfterSeconds }) as RateLimitedWith<Code>
     const enforceAt = <Code extends RefusalCode>(limit: OperationLimit<Code>, now: number) =>
@@ -80,7 +92,11 @@ export class Limiter extends Context.Service<Limiter, {
           ? Effect.succeed(decision)
           : Effect.fail(refusal(limit.code, limit.detail(decision.refusedBy ?? ""), decision.retryAfterSeconds)))
     return {
-      decide: (quotas) => Effect.flatMap(Clock.currentTimeMillis, (now) => decideAt(quotas, now)),
+      decide: (quotas) =>
+        consumeNow !== undefined
+          ? Clock.clockWith((clock) => Effect.succeed(consumeNow(quotas, clock.currentTimeMillisUnsafe())))
+          : Effect.flatMap(Clock.currentTimeMillis, (now) => decideAt(quotas, now)),
+      decideNow: consumeNow === undefined ? () => undefined : consumeNow,
       enforce: (limit) => Effect.flatMap(Clock.currentTimeMillis, (now) => enforceAt(limit, now)),
       attempt: (limit, verify) =>
         Effect.gen(function*() {

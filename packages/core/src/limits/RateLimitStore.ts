@@ -23,6 +23,13 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
     quotas: ReadonlyArray<RateLimit.Quota>,
     now: number
   ) => Effect.Effect<RateLimit.Decision, StoreError>
+  /**
+   * `consume`, synchronously, for a store in this process's memory: the
+   * edge decides every request, and one step costs less than an effect per
+   * request (issue 24). A store over a network has none; the Limiter then
+   * uses `consume`. It must decide exactly like `consume`.
+   */
+  readonly consumeNow?: ((quotas: ReadonlyArray<RateLimit.Quota>, now: number) => RateLimit.Decision) | undefined
   /** Gives back a request admitted at `countedAt` on each of `quotas`. */
   readonly refund: (
     quotas: ReadonlyArray<RateLimit.Quota>,
@@ -83,24 +90,25 @@ export const makeMemory = (): RateLimitStore["Service"] => {
   const keep = (quota: RateLimit.Quota, state: RateLimit.QuotaState | undefined) => {
     if (state !== undefined) states.set(quota.key, { state, forgetAt: RateLimit.expiresAt(quota.rule, state) + RateLimit.retainAfterExpiryMillis })
   }
+  const consumeNow = (quotas: ReadonlyArray<RateLimit.Quota>, now: number): RateLimit.Decision => {
+    sweep(now)
+    const kept: Array<RateLimit.QuotaState | undefined> = new Array(quotas.length)
+    for (let i = 0; i < quotas.length; i++) kept[i] = states.get(quotas[i].key)?.state
+    const decision = RateLimit.decide(kept, now, quotas)
+    if (decision.allowed) {
+      // A consumed state's reset instant is its expiresAt: no need to work it out again.
+      for (let i = 0; i < quotas.length; i++) {
+        states.set(quotas[i].key, {
+          state: decision.states[i]!,
+          forgetAt: decision.statuses[i].resetAt + RateLimit.retainAfterExpiryMillis
+        })
+      }
+    }
+    return decision
+  }
   return {
-    consume: (quotas, now) =>
-      Effect.sync(() => {
-        sweep(now)
-        const kept: Array<RateLimit.QuotaState | undefined> = new Array(quotas.length)
-        for (let i = 0; i < quotas.length; i++) kept[i] = states.get(quotas[i].key)?.state
-        const decision = RateLimit.decide(kept, now, quotas)
-        if (decision.allowed) {
-          // A consumed state's reset instant is its expiresAt: no need to work it out again.
-          for (let i = 0; i < quotas.length; i++) {
-            states.set(quotas[i].key, {
-              state: decision.states[i]!,
-              forgetAt: decision.statuses[i].resetAt + RateLimit.retainAfterExpiryMillis
-            })
-          }
-        }
-        return decision
-      }),
+    consume: (quotas, now) => Effect.sync(() => consumeNow(quotas, now)),
+    consumeNow,
     refund: (quotas, countedAt, now) =>
       Effect.sync(() => {
         for (const quota of quotas) {
