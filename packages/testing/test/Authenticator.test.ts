@@ -1,4 +1,4 @@
-import { ApiToken, Authenticator, DirectoryStore, Tenant, TenantStore, TenantTokens, User } from "@analytics/core"
+import { ApiToken, Authenticator, Caller, DirectoryStore, Errors, Principal, Tenant, TenantCache, TenantStore, TenantTokens, User } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Layer, Option, Redacted } from "effect"
@@ -129,6 +129,45 @@ describe("Authenticator.layerTokens", () => {
       // the stored one still works
       assert.strictEqual((yield* authenticate(stored))._tag, "Member")
     })))
+
+  it.effect("authenticateToken answers every token as authenticate does, without a Redacted wrapper", () =>
+    withOperator(Effect.gen(function*() {
+      const auth = yield* Authenticator.Authenticator
+      const byToken = auth.authenticateToken
+      assert.isDefined(byToken)
+      const ana = yield* storeToken(tenantA, "ana")
+      const bo = yield* storeToken(tenantB, "bo", { roles: ["admin"] })
+      const tokens = [ana, bo, operatorToken, "", `${ana}x`, `ast_${"d".repeat(509)}`, yield* ApiToken.generate]
+      for (const token of tokens) {
+        const wrapped = yield* Effect.result(authenticate(token))
+        const plain = yield* Effect.result(byToken!(token))
+        // Members compare by value; a refusal by its tag and detail.
+        assert.deepStrictEqual(JSON.parse(JSON.stringify(plain)), JSON.parse(JSON.stringify(wrapped)), token.slice(0, 20))
+      }
+      assert.strictEqual((yield* byToken!(bo))._tag, "Member")
+      assert.strictEqual((yield* byToken!(operatorToken))._tag, "Operator")
+    })))
+
+  it.effect("Caller.resolver wraps the token for an authenticator without authenticateToken (an embedding app's own)", () => {
+    const seen: Array<unknown> = []
+    const own = Layer.succeed(Authenticator.Authenticator, {
+      authenticate: (credential: Redacted.Redacted<string>) => {
+        seen.push(credential)
+        return Redacted.value(credential) === "theirs"
+          ? Effect.succeed(new Principal.Member({ tenantId: tenantA, userId: "u1", email: null, roles: ["analyst"] }))
+          : Effect.fail(new Errors.Unauthenticated({ detail: "not theirs" }))
+      }
+    })
+    const tenants = TenantCache.TenantCache.layer.pipe(Layer.provide(Layer.effect(TenantStore.TenantStore, MemoryStores.tenantStore)))
+    return Effect.gen(function*() {
+      const resolve = yield* Caller.resolver
+      const caller = yield* resolve("theirs")
+      assert.isTrue(caller.principal._tag === "Member" && caller.principal.userId === "u1")
+      assert.strictEqual((yield* Effect.flip(resolve("other")))._tag, "Unauthenticated")
+      assert.strictEqual(seen.length, 2)
+      assert.isTrue(seen.every((credential) => Redacted.isRedacted(credential)))
+    }).pipe(Effect.provide(Layer.merge(own, tenants)))
+  })
 
   it.effect("tokens up to 512 characters are looked up, longer ones are not", () =>
     withOperator(Effect.gen(function*() {

@@ -43,7 +43,7 @@ export const principalResolver = Effect.gen(function*() {
   const byBearer = (token: string, known: ResolvedCaller["Service"] | undefined) =>
     known !== undefined && known.via === "token" && known.credential === token
       ? withTenant(known.caller)
-      : Effect.flatMap(resolve(Redacted.make(token)), withTenant)
+      : Effect.flatMap(resolve(token), withTenant)
   const signedOut = new Errors.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
   /** The principal of `request`, given what the edge resolved of it (`known`), before problems are made of failures. */
   const principalOf = (

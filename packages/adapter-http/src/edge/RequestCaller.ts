@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Authenticator, Caller, Errors, Principal, type ServiceSecrets, Sessions, TenantCache } from "@analytics/core"
-import { Clock, Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { ResolvedCaller } from "./ResolvedCaller.ts"
 import * as SessionCookie from "./SessionCookie.ts"
@@ -116,7 +116,7 @@ export const make = Effect.gen(function*() {
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Resolution | undefined, Errors.StoreError> => {
     const token = bearerToken(request.headers["authorization"])
     if (token !== "") {
-      return Effect.matchEffect(resolve(Redacted.make(token)), {
+      return Effect.matchEffect(resolve(token), {
         onFailure: notSignedIn,
         onSuccess: (caller) => Effect.succeed<Resolution>({ credential: token, caller, via: "token" })
       })

@@ -25,6 +25,14 @@ export interface IncomingRequest {
 export class Authenticator extends Context.Service<Authenticator, {
   readonly authenticate: (credential: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated | StoreError>
   /**
+   * `authenticate` for a bearer token the caller holds as a plain string
+   * (the edge reads every request's token so): an authenticator may offer it
+   * to spare a `Redacted` wrapper per request, whose registration in a
+   * global `WeakMap` costs the collector too. Optional: without it, the
+   * token is wrapped and given to `authenticate`.
+   */
+  readonly authenticateToken?: ((token: string) => Effect.Effect<Principal, Unauthenticated | StoreError>) | undefined
+  /**
    * An embedding app that mounts the service beside its own pages says who
    * its signed-in user is, from its own session (decision 0022): the member,
    * or `undefined` when the request is not signed in there. Asked only for
@@ -100,18 +108,19 @@ export const layerTokens = (options: {
       /** The principal of a verified token: a personal token's user as the directory has them now. */
       const principalOf = (found: Verified): Effect.Effect<Principal, Unauthenticated | StoreError> =>
         found.userBound ? asUserNow(found.member) : Effect.succeed(found.member)
-      return {
-        authenticate: (credential) => {
-          const token = Redacted.value(credential)
-          if (token.length === 0 || token.length > 512) return Effect.fail(invalid)
-          return Effect.flatMap(ApiToken.hash(token), (tokenHash) => {
-            if (tokenHash === operatorHash) return Effect.succeed(operator)
-            return Clock.clockWith((clock) => {
-              const known = remembered.get(tokenHash, clock.currentTimeMillisUnsafe())
-              return known !== undefined ? principalOf(known) : Effect.flatMap(HitPath.lookUp(remembered, verified, tokenHash), principalOf)
-            })
+      const authenticateToken = (token: string): Effect.Effect<Principal, Unauthenticated | StoreError> => {
+        if (token.length === 0 || token.length > 512) return Effect.fail(invalid)
+        return Effect.flatMap(ApiToken.hash(token), (tokenHash) => {
+          if (tokenHash === operatorHash) return Effect.succeed(operator)
+          return Clock.clockWith((clock) => {
+            const known = remembered.get(tokenHash, clock.currentTimeMillisUnsafe())
+            return known !== undefined ? principalOf(known) : Effect.flatMap(HitPath.lookUp(remembered, verified, tokenHash), principalOf)
           })
-        }
+        })
+      }
+      return {
+        authenticate: (credential) => authenticateToken(Redacted.value(credential)),
+        authenticateToken
       }
     })
   )

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, type Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { Authenticator } from "./Authenticator.ts"
 import type { StoreError, Unauthenticated } from "../platform/Errors.ts"
 import type { Principal } from "./Principal.ts"
@@ -18,12 +18,13 @@ export interface Caller {
   readonly tenant: Tenant | undefined
 }
 
-/** Builds the resolver once, from the Authenticator and TenantCache in context. */
+/** Builds the resolver of bearer tokens once, from the Authenticator and TenantCache in context. */
 export const resolver = Effect.gen(function*() {
   const authenticator = yield* Authenticator
   const directory = yield* TenantCache
-  return (credential: Redacted.Redacted<string>): Effect.Effect<Caller, Unauthenticated | StoreError> =>
-    Effect.flatMap(authenticator.authenticate(credential), (principal): Effect.Effect<Caller, StoreError> =>
+  const authenticate = authenticator.authenticateToken ?? ((token: string) => authenticator.authenticate(Redacted.make(token)))
+  return (token: string): Effect.Effect<Caller, Unauthenticated | StoreError> =>
+    Effect.flatMap(authenticate(token), (principal): Effect.Effect<Caller, StoreError> =>
       principal._tag === "Operator"
         ? Effect.succeed({ principal, tenant: undefined })
         : Effect.map(directory.get(principal.tenantId), (tenant) => ({ principal, tenant })))
