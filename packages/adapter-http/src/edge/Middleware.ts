@@ -6,12 +6,13 @@
  */
 import { Middleware as Contract, Problems } from "@analytics/api"
 import { Caller, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
-import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { toProblem } from "./DomainProblems.ts"
+import { type ProblemOf, toProblem } from "./DomainProblems.ts"
 import * as Redaction from "./Redaction.ts"
+import * as RequestBody from "./RequestBody.ts"
 import * as RequestCaller from "./RequestCaller.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import * as SessionCookie from "./SessionCookie.ts"
@@ -137,16 +138,6 @@ export const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown)
   })
 }
 
-const isMalformedJson = (text: string): boolean => {
-  if (text.trim() === "") return false
-  try {
-    JSON.parse(text)
-    return false
-  } catch {
-    return true
-  }
-}
-
 /** Request decoding failures as `request/invalid` (every issue listed) or `request/malformed-json`. */
 export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contract.Validation, (error) =>
   Effect.gen(function*() {
@@ -157,11 +148,13 @@ export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contr
     const request = yield* HttpServerRequest.HttpServerRequest
     let input: unknown = undefined
     if (error.kind === "Payload") {
-      const text = yield* Effect.orDie(request.text)
-      if (isMalformedJson(text)) {
+      // The parse the decoder made (or the idempotency middleware before it), not another one.
+      const { parsed, text } = yield* RequestBody.json(request)
+      const blank = text.trim() === ""
+      if (!blank && parsed === undefined) {
         return yield* new Problems.MalformedJson({ detail: "The request body is not valid JSON" })
       }
-      input = text.trim() === "" ? undefined : JSON.parse(text)
+      input = blank ? undefined : parsed?.value
     } else if (error.kind === "Query") {
       input = Object.fromEntries(new URL(request.url, "http://localhost").searchParams)
     }
@@ -222,21 +215,10 @@ export const idempotentLayer = Layer.effect(
   Effect.gen(function*() {
     const store = yield* Idempotency.IdempotencyStore
     const { transaction } = yield* Transactor.Transactor
-    const provide = Effect.provideService(Idempotency.IdempotencyStore, store)
-    return Contract.Idempotent.of((httpEffect) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const header = request.headers["idempotency-key"]
-        if (header === undefined) return yield* httpEffect
-        const key = yield* Effect.mapError(Idempotency.validateKey(header), toProblem)
-        const principal = yield* Principal.CurrentPrincipal
-        const owner = principal._tag === "Member" ? principal.tenantId : "operator"
-        const scope = `${request.method} ${pathOf(request.url)}`
-        const fingerprint = yield* Idempotency.fingerprint(yield* Effect.orDie(request.text))
-        const decision = yield* Effect.mapError(provide(Idempotency.begin(owner, scope, key, fingerprint)), toProblem)
-        if (decision._tag === "Replay") return replay(decision.response)
-        const reservation = decision.reservation
 
+    /** Runs the handler holding `reservation`, its response stored in its transaction; releases the key when none is kept. */
+    const run = <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, reservation: Idempotency.Reservation) =>
+      Effect.gen(function*() {
         // Whether the handler's response went into the store with it, to release the key otherwise.
         let kept = false
         const exit = yield* transaction(
@@ -265,6 +247,29 @@ export const idempotentLayer = Layer.effect(
           stored === undefined ? store.release(reservation) : store.complete(reservation, stored)
         )
         return yield* exit
+      })
+
+    return Contract.Idempotent.of((httpEffect) =>
+      // Read from the fiber's context directly: no generator, no Effect per lookup, on every POST.
+      Effect.withFiber<
+        HttpServerResponse.HttpServerResponse,
+        Effect.Error<typeof httpEffect> | ProblemOf<Idempotency.IdempotencyKeyInvalid | Idempotency.IdempotencyKeyReused | Idempotency.IdempotencyInProgress | Errors.StoreError>
+      >((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const key = request.headers["idempotency-key"]
+        if (key === undefined) return httpEffect
+        const invalid = Idempotency.keyProblem(key)
+        if (invalid !== undefined) return Effect.fail(toProblem(invalid))
+        const principal = Context.getUnsafe(fiber.context, Principal.CurrentPrincipal)
+        const owner = principal._tag === "Member" ? principal.tenantId : "operator"
+        const scope = `${request.method} ${pathOf(request.url)}`
+        // The body parsed once: the payload decoder reuses this parse (`RequestBody`).
+        return Effect.flatMap(RequestBody.json(request), (body) =>
+          Effect.flatMap(Idempotency.fingerprintParsed(body.text, body.parsed), (fingerprint) =>
+            Effect.flatMap(
+              Effect.mapError(Idempotency.beginWith(store, owner, scope, key, fingerprint), toProblem),
+              (decision) => decision._tag === "Replay" ? Effect.succeed(replay(decision.response)) : run(httpEffect, decision.reservation)
+            )))
       }))
   })
 )
