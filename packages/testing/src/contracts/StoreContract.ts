@@ -284,6 +284,33 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.deepStrictEqual(replay._tag === "Existing" ? replay.record.response : undefined, response)
         }))
 
+      it.effect("idempotency: an answered record is handed back whole until it expires, then taken over", () =>
+        Effect.gen(function*() {
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
+          const answered = { status: 422, headers: { "content-type": "application/problem+json", "x-a": "1" }, body: "{\"code\":\"x\"}" }
+          yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          yield* store.complete(held(owner, 10_000), answered)
+          // Past the in-flight timeout: an answered record is not abandoned.
+          const replay = yield* store.reserve({ ...record(owner, 90_000), fingerprint: "f2" }, cutoffs(9_999, 80_000))
+          assert.strictEqual(replay._tag, "Existing")
+          if (replay._tag === "Existing") {
+            assert.deepStrictEqual(
+              { ...replay.record, createdAt: replay.record.createdAt.getTime() },
+              { owner, scope, key: "key-1", fingerprint: "f1", createdAt: 10_000, response: answered }
+            )
+          }
+          // Expired: taken over, unanswered, by the new fingerprint.
+          assert.strictEqual((yield* store.reserve({ ...record(owner, 90_001), fingerprint: "f2" }, cutoffs(10_001, 0)))._tag, "Reserved")
+          const current = yield* store.reserve(record(owner, 90_002), cutoffs(0, 0))
+          assert.strictEqual(current._tag, "Existing")
+          if (current._tag === "Existing") {
+            assert.strictEqual(current.record.fingerprint, "f2")
+            assert.strictEqual(current.record.createdAt.getTime(), 90_001)
+            assert.strictEqual(current.record.response, undefined)
+          }
+        }))
+
       it.effect("idempotency: purging deletes only records created before the bound", () =>
         Effect.gen(function*() {
           const store = yield* Idempotency.IdempotencyStore
