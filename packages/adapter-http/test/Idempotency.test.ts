@@ -198,4 +198,30 @@ describe("Idempotency-Key over HTTP", () => {
       const valid = yield* post(server, token, "key-blank", { name: "Sales" })
       assert.strictEqual(valid.status, 201)
     }).pipe(Effect.scoped))
+
+  it.effect("every replay of a key answers the same stored response, each with its own request's headers", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant()
+      const first = yield* post(server, token, "key-again", { name: "Sales" })
+      const replays = [
+        yield* post(server, token, "key-again", { name: "Sales" }),
+        yield* post(server, token, "key-again", { name: "Sales" }),
+        yield* post(server, token, "key-again", { name: "Sales" })
+      ]
+      const requestIds = new Set([first, ...replays].map((r) => r.headers.get("x-request-id")))
+      assert.strictEqual(requestIds.size, 4)
+      assert.isFalse(requestIds.has(null))
+      for (const replayed of replays) {
+        assert.strictEqual(replayed.status, 201)
+        assert.strictEqual(replayed.text, first.text)
+        assert.strictEqual(replayed.headers.get("content-type"), first.headers.get("content-type"))
+        assert.strictEqual(replayed.headers.get("idempotent-replayed"), "true")
+      }
+      // The shared replay is never written into: the response the first request got is not marked, nor is a new key's.
+      assert.isNull(first.headers.get("idempotent-replayed"))
+      const other = yield* post(server, token, "key-other", { name: "Sales" })
+      assert.isNull(other.headers.get("idempotent-replayed"))
+      assert.strictEqual(yield* count(server, token), 2)
+    }).pipe(Effect.scoped))
 })

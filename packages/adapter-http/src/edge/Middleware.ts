@@ -192,13 +192,31 @@ const responseToStore = (response: HttpServerResponse.HttpServerResponse): Idemp
   return { status: response.status, headers, body: text }
 }
 
-const replay = (stored: Idempotency.StoredResponse) => {
+const makeReplay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...headers } = stored.headers
   return HttpServerResponse.text(stored.body, {
     status: stored.status,
     headers: { ...headers, "idempotent-replayed": "true" },
     ...(contentType === undefined ? {} : { contentType })
   })
+}
+
+/**
+ * The replays made, by the stored response they replay. The memory store
+ * hands back the same stored object on every replay of a key, so its
+ * response (headers copied, body encoded) is built once; a response is
+ * immutable (every combinator returns a new one), so requests can share it.
+ * A store that reads a new object each time (SQL) simply misses.
+ */
+const replays = new WeakMap<Idempotency.StoredResponse, HttpServerResponse.HttpServerResponse>()
+
+/** The response that replays `stored`, marked `idempotent-replayed: true`. */
+const replay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServerResponse => {
+  const known = replays.get(stored)
+  if (known !== undefined) return known
+  const made = makeReplay(stored)
+  replays.set(stored, made)
+  return made
 }
 
 const isValidationFailure = (error: unknown) =>
@@ -216,24 +234,9 @@ export const idempotentLayer = Layer.effect(
     const store = yield* Idempotency.IdempotencyStore
     const { transaction } = yield* Transactor.Transactor
 
-    /** Runs the handler holding `reservation`, its response stored in its transaction; releases the key when none is kept. */
-    const run = <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, reservation: Idempotency.Reservation) =>
+    /** What a failed handler leaves for its key: its rendered problem kept for replay, or the key released. */
+    const settleFailure = <E>(reservation: Idempotency.Reservation, exit: Exit.Failure<HttpServerResponse.HttpServerResponse, E>) =>
       Effect.gen(function*() {
-        // Whether the handler's response went into the store with it, to release the key otherwise.
-        let kept = false
-        const exit = yield* transaction(
-          Effect.tap(httpEffect, (response) => {
-            const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
-            if (stored === undefined) return Effect.void
-            kept = true
-            return store.complete(reservation, stored)
-          })
-        ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit)
-
-        if (Exit.isSuccess(exit)) {
-          if (!kept) yield* Effect.ignore(store.release(reservation))
-          return exit.value
-        }
         // A decided failure (403, 404...) is replayed like a success; validation failures and 5xx are not kept.
         const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
         const error = failure?._tag === "Fail" ? failure.error : undefined
@@ -247,6 +250,33 @@ export const idempotentLayer = Layer.effect(
           stored === undefined ? store.release(reservation) : store.complete(reservation, stored)
         )
         return yield* exit
+      })
+
+    /**
+     * Runs the handler holding `reservation`, its response stored in its
+     * transaction; releases the key when none is kept. A success that was
+     * kept (the usual first sight) takes no further step.
+     */
+    const run = <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, reservation: Idempotency.Reservation) =>
+      Effect.suspend(() => {
+        // Whether the handler's response went into the store with it, to release the key otherwise.
+        let kept = false
+        return Effect.flatMap(
+          transaction(
+            Effect.tap(httpEffect, (response) => {
+              const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
+              if (stored === undefined) return Effect.void
+              kept = true
+              return store.complete(reservation, stored)
+            })
+          ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit),
+          (exit) =>
+            Exit.isFailure(exit)
+              ? settleFailure(reservation, exit)
+              : kept
+              ? exit
+              : Effect.as(Effect.ignore(store.release(reservation)), exit.value)
+        )
       })
 
     return Contract.Idempotent.of((httpEffect) =>
