@@ -311,6 +311,38 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           }
         }))
 
+      it.effect("idempotency: a reserve, complete or release in a failed transaction is undone", () =>
+        Effect.gen(function*() {
+          const store = yield* Idempotency.IdempotencyStore
+          const { transaction } = yield* Transactor.Transactor
+          const owner = yield* Ids.uuidv7
+          const doomed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+            transaction(Effect.andThen(effect, new Boom())).pipe(Effect.exit, Effect.map(Exit.isFailure))
+          const current = Effect.map(store.reserve(record(owner, 99_000), cutoffs(0, 0)), (result) =>
+            result._tag === "Existing"
+              ? { fingerprint: result.record.fingerprint, createdAt: result.record.createdAt.getTime(), response: result.record.response }
+              : "reserved")
+
+          // A first reservation undone: the key is free again.
+          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 10_000), key: "fresh" }, cutoffs(0, 0))))
+          assert.strictEqual((yield* store.reserve({ ...record(owner, 10_001), key: "fresh" }, cutoffs(0, 0)))._tag, "Reserved")
+
+          yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          const unanswered = { fingerprint: "f1", createdAt: 10_000, response: undefined }
+          assert.isTrue(yield* doomed(store.complete(held(owner, 10_000), response)))
+          assert.deepStrictEqual(yield* current, unanswered)
+          assert.isTrue(yield* doomed(store.release(held(owner, 10_000))))
+          assert.deepStrictEqual(yield* current, unanswered)
+          // A take-over of the abandoned reservation undone: the first one holds the key again.
+          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 80_000), fingerprint: "f2" }, cutoffs(0, 70_000))))
+          assert.deepStrictEqual(yield* current, unanswered)
+
+          yield* store.complete(held(owner, 10_000), response)
+          // An expired answer taken over, undone: the answer is back.
+          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 90_000), fingerprint: "f2" }, cutoffs(10_001, 0))))
+          assert.deepStrictEqual(yield* current, { fingerprint: "f1", createdAt: 10_000, response })
+        }))
+
       it.effect("idempotency: purging deletes only records created before the bound", () =>
         Effect.gen(function*() {
           const store = yield* Idempotency.IdempotencyStore
