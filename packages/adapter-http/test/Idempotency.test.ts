@@ -151,4 +151,77 @@ describe("Idempotency-Key over HTTP", () => {
       const replay = yield* post(server, token, "slow", { name: "Sales" })
       assert.strictEqual(replay.body.workspace_id, done.body.workspace_id)
     }).pipe(Effect.scoped))
+
+  it.effect("an idempotent POST's body is parsed once, for its fingerprint and its payload alike; a replay parses it once too", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant()
+      const body = { name: "Parsed once", description: "d" }
+      const text = JSON.stringify(body)
+      const parse = JSON.parse
+      let parses = 0
+      JSON.parse = function(this: unknown, ...args: Parameters<typeof JSON.parse>) {
+        if (args[0] === text) parses++
+        return parse.apply(this, args)
+      } as typeof JSON.parse
+      const [first, replayed] = yield* Effect.ensuring(
+        Effect.gen(function*() {
+          const first = yield* post(server, token, "key-parse", body)
+          const firstParses = parses
+          const replayed = yield* post(server, token, "key-parse", body)
+          return [{ response: first, parses: firstParses }, { response: replayed, parses: parses - firstParses }] as const
+        }),
+        Effect.sync(() => {
+          JSON.parse = parse
+        })
+      )
+      assert.strictEqual(first.response.status, 201)
+      assert.strictEqual(first.response.body.name, "Parsed once")
+      assert.strictEqual(first.parses, 1)
+      assert.strictEqual(replayed.response.headers.get("idempotent-replayed"), "true")
+      assert.strictEqual(replayed.parses, 1)
+    }).pipe(Effect.scoped))
+
+  it.effect("with a key, a blank body is a validation failure and bad JSON is malformed, as without one; neither is kept", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant()
+      for (const [sent, code] of [["  \n", "request/invalid"], ["{\"name\":", "request/malformed-json"]] as const) {
+        const keyed = yield* post(server, token, "key-blank", sent)
+        const plain = yield* post(server, token, undefined, sent)
+        assert.strictEqual(keyed.status, 400, sent)
+        assert.strictEqual(problemCode(keyed), code, sent)
+        const { request_id: _keyedId, ...keyedProblem } = keyed.body
+        const { request_id: _plainId, ...plainProblem } = plain.body
+        assert.deepStrictEqual(keyedProblem, plainProblem, sent)
+      }
+      const valid = yield* post(server, token, "key-blank", { name: "Sales" })
+      assert.strictEqual(valid.status, 201)
+    }).pipe(Effect.scoped))
+
+  it.effect("every replay of a key answers the same stored response, each with its own request's headers", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant()
+      const first = yield* post(server, token, "key-again", { name: "Sales" })
+      const replays = [
+        yield* post(server, token, "key-again", { name: "Sales" }),
+        yield* post(server, token, "key-again", { name: "Sales" }),
+        yield* post(server, token, "key-again", { name: "Sales" })
+      ]
+      const requestIds = new Set([first, ...replays].map((r) => r.headers.get("x-request-id")))
+      assert.strictEqual(requestIds.size, 4)
+      assert.isFalse(requestIds.has(null))
+      for (const replayed of replays) {
+        assert.strictEqual(replayed.status, 201)
+        assert.strictEqual(replayed.text, first.text)
+        assert.strictEqual(replayed.headers.get("content-type"), first.headers.get("content-type"))
+        assert.strictEqual(replayed.headers.get("idempotent-replayed"), "true")
+      }
+      // The shared replay is never written into: the response the first request got is not marked, nor is a new key's.
+      assert.isNull(first.headers.get("idempotent-replayed"))
+      const other = yield* post(server, token, "key-other", { name: "Sales" })
+      assert.isNull(other.headers.get("idempotent-replayed"))
+      assert.strictEqual(yield* count(server, token), 2)
+    }).pipe(Effect.scoped))
 })

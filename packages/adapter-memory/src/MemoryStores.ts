@@ -135,37 +135,56 @@ export const workspaceStore = Effect.sync(() => {
   })
 })
 
-/** The in-memory IdempotencyStore. */
+/** The undo of a write that changed nothing. */
+const unchanged = () => {}
+
+/**
+ * The in-memory IdempotencyStore. Each write knows the record it replaces,
+ * so its undo puts that back without reading the map again; instants are
+ * compared as numbers (comparing `Date`s with `<` converts both on every
+ * call); a lost reservation's undo is shared.
+ */
 export const idempotencyStore = Effect.sync(() => {
   const records = new Map<string, IdempotencyRecord>()
+  /** How to put back what `id` held before a write (`previous`: nothing). */
+  const putBack = (id: string, previous: IdempotencyRecord | undefined) =>
+    previous === undefined ? () => void records.delete(id) : () => void records.set(id, previous)
   return Idempotency.IdempotencyStore.of({
     reserve: (record, cutoffs) =>
       write((): readonly [Idempotency.ReserveResult, () => void] => {
         const id = idempotencyKey(record.owner, record.scope, record.key)
         const existing = records.get(id)
-        const stale = existing !== undefined && (
-          existing.createdAt < cutoffs.expiredBefore ||
-          (existing.response === undefined && existing.createdAt < cutoffs.abandonedBefore)
-        )
-        if (existing !== undefined && !stale) return [{ _tag: "Existing", record: existing }, () => {}]
-        return [{ _tag: "Reserved" }, set(records, id, { ...record, response: undefined })]
+        if (existing !== undefined) {
+          const created = existing.createdAt.getTime()
+          const stale = created < cutoffs.expiredBefore.getTime() ||
+            (existing.response === undefined && created < cutoffs.abandonedBefore.getTime())
+          if (!stale) return [{ _tag: "Existing", record: existing }, unchanged]
+        }
+        records.set(id, {
+          owner: record.owner,
+          scope: record.scope,
+          key: record.key,
+          fingerprint: record.fingerprint,
+          createdAt: record.createdAt,
+          response: undefined
+        })
+        return [{ _tag: "Reserved" }, putBack(id, existing)]
       }),
     complete: (reservation, response) =>
       write(() => {
         const id = idempotencyKey(reservation.owner, reservation.scope, reservation.key)
         const existing = records.get(id)
-        return existing !== undefined && holds(existing, reservation)
-          ? [undefined, set(records, id, { ...existing, response })]
-          : [undefined, () => {}]
+        if (existing === undefined || !holds(existing, reservation)) return [undefined, unchanged]
+        records.set(id, { ...existing, response })
+        return [undefined, putBack(id, existing)]
       }),
     release: (reservation) =>
       write(() => {
         const id = idempotencyKey(reservation.owner, reservation.scope, reservation.key)
         const existing = records.get(id)
-        if (existing === undefined || !holds(existing, reservation)) return [undefined, () => {}]
-        const undo = restore(records, id)
+        if (existing === undefined || !holds(existing, reservation)) return [undefined, unchanged]
         records.delete(id)
-        return [undefined, undo]
+        return [undefined, putBack(id, existing)]
       }),
     purgeExpired: (before) =>
       write(() => {

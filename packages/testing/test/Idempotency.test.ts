@@ -130,6 +130,113 @@ describe("Idempotency.fingerprint", () => {
     }))
 })
 
+/** The canonical form as it was first written (Object.entries, a comparator, map and join): stored fingerprints were made with it. */
+const firstCanonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(firstCanonicalJson).join(",")}]`
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${firstCanonicalJson(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** The fingerprint as it was first written, for comparison. */
+const firstFingerprint = (body: string): string => {
+  let canonical = body
+  try {
+    canonical = body.trim() === "" ? "" : firstCanonicalJson(JSON.parse(body))
+  } catch {
+    // not JSON
+  }
+  return sha256(canonical)
+}
+
+/** Bodies where a canonical form could go wrong: key order, escapes, astral and lone surrogates, `__proto__`, numbers JSON cannot keep. */
+const trickyBodies = [
+  "",
+  " \n\t",
+  "\u00a0",
+  "{",
+  "not json",
+  "{name: 'x'}",
+  "null",
+  "true",
+  "0",
+  "-0",
+  "1e400",
+  "-1e-400",
+  "12345678901234567890123",
+  "0.1",
+  "\"\"",
+  "\"a\\\"b\\\\c\\u0000\\u001f\\u2028\"",
+  "[]",
+  "{}",
+  "[[],{},[{}],null,1,\"x\"]",
+  "{\"b\":1,\"a\":2,\"A\":3,\"_\":4,\"aa\":5,\"\":6}",
+  "{\"10\":1,\"9\":2,\"1\":3,\"01\":4,\"x\":5}",
+  "{\"\u00e9\":1,\"e\":2,\"\\ud83d\\ude00\":3,\"\\uffff\":4,\"\\ud800\":5}",
+  "{\"__proto__\":{\"polluted\":true},\"constructor\":1,\"toString\":2}",
+  "{\"a\":1,\"a\":2}",
+  "{\"k\\\"q\":\"v\\n\",\"nested\":{\"z\":[1,{\"y\":null,\"x\":[true,false]}],\"a\":{}}}",
+  JSON.stringify({ name: "Bench workspace", description: "Created by bench/http" }),
+  JSON.stringify({ description: "Created by bench/http", name: "Bench workspace" }, null, 2)
+]
+
+describe("Idempotency.canonicalJson and fingerprintParsed", () => {
+  it("canonicalJson writes exactly the first definition's form", () => {
+    for (const body of trickyBodies) {
+      let value: unknown
+      try {
+        value = JSON.parse(body)
+      } catch {
+        continue
+      }
+      assert.strictEqual(Idempotency.canonicalJson(value), firstCanonicalJson(value), body)
+    }
+    // Deep and wide values too (many keys: the sort, not the insertion order, decides).
+    const wide: Record<string, unknown> = {}
+    for (let i = 300; i > 0; i--) wide[`k${(i * 7919) % 1000}`] = i % 3 === 0 ? [i, { [`n${i}`]: null }] : `v${i}`
+    let deep: unknown = wide
+    for (let i = 0; i < 50; i++) deep = { [`level${i}`]: deep, [`a${i}`]: [i] }
+    assert.strictEqual(Idempotency.canonicalJson(deep), firstCanonicalJson(deep))
+  })
+
+  it.effect("fingerprint and fingerprintParsed (given the parse or its failure) are the first definition's hashes", () =>
+    Effect.gen(function*() {
+      for (const body of trickyBodies) {
+        let parsed: { readonly value: unknown } | undefined
+        try {
+          parsed = { value: JSON.parse(body) }
+        } catch {
+          parsed = undefined
+        }
+        assert.strictEqual(yield* Idempotency.fingerprint(body), firstFingerprint(body), body)
+        assert.strictEqual(yield* Idempotency.fingerprintParsed(body, parsed), firstFingerprint(body), body)
+      }
+      // A blank body needs no parse: without one it is still the empty request.
+      assert.strictEqual(yield* Idempotency.fingerprintParsed("", undefined), sha256(""))
+      assert.strictEqual(yield* Idempotency.fingerprintParsed(" \n", undefined), sha256(""))
+    }))
+})
+
+describe("Idempotency.keyProblem", () => {
+  it.effect("refuses exactly the keys validateKey refuses, with the same detail", () =>
+    Effect.gen(function*() {
+      for (const k of ["a", "~", "0199a1b2-c3d4", "x".repeat(255), "", "x".repeat(256), "has space", "cl\u00e9", "nul\u0000"]) {
+        const problem = Idempotency.keyProblem(k)
+        const validated = yield* Effect.result(Idempotency.validateKey(k))
+        if (validated._tag === "Success") {
+          assert.isUndefined(problem, k)
+        } else {
+          assert.strictEqual(problem?._tag, "IdempotencyKeyInvalid", k)
+          assert.strictEqual(problem?.detail, validated.failure.detail)
+        }
+      }
+      assert.isDefined(Idempotency.keyProblem(""))
+      assert.isUndefined(Idempotency.keyProblem("ok"))
+    }))
+})
+
 describe("Idempotency.begin", () => {
   it.effect("the first request runs; a retry while it runs is IdempotencyInProgress; another body IdempotencyKeyReused", () =>
     withStore(Effect.gen(function*() {

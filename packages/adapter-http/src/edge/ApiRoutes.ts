@@ -39,6 +39,7 @@ import {
 import { toProblem } from "./DomainProblems.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import { principalResolver } from "./Middleware.ts"
+import * as RequestBody from "./RequestBody.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 
 /** What `HttpApiBuilder.group` registers for a group, as `HttpApiBuilder.layer` reads it. */
@@ -142,15 +143,10 @@ const decodersOf = (endpoint: HttpApiEndpoint.Top, options: ReturnType<typeof sl
       const sent = mediaTypeOf(httpRequest.headers["content-type"])
       if (sent !== contentType) return Effect.succeed(HttpServerResponse.text(`Unsupported content-type: ${sent}`, { status: 415 }))
       return Effect.map(
-        HttpApiError.HttpApiSchemaError.wrap("Payload", Effect.flatMap(Effect.orDie(httpRequest.text), (text) => {
+        // The body as the idempotency middleware already parsed it, if it did: parsed once per request.
+        HttpApiError.HttpApiSchemaError.wrap("Payload", Effect.flatMap(RequestBody.json(httpRequest), ({ parsed, text }) => {
           if (text === "") return decode(nullOnEmpty ? null : undefined)
-          let json: unknown
-          try {
-            json = JSON.parse(text)
-          } catch {
-            return invalidJson()
-          }
-          return decode(json)
+          return parsed === undefined ? invalidJson() : decode(parsed.value)
         })),
         (payload) => {
           request["payload"] = payload

@@ -6,12 +6,13 @@
  */
 import { Middleware as Contract, Problems } from "@analytics/api"
 import { Caller, Errors, Idempotency, Principal, Transactor } from "@analytics/core"
-import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { toProblem } from "./DomainProblems.ts"
+import { type ProblemOf, toProblem } from "./DomainProblems.ts"
 import * as Redaction from "./Redaction.ts"
+import * as RequestBody from "./RequestBody.ts"
 import * as RequestCaller from "./RequestCaller.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 import * as SessionCookie from "./SessionCookie.ts"
@@ -137,16 +138,6 @@ export const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown)
   })
 }
 
-const isMalformedJson = (text: string): boolean => {
-  if (text.trim() === "") return false
-  try {
-    JSON.parse(text)
-    return false
-  } catch {
-    return true
-  }
-}
-
 /** Request decoding failures as `request/invalid` (every issue listed) or `request/malformed-json`. */
 export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contract.Validation, (error) =>
   Effect.gen(function*() {
@@ -157,11 +148,13 @@ export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contr
     const request = yield* HttpServerRequest.HttpServerRequest
     let input: unknown = undefined
     if (error.kind === "Payload") {
-      const text = yield* Effect.orDie(request.text)
-      if (isMalformedJson(text)) {
+      // The parse the decoder made (or the idempotency middleware before it), not another one.
+      const { parsed, text } = yield* RequestBody.json(request)
+      const blank = text.trim() === ""
+      if (!blank && parsed === undefined) {
         return yield* new Problems.MalformedJson({ detail: "The request body is not valid JSON" })
       }
-      input = text.trim() === "" ? undefined : JSON.parse(text)
+      input = blank ? undefined : parsed?.value
     } else if (error.kind === "Query") {
       input = Object.fromEntries(new URL(request.url, "http://localhost").searchParams)
     }
@@ -199,13 +192,31 @@ const responseToStore = (response: HttpServerResponse.HttpServerResponse): Idemp
   return { status: response.status, headers, body: text }
 }
 
-const replay = (stored: Idempotency.StoredResponse) => {
+const makeReplay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...headers } = stored.headers
   return HttpServerResponse.text(stored.body, {
     status: stored.status,
     headers: { ...headers, "idempotent-replayed": "true" },
     ...(contentType === undefined ? {} : { contentType })
   })
+}
+
+/**
+ * The replays made, by the stored response they replay. The memory store
+ * hands back the same stored object on every replay of a key, so its
+ * response (headers copied, body encoded) is built once; a response is
+ * immutable (every combinator returns a new one), so requests can share it.
+ * A store that reads a new object each time (SQL) simply misses.
+ */
+const replays = new WeakMap<Idempotency.StoredResponse, HttpServerResponse.HttpServerResponse>()
+
+/** The response that replays `stored`, marked `idempotent-replayed: true`. */
+const replay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServerResponse => {
+  const known = replays.get(stored)
+  if (known !== undefined) return known
+  const made = makeReplay(stored)
+  replays.set(stored, made)
+  return made
 }
 
 const isValidationFailure = (error: unknown) =>
@@ -222,36 +233,10 @@ export const idempotentLayer = Layer.effect(
   Effect.gen(function*() {
     const store = yield* Idempotency.IdempotencyStore
     const { transaction } = yield* Transactor.Transactor
-    const provide = Effect.provideService(Idempotency.IdempotencyStore, store)
-    return Contract.Idempotent.of((httpEffect) =>
+
+    /** What a failed handler leaves for its key: its rendered problem kept for replay, or the key released. */
+    const settleFailure = <E>(reservation: Idempotency.Reservation, exit: Exit.Failure<HttpServerResponse.HttpServerResponse, E>) =>
       Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const header = request.headers["idempotency-key"]
-        if (header === undefined) return yield* httpEffect
-        const key = yield* Effect.mapError(Idempotency.validateKey(header), toProblem)
-        const principal = yield* Principal.CurrentPrincipal
-        const owner = principal._tag === "Member" ? principal.tenantId : "operator"
-        const scope = `${request.method} ${pathOf(request.url)}`
-        const fingerprint = yield* Idempotency.fingerprint(yield* Effect.orDie(request.text))
-        const decision = yield* Effect.mapError(provide(Idempotency.begin(owner, scope, key, fingerprint)), toProblem)
-        if (decision._tag === "Replay") return replay(decision.response)
-        const reservation = decision.reservation
-
-        // Whether the handler's response went into the store with it, to release the key otherwise.
-        let kept = false
-        const exit = yield* transaction(
-          Effect.tap(httpEffect, (response) => {
-            const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
-            if (stored === undefined) return Effect.void
-            kept = true
-            return store.complete(reservation, stored)
-          })
-        ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit)
-
-        if (Exit.isSuccess(exit)) {
-          if (!kept) yield* Effect.ignore(store.release(reservation))
-          return exit.value
-        }
         // A decided failure (403, 404...) is replayed like a success; validation failures and 5xx are not kept.
         const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
         const error = failure?._tag === "Fail" ? failure.error : undefined
@@ -265,6 +250,56 @@ export const idempotentLayer = Layer.effect(
           stored === undefined ? store.release(reservation) : store.complete(reservation, stored)
         )
         return yield* exit
+      })
+
+    /**
+     * Runs the handler holding `reservation`, its response stored in its
+     * transaction; releases the key when none is kept. A success that was
+     * kept (the usual first sight) takes no further step.
+     */
+    const run = <E, R>(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, reservation: Idempotency.Reservation) =>
+      Effect.suspend(() => {
+        // Whether the handler's response went into the store with it, to release the key otherwise.
+        let kept = false
+        return Effect.flatMap(
+          transaction(
+            Effect.tap(httpEffect, (response) => {
+              const stored = Idempotency.isStorable(response.status) ? responseToStore(response) : undefined
+              if (stored === undefined) return Effect.void
+              kept = true
+              return store.complete(reservation, stored)
+            })
+          ).pipe(Effect.mapError((e) => (e instanceof Errors.StoreError ? toProblem(e) : e)), Effect.exit),
+          (exit) =>
+            Exit.isFailure(exit)
+              ? settleFailure(reservation, exit)
+              : kept
+              ? exit
+              : Effect.as(Effect.ignore(store.release(reservation)), exit.value)
+        )
+      })
+
+    return Contract.Idempotent.of((httpEffect) =>
+      // Read from the fiber's context directly: no generator, no Effect per lookup, on every POST.
+      Effect.withFiber<
+        HttpServerResponse.HttpServerResponse,
+        Effect.Error<typeof httpEffect> | ProblemOf<Idempotency.IdempotencyKeyInvalid | Idempotency.IdempotencyKeyReused | Idempotency.IdempotencyInProgress | Errors.StoreError>
+      >((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const key = request.headers["idempotency-key"]
+        if (key === undefined) return httpEffect
+        const invalid = Idempotency.keyProblem(key)
+        if (invalid !== undefined) return Effect.fail(toProblem(invalid))
+        const principal = Context.getUnsafe(fiber.context, Principal.CurrentPrincipal)
+        const owner = principal._tag === "Member" ? principal.tenantId : "operator"
+        const scope = `${request.method} ${pathOf(request.url)}`
+        // The body parsed once: the payload decoder reuses this parse (`RequestBody`).
+        return Effect.flatMap(RequestBody.json(request), (body) =>
+          Effect.flatMap(Idempotency.fingerprintParsed(body.text, body.parsed), (fingerprint) =>
+            Effect.flatMap(
+              Effect.mapError(Idempotency.beginWith(store, owner, scope, key, fingerprint), toProblem),
+              (decision) => decision._tag === "Replay" ? Effect.succeed(replay(decision.response)) : run(httpEffect, decision.reservation)
+            )))
       }))
   })
 )

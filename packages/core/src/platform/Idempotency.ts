@@ -91,21 +91,50 @@ export class IdempotencyInProgress extends Data.TaggedError("IdempotencyInProgre
   readonly code = "idempotency/in-progress" as const
 }
 
-/** Checks a key: 1 to 255 printable ASCII characters. */
-export const validateKey = (key: string): Effect.Effect<string, IdempotencyKeyInvalid> =>
-  key.length === 0 || key.length > maxKeyLength
-    ? Effect.fail(new IdempotencyKeyInvalid({ detail: `The key must be 1 to ${maxKeyLength} characters` }))
-    : /^[\x21-\x7e]+$/.test(key)
-    ? Effect.succeed(key)
-    : Effect.fail(new IdempotencyKeyInvalid({ detail: "The key must be printable ASCII without spaces" }))
+const printableAscii = /^[\x21-\x7e]+$/
 
-const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+/**
+ * Why a key is refused, or `undefined` when it is 1 to 255 printable ASCII
+ * characters: `validateKey` without an Effect, for the request path.
+ */
+export const keyProblem = (key: string): IdempotencyKeyInvalid | undefined =>
+  key.length === 0 || key.length > maxKeyLength
+    ? new IdempotencyKeyInvalid({ detail: `The key must be 1 to ${maxKeyLength} characters` })
+    : printableAscii.test(key)
+    ? undefined
+    : new IdempotencyKeyInvalid({ detail: "The key must be printable ASCII without spaces" })
+
+/** Checks a key: 1 to 255 printable ASCII characters. */
+export const validateKey = (key: string): Effect.Effect<string, IdempotencyKeyInvalid> => {
+  const problem = keyProblem(key)
+  return problem === undefined ? Effect.succeed(key) : Effect.fail(problem)
+}
+
+/**
+ * The canonical JSON of a parsed value: object keys sorted (by UTF-16 code
+ * units, as `Array.prototype.sort` compares strings), no white space,
+ * primitives as `JSON.stringify` writes them. Built by concatenation rather
+ * than through `Object.entries`/`map`/`join`: it runs on every idempotent
+ * POST, and the stored fingerprints depend on this exact form.
+ */
+export const canonicalJson = (value: unknown): string => {
+  if (value === null || typeof value !== "object") return JSON.stringify(value)
+  if (Array.isArray(value)) {
+    let out = "["
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ","
+      out += canonicalJson(value[i])
+    }
+    return out + "]"
   }
-  return JSON.stringify(value)
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record).sort()
+  let out = "{"
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ","
+    out += JSON.stringify(keys[i]) + ":" + canonicalJson(record[keys[i]])
+  }
+  return out + "}"
 }
 
 /**
@@ -113,19 +142,31 @@ const canonicalJson = (value: unknown): string => {
  * order and white space do not matter), or of the raw text when not JSON.
  */
 export const fingerprint = (body: string): Effect.Effect<string> => {
-  let canonical = body
+  let parsed: { readonly value: unknown } | undefined
   try {
-    canonical = body.trim() === "" ? "" : canonicalJson(JSON.parse(body))
+    parsed = body.trim() === "" ? undefined : { value: JSON.parse(body) }
   } catch {
     // not JSON: the raw text is the request
   }
-  return sha256Hex(canonical)
+  return fingerprintParsed(body, parsed)
 }
+
+/**
+ * `fingerprint(body)` for a body the caller already parsed, so a request's
+ * body is parsed once (the payload decoder reuses the parse): `parsed` is
+ * `JSON.parse(body)`'s result, or `undefined` when it threw. A blank body
+ * needs no parse.
+ */
+export const fingerprintParsed = (body: string, parsed: { readonly value: unknown } | undefined): Effect.Effect<string> =>
+  sha256Hex(body.trim() === "" ? "" : parsed === undefined ? body : canonicalJson(parsed.value))
 
 /** What to do with a request, given what the store already holds for its key. */
 export type Decision =
   | { readonly _tag: "Run"; readonly reservation: Reservation }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
+
+const retentionMillis = Duration.toMillis(retention)
+const inFlightTimeoutMillis = Duration.toMillis(inFlightTimeout)
 
 /**
  * Reserves the key for a request, or decides from the existing record:
@@ -137,22 +178,34 @@ export const begin = (
   key: string,
   requestFingerprint: string
 ): Effect.Effect<Decision, IdempotencyKeyReused | IdempotencyInProgress | StoreError, IdempotencyStore> =>
-  Effect.gen(function*() {
-    const store = yield* IdempotencyStore
-    const now = yield* Clock.currentTimeMillis
-    const reservation: Reservation = { owner, scope, key, createdAt: new Date(now) }
-    const result = yield* store.reserve(
-      { ...reservation, fingerprint: requestFingerprint },
-      {
-        expiredBefore: new Date(now - Duration.toMillis(retention)),
-        abandonedBefore: new Date(now - Duration.toMillis(inFlightTimeout))
+  Effect.flatMap(IdempotencyStore, (store) => beginWith(store, owner, scope, key, requestFingerprint))
+
+/**
+ * `begin` on a store the caller holds (the HTTP middleware resolves it once,
+ * not per request): one reserve, then the decision from its answer.
+ */
+export const beginWith = (
+  store: IdempotencyStore["Service"],
+  owner: string,
+  scope: string,
+  key: string,
+  requestFingerprint: string
+): Effect.Effect<Decision, IdempotencyKeyReused | IdempotencyInProgress | StoreError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const createdAt = new Date(now)
+    return Effect.flatMap(
+      store.reserve(
+        { owner, scope, key, fingerprint: requestFingerprint, createdAt },
+        { expiredBefore: new Date(now - retentionMillis), abandonedBefore: new Date(now - inFlightTimeoutMillis) }
+      ),
+      (result): Effect.Effect<Decision, IdempotencyKeyReused | IdempotencyInProgress> => {
+        if (result._tag === "Reserved") return Effect.succeed({ _tag: "Run", reservation: { owner, scope, key, createdAt } })
+        const record = result.record
+        if (record.fingerprint !== requestFingerprint) return Effect.fail(new IdempotencyKeyReused())
+        if (record.response === undefined) return Effect.fail(new IdempotencyInProgress())
+        return Effect.succeed({ _tag: "Replay", response: record.response })
       }
     )
-    if (result._tag === "Reserved") return { _tag: "Run", reservation } as const
-    const record = result.record
-    if (record.fingerprint !== requestFingerprint) return yield* new IdempotencyKeyReused()
-    if (record.response === undefined) return yield* new IdempotencyInProgress()
-    return { _tag: "Replay", response: record.response } as const
   })
 
 /** Deletes the records past their retention; the host runs it periodically. */

@@ -284,6 +284,65 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           assert.deepStrictEqual(replay._tag === "Existing" ? replay.record.response : undefined, response)
         }))
 
+      it.effect("idempotency: an answered record is handed back whole until it expires, then taken over", () =>
+        Effect.gen(function*() {
+          const store = yield* Idempotency.IdempotencyStore
+          const owner = yield* Ids.uuidv7
+          const answered = { status: 422, headers: { "content-type": "application/problem+json", "x-a": "1" }, body: "{\"code\":\"x\"}" }
+          yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          yield* store.complete(held(owner, 10_000), answered)
+          // Past the in-flight timeout: an answered record is not abandoned.
+          const replay = yield* store.reserve({ ...record(owner, 90_000), fingerprint: "f2" }, cutoffs(9_999, 80_000))
+          assert.strictEqual(replay._tag, "Existing")
+          if (replay._tag === "Existing") {
+            assert.deepStrictEqual(
+              { ...replay.record, createdAt: replay.record.createdAt.getTime() },
+              { owner, scope, key: "key-1", fingerprint: "f1", createdAt: 10_000, response: answered }
+            )
+          }
+          // Expired: taken over, unanswered, by the new fingerprint.
+          assert.strictEqual((yield* store.reserve({ ...record(owner, 90_001), fingerprint: "f2" }, cutoffs(10_001, 0)))._tag, "Reserved")
+          const current = yield* store.reserve(record(owner, 90_002), cutoffs(0, 0))
+          assert.strictEqual(current._tag, "Existing")
+          if (current._tag === "Existing") {
+            assert.strictEqual(current.record.fingerprint, "f2")
+            assert.strictEqual(current.record.createdAt.getTime(), 90_001)
+            assert.strictEqual(current.record.response, undefined)
+          }
+        }))
+
+      it.effect("idempotency: a reserve, complete or release in a failed transaction is undone", () =>
+        Effect.gen(function*() {
+          const store = yield* Idempotency.IdempotencyStore
+          const { transaction } = yield* Transactor.Transactor
+          const owner = yield* Ids.uuidv7
+          const doomed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+            transaction(Effect.andThen(effect, new Boom())).pipe(Effect.exit, Effect.map(Exit.isFailure))
+          const current = Effect.map(store.reserve(record(owner, 99_000), cutoffs(0, 0)), (result) =>
+            result._tag === "Existing"
+              ? { fingerprint: result.record.fingerprint, createdAt: result.record.createdAt.getTime(), response: result.record.response }
+              : "reserved")
+
+          // A first reservation undone: the key is free again.
+          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 10_000), key: "fresh" }, cutoffs(0, 0))))
+          assert.strictEqual((yield* store.reserve({ ...record(owner, 10_001), key: "fresh" }, cutoffs(0, 0)))._tag, "Reserved")
+
+          yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
+          const unanswered = { fingerprint: "f1", createdAt: 10_000, response: undefined }
+          assert.isTrue(yield* doomed(store.complete(held(owner, 10_000), response)))
+          assert.deepStrictEqual(yield* current, unanswered)
+          assert.isTrue(yield* doomed(store.release(held(owner, 10_000))))
+          assert.deepStrictEqual(yield* current, unanswered)
+          // A take-over of the abandoned reservation undone: the first one holds the key again.
+          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 80_000), fingerprint: "f2" }, cutoffs(0, 70_000))))
+          assert.deepStrictEqual(yield* current, unanswered)
+
+          yield* store.complete(held(owner, 10_000), response)
+          // An expired answer taken over, undone: the answer is back.
+          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 90_000), fingerprint: "f2" }, cutoffs(10_001, 0))))
+          assert.deepStrictEqual(yield* current, { fingerprint: "f1", createdAt: 10_000, response })
+        }))
+
       it.effect("idempotency: purging deletes only records created before the bound", () =>
         Effect.gen(function*() {
           const store = yield* Idempotency.IdempotencyStore
