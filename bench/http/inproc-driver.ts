@@ -45,6 +45,9 @@ const call = (server: Http.Server, method: string, url: string, headers: Record<
       request.headers["content-length"] = String(Buffer.byteLength(body))
       request.push(body)
     }
+    // As Node's parser does once the message is in: marked complete, then ended (a reader that checks `complete`,
+    // as Effect's body stream does, would otherwise take the end for a premature close).
+    request.complete = true
     request.push(null)
     const response = new Http.ServerResponse(request)
     const chunks: Array<string> = []

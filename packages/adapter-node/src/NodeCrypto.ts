@@ -66,7 +66,10 @@ export const primitives: Crypto.Primitives = {
             const decipher = NodeCryptoModule.createDecipheriv("aes-256-gcm", key, bytes.subarray(header.length, start), options)
               .setAAD(header)
               .setAuthTag(bytes.subarray(end))
-            return decipher.update(bytes.subarray(start, end), undefined, "utf8") + decipher.final("utf8")
+            const plain = decipher.update(bytes.subarray(start, end))
+            decipher.final()
+            // Decoded once the tag is verified; a string output would make Node build a StringDecoder per opening.
+            return plain.toString("utf8")
           } catch {
             // A wrong tag: not sealed with this key and header.
             return undefined

@@ -72,7 +72,18 @@ export class CursorMismatch extends Data.TaggedError("CursorMismatch")<{}> {
 /** Any reason a cursor is refused. */
 export type CursorError = CursorInvalid | CursorExpired | CursorMismatch
 
-const decodePayload = Schema.decodeUnknownResult(Schema.fromJsonString(CursorPayload))
+const isPayload = Schema.is(CursorPayload)
+
+/** The payload a cursor's text holds, or `undefined` (the payload is a plain struct: checking it is decoding it, without running a parser fiber per page). */
+const payloadOf = (json: string): CursorPayload | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(json)
+  } catch {
+    return undefined
+  }
+  return isPayload(value) ? value : undefined
+}
 
 /** The first byte of a sealed cursor: its format (the payload's `v` repeats it, sealed). */
 export const formatByte = 2
@@ -114,10 +125,8 @@ export const makeCodec = (secret: Uint8Array): Effect.Effect<CursorCodecShape> =
     const lifetime = Duration.toMillis(cursorLifetime)
     /** The payload of an opened cursor's text, checked against its binding and age at `now`. */
     const check = (json: string | undefined, binding: CursorBinding, now: number): Effect.Effect<CursorPayload, CursorError> => {
-      if (json === undefined) return Effect.fail(new CursorInvalid())
-      const payload = decodePayload(json)
-      if (Result.isFailure(payload)) return Effect.fail(new CursorInvalid())
-      const p = payload.success
+      const p = json === undefined ? undefined : payloadOf(json)
+      if (p === undefined) return Effect.fail(new CursorInvalid())
       if (p.e !== binding.endpoint || p.q !== binding.query || p.n !== binding.tenant) return Effect.fail(new CursorMismatch())
       if (now - p.t > lifetime) return Effect.fail(new CursorExpired({ issuedAt: new Date(p.t) }))
       return Effect.succeed(p)
