@@ -50,27 +50,39 @@ const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(
 const periodSeconds = (rule: RateLimit.Rule) =>
   Math.round((rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis) / 1000)
 
-/** What a quota's headers repeat on every response: its header names and its policy, prepared once per quota and limit. */
+/** What a quota's headers repeat on every response: its header names, its limit as text and its policy. */
 interface QuotaHeaders {
   readonly limit: number
+  readonly limitText: string
   readonly limitName: string
   readonly remainingName: string
   readonly resetName: string
   readonly policy: string
 }
-const quotaHeaders = new WeakMap<RateLimit.Quota, QuotaHeaders>()
-const prepared = (quota: RateLimit.Quota, limit: number): QuotaHeaders => {
-  const known = quotaHeaders.get(quota)
-  if (known !== undefined && known.limit === limit) return known
+const quotaHeaders = (quota: RateLimit.Quota, limit: number): QuotaHeaders => {
   const name = capitalized(quota.name)
-  const made = {
+  return {
     limit,
+    limitText: String(limit),
     limitName: `x-ratelimit-limit-${name}`,
     remainingName: `x-ratelimit-remaining-${name}`,
     resetName: `x-ratelimit-reset-${name}`,
     policy: `"${quota.name}";q=${limit};w=${periodSeconds(quota.rule)}`
   }
-  quotaHeaders.set(quota, made)
+}
+
+/** The prepared headers of a set of quotas (kept per tenant and class by `makeTenantQuotas`), and their policies joined. */
+interface QuotasHeaders {
+  readonly quotas: ReadonlyArray<QuotaHeaders>
+  readonly policy: string
+}
+const prepared = new WeakMap<ReadonlyArray<RateLimit.Quota>, QuotasHeaders>()
+const preparedFor = (quotas: ReadonlyArray<RateLimit.Quota>, decision: RateLimit.Decision): QuotasHeaders => {
+  const known = prepared.get(quotas)
+  if (known !== undefined && known.quotas.every((q, i) => q.limit === decision.statuses[i].limit)) return known
+  const each = quotas.map((quota, i) => quotaHeaders(quota, decision.statuses[i].limit))
+  const made = { quotas: each, policy: each.map((q) => q.policy).join(", ") }
+  prepared.set(quotas, made)
   return made
 }
 
@@ -78,26 +90,27 @@ const prepared = (quota: RateLimit.Quota, limit: number): QuotaHeaders => {
  * The headers of decision 0009 (`X-RateLimit-Limit-Burst`... for the quotas
  * named `burst` and `sustained`), and the IETF draft's `RateLimit-Policy`
  * and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) naming each quota.
+ * Names, limits and policies are prepared once per set of quotas: only the
+ * counts and times are written per response.
  */
 export const headers = (
   quotas: ReadonlyArray<RateLimit.Quota>,
   decision: RateLimit.Decision,
   now: number
 ): Record<string, string> => {
+  const ready = preparedFor(quotas, decision)
   const result: Record<string, string> = {}
-  const policies: Array<string> = []
-  const states: Array<string> = []
-  quotas.forEach((quota, i) => {
+  let states = ""
+  for (let i = 0; i < quotas.length; i++) {
     const status = decision.statuses[i]
-    const names = prepared(quota, status.limit)
-    result[names.limitName] = String(status.limit)
+    const names = ready.quotas[i]
+    result[names.limitName] = names.limitText
     result[names.remainingName] = String(status.remaining)
     result[names.resetName] = IsoTime.format(status.resetAt)
-    policies.push(names.policy)
-    states.push(`"${quota.name}";r=${status.remaining};t=${secondsUntil(status.resetAt, now)}`)
-  })
-  result["ratelimit-policy"] = policies.join(", ")
-  result["ratelimit"] = states.join(", ")
+    states += `${i === 0 ? "" : ", "}"${quotas[i].name}";r=${status.remaining};t=${secondsUntil(status.resetAt, now)}`
+  }
+  result["ratelimit-policy"] = ready.policy
+  result["ratelimit"] = states
   return result
 }
 
