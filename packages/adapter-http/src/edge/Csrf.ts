@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Sessions } from "@analytics/core"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { problemResponse } from "./LastLineProblems.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
@@ -54,17 +54,18 @@ export const middleware = (publicBaseUrl: string | undefined) => {
   return <E, R>(
     httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (!unsafe.has(request.method)) return yield* httpApp
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      // Safe methods, most requests, pass in this one step.
+      if (!unsafe.has(request.method)) return httpApp
       if (request.method === "POST" && signInPaths.has(pathOf(request.url))) {
-        return sameOrigin(request.headers, origin) ? yield* httpApp : refusal()
+        return sameOrigin(request.headers, origin) ? httpApp : Effect.succeed(refusal())
       }
-      const resolved = yield* Effect.serviceOption(ResolvedCaller)
-      if (resolved._tag === "None" || resolved.value.via === "token") return yield* httpApp
+      const resolved = Context.getOrUndefined(fiber.context, ResolvedCaller)
+      if (resolved === undefined || resolved.via === "token") return httpApp
       const sent = request.headers["x-csrf-token"] ?? ""
       const matches = (expected: string | undefined) => expected !== undefined && expected !== "" && Sessions.constantTimeEquals(sent, expected)
-      const ok = sameOrigin(request.headers, origin) && (matches(resolved.value.csrfToken) || matches(resolved.value.previousCsrfToken))
-      return ok ? yield* httpApp : refusal()
+      const ok = sameOrigin(request.headers, origin) && (matches(resolved.csrfToken) || matches(resolved.previousCsrfToken))
+      return ok ? httpApp : Effect.succeed(refusal())
     })
 }

@@ -6,25 +6,21 @@
  */
 import { Clock, Effect, Schema, SchemaTransformation } from "effect"
 
-const hex = (bytes: Uint8Array): string => {
-  let out = ""
-  for (const byte of bytes) out += byte.toString(16).padStart(2, "0")
-  return out
-}
+/** Each byte's two lowercase hex digits. */
+const hexPairs = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
 
-/** Formats a UUIDv7 from a millisecond timestamp and 10 random bytes. */
+/** Formats a UUIDv7 from a millisecond timestamp and 10 random bytes (every created record gets one: written by table lookups). */
 export const uuidv7From = (millis: number, random: Uint8Array): string => {
-  const bytes = new Uint8Array(16)
   let ts = millis
-  for (let i = 5; i >= 0; i--) {
-    bytes[i] = ts % 256
+  let time = ""
+  for (let i = 0; i < 6; i++) {
+    time = hexPairs[ts % 256]! + time
     ts = Math.floor(ts / 256)
   }
-  bytes.set(random.subarray(0, 10), 6)
-  bytes[6] = (bytes[6] & 0x0f) | 0x70
-  bytes[8] = (bytes[8] & 0x3f) | 0x80
-  const h = hex(bytes)
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+  const h = (i: number) => hexPairs[random[i]!]!
+  const version = hexPairs[(random[0]! & 0x0f) | 0x70]!
+  const variant = hexPairs[(random[2]! & 0x3f) | 0x80]!
+  return `${time.slice(0, 8)}-${time.slice(8)}-${version}${h(1)}-${variant}${h(3)}-${h(4)}${h(5)}${h(6)}${h(7)}${h(8)}${h(9)}`
 }
 
 /** Random bytes drawn at once and handed out in slices, each byte once (as Node's `randomUUID` keeps a batch). */
