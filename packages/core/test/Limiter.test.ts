@@ -1,4 +1,5 @@
 import { Limiter, RateLimit, RateLimitStore } from "@analytics/core"
+import { rateLimitRuleArb } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -19,18 +20,9 @@ const effectfulOnly = (): RateLimitStore.RateLimitStore["Service"] => {
   return store
 }
 
-const ruleArb: fc.Arbitrary<RateLimit.Rule> = fc.oneof(
-  fc.record({ capacity: fc.integer({ min: 1, max: 6 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) })
-    .map(({ capacity, fillMillis }) => RateLimit.bucket(capacity, fillMillis)),
-  fc.record({ limit: fc.integer({ min: 1, max: 12 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
-    .map(({ limit, windowMillis }) => RateLimit.window(limit, windowMillis)),
-  fc.record({ limit: fc.integer({ min: 1, max: 8 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
-    .map(({ limit, windowMillis }) => RateLimit.log(limit, windowMillis))
-)
-
 /** Three rules, and requests on subsets of them, most a few ms apart, some minutes apart (past the memory store's sweep). */
 const runArb = fc.record({
-  rules: fc.array(ruleArb, { minLength: 3, maxLength: 3 }),
+  rules: fc.array(rateLimitRuleArb, { minLength: 3, maxLength: 3 }),
   steps: fc.array(
     fc.record({
       gap: fc.oneof(fc.integer({ min: 0, max: 800 }), fc.integer({ min: 0, max: 130_000 })),

@@ -10,7 +10,7 @@
  */
 export { analyticsEngineContract, type EngineCapabilities } from "./contracts/AnalyticsEngineContract.ts"
 export { blobStoreContract } from "./contracts/BlobStoreContract.ts"
-export { rateLimitStoreContract } from "./contracts/RateLimitStoreContract.ts"
+export { rateLimitStoreContract, ruleArb as rateLimitRuleArb } from "./contracts/RateLimitStoreContract.ts"
 export { storeContract } from "./contracts/StoreContract.ts"
 export { readCsv } from "./Csv.ts"
 export { eventually, type Polling, until } from "./Eventually.ts"

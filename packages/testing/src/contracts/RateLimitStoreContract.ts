@@ -15,7 +15,8 @@ import * as fc from "fast-check"
 /** A fresh key prefix, so runs on one shared database or Redis never meet. */
 const freshPrefix = Effect.map(Ids.uuidv7, (id) => `contract:${id}`)
 
-const ruleArb: fc.Arbitrary<RateLimit.Rule> = fc.oneof(
+/** Rules of every kind (bucket, sliding window, sliding log), small enough that runs of a few dozen requests meet their limits. */
+export const ruleArb: fc.Arbitrary<RateLimit.Rule> = fc.oneof(
   fc.record({ capacity: fc.integer({ min: 1, max: 6 }), fillMillis: fc.integer({ min: 1_000, max: 20_000 }) })
     .map(({ capacity, fillMillis }) => RateLimit.bucket(capacity, fillMillis)),
   fc.record({ limit: fc.integer({ min: 1, max: 12 }), windowMillis: fc.integer({ min: 2_000, max: 60_000 }) })
