@@ -260,7 +260,7 @@ export const make = (
               : Effect.succeed(HttpServerResponse.setHeaders(response, headers(quotas, decision, now))))
         }
         return Clock.clockWith((clock) => {
-          // An in-process store decides in this step (issue 24), at the instant the headers are written for.
+          // An in-process store decides in this step (decision 0008), at the instant the headers are written for.
           const now = clock.currentTimeMillisUnsafe()
           const decided = limiter.decideNow(quotas, now)
           if (decided !== undefined) return answer(decided, now)

@@ -75,7 +75,7 @@ export const layerTokens = (options: {
       const operatorHash = Option.isSome(options.operatorToken)
         ? yield* ApiToken.hash(Redacted.value(options.operatorToken.value))
         : undefined
-      // The per-request hit path (issue 24): a plain Map answers a remembered token in one step; the cache below shares
+      // The per-request hit path (decision 0008): a plain Map answers a remembered token in one step; the cache below shares
       // the lookups of a miss. Keyed by the token's hash, like the cache and the store: raw tokens are kept nowhere
       // beyond a request, so a heap dump shows no usable credential, and the hash costs about a microsecond.
       const remembered = HitPath.make<string, Verified>(cacheCapacity)

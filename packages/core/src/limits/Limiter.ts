@@ -35,7 +35,7 @@ export class Limiter extends Context.Service<Limiter, {
    * Decides one request against `quotas` at `now` (epoch ms) in one
    * synchronous step when the store keeps its states in this process
    * (`RateLimitStore.consumeNow`): the same decision as `decide`, without an
-   * effect per request (issue 24). `undefined` when the store is shared;
+   * effect per request (decision 0008). `undefined` when the store is shared;
    * the caller then uses `decide`.
    */
   readonly decideNow: (quotas: ReadonlyArray<RateLimit.Quota>, now: number) => RateLimit.Decision | undefined

@@ -26,7 +26,7 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
   /**
    * `consume`, synchronously, for a store in this process's memory: the
    * edge decides every request, and one step costs less than an effect per
-   * request (issue 24). A store over a network has none; the Limiter then
+   * request (decision 0008). A store over a network has none; the Limiter then
    * uses `consume`. It must decide exactly like `consume`.
    */
   readonly consumeNow?: ((quotas: ReadonlyArray<RateLimit.Quota>, now: number) => RateLimit.Decision) | undefined

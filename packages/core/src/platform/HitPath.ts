@@ -1,5 +1,5 @@
 /**
- * A synchronous hit path in front of an Effect `Cache` (issue 24). Every
+ * A synchronous hit path in front of an Effect `Cache` (decision 0008). Every
  * request reads the principal and tenant caches; an Effect `Cache` hit
  * hashes its key several times and runs several effects, a plain `Map`
  * answers in one lookup. The Effect `Cache` stays behind it for misses,

@@ -28,7 +28,7 @@ export class TenantCache extends Context.Service<TenantCache, {
     TenantCache,
     Effect.gen(function*() {
       const store = yield* TenantStore
-      // The per-request hit path (issue 24): every authenticated request reads its tenant, and a plain Map answers
+      // The per-request hit path (decision 0008): every authenticated request reads its tenant, and a plain Map answers
       // in one step where the cache runs several; the cache still shares the lookups of a miss.
       const hits = HitPath.make<TenantId, Tenant>(cacheCapacity)
       const cache = yield* Cache.makeWith((tenantId: TenantId) => HitPath.answer(hits, cacheMillis, store.findTenant(tenantId)), {
