@@ -3,7 +3,7 @@
  * everything the next page needs (decision 0003).
  *
  * A cursor is one unpadded base64url string: a format byte, a 96-bit nonce
- * and the payload sealed with AES-256-GCM (Web Crypto), so its content is
+ * and the payload sealed with AES-256-GCM (the `Crypto` port), so its content is
  * neither readable nor alterable. The payload binds the endpoint, the whole
  * query string (`limit` included) and the tenant, and holds the sort, the
  * keyset position (sort value and primary key, so deletions never cause
