@@ -6,25 +6,9 @@
  *
  * @since 0.1.0
  */
-import { Crypto } from "@analytics/core"
+import { Crypto, Ids } from "@analytics/core"
 import { Effect, Layer } from "effect"
 import * as NodeCryptoModule from "node:crypto"
-
-/**
- * Nonces cut from 4 KiB of random bytes drawn at once, each byte used once:
- * Node's `randomBytes` costs a call into OpenSSL's generator per nonce,
- * several microseconds on every list page.
- */
-const noncePool = { bytes: Buffer.alloc(0), offset: 0 }
-const nonce = (length: number): Buffer => {
-  if (noncePool.offset + length > noncePool.bytes.length) {
-    noncePool.bytes = NodeCryptoModule.randomFillSync(Buffer.allocUnsafe(4096))
-    noncePool.offset = 0
-  }
-  const bytes = noncePool.bytes.subarray(noncePool.offset, noncePool.offset + length)
-  noncePool.offset += length
-  return bytes
-}
 
 /** The primitives on `node:crypto`. */
 export const primitives: Crypto.Primitives = {
@@ -48,7 +32,8 @@ export const primitives: Crypto.Primitives = {
       // The token's bytes, cipher and base64url all in Node's own code: one allocation for the token's bytes.
       seal: (header, plain) =>
         Effect.sync(() => {
-          const iv = nonce(Crypto.aeadNonceLength)
+          // From core's pool of random bytes: Node's `randomBytes` per nonce calls OpenSSL's generator each time.
+          const iv = Ids.randomBytesUnsafe(Crypto.aeadNonceLength)
           const cipher = NodeCryptoModule.createCipheriv("aes-256-gcm", key, iv, options).setAAD(header)
           const body = cipher.update(plain, "utf8")
           cipher.final()

@@ -10,6 +10,7 @@
 import { Context, Effect } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Hex from "effect/encoding/Hex"
+import { randomBytesUnsafe } from "./Ids.ts"
 
 /** An HMAC-SHA256 key, prepared once for many signatures. */
 export interface HmacKey {
@@ -89,7 +90,7 @@ export const webCrypto: Primitives = {
       (key): AeadKey => ({
         seal: (header, plain) =>
           Effect.promise(async () => {
-            const nonce = globalThis.crypto.getRandomValues(new Uint8Array(aeadNonceLength))
+            const nonce = randomBytesUnsafe(aeadNonceLength)
             const sealed = new Uint8Array(
               await globalThis.crypto.subtle.encrypt(
                 { name: "AES-GCM", iv: nonce, additionalData: header as Uint8Array<ArrayBuffer> },

@@ -30,21 +30,24 @@ let poolOffset = 0
 
 /**
  * Cryptographically secure random bytes (Web Crypto, present in Node and
- * browsers). Small requests (nonces, ids: a dozen bytes on every list page)
- * are cut from a pool refilled 4 KiB at a time: one call to the system's
- * generator per few hundred requests rather than one each.
+ * browsers), synchronously, for code already running inside an effect (a
+ * platform's seal). Small requests (nonces, ids: a dozen bytes on every list
+ * page) are cut from a pool refilled 4 KiB at a time: one call to the
+ * system's generator per few hundred requests rather than one each.
  */
-export const randomBytes = (length: number): Effect.Effect<Uint8Array> =>
-  Effect.sync(() => {
-    if (length > 256) return crypto.getRandomValues(new Uint8Array(length))
-    if (poolOffset + length > pool.length) {
-      pool = crypto.getRandomValues(new Uint8Array(poolSize))
-      poolOffset = 0
-    }
-    const bytes = pool.slice(poolOffset, poolOffset + length)
-    poolOffset += length
-    return bytes
-  })
+export const randomBytesUnsafe = (length: number): Uint8Array<ArrayBuffer> => {
+  if (length > 256) return crypto.getRandomValues(new Uint8Array(length))
+  if (poolOffset + length > pool.length) {
+    pool = crypto.getRandomValues(new Uint8Array(poolSize))
+    poolOffset = 0
+  }
+  const bytes = pool.slice(poolOffset, poolOffset + length)
+  poolOffset += length
+  return bytes
+}
+
+/** Cryptographically secure random bytes, from the pool of `randomBytesUnsafe`. */
+export const randomBytes = (length: number): Effect.Effect<Uint8Array> => Effect.sync(() => randomBytesUnsafe(length))
 
 /** A new UUIDv7 stamped with the current Clock time. */
 export const uuidv7: Effect.Effect<string> = Effect.flatMap(
