@@ -150,9 +150,8 @@ const withRetryAfter = (
   response: HttpServerResponse.HttpServerResponse,
   endpointClass: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  if (response.status !== 429 || response.headers["retry-after"] !== undefined || response.body._tag !== "Uint8Array") {
-    return Effect.succeed(response)
-  }
+  // The second test repeats one of the first's, for the type checker to narrow the body.
+  if (!lacksRetryAfter(response) || response.body._tag !== "Uint8Array") return Effect.succeed(response)
   try {
     const { code, retry_after } = JSON.parse(new TextDecoder().decode(response.body.body)) as { code?: unknown; retry_after?: unknown }
     const counted = Metrics.rateLimitRejected(endpointClass, typeof code === "string" ? code : "unknown")
@@ -253,11 +252,13 @@ export const make = (
               tooManyRequests(quotas, decision, now, what)
             )
           }
+          const withLimits = (response: HttpServerResponse.HttpServerResponse) =>
+            HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
           // Most responses are not a handler's 429: their headers are set in the same step.
           return Effect.flatMap(app, (response) =>
             lacksRetryAfter(response)
-              ? Effect.map(withRetryAfter(response, endpointClass), (answered) => HttpServerResponse.setHeaders(answered, headers(quotas, decision, now)))
-              : Effect.succeed(HttpServerResponse.setHeaders(response, headers(quotas, decision, now))))
+              ? Effect.map(withRetryAfter(response, endpointClass), withLimits)
+              : Effect.succeed(withLimits(response)))
         }
         return Clock.clockWith((clock) => {
           // An in-process store decides in this step (decision 0008), at the instant the headers are written for.

@@ -92,10 +92,7 @@ export class Limiter extends Context.Service<Limiter, {
           ? Effect.succeed(decision)
           : Effect.fail(refusal(limit.code, limit.detail(decision.refusedBy ?? ""), decision.retryAfterSeconds)))
     return {
-      decide: (quotas) =>
-        consumeNow !== undefined
-          ? Clock.clockWith((clock) => Effect.succeed(consumeNow(quotas, clock.currentTimeMillisUnsafe())))
-          : Effect.flatMap(Clock.currentTimeMillis, (now) => decideAt(quotas, now)),
+      decide: (quotas) => Effect.flatMap(Clock.currentTimeMillis, (now) => decideAt(quotas, now)),
       decideNow: consumeNow === undefined ? () => undefined : consumeNow,
       enforce: (limit) => Effect.flatMap(Clock.currentTimeMillis, (now) => enforceAt(limit, now)),
       attempt: (limit, verify) =>
