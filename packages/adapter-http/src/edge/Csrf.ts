@@ -17,10 +17,9 @@
  * @since 0.1.0
  */
 import { Sessions } from "@analytics/core"
-import { Context, Effect } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { problemResponse } from "./LastLineProblems.ts"
-import { ResolvedCaller } from "./ResolvedCaller.ts"
+import type { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 
 /** The methods that change something. */
@@ -48,24 +47,27 @@ export const sameOrigin = (headers: Readonly<Record<string, string | undefined>>
   return from === undefined || from === origin
 }
 
-/** The edge middleware checking cookie-authenticated unsafe requests against `publicBaseUrl`'s origin. */
-export const middleware = (publicBaseUrl: string | undefined) => {
+/**
+ * The check of a request against `publicBaseUrl`'s origin, made once: the
+ * refusal a cookie-authenticated unsafe request (or a sign-in) gets when it
+ * does not show it comes from the console's page, `undefined` when it
+ * passes. `resolved` is the caller the edge resolved, if any.
+ */
+export const checker = (publicBaseUrl: string | undefined) => {
   const origin = publicBaseUrl === undefined ? undefined : originOf(publicBaseUrl)
-  return <E, R>(
-    httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-    Effect.withFiber((fiber) => {
-      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      // Safe methods, most requests, pass in this one step.
-      if (!unsafe.has(request.method)) return httpApp
-      if (request.method === "POST" && signInPaths.has(pathOf(request.url))) {
-        return sameOrigin(request.headers, origin) ? httpApp : Effect.succeed(refusal())
-      }
-      const resolved = Context.getOrUndefined(fiber.context, ResolvedCaller)
-      if (resolved === undefined || resolved.via === "token") return httpApp
-      const sent = request.headers["x-csrf-token"] ?? ""
-      const matches = (expected: string | undefined) => expected !== undefined && expected !== "" && Sessions.constantTimeEquals(sent, expected)
-      const ok = sameOrigin(request.headers, origin) && (matches(resolved.csrfToken) || matches(resolved.previousCsrfToken))
-      return ok ? httpApp : Effect.succeed(refusal())
-    })
+  return (
+    request: HttpServerRequest.HttpServerRequest,
+    resolved: ResolvedCaller["Service"] | undefined
+  ): HttpServerResponse.HttpServerResponse | undefined => {
+    // Safe methods, most requests, pass at once.
+    if (!unsafe.has(request.method)) return undefined
+    if (request.method === "POST" && signInPaths.has(pathOf(request.url))) {
+      return sameOrigin(request.headers, origin) ? undefined : refusal()
+    }
+    if (resolved === undefined || resolved.via === "token") return undefined
+    const sent = request.headers["x-csrf-token"] ?? ""
+    const matches = (expected: string | undefined) => expected !== undefined && expected !== "" && Sessions.constantTimeEquals(sent, expected)
+    const ok = sameOrigin(request.headers, origin) && (matches(resolved.csrfToken) || matches(resolved.previousCsrfToken))
+    return ok ? undefined : refusal()
+  }
 }

@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import type { RateLimit, Tenant } from "@analytics/core"
-import { Cause, Context, Effect, Layer, Option } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
 import { HttpMiddleware, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { HttpApi, HttpApiGroup } from "effect/http-api"
 import { IpNetwork } from "effect/net"
@@ -23,7 +23,9 @@ import { ServiceInfo } from "../ServiceInfo.ts"
 import * as Csrf from "./Csrf.ts"
 import * as LastLineProblems from "./LastLineProblems.ts"
 import * as RateLimiting from "./RateLimiting.ts"
+import type * as RequestCaller from "./RequestCaller.ts"
 import * as RequestObservability from "./RequestObservability.ts"
+import { ResolvedCaller } from "./ResolvedCaller.ts"
 
 /** How the edge treats requests. */
 export interface Options {
@@ -47,7 +49,8 @@ export interface Options {
 /** What the edge needs from its context. */
 type Requirements = Effect.Services<ReturnType<typeof make>> | HttpRouter.HttpRouter
 
-type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
+type Response = HttpServerResponse.HttpServerResponse
+type App = Effect.Effect<Response, unknown, HttpServerRequest.HttpServerRequest>
 
 const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
   cause.reasons.some((reason) =>
@@ -63,20 +66,77 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   ownBodyLimit: ((method: string, url: string) => boolean) | undefined
 ) =>
   Effect.gen(function*() {
-    const rateLimited = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits)
+    const limits = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits)
     // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
-    const csrf = Csrf.middleware(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
-    const problems = LastLineProblems.middleware(api, extraRoutes, ownBodyLimit)
+    const csrfRefusal = Csrf.checker(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
+    const lastLine = LastLineProblems.make(api, extraRoutes, ownBodyLimit)
     const classOf = RateLimiting.classifier(api)
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
     const forwarded: (app: App) => App = trustedProxies.length === 0
       ? (app) => app
       : HttpMiddleware.xForwardedHeaders({ trustedProxies }) as (app: App) => App
-    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass): (app: App) => App => {
-      const observed = RequestObservability.middleware(template)
-      const limited = rateLimited(endpointClass)
-      return (app) => observed(forwarded(limited(csrf(problems(app)))))
-    }
+
+    /**
+     * One request through the edge, in one step where it can: observed,
+     * its caller resolved, counted and decided (an in-process store decides
+     * synchronously), checked (CSRF, the body cap, a NUL in the URL), then
+     * the route, whose failures become problems; its answer gets the limit
+     * headers and the request id in one copy.
+     */
+    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass) => (app: App): App =>
+      forwarded(Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const observed = RequestObservability.observe(template, request)
+        const answered = (response: Response, headers?: Record<string, string>) =>
+          RequestObservability.answered(observed, response, fiber.context, headers)
+
+        /** The request once its caller and its count are known (`decision` absent when it is not counted). */
+        const serve = (
+          resolved: RequestCaller.Resolution | undefined,
+          counted: RateLimiting.Counted | undefined,
+          decision: RateLimit.Decision | undefined,
+          now: number
+        ): App => {
+          if (counted !== undefined && decision !== undefined && !decision.allowed) {
+            return Effect.map(RateLimiting.refused(endpointClass, counted, decision, now), answered)
+          }
+          const limitHeaders = counted === undefined ? undefined : RateLimiting.headers(counted.quotas, decision!, now)
+          const refusal = csrfRefusal(request, resolved) ?? lastLine.refusal(request)
+          if (refusal !== undefined) return Effect.succeed(answered(refusal, limitHeaders))
+          const done = (response: Response): Effect.Effect<Response> =>
+            RateLimiting.lacksRetryAfter(response)
+              ? Effect.map(RateLimiting.withRetryAfter(response, endpointClass), (r) => answered(r, limitHeaders))
+              : Effect.succeed(answered(response, limitHeaders))
+          const routed = lastLine.capped(app, request)
+          return Effect.matchCauseEffect(
+            resolved === undefined ? routed : Effect.provideService(routed, ResolvedCaller, resolved),
+            {
+              onFailure: (cause) =>
+                Effect.flatMap(lastLine.failure(cause, request), (response) => Effect.flatMap(lastLine.finish(response, request), done)),
+              onSuccess: (response) => response.status < 400 ? done(response) : Effect.flatMap(lastLine.finish(response, request), done)
+            }
+          )
+        }
+
+        const resolvedThen = (resolved: RequestCaller.Resolution | undefined) => {
+          const counted = limits.countedAs(endpointClass, resolved, request)
+          const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+          if (counted === undefined) return serve(resolved, undefined, undefined, now)
+          const decided = limits.decideNow(counted.quotas, now)
+          return decided !== undefined
+            ? serve(resolved, counted, decided, now)
+            : Effect.flatMap(limits.decide(counted.quotas), ([decision, at]) => serve(resolved, counted, decision, at))
+        }
+
+        return Effect.annotateLogs(
+          Effect.matchEffect(limits.callerOf(request), {
+            onFailure: () => Effect.succeed(answered(limits.unavailable())),
+            onSuccess: resolvedThen
+          }),
+          RequestObservability.problemMember,
+          observed.id
+        )
+      }))
     const unmatched = { read: edgeOf(RequestObservability.unmatched, "read"), write: edgeOf(RequestObservability.unmatched, "write") }
     return { edgeOf, classOf, unmatched }
   })

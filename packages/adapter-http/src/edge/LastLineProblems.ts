@@ -75,19 +75,24 @@ const bodyTooLarge = () =>
 /** A `\u0000` escape in JSON text (one not itself escaped as `\\u0000`). */
 const escapedNul = /(?:^|[^\\])(?:\\\\)*\\u0000/
 
+const nulRefusal = () => problemResponse("request/invalid", "The request holds a NUL character (U+0000), which no value may contain")
+
 /**
- * Refuses a NUL character (U+0000) anywhere in the URL or a JSON body:
- * PostgreSQL cannot store one in text, so it would fail the store (503)
- * instead of the request. One scan of text the API reads anyway.
+ * Refuses a NUL character (U+0000) in a JSON body (the URL is checked
+ * before, by `refusal`): PostgreSQL cannot store one in text, so it would
+ * fail the store (503) instead of the request. One scan of text the API
+ * reads anyway.
  */
-const refuseNul = <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const refused = () => problemResponse("request/invalid", "The request holds a NUL character (U+0000), which no value may contain")
-    if (request.url.includes("%00")) return Effect.succeed(refused())
-    if (!HttpMethod.hasBody(request.method) || !/json/i.test(request.headers["content-type"] ?? "")) return httpApp
+const refuseNulInBody = <E, R>(
+  httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+  Effect.withFiber((fiber) => {
+    // The request in context: decompression has replaced the one the edge began with.
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    if (!/json/i.test(request.headers["content-type"] ?? "")) return httpApp
     // A body that cannot be read is left to the API, which answers it (413, malformed JSON).
     return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-      text.includes("\u0000") || escapedNul.test(text) ? Effect.succeed(refused()) : httpApp)
+      text.includes("\u0000") || escapedNul.test(text) ? Effect.succeed(nulRefusal()) : httpApp)
   })
 
 const codeForStatus = (status: number): ProblemCode.ProblemCode => {
@@ -239,35 +244,42 @@ const finish = (
 }
 
 /**
- * Wraps an HTTP app so that it answers problem+json for every error and caps
- * request bodies. `extraRoutes` names routes served beside the API
- * (documentation pages) so 405 answers know them; `ownBodyLimit` picks the
- * requests whose route caps its body itself (file uploads).
+ * The edge's last line, made once: `extraRoutes` names routes served beside
+ * the API (documentation pages) so 405 answers know them; `ownBodyLimit`
+ * picks the requests whose route caps its body itself (file uploads).
  */
-export const middleware = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   extraRoutes: ReadonlyArray<readonly [string, string]> = [],
   ownBodyLimit: (method: string, url: string) => boolean = () => false
 ) => {
   const allowed = allowedMethods(api, extraRoutes)
-  return <E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.withFiber((fiber) => {
-      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const own = ownBodyLimit(request.method, request.url)
+  return {
+    /** What a request is refused before any route runs (a declared body over the cap, a NUL in the URL), or `undefined`. */
+    refusal: (request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse | undefined => {
       const length = request.headers["content-length"]
-      if (!own && length !== undefined && Number(length) > maxBodyBytes) {
-        return Effect.succeed(bodyTooLarge())
-      }
-      // Only requests that may carry a body need the cap (one context entry less on every GET).
-      // gzip and deflate bodies are accepted, capped after decompression; other codings answer 415.
-      const capped = HttpMethod.hasBody(request.method) && !own
-        ? Effect.provideService(decompress(refuseNul(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
-        : refuseNul(httpApp)
-      return capped.pipe(
-        Effect.catchCause((cause) => causeToResponse(cause, request, allowed)),
-        Effect.flatMap((response) => finish(response, request))
-      ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
-    })
+      if (length !== undefined && Number(length) > maxBodyBytes && !ownBodyLimit(request.method, request.url)) return bodyTooLarge()
+      return request.url.includes("%00") ? nulRefusal() : undefined
+    },
+    /**
+     * The route's app with the body cap: a body is read at most to the cap,
+     * gzip and deflate bodies are accepted and capped after decompression
+     * (other codings answer 415), and a JSON body holding a NUL is refused.
+     * Requests without a body get no cap (one context entry less on every GET).
+     */
+    capped: <E, R>(
+      httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+      request: HttpServerRequest.HttpServerRequest
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+      if (!HttpMethod.hasBody(request.method)) return httpApp
+      if (ownBodyLimit(request.method, request.url)) return refuseNulInBody(httpApp)
+      return Effect.provideService(decompress(refuseNulInBody(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+    },
+    /** The problem answering a failure that reached the edge (an interruption stays one). */
+    failure: (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) => causeToResponse(cause, request, allowed),
+    /** An error response as problem+json (SCIM's and HTML pages keep their format), 401s with `WWW-Authenticate`. */
+    finish
+  }
 }
 
 /**

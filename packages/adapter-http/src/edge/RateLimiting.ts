@@ -13,12 +13,11 @@
 import { Problems, RateLimitClass } from "@analytics/api"
 import { Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Option } from "effect"
-import { FindMyWay, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { FindMyWay, type HttpMethod, type HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import * as IsoTime from "./IsoTime.ts"
 import { problemResponse } from "./LastLineProblems.ts"
 import * as RequestCaller from "./RequestCaller.ts"
-import { ResolvedCaller } from "./ResolvedCaller.ts"
 import { pathOf } from "./Url.ts"
 
 /**
@@ -138,7 +137,7 @@ export const tooManyRequests = (
 }
 
 /** Whether `withRetryAfter` has anything to do: a handler's 429 problem without `Retry-After` (checked per response on the hot path). */
-const lacksRetryAfter = (response: HttpServerResponse.HttpServerResponse): boolean =>
+export const lacksRetryAfter = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.status === 429 && response.headers["retry-after"] === undefined && response.body._tag === "Uint8Array"
 
 /**
@@ -146,7 +145,7 @@ const lacksRetryAfter = (response: HttpServerResponse.HttpServerResponse): boole
  * its body (handlers answer through the contract, which sets no headers);
  * this copies it into `Retry-After`, and counts the refusal by its code.
  */
-const withRetryAfter = (
+export const withRetryAfter = (
   response: HttpServerResponse.HttpServerResponse,
   endpointClass: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
@@ -194,15 +193,21 @@ const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateL
   { name: "sustained", key: `${key}:sustained`, rule: limits.sustained }
 ]
 
+/** How one request is counted: its quotas, and what they count (the 429's wording). */
+export interface Counted {
+  readonly quotas: ReadonlyArray<RateLimit.Quota>
+  readonly what: string
+}
+
 /**
- * Builds the rate limits of the edge: given a route's class, wraps its HTTP
- * app. A tenant member's requests are counted against the tenant's limits
- * in their endpoint's class; the operator's against its own, by class;
- * `/v1` requests without a valid credential (none, an unknown token, a
- * deleted tenant's) against their client address's (the peer, or the first
- * untrusted `X-Forwarded-For` hop), whatever the class, before
- * authentication answers them. Other anonymous requests (`/healthz`,
- * shared links, which count their own views) are not counted here.
+ * Builds the rate limits of the edge. A tenant member's requests are
+ * counted against the tenant's limits in their endpoint's class; the
+ * operator's against its own, by class; `/v1` requests without a valid
+ * credential (none, an unknown token, a deleted tenant's) against their
+ * client address's (the peer, or the first untrusted `X-Forwarded-For`
+ * hop), whatever the class, before authentication answers them. Other
+ * anonymous requests (`/healthz`, shared links, which count their own
+ * views) are not counted here.
  */
 export const make = (
   // By default, the tenant's plan's, or its negotiated ones on Custom (decision 0009).
@@ -211,7 +216,6 @@ export const make = (
   limits: EdgeLimits = {}
 ) =>
   Effect.gen(function*() {
-    const callerOf = yield* RequestCaller.make
     const limiter = yield* Limiter.Limiter
     const quotasOf = RateLimit.makeTenantQuotas()
     const anonymousLimits = limits.anonymous ?? edgeLimits.anonymous
@@ -220,59 +224,35 @@ export const make = (
     const operatorQuotas = new Map<RateLimit.EndpointClass, ReadonlyArray<RateLimit.Quota>>(
       RateLimit.EndpointClass.literals.map((c) => [c, quotasUnder(`operator:${c}`, operatorLimits)])
     )
-    const unavailable = () => Effect.succeed(problemResponse("service/unavailable", "The store is unavailable; retry later"))
-    return (endpointClass: RateLimit.EndpointClass) =>
-    <E, R>(
-      httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
-      const counted = (resolved: RequestCaller.Resolution | undefined, request: HttpServerRequest.HttpServerRequest) => {
+    return {
+      /** The resolver of each request's caller (`undefined`: no valid credential). */
+      callerOf: yield* RequestCaller.make,
+      /** How a request of `endpointClass` by `resolved` is counted; `undefined` when it is not. */
+      countedAs: (
+        endpointClass: RateLimit.EndpointClass,
+        resolved: RequestCaller.Resolution | undefined,
+        request: HttpServerRequest.HttpServerRequest
+      ): Counted | undefined => {
         const tenant = resolved?.caller.tenant
-        const app = resolved === undefined ? httpApp : Effect.provideService(httpApp, ResolvedCaller, resolved)
-        let quotas: ReadonlyArray<RateLimit.Quota>
-        let what: string
-        if (tenant !== undefined) {
-          quotas = quotasOf(tenant.tenant_id, endpointClass, limitsOf(tenant))
-          what = "of this class"
-        } else if (resolved?.caller.principal._tag === "Operator") {
-          quotas = operatorQuotas.get(endpointClass)!
-          what = "of this class"
-        } else if (isApiPath(pathOf(request.url))) {
-          // No credential, an unknown one, or a tenant since deleted: the client address's quota.
-          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          quotas = quotasUnder(`client:${address}`, anonymousLimits)
-          what = "without a valid credential from this address"
-        } else {
-          return Effect.flatMap(app, (response) => withRetryAfter(response, endpointClass))
-        }
-        /** The request as decided at `now`: refused, or answered with the limit headers. */
-        const answer = (decision: RateLimit.Decision, now: number) => {
-          if (!decision.allowed) {
-            return Effect.as(
-              Metrics.rateLimitRejected(endpointClass, decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded"),
-              tooManyRequests(quotas, decision, now, what)
-            )
-          }
-          const withLimits = (response: HttpServerResponse.HttpServerResponse) =>
-            HttpServerResponse.setHeaders(response, headers(quotas, decision, now))
-          // Most responses are not a handler's 429: their headers are set in the same step.
-          return Effect.flatMap(app, (response) =>
-            lacksRetryAfter(response)
-              ? Effect.map(withRetryAfter(response, endpointClass), withLimits)
-              : Effect.succeed(withLimits(response)))
-        }
-        return Clock.clockWith((clock) => {
-          // An in-process store decides in this step (decision 0008), at the instant the headers are written for.
-          const now = clock.currentTimeMillisUnsafe()
-          const decided = limiter.decideNow(quotas, now)
-          if (decided !== undefined) return answer(decided, now)
-          // A shared store answers later: the headers count from when it has.
-          return Effect.flatMap(Effect.zip(limiter.decide(quotas), Clock.currentTimeMillis), ([decision, at]) => answer(decision, at))
-        })
-      }
-      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.matchEffect(callerOf(request), {
-          onFailure: unavailable,
-          onSuccess: (resolved) => counted(resolved, request)
-        }))
+        if (tenant !== undefined) return { quotas: quotasOf(tenant.tenant_id, endpointClass, limitsOf(tenant)), what: "of this class" }
+        if (resolved?.caller.principal._tag === "Operator") return { quotas: operatorQuotas.get(endpointClass)!, what: "of this class" }
+        if (!isApiPath(pathOf(request.url))) return undefined
+        // No credential, an unknown one, or a tenant since deleted: the client address's quota.
+        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+        return { quotas: quotasUnder(`client:${address}`, anonymousLimits), what: "without a valid credential from this address" }
+      },
+      /** An in-process store's decision at `now`, in this step (decision 0008); `undefined` from a shared store. */
+      decideNow: limiter.decideNow,
+      /** A shared store's decision, with the instant it was made at: the headers count from then. */
+      decide: (quotas: ReadonlyArray<RateLimit.Quota>) => Effect.zip(limiter.decide(quotas), Clock.currentTimeMillis),
+      /** The answer to a request whose caller could not be resolved because a store did not answer. */
+      unavailable: () => problemResponse("service/unavailable", "The store is unavailable; retry later")
     }
   })
+
+/** The 429 of a request its limits refused, counted by its code. */
+export const refused = (endpointClass: RateLimit.EndpointClass, counted: Counted, decision: RateLimit.Decision, now: number) =>
+  Effect.as(
+    Metrics.rateLimitRejected(endpointClass, decision.refusedBy === "sustained" ? "rate-limit/sustained-exceeded" : "rate-limit/burst-exceeded"),
+    tooManyRequests(counted.quotas, decision, now, counted.what)
+  )

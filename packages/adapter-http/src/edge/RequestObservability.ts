@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Metric } from "effect"
-import { FindMyWay, HttpBody, type HttpMethod, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { type Context, Metric } from "effect"
+import { FindMyWay, HttpBody, type HttpMethod, type HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { pathOf } from "./Url.ts"
@@ -96,39 +96,46 @@ const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
 
 const decoder = new TextDecoder()
 
-/** The response with the request's id in its header and, for a problem, in its body. */
-const stamped = (response: HttpServerResponse.HttpServerResponse, id: string): HttpServerResponse.HttpServerResponse => {
-  const out = HttpServerResponse.setHeader(response, header, id)
+/** A request being served, as the edge observes it: its id, its route's label and method for the metrics, when it arrived. */
+export interface Observed {
+  readonly id: string
+  readonly route: string
+  readonly method: string
+  readonly started: number
+}
+
+/** Starts observing a request of `route` (its template): its id is the one it came with when sane, else a new one. */
+export const observe = (route: string, request: HttpServerRequest.HttpServerRequest): Observed => ({
+  id: idOf(request.headers[header]),
+  route,
+  method: knownMethods.has(request.method) ? request.method : "OTHER",
+  started: performance.now()
+})
+
+/**
+ * The response of an observed request, counted and timed under its route,
+ * with its id in the `X-Request-Id` header and, for a problem, in its body;
+ * `headers` (the rate limits') are set in the same copy. A request the
+ * client abandoned never gets here: it is neither counted nor timed.
+ */
+export const answered = (
+  observed: Observed,
+  response: HttpServerResponse.HttpServerResponse,
+  context: Context.Context<never>,
+  headers?: Record<string, string>
+): HttpServerResponse.HttpServerResponse => {
+  const series = seriesOf(observed.method, observed.route, response.status)
+  series.requests.updateUnsafe(1, context)
+  series.duration.updateUnsafe((performance.now() - observed.started) / 1000, context)
+  const out = headers === undefined
+    ? HttpServerResponse.setHeader(response, header, observed.id)
+    : HttpServerResponse.setHeaders(response, { ...headers, [header]: observed.id })
   if (response.status < 400 || !isProblem(response) || response.body._tag !== "Uint8Array") return out
   try {
     const problem: unknown = JSON.parse(decoder.decode(response.body.body))
     if (typeof problem !== "object" || problem === null || Array.isArray(problem)) return out
-    return HttpServerResponse.setBody(out, HttpBody.jsonUnsafe({ ...problem, [problemMember]: id }, response.body.contentType))
+    return HttpServerResponse.setBody(out, HttpBody.jsonUnsafe({ ...problem, [problemMember]: observed.id }, response.body.contentType))
   } catch {
     return out
   }
 }
-
-/**
- * Wraps a route's app: gives the request its id (response header, problem
- * bodies, log annotation `request_id`) and counts and times it under
- * `route`, its template. A request the client abandoned is neither counted
- * nor timed.
- */
-export const middleware = (route: string) =>
-<E, R>(httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.withFiber((fiber) => {
-    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-    const id = idOf(request.headers[header])
-    const started = performance.now()
-    return httpApp.pipe(
-      Effect.annotateLogs(problemMember, id),
-      Effect.map((response) => {
-        const method = knownMethods.has(request.method) ? request.method : "OTHER"
-        const series = seriesOf(method, route, response.status)
-        series.requests.updateUnsafe(1, fiber.context)
-        series.duration.updateUnsafe((performance.now() - started) / 1000, fiber.context)
-        return stamped(response, id)
-      })
-    )
-  })
