@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Option, Schema, SchemaAST } from "effect"
+import { spawnSync } from "node:child_process"
 import { Groups, ListEnvelope as Lists } from "@analytics/api"
 import * as JsonEncoder from "../src/edge/JsonEncoder.ts"
 
@@ -268,5 +269,31 @@ describe("JsonEncoder", () => {
       assert.strictEqual(encode({ a: Option.none(), b: "x" }), `{"b":"x"}`)
       assert.strictEqual(encode({ a: Option.some("y"), b: "x" }), `{"a":"y","b":"x"}`)
     })
+  })
+})
+
+describe("JsonEncoder without code generation", () => {
+  it("writes the same JSON where Node forbids generating code from strings (the closures' path)", () => {
+    const here = new URL("../src/edge/JsonEncoder.ts", import.meta.url).href
+    const script = `
+      const { Schema } = await import("effect")
+      const JsonEncoder = await import(${JSON.stringify(here)})
+      const Row = Schema.Struct({ a: Schema.String, b: Schema.NullOr(Schema.Number), c: Schema.optionalKey(Schema.Boolean), d: Schema.Date })
+      const encode = JsonEncoder.compile(Schema.Struct({ rows: Schema.Array(Row) }))
+      let generated = true
+      try { new Function("return 1") } catch { generated = false }
+      console.log(JSON.stringify({ generated, text: encode({ rows: [{ a: "x\\"y", b: null, d: new Date(0) }, { a: "", b: 1.5, c: true, d: new Date(1e12) }] }) }))
+    `
+    const run = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      cwd: new URL("..", import.meta.url).pathname
+    })
+    assert.strictEqual(run.status, 0, run.stderr)
+    const result = JSON.parse(run.stdout) as { generated: boolean; text: string }
+    assert.isFalse(result.generated)
+    assert.strictEqual(
+      result.text,
+      "{\"rows\":[{\"a\":\"x\\\"y\",\"b\":null,\"d\":\"1970-01-01T00:00:00.000Z\"},{\"a\":\"\",\"b\":1.5,\"c\":true,\"d\":\"2001-09-09T01:46:40.000Z\"}]}"
+    )
   })
 })

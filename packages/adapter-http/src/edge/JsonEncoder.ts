@@ -4,9 +4,10 @@
  * `compile(schema)` returns a function whose result is byte for byte
  * `JSON.stringify(Schema.encodeSync(Schema.toCodecJson(schema))(value))`,
  * without running the Schema parser per value: the JSON codec's AST is walked
- * once and turned into a tree of small closures that write the JSON text
- * directly (the idea of fast-json-stringify, derived from the schema instead
- * of a JSON schema).
+ * once and turned into writers of the JSON text: each struct a generated
+ * function reading its properties by name and writing its leaves inline (as
+ * fast-json-stringify does, derived from the schema instead of a JSON
+ * schema), the other nodes small closures.
  *
  * Supported nodes of the JSON codec AST: structs (`Objects` with property
  * signatures, optional keys included), records with string keys (`Objects`
@@ -95,6 +96,14 @@ interface Compiled {
   readonly complete: boolean
   /** For leaves: whether `emit` takes the value (it then does not throw), so unions choose without exceptions. */
   readonly test?: (value: unknown) => boolean
+  /** For leaves and their unions: `test` and `emit` as JavaScript expressions of a variable, for a struct's generated code. */
+  readonly inline?: Inline
+}
+
+/** A leaf as generated code writes it: its test and its text, as expressions of the variable named `x`. */
+interface Inline {
+  readonly test: (x: string) => string
+  readonly write: (x: string) => string
 }
 
 const fallback = (ast: SchemaAST.AST): Compiled => ({
@@ -107,14 +116,25 @@ const fallback = (ast: SchemaAST.AST): Compiled => ({
 
 const allComplete = (nodes: ReadonlyArray<Compiled>): boolean => nodes.every((node) => node.complete)
 
-const leaf = (kind: Kind, test: (value: unknown) => boolean, emit: Emit): Compiled => ({
+const leaf = (kind: Kind, test: (value: unknown) => boolean, emit: Emit, inline?: Inline): Compiled => ({
   emit: (v) => test(v) ? emit(v) : fail(),
   mayOmit: false,
   kind,
   generic: false,
   complete: true,
-  test
+  test,
+  ...(inline === undefined ? {} : { inline })
 })
+
+// The same leaves as generated code writes them (`iso` is `IsoTime.format`).
+const inlineString: Inline = { test: (x) => `typeof ${x} === "string"`, write: (x) => `JSON.stringify(${x})` }
+const inlineFiniteNumber: Inline = { test: (x) => `typeof ${x} === "number"`, write: (x) => `(Number.isFinite(${x}) ? "" + ${x} : "null")` }
+const inlineBoolean: Inline = { test: (x) => `typeof ${x} === "boolean"`, write: (x) => `(${x} ? "true" : "false")` }
+const inlineNull: Inline = { test: (x) => `${x} === null`, write: () => `"null"` }
+const inlineDate: Inline = {
+  test: (x) => `(${x} instanceof Date && !Number.isNaN(${x}.getTime()))`,
+  write: (x) => `('"' + iso(${x}.getTime()) + '"')`
+}
 
 const isString = (v: unknown) => typeof v === "string"
 const isNumber = (v: unknown) => typeof v === "number"
@@ -136,14 +156,14 @@ const compileNode = (ast: SchemaAST.AST): Compiled => {
   if (ast.encoding !== undefined) return compileEncoded(ast, ast.encoding)
   switch (ast._tag) {
     case "String":
-      return leaf("string", isString, emitString)
+      return leaf("string", isString, emitString, inlineString)
     case "Number":
       // No link: the codec keeps finite / integer numbers as they are.
-      return leaf("number", isNumber, emitFiniteNumber)
+      return leaf("number", isNumber, emitFiniteNumber, inlineFiniteNumber)
     case "Boolean":
-      return leaf("boolean", isBoolean, emitBoolean)
+      return leaf("boolean", isBoolean, emitBoolean, inlineBoolean)
     case "Null":
-      return leaf("null", isNull, emitNull)
+      return leaf("null", isNull, emitNull, inlineNull)
     case "Literal": {
       const literal = ast.literal
       if (typeof literal === "bigint") return fallback(ast)
@@ -177,7 +197,7 @@ const compileEncoded = (ast: SchemaAST.AST, encoding: SchemaAST.Encoding): Compi
   if (
     ast._tag === "Declaration" && ast.run === dateRun && transformation === SchemaTransformation.dateFromString &&
     to._tag === "String"
-  ) return leaf("date", isValidDate, emitDate)
+  ) return leaf("date", isValidDate, emitDate, inlineDate)
   return fallback(ast)
 }
 
@@ -247,6 +267,52 @@ const compileObjects = (ast: SchemaAST.Objects): Compiled => {
   return fallback(ast)
 }
 
+/**
+ * A struct's writer as generated code (as fast-json-stringify does): each
+ * property read by its own name and each leaf written inline, so the reads
+ * stay monomorphic however many schemas share this module; the closure loop
+ * above reads `v[name]` with a changing name, megamorphic in a request full
+ * of other code (docs/decisions/0008). Writes exactly what the loop writes.
+ * `simple`: every property is required and none may be omitted. `undefined`
+ * where code cannot be generated (`--disallow-code-generation-from-strings`).
+ */
+const generated = (order: ReadonlyArray<Field>, simple: boolean): Emit | undefined => {
+  const lines = ["if (typeof v !== \"object\" || v === null || Array.isArray(v)) return fail()"]
+  const literal = (text: string) => JSON.stringify(text)
+  const value = (field: Field, i: number): string => {
+    const inline = field.compiled.inline
+    return inline === undefined ? `E[${i}](x${i})` : `(${inline.test(`x${i}`)} ? ${inline.write(`x${i}`)} : fail())`
+  }
+  if (simple) {
+    lines.push(`if (${order.map((f) => `!(${literal(f.name)} in v)`).join(" || ")}) return fail()`)
+    order.forEach((f, i) => lines.push(`const x${i} = v[${literal(f.name)}]`))
+    lines.push("return " + order.map((f, i) => `${literal((i === 0 ? "{" : ",") + f.prefix)} + ${value(f, i)}`).join(" + ") + " + \"}\"")
+  } else {
+    lines.push("let out = \"{\"", "let first = true", "let s")
+    order.forEach((f, i) => {
+      const absent = !f.optional || f.compiled.generic ? "return fail()" : ""
+      lines.push(
+        `if (${literal(f.name)} in v) {`,
+        `  const x${i} = v[${literal(f.name)}]`,
+        `  s = ${value(f, i)}`,
+        `  if (s !== undefined) { out += (first ? "" : ",") + ${literal(f.prefix)} + s; first = false }`,
+        `}${absent === "" ? "" : ` else ${absent}`}`
+      )
+    })
+    lines.push("return out + \"}\"")
+  }
+  try {
+    const make = new Function("fail", "E", "iso", `return function(v) {\n${lines.join("\n")}\n}`) as (
+      fail: () => never,
+      emits: ReadonlyArray<Emit>,
+      iso: (time: number) => string
+    ) => Emit
+    return make(fail, order.map((f) => f.compiled.emit), IsoTime.format)
+  } catch {
+    return undefined
+  }
+}
+
 const compileStruct = (ast: SchemaAST.Objects, properties: ReadonlyArray<SchemaAST.PropertySignature>): Compiled => {
   if (properties.some((ps) => typeof ps.name !== "string" || ps.name === "__proto__")) return fallback(ast)
   const fields: Array<Field> = properties.map((ps) => {
@@ -276,7 +342,7 @@ const compileStruct = (ast: SchemaAST.Objects, properties: ReadonlyArray<SchemaA
     // Every key is written: the separators are known in advance.
     const heads = prefixes.map((p, i) => (i === 0 ? "{" : ",") + p)
     return {
-      emit: (v) => {
+      emit: generated(order, true) ?? ((v) => {
         if (!isRecord(v)) return fail()
         let out = ""
         for (let i = 0; i < n; i++) {
@@ -285,7 +351,7 @@ const compileStruct = (ast: SchemaAST.Objects, properties: ReadonlyArray<SchemaA
           out += heads[i] + emits[i](v[name])
         }
         return out + "}"
-      },
+      }),
       mayOmit: false,
       kind: "object",
       generic: false,
@@ -293,7 +359,7 @@ const compileStruct = (ast: SchemaAST.Objects, properties: ReadonlyArray<SchemaA
     }
   }
   return {
-    emit: (v) => {
+    emit: generated(order, false) ?? ((v) => {
       if (!isRecord(v)) return fail()
       let out = "{"
       let first = true
@@ -310,7 +376,7 @@ const compileStruct = (ast: SchemaAST.Objects, properties: ReadonlyArray<SchemaA
         first = false
       }
       return out + "}"
-    },
+    }),
     mayOmit: false,
     kind: "object",
     generic: false,
@@ -372,7 +438,14 @@ const compileUnion = (ast: SchemaAST.Union): Compiled => {
   if (members.every((m) => m.test !== undefined)) {
     const tests = members.map((m) => m.test!)
     const emits = members.map((m) => m.emit)
+    const inlines = members.every((m) => m.inline !== undefined) ? members.map((m) => m.inline!) : undefined
     return {
+      ...(inlines === undefined ? {} : {
+        inline: {
+          test: (x: string) => "(" + inlines.map((m) => m.test(x)).join(" || ") + ")",
+          write: (x: string) => "(" + inlines.map((m) => `${m.test(x)} ? ${m.write(x)} : `).join("") + "fail())"
+        }
+      }),
       emit: (v) => {
         for (let i = 0; i < tests.length; i++) {
           if (tests[i](v)) return emits[i](v)
