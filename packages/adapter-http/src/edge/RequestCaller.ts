@@ -94,9 +94,11 @@ export const make = Effect.gen(function*() {
       return resolution
     })
   /** The member the embedding app's sign-in names, on the embedded channel, with its CSRF tokens. */
-  const fromEmbedder = (request: HttpServerRequest.HttpServerRequest) =>
+  const fromEmbedder = (
+    authenticateRequest: NonNullable<Authenticator.Authenticator["Service"]["authenticateRequest"]>,
+    request: HttpServerRequest.HttpServerRequest
+  ) =>
     Effect.gen(function*() {
-      if (authenticateRequest === undefined) return undefined
       const principal = yield* authenticateRequest({ headers: request.headers, cookies: request.cookies })
       // The operator provisions tenants through its token only.
       if (principal === undefined || principal._tag !== "Member") return undefined
@@ -124,6 +126,8 @@ export const make = Effect.gen(function*() {
     // A session or sign-in that is not valid is no caller; a store that cannot answer fails the request (503), it signs no one out.
     const cookie = SessionCookie.of(request)
     if (cookie !== "") return fromCookie(cookie).pipe(Effect.catchTag("Unauthenticated", notSignedIn))
-    return fromEmbedder(request).pipe(Effect.catchTag("Unauthenticated", notSignedIn))
+    // Most anonymous requests (health checks, shared links) end here, in one step.
+    if (authenticateRequest === undefined) return notSignedIn()
+    return fromEmbedder(authenticateRequest, request).pipe(Effect.catchTag("Unauthenticated", notSignedIn))
   }
 })
