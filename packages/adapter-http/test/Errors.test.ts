@@ -147,6 +147,43 @@ describe("HTTP errors are problem+json", () => {
       assert.deepStrictEqual(list.body.data, [])
     }).pipe(Effect.scoped))
 
+  it.live("a client waiting for 100 Continue is told to send its body, and a client gone mid-body leaves the server serving", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const { token } = yield* server.tenant()
+      const continued = yield* Effect.callback<{ status: number; continued: boolean }>((resume) => {
+        let continued = false
+        const req = httpRequest(server.url + "/v1/workspaces", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", expect: "100-continue" }
+        }, (res) => {
+          res.resume()
+          res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, continued })))
+        })
+        req.on("continue", () => {
+          continued = true
+          req.end(JSON.stringify({ name: "Patient" }))
+        })
+        req.on("error", (error) => resume(Effect.die(error)))
+        req.flushHeaders()
+      })
+      assert.deepStrictEqual(continued, { status: 201, continued: true })
+
+      // Half a body, then the connection is dropped: the read ends without an answer to give.
+      yield* Effect.callback<void>((resume) => {
+        const req = httpRequest(server.url + "/v1/workspaces", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "transfer-encoding": "chunked" }
+        })
+        req.on("error", () => resume(Effect.void))
+        req.write("{\"name\":\"Half")
+        setTimeout(() => req.destroy(), 50)
+      })
+      const list = yield* server.request("GET", "/v1/workspaces", { token })
+      assert.strictEqual(list.status, 200)
+      assert.deepStrictEqual(list.body.data.map((w: { name: string }) => w.name), ["Patient"])
+    }).pipe(Effect.scoped))
+
   it.live("a defect answers 500 internal without a stack trace; a store failure answers 503", () =>
     Effect.gen(function*() {
       const broken = yield* start(faultyInsert(Effect.die(new Error("disk on fire"))))

@@ -27,6 +27,7 @@ import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
 import * as Redaction from "./Redaction.ts"
+import * as RequestBody from "./RequestBody.ts"
 import { pathOf } from "./Url.ts"
 
 /** The largest request body accepted: 1 MiB. */
@@ -89,11 +90,17 @@ const refuseNulInBody = <E, R>(
   Effect.withFiber((fiber) => {
     // The request in context: decompression has replaced the one the edge began with.
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-    if (!/json/i.test(request.headers["content-type"] ?? "")) return httpApp
+    if (!isJson(request)) return httpApp
     // A body that cannot be read is left to the API, which answers it (413, malformed JSON).
-    return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-      text.includes("\u0000") || escapedNul.test(text) ? Effect.succeed(nulRefusal()) : httpApp)
+    return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) => hasNul(text) ? Effect.succeed(nulRefusal()) : httpApp)
   })
+
+const isJson = (request: HttpServerRequest.HttpServerRequest) => /json/i.test(request.headers["content-type"] ?? "")
+
+/** Whether JSON text holds a NUL, raw or escaped. */
+const hasNul = (text: string) => text.includes("\u0000") || escapedNul.test(text)
+
+const unreadable = () => problemResponse("request/invalid", "The request body could not be read")
 
 const codeForStatus = (status: number): ProblemCode.ProblemCode => {
   switch (status) {
@@ -153,7 +160,7 @@ const causeToResponse = (
     return Effect.succeed(
       reason.reason === "BodyTooLarge"
         ? bodyTooLarge()
-        : problemResponse("request/invalid", "The request body could not be read")
+        : unreadable()
     )
   }
   const failure = cause.reasons.find(Cause.isFailReason)
@@ -273,7 +280,15 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
       if (!HttpMethod.hasBody(request.method)) return httpApp
       if (ownBodyLimit(request.method, request.url)) return refuseNulInBody(httpApp)
-      return Effect.provideService(decompress(refuseNulInBody(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+      const read = isJson(request) ? RequestBody.buffered(request, maxBodyBytes) : undefined
+      if (read === undefined) {
+        return Effect.provideService(decompress(refuseNulInBody(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+      }
+      return Effect.matchEffect(read, {
+        onFailure: (unread) => Effect.succeed(unread === "too-large" ? bodyTooLarge() : unreadable()),
+        onSuccess: (buffered) =>
+          hasNul(RequestBody.textOf(buffered)) ? Effect.succeed(nulRefusal()) : Effect.provideService(httpApp, HttpServerRequest.HttpServerRequest, buffered)
+      })
     },
     /** The problem answering a failure that reached the edge (an interruption stays one). */
     failure: (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) => causeToResponse(cause, request, allowed),
