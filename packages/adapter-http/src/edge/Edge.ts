@@ -1,10 +1,10 @@
 /**
- * The edge every route runs behind, outermost first: its id and metrics
- * (`RequestObservability`), the client address from trusted proxies, its
- * caller (bearer token or session cookie, `RequestCaller`) and rate limits
- * (and their headers on whatever answers), the CSRF check of
- * cookie-authenticated changes (`Csrf`), then problem+json for every error
- * and the body cap (`LastLineProblems`).
+ * The edge every route runs behind, in one step per request: its id and
+ * metrics (`RequestObservability`), the client address from trusted
+ * proxies, its caller (bearer token or session cookie, `RequestCaller`) and
+ * rate limits (and their headers on whatever answers), the CSRF check of
+ * cookie-authenticated changes (`Csrf`), the body cap and the JSON body's
+ * read, then problem+json for every error (`LastLineProblems`).
  *
  * It is route middleware, not a wrapper of the whole router: what depends
  * on the route (its template for the metrics, its rate-limit class) is

@@ -1,9 +1,9 @@
 /**
- * The last line of defence: a global router middleware that makes every
- * error answer `application/problem+json` — unknown routes (404), wrong
+ * The last line of defence, the parts of the edge (`Edge.ts`) that make
+ * every error answer `application/problem+json` (unknown routes (404), wrong
  * methods (405 with `Allow`), oversized bodies (413), unsupported media
- * types (415), defects (500, logged, no stack trace leaves the process) —
- * and caps request bodies; and, on the Node server itself, requests its
+ * types (415), defects (500, logged, no stack trace leaves the process))
+ * and cap request bodies; and, on the Node server itself, requests its
  * parser refuses (400).
  *
  * @since 0.1.0
