@@ -71,8 +71,8 @@ const call = (server: Http.Server, method: string, url: string, headers: Record<
     server.emit("request", request, response)
   })
 
-/** Runs `count` requests of `send`, 50 in flight; fails on any answer that is not 2xx. */
-const drive = async (count: number, send: (n: number) => Promise<Answer>, label: string) => {
+/** Runs `count` requests of `send`, `inFlight` at a time; fails on any answer that is not 2xx. */
+const drive = async (count: number, send: (n: number) => Promise<Answer>, label: string, inFlight: number) => {
   let next = 0
   const worker = async () => {
     while (next < count) {
@@ -80,7 +80,7 @@ const drive = async (count: number, send: (n: number) => Promise<Answer>, label:
       if (answer.status >= 300) throw new Error(`${label}: ${answer.status} ${answer.body.slice(0, 200)}`)
     }
   }
-  await Promise.all(Array.from({ length: 50 }, worker))
+  await Promise.all(Array.from({ length: inFlight }, worker))
 }
 
 /** Measures `scenarios` on `server` (already prepared, answering `token`). */
@@ -91,6 +91,8 @@ export const measureInProcess = async (
     readonly scenarios: ReadonlyArray<string>
     readonly requests: number
     readonly rounds: number
+    /** Requests in flight (50; 1 measures one request at a time). */
+    readonly inFlight: number
   }
 ): Promise<ReadonlyArray<InProcessResult>> => {
   const authorization = `Bearer ${token}`
@@ -121,11 +123,11 @@ export const measureInProcess = async (
     const send = sends[scenario]
     if (send === undefined) throw new Error(`unknown scenario ${scenario}`)
     if (scenario === "post") await fillPool()
-    await drive(Math.min(3000, options.requests), send, scenario)
+    await drive(Math.min(3000, options.requests), send, scenario, options.inFlight)
     const rounds: Array<number> = []
     for (let round = 0; round < options.rounds; round++) {
       const before = process.cpuUsage()
-      await drive(options.requests, send, scenario)
+      await drive(options.requests, send, scenario, options.inFlight)
       const used = process.cpuUsage(before)
       rounds.push((used.user + used.system) / options.requests)
     }

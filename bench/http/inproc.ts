@@ -11,6 +11,7 @@
  * - `BENCH_ONLY`       comma-separated servers (`ours,fastify,node:http`)
  * - `BENCH_REQUESTS`   requests per round (default 20000)
  * - `BENCH_ROUNDS`     rounds per scenario (default 5; the median is reported)
+ * - `BENCH_IN_FLIGHT`  requests in flight (default 50; 1: one at a time, the steadiest measure)
  * - `BENCH_OUTPUT_DIR` where `last-run.json` goes (default `bench/http/inproc`)
  */
 import { fork } from "node:child_process"
@@ -32,7 +33,8 @@ const scenarios = list("BENCH_SCENARIOS").length === 0 ? allScenarios : allScena
 const options = {
   scenarios,
   requests: Math.max(100, Number(process.env["BENCH_REQUESTS"] ?? 20_000)),
-  rounds: Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? 5))
+  rounds: Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? 5)),
+  inFlight: Math.max(1, Number(process.env["BENCH_IN_FLIGHT"] ?? 50))
 }
 
 /** One server measured in its own process. */
