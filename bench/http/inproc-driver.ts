@@ -68,7 +68,10 @@ const call = (server: Http.Server, method: string, url: string, headers: Record<
         return ended
       }
     })
-    server.emit("request", request, response)
+    // From a macrotask, as a socket's read delivers a request: Node then runs the ticks the handler scheduled
+    // (a stream's resume, an end) before the next one. Called from the driver's promise chain instead, every request of
+    // a round would run in one drain of the microtask queue, and the ticks (with the requests they hold) would pile up.
+    setImmediate(() => server.emit("request", request, response))
   })
 
 /** Runs `count` requests of `send`, `inFlight` at a time; fails on any answer that is not 2xx. */
