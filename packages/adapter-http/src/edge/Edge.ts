@@ -52,6 +52,13 @@ type Requirements = Effect.Services<ReturnType<typeof make>> | HttpRouter.HttpRo
 type Response = HttpServerResponse.HttpServerResponse
 type App = Effect.Effect<Response, unknown, HttpServerRequest.HttpServerRequest>
 
+/** A counted request's decision, and the instant its limit headers are written for. */
+interface Decided {
+  readonly counted: RateLimiting.Counted
+  readonly decision: RateLimit.Decision
+  readonly now: number
+}
+
 const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
   cause.reasons.some((reason) =>
     reason._tag === "Fail" && reason.error instanceof HttpServerError.HttpServerError &&
@@ -90,42 +97,36 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
         const answered = (response: Response, headers?: Record<string, string>) =>
           RequestObservability.answered(observed, response, fiber.context, headers)
 
-        /** The request once its caller and its count are known (`decision` absent when it is not counted). */
-        const serve = (
-          resolved: RequestCaller.Resolution | undefined,
-          counted: RateLimiting.Counted | undefined,
-          decision: RateLimit.Decision | undefined,
-          now: number
-        ): App => {
-          if (counted !== undefined && decision !== undefined && !decision.allowed) {
-            return Effect.map(RateLimiting.refused(endpointClass, counted, decision, now), answered)
+        /** The request once its caller is known and, when it is counted, its limits decided. */
+        const serve = (resolved: RequestCaller.Resolution | undefined, decided: Decided | undefined): App => {
+          if (decided !== undefined && !decided.decision.allowed) {
+            return Effect.map(RateLimiting.refused(endpointClass, decided.counted, decided.decision, decided.now), answered)
           }
-          const limitHeaders = counted === undefined ? undefined : RateLimiting.headers(counted.quotas, decision!, now)
+          const limitHeaders = decided === undefined ? undefined : RateLimiting.headers(decided.counted.quotas, decided.decision, decided.now)
           const refusal = csrfRefusal(request, resolved) ?? lastLine.refusal(request)
           if (refusal !== undefined) return Effect.succeed(answered(refusal, limitHeaders))
           const done = (response: Response): Effect.Effect<Response> =>
             RateLimiting.lacksRetryAfter(response)
               ? Effect.map(RateLimiting.withRetryAfter(response, endpointClass), (r) => answered(r, limitHeaders))
               : Effect.succeed(answered(response, limitHeaders))
+          // Most answers are not errors: they skip the problem checks in the same step.
+          const finished = (response: Response) =>
+            response.status < 400 ? done(response) : Effect.flatMap(lastLine.finish(response, request), done)
           const routed = lastLine.capped(app, request)
           return Effect.matchCauseEffect(
             resolved === undefined ? routed : Effect.provideService(routed, ResolvedCaller, resolved),
-            {
-              onFailure: (cause) =>
-                Effect.flatMap(lastLine.failure(cause, request), (response) => Effect.flatMap(lastLine.finish(response, request), done)),
-              onSuccess: (response) => response.status < 400 ? done(response) : Effect.flatMap(lastLine.finish(response, request), done)
-            }
+            { onFailure: (cause) => Effect.flatMap(lastLine.failure(cause, request), finished), onSuccess: finished }
           )
         }
 
         const resolvedThen = (resolved: RequestCaller.Resolution | undefined) => {
           const counted = limits.countedAs(endpointClass, resolved, request)
+          if (counted === undefined) return serve(resolved, undefined)
           const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-          if (counted === undefined) return serve(resolved, undefined, undefined, now)
-          const decided = limits.decideNow(counted.quotas, now)
-          return decided !== undefined
-            ? serve(resolved, counted, decided, now)
-            : Effect.flatMap(limits.decide(counted.quotas), ([decision, at]) => serve(resolved, counted, decision, at))
+          const decision = limits.decideNow(counted.quotas, now)
+          return decision !== undefined
+            ? serve(resolved, { counted, decision, now })
+            : Effect.flatMap(limits.decide(counted.quotas), ([decision, at]) => serve(resolved, { counted, decision, now: at }))
         }
 
         return Effect.annotateLogs(

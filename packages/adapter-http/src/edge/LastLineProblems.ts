@@ -287,7 +287,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
       return Effect.matchEffect(read, {
         onFailure: (unread) => Effect.succeed(unread === "too-large" ? bodyTooLarge() : unreadable()),
         onSuccess: (buffered) =>
-          hasNul(RequestBody.textOf(buffered)) ? Effect.succeed(nulRefusal()) : Effect.provideService(httpApp, HttpServerRequest.HttpServerRequest, buffered)
+          hasNul(buffered.body.text) ? Effect.succeed(nulRefusal()) : Effect.provideService(httpApp, HttpServerRequest.HttpServerRequest, buffered)
       })
     },
     /** The problem answering a failure that reached the edge (an interruption stays one). */

@@ -175,6 +175,11 @@ const nodeBodyOf = (request: HttpServerRequest.HttpServerRequest): NodeBody | un
     : undefined
 }
 
+/** A request whose body `buffered` read: every reader gets `body`. */
+export interface Buffered extends HttpServerRequest.HttpServerRequest {
+  readonly body: JsonBody
+}
+
 /** Why `buffered` could not read a body. */
 export type Unread = "too-large" | "unreadable"
 
@@ -188,12 +193,12 @@ export type Unread = "too-large" | "unreadable"
 export const buffered = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
-): Effect.Effect<HttpServerRequest.HttpServerRequest, Unread> | undefined => {
+): Effect.Effect<Buffered, Unread> | undefined => {
   if (request.headers["content-encoding"] !== undefined || request.headers["expect"] !== undefined) return undefined
   const found = nodeBodyOf(request)
   if (found === undefined) return undefined
   const source: NodeBody = found
-  return Effect.callback<HttpServerRequest.HttpServerRequest, Unread>((resume) => {
+  return Effect.callback<Buffered, Unread>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
     const stop = () => {
@@ -228,6 +233,3 @@ export const buffered = (
   })
 }
 
-/** The text of a body `buffered` read. */
-export const textOf = (request: HttpServerRequest.HttpServerRequest): string =>
-  request instanceof BufferedRequest ? request.body.text : ""
