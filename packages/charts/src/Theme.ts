@@ -94,10 +94,13 @@ const distance = (a: string, b: string) => {
   return Math.hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2])
 }
 
-/** The eighth colour: a slate grey, darker beside a greyish accent it would resemble. */
-const eighth = (accent: string, h: number, background: string): string => {
-  const slate = darkenTo(h, 0.12, 0.5, markContrast, background)
-  return distance(slate, accent) >= 60 ? slate : darkenTo(h, 0.12, 0.28, markContrast, background)
+/** The eighth colour: a slate grey, the lightest that reaches 3:1 and stays at least 60 apart from every other colour (a greyish accent would otherwise resemble it). */
+const eighth = (others: ReadonlyArray<string>, h: number, background: string): string => {
+  for (let light = 0.5; light > 0; light -= 0.01) {
+    const c = fromHsl(h, 0.12, light)
+    if (contrast(c, background) >= markContrast && others.every((o) => distance(c, o) >= 60)) return c
+  }
+  return "#000000"
 }
 
 /** A theme from a primary colour (`#2563eb`); an unreadable colour falls back to the default one. */
@@ -111,11 +114,8 @@ export const theme = (branding: { readonly primaryColor?: string | undefined } =
   const saturation = Math.max(s, 0.6)
   const lightness = Math.min(Math.max(l, 0.35), 0.55)
   const offsets = [150, 40, 260, 95, 320, 200]
-  const palette = [
-    accent,
-    ...offsets.map((o) => darkenTo((h + o) % 360, saturation, lightness, markContrast, background)),
-    eighth(accent, h, background)
-  ]
+  const seven = [accent, ...offsets.map((o) => darkenTo((h + o) % 360, saturation, lightness, markContrast, background))]
+  const palette = [...seven, eighth(seven, h, background)]
   const light = fromHsl(h, Math.min(s, 0.7), 0.93)
   return { accent, palette, light, text: "#111827", mutedText: "#4b5563", background }
 }

@@ -38,6 +38,14 @@ describe("Theme", () => {
     )
   })
 
+  it("a greyish accent gets a slate far enough from it (a case the property once found: #505068 gave #3f3f50, 34 apart)", () => {
+    const [accent, ...rest] = Theme.theme({ primaryColor: "#505068" }).palette
+    const slate = rest.at(-1)!
+    const rgb = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))
+    const [x, y] = [rgb(accent!), rgb(slate)]
+    assert.isAtLeast(Math.hypot(x[0]! - y[0]!, x[1]! - y[1]!, x[2]! - y[2]!), 60)
+  })
+
   it("a dark enough primary colour is the accent as it is; an unreadable one falls back to the default", () => {
     assert.strictEqual(Theme.theme({ primaryColor: "#1d4ed8" }).accent, "#1d4ed8")
     assert.deepStrictEqual(Theme.theme({ primaryColor: "not a colour" }), Theme.theme())
