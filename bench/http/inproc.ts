@@ -13,6 +13,7 @@
  * - `BENCH_ROUNDS`     rounds per scenario (default 5; the median is reported)
  * - `BENCH_IN_FLIGHT`  requests in flight (default 50; 1: one at a time, the steadiest measure)
  * - `BENCH_OUTPUT_DIR` where `last-run.json` goes (default `bench/http/inproc`)
+ * - `BENCH_NODE_FLAGS` V8 flags every server runs with (as `run.ts`: the host's by default, `none` for V8's)
  */
 import { fork } from "node:child_process"
 import * as Crypto from "node:crypto"
@@ -20,7 +21,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { writeRunRecord } from "../RunRecord.ts"
 import type { InProcessResult } from "./inproc-driver.ts"
-import { poolSize, replayEvery, servers } from "./mix.ts"
+import { nodeFlagsOf, poolSize, replayEvery, servers } from "./mix.ts"
 import { cursorSecretVariable, inProcessVariable } from "./shared.ts"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
@@ -28,6 +29,7 @@ const list = (variable: string) => (process.env[variable] ?? "").split(",").map(
 const only = list("BENCH_ONLY")
 const selected = only.length === 0 ? servers : servers.filter((s) => only.includes(s.name))
 if (selected.length === 0) throw new Error(`BENCH_ONLY names no server: ${only.join(",")}`)
+const nodeFlags = nodeFlagsOf(process.env["BENCH_NODE_FLAGS"])
 const allScenarios = ["page1", "page2", "post"]
 const scenarios = list("BENCH_SCENARIOS").length === 0 ? allScenarios : allScenarios.filter((s) => list("BENCH_SCENARIOS").includes(s))
 const options = {
@@ -41,7 +43,7 @@ const options = {
 const measure = (file: string) =>
   new Promise<ReadonlyArray<InProcessResult>>((resolve, reject) => {
     const child = fork(Path.join(here, file), [], {
-      execArgv: ["--disable-warning=ExperimentalWarning"],
+      execArgv: ["--disable-warning=ExperimentalWarning", ...nodeFlags],
       env: { ...process.env, [cursorSecretVariable]: Crypto.randomBytes(32).toString("base64url"), [inProcessVariable]: JSON.stringify(options) },
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
@@ -74,4 +76,4 @@ for (const scenario of scenarios) {
   }
 }
 
-console.log(`\nwritten: ${writeRunRecord(process.env["BENCH_OUTPUT_DIR"] ?? Path.join(here, "inproc"), { settings: { ...options, replayEvery, poolSize }, results: measured })}`)
+console.log(`\nwritten: ${writeRunRecord(process.env["BENCH_OUTPUT_DIR"] ?? Path.join(here, "inproc"), { settings: { ...options, replayEvery, poolSize, nodeFlags }, results: measured })}`)

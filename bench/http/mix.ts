@@ -3,6 +3,7 @@
  * process) send, in one place: the servers, the requests, and the POST's
  * mix of first sights and replays.
  */
+import { V8Flags } from "@analytics/adapter-node"
 
 /** The servers measured, each started from its own file. */
 export const servers = [
@@ -28,3 +29,7 @@ export const poolSize = 500
 /** The idempotency key of the `n`th POST of the mix: a pool key every `replayEvery`th request, else `fresh`. */
 export const postKey = (n: number, pool: ReadonlyArray<string>, fresh: string): string =>
   n % replayEvery === replayEvery - 1 ? pool[Math.floor(n / replayEvery) % pool.length]! : fresh
+
+/** The V8 flags every server runs with: `BENCH_NODE_FLAGS` (space-separated; `none`: V8's defaults), else the host's. */
+export const nodeFlagsOf = (variable: string | undefined): ReadonlyArray<string> =>
+  variable === undefined ? V8Flags.serving : variable.trim() === "none" ? [] : variable.trim().split(/\s+/)

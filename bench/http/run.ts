@@ -25,6 +25,8 @@
  * - `BENCH_PROFILE`        a server to run under `node --cpu-prof`; its profile is
  *                          written to `bench/http/profiles/` and summarised
  * - `BENCH_OUTPUT_DIR`     where `last-run.json` goes (default `bench/http`)
+ * - `BENCH_NODE_FLAGS`     V8 flags every server runs with, space-separated (default: the
+ *                          host's, `V8Flags.serving` of adapter-node; `none` for V8's defaults)
  *
  * Results are printed and written to `last-run.json`.
  */
@@ -47,7 +49,7 @@ import {
   uuidv7,
   workspacesPath
 } from "./shared.ts"
-import { poolSize, postBody, postKey, replayEvery, servers } from "./mix.ts"
+import { nodeFlagsOf, poolSize, postBody, postKey, replayEvery, servers } from "./mix.ts"
 import * as Crypto from "node:crypto"
 import { summarise } from "./profile-summary.ts"
 
@@ -60,6 +62,8 @@ const pipelining = 1
 const rounds = Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? 1))
 const profiled = process.env["BENCH_PROFILE"]
 const profileDir = Path.join(here, "profiles")
+/** The same for every server: the host's flags unless told otherwise. */
+const nodeFlags = nodeFlagsOf(process.env["BENCH_NODE_FLAGS"])
 type ServerName = typeof servers[number]["name"]
 
 const only = (process.env["BENCH_ONLY"] ?? profiled ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
@@ -92,7 +96,7 @@ interface Child {
 }
 
 const start = (name: ServerName, file: string): Promise<Child> => {
-  const execArgv = ["--disable-warning=ExperimentalWarning"]
+  const execArgv = ["--disable-warning=ExperimentalWarning", ...nodeFlags]
   if (profiled === name) {
     Fs.mkdirSync(profileDir, { recursive: true })
     execArgv.push(
@@ -586,6 +590,7 @@ function settings() {
     pipelining,
     rounds,
     profiled: profiled ?? null,
+    nodeFlags,
     post: { replayEvery, poolSize, body: postBody }
   }
 }

@@ -10,6 +10,11 @@
  * (`ANALYTICS_ENGINE_CONCURRENCY`, default the CPUs) plus 4 for the rest,
  * unless `UV_THREADPOOL_SIZE` is set.
  *
+ * V8 runs with the flags of `V8Flags.serving` (adapter-node): without them,
+ * each request's objects outlive it until a full collection
+ * (docs/decisions/0008-http-throughput.md). A flag given on the command line
+ * either way wins.
+ *
  * @since 0.1.0
  */
 import { availableParallelism } from "node:os"
@@ -19,5 +24,8 @@ if (process.env["UV_THREADPOOL_SIZE"] === undefined) {
   const engine = Number.isInteger(configured) && configured >= 1 ? configured : availableParallelism()
   process.env["UV_THREADPOOL_SIZE"] = String(Math.min(1024, engine + 4))
 }
+
+const { V8Flags } = await import("@analytics/adapter-node")
+V8Flags.applyServing()
 
 await import("./Cli.ts")
