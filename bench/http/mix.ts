@@ -30,6 +30,8 @@ export const poolSize = 500
 export const postKey = (n: number, pool: ReadonlyArray<string>, fresh: string): string =>
   n % replayEvery === replayEvery - 1 ? pool[Math.floor(n / replayEvery) % pool.length]! : fresh
 
-/** The V8 flags every server runs with: `BENCH_NODE_FLAGS` (space-separated; `none`: V8's defaults), else the host's. */
-export const nodeFlagsOf = (variable: string | undefined): ReadonlyArray<string> =>
-  variable === undefined ? V8Flags.serving : variable.trim() === "none" ? [] : variable.trim().split(/\s+/)
+/** The V8 flags every server runs with: `BENCH_NODE_FLAGS` (space-separated; `none`: V8's defaults), else (unset or empty) the host's. */
+export const nodeFlagsOf = (variable: string | undefined): ReadonlyArray<string> => {
+  const flags = variable?.trim() ?? ""
+  return flags === "" ? V8Flags.serving : flags === "none" ? [] : flags.split(/\s+/)
+}
