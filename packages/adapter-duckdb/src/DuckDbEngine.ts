@@ -142,6 +142,17 @@ export interface Options {
   readonly threads?: number | undefined
 }
 
+/**
+ * Writes what the WAL holds into the database file, compressed: an import
+ * below DuckDB's automatic checkpoint (a 16 MB WAL) otherwise stays
+ * uncompressed in memory, where a filter on a text column runs on every row
+ * instead of once per distinct value (twice as slow on 100,000 rows), and is
+ * replayed at every start. DuckDB refuses a checkpoint while other
+ * transactions run; the import then stands as it is until the automatic one.
+ */
+const checkpoint = (connection: DuckDBConnection): Promise<void> =>
+  connection.run("CHECKPOINT").then(() => undefined, () => undefined)
+
 /** The engine over a DuckDB database: a file path, or `:memory:`. */
 export const make = (path: string, options: Options = {}) =>
   Effect.gen(function*() {
@@ -239,6 +250,7 @@ export const make = (path: string, options: Options = {}) =>
           const decimals = file.format === "csv" ? await csvDecimals(connection, file) : {}
           // One statement: readers on other connections see the old table until it commits.
           await connection.run(`CREATE OR REPLACE TABLE ${tableName(table)} AS SELECT * FROM ${reader(file, decimals)}`)
+          await checkpoint(connection)
           const count = await connection.runAndReadAll(`SELECT COUNT(*) FROM ${tableName(table)}`)
           return { columns: await columnsOf(connection, table), rowCount: Number(count.getRowsJS()[0]![0]) }
         }),

@@ -121,6 +121,23 @@ describe("DuckDbEngine", () => {
         assert.deepStrictEqual(yield* query(engine, { measures: ["orders"] }, {}), [{ orders: 0 }])
       })))
 
+  it.live("an import is written to the database file compressed, not left in the WAL below DuckDB's automatic checkpoint", () =>
+    withEngine((engine, dir) =>
+      Effect.gen(function*() {
+        yield* engine.importFile(["sales"], { path: csv(dir, "sales.csv", rows), format: "csv", types: { code: "string" } })
+        const segments = yield* engine.run({
+          sql: "SELECT column_name, compression, persistent FROM pragma_storage_info('sales') WHERE segment_type <> 'VALIDITY'",
+          params: [],
+          bound: [],
+          columns: []
+        })
+        assert.isAbove(segments.length, 0)
+        for (const segment of segments) assert.isTrue(segment.persistent, JSON.stringify(segment))
+        // Three regions: a dictionary (or smaller), not a string per row.
+        const region = segments.filter((s) => s.column_name === "region").map((s) => s.compression)
+        assert.notInclude(region, "Uncompressed")
+      })))
+
   it.live("lists the tables whose names start with a prefix, views and other schemas aside, a quote in the prefix taken as text", () =>
     withEngine((engine, dir) =>
       Effect.gen(function*() {
