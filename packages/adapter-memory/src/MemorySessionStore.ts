@@ -52,6 +52,18 @@ export const make = Effect.sync(() => {
         }
         return [ended, () => undos.reverse().forEach((undo) => undo())]
       }),
+    endLapsed: (idleSince, now, limit) =>
+      write(() => {
+        const undos: Array<() => void> = []
+        const ended: Array<Session.Session> = []
+        for (const session of sessions.values()) {
+          if (ended.length >= limit) break
+          if (session.ended_at !== null || (session.last_seen_at >= idleSince && session.expires_at > now)) continue
+          ended.push(session)
+          undos.push(set(sessions, session.session_id, { ...session, ended_at: now }))
+        }
+        return [ended, () => undos.reverse().forEach((undo) => undo())]
+      }),
     insertLink: (link) => write(() => [undefined, set(links, link.token_hash, link)]),
     useLink: (tokenHash, now) =>
       write(() => {

@@ -79,6 +79,18 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("SessionStore.endForUser")
       )
     },
+    endLapsed: (idleSince, now, limit) =>
+      // As endForUser: the rows as they were, but for ended_at; `ended_at IS NULL` again, so a session a request ended meanwhile is not ended twice.
+      sql<SessionRow>`UPDATE sessions SET ended_at = ${now}
+        WHERE session_id IN (
+          SELECT session_id FROM sessions
+          WHERE ended_at IS NULL AND (last_seen_at < ${idleSince} OR expires_at <= ${now})
+          LIMIT ${limit}
+        ) AND ended_at IS NULL
+        RETURNING ${columns}`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ ...toSession(row), ended_at: null }))),
+        failAs("SessionStore.endLapsed")
+      ),
     insertLink: (l) =>
       sql`INSERT INTO sign_in_links (${linkColumns}) VALUES (${l.link_id}, ${l.tenant_id}, ${l.user_id}, ${l.token_hash},
           ${l.created_at}, ${l.expires_at}, ${l.used_at})`.pipe(Effect.asVoid, failAs("SessionStore.insertLink")),

@@ -32,6 +32,7 @@ import {
   Mailer,
   RateLimitStore,
   ServiceSecrets,
+  Session,
   Sessions,
   SignedUrl,
   type Tenant,
@@ -131,8 +132,11 @@ const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
   Effect.repeat(Schedule.spaced("1 hour"))
 )
 
-/** Deletes console sessions and sign-in links that can sign no one in, at start and every hour. */
-const purgeSessions = Sessions.purgeExpired.pipe(
+/**
+ * Ends (audited) the console sessions past their lifetimes, then deletes the sessions and
+ * sign-in links that can sign no one in, at start and every hour.
+ */
+const purgeSessions = (lifetimes: Session.Lifetimes) => Sessions.purgeExpired(lifetimes).pipe(
   Effect.tap((purged) =>
     purged > 0 ? Effect.logInfo("Ended console sessions purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
   ),
@@ -302,7 +306,7 @@ const initialize = (config: HostConfig) =>
       }
     }
     yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
-    yield* Effect.forkScoped(purgeSessions.pipe(Effect.provideContext(stores)))
+    yield* Effect.forkScoped(purgeSessions(Session.lifetimesOf(config.console.sessions)).pipe(Effect.provideContext(stores), Effect.provide(publisher)))
     if (Option.isSome(config.metrics) || Option.isSome(config.otlp)) {
       yield* Effect.forkScoped(exportQueueGauges.pipe(Effect.provideContext(stores)))
     }

@@ -66,12 +66,12 @@ const tokenIn = (mail: Mailer.Mail) => {
 }
 
 /** Signs `user` in through an e-mailed link. */
-const signIn = (email: string, sent: ReadonlyArray<Mailer.Mail>) =>
+const signIn = (email: string, sent: ReadonlyArray<Mailer.Mail>, lifetimes?: Session.Lifetimes) =>
   Effect.gen(function*() {
     const before = sent.length
     yield* Sessions.requestLink(email, "192.0.2.1", links)
     assert.strictEqual(sent.length, before + 1)
-    return yield* Sessions.openWithLink(tokenIn(sent[sent.length - 1]))
+    return yield* Sessions.openWithLink(tokenIn(sent[sent.length - 1]), lifetimes)
   })
 
 const refused = <A, E>(effect: Effect.Effect<A, E, any>) =>
@@ -222,6 +222,50 @@ describe("Sessions", () => {
         assert.deepStrictEqual(scimEnded.map((e) => [e.target.id, e.actor, e.detail.reason]), [
           [viaScim.session.session_id, { type: "scim", id: `scim:${scim.tenant.tenant_id}` }, "deprovisioned"]
         ])
+      })))
+
+  it.effect("the hourly purge first ends, audited, the sessions never presented again: idle, then past their absolute lifetime; a live one stays", () =>
+    run((sent) =>
+      Effect.gen(function*() {
+        const { tenant, user } = yield* tenantWithUser("lu@example.com")
+        const ended = (sessionId: string) =>
+          Effect.map(
+            Effect.flatMap(AuditLog.AuditStore, (store) =>
+              store.list(tenant.tenant_id, { action: "session.ended" }, { take: 100, sort: { field: "created_at", direction: "desc" }, after: undefined, createdAtOrBefore: new Date(8.64e15) })),
+            (list) => list.filter((e) => e.target.id === sessionId).map((e) => [e.actor, e.detail.reason, e.detail.user_id])
+          )
+        const system = { type: "system", id: "service" }
+        const lifetimes = Session.lifetimesOf({ idleMinutes: 30, absoluteHours: 2 })
+        const idle = yield* signIn("lu@example.com", sent, lifetimes)
+        const lasting = yield* signIn("lu@example.com", sent, lifetimes)
+        // `lasting` is used every 20 minutes or less: never idle, until its absolute lifetime (2 hours).
+        yield* TestClock.adjust(Duration.minutes(20))
+        yield* Sessions.resolve(lasting.cookie, lifetimes)
+        yield* TestClock.adjust(Duration.minutes(11))
+        const live = yield* signIn("lu@example.com", sent, lifetimes)
+        yield* Sessions.resolve(lasting.cookie, lifetimes)
+        const store = yield* SessionStore.SessionStore
+        yield* Sessions.purgeExpired(lifetimes)
+        assert.deepStrictEqual(yield* ended(idle.session.session_id), [[system, "idle", user.user_id]])
+        // Ended now, kept until its expiry like a session signed out.
+        assert.isNotNull((yield* store.findByHash(idle.session.token_hash))?.ended_at)
+        assert.deepStrictEqual(yield* ended(lasting.session.session_id), [])
+        for (const _ of [51, 71, 91, 111]) {
+          yield* TestClock.adjust(Duration.minutes(20))
+          yield* Sessions.resolve(lasting.cookie, lifetimes)
+          yield* Sessions.resolve(live.cookie, lifetimes)
+        }
+        yield* TestClock.adjust(Duration.minutes(10))
+        // At 2 h 1 min, never presented since 1 h 51: `lasting` expired (not idle); `live`, signed in 31 minutes later, still signs in.
+        yield* Sessions.purgeExpired(lifetimes)
+        assert.deepStrictEqual(yield* ended(lasting.session.session_id), [[system, "expired", user.user_id]])
+        assert.deepStrictEqual(yield* ended(live.session.session_id), [])
+        assert.strictEqual((yield* Sessions.resolve(live.cookie, lifetimes)).session.session_id, live.session.session_id)
+        // Past their expiry they are deleted, and a second pass records nothing more.
+        assert.strictEqual(yield* store.findByHash(lasting.session.token_hash), undefined)
+        yield* Sessions.purgeExpired(lifetimes)
+        assert.lengthOf(yield* ended(idle.session.session_id), 1)
+        assert.lengthOf(yield* ended(lasting.session.session_id), 1)
       })))
 
   it.effect("a use is written at most once a minute", () =>

@@ -19,12 +19,6 @@ export const SessionLifetimes = Context.Reference<Session.Lifetimes>("@analytics
   defaultValue: () => Session.defaultLifetimes
 })
 
-/** The lifetimes of the App's `sessions` option (minutes idle, hours absolute). */
-export const lifetimesOf = (options: { readonly idleMinutes?: number | undefined; readonly absoluteHours?: number | undefined } | undefined): Session.Lifetimes => ({
-  idleMillis: (options?.idleMinutes ?? Session.defaultLifetimes.idleMillis / 60_000) * 60_000,
-  absoluteMillis: (options?.absoluteHours ?? Session.defaultLifetimes.absoluteMillis / 3_600_000) * 3_600_000
-})
-
 /** The cookie's `Path` and `Secure` for a public base URL: its pathname ("/" when none), secure when it is https. */
 export const attributesFor = (publicBaseUrl: string): { readonly path: string; readonly secure: boolean } => {
   let path = "/"

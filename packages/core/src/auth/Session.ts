@@ -60,6 +60,14 @@ export interface Lifetimes {
 /** Idle 60 minutes, absolute 12 hours. */
 export const defaultLifetimes: Lifetimes = { idleMillis: 60 * 60_000, absoluteMillis: 12 * 60 * 60_000 }
 
+/** Lifetimes as a deployment configures them (minutes idle, hours absolute), each by default as `defaultLifetimes`. */
+export const lifetimesOf = (
+  options: { readonly idleMinutes?: number | undefined; readonly absoluteHours?: number | undefined } | undefined
+): Lifetimes => ({
+  idleMillis: (options?.idleMinutes ?? defaultLifetimes.idleMillis / 60_000) * 60_000,
+  absoluteMillis: (options?.absoluteHours ?? defaultLifetimes.absoluteMillis / 3_600_000) * 3_600_000
+})
+
 /** `last_seen_at` is written at most this often, so most requests only read. */
 export const touchEveryMillis = 60_000
 

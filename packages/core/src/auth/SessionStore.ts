@@ -21,6 +21,12 @@ export class SessionStore extends Context.Service<SessionStore, {
   readonly end: (tenantId: TenantId, sessionId: string, now: Date) => Effect.Effect<boolean, StoreError>
   /** Ends every open session of a user (deprovisioning); the sessions ended, as they were (each is audited). */
   readonly endForUser: (tenantId: TenantId, userId: string, now: Date) => Effect.Effect<ReadonlyArray<Session>, StoreError>
+  /**
+   * Ends at most `limit` open sessions unused since before `idleSince` or
+   * past their absolute expiry at `now`, across tenants; the sessions
+   * ended, as they were (each is audited).
+   */
+  readonly endLapsed: (idleSince: Date, now: Date, limit: number) => Effect.Effect<ReadonlyArray<Session>, StoreError>
   readonly insertLink: (link: SignInLink) => Effect.Effect<void, StoreError>
   /**
    * Spends a link: marks it used and returns it when it was unused and

@@ -346,10 +346,45 @@ export const end = (cookie: string): Effect.Effect<Session | undefined, StoreErr
     }))
   })
 
-/** Deletes sessions and sign-in links that can no longer sign anyone in (past their absolute expiry, ended, or expired links); how many. */
-export const purgeExpired: Effect.Effect<number, StoreError, SessionStore> = Effect.gen(function*() {
-  return yield* (yield* SessionStore).purgeExpired(new Date(yield* Clock.currentTimeMillis))
-})
+/** How many lapsed sessions one transaction ends. */
+const lapsedBatch = 100
+
+/**
+ * Ends the open sessions past their idle or absolute lifetime, each with
+ * its `session.ended` entry (reason `idle` or `expired`) in the same
+ * transaction, as a request presenting one would; how many. Without it, a
+ * session never used again would be purged unaudited.
+ */
+export const endLapsed = (lifetimes: Lifetimes = defaultLifetimes): Effect.Effect<number, StoreError, Recording> =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore
+    const transactor = yield* Transactor
+    const now = yield* Clock.currentTimeMillis
+    let total = 0
+    while (true) {
+      const ended = yield* transactor.transaction(Effect.gen(function*() {
+        const lapsed = yield* store.endLapsed(new Date(now - lifetimes.idleMillis), new Date(now), lapsedBatch)
+        for (const session of lapsed) {
+          const reason = endedAt(session, lifetimes, now) === "expired" ? "expired" : "idle"
+          yield* AuditLog.record(session.tenant_id, endedEntry(session, reason, AuditLog.system))
+        }
+        return lapsed.length
+      }))
+      total += ended
+      if (ended < lapsedBatch) return total
+    }
+  })
+
+/**
+ * Ends the lapsed sessions (`endLapsed`, audited), then deletes sessions
+ * and sign-in links that can no longer sign anyone in (past their absolute
+ * expiry, ended, or expired links); how many rows were deleted.
+ */
+export const purgeExpired = (lifetimes: Lifetimes = defaultLifetimes): Effect.Effect<number, StoreError, Recording> =>
+  Effect.gen(function*() {
+    yield* endLapsed(lifetimes)
+    return yield* (yield* SessionStore).purgeExpired(new Date(yield* Clock.currentTimeMillis))
+  })
 
 /** Milliseconds in a day: the embedded CSRF token changes each UTC day. */
 const dayMillis = 86_400_000

@@ -1,7 +1,7 @@
 /**
  * The session part of the store contract: sessions are found by their
- * cookie's hash, touched, ended one by one or all of a user's (undone with
- * a failed transaction); a sign-in link is spent once, even by two
+ * cookie's hash, touched, ended one by one, all of a user's, or every
+ * lapsed one in batches (undone with a failed transaction); a sign-in link is spent once, even by two
  * concurrent uses, and never after its expiry; active users are found by
  * e-mail across tenants; expired rows are purged. Run by `storeContract`
  * on every adapter.
@@ -117,6 +117,40 @@ export const sessionStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual((yield* store.findByHash(second.token_hash))?.ended_at, at(60))
       assert.deepStrictEqual((yield* store.findByHash(ended.token_hash))?.ended_at, at(5))
       assert.strictEqual((yield* store.findByHash(bobs.token_hash))?.ended_at, null)
+    }))
+
+  it.effect("lapsed sessions (idle since a time, or past their expiry) end, at most a batch at a time, across tenants; others stay; a failed transaction keeps them", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      const tenant = yield* insertTenant()
+      const user = yield* makeUser(tenant.tenant_id, `l-${yield* Ids.uuidv7}@example.com`)
+      const base = 2_950_000_000_000
+      const hour = 3_600_000
+      const idle = yield* makeSession(tenant.tenant_id, user.user_id, { last_seen_at: new Date(base), expires_at: new Date(base + 10 * hour) })
+      const expired = yield* makeSession(tenant.tenant_id, user.user_id, { last_seen_at: new Date(base + 5 * hour), expires_at: new Date(base + 6 * hour) })
+      const live = yield* makeSession(tenant.tenant_id, user.user_id, { last_seen_at: new Date(base + 5 * hour), expires_at: new Date(base + 10 * hour) })
+      const ended = yield* makeSession(tenant.tenant_id, user.user_id, { last_seen_at: new Date(base), ended_at: new Date(base + 1) })
+      const idleSince = new Date(base + hour)
+      const now = new Date(base + 7 * hour)
+      const failed = yield* (yield* Transactor.Transactor).transaction(
+        Effect.andThen(store.endLapsed(idleSince, now, 100), Effect.fail(new Boom()))
+      ).pipe(Effect.exit)
+      assert.isTrue(Exit.isFailure(failed))
+      assert.strictEqual((yield* store.findByHash(idle.token_hash))?.ended_at, null)
+      // One at a time (earlier tests' open sessions lapse too): each batch holds at most one.
+      const mine: Array<Session.Session> = []
+      while (true) {
+        const batch = yield* store.endLapsed(idleSince, now, 1)
+        assert.isAtMost(batch.length, 1)
+        if (batch.length === 0) break
+        mine.push(...batch.filter((s) => s.tenant_id === tenant.tenant_id))
+      }
+      // As they were, for their audit entries.
+      assert.sameDeepMembers(mine, [idle, expired])
+      assert.deepStrictEqual((yield* store.findByHash(idle.token_hash))?.ended_at, now)
+      assert.deepStrictEqual((yield* store.findByHash(expired.token_hash))?.ended_at, now)
+      assert.deepStrictEqual(yield* store.findByHash(live.token_hash), live)
+      assert.deepStrictEqual((yield* store.findByHash(ended.token_hash))?.ended_at, new Date(base + 1))
     }))
 
   it.effect("a sign-in link is spent once, not after its expiry, and by one of two concurrent uses", () =>
