@@ -175,7 +175,10 @@ const keyboardWalk = async (page: Page): Promise<Walk> => {
   return { problems, controls: count }
 }
 
-/** In the dark theme, nothing in a chart is drawn light: its background is not, and its text is. */
+/**
+ * In the dark theme, nothing in a chart is drawn light: its background is not, and its text is;
+ * its marks are in the spec's dark colours (none in a light one), each at least 3:1 on its card.
+ */
 const darkCharts = (page: Page) =>
   page.evaluate(() => {
     const luminance = (color: string) => {
@@ -188,6 +191,25 @@ const darkCharts = (page: Page) =>
       return { l: 0.2126 * r! + 0.7152 * g! + 0.0722 * b!, a: m[4] === undefined ? 1 : Number(m[4]) }
     }
     const problems: Array<string> = []
+    const hex = (color: string) => {
+      const m = /rgba?\(([\d.]+), ([\d.]+), ([\d.]+)/.exec(color)
+      return m === null ? color.toLowerCase() : "#" + [m[1], m[2], m[3]].map((c) => Number(c).toString(16).padStart(2, "0")).join("")
+    }
+    for (const chart of document.querySelectorAll("main vega-chart")) {
+      const colors = (chart as any).spec?.usermeta?.darkColors as { from: Array<string>; to: Array<string> } | undefined
+      const svg = chart.querySelector("svg")
+      if (colors === undefined || svg === null) continue
+      const card = luminance(getComputedStyle(chart.closest("article") ?? document.body).backgroundColor).l
+      for (const mark of svg.querySelectorAll(".role-mark path, .role-mark rect")) {
+        for (const color of [getComputedStyle(mark).fill, getComputedStyle(mark).stroke].map(hex)) {
+          if (colors.from.includes(color) && !colors.to.includes(color)) problems.push(`a chart mark in a light colour (${color}) on the dark theme`)
+          if (!colors.to.slice(0, -1).includes(color)) continue
+          const l = luminance(getComputedStyle(mark).fill === "none" ? getComputedStyle(mark).stroke : getComputedStyle(mark).fill).l
+          const ratio = (Math.max(l, card) + 0.05) / (Math.min(l, card) + 0.05)
+          if (ratio < 3) problems.push(`a chart mark (${color}) at ${ratio.toFixed(2)}:1 on its dark card`)
+        }
+      }
+    }
     for (const svg of document.querySelectorAll("main vega-chart svg")) {
       for (const el of [svg, ...svg.querySelectorAll(".background, rect.background, path.background")]) {
         const fill = luminance(getComputedStyle(el).fill)

@@ -362,6 +362,8 @@ export const vegaLite = (drawn: DrawnPlan, size: Size): TopLevelSpec => {
     height: size.height,
     autosize: { type: "fit", contains: "padding" },
     background: theme.background,
+    // What a page in dark mode swaps: each colour of the first list for the one in the same place of the second.
+    usermeta: { darkColors: { from: [...theme.palette, theme.light], to: [...theme.dark.palette, theme.dark.light] } },
     config: {
       font,
       locale: { number: Format.numberLocale(currency, p.locale) },

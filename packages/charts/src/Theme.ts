@@ -22,7 +22,25 @@ export interface Theme {
   readonly mutedText: string
   /** The chart's background. */
   readonly background: string
+  /** The same hues for a chart drawn on a dark card (`darkBackgrounds`): what a page in dark mode swaps in. */
+  readonly dark: DarkColors
 }
+
+/** The mark colours of a theme for a dark card, each in the place of its light counterpart. */
+export interface DarkColors {
+  /** The accent, lightened until it reaches 3:1 on both dark backgrounds. */
+  readonly accent: string
+  /** The palette's eight hues, in the same order, each at least 3:1 on both dark backgrounds. */
+  readonly palette: ReadonlyArray<string>
+  /** A dark tint of the accent, the low end of a heatmap's scale (near the card, as `light` is near white). */
+  readonly light: string
+}
+
+/**
+ * The console's dark card and page colours (its `--analytics-bg` and
+ * `--analytics-surface` in dark mode): a dark palette reaches 3:1 on both.
+ */
+export const darkBackgrounds: ReadonlyArray<string> = ["#121417", "#1b1f24"]
 
 /** The primary colour when none (or an unreadable one) is configured. */
 export const defaultPrimaryColor = "#2563eb"
@@ -80,13 +98,19 @@ const fromHsl = (h: number, s: number, l: number): string => {
   return toHex([f(0) * 255, f(8) * 255, f(4) * 255])
 }
 
-/** The colour at hue `h` and saturation `s`, as light as it may be while keeping `least` contrast against `background`. */
-const darkenTo = (h: number, s: number, l: number, least: number, background: string): string => {
-  for (let light = l; light > 0; light -= 0.01) {
+/** Which way lightness moves to gain contrast: down on a light background, up on a dark one. */
+type Direction = -0.01 | 0.01
+
+/**
+ * The colour at hue `h` and saturation `s`, its lightness moved from `l` in
+ * `step`s until it has `least` contrast against every one of `backgrounds`.
+ */
+const readableTo = (h: number, s: number, l: number, least: number, backgrounds: ReadonlyArray<string>, step: Direction): string => {
+  for (let light = l; light >= 0 && light <= 1; light += step) {
     const c = fromHsl(h, s, light)
-    if (contrast(c, background) >= least) return c
+    if (backgrounds.every((b) => contrast(c, b) >= least)) return c
   }
-  return "#000000"
+  return step < 0 ? "#000000" : "#ffffff"
 }
 
 const distance = (a: string, b: string) => {
@@ -94,28 +118,52 @@ const distance = (a: string, b: string) => {
   return Math.hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2])
 }
 
-/** The eighth colour: a slate grey, the lightest that reaches 3:1 and stays at least 60 apart from every other colour (a greyish accent would otherwise resemble it). */
-const eighth = (others: ReadonlyArray<string>, h: number, background: string): string => {
-  for (let light = 0.5; light > 0; light -= 0.01) {
+/**
+ * The eighth colour: a slate grey, the first from mid-grey in `step`s that
+ * reaches 3:1 and stays at least 60 apart from every other colour (a greyish
+ * accent would otherwise resemble it).
+ */
+const eighth = (others: ReadonlyArray<string>, h: number, backgrounds: ReadonlyArray<string>, step: Direction): string => {
+  for (let light = 0.5; light >= 0 && light <= 1; light += step) {
     const c = fromHsl(h, 0.12, light)
-    if (contrast(c, background) >= markContrast && others.every((o) => distance(c, o) >= 60)) return c
+    if (backgrounds.every((b) => contrast(c, b) >= markContrast) && others.every((o) => distance(c, o) >= 60)) return c
   }
-  return "#000000"
+  return step < 0 ? "#000000" : "#ffffff"
+}
+
+/** The hues of the six colours after the accent, as offsets from the primary's: spread around the wheel. */
+const offsets = [150, 40, 260, 95, 320, 200]
+
+/**
+ * The accent and eight-colour palette of hue `h` on `backgrounds`: the
+ * accent the primary colour itself moved until it reads; six hues spread
+ * around the wheel, saturated enough to tell apart; the eighth a slate grey,
+ * as a hue near the primary's would read as the accent again.
+ */
+const paletteOn = (hsl: readonly [number, number, number], backgrounds: ReadonlyArray<string>, step: Direction) => {
+  const [h, s, l] = hsl
+  const accent = readableTo(h, s, l, markContrast, backgrounds, step)
+  const saturation = Math.max(s, 0.6)
+  const lightness = Math.min(Math.max(l, 0.35), 0.55)
+  const seven = [accent, ...offsets.map((o) => readableTo((h + o) % 360, saturation, lightness, markContrast, backgrounds, step))]
+  return { accent, palette: [...seven, eighth(seven, h, backgrounds, step)] }
 }
 
 /** A theme from a primary colour (`#2563eb`); an unreadable colour falls back to the default one. */
 export const theme = (branding: { readonly primaryColor?: string | undefined } = {}): Theme => {
   const background = "#ffffff"
   const rgb = parseHex(branding.primaryColor ?? defaultPrimaryColor) ?? parseHex(defaultPrimaryColor)!
-  const [h, s, l] = toHsl(rgb)
-  const accent = darkenTo(h, s, l, markContrast, background)
-  // six more: hues spread around the wheel from the primary's, saturated enough to tell apart; the
-  // eighth a slate grey, as a hue near the primary's would read as the accent again
-  const saturation = Math.max(s, 0.6)
-  const lightness = Math.min(Math.max(l, 0.35), 0.55)
-  const offsets = [150, 40, 260, 95, 320, 200]
-  const seven = [accent, ...offsets.map((o) => darkenTo((h + o) % 360, saturation, lightness, markContrast, background))]
-  const palette = [...seven, eighth(seven, h, background)]
-  const light = fromHsl(h, Math.min(s, 0.7), 0.93)
-  return { accent, palette, light, text: "#111827", mutedText: "#4b5563", background }
+  const hsl = toHsl(rgb)
+  const [h, s] = hsl
+  const { accent, palette } = paletteOn(hsl, [background], -0.01)
+  const dark = paletteOn(hsl, darkBackgrounds, 0.01)
+  return {
+    accent,
+    palette,
+    light: fromHsl(h, Math.min(s, 0.7), 0.93),
+    text: "#111827",
+    mutedText: "#4b5563",
+    background,
+    dark: { ...dark, light: fromHsl(h, Math.min(s, 0.5), 0.2) }
+  }
 }

@@ -16,7 +16,7 @@ describe("Theme", () => {
     assert.closeTo(Theme.contrast("#767676", "#ffffff"), 4.54, 0.01)
   })
 
-  it("for any primary colour: the accent and eight palette colours at least 40 apart in RGB reach 3:1, text 4.5:1", () => {
+  it("for any primary colour: the accent and eight palette colours at least 40 apart in RGB reach 3:1, text 4.5:1, on white and on the dark cards", () => {
     fc.assert(
       fc.property(hex, (primaryColor) => {
         const t = Theme.theme({ primaryColor })
@@ -33,6 +33,16 @@ describe("Theme", () => {
         assert.strictEqual(t.palette[0], t.accent)
         for (const c of t.palette) assert.isAtLeast(Theme.contrast(c, t.background), 3, `${c} from ${primaryColor}`)
         for (const c of [t.text, t.mutedText]) assert.isAtLeast(Theme.contrast(c, t.background), 4.5)
+        // The same for a dark card: eight colours in the same places, apart, each 3:1 on both dark backgrounds.
+        assert.strictEqual(t.dark.palette.length, 8)
+        assert.strictEqual(t.dark.palette[0], t.dark.accent)
+        for (const [i, a] of t.dark.palette.entries()) {
+          for (const b of t.dark.palette.slice(i + 1)) {
+            const [x, y] = [rgb(a), rgb(b)]
+            assert.isAtLeast(Math.hypot(x[0]! - y[0]!, x[1]! - y[1]!, x[2]! - y[2]!), 40, `dark ${a} and ${b} from ${primaryColor}`)
+          }
+          for (const background of Theme.darkBackgrounds) assert.isAtLeast(Theme.contrast(a, background), 3, `dark ${a} on ${background} from ${primaryColor}`)
+        }
       }),
       { numRuns: 300 }
     )

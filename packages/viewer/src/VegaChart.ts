@@ -7,11 +7,14 @@
  * much narrower or wider than the server's drawing (a phone), it swaps at
  * once, since the scaled drawing's text would be too small or too large.
  *
+ * On a page in dark mode it draws in the spec's dark colours (`DarkColors`).
+ *
  * A plain custom element rather than a Lit one: it renders nothing itself,
  * it hands its box to Vega.
  *
  * @since 0.1.0
  */
+import { forScheme, onSchemeChange, recolorDrawing } from "./DarkColors.ts"
 import { chartSize } from "./Data.ts"
 import { msg } from "./i18n/msg.ts"
 import type { Chart } from "./VegaRuntime.ts"
@@ -41,7 +44,10 @@ export class VegaChart extends HTMLElement {
 
   connectedCallback() {
     this.classList.add("chart")
-    if (this.served !== undefined && this.served.parentElement !== this) this.replaceChildren(this.served)
+    if (this.served !== undefined && this.served.parentElement !== this) {
+      recolorDrawing(this.served, this.spec)
+      this.replaceChildren(this.served)
+    }
     if (this.served === undefined && this.chart === undefined) {
       this.setAttribute("aria-busy", "true")
       // the theme shows these words while the chart is drawn (CSS `attr()`)
@@ -50,7 +56,13 @@ export class VegaChart extends HTMLElement {
     // Observed from the start: the first callback tells its width; a chart on a hidden page has none until shown.
     const resized = new ResizeObserver(() => this.resized())
     resized.observe(this)
-    this.observers = [resized]
+    // Dark mode on or off: drawn again in the other colours.
+    const scheme = onSchemeChange(() => {
+      this.chart?.finalize()
+      this.chart = undefined
+      void this.draw()
+    })
+    this.observers = [resized, scheme]
   }
 
   disconnectedCallback() {
@@ -69,7 +81,7 @@ export class VegaChart extends HTMLElement {
       const box = document.createElement("div")
       box.className = "live"
       this.width = this.clientWidth
-      const chart = await draw(box, this.spec, this.rows, this.width)
+      const chart = await draw(box, forScheme(this.spec), this.rows, this.width)
       if (!this.isConnected) return void chart.finalize()
       this.chart = chart
       this.replaceChildren(box)
