@@ -12,7 +12,8 @@ import { match, type Route, safeNext } from "../src/console/Router.ts"
 import { en } from "../src/i18n/en.ts"
 import { msg, useMessages } from "../src/i18n/msg.ts"
 import { contrast, parseHex } from "../src/theme/Colors.ts"
-import { tokens } from "../src/theme/Theme.ts"
+import { css, tokens } from "../src/theme/Theme.ts"
+import { Theme } from "@analytics/charts"
 
 interface Seen {
   readonly url: string
@@ -154,5 +155,11 @@ describe("the console's theme", () => {
       }
     }
     assert.strictEqual(tokens("#2563eb").light, "#2563eb", "a brand colour that reads already is kept")
+  })
+
+  it("its dark card and page are the backgrounds the charts' dark colours are made for", () => {
+    const dark = css("#2563eb").split("@media (prefers-color-scheme: dark)")[1]!
+    const [bg, surface] = ["bg", "surface"].map((name) => new RegExp(`--analytics-${name}: (#[0-9a-f]{6})`).exec(dark)?.[1])
+    assert.deepStrictEqual([bg, surface], [...Theme.darkBackgrounds])
   })
 })
