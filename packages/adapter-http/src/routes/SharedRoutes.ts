@@ -28,18 +28,19 @@ import {
   type ExportStore,
   SharedExports,
   SignedUrl,
-  type DatasetStore,
+  DatasetStore,
   type DirectoryStore,
   type GrantStore,
   Limiter,
   OperationLimits,
   type PasswordHasher,
   ProblemCode,
-  type ReportStore,
+  ReportStore,
   type ReportViews,
   SharedSubjects,
   SharedViews,
-  type ShareTokens
+  type ShareTokens,
+  WorkspaceRecords
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
@@ -257,6 +258,11 @@ const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refu
   }
 }
 
+/** The services a share request runs its use cases with, once `handle` has made them. */
+const RequestServices = Context.Reference<Context.Context<Services> | undefined>("@analytics/adapter-http/SharedRoutes/RequestServices", {
+  defaultValue: () => undefined
+})
+
 /** The share routes on the `HttpRouter`, over the services in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const info = yield* ServiceInfo
@@ -267,8 +273,19 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
   const secure = info.publicBaseUrl.startsWith("https:")
   const basePath = new URL(info.publicBaseUrl).pathname.replace(/\/+$/, "")
+  /**
+   * The services of one share request: its reports and datasets read once
+   * (a report's visuals, its filters and a dashboard's tiles read the same
+   * ones many times).
+   */
+  const requestServices = () =>
+    Context.add(
+      Context.add(services, DatasetStore.DatasetStore, WorkspaceRecords.readOnce(Context.get(services, DatasetStore.DatasetStore))),
+      ReportStore.ReportStore,
+      WorkspaceRecords.readOnce(Context.get(services, ReportStore.ReportStore))
+    )
   const run = <A, E, R extends Services>(effect: Effect.Effect<A, E, R>) =>
-    Effect.provideContext(effect, services) as Effect.Effect<A, E, Exclude<R, Services>>
+    Effect.withFiber((fiber) => Effect.provideContext(effect, fiber.getRef(RequestServices) ?? services)) as Effect.Effect<A, E, Exclude<R, Services>>
 
   /** Answers a refusal as the client wants it: a page (the password form for a link's password problems) or a problem. */
   const refuse = (request: HttpServerRequest.HttpServerRequest, refusal: Refusal, embed: boolean) => {
@@ -296,7 +313,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, { readonly _tag: string }, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       effect.pipe(
-        Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed)))
+        Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed))),
+        (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, requestServices()))
       ))
 
   const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { Context, Effect } from "effect"
+import { type Context, Effect } from "effect"
 import type { StoreError } from "../platform/Errors.ts"
 import type { Keyset, PageQuery } from "../platform/Pagination.ts"
 import type { TenantId } from "./Tenant.ts"
@@ -32,6 +32,35 @@ export interface TenantRecords<A, Id extends string> {
   readonly update: (record: A) => Effect.Effect<boolean, StoreError>
   /** Deletes a record; `false` when there was none in this tenant. */
   readonly remove: (tenantId: TenantId, id: Id) => Effect.Effect<boolean, StoreError>
+}
+
+/**
+ * `store` with each record read once over the returned store's life: the
+ * first `find` of a tenant's id is shared by every later and concurrent
+ * one, and any write forgets them all. For one request that reads the same
+ * records many times (a shared report's visuals over one dataset); a longer
+ * life would serve stale records.
+ */
+export const readOnce = <S extends TenantRecords<any, any>>(store: S): S => {
+  type A = Effect.Success<ReturnType<S["find"]>>
+  const reads = new Map<string, Effect.Effect<A, StoreError>>()
+  const forgetting = <B>(write: Effect.Effect<B, StoreError>) => Effect.ensuring(write, Effect.sync(() => reads.clear()))
+  return {
+    ...store,
+    find: (tenantId: TenantId, id: string) =>
+      Effect.suspend(() => {
+        const key = `${tenantId}/${id}`
+        const known = reads.get(key)
+        if (known !== undefined) return known
+        return Effect.flatMap(Effect.cached(store.find(tenantId, id) as Effect.Effect<A, StoreError>), (once) => {
+          reads.set(key, once)
+          return once
+        })
+      }),
+    insert: (record: unknown) => forgetting(store.insert(record)),
+    update: (record: unknown) => forgetting(store.update(record)),
+    remove: (tenantId: TenantId, id: string) => forgetting(store.remove(tenantId, id))
+  }
 }
 
 /** Records of one kind that belong to a workspace: tenant records, listed per workspace. */
