@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { DashboardStore, DatasetStore, DirectoryStore, GrantStore, Policy, Principal, ReportStore, WorkspaceStore } from "@analytics/core"
+import { DashboardStore, DatasetStore, DirectoryStore, GrantStore, Policy, Principal, ReportStore, WorkspaceRecords, WorkspaceStore } from "@analytics/core"
 import { Context, Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { toProblem } from "../edge/DomainProblems.ts"
@@ -30,6 +30,18 @@ export const captured = <const Keys extends ReadonlyArray<Context.Key<any, any>>
         }) as any
     }
   )
+
+/**
+ * `context` with its reports and datasets read once (`WorkspaceRecords.readOnce`):
+ * for one view of a report or dashboard, whose visuals, filters and tiles
+ * read the same records many times.
+ */
+export const readingOnce = <R>(context: Context.Context<R>): Context.Context<R> =>
+  Context.add(
+    Context.add(context, DatasetStore.DatasetStore, WorkspaceRecords.readOnce(Context.get(context as Context.Context<DatasetStore.DatasetStore>, DatasetStore.DatasetStore))),
+    ReportStore.ReportStore,
+    WorkspaceRecords.readOnce(Context.get(context as Context.Context<ReportStore.ReportStore>, ReportStore.ReportStore))
+  ) as Context.Context<R>
 
 /**
  * What deciding a member's access to a report, dashboard, dataset or

@@ -19,7 +19,7 @@ import * as SharedReport from "../routes/SharedReport.ts"
 import * as SharePage from "../routes/SharePage.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import type { analyticsTools } from "./AnalyticsTools.ts"
-import { captured } from "./Handling.ts"
+import { captured, readingOnce } from "./Handling.ts"
 
 /** Values of the report's filters the report refuses: a 400 naming `filters`. */
 const refusedFilters = (error: ReportViews.FiltersRefused) =>
@@ -66,7 +66,7 @@ export const memberViews = (tools: Effect.Success<typeof analyticsTools>) => Eff
       const values = yield* Effect.mapError(SharedReport.filterValues(query.filters), refusedFilters)
       const chosen = query.pages === undefined ? undefined : typeof query.pages === "string" ? [query.pages] : query.pages
       const { workspace_id } = yield* run(Reports.get(member.tenantId, reportId))
-      const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(MemberViews.report(member, reportId, values, chosen)))
+      const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(Effect.updateContext(MemberViews.report(member, reportId, values, chosen), readingOnce)))
       const { data } = yield* SharedReport.make(seen.view, { theme, locale, controls: seen.controls, values, draw: false })
       const pages = data.pages.map((page) => ({ ...page, visuals: page.visuals.map(asJson) }))
       // The controls a view-only grant hides, asked of the one policy as the operations themselves ask it.
@@ -89,7 +89,7 @@ export const memberViews = (tools: Effect.Success<typeof analyticsTools>) => Eff
   const dashboard = (member: Principal.Member, dashboardId: string) =>
     Effect.gen(function*() {
       const { workspace_id } = yield* run(Dashboards.get(member.tenantId, dashboardId))
-      const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(MemberViews.dashboard(member, dashboardId)))
+      const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(Effect.updateContext(MemberViews.dashboard(member, dashboardId), readingOnce)))
       const tiles = yield* Effect.forEach(seen.view.tiles, ({ tile, view }: DashboardViews.TileView) =>
         Effect.map(
           view._tag === "Missing"

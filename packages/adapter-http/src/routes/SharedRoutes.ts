@@ -28,24 +28,24 @@ import {
   type ExportStore,
   SharedExports,
   SignedUrl,
-  DatasetStore,
+  type DatasetStore,
   type DirectoryStore,
   type GrantStore,
   Limiter,
   OperationLimits,
   type PasswordHasher,
   ProblemCode,
-  ReportStore,
+  type ReportStore,
   type ReportViews,
   SharedSubjects,
   SharedViews,
-  type ShareTokens,
-  WorkspaceRecords
+  type ShareTokens
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { readingOnce } from "../handlers/Handling.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
 import * as SharedReport from "./SharedReport.ts"
@@ -273,17 +273,6 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
   const secure = info.publicBaseUrl.startsWith("https:")
   const basePath = new URL(info.publicBaseUrl).pathname.replace(/\/+$/, "")
-  /**
-   * The services of one share request: its reports and datasets read once
-   * (a report's visuals, its filters and a dashboard's tiles read the same
-   * ones many times).
-   */
-  const requestServices = () =>
-    Context.add(
-      Context.add(services, DatasetStore.DatasetStore, WorkspaceRecords.readOnce(Context.get(services, DatasetStore.DatasetStore))),
-      ReportStore.ReportStore,
-      WorkspaceRecords.readOnce(Context.get(services, ReportStore.ReportStore))
-    )
   const run = <A, E, R extends Services>(effect: Effect.Effect<A, E, R>) =>
     Effect.withFiber((fiber) => Effect.provideContext(effect, fiber.getRef(RequestServices) ?? services)) as Effect.Effect<A, E, Exclude<R, Services>>
 
@@ -314,7 +303,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       effect.pipe(
         Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed))),
-        (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, requestServices()))
+        // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
+        (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
       ))
 
   const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
