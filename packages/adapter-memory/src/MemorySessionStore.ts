@@ -18,6 +18,19 @@ export const make = Effect.sync(() => {
     return session !== undefined && session.tenant_id === tenantId ? session : undefined
   }
   const unchanged = () => {}
+  /** Ends at most `limit` open sessions that `matches`; the sessions ended, as they were. */
+  const endOpen = (matches: (session: Session.Session) => boolean, now: Date, limit: number) =>
+    write(() => {
+      const undos: Array<() => void> = []
+      const ended: Array<Session.Session> = []
+      for (const session of sessions.values()) {
+        if (ended.length >= limit) break
+        if (session.ended_at !== null || !matches(session)) continue
+        ended.push(session)
+        undos.push(set(sessions, session.session_id, { ...session, ended_at: now }))
+      }
+      return [ended, () => undos.reverse().forEach((undo) => undo())] as const
+    })
   return SessionStore.SessionStore.of({
     insert: (session) =>
       write(() => {
@@ -42,28 +55,9 @@ export const make = Effect.sync(() => {
         return [true, set(sessions, sessionId, { ...session, ended_at: now })]
       }),
     endForUser: (tenantId, userId, now) =>
-      write(() => {
-        const undos: Array<() => void> = []
-        const ended: Array<Session.Session> = []
-        for (const session of sessions.values()) {
-          if (session.tenant_id !== tenantId || session.user_id !== userId || session.ended_at !== null) continue
-          ended.push(session)
-          undos.push(set(sessions, session.session_id, { ...session, ended_at: now }))
-        }
-        return [ended, () => undos.reverse().forEach((undo) => undo())]
-      }),
+      endOpen((session) => session.tenant_id === tenantId && session.user_id === userId, now, Infinity),
     endLapsed: (idleSince, now, limit) =>
-      write(() => {
-        const undos: Array<() => void> = []
-        const ended: Array<Session.Session> = []
-        for (const session of sessions.values()) {
-          if (ended.length >= limit) break
-          if (session.ended_at !== null || (session.last_seen_at >= idleSince && session.expires_at > now)) continue
-          ended.push(session)
-          undos.push(set(sessions, session.session_id, { ...session, ended_at: now }))
-        }
-        return [ended, () => undos.reverse().forEach((undo) => undo())]
-      }),
+      endOpen((session) => session.last_seen_at < idleSince || session.expires_at <= now, now, limit),
     insertLink: (link) => write(() => [undefined, set(links, link.token_hash, link)]),
     useLink: (tokenHash, now) =>
       write(() => {

@@ -102,16 +102,20 @@ const fromHsl = (h: number, s: number, l: number): string => {
 type Direction = -0.01 | 0.01
 
 /**
- * The colour at hue `h` and saturation `s`, its lightness moved from `l` in
- * `step`s until it has `least` contrast against every one of `backgrounds`.
+ * The first colour at hue `h` and saturation `s` that `fits`, its lightness
+ * moved from `l` in `step`s; black or white, the end it moved to, when none does.
  */
-const readableTo = (h: number, s: number, l: number, least: number, backgrounds: ReadonlyArray<string>, step: Direction): string => {
+const first = (h: number, s: number, l: number, step: Direction, fits: (color: string) => boolean): string => {
   for (let light = l; light >= 0 && light <= 1; light += step) {
     const c = fromHsl(h, s, light)
-    if (backgrounds.every((b) => contrast(c, b) >= least)) return c
+    if (fits(c)) return c
   }
   return step < 0 ? "#000000" : "#ffffff"
 }
+
+/** Whether a mark colour reaches `markContrast` on every one of `backgrounds`. */
+const readableOn = (backgrounds: ReadonlyArray<string>) => (color: string): boolean =>
+  backgrounds.every((b) => contrast(color, b) >= markContrast)
 
 const distance = (a: string, b: string) => {
   const [x, y] = [parseHex(a)!, parseHex(b)!]
@@ -123,13 +127,8 @@ const distance = (a: string, b: string) => {
  * reaches 3:1 and stays at least 60 apart from every other colour (a greyish
  * accent would otherwise resemble it).
  */
-const eighth = (others: ReadonlyArray<string>, h: number, backgrounds: ReadonlyArray<string>, step: Direction): string => {
-  for (let light = 0.5; light >= 0 && light <= 1; light += step) {
-    const c = fromHsl(h, 0.12, light)
-    if (backgrounds.every((b) => contrast(c, b) >= markContrast) && others.every((o) => distance(c, o) >= 60)) return c
-  }
-  return step < 0 ? "#000000" : "#ffffff"
-}
+const eighth = (others: ReadonlyArray<string>, h: number, backgrounds: ReadonlyArray<string>, step: Direction): string =>
+  first(h, 0.12, 0.5, step, (c) => readableOn(backgrounds)(c) && others.every((o) => distance(c, o) >= 60))
 
 /** The hues of the six colours after the accent, as offsets from the primary's: spread around the wheel. */
 const offsets = [150, 40, 260, 95, 320, 200]
@@ -142,10 +141,11 @@ const offsets = [150, 40, 260, 95, 320, 200]
  */
 const paletteOn = (hsl: readonly [number, number, number], backgrounds: ReadonlyArray<string>, step: Direction) => {
   const [h, s, l] = hsl
-  const accent = readableTo(h, s, l, markContrast, backgrounds, step)
+  const readable = readableOn(backgrounds)
+  const accent = first(h, s, l, step, readable)
   const saturation = Math.max(s, 0.6)
   const lightness = Math.min(Math.max(l, 0.35), 0.55)
-  const seven = [accent, ...offsets.map((o) => readableTo((h + o) % 360, saturation, lightness, markContrast, backgrounds, step))]
+  const seven = [accent, ...offsets.map((o) => first((h + o) % 360, saturation, lightness, step, readable))]
   return { accent, palette: [...seven, eighth(seven, h, backgrounds, step)] }
 }
 
