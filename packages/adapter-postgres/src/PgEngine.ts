@@ -268,7 +268,8 @@ export interface UploadOptions {
 /**
  * The engine holding uploaded files in the PostgreSQL at `url` (the
  * store's own, on the PostgreSQL store), through a pool of its own whose
- * sessions read `analytics_uploads` first and speak UTC.
+ * sessions read `analytics_uploads` first, speak UTC, and end a query
+ * within a second of losing their client (PostgreSQL 14 or later).
  */
 export const layerUploads = (url: Redacted.Redacted<string>, options: UploadOptions = {}): Layer.Layer<AnalyticsEngine.AnalyticsEngine, AnalyticsEngine.EngineError> => {
   const schema = options.schema ?? uploadSchema
@@ -278,7 +279,14 @@ export const layerUploads = (url: Redacted.Redacted<string>, options: UploadOpti
       const client = yield* PgClient.make({
         url,
         maxConnections: options.connections ?? 10,
-        startupParameters: { search_path: SqlDialect.postgres.quote(schema), timezone: "UTC" }
+        startupParameters: {
+          search_path: SqlDialect.postgres.quote(schema),
+          timezone: "UTC",
+          // A cancel request sent before the server read the query is ignored, and the client then
+          // drops the connection; without this check the server would run that query to its end,
+          // holding its table (docs/operations.md, "PostgreSQL").
+          client_connection_check_interval: "1000"
+        }
       }).pipe(Effect.mapError(failure("connect")))
       return yield* Effect.provideService(makeUploads(schema), SqlClient.SqlClient, client)
     })

@@ -154,6 +154,18 @@ if (databaseUrl === "") {
         assert.deepStrictEqual(yield* engine.listTables!("dataset_"), [])
       }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)), { timeout: 60_000 })
 
+    it.live("its sessions end a query within a second of losing their client, so a lost cancel request leaves no query running", () =>
+      Effect.gen(function*() {
+        const { engine } = yield* setup
+        const [row] = yield* engine.run({
+          sql: "SELECT current_setting('client_connection_check_interval') AS interval",
+          params: [],
+          bound: [],
+          columns: [{ name: "interval", member: "interval", kind: "dimension", type: "string" }]
+        })
+        assert.strictEqual(row?.["interval"], "1s")
+      }).pipe(Effect.scoped))
+
     it.live("the orphan sweep of an engine other hosts load into drops an old load's table, not a young one", () =>
       Effect.gen(function*() {
         const { engine } = yield* setup
