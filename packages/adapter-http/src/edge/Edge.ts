@@ -16,12 +16,13 @@
  */
 import type { RateLimit, Tenant } from "@analytics/core"
 import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
-import { HttpMiddleware, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpMiddleware, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { HttpApi, HttpApiGroup } from "effect/http-api"
 import { IpNetwork } from "effect/net"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as Csrf from "./Csrf.ts"
 import * as LastLineProblems from "./LastLineProblems.ts"
+import * as NodeWriter from "./NodeWriter.ts"
 import * as RateLimiting from "./RateLimiting.ts"
 import type * as RequestCaller from "./RequestCaller.ts"
 import * as RequestObservability from "./RequestObservability.ts"
@@ -87,15 +88,22 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
      * One request through the edge, in one step where it can: observed,
      * its caller resolved, counted and decided (an in-process store decides
      * synchronously), checked (CSRF, the body cap, a NUL in the URL), then
-     * the route, whose failures become problems; its answer gets the limit
-     * headers and the request id in one copy.
+     * the route, whose failures become problems; its answer is written
+     * with the limit headers and the request id by `NodeWriter`, the last
+     * step before the platform's writer.
      */
     const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass) => (app: App): App =>
       forwarded(Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const observed = RequestObservability.observe(template, request)
-        const answered = (response: Response, headers?: Record<string, string>) =>
-          RequestObservability.answered(observed, response, fiber.context, headers)
+        /** The answer, counted; finished with the request id and `headers` (the limits') by `NodeWriter`. */
+        const answered = (response: Response, headers?: Record<string, string>) => {
+          RequestObservability.count(observed, response, fiber.context)
+          const own = headers ?? {}
+          own[RequestObservability.header] = observed.id
+          HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, NodeWriter.finishing(own))
+          return RequestObservability.identified(observed, response)
+        }
 
         /** The request once its caller is known and, when it is counted, its limits decided. */
         const serve = (resolved: RequestCaller.Resolution | undefined, decided: Decided | undefined): App => {

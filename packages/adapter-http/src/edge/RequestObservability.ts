@@ -113,29 +113,31 @@ export const observe = (route: string, request: HttpServerRequest.HttpServerRequ
 })
 
 /**
- * The response of an observed request, counted and timed under its route,
- * with its id in the `X-Request-Id` header and, for a problem, in its body;
- * `headers` (the rate limits') are set in the same copy. A request the
- * client abandoned never gets here: it is neither counted nor timed.
+ * Counts and times the response of an observed request under its route. A
+ * request the client abandoned never gets here: it is neither counted nor
+ * timed.
  */
-export const answered = (
+export const count = (
   observed: Observed,
   response: HttpServerResponse.HttpServerResponse,
-  context: Context.Context<never>,
-  headers?: Record<string, string>
-): HttpServerResponse.HttpServerResponse => {
+  context: Context.Context<never>
+): void => {
   const series = seriesOf(observed.method, observed.route, response.status)
   series.requests.updateUnsafe(1, context)
   series.duration.updateUnsafe((performance.now() - observed.started) / 1000, context)
-  const out = headers === undefined
-    ? HttpServerResponse.setHeader(response, header, observed.id)
-    : HttpServerResponse.setHeaders(response, { ...headers, [header]: observed.id })
-  if (response.status < 400 || !isProblem(response) || response.body._tag !== "Uint8Array") return out
+}
+
+/** `response` with the request's id in its body when it is a problem; any other response as it is. */
+export const identified = (
+  observed: Observed,
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400 || !isProblem(response) || response.body._tag !== "Uint8Array") return response
   try {
     const problem: unknown = JSON.parse(decoder.decode(response.body.body))
-    if (typeof problem !== "object" || problem === null || Array.isArray(problem)) return out
-    return HttpServerResponse.setBody(out, HttpBody.jsonUnsafe({ ...problem, [problemMember]: observed.id }, response.body.contentType))
+    if (typeof problem !== "object" || problem === null || Array.isArray(problem)) return response
+    return HttpServerResponse.setBody(response, HttpBody.jsonUnsafe({ ...problem, [problemMember]: observed.id }, response.body.contentType))
   } catch {
-    return out
+    return response
   }
 }
