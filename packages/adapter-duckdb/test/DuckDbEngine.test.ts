@@ -138,6 +138,16 @@ describe("DuckDbEngine", () => {
         assert.notInclude(region, "Uncompressed")
       })))
 
+  it.live("a checkpoint that fails after an import fails the import with its cause", () =>
+    withEngine((engine, dir) =>
+      Effect.gen(function*() {
+        // DuckDB's own fault injection: every checkpoint fails.
+        yield* engine.run({ sql: "SET GLOBAL debug_checkpoint_abort = 'before_header'", params: [], bound: [], columns: [] })
+        const error = yield* Effect.flip(engine.importFile(["sales"], { path: csv(dir, "sales.csv", rows), format: "csv" }))
+        assert.strictEqual(error._tag, "EngineError")
+        assert.include(error.detail, "checkpoint_abort")
+      })))
+
   it.live("lists the tables whose names start with a prefix, views and other schemas aside, a quote in the prefix taken as text", () =>
     withEngine((engine, dir) =>
       Effect.gen(function*() {
