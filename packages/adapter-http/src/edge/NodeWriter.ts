@@ -25,8 +25,6 @@ import { Effect } from "effect"
 import { Cookies, type HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as Http from "node:http"
 
-const statusesWithoutBody = new Set([204, 205, 304])
-
 /**
  * Whether Node's request has nothing more to read (or announced nothing),
  * so the connection stays open as the platform would keep it. The platform
@@ -58,8 +56,10 @@ const written = (
   headers: Record<string, string>
 ): boolean => {
   const body = response.body
-  if (body._tag !== "Uint8Array" || body.text === undefined || request.method === "HEAD") return false
-  if (statusesWithoutBody.has(response.status) || response.status < 200 || response.status > 599 || !Cookies.isEmpty(response.cookies)) return false
+  if (body._tag !== "Uint8Array" || body.text === undefined) return false
+  // What the platform's writer writes without a body (HEAD, 204, 205, 304) is left to it.
+  if (HttpServerResponse.omitsBody(response, request.method === "HEAD")) return false
+  if (response.status < 200 || response.status > 599 || !Cookies.isEmpty(response.cookies)) return false
   const node = nodeResponseOf(request)
   if (node === undefined) return false
   try {
