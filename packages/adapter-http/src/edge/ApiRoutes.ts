@@ -40,6 +40,7 @@ import { toProblem } from "./DomainProblems.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import { principalResolver } from "./Middleware.ts"
 import * as RequestBody from "./RequestBody.ts"
+import * as RequestDecoder from "./RequestDecoder.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
 
 /** What `HttpApiBuilder.group` registers for a group, as `HttpApiBuilder.layer` reads it. */
@@ -121,22 +122,24 @@ const decodersOf = (endpoint: HttpApiEndpoint.Top, options: ReturnType<typeof sl
       return request
     })
   if (endpoint.params !== undefined) {
-    const decode = Schema.decodeUnknownEffect(endpoint.params as Schema.Codec<unknown, unknown>, options.params)
+    const decode = RequestDecoder.make(endpoint.params as Schema.Codec<unknown, unknown>, options.params)
     steps.push(slot("params", "Params", decode, (context) => Context.getUnsafe(context, HttpRouter.RouteContext).params))
   }
   if (endpoint.headers !== undefined) {
-    const decode = Schema.decodeUnknownEffect(endpoint.headers as Schema.Codec<unknown, unknown>, options.headers)
+    const decode = RequestDecoder.make(endpoint.headers as Schema.Codec<unknown, unknown>, options.headers)
     steps.push(slot("headers", "Headers", decode, (context) => Context.getUnsafe(context, HttpServerRequest.HttpServerRequest).headers))
   }
   if (endpoint.query !== undefined) {
-    const decode = Schema.decodeUnknownEffect(Schema.toCodecArrayFromSingle(endpoint.query) as Schema.Codec<unknown, unknown>, options.query)
+    const decode = RequestDecoder.make(Schema.toCodecArrayFromSingle(endpoint.query) as Schema.Codec<unknown, unknown>, options.query)
     steps.push(slot("query", "Query", decode, (context) => Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)))
   }
   if (endpoint.payload.size > 0) {
     if (endpoint.payload.size !== 1 || !HttpMethod.hasBody(endpoint.method)) return undefined
     const [[contentType, { encoding, schemas }]] = endpoint.payload
     if (encoding._tag !== "Json") return undefined
-    const decode = Schema.decodeUnknownEffect(Schema.Union(schemas as ReadonlyArray<Schema.Top>) as unknown as Schema.Codec<unknown, unknown>, options.payload)
+    const members = schemas as ReadonlyArray<Schema.Codec<unknown, unknown>>
+    // A single member decodes valid input to the same value as the union HttpApiBuilder decodes with.
+    const decode = RequestDecoder.make(Schema.Union(members) as Schema.Codec<unknown, unknown>, options.payload, members.length === 1 ? members[0] : undefined)
     const nullOnEmpty = (schemas as ReadonlyArray<Schema.Top>).some((schema) => SchemaAST.isNull(SchemaAST.toEncoded(schema.ast)))
     steps.push((request, context) => {
       const httpRequest = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
