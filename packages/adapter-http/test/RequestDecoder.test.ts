@@ -1,6 +1,6 @@
 /**
  * `RequestDecoder` decodes as Schema does under the API's parse options:
- * every params, query and JSON payload schema of the contract, given inputs
+ * every params, headers, query and JSON payload schema of the contract, given inputs
  * built from its own property names (valid, invalid, missing, excess), gets
  * the same exit from both, successes by value and failures by message.
  * Which schemas take the fast path is checked too: a flat struct does, one
@@ -12,8 +12,9 @@ import { Effect, Exit, Schema, SchemaAST } from "effect"
 import { HttpApi } from "effect/http-api"
 import * as RequestDecoder from "../src/edge/RequestDecoder.ts"
 
-/** The API's own options (packages/api's `Api`). */
+/** The API's own options (packages/api's `Api`): headers are decoded with every issue but excess keys ignored. */
 const options: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "error" }
+const headerOptions: SchemaAST.ParseOptions = { errors: "all" }
 
 /** Values for one property: text, numbers as text, an array, absent, and wrong types. */
 const samples: ReadonlyArray<unknown> = [
@@ -59,11 +60,12 @@ const outcome = (effect: Effect.Effect<unknown, Schema.SchemaError>) => {
 
 interface Slot {
   readonly name: string
+  readonly options?: SchemaAST.ParseOptions
   readonly schema: Schema.Codec<unknown, unknown>
   readonly quick?: Schema.Codec<unknown, unknown> | undefined
 }
 
-/** Every params, query and JSON payload slot of the contract, as the compiled routes decode them. */
+/** Every params, headers, query and JSON payload slot of the contract, as the compiled routes decode them. */
 const slots: ReadonlyArray<Slot> = (() => {
   const found: Array<Slot> = []
   HttpApi.reflect(Api, {
@@ -71,6 +73,9 @@ const slots: ReadonlyArray<Slot> = (() => {
     onEndpoint({ endpoint }) {
       const label = `${endpoint.method} ${endpoint.path}`
       if (endpoint.params !== undefined) found.push({ name: `${label} params`, schema: endpoint.params as Schema.Codec<unknown, unknown> })
+      if (endpoint.headers !== undefined) {
+        found.push({ name: `${label} headers`, options: headerOptions, schema: endpoint.headers as Schema.Codec<unknown, unknown> })
+      }
       if (endpoint.query !== undefined) {
         found.push({ name: `${label} query`, schema: Schema.toCodecArrayFromSingle(endpoint.query) as Schema.Codec<unknown, unknown> })
       }
@@ -96,8 +101,8 @@ describe("RequestDecoder", () => {
       const quick = slot.quick ?? slot.schema
       const names = RequestDecoder.flatStructKeys(quick.ast)
       if (names !== undefined) fast++
-      const decode = RequestDecoder.make(slot.schema, options, slot.quick)
-      const declared = Schema.decodeUnknownEffect(slot.schema, options)
+      const decode = RequestDecoder.make(slot.schema, slot.options ?? options, slot.quick)
+      const declared = Schema.decodeUnknownEffect(slot.schema, slot.options ?? options)
       const propertyNames = SchemaAST.isObjects(quick.ast) ? quick.ast.propertySignatures.map((p) => String(p.name)) : ["value"]
       for (const input of inputsFor(propertyNames)) {
         assert.deepStrictEqual(outcome(decode(input)), outcome(declared(input)), `${slot.name}: ${JSON.stringify(input)}`)

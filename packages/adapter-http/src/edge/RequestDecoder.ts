@@ -5,15 +5,14 @@
  * The API decodes under `errors: "all"` and `onExcessProperty: "error"`, and
  * Schema's struct parser runs its per-property fast path only under the
  * default options: the declared ones send every request through the general
- * parser, one generator and one concurrent iteration per struct (10-20 µs of
- * a list request's CPU over a socket). Those options only shape a failure:
- * `errors: "all"` collects every issue instead of the first, and an excess
- * property is refused instead of dropped. So for a flat struct (no struct,
- * declaration or recursion inside it) whose input has no key the struct does
- * not declare, a success under the default options is the value the
- * declared ones decode. Anything else (a failure, an excess key, a schema
- * that is not flat) is decoded under the declared options, so every problem
- * is the one it was.
+ * parser, one generator and one concurrent iteration per struct. Those
+ * options only shape a failure: `errors: "all"` collects every issue instead
+ * of the first, and an excess property is refused instead of dropped. So for
+ * a flat struct (no struct, declaration or recursion inside it) whose input
+ * has no key the struct does not declare, a success under the default
+ * options is the value the declared ones decode. Anything else (a failure,
+ * an excess key, a schema that is not flat) is decoded under the declared
+ * options, so every problem is the one it was.
  *
  * @since 0.1.0
  */
@@ -42,7 +41,7 @@ export const flatStructKeys = (ast: SchemaAST.AST): ReadonlySet<string> | undefi
   return names
 }
 
-/** Whether `input` is a plain object whose own keys are all in `names`. */
+/** Whether `input` is a non-array object whose every enumerable key is in `names`. */
 const declaresEvery = (input: unknown, names: ReadonlySet<string>): boolean => {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return false
   for (const key in input) {
@@ -64,7 +63,7 @@ export const make = <A>(
 ): Decode<A> => {
   const declared = Schema.decodeUnknownEffect(schema, options)
   const names = flatStructKeys(quick.ast)
-  // Other options (or none) are left as they are: only these two shape nothing but a failure.
+  // Without options the declared decoding is the fast one; with checks disabled the fast path would check more.
   if (names === undefined || options === undefined || options.disableChecks === true) return declared
   const fast = Schema.decodeUnknownEffect(quick)
   const keysMatter = options.onExcessProperty === "error"
