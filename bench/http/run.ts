@@ -27,6 +27,9 @@
  * - `BENCH_OUTPUT_DIR`     where `last-run.json` goes (default `bench/http`)
  * - `BENCH_NODE_FLAGS`     V8 flags every server runs with, space-separated (default: the
  *                          host's, `V8Flags.serving` of adapter-node; `none` for V8's defaults)
+ * - `BENCH_INTERLEAVED=1`  each server runs two variants in one process, switched every
+ *                          200 ms (`globalThis.benchVariant`, read by the change under test),
+ *                          and the CPU µs per request of each variant is reported
  *
  * Results are printed and written to `last-run.json`.
  */
@@ -430,6 +433,19 @@ interface Measured {
   readonly serverCpuMicrosPerRequest: number
   readonly loadgenCpuPercent: number
   readonly loadAverage1m: number
+  /** Under `BENCH_INTERLEAVED`: CPU µs per request of variants 0 and 1. */
+  readonly variantCpuMicrosPerRequest?: readonly [number, number]
+}
+
+/** CPU µs per request of each variant between two reports (`BENCH_INTERLEAVED`). */
+const perVariant = (before: CpuReport, after: CpuReport): readonly [number, number] | undefined => {
+  if (before.variants === undefined || after.variants === undefined) return undefined
+  const of = (i: 0 | 1) =>
+    Math.round(
+      (after.variants!.cpuMicros[i] - before.variants!.cpuMicros[i]) /
+        Math.max(1, after.variants!.requests[i] - before.variants!.requests[i])
+    )
+  return [of(0), of(1)]
 }
 
 /** What autocannon sends for a scenario; `post` counts its requests runner-wide so every server gets the same mix. */
@@ -518,7 +534,11 @@ const measure = async (name: ServerName, file: string, round: number): Promise<A
       const cpuAfter = await child.cpu()
       if (profiled === name) profileWindow = { from: cpuBefore.monotonicMicros, to: cpuAfter.monotonicMicros }
       const cpuMicros = cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system
-      process.stdout.write(` ${Math.round(result.latency.totalCount / result.duration)} req/s\n`)
+      const variants = perVariant(cpuBefore, cpuAfter)
+      process.stdout.write(
+        ` ${Math.round(result.latency.totalCount / result.duration)} req/s` +
+          `${variants === undefined ? "" : `; CPU µs per request, variant 0 / 1: ${variants[0]} / ${variants[1]}`}\n`
+      )
       measured.push({
         scenario,
         server: name,
@@ -535,7 +555,8 @@ const measure = async (name: ServerName, file: string, round: number): Promise<A
         serverCpuPercent: percentOfCore(cpuMicros, result.duration),
         serverCpuMicrosPerRequest: Math.round(cpuMicros / Math.max(1, result.latency.totalCount)),
         loadgenCpuPercent: percentOfCore(loadgen.user + loadgen.system, result.duration),
-        loadAverage1m: Math.round(Os.loadavg()[0] * 100) / 100
+        loadAverage1m: Math.round(Os.loadavg()[0] * 100) / 100,
+        ...(variants === undefined ? {} : { variantCpuMicrosPerRequest: variants })
       })
     }
   } finally {
@@ -590,6 +611,7 @@ function settings() {
     pipelining,
     rounds,
     profiled: profiled ?? null,
+    interleaved: process.env["BENCH_INTERLEAVED"] === "1",
     nodeFlags,
     post: { replayEvery, poolSize, body: postBody }
   }
@@ -642,6 +664,13 @@ for (const scenario of scenarios) {
     "non-2xx": r.non2xx,
     errors: r.errors + r.timeouts
   })))
+  // BENCH_INTERLEAVED: each round's pair, not a median, since a pair compares only with itself.
+  for (const { name } of selected) {
+    const pairs = allRounds.flatMap((r) =>
+      r.server === name && r.scenario === scenario && r.variantCpuMicrosPerRequest !== undefined ? [r.variantCpuMicrosPerRequest] : []
+    )
+    if (pairs.length > 0) console.log(`${name}: CPU µs per request, variant 0 / variant 1, by round: ${pairs.map(([a, b]) => `${a} / ${b}`).join(", ")}`)
+  }
   const ours = mine.find((r) => r.server === "ours")
   if (ours === undefined) continue
   ratios[scenario] = {}

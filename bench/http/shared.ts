@@ -666,6 +666,47 @@ export interface CpuReport {
   readonly user: number
   readonly system: number
   readonly monotonicMicros: number
+  /** Under `BENCH_INTERLEAVED`: CPU µs and requests so far attributed to variants 0 and 1. */
+  readonly variants?: { readonly cpuMicros: readonly [number, number]; readonly requests: readonly [number, number] }
+}
+
+/** The variable that runs a server's two variants interleaved (`interleave`). */
+const interleavedVariable = "BENCH_INTERLEAVED"
+
+/** How often the variant in force changes, in ms. */
+const variantPeriodMillis = 200
+
+/**
+ * Two variants of one server in one process, for a change smaller than the
+ * machine's noise between runs (docs/decisions/0008, "How it is measured"):
+ * `globalThis.benchVariant` is 0 or 1 and changes every 200 ms; the code
+ * under test reads it (a scratch edit, not kept); each request and each
+ * slice of CPU time is attributed to the variant in force, so the machine's
+ * drift falls on both alike.
+ */
+const interleave = (server: Http.Server): (() => NonNullable<CpuReport["variants"]>) => {
+  const state = globalThis as { benchVariant?: 0 | 1 }
+  state.benchVariant = 0
+  const cpuMicros: [number, number] = [0, 0]
+  const requests: [number, number] = [0, 0]
+  server.prependListener("request", () => {
+    requests[state.benchVariant!]++
+  })
+  let last = process.cpuUsage()
+  /** The CPU time since the last call, given to the variant in force. */
+  const settle = () => {
+    const now = process.cpuUsage()
+    cpuMicros[state.benchVariant!] += now.user - last.user + now.system - last.system
+    last = now
+  }
+  setInterval(() => {
+    settle()
+    state.benchVariant = state.benchVariant === 0 ? 1 : 0
+  }, variantPeriodMillis).unref()
+  return () => {
+    settle()
+    return { cpuMicros: [...cpuMicros], requests: [...requests] }
+  }
 }
 
 /** The variable carrying `inproc.ts`'s settings to a server's process (JSON of `measureInProcess`'s options). */
@@ -698,11 +739,12 @@ export const serve = async (
     process.exit(0)
   }
   const send = (message: Ready | CpuReport) => process.send?.(message)
+  const variants = process.env[interleavedVariable] === "1" ? interleave(server) : undefined
   process.on("message", (message: { readonly type: string }) => {
     if (message.type === "cpu") {
       const usage = process.cpuUsage()
       const monotonicMicros = Number(process.hrtime.bigint() / 1000n)
-      send({ type: "cpu", user: usage.user, system: usage.system, monotonicMicros })
+      send({ type: "cpu", user: usage.user, system: usage.system, monotonicMicros, ...(variants === undefined ? {} : { variants: variants() }) })
     } else if (message.type === "stop") {
       server.closeAllConnections()
       server.close()
