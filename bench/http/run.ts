@@ -439,12 +439,9 @@ interface Measured {
 
 /** CPU µs per request of each variant between two reports (`BENCH_INTERLEAVED`). */
 const perVariant = (before: CpuReport, after: CpuReport): readonly [number, number] | undefined => {
-  if (before.variants === undefined || after.variants === undefined) return undefined
-  const of = (i: 0 | 1) =>
-    Math.round(
-      (after.variants!.cpuMicros[i] - before.variants!.cpuMicros[i]) /
-        Math.max(1, after.variants!.requests[i] - before.variants!.requests[i])
-    )
+  const [from, to] = [before.variants, after.variants]
+  if (from === undefined || to === undefined) return undefined
+  const of = (i: 0 | 1) => Math.round((to.cpuMicros[i] - from.cpuMicros[i]) / Math.max(1, to.requests[i] - from.requests[i]))
   return [of(0), of(1)]
 }
 
