@@ -137,9 +137,7 @@ const decodersOf = (endpoint: HttpApiEndpoint.Top, options: ReturnType<typeof sl
     if (endpoint.payload.size !== 1 || !HttpMethod.hasBody(endpoint.method)) return undefined
     const [[contentType, { encoding, schemas }]] = endpoint.payload
     if (encoding._tag !== "Json") return undefined
-    const members = schemas as ReadonlyArray<Schema.Codec<unknown, unknown>>
-    // A single member decodes valid input to the same value as the union HttpApiBuilder decodes with.
-    const decode = RequestDecoder.make(Schema.Union(members) as Schema.Codec<unknown, unknown>, options.payload, members.length === 1 ? members[0] : undefined)
+    const decode = RequestDecoder.make(Schema.Union(schemas as ReadonlyArray<Schema.Top>) as unknown as Schema.Codec<unknown, unknown>, options.payload)
     const nullOnEmpty = (schemas as ReadonlyArray<Schema.Top>).some((schema) => SchemaAST.isNull(SchemaAST.toEncoded(schema.ast)))
     steps.push((request, context) => {
       const httpRequest = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)

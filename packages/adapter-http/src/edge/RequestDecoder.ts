@@ -31,7 +31,7 @@ const hasDepth = (ast: SchemaAST.AST): boolean => {
 }
 
 /** The names of a flat struct's properties, or `undefined` when `ast` is not one (see `hasDepth`). */
-export const flatStructKeys = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
+const flatStructKeys = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
   if (!SchemaAST.isObjects(ast) || ast.indexSignatures.length > 0 || ast.encoding !== undefined) return undefined
   const names = new Set<string>()
   for (const property of ast.propertySignatures) {
@@ -40,6 +40,17 @@ export const flatStructKeys = (ast: SchemaAST.AST): ReadonlySet<string> | undefi
   }
   return names
 }
+
+/**
+ * What the fast path decodes: a union's single member (HttpApiBuilder decodes
+ * a payload as the union of its schemas; one member decodes valid input to
+ * the same value), else `ast` itself.
+ */
+const quickOf = (ast: SchemaAST.AST): SchemaAST.AST =>
+  SchemaAST.isUnion(ast) && ast.types.length === 1 && ast.checks === undefined && ast.encoding === undefined ? ast.types[0] : ast
+
+/** The property names of the flat struct `schema` is decoded as on the fast path, or `undefined` when it takes none. */
+export const fastPathKeys = (schema: Schema.Top): ReadonlySet<string> | undefined => flatStructKeys(quickOf(schema.ast))
 
 /** Whether `input` is a non-array object whose every enumerable key is in `names`. */
 const declaresEvery = (input: unknown, names: ReadonlySet<string>): boolean => {
@@ -53,19 +64,15 @@ const declaresEvery = (input: unknown, names: ReadonlySet<string>): boolean => {
 /**
  * The decoder of `schema` under `options`, as `Schema.decodeUnknownEffect`
  * decodes, with the default options' fast path for the valid input of a
- * flat struct. `quick`, when given, is the schema tried on that path (a
- * union's single member: the same value on success).
+ * flat struct.
  */
-export const make = <A>(
-  schema: Schema.Codec<A, unknown>,
-  options: SchemaAST.ParseOptions | undefined,
-  quick: Schema.Codec<A, unknown> = schema
-): Decode<A> => {
+export const make = <A>(schema: Schema.Codec<A, unknown>, options: SchemaAST.ParseOptions | undefined): Decode<A> => {
   const declared = Schema.decodeUnknownEffect(schema, options)
-  const names = flatStructKeys(quick.ast)
+  const quick = quickOf(schema.ast)
+  const names = flatStructKeys(quick)
   // Without options the declared decoding is the fast one; with checks disabled the fast path would check more.
   if (names === undefined || options === undefined || options.disableChecks === true) return declared
-  const fast = Schema.decodeUnknownEffect(quick)
+  const fast = Schema.decodeUnknownEffect(quick === schema.ast ? schema : Schema.make<Schema.Codec<A, unknown>>(quick))
   const keysMatter = options.onExcessProperty === "error"
   return (input) => {
     if (keysMatter ? declaresEvery(input, names) : typeof input === "object" && input !== null) {
