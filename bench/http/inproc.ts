@@ -8,7 +8,7 @@
  * serving path; the bar is `bench:http`'s.
  *
  * - `BENCH_SCENARIOS`  comma-separated scenarios (`page1,page2,post`, the default: all)
- * - `BENCH_ONLY`       comma-separated servers (`ours,fastify,node:http`)
+ * - `BENCH_ONLY`       comma-separated servers (`ours,fastify,node:http,effect`)
  * - `BENCH_REQUESTS`   requests per round (default 20000)
  * - `BENCH_ROUNDS`     rounds per scenario (default 5; the median is reported)
  * - `BENCH_IN_FLIGHT`  requests in flight (default 50; 1: one at a time, the steadiest measure)
@@ -21,7 +21,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { writeRunRecord } from "../RunRecord.ts"
 import type { InProcessResult } from "./inproc-driver.ts"
-import { nodeFlagsOf, poolSize, replayEvery, servers } from "./mix.ts"
+import { nodeFlagsOf, poolSize, ratioPairs, replayEvery, servers } from "./mix.ts"
 import { cursorSecretVariable, inProcessVariable } from "./shared.ts"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
@@ -68,11 +68,13 @@ for (const scenario of scenarios) {
     "CPU µs/req (median)": Number(row(name)!.medianMicros.toFixed(1)),
     "best round": Number(row(name)!.bestMicros.toFixed(1))
   })))
-  const ours = row("ours")
-  for (const peer of ["fastify", "node:http"]) {
+  // Requests per CPU-second, the server's over the peer's: above 1.0 the server does the work with less CPU.
+  for (const [name, peer] of ratioPairs) {
+    const server = row(name)
     const other = row(peer)
-    // Requests per CPU-second, ours over the peer's: above 1.0 ours does the work with less CPU.
-    if (ours !== undefined && other !== undefined) console.log(`ours / ${peer}: ${(other.medianMicros / ours.medianMicros).toFixed(3)}x requests per CPU-second`)
+    if (server !== undefined && other !== undefined) {
+      console.log(`${name} / ${peer}: ${(other.medianMicros / server.medianMicros).toFixed(3)}x requests per CPU-second`)
+    }
   }
 }
 

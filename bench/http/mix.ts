@@ -1,7 +1,7 @@
 /**
  * What both `bench/http` runners (`run.ts` over loopback, `inproc.ts` in
- * process) send, in one place: the servers, the requests, and the POST's
- * mix of first sights and replays.
+ * process) send, in one place: the servers, the ratios printed, the
+ * requests, and the POST's mix of first sights and replays.
  */
 import { V8Flags } from "@analytics/adapter-node"
 
@@ -9,8 +9,15 @@ import { V8Flags } from "@analytics/adapter-node"
 export const servers = [
   { name: "ours", file: "ours.ts" },
   { name: "fastify", file: "fastify.ts" },
-  { name: "node:http", file: "bare.ts" }
+  { name: "node:http", file: "bare.ts" },
+  { name: "effect", file: "effect.ts" }
 ] as const
+
+/**
+ * The ratios both runners print, server over peer: ours against each peer,
+ * then the floor of Effect's platform (`effect`) against Fastify.
+ */
+export const ratioPairs = [["ours", "fastify"], ["ours", "node:http"], ["ours", "effect"], ["effect", "fastify"]] as const
 
 /** The benchmarked request. */
 export const benchPath = "/v1/workspaces?limit=20"

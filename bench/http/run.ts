@@ -1,6 +1,7 @@
 /**
  * `npm run bench:http`: three scenarios with a bearer token against ours,
- * Fastify and bare `node:http`, in one run:
+ * Fastify, bare `node:http` and the same work on Effect's own platform
+ * (`effect.ts`, the floor under ours), in one run:
  * - `page1`: `GET /v1/workspaces?limit=20`;
  * - `page2`: `GET /v1/workspaces?limit=20&cursor=<page 1's next_cursor>` (the cursor opened and verified);
  * - `post`:  `POST /v1/workspaces` with `Idempotency-Key` and a JSON body, a fixed
@@ -21,7 +22,7 @@
  * - `BENCH_ROUNDS`         rounds (default 1); servers are interleaved round by
  *                          round and each measure's median over the rounds is
  *                          reported, which evens out background load on a shared machine
- * - `BENCH_ONLY`           comma-separated servers to run (`ours,fastify,node:http`)
+ * - `BENCH_ONLY`           comma-separated servers to run (`ours,fastify,node:http,effect`)
  * - `BENCH_PROFILE`        a server to run under `node --cpu-prof`; its profile is
  *                          written to `bench/http/profiles/` and summarised
  * - `BENCH_OUTPUT_DIR`     where `last-run.json` goes (default `bench/http`)
@@ -52,7 +53,7 @@ import {
   uuidv7,
   workspacesPath
 } from "./shared.ts"
-import { nodeFlagsOf, poolSize, postBody, postKey, replayEvery, servers } from "./mix.ts"
+import { nodeFlagsOf, poolSize, postBody, postKey, ratioPairs, replayEvery, servers } from "./mix.ts"
 import * as Crypto from "node:crypto"
 import { summarise } from "./profile-summary.ts"
 
@@ -668,20 +669,19 @@ for (const scenario of scenarios) {
     )
     if (pairs.length > 0) console.log(`${name}: CPU µs per request, variant 0 / variant 1, by round: ${pairs.map(([a, b]) => `${a} / ${b}`).join(", ")}`)
   }
-  const ours = mine.find((r) => r.server === "ours")
-  if (ours === undefined) continue
   ratios[scenario] = {}
-  for (const peer of ["fastify", "node:http"] as const) {
+  for (const [name, peer] of ratioPairs) {
+    const server = mine.find((r) => r.server === name)
     const other = mine.find((r) => r.server === peer)
-    if (other === undefined) continue
+    if (server === undefined || other === undefined) continue
     const ratio: Ratio = {
-      reqPerSec: round(ours.reqPerSec / other.reqPerSec, 3),
-      latencyP99: round(ours.latencyP99Ms / other.latencyP99Ms, 3),
-      requestsPerCpuSecond: round(other.serverCpuMicrosPerRequest / ours.serverCpuMicrosPerRequest, 3)
+      reqPerSec: round(server.reqPerSec / other.reqPerSec, 3),
+      latencyP99: round(server.latencyP99Ms / other.latencyP99Ms, 3),
+      requestsPerCpuSecond: round(other.serverCpuMicrosPerRequest / server.serverCpuMicrosPerRequest, 3)
     }
-    ratios[scenario][`ours / ${peer}`] = ratio
+    ratios[scenario][`${name} / ${peer}`] = ratio
     console.log(
-      `ours / ${peer.padEnd(9)}  req/s ${ratio.reqPerSec.toFixed(3)}x   p99 ${ratio.latencyP99.toFixed(3)}x (lower is better)` +
+      `${`${name} / ${peer}`.padEnd(16)}  req/s ${ratio.reqPerSec.toFixed(3)}x   p99 ${ratio.latencyP99.toFixed(3)}x (lower is better)` +
         `   req per CPU-second ${ratio.requestsPerCpuSecond.toFixed(3)}x`
     )
   }
