@@ -9,27 +9,21 @@
  */
 import * as Http from "node:http"
 import {
+  answerCreate,
   authenticate,
-  canonicalQuery,
-  createScope,
-  createWorkspace,
-  fingerprintOf,
-  invalidKey,
   isProblem,
   listPage,
+  listQuery,
   makeIdempotencyStore,
   makeRateLimits,
   makeTenant,
   makeWorkspaces,
-  parseLimit,
   type Problem,
   rateLimitClassOf,
   type RateLimitOutcome,
-  type StoredResponse,
   replayedHeader,
   serve,
-  validateCreate,
-  workspaceJson,
+  type TokenRecord,
   workspacesPath
 } from "./shared.ts"
 
@@ -63,27 +57,17 @@ const json = (response: Http.ServerResponse, status: number, body: string, extra
   }).end(body)
 }
 
-const list = (response: Http.ServerResponse, query: string, tenantId: string): void => {
-  const params = new URLSearchParams(query)
-  for (const name of params.keys()) {
-    if (name !== "limit" && name !== "cursor") {
-      return problem(response, { status: 400, code: "request/invalid", detail: `Unknown query parameter ${name}` })
-    }
-  }
-  const limit = parseLimit(params.get("limit"))
-  if (limit === undefined) return problem(response, { status: 400, code: "request/invalid", detail: "limit must be an integer from 1 to 500" })
-  const cursor = params.get("cursor") ?? undefined
-  if (cursor !== undefined && cursor.length === 0) {
-    return problem(response, { status: 400, code: "request/invalid", detail: "cursor must not be empty" })
-  }
-  void listPage(rows, limit, canonicalQuery(Object.fromEntries(params)), tenantId, cursor).then((page) =>
+const list = (response: Http.ServerResponse, search: string, tenantId: string): void => {
+  const checked = listQuery(Object.fromEntries(new URLSearchParams(search)))
+  if (isProblem(checked)) return problem(response, checked)
+  void listPage(rows, checked.limit, checked.query, tenantId, checked.cursor).then((page) =>
     isProblem(page) ? problem(response, page) : json(response, 200, JSON.stringify(page))
   )
 }
 
-const create = (request: Http.IncomingMessage, response: Http.ServerResponse, tenantId: string, roles: ReadonlyArray<string>): void => {
+const create = (request: Http.IncomingMessage, response: Http.ServerResponse, member: TokenRecord): void => {
   const raw = request.headers["idempotency-key"]
-  const header = Array.isArray(raw) ? raw.join(", ") : raw
+  const key = Array.isArray(raw) ? raw.join(", ") : raw
   const chunks: Array<Buffer> = []
   let size = 0
   request.on("data", (chunk: Buffer) => {
@@ -92,39 +76,16 @@ const create = (request: Http.IncomingMessage, response: Http.ServerResponse, te
   })
   request.on("end", () => {
     if (size > maxBodyBytes) return problem(response, { status: 413, code: "request/too-large", detail: "The body is too large" })
-    // The order of the service: the key, then the body, then the key's record, then the handler (its 403 kept for replay).
-    if (header !== undefined) {
-      const refused = invalidKey(header)
-      if (refused !== undefined) return problem(response, refused)
-    }
-    let body: unknown
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-    } catch {
-      return problem(response, { status: 400, code: "request/malformed-json", detail: "The request body is not valid JSON" })
-    }
-    const input = validateCreate(body)
-    if (isProblem(input)) return problem(response, input)
-    const handle = (): StoredResponse =>
-      roles.includes("admin")
-        ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, tenantId, input))) }
-        : { status: 403, headers: {}, body: JSON.stringify({ type: "about:blank", status: 403, code: "auth/forbidden" }) }
-    const send = ({ status, headers, body }: StoredResponse, replayed: boolean) =>
-      status < 400
-        ? json(response, status, body, replayed ? { ...headers, [replayedHeader]: "true" } : headers)
-        : response.writeHead(status, {
-          ...headers,
-          ...(replayed ? { [replayedHeader]: "true" } : {}),
-          "content-type": "application/problem+json",
-          "content-length": Buffer.byteLength(body)
-        }).end(body)
-    if (header === undefined) return send(handle(), false)
-    const decision = idempotency.begin(tenantId, createScope, header, fingerprintOf(body))
-    if (decision._tag === "Refuse") return problem(response, decision.problem)
-    if (decision._tag === "Replay") return send(decision.response, true)
-    const answer = handle()
-    idempotency.complete(decision.reservation, answer)
-    send(answer, false)
+    const created = answerCreate(rows, idempotency, member, key, Buffer.concat(chunks).toString("utf8"))
+    if (created._tag === "Problem") return problem(response, created.problem)
+    const { answer: { status, headers, body }, replayed } = created
+    const all = replayed ? { ...headers, [replayedHeader]: "true" } : headers
+    if (status < 400) return json(response, status, body, all)
+    response.writeHead(status, {
+      ...all,
+      "content-type": "application/problem+json",
+      "content-length": Buffer.byteLength(body)
+    }).end(body)
   })
 }
 
@@ -148,7 +109,7 @@ const server = Http.createServer((request, response) => {
   // The body is not read until the decision: it waits in the paused request.
   void rateLimits.tenant(member.tenantId, rateLimitClassOf(request.method)).then((outcome) => {
     if (!limited(response, outcome)) return void request.resume()
-    if (request.method === "POST") return create(request, response, member.tenantId, member.roles)
+    if (request.method === "POST") return create(request, response, member)
     list(response, q === -1 ? "" : url.slice(q + 1), member.tenantId)
   })
 })

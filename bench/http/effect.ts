@@ -13,27 +13,20 @@ import { ByteSize, Effect, Option, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Http from "node:http"
 import {
+  answerCreate,
   authenticate,
-  canonicalQuery,
-  createScope,
-  createWorkspace,
-  fingerprintOf,
-  invalidKey,
   isProblem,
   listPage,
+  listQuery,
   makeIdempotencyStore,
   makeRateLimits,
   makeTenant,
   makeWorkspaces,
-  parseLimit,
   type Problem,
   rateLimitClassOf,
   replayedHeader,
   serve,
-  type StoredResponse,
   type TokenRecord,
-  validateCreate,
-  workspaceJson,
   workspacesPath
 } from "./shared.ts"
 
@@ -77,71 +70,36 @@ const guarded = <R>(
     )
   })
 
-const first = (value: string | ReadonlyArray<string> | undefined): string | null =>
-  value === undefined ? null : typeof value === "string" ? value : value[0] ?? null
+/** The first of a repeated parameter, as `URLSearchParams.get` reads it. */
+const first = (value: string | ReadonlyArray<string>): string => typeof value === "string" ? value : value[0] ?? ""
 
 const list = guarded((_request, member, headers) =>
   Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {
-    for (const name in params) {
-      if (name !== "limit" && name !== "cursor") {
-        return Effect.succeed(problem({ status: 400, code: "request/invalid", detail: `Unknown query parameter ${name}` }, headers))
-      }
-    }
-    const limit = parseLimit(first(params["limit"]))
-    if (limit === undefined) {
-      return Effect.succeed(problem({ status: 400, code: "request/invalid", detail: "limit must be an integer from 1 to 500" }, headers))
-    }
-    const cursor = first(params["cursor"]) ?? undefined
-    if (cursor !== undefined && cursor.length === 0) {
-      return Effect.succeed(problem({ status: 400, code: "request/invalid", detail: "cursor must not be empty" }, headers))
-    }
-    const query = canonicalQuery(Object.fromEntries(Object.entries(params).map(([name, value]) => [name, first(value)])))
+    const checked = listQuery(Object.fromEntries(Object.entries(params).map(([name, value]) => [name, first(value)])))
+    if (isProblem(checked)) return Effect.succeed(problem(checked, headers))
     return Effect.map(
-      Effect.promise(() => listPage(rows, limit, query, member.tenantId, cursor)),
+      Effect.promise(() => listPage(rows, checked.limit, checked.query, member.tenantId, checked.cursor)),
       (page) => isProblem(page) ? problem(page, headers) : json(200, JSON.stringify(page), headers)
     )
   })
 )
 
-const create = guarded((request, member, headers) => {
-  const key = request.headers["idempotency-key"]
-  const text = Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, maxBodySize)
-  return Effect.match(text, {
+const create = guarded((request, member, headers) =>
+  Effect.match(Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, maxBodySize), {
     onFailure: () => problem({ status: 413, code: "request/too-large", detail: "The body is too large" }, headers),
     onSuccess: (text) => {
-      // The order of the service: the key, then the body, then the key's record, then the handler (its 403 kept for replay).
-      if (key !== undefined) {
-        const refused = invalidKey(key)
-        if (refused !== undefined) return problem(refused, headers)
-      }
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        return problem({ status: 400, code: "request/malformed-json", detail: "The request body is not valid JSON" }, headers)
-      }
-      const input = validateCreate(body)
-      if (isProblem(input)) return problem(input, headers)
-      const handle = (): StoredResponse =>
-        member.roles.includes("admin")
-          ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, member.tenantId, input))) }
-          : { status: 403, headers: {}, body: JSON.stringify({ type: "about:blank", status: 403, code: "auth/forbidden" }) }
-      const send = (stored: StoredResponse, replayed: boolean): Response => {
-        const all = replayed ? { ...headers, ...stored.headers, [replayedHeader]: "true" } : { ...headers, ...stored.headers }
-        return stored.status < 400
-          ? json(stored.status, stored.body, all)
-          : HttpServerResponse.text(stored.body, { status: stored.status, headers: all, contentType: "application/problem+json" })
-      }
-      if (key === undefined) return send(handle(), false)
-      const decision = idempotency.begin(member.tenantId, createScope, key, fingerprintOf(body))
-      if (decision._tag === "Refuse") return problem(decision.problem, headers)
-      if (decision._tag === "Replay") return send(decision.response, true)
-      const answer = handle()
-      idempotency.complete(decision.reservation, answer)
-      return send(answer, false)
+      const created = answerCreate(rows, idempotency, member, request.headers["idempotency-key"], text)
+      if (created._tag === "Problem") return problem(created.problem, headers)
+      const { answer, replayed } = created
+      const all = replayed ? { ...headers, ...answer.headers, [replayedHeader]: "true" } : { ...headers, ...answer.headers }
+      return HttpServerResponse.text(answer.body, {
+        status: answer.status,
+        headers: all,
+        contentType: answer.status < 400 ? "application/json" : "application/problem+json"
+      })
     }
   })
-})
+)
 
 const routes = HttpRouter.addAll([
   HttpRouter.route("GET", workspacesPath, list),

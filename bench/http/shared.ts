@@ -158,7 +158,7 @@ export const authenticate = (
 // query validation (bare node:http; Fastify validates with its JSON schema)
 
 /** `limit` as the service accepts it: absent (default 50) or an integer from 1 to 500. */
-export const parseLimit = (raw: string | null): number | undefined => {
+const parseLimit = (raw: string | null): number | undefined => {
   if (raw === null) return limits.default
   if (raw.length === 0 || raw.length > 16) return undefined
   const n = Number(raw)
@@ -179,6 +179,29 @@ export const canonicalQuery = (params: Readonly<Record<string, unknown>>): strin
   if (pairs.length === 0) return ""
   pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
   return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")
+}
+
+/** A list request's query, checked: its page size, its cursor, and the canonical query its cursor binds. */
+export interface ListQuery {
+  readonly limit: number
+  readonly cursor: string | undefined
+  readonly query: string
+}
+
+/**
+ * The list's query string (`limit` and `cursor`, nothing else) checked as
+ * the service checks it, for the servers that check it by hand (`bare.ts`,
+ * `effect.ts`; Fastify validates with its JSON schema).
+ */
+export const listQuery = (params: Readonly<Record<string, string>>): ListQuery | Problem => {
+  for (const name in params) {
+    if (name !== "limit" && name !== "cursor") return invalid(`Unknown query parameter ${name}`)
+  }
+  const limit = parseLimit(params["limit"] ?? null)
+  if (limit === undefined) return invalid("limit must be an integer from 1 to 500")
+  const cursor = params["cursor"]
+  if (cursor !== undefined && cursor.length === 0) return invalid("cursor must not be empty")
+  return { limit, cursor, query: canonicalQuery(params) }
 }
 
 // ---------------------------------------------------------------------------
@@ -555,6 +578,48 @@ export const makeIdempotencyStore = () => {
     },
     release: (reservation: string): void => void records.delete(reservation)
   }
+}
+
+/** What `POST /v1/workspaces` answers when written by hand: a problem, or a response made now or replayed. */
+export type CreateAnswer =
+  | { readonly _tag: "Problem"; readonly problem: Problem }
+  | { readonly _tag: "Answer"; readonly answer: StoredResponse; readonly replayed: boolean }
+
+/**
+ * `POST /v1/workspaces` by hand, for the servers that write it so (`bare.ts`,
+ * `effect.ts`), in the service's order: the key, then the body, then the
+ * key's record, then the handler, whose 403 is kept for replay as a 201 is.
+ */
+export const answerCreate = (
+  rows: Array<WorkspaceRow>,
+  idempotency: ReturnType<typeof makeIdempotencyStore>,
+  member: TokenRecord,
+  key: string | undefined,
+  text: string
+): CreateAnswer => {
+  if (key !== undefined) {
+    const refused = invalidKey(key)
+    if (refused !== undefined) return { _tag: "Problem", problem: refused }
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return { _tag: "Problem", problem: { status: 400, code: "request/malformed-json", detail: "The request body is not valid JSON" } }
+  }
+  const input = validateCreate(body)
+  if (isProblem(input)) return { _tag: "Problem", problem: input }
+  const handle = (): StoredResponse =>
+    member.roles.includes("admin")
+      ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, member.tenantId, input))) }
+      : { status: 403, headers: {}, body: JSON.stringify({ type: "about:blank", status: 403, code: "auth/forbidden" }) }
+  if (key === undefined) return { _tag: "Answer", answer: handle(), replayed: false }
+  const decision = idempotency.begin(member.tenantId, createScope, key, fingerprintOf(body))
+  if (decision._tag === "Refuse") return { _tag: "Problem", problem: decision.problem }
+  if (decision._tag === "Replay") return { _tag: "Answer", answer: decision.response, replayed: true }
+  const answer = handle()
+  idempotency.complete(decision.reservation, answer)
+  return { _tag: "Answer", answer, replayed: false }
 }
 
 /** The header a replay carries. */
