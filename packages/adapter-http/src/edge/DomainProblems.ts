@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { Problems } from "@analytics/api"
-import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Errors, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Sessions, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import { Errors } from "@analytics/core"
+import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Sessions, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 
 /** Every domain error a handler may meet. */
 export type DomainError =
@@ -112,9 +113,9 @@ export type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated 
   : E extends AnalyticsEngine.EngineError ? Problems.ServiceUnavailable
   : never
 
-/** The problem answering a domain error. */
+/** The problem answering a domain error; made without a stack trace, as the domain's failures are (`Errors.withoutStackTrace`). */
 export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
-  const problem = (() => {
+  const problem = Errors.withoutStackTrace(() => {
     switch (error._tag) {
       case "Unauthenticated":
         return new Problems.Unauthenticated({ detail: error.detail })
@@ -244,6 +245,6 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
           detail: "The first request with this Idempotency-Key is still running; retry shortly"
         })
     }
-  })()
+  })
   return problem as ProblemOf<E>
 }

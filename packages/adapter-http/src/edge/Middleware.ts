@@ -152,16 +152,14 @@ export const validationLayer = HttpApiMiddleware.layerSchemaErrorTransform(Contr
       const { parsed, text } = yield* RequestBody.json(request)
       const blank = text.trim() === ""
       if (!blank && parsed === undefined) {
-        return yield* new Problems.MalformedJson({ detail: "The request body is not valid JSON" })
+        return yield* Errors.withoutStackTrace(() => new Problems.MalformedJson({ detail: "The request body is not valid JSON" }))
       }
       input = blank ? undefined : parsed?.value
     } else if (error.kind === "Query") {
       input = Object.fromEntries(new URL(request.url, "http://localhost").searchParams)
     }
-    return yield* new Problems.InvalidRequest({
-      detail: "The request failed validation; see errors",
-      errors: issuesOf(error, input)
-    })
+    const errors = issuesOf(error, input)
+    return yield* Errors.withoutStackTrace(() => new Problems.InvalidRequest({ detail: "The request failed validation; see errors", errors }))
   }))
 
 const decoder = new TextDecoder()

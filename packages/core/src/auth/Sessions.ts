@@ -12,14 +12,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Redacted } from "effect"
+import { Clock, Effect, Redacted } from "effect"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { Authenticator } from "./Authenticator.ts"
 import { base64UrlEncode, hmacKey, sha256Hex } from "../platform/Crypto.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { Forbidden, type StoreError, Unauthenticated } from "../platform/Errors.ts"
+import { Forbidden, type StoreError, Unauthenticated, TaggedFailure } from "../platform/Errors.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import { Mailer } from "../platform/Mailer.ts"
 import { Member } from "./Principal.ts"
@@ -44,7 +44,7 @@ import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserId } from "../directory/User.ts"
 
 /** The sign-in link is unknown, used or expired. */
-export class SignInLinkInvalid extends Data.TaggedError("SignInLinkInvalid")<{}> {
+export class SignInLinkInvalid extends TaggedFailure("SignInLinkInvalid")<{}> {
   readonly code = "auth/sign-in-link-invalid" as const
 }
 

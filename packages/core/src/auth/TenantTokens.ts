@@ -9,14 +9,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import type { Transactor } from "../platform/Transactor.ts"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { NotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { applyInMemory, type InvalidSort, type Keyset, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
@@ -43,7 +43,7 @@ export interface Listed {
 }
 
 /** The user is deprovisioned: no token is issued for them. */
-export class UserDeprovisioned extends Data.TaggedError("UserDeprovisioned")<{
+export class UserDeprovisioned extends TaggedFailure("UserDeprovisioned")<{
   readonly userId: string
 }> {}
 

@@ -7,13 +7,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { Comment, CommentCreate, CommentFilter, CommentId, CommentUpdate } from "./Comment.ts"
 import { commentKey, CommentStore } from "./CommentStore.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import { Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import * as Grants from "../sharing/Grants.ts"
 import type { GrantStore } from "../sharing/GrantStore.ts"
@@ -31,12 +31,12 @@ import type { UserId } from "../directory/User.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 
 /** The comment does not fit its report: a visual it lacks, a parent that is not a thread's first comment. */
-export class CommentInvalid extends Data.TaggedError("CommentInvalid")<{
+export class CommentInvalid extends TaggedFailure("CommentInvalid")<{
   readonly detail: string
 }> {}
 
 /** The comment was deleted: its tombstone changes no more. */
-export class CommentDeleted extends Data.TaggedError("CommentDeleted")<{
+export class CommentDeleted extends TaggedFailure("CommentDeleted")<{
   readonly commentId: string
 }> {}
 

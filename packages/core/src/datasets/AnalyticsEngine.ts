@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, type Duration, type Effect, type Stream } from "effect"
+import { Context, type Duration, type Effect, type Stream } from "effect"
+import { TaggedFailure } from "../platform/Errors.ts"
 import type { DimensionType } from "./SemanticModel.ts"
 import type { Compiled } from "./SqlCompiler.ts"
 import type { Dialect } from "./SqlDialect.ts"
@@ -46,7 +47,7 @@ export interface RunOptions {
 }
 
 /** The engine failed (a query it refused, a file it could not read, a lost connection). */
-export class EngineError extends Data.TaggedError("EngineError")<{
+export class EngineError extends TaggedFailure("EngineError")<{
   readonly operation: string
   readonly detail: string
   readonly cause?: unknown

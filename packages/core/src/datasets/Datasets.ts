@@ -5,14 +5,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import { type Dataset, type DatasetCreate, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
 import * as DatasetRefresh from "./DatasetRefresh.ts"
 import { datasets, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { EngineScheduler, type TurnExpired } from "../limits/EngineScheduler.ts"
-import { NotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"
@@ -107,27 +107,27 @@ const streamedInTurn = <A>(
     : Stream.unwrap(Effect.as(Effect.mapError(scheduler.turn(tenantId, defaultQueryTimeout), engineBusyError), stream))
 
 /** No engine serves this kind of source here. */
-export class EngineUnavailable extends Data.TaggedError("EngineUnavailable")<{
+export class EngineUnavailable extends TaggedFailure("EngineUnavailable")<{
   readonly source: DatasetSource["type"]
 }> {}
 
 /** The source cannot be read (a PostgreSQL table that does not exist, a file the engine cannot parse). */
-export class SourceInvalid extends Data.TaggedError("SourceInvalid")<{
+export class SourceInvalid extends TaggedFailure("SourceInvalid")<{
   readonly detail: string
 }> {}
 
 /** The dataset has no rows yet: upload them first. */
-export class NotLoaded extends Data.TaggedError("NotLoaded")<{
+export class NotLoaded extends TaggedFailure("NotLoaded")<{
   readonly datasetId: string
 }> {}
 
 /** Files are uploaded to upload datasets only (a PostgreSQL dataset reads its table in place). */
-export class NotUploadable extends Data.TaggedError("NotUploadable")<{
+export class NotUploadable extends TaggedFailure("NotUploadable")<{
   readonly datasetId: string
 }> {}
 
 /** The query ran longer than allowed and was cancelled. */
-export class QueryTimedOut extends Data.TaggedError("QueryTimedOut")<{
+export class QueryTimedOut extends TaggedFailure("QueryTimedOut")<{
   readonly seconds: number
 }> {}
 
@@ -325,7 +325,7 @@ const switchLoad = (
   })
 
 /** An upload dataset is refreshed by uploading its file again. */
-export class RefreshNeedsFile extends Data.TaggedError("RefreshNeedsFile")<{
+export class RefreshNeedsFile extends TaggedFailure("RefreshNeedsFile")<{
   readonly datasetId: string
 }> {}
 

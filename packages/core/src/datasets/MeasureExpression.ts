@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** A parsed expression. */
 export type Expression =
@@ -15,7 +15,7 @@ export type Expression =
   | { readonly _tag: "Binary"; readonly operator: "+" | "-" | "*" | "/"; readonly left: Expression; readonly right: Expression }
 
 /** The text is not an expression of the grammar. */
-export class ExpressionInvalid extends Data.TaggedError("ExpressionInvalid")<{
+export class ExpressionInvalid extends TaggedFailure("ExpressionInvalid")<{
   readonly detail: string
 }> {}
 

@@ -7,8 +7,9 @@
  *
  * @since 0.1.0
  */
-import { Data, Schema } from "effect"
+import { Schema } from "effect"
 import * as MeasureExpression from "./MeasureExpression.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /**
  * A member's name: a plain identifier of at most 63 characters, so it is a
@@ -173,7 +174,7 @@ export const Model = Schema.Struct({
 export type Model = typeof Model.Type
 
 /** The model is not consistent; `detail` says where. */
-export class ModelInvalid extends Data.TaggedError("ModelInvalid")<{
+export class ModelInvalid extends TaggedFailure("ModelInvalid")<{
   readonly detail: string
 }> {}
 

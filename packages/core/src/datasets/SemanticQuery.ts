@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Schema } from "effect"
+import { Schema } from "effect"
 import * as DateRange from "./DateRange.ts"
 import type * as MeasureExpression from "./MeasureExpression.ts"
 import {
@@ -21,6 +21,7 @@ import {
   MemberName,
   type PolicyValue
 } from "./SemanticModel.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** Rows a query returns when it names no limit. */
 export const defaultLimit = 10_000
@@ -55,7 +56,7 @@ export const Query = Schema.Struct({
 export type Query = typeof Query.Type
 
 /** The query does not fit the model; `member` names the member at fault, when one is. */
-export class QueryInvalid extends Data.TaggedError("QueryInvalid")<{
+export class QueryInvalid extends TaggedFailure("QueryInvalid")<{
   readonly detail: string
   readonly member?: string | undefined
 }> {}

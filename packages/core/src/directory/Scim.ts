@@ -14,9 +14,10 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
+import { Result } from "effect"
 import type { Group } from "./Group.ts"
 import type { User } from "./User.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** The schema URNs used. */
 export const urn = {
@@ -34,7 +35,7 @@ export const urn = {
 export const mediaType = "application/scim+json"
 
 /** A SCIM error (RFC 7644 §3.12): its HTTP status, `scimType` when one applies, and words. */
-export class ScimError extends Data.TaggedError("ScimError")<{
+export class ScimError extends TaggedFailure("ScimError")<{
   readonly status: number
   readonly scimType?: "invalidFilter" | "invalidSyntax" | "invalidValue" | "uniqueness" | "noTarget" | "mutability" | undefined
   readonly detail: string

@@ -13,13 +13,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import type { DocumentRenderers } from "../exports/DocumentRenderers.ts"
-import type { Forbidden, NotFound, StoreError } from "../platform/Errors.ts"
+import { type Forbidden, type NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import * as Exports from "./Exports.ts"
 import {
   type Delivery,
@@ -53,7 +53,7 @@ import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The schedule does not hold together (a recipient who is no user of the tenant). */
-export class ScheduleInvalid extends Data.TaggedError("ScheduleInvalid")<{
+export class ScheduleInvalid extends TaggedFailure("ScheduleInvalid")<{
   readonly detail: string
 }> {}
 

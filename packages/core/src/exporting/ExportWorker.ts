@@ -7,9 +7,9 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { BlobStore, collect } from "../exports/BlobStore.ts"
-import type { StoreError } from "../platform/Errors.ts"
+import { type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { type EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import * as ExportFiles from "./ExportFiles.ts"
 import { type ExportJob, type Failure, next, type Result } from "../exports/ExportJob.ts"
@@ -70,7 +70,7 @@ const settle = (claimed: Claimed, job: ExportJob, options: Options) =>
     }))).pipe(Effect.catchTag("SchemaError", Effect.die))
 
 /** The job was canceled, or another worker took it over: this run stops without writing. */
-class LeaseLost extends Data.TaggedError("LeaseLost")<{}> {}
+class LeaseLost extends TaggedFailure("LeaseLost")<{}> {}
 
 /**
  * Renews a running job's lease every third of its length, for as long as

@@ -6,11 +6,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { DocumentRenderers } from "../exports/DocumentRenderers.ts"
-import { type Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import { type Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import {
   type ExportJob,
   type ExportRequest,
@@ -41,12 +41,12 @@ export const availableFormats = Effect.map(DocumentRenderers, (renderers): Reado
   new Set([...coreFormats, ...(Object.keys(renderers) as ReadonlyArray<Format>)]))
 
 /** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
-export class ExportInvalid extends Data.TaggedError("ExportInvalid")<{
+export class ExportInvalid extends TaggedFailure("ExportInvalid")<{
   readonly detail: string
 }> {}
 
 /** The job has no result yet (or never will: failed, canceled). */
-export class ResultNotReady extends Data.TaggedError("ResultNotReady")<{
+export class ResultNotReady extends TaggedFailure("ResultNotReady")<{
   readonly status: ExportJob["status"]
 }> {}
 

@@ -6,12 +6,13 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Layer, type Stream } from "effect"
+import { Context, Layer, type Stream } from "effect"
 import type { ReportView } from "../reports/ReportViews.ts"
 import type { Branding } from "./Branding.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** A renderer failed to make its document. */
-export class RenderError extends Data.TaggedError("RenderError")<{
+export class RenderError extends TaggedFailure("RenderError")<{
   readonly detail: string
   readonly cause?: unknown
 }> {}

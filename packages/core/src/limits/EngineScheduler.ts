@@ -24,7 +24,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, type Scope } from "effect"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** How the engines are shared. */
 export interface Options {
@@ -61,7 +62,7 @@ export const settingsOf = (options: Options): Settings => {
 }
 
 /** No turn on the engine came within the deadline. */
-export class TurnExpired extends Data.TaggedError("TurnExpired")<{
+export class TurnExpired extends TaggedFailure("TurnExpired")<{
   readonly tenant: string
   readonly waitedMillis: number
 }> {}

@@ -10,15 +10,15 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Effect, Layer } from "effect"
-import type { StoreError } from "../platform/Errors.ts"
+import { Clock, Context, Effect, Layer } from "effect"
+import { type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import type { ConcurrencyLimit, OperationLimit, RefusalCode } from "./OperationLimits.ts"
 import type * as RateLimit from "./RateLimit.ts"
 import { makeMemory, RateLimitStore } from "./RateLimitStore.ts"
 
 /** A request refused by a per-operation limit (429 with `Retry-After`). */
-export class RateLimited extends Data.TaggedError("RateLimited")<{
+export class RateLimited extends TaggedFailure("RateLimited")<{
   readonly code: RefusalCode
   readonly detail: string
   readonly retryAfterSeconds: number

@@ -13,11 +13,12 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect, Layer, Result, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Result, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import { aesGcmKey } from "./Crypto.ts"
 import { randomBytes } from "./Ids.ts"
 import { ServiceSecrets } from "./ServiceSecrets.ts"
+import { TaggedFailure } from "./Errors.ts"
 
 /** How long a cursor stays valid after it is issued. */
 export const cursorLifetime = Duration.hours(24)
@@ -58,15 +59,15 @@ export interface CursorBinding {
 }
 
 /** The cursor was not issued by this service, or was altered. */
-export class CursorInvalid extends Data.TaggedError("CursorInvalid")<{}> {
+export class CursorInvalid extends TaggedFailure("CursorInvalid")<{}> {
   readonly code = "pagination/cursor-invalid" as const
 }
 /** The cursor is older than 24 hours. */
-export class CursorExpired extends Data.TaggedError("CursorExpired")<{ readonly issuedAt: Date }> {
+export class CursorExpired extends TaggedFailure("CursorExpired")<{ readonly issuedAt: Date }> {
   readonly code = "pagination/cursor-expired" as const
 }
 /** The cursor belongs to another endpoint, query string or tenant. */
-export class CursorMismatch extends Data.TaggedError("CursorMismatch")<{}> {
+export class CursorMismatch extends TaggedFailure("CursorMismatch")<{}> {
   readonly code = "pagination/cursor-mismatch" as const
 }
 /** Any reason a cursor is refused. */

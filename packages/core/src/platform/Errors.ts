@@ -6,22 +6,68 @@
  */
 import { Data, Effect } from "effect"
 
+/** V8's (and Node's) knob on how many frames an `Error` captures; other engines ignore it. */
+const ErrorWithLimit = Error as ErrorConstructor & { stackTraceLimit?: number | undefined }
+
+/** Turns stack capture off; answers the limit to put back. */
+const stopStackTraces = (): number | undefined => {
+  const limit = ErrorWithLimit.stackTraceLimit
+  ErrorWithLimit.stackTraceLimit = 0
+  return limit
+}
+
+/**
+ * `make()` with no stack trace captured for the errors it constructs. A
+ * typed failure is an answer (a 401, a 404, a 409), not a bug: no one reads
+ * its stack, and V8 captures one for every `Error` made, 5-10 µs each, about
+ * a third of a problem answer's CPU (docs/decisions/0008). Defects, and the
+ * causes a failure wraps, keep theirs.
+ */
+export const withoutStackTrace = <A>(make: () => A): A => {
+  const limit = stopStackTraces()
+  try {
+    return make()
+  } finally {
+    ErrorWithLimit.stackTraceLimit = limit
+  }
+}
+
+/**
+ * `Data.TaggedError(tag)` whose instances are made without a stack trace
+ * (`withoutStackTrace`): the base of the domain's typed failures.
+ */
+export const TaggedFailure = <Tag extends string>(tag: Tag): ReturnType<typeof Data.TaggedError<Tag>> => {
+  const Base = Data.TaggedError(tag) as unknown as new(args: unknown) => object
+  class Failure extends Base {
+    constructor(args: unknown) {
+      // `super` cannot be called from a function, so `withoutStackTrace`'s steps are written out here.
+      const limit = stopStackTraces()
+      try {
+        super(args)
+      } finally {
+        ErrorWithLimit.stackTraceLimit = limit
+      }
+    }
+  }
+  return Failure as unknown as ReturnType<typeof Data.TaggedError<Tag>>
+}
+
 /** No credential, or one that matches nothing. */
-export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
+export class Unauthenticated extends TaggedFailure("Unauthenticated")<{
   readonly detail: string
 }> {
   readonly code = "auth/unauthenticated" as const
 }
 
 /** A valid credential that may not do this. */
-export class Forbidden extends Data.TaggedError("Forbidden")<{
+export class Forbidden extends TaggedFailure("Forbidden")<{
   readonly detail: string
 }> {
   readonly code = "auth/forbidden" as const
 }
 
 /** The resource does not exist in the caller's tenant (another tenant's id included). */
-export class NotFound extends Data.TaggedError("NotFound")<{
+export class NotFound extends TaggedFailure("NotFound")<{
   readonly resource: string
   readonly id: string
 }> {
@@ -34,7 +80,7 @@ export const orNotFound = (resource: string, id: string) =>
   Effect.flatMap(found, (a) => a === undefined ? Effect.fail(new NotFound({ resource, id })) : Effect.succeed(a))
 
 /** A storage backend failed; the request may be retried. */
-export class StoreError extends Data.TaggedError("StoreError")<{
+export class StoreError extends TaggedFailure("StoreError")<{
   readonly operation: string
   readonly cause: unknown
 }> {}

@@ -10,9 +10,9 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect } from "effect"
+import { Clock, Context, Duration, Effect } from "effect"
 import { sha256Hex } from "./Crypto.ts"
-import type { StoreError } from "./Errors.ts"
+import { type StoreError, TaggedFailure } from "./Errors.ts"
 
 /** How long a stored response is replayed. */
 export const retention = Duration.hours(24)
@@ -79,15 +79,15 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
 }>()("@analytics/core/IdempotencyStore") {}
 
 /** The key is empty, too long or not printable ASCII. */
-export class IdempotencyKeyInvalid extends Data.TaggedError("IdempotencyKeyInvalid")<{ readonly detail: string }> {
+export class IdempotencyKeyInvalid extends TaggedFailure("IdempotencyKeyInvalid")<{ readonly detail: string }> {
   readonly code = "idempotency/invalid-key" as const
 }
 /** The key was used before with a different request body. */
-export class IdempotencyKeyReused extends Data.TaggedError("IdempotencyKeyReused")<{}> {
+export class IdempotencyKeyReused extends TaggedFailure("IdempotencyKeyReused")<{}> {
   readonly code = "idempotency/key-reused" as const
 }
 /** The first request with this key has not finished yet. */
-export class IdempotencyInProgress extends Data.TaggedError("IdempotencyInProgress")<{}> {
+export class IdempotencyInProgress extends TaggedFailure("IdempotencyInProgress")<{}> {
   readonly code = "idempotency/in-progress" as const
 }
 

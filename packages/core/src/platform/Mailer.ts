@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { TaggedFailure } from "./Errors.ts"
 
 /** A file sent with a message. */
 export interface Attachment {
@@ -24,7 +25,7 @@ export interface Mail {
 }
 
 /** The mail service refused or could not be reached; sending may be retried. */
-export class MailError extends Data.TaggedError("MailError")<{
+export class MailError extends TaggedFailure("MailError")<{
   readonly message: string
   readonly cause?: unknown
 }> {}

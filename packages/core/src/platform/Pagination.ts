@@ -8,9 +8,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { sha256Hex } from "./Crypto.ts"
 import { type CursorError, CursorCodec, type CursorPayload } from "./Cursor.ts"
+import { TaggedFailure } from "./Errors.ts"
 
 /** Page size bounds and default (decision 0003). */
 export const limits = { min: 1, max: 500, default: 50 } as const
@@ -67,7 +68,7 @@ export interface Page<A> {
 }
 
 /** The `sort` parameter names a field this list cannot be sorted by. */
-export class InvalidSort extends Data.TaggedError("InvalidSort")<{
+export class InvalidSort extends TaggedFailure("InvalidSort")<{
   readonly sort: string
   readonly allowed: ReadonlyArray<string>
 }> {

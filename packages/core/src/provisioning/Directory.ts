@@ -9,13 +9,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import * as Deprovisioning from "./Deprovisioning.ts"
 import { DirectoryStore, groupKey, userKey } from "../directory/DirectoryStore.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import type { Group, GroupId, GroupInput, GroupKind } from "../directory/Group.ts"
@@ -24,12 +24,12 @@ import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserCreate, UserId, UserUpdate } from "../directory/User.ts"
 
 /** Another user of the tenant has this e-mail address. */
-export class EmailTaken extends Data.TaggedError("EmailTaken")<{
+export class EmailTaken extends TaggedFailure("EmailTaken")<{
   readonly email: string
 }> {}
 
 /** The group is an identity provider's: it changes there (over SCIM), not here. */
-export class ManagedByIdentityProvider extends Data.TaggedError("ManagedByIdentityProvider")<{
+export class ManagedByIdentityProvider extends TaggedFailure("ManagedByIdentityProvider")<{
   readonly groupId: GroupId
 }> {}
 

@@ -10,11 +10,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, type Effect, type Stream } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import type { Row } from "../datasets/AnalyticsEngine.ts"
 import type { Encoding, VisualType } from "../reports/Report.ts"
 import type { Model } from "../datasets/SemanticModel.ts"
 import type { Column, Query } from "../datasets/SemanticQuery.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** A turn of the conversation before the question. */
 export interface Turn {
@@ -66,7 +67,7 @@ export interface Result {
 }
 
 /** The answerer failed (its model unreachable, an answer that is no plan, a time-out). */
-export class AnswererError extends Data.TaggedError("AnswererError")<{
+export class AnswererError extends TaggedFailure("AnswererError")<{
   readonly detail: string
   readonly cause?: unknown
 }> {}

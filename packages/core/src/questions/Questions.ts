@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Duration, Effect, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Schema, Stream } from "effect"
 import type { EngineError, Row } from "../datasets/AnalyticsEngine.ts"
 import { Answerer, AnswererError, type Plan as AnswerPlan, type Question, type SuggestedVisual } from "./Answerer.ts"
 import { suggestVisual } from "./BuiltInAnswerer.ts"
@@ -20,7 +20,7 @@ import type { Dataset } from "../datasets/Dataset.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { NotFound } from "../platform/Errors.ts"
+import { NotFound, TaggedFailure } from "../platform/Errors.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as Metrics from "../platform/Metrics.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
@@ -71,7 +71,7 @@ export const AskRequest = Schema.Struct({
 export type AskRequest = typeof AskRequest.Type
 
 /** The request does not hold together (both or neither of dataset_id and report_id…); `field` names where. */
-export class AskInvalid extends Data.TaggedError("AskInvalid")<{
+export class AskInvalid extends TaggedFailure("AskInvalid")<{
   readonly detail: string
   readonly field: string
 }> {}

@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect } from "effect"
+import { Effect } from "effect"
 import type { Dashboard, DashboardCreate, DashboardUpdate, Tile } from "./Dashboard.ts"
 import { dashboards, type DashboardStore } from "./DashboardStore.ts"
-import { NotFound } from "../platform/Errors.ts"
+import { NotFound, TaggedFailure } from "../platform/Errors.ts"
 import { findVisual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
@@ -19,7 +19,7 @@ import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The tiles do not hold together; `detail` says where. */
-export class DashboardInvalid extends Data.TaggedError("DashboardInvalid")<{
+export class DashboardInvalid extends TaggedFailure("DashboardInvalid")<{
   readonly detail: string
 }> {}
 

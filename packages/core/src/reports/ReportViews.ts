@@ -8,11 +8,11 @@
  *
  * @since 0.1.0
  */
-import { Data, Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { Row } from "../datasets/AnalyticsEngine.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
-import type { NotFound, StoreError } from "../platform/Errors.ts"
+import { type NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import type { Report, ReportFilterValues, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
@@ -127,7 +127,7 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
   })
 
 /** Values given to the report's filters that the viewer may not set: a filter it lacks, a bad value, or a locked parameter's dimension. */
-export class FiltersRefused extends Data.TaggedError("FiltersRefused")<{
+export class FiltersRefused extends TaggedFailure("FiltersRefused")<{
   readonly detail: string
 }> {}
 

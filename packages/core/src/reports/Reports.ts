@@ -5,11 +5,11 @@
  *
  * @since 0.1.0
  */
-import { Data, Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import * as DateRange from "../datasets/DateRange.ts"
-import { NotFound } from "../platform/Errors.ts"
+import { NotFound, TaggedFailure } from "../platform/Errors.ts"
 import {
   datasetIdsOf,
   defaultSettings,
@@ -32,7 +32,7 @@ import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The report's pages do not hold together; `detail` says where. */
-export class ReportInvalid extends Data.TaggedError("ReportInvalid")<{
+export class ReportInvalid extends TaggedFailure("ReportInvalid")<{
   readonly detail: string
 }> {}
 

@@ -9,13 +9,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Access from "./Access.ts"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import { Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { type EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import { Action, type GrantId, PrincipalType, type State, stateAt, type StoredGrant, SubjectType } from "./Grant.ts"
 import { type GrantFilter, grantKey, GrantStore } from "./GrantStore.ts"
@@ -71,17 +71,17 @@ export const GrantUpdate = Schema.Struct({
 export type GrantUpdate = typeof GrantUpdate.Type
 
 /** The grant request does not hold together (a past expiry, a principal that is not one). */
-export class GrantInvalid extends Data.TaggedError("GrantInvalid")<{
+export class GrantInvalid extends TaggedFailure("GrantInvalid")<{
   readonly detail: string
 }> {}
 
 /** The only grants that reached the caller have expired (decision 0014: 403 `share/expired`). */
-export class ShareExpired extends Data.TaggedError("ShareExpired")<{
+export class ShareExpired extends TaggedFailure("ShareExpired")<{
   readonly detail: string
 }> {}
 
 /** The grant was revoked or has expired: it is kept for the record and changes no more. */
-export class GrantNotActive extends Data.TaggedError("GrantNotActive")<{
+export class GrantNotActive extends TaggedFailure("GrantNotActive")<{
   readonly state: "expired" | "revoked"
 }> {}
 

@@ -6,14 +6,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import * as Directory from "../provisioning/Directory.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { type Invitation, type InvitationAccept, type InvitationCreate, type InvitationId, statusAt, validityMillis } from "./Invitation.ts"
 import { invitationKey, InvitationStore } from "./InvitationStore.ts"
@@ -27,12 +27,12 @@ import { Transactor } from "../platform/Transactor.ts"
 import type { User } from "../directory/User.ts"
 
 /** The invitation cannot be accepted (or resent): it was used, revoked or has expired. */
-export class InvitationClosed extends Data.TaggedError("InvitationClosed")<{
+export class InvitationClosed extends TaggedFailure("InvitationClosed")<{
   readonly status: "accepted" | "revoked" | "expired"
 }> {}
 
 /** No invitation has this token. */
-export class InvitationUnknown extends Data.TaggedError("InvitationUnknown")<{}> {}
+export class InvitationUnknown extends TaggedFailure("InvitationUnknown")<{}> {}
 
 /** How invitation e-mails point to the page that accepts them. */
 export interface Links {

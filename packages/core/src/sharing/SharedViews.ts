@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as Access from "./Access.ts"
 import type { EngineError, Row } from "../datasets/AnalyticsEngine.ts"
 import { sha256Hex } from "../platform/Crypto.ts"
@@ -19,7 +19,7 @@ import * as Dashboards from "../reports/Dashboards.ts"
 import type { DashboardStore } from "../reports/DashboardStore.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
-import { Forbidden, NotFound, type StoreError } from "../platform/Errors.ts"
+import { Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import type { Action, GrantId, StoredGrant } from "./Grant.ts"
 import { GrantStore } from "./GrantStore.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
@@ -33,18 +33,18 @@ import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import { type LockedParams, ShareTokens, type TokenRefusal } from "./ShareTokens.ts"
 
 /** The grant no longer opens: expired (403 `share/expired`), revoked, or a paused link. */
-export class ShareClosed extends Data.TaggedError("ShareClosed")<{
+export class ShareClosed extends TaggedFailure("ShareClosed")<{
   readonly reason: "expired" | "revoked" | "paused"
 }> {}
 
 /** The link has a password and the visitor has no session for it. */
-export class PasswordRequired extends Data.TaggedError("PasswordRequired")<{}> {}
+export class PasswordRequired extends TaggedFailure("PasswordRequired")<{}> {}
 
 /** The password given is not the link's. */
-export class PasswordIncorrect extends Data.TaggedError("PasswordIncorrect")<{}> {}
+export class PasswordIncorrect extends TaggedFailure("PasswordIncorrect")<{}> {}
 
 /** The embed token is not one this service signed for an embed grant, or has run out. */
-export class TokenRefused extends Data.TaggedError("TokenRefused")<{
+export class TokenRefused extends TaggedFailure("TokenRefused")<{
   readonly reason: TokenRefusal
 }> {}
 

@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as ApiToken from "./ApiToken.ts"
-import { NotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import type { NegotiatedLimits, Plan } from "./Plan.ts"
 import { Tenant, type TenantId } from "./Tenant.ts"
@@ -22,10 +22,10 @@ export interface Provisioned {
   readonly token: string
 }
 
-class TokenTaken extends Data.TaggedError("TokenTaken")<{}> {}
+class TokenTaken extends TaggedFailure("TokenTaken")<{}> {}
 
 /** Negotiated limits given with a plan other than Custom: they would silently not apply. */
-export class LimitsNeedCustomPlan extends Data.TaggedError("LimitsNeedCustomPlan")<{
+export class LimitsNeedCustomPlan extends TaggedFailure("LimitsNeedCustomPlan")<{
   readonly plan: Plan
 }> {}
 

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Schema } from "effect"
+import { Schema } from "effect"
 import type { Envelope, EventType } from "./Events.ts"
 import { EventType as EventTypeSchema } from "./Events.ts"
 import { Uuid } from "../platform/Ids.ts"
@@ -15,6 +15,7 @@ import type { Plan } from "../tenancy/Plan.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import type { Secrets } from "./WebhookSecrets.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** A webhook's identifier. */
 export const WebhookId = Uuid.pipe(Schema.brand("WebhookId"))
@@ -92,7 +93,7 @@ export type WebhookUpdate = typeof WebhookUpdate.Type
 export const firehose: EventType = "audit.event"
 
 /** The firehose asked for on a plan other than Scale. */
-export class FirehoseNeedsScalePlan extends Data.TaggedError("FirehoseNeedsScalePlan")<{
+export class FirehoseNeedsScalePlan extends TaggedFailure("FirehoseNeedsScalePlan")<{
   readonly plan: Plan
 }> {}
 

@@ -10,9 +10,10 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, Result } from "effect"
+import { Effect, Result } from "effect"
 import * as Hex from "effect/encoding/Hex"
 import * as Crypto from "../platform/Crypto.ts"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** The signature header's name. */
 export const header = "x-service-signature"
@@ -37,7 +38,7 @@ export const sign = (
   )
 
 /** Why a webhook request was not verified. */
-export class WebhookVerificationError extends Data.TaggedError("WebhookVerificationError")<{
+export class WebhookVerificationError extends TaggedFailure("WebhookVerificationError")<{
   readonly reason: "missing-header" | "malformed-header" | "timestamp-outside-tolerance" | "no-matching-signature"
   readonly message: string
 }> {}

@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, type Effect } from "effect"
+import { Context, type Effect } from "effect"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** One attempt to send. */
 export interface Request {
@@ -56,7 +57,7 @@ export const excerptOf = (bytes: Uint8Array): string | null => {
  * deliveries log: it never names an address the host resolved to, nor what
  * a resolver said (decision 0010).
  */
-export class TransportFailure extends Data.TaggedError("TransportFailure")<{
+export class TransportFailure extends TaggedFailure("TransportFailure")<{
   /**
    * `refused`: the egress guard refused every address of the host (private,
    * loopback, link-local...), or the host does not exist: the delivery fails

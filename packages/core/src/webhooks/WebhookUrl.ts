@@ -5,10 +5,11 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
+import { Result } from "effect"
+import { TaggedFailure } from "../platform/Errors.ts"
 
 /** A URL refused at registration, with the reason in words. */
-export class WebhookUrlRefused extends Data.TaggedError("WebhookUrlRefused")<{
+export class WebhookUrlRefused extends TaggedFailure("WebhookUrlRefused")<{
   /** `scheme`: not https (`webhook/scheme-not-allowed`); `invalid`: not a usable URL. */
   readonly reason: "scheme" | "invalid"
   readonly message: string

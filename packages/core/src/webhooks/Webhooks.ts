@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Result } from "effect"
+import { Clock, Effect, Result } from "effect"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DeliveryStore, deliveryKey } from "./DeliveryStore.ts"
-import { NotFound, orNotFound, type StoreError } from "../platform/Errors.ts"
+import { NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import * as Events from "./Events.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
@@ -41,17 +41,17 @@ export interface Actor {
 }
 
 /** `workspace_id` names no workspace of the tenant. */
-export class UnknownWorkspace extends Data.TaggedError("UnknownWorkspace")<{
+export class UnknownWorkspace extends TaggedFailure("UnknownWorkspace")<{
   readonly workspaceId: string
 }> {}
 
 /** Re-delivering a delivery that has not finished yet. */
-export class DeliveryInProgress extends Data.TaggedError("DeliveryInProgress")<{
+export class DeliveryInProgress extends TaggedFailure("DeliveryInProgress")<{
   readonly deliveryId: DeliveryId
 }> {}
 
 /** Sending to a disabled webhook (a test send, a re-delivery, a recovery). */
-export class WebhookDisabled extends Data.TaggedError("WebhookDisabled")<{
+export class WebhookDisabled extends TaggedFailure("WebhookDisabled")<{
   readonly webhookId: WebhookId
 }> {}
 
