@@ -1,12 +1,12 @@
 /**
- * The bare `node:http` peer's work, written the same way (routing, bearer
- * check, query and body validation, the pages and the idempotent create by
- * hand, `JSON.stringify`, the shared rate-limiter-flexible limiters), served
- * by Effect's own platform instead: a plain `HttpRouter` with two routes,
- * turned into a Node handler by `NodeHttpServer.makeHandler`, as
- * `App.nodeHandler` mounts ours. What it costs over `node:http` is what
- * serving through Effect's platform costs for this work: the floor under
- * ours, which serves through the same platform (docs/decisions/0008).
+ * The bare `node:http` peer's work, with the same functions of `shared.ts`
+ * (the bearer check, the shared rate-limiter-flexible limiters, `listQuery`,
+ * `listPage`, `answerCreate`, `JSON.stringify`), served by Effect's own
+ * platform instead: a plain `HttpRouter` with two routes, turned into a Node
+ * handler by `NodeHttpServer.makeHandler`, as `App.nodeHandler` mounts ours.
+ * What it costs over `node:http` is what serving through Effect's platform
+ * costs for this work: the floor under ours, which serves through the same
+ * platform (docs/decisions/0008).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Effect, Option, Scope } from "effect"
