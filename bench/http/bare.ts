@@ -21,10 +21,12 @@ import {
   type Problem,
   rateLimitClassOf,
   type RateLimitOutcome,
-  replayedHeader,
   serve,
   type TokenRecord,
-  workspacesPath
+  workspacesPath,
+  type Written,
+  writtenPage,
+  writtenProblem
 } from "./shared.ts"
 
 const tenant = makeTenant()
@@ -33,13 +35,16 @@ const idempotency = makeIdempotencyStore()
 const rateLimits = makeRateLimits()
 const maxBodyBytes = 1024 * 1024
 
-const problem = (response: Http.ServerResponse, { status, code, detail }: Problem): void => {
-  const body = JSON.stringify({ type: "about:blank", status, code, detail })
+/** Sends `written`; the limit headers already set on the response go with it. */
+const send = (response: Http.ServerResponse, { status, headers, body, contentType }: Written): void => {
   response.writeHead(status, {
-    "content-type": "application/problem+json",
+    ...headers,
+    "content-type": contentType,
     "content-length": Buffer.byteLength(body)
   }).end(body)
 }
+
+const problem = (response: Http.ServerResponse, refused: Problem): void => send(response, writtenProblem(refused))
 
 /** The outcome's headers on the response (merged into whatever answers it); when refused, the 429 sent. Whether the request may go on. */
 const limited = (response: Http.ServerResponse, outcome: RateLimitOutcome): boolean => {
@@ -49,20 +54,10 @@ const limited = (response: Http.ServerResponse, outcome: RateLimitOutcome): bool
   return false
 }
 
-const json = (response: Http.ServerResponse, status: number, body: string, extra?: Record<string, string>): void => {
-  response.writeHead(status, {
-    ...extra,
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body)
-  }).end(body)
-}
-
 const list = (response: Http.ServerResponse, search: string, tenantId: string): void => {
   const checked = listQuery(Object.fromEntries(new URLSearchParams(search)))
   if (isProblem(checked)) return problem(response, checked)
-  void listPage(rows, checked.limit, checked.query, tenantId, checked.cursor).then((page) =>
-    isProblem(page) ? problem(response, page) : json(response, 200, JSON.stringify(page))
-  )
+  void listPage(rows, checked.limit, checked.query, tenantId, checked.cursor).then((page) => send(response, writtenPage(page)))
 }
 
 const create = (request: Http.IncomingMessage, response: Http.ServerResponse, member: TokenRecord): void => {
@@ -76,16 +71,7 @@ const create = (request: Http.IncomingMessage, response: Http.ServerResponse, me
   })
   request.on("end", () => {
     if (size > maxBodyBytes) return problem(response, { status: 413, code: "request/too-large", detail: "The body is too large" })
-    const created = answerCreate(rows, idempotency, member, key, Buffer.concat(chunks).toString("utf8"))
-    if (created._tag === "Problem") return problem(response, created.problem)
-    const { answer: { status, headers, body }, replayed } = created
-    const all = replayed ? { ...headers, [replayedHeader]: "true" } : headers
-    if (status < 400) return json(response, status, body, all)
-    response.writeHead(status, {
-      ...all,
-      "content-type": "application/problem+json",
-      "content-length": Buffer.byteLength(body)
-    }).end(body)
+    send(response, answerCreate(rows, idempotency, member, key, Buffer.concat(chunks).toString("utf8")))
   })
 }
 

@@ -24,10 +24,12 @@ import {
   makeWorkspaces,
   type Problem,
   rateLimitClassOf,
-  replayedHeader,
   serve,
   type TokenRecord,
-  workspacesPath
+  workspacesPath,
+  type Written,
+  writtenPage,
+  writtenProblem
 } from "./shared.ts"
 
 type Response = HttpServerResponse.HttpServerResponse
@@ -38,15 +40,11 @@ const idempotency = makeIdempotencyStore()
 const rateLimits = makeRateLimits()
 const maxBodySize = ByteSize.mebibytes(1)
 
-const problem = ({ status, code, detail }: Problem, headers: Record<string, string>): Response =>
-  HttpServerResponse.text(JSON.stringify({ type: "about:blank", status, code, detail }), {
-    status,
-    headers,
-    contentType: "application/problem+json"
-  })
+/** `written` as Effect's response, with the limit headers. */
+const respond = ({ status, headers, body, contentType }: Written, limitHeaders: Record<string, string>): Response =>
+  HttpServerResponse.text(body, { status, headers: { ...limitHeaders, ...headers }, contentType })
 
-const json = (status: number, body: string, headers: Record<string, string>): Response =>
-  HttpServerResponse.text(body, { status, headers, contentType: "application/json" })
+const problem = (refused: Problem, limitHeaders: Record<string, string>): Response => respond(writtenProblem(refused), limitHeaders)
 
 /**
  * The bearer token, then the tenant's limits in the request's class; without
@@ -79,7 +77,7 @@ const list = guarded((_request, member, headers) =>
     if (isProblem(checked)) return Effect.succeed(problem(checked, headers))
     return Effect.map(
       Effect.promise(() => listPage(rows, checked.limit, checked.query, member.tenantId, checked.cursor)),
-      (page) => isProblem(page) ? problem(page, headers) : json(200, JSON.stringify(page), headers)
+      (page) => respond(writtenPage(page), headers)
     )
   })
 )
@@ -87,17 +85,7 @@ const list = guarded((_request, member, headers) =>
 const create = guarded((request, member, headers) =>
   Effect.match(Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, maxBodySize), {
     onFailure: () => problem({ status: 413, code: "request/too-large", detail: "The body is too large" }, headers),
-    onSuccess: (text) => {
-      const created = answerCreate(rows, idempotency, member, request.headers["idempotency-key"], text)
-      if (created._tag === "Problem") return problem(created.problem, headers)
-      const { answer, replayed } = created
-      const all = replayed ? { ...headers, ...answer.headers, [replayedHeader]: "true" } : { ...headers, ...answer.headers }
-      return HttpServerResponse.text(answer.body, {
-        status: answer.status,
-        headers: all,
-        contentType: answer.status < 400 ? "application/json" : "application/problem+json"
-      })
-    }
+    onSuccess: (text) => respond(answerCreate(rows, idempotency, member, request.headers["idempotency-key"], text), headers)
   })
 )
 

@@ -33,6 +33,8 @@ import {
   makeTenant,
   makeWorkspaces,
   type Problem,
+  problemContentType,
+  problemJson,
   rateLimitClassOf,
   type RateLimitOutcome,
   replayedHeader,
@@ -70,8 +72,7 @@ const workspaceSchema = {
   required: ["workspace_id", "name", "description", "created_at"]
 } as const
 
-const refuse = (reply: FastifyReply, { status, code, detail }: Problem) =>
-  reply.code(status).type("application/problem+json").send(JSON.stringify({ type: "about:blank", status, code, detail }))
+const refuse = (reply: FastifyReply, refused: Problem) => reply.code(refused.status).type(problemContentType).send(problemJson(refused))
 
 // Unknown query parameters and body properties answer 400 as in the service, instead of Fastify's default of dropping them.
 const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false } } })

@@ -311,6 +311,12 @@ export interface Problem {
   readonly detail: string
 }
 
+/** The media type of a problem's body. */
+export const problemContentType = "application/problem+json"
+
+/** A problem's body as every peer answers it (the service adds `title` and `request_id`, not compared). */
+export const problemJson = ({ status, code, detail }: Problem): string => JSON.stringify({ type: "about:blank", status, code, detail })
+
 export const isProblem = (value: unknown): value is Problem =>
   typeof value === "object" && value !== null && "code" in value && "status" in value && !("data" in value)
 
@@ -580,15 +586,27 @@ export const makeIdempotencyStore = () => {
   }
 }
 
-/** What `POST /v1/workspaces` answers when written by hand: a problem, or a response made now or replayed. */
-export type CreateAnswer =
-  | { readonly _tag: "Problem"; readonly problem: Problem }
-  | { readonly _tag: "Answer"; readonly answer: StoredResponse; readonly replayed: boolean }
+/** An answer as the servers that write it by hand send it: status, headers, body and its media type. */
+export interface Written {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly contentType: string
+}
+
+/** A problem as a hand-written answer. */
+export const writtenProblem = (problem: Problem): Written =>
+  ({ status: problem.status, headers: {}, body: problemJson(problem), contentType: problemContentType })
+
+/** A page (`listPage`'s answer) as a hand-written answer: `JSON.stringify`'s text, or the problem refusing its cursor. */
+export const writtenPage = (page: WorkspacePage | Problem): Written =>
+  isProblem(page) ? writtenProblem(page) : { status: 200, headers: {}, body: JSON.stringify(page), contentType: "application/json" }
 
 /**
  * `POST /v1/workspaces` by hand, for the servers that write it so (`bare.ts`,
  * `effect.ts`), in the service's order: the key, then the body, then the
  * key's record, then the handler, whose 403 is kept for replay as a 201 is.
+ * A replay carries `idempotent-replayed: true`.
  */
 export const answerCreate = (
   rows: Array<WorkspaceRow>,
@@ -596,30 +614,36 @@ export const answerCreate = (
   member: TokenRecord,
   key: string | undefined,
   text: string
-): CreateAnswer => {
+): Written => {
   if (key !== undefined) {
     const refused = invalidKey(key)
-    if (refused !== undefined) return { _tag: "Problem", problem: refused }
+    if (refused !== undefined) return writtenProblem(refused)
   }
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch {
-    return { _tag: "Problem", problem: { status: 400, code: "request/malformed-json", detail: "The request body is not valid JSON" } }
+    return writtenProblem({ status: 400, code: "request/malformed-json", detail: "The request body is not valid JSON" })
   }
   const input = validateCreate(body)
-  if (isProblem(input)) return { _tag: "Problem", problem: input }
+  if (isProblem(input)) return writtenProblem(input)
   const handle = (): StoredResponse =>
     member.roles.includes("admin")
       ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, member.tenantId, input))) }
       : { status: 403, headers: {}, body: JSON.stringify({ type: "about:blank", status: 403, code: "auth/forbidden" }) }
-  if (key === undefined) return { _tag: "Answer", answer: handle(), replayed: false }
+  const written = ({ status, headers, body }: StoredResponse, replayed: boolean): Written => ({
+    status,
+    headers: replayed ? { ...headers, [replayedHeader]: "true" } : headers,
+    body,
+    contentType: status < 400 ? "application/json" : problemContentType
+  })
+  if (key === undefined) return written(handle(), false)
   const decision = idempotency.begin(member.tenantId, createScope, key, fingerprintOf(body))
-  if (decision._tag === "Refuse") return { _tag: "Problem", problem: decision.problem }
-  if (decision._tag === "Replay") return { _tag: "Answer", answer: decision.response, replayed: true }
+  if (decision._tag === "Refuse") return writtenProblem(decision.problem)
+  if (decision._tag === "Replay") return written(decision.response, true)
   const answer = handle()
   idempotency.complete(decision.reservation, answer)
-  return { _tag: "Answer", answer, replayed: false }
+  return written(answer, false)
 }
 
 /** The header a replay carries. */

@@ -3,8 +3,9 @@
  * bench:http`'s script: ours, Fastify, bare node:http and the same work on
  * Effect's platform, each in a child process), with tiny settings, must
  * check that the four answer every scenario alike, measure every scenario
- * on every server and write its record; and its in-process variant (`bench:http:inproc`). No timing is
- * asserted here; the bench prints its ratios against its own bar.
+ * on every server and write its record; and its in-process variant
+ * (`bench:http:inproc`). No timing is asserted here; the bench prints its
+ * ratios against its own bar.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { runBench } from "./BenchRun.ts"
