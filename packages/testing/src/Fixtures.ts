@@ -1,11 +1,11 @@
 /**
  * What the contract suites arrange their stores with: a tenant, a
- * workspace, each stored and returned.
+ * workspace, each stored and returned; a transaction that fails.
  *
  * @since 0.1.0
  */
-import { Ids, Plan, Tenant, TenantStore, Workspace, WorkspaceStore } from "@analytics/core"
-import { Effect } from "effect"
+import { Ids, Plan, Tenant, TenantStore, Transactor, Workspace, WorkspaceStore } from "@analytics/core"
+import { Data, Effect, Exit } from "effect"
 
 /** Stores a new tenant. */
 export const insertTenant = (options: { readonly plan?: Plan.Plan; readonly name?: string; readonly createdAt?: Date } = {}) =>
@@ -33,3 +33,15 @@ export const insertWorkspace = (tenantId: Tenant.TenantId, name: string, created
     yield* (yield* WorkspaceStore.WorkspaceStore).insert(workspace)
     return workspace
   })
+
+/** What a test fails a transaction with, so that its writes are undone. */
+class Rollback extends Data.TaggedError("Rollback")<{}> {}
+
+/**
+ * Runs `effect` in a transaction that then fails; answers whether the
+ * transaction failed (always, unless `effect` could not be run), so a test
+ * can check that `effect`'s writes were undone.
+ */
+export const inFailedTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<boolean, never, R | Transactor.Transactor> =>
+  Effect.flatMap(Transactor.Transactor, ({ transaction }) =>
+    transaction(Effect.andThen(effect, Effect.fail(new Rollback()))).pipe(Effect.exit, Effect.map(Exit.isFailure)))

@@ -9,7 +9,7 @@
 import { Idempotency, Ids, Pagination, ServiceSecrets, Tenant, TenantStore, Transactor, Workspace, WorkspaceStore } from "@analytics/core"
 import type { Stores } from "@analytics/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Data, Effect, Exit, type Layer, Queue, Stream } from "effect"
+import { Effect, type Layer, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { auditStoreContract } from "./AuditStoreContract.ts"
 import { commentStoreContract } from "./CommentStoreContract.ts"
@@ -22,7 +22,7 @@ import { sessionStoreContract } from "./SessionStoreContract.ts"
 import { webhookStoreContract } from "./WebhookStoreContract.ts"
 import { alertSample, dashboardSample, datasetSample, reportSample, scheduleSample } from "./WorkspaceRecordSamples.ts"
 import { workspaceRecordsContract } from "./WorkspaceRecordsContract.ts"
-import { insertTenant, insertWorkspace } from "../Fixtures.ts"
+import { inFailedTransaction, insertTenant, insertWorkspace } from "../Fixtures.ts"
 
 const newTenantId = Effect.map(Ids.uuidv7, (id) => id as Tenant.TenantId)
 
@@ -41,8 +41,6 @@ const page = (
 })
 
 const ids = (rows: ReadonlyArray<Workspace.Workspace>) => rows.map((w) => w.workspace_id)
-
-class Boom extends Data.TaggedError("Boom")<{}> {}
 
 /** Registers the contract suite for one adapter. */
 export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): void => {
@@ -314,32 +312,29 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
       it.effect("idempotency: a reserve, complete or release in a failed transaction is undone", () =>
         Effect.gen(function*() {
           const store = yield* Idempotency.IdempotencyStore
-          const { transaction } = yield* Transactor.Transactor
           const owner = yield* Ids.uuidv7
-          const doomed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-            transaction(Effect.andThen(effect, new Boom())).pipe(Effect.exit, Effect.map(Exit.isFailure))
           const current = Effect.map(store.reserve(record(owner, 99_000), cutoffs(0, 0)), (result) =>
             result._tag === "Existing"
               ? { fingerprint: result.record.fingerprint, createdAt: result.record.createdAt.getTime(), response: result.record.response }
               : "reserved")
 
           // A first reservation undone: the key is free again.
-          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 10_000), key: "fresh" }, cutoffs(0, 0))))
+          assert.isTrue(yield* inFailedTransaction(store.reserve({ ...record(owner, 10_000), key: "fresh" }, cutoffs(0, 0))))
           assert.strictEqual((yield* store.reserve({ ...record(owner, 10_001), key: "fresh" }, cutoffs(0, 0)))._tag, "Reserved")
 
           yield* store.reserve(record(owner, 10_000), cutoffs(0, 0))
           const unanswered = { fingerprint: "f1", createdAt: 10_000, response: undefined }
-          assert.isTrue(yield* doomed(store.complete(held(owner, 10_000), response)))
+          assert.isTrue(yield* inFailedTransaction(store.complete(held(owner, 10_000), response)))
           assert.deepStrictEqual(yield* current, unanswered)
-          assert.isTrue(yield* doomed(store.release(held(owner, 10_000))))
+          assert.isTrue(yield* inFailedTransaction(store.release(held(owner, 10_000))))
           assert.deepStrictEqual(yield* current, unanswered)
           // A take-over of the abandoned reservation undone: the first one holds the key again.
-          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 80_000), fingerprint: "f2" }, cutoffs(0, 70_000))))
+          assert.isTrue(yield* inFailedTransaction(store.reserve({ ...record(owner, 80_000), fingerprint: "f2" }, cutoffs(0, 70_000))))
           assert.deepStrictEqual(yield* current, unanswered)
 
           yield* store.complete(held(owner, 10_000), response)
           // An expired answer taken over, undone: the answer is back.
-          assert.isTrue(yield* doomed(store.reserve({ ...record(owner, 90_000), fingerprint: "f2" }, cutoffs(10_001, 0))))
+          assert.isTrue(yield* inFailedTransaction(store.reserve({ ...record(owner, 90_000), fingerprint: "f2" }, cutoffs(10_001, 0))))
           assert.deepStrictEqual(yield* current, { fingerprint: "f1", createdAt: 10_000, response })
         }))
 
@@ -386,13 +381,7 @@ export const storeContract = <E>(name: string, stores: Layer.Layer<Stores, E>): 
           const { transaction } = yield* Transactor.Transactor
           const store = yield* WorkspaceStore.WorkspaceStore
           const { tenant_id } = yield* makeTenant
-          const failed = yield* transaction(
-            Effect.gen(function*() {
-              yield* makeWorkspace(tenant_id, "doomed", 1_000)
-              return yield* new Boom()
-            })
-          ).pipe(Effect.exit)
-          assert.isTrue(Exit.isFailure(failed))
+          assert.isTrue(yield* inFailedTransaction(makeWorkspace(tenant_id, "doomed", 1_000)))
           assert.deepStrictEqual(ids(yield* store.list(tenant_id, page())), [])
           const kept = yield* transaction(makeWorkspace(tenant_id, "kept", 1_000))
           assert.deepStrictEqual(ids(yield* store.list(tenant_id, page())), [kept.workspace_id])
