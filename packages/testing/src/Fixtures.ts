@@ -38,9 +38,9 @@ export const insertWorkspace = (tenantId: Tenant.TenantId, name: string, created
 class Rollback extends Data.TaggedError("Rollback")<{}> {}
 
 /**
- * Runs `effect` in a transaction that then fails; answers whether the
- * transaction failed (always, unless `effect` could not be run), so a test
- * can check that `effect`'s writes were undone.
+ * Runs `effect` in a transaction that then fails, and answers whether it
+ * failed (it always should), so a test can then check that `effect`'s writes
+ * were undone.
  */
 export const inFailedTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<boolean, never, R | Transactor.Transactor> =>
   Effect.flatMap(Transactor.Transactor, ({ transaction }) =>
