@@ -14,26 +14,22 @@ import {
   isProblem,
   listPage,
   listQuery,
-  makeIdempotencyStore,
-  makeRateLimits,
-  makeTenant,
-  makeWorkspaces,
+  makePeer,
+  maxBodyBytes,
   type Problem,
   rateLimitClassOf,
   type RateLimitOutcome,
   serve,
   type TokenRecord,
+  tooLarge,
+  unauthenticated,
   workspacesPath,
   type Written,
   writtenPage,
   writtenProblem
 } from "./shared.ts"
 
-const tenant = makeTenant()
-const rows = makeWorkspaces(tenant.tenantId)
-const idempotency = makeIdempotencyStore()
-const rateLimits = makeRateLimits()
-const maxBodyBytes = 1024 * 1024
+const { tenant, rows, idempotency, rateLimits } = makePeer()
 
 /** Sends `written`; the limit headers already set on the response go with it. */
 const send = (response: Http.ServerResponse, { status, headers, body, contentType }: Written): void => {
@@ -70,7 +66,7 @@ const create = (request: Http.IncomingMessage, response: Http.ServerResponse, me
     if (size <= maxBodyBytes) chunks.push(chunk)
   })
   request.on("end", () => {
-    if (size > maxBodyBytes) return problem(response, { status: 413, code: "request/too-large", detail: "The body is too large" })
+    if (size > maxBodyBytes) return problem(response, tooLarge)
     send(response, answerCreate(rows, idempotency, member, key, Buffer.concat(chunks).toString("utf8")))
   })
 }
@@ -88,7 +84,7 @@ const server = Http.createServer((request, response) => {
   if (member === undefined) {
     request.resume()
     void rateLimits.client(request.socket.remoteAddress).then((outcome) => {
-      if (limited(response, outcome)) problem(response, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
+      if (limited(response, outcome)) problem(response, unauthenticated)
     })
     return
   }

@@ -18,14 +18,14 @@ import {
   isProblem,
   listPage,
   listQuery,
-  makeIdempotencyStore,
-  makeRateLimits,
-  makeTenant,
-  makeWorkspaces,
+  makePeer,
+  maxBodyBytes,
   type Problem,
   rateLimitClassOf,
   serve,
   type TokenRecord,
+  tooLarge,
+  unauthenticated,
   workspacesPath,
   type Written,
   writtenPage,
@@ -34,11 +34,8 @@ import {
 
 type Response = HttpServerResponse.HttpServerResponse
 
-const tenant = makeTenant()
-const rows = makeWorkspaces(tenant.tenantId)
-const idempotency = makeIdempotencyStore()
-const rateLimits = makeRateLimits()
-const maxBodySize = ByteSize.mebibytes(1)
+const { tenant, rows, idempotency, rateLimits } = makePeer()
+const maxBodySize = ByteSize.bytes(maxBodyBytes)
 
 /** `written` as Effect's response, with the limit headers. */
 const respond = ({ status, headers, body, contentType }: Written, limitHeaders: Record<string, string>): Response =>
@@ -59,7 +56,7 @@ const guarded = <R>(
     if (member === undefined) {
       return Effect.map(
         Effect.promise(() => rateLimits.client(Option.getOrUndefined(request.remoteAddress))),
-        (outcome) => problem(outcome.problem ?? { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" }, outcome.headers)
+        (outcome) => problem(outcome.problem ?? unauthenticated, outcome.headers)
       )
     }
     return Effect.flatMap(
@@ -84,7 +81,7 @@ const list = guarded((_request, member, headers) =>
 
 const create = guarded((request, member, headers) =>
   Effect.match(Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, maxBodySize), {
-    onFailure: () => problem({ status: 413, code: "request/too-large", detail: "The body is too large" }, headers),
+    onFailure: () => problem(tooLarge, headers),
     onSuccess: (text) => respond(answerCreate(rows, idempotency, member, request.headers["idempotency-key"], text), headers)
   })
 )

@@ -28,10 +28,7 @@ import {
   isProblem,
   limits,
   listPage,
-  makeIdempotencyStore,
-  makeRateLimits,
-  makeTenant,
-  makeWorkspaces,
+  makePeer,
   type Problem,
   problemContentType,
   problemJson,
@@ -40,6 +37,7 @@ import {
   replayedHeader,
   serve,
   type TokenRecord,
+  unauthenticated,
   workspaceCreateSchema,
   workspaceJson,
   type WorkspaceCreate,
@@ -53,10 +51,7 @@ declare module "fastify" {
   }
 }
 
-const tenant = makeTenant()
-const rows = makeWorkspaces(tenant.tenantId)
-const idempotency = makeIdempotencyStore()
-const rateLimits = makeRateLimits()
+const { tenant, rows, idempotency, rateLimits } = makePeer()
 
 /** The body's validator: Fastify's default settings but no coercion and no dropping of unknown properties. */
 const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false })
@@ -104,7 +99,7 @@ const authenticated = (request: FastifyRequest, reply: FastifyReply, done: (erro
     return done()
   }
   rateLimits.client(request.ip).then((outcome) => {
-    if (limited(reply, outcome)) void refuse(reply, { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" })
+    if (limited(reply, outcome)) void refuse(reply, unauthenticated)
   }, done)
 }
 

@@ -317,6 +317,15 @@ export const problemContentType = "application/problem+json"
 /** A problem's body as every peer answers it (the service adds `title` and `request_id`, not compared). */
 export const problemJson = ({ status, code, detail }: Problem): string => JSON.stringify({ type: "about:blank", status, code, detail })
 
+/** The 401 of a request without a valid bearer token, as every peer answers it. */
+export const unauthenticated: Problem = { status: 401, code: "auth/unauthenticated", detail: "The bearer token is not valid" }
+
+/** The largest request body the hand-written peers read (Fastify's default `bodyLimit`, 1 MiB). */
+export const maxBodyBytes = 1024 * 1024
+
+/** The 413 of a body over `maxBodyBytes`. */
+export const tooLarge: Problem = { status: 413, code: "request/too-large", detail: "The body is too large" }
+
 export const isProblem = (value: unknown): value is Problem =>
   typeof value === "object" && value !== null && "code" in value && "status" in value && !("data" in value)
 
@@ -842,4 +851,10 @@ export const serve = async (
   })
   process.on("disconnect", () => process.exit(0))
   send({ type: "ready", name, port: address.port, token })
+}
+
+/** What each peer serves from: a tenant and its token, its workspaces, an idempotency store and the rate limiters. */
+export const makePeer = () => {
+  const tenant = makeTenant()
+  return { tenant, rows: makeWorkspaces(tenant.tenantId), idempotency: makeIdempotencyStore(), rateLimits: makeRateLimits() }
 }
