@@ -3,7 +3,7 @@
  * memberships, for tenant admins only.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { Access, ApiToken, DirectoryStore, type Grant, type Group, type Tenant, TenantStore } from "@analytics/core"
+import { Access, ApiToken, DirectoryStore, type Group, type Tenant, TenantStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { problemCode, start, type TestServer } from "@analytics/testing/http"
@@ -163,7 +163,7 @@ describe("access follows the directory from one request to the next", () => {
       const ada = yield* created(server, token, "/v1/users", { email: "ada@example.com", name: "Ada" })
       const team = yield* created(server, token, "/v1/teams", { name: "Finance" })
       const role = yield* created(server, token, "/v1/executive-roles", { name: "CFO" })
-      const grant = (principal_type: "team" | "executive_role", principal_id: string): Grant.Grant => ({
+      const grant = (principal_type: "team" | "executive_role", principal_id: string): Access.MadeGrant => ({
         grant_id: `g-${principal_type}`,
         tenant_id: tenantId as Tenant.TenantId,
         subject_type: "report",
@@ -173,7 +173,9 @@ describe("access follows the directory from one request to the next", () => {
         actions: ["view"],
         watermark: false,
         expires_at: null,
-        revoked_at: null
+        revoked_at: null,
+        // The tenant's admin token made them: no user of the directory, so its grants stand as an admin's.
+        created_by: { type: "user", id: `admin@${tenantId}` }
       })
       const grants = [grant("team", team.team_id), grant("executive_role", role.role_id)]
       const decide = Effect.map(

@@ -11,7 +11,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EngineScheduler, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
 import { assert } from "@effect/vitest"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { type Clock, Context, Effect, Layer, type Scope } from "effect"
 import type * as App from "../src/App.ts"
 import * as ExportRoutes from "../src/routes/ExportRoutes.ts"
 import { start, type TestServer } from "@analytics/testing/http"
@@ -154,3 +154,14 @@ export const setup = (options: ServeOptions & SalesOptions = {}): Effect.Effect<
     const tenant = yield* provision(fixture.server)
     return { ...fixture, ...tenant, ...(yield* salesOverview(fixture.server, tenant, options)) }
   })
+
+/** The live clock moved `offsetMillis` ahead: the scheduler and the worker as they will be then. */
+export const shifted = (live: Clock.Clock, offsetMillis: number): Clock.Clock => ({
+  monotonicTimeNanosUnsafe: () => live.monotonicTimeNanosUnsafe(),
+  monotonicTimeNanos: live.monotonicTimeNanos,
+  sleep: (duration) => live.sleep(duration),
+  currentTimeMillisUnsafe: () => live.currentTimeMillisUnsafe() + offsetMillis,
+  currentTimeMillis: Effect.sync(() => live.currentTimeMillisUnsafe() + offsetMillis),
+  currentTimeNanosUnsafe: () => live.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n,
+  currentTimeNanos: Effect.sync(() => live.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n)
+})

@@ -26,17 +26,6 @@ import * as ExportFixture from "./ExportFixture.ts"
 const totalOf = (region: string) =>
   Array.from({ length: 90 }, (_, i) => i + 1).filter((n) => ExportFixture.regions[(n - 1) % 3] === region).reduce((a, b) => a + b, 0)
 
-/** The live clock moved `offsetMillis` ahead: the scheduler and the worker as they will be then. */
-const shifted = (live: Clock.Clock, offsetMillis: number): Clock.Clock => ({
-  monotonicTimeNanosUnsafe: () => live.monotonicTimeNanosUnsafe(),
-  monotonicTimeNanos: live.monotonicTimeNanos,
-  sleep: (duration) => live.sleep(duration),
-  currentTimeMillisUnsafe: () => live.currentTimeMillisUnsafe() + offsetMillis,
-  currentTimeMillis: Effect.sync(() => live.currentTimeMillisUnsafe() + offsetMillis),
-  currentTimeNanosUnsafe: () => live.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n,
-  currentTimeNanos: Effect.sync(() => live.currentTimeNanosUnsafe() + BigInt(offsetMillis) * 1_000_000n)
-})
-
 /** The sales overview on `stores` (memory by default), its leads, the worker, the scheduler and a real SMTP server's mailbox. */
 const setupOn = (stores?: Layer.Layer<App.Stores, unknown>) => Effect.gen(function*() {
   const smtp = yield* SmtpServer.start()
@@ -62,7 +51,7 @@ const setupOn = (stores?: Layer.Layer<App.Stores, unknown>) => Effect.gen(functi
     })
   const live = yield* Clock.Clock
   /** Runs `effect` as if it were `at` (and time went on from there). */
-  const asOf = (at: Date) => Effect.provideService(Clock.Clock, shifted(live, at.getTime() - live.currentTimeMillisUnsafe()))
+  const asOf = (at: Date) => Effect.provideService(Clock.Clock, ExportFixture.shifted(live, at.getTime() - live.currentTimeMillisUnsafe()))
   /** The scheduler's tick, as if it were `at`. */
   const tick = (at: Date) => ExportSchedules.runDue.pipe(Effect.provideContext(server.stores), asOf(at))
   /** Every message received so far, parsed: who it went to and the CSV it carries. */

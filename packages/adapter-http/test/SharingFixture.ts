@@ -25,13 +25,20 @@ export const passwordLink = (reportId: string) => ({
   password: "correct horse battery"
 })
 
-/** Starts the server and arranges the tenant, its data and its report. */
-export const setup = Effect.gen(function*() {
+/** How a suite's tenant differs: its stores (memory by default) and its dataset's row-level security. */
+export interface SetupOptions {
+  readonly stores?: ExportFixture.ServeOptions["stores"]
+  readonly rowLevelSecurity?: ReadonlyArray<object> | undefined
+}
+
+/** Starts the server and arranges the tenant, its data and its report, on `options.stores`. */
+export const setupWith = (options: SetupOptions = {}) => Effect.gen(function*() {
   const smtp = yield* SmtpServer.start()
   const fixture = yield* ExportFixture.setup({
+    stores: options.stores,
     server: { passwordHasher: Argon2PasswordHasher.layer },
     mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@analytics.test>" }),
-    rowLevelSecurity: [
+    rowLevelSecurity: options.rowLevelSecurity ?? [
       { roles: ["admin", "link"], all_rows: true },
       { roles: ["embed"], filter: { member: "region", operator: "equals", values: [{ attribute: "region" }] } }
     ],
@@ -41,7 +48,7 @@ export const setup = Effect.gen(function*() {
     ],
     settings: { query_timeout_seconds: 20 }
   })
-  const { admin, datasetId, ok, reportId, server, tenantId, workspaceId } = fixture
+  const { admin, datasetId, local, ok, reportId, server, tenantId, workspaceId, worker } = fixture
   const call = (method: string, path: string, token: string, body?: unknown) => server.request(method, path, { token, body })
   /** A directory user with a personal token. */
   const user = (email: string) =>
@@ -50,5 +57,8 @@ export const setup = Effect.gen(function*() {
       const issued = yield* ok("POST", `/v1/users/${created.user_id}/tokens`, {})
       return { id: created.user_id as string, token: issued.token as string }
     })
-  return { server, smtp, admin, tenantId, call, ok, user, workspaceId, datasetId, reportId }
+  return { server, smtp, admin, tenantId, call, ok, user, workspaceId, datasetId, reportId, worker, local }
 })
+
+/** Starts the server and arranges the tenant, its data and its report (memory stores). */
+export const setup = setupWith()

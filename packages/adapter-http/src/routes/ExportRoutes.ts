@@ -2,11 +2,13 @@
  * Export results at their signed URLs (decision 0015: valid for 1 hour):
  * `GET /v1/jobs/{job_id}/file?tenant=…&expires=…&signature=…` streams the
  * file to whoever holds the URL, without a token; a changed or expired URL
- * answers 403 `export/url-invalid` or `export/url-expired`.
+ * answers 403 `export/url-invalid` or `export/url-expired`, and a URL whose
+ * requester may no longer download the report (a grant revoked, a share
+ * paused, a user deprovisioned) 403 `auth/forbidden`.
  *
  * @since 0.1.0
  */
-import { BlobStore, ExportJob, type Exports, ExportStore, SignedUrl, type Tenant } from "@analytics/core"
+import { BlobStore, ExportJob, Exports, ExportStore, type SharedViews, SignedUrl, type Tenant } from "@analytics/core"
 import { Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { problemResponse } from "../edge/LastLineProblems.ts"
@@ -52,6 +54,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const signer = yield* SignedUrl.UrlSigner
   const jobs = yield* ExportStore.ExportStore
   const blobs = yield* BlobStore.BlobStore
+  const access = yield* Effect.context<SharedViews.OpenServices>()
   return HttpRouter.add("GET", "/v1/jobs/:job_id/file", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const jobId = (yield* HttpRouter.params).job_id ?? ""
@@ -67,6 +70,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     const job = yield* Effect.orElseSucceed(jobs.find(tenantId as Tenant.TenantId, jobId as ExportJob.JobId), () => null)
     if (job === null) return unavailable
     if (job === undefined || job.result === null || !ExportJob.isFinal(job.status)) return problemResponse("resource/not-found", "The job or its file no longer exists")
+    const allowed = yield* Effect.orElseSucceed(Effect.provideContext(Exports.fileAllowed(job), access), () => null)
+    if (allowed === null) return unavailable
+    if (!allowed) return problemResponse("auth/forbidden", "Whoever asked for this file may no longer download the report")
     const file = yield* Effect.orElseSucceed(blobs.get(job.result.key), () => null)
     if (file === null) return unavailable
     if (file === undefined) return problemResponse("resource/not-found", "The file no longer exists")

@@ -6,6 +6,7 @@
  */
 import { Context, Data } from "effect"
 import type { TenantId } from "../tenancy/Tenant.ts"
+import type { User } from "../directory/User.ts"
 
 /**
  * How a member's request came (decision 0022): an API token, the console's
@@ -25,6 +26,10 @@ export class Member extends Data.TaggedClass("Member")<{
   /** How the request came; absent means an API token (an embedder's authenticator need not say). */
   readonly channel?: Channel | undefined
 }> {}
+
+/** A user of the directory as a member acting now (their service roles as stored): whom a schedule or a link's maker is. */
+export const memberOfUser = (user: User): Member =>
+  new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })
 
 /** The service operator, who provisions tenants and nothing else. */
 export class Operator extends Data.TaggedClass("Operator")<{}> {}

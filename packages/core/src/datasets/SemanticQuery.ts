@@ -69,6 +69,11 @@ export interface SecurityContext {
   readonly attributes: Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number | boolean>>>
   /** The service itself (alerts, set by tenant admins, watch every row): no policy applies. Never set for a person. */
   readonly service?: true | undefined
+  /**
+   * At most the rows this other principal sees: a link or an embed made by
+   * a delegate shows its viewer no more than its maker sees now (decision 0014).
+   */
+  readonly within?: SecurityContext | undefined
 }
 
 /** What a measure computes: an aggregation, or arithmetic over aggregations. */
@@ -374,9 +379,17 @@ const matchesNothing = (filter: PlanFilter): boolean =>
 /**
  * The rows a principal may see under the model's policies, as a filter:
  * `undefined` for all rows (no policies, or one granting all rows), the
- * union of the filters of the policies that apply, or None when none does.
+ * union of the filters of the policies that apply, or None when none does;
+ * and never more than the rows of the context it is `within`.
  */
 const rowLevelSecurity = (model: CheckedModel, security: SecurityContext): PlanFilter | undefined => {
+  const own = rowsOf(model, security)
+  const cap = security.within === undefined ? undefined : rowLevelSecurity(model, security.within)
+  return own === undefined ? cap : cap === undefined ? own : { _tag: "And", items: [own, cap] }
+}
+
+/** The rows one principal's own policies let them see (`rowLevelSecurity` without the cap). */
+const rowsOf = (model: CheckedModel, security: SecurityContext): PlanFilter | undefined => {
   const policies = model.model.row_level_security ?? []
   if (policies.length === 0 || security.service === true) return undefined
   const held = new Set(security.roles)

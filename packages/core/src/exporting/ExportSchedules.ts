@@ -15,6 +15,7 @@
  */
 import { Clock, Effect } from "effect"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
+import * as Access from "../sharing/Access.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
@@ -41,13 +42,12 @@ import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
 import * as Policy from "../sharing/Policy.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
-import { Member } from "../auth/Principal.ts"
+import { type Member, memberOfUser } from "../auth/Principal.ts"
 import type { Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
 import type * as Subjects from "../sharing/Subjects.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import { Transactor } from "../platform/Transactor.ts"
-import type { User } from "../directory/User.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
 import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
@@ -71,38 +71,37 @@ export type RunServices = ExportScheduleStore | ExportStore | GrantStore | Direc
 
 type ManageError = NotFound | Forbidden | Grants.ShareExpired | StoreError
 
-
-/** A user as a member of the tenant, as the directory has them now. */
-const memberOf = (user: User) => new Member({ tenantId: user.tenant_id, userId: user.user_id, email: user.email, roles: user.roles })
-
 /**
  * Who a recipient's file is made as, at a run: a user of the tenant as
  * themselves (rule 4: what they would see live); any other address as the
  * schedule's `run_as` user, or, when it names none, as nobody in particular,
  * which the report's data allows only without row-level security (read by
- * `rowLevelSecurity`, once a run). A reason to skip the recipient otherwise.
+ * `rowLevelSecurity`, once a run); such an address sees no more rows than
+ * `within` (the schedule's maker, when a delegate made it). A reason to
+ * skip the recipient otherwise.
  */
 const viewerOf = (
   schedule: Pick<ExportSchedule, "tenant_id" | "run_as">,
   rowLevelSecurity: Effect.Effect<boolean, StoreError, DatasetStore>,
-  email: string
+  email: string,
+  within: SecurityContext | undefined
 ) =>
   Effect.gen(function*(): Effect.fn.Return<{ readonly security: SecurityContext } | { readonly skipped: string }, StoreError, DirectoryStore | DatasetStore> {
     const directory = yield* DirectoryStore
     const user = yield* directory.findUserBy(schedule.tenant_id, { email })
     if (user !== undefined) {
-      return user.status === "active" ? { security: yield* Datasets.securityContext(memberOf(user)) } : { skipped: "Not an active user of the tenant" }
+      return user.status === "active" ? { security: yield* Datasets.securityContext(memberOfUser(user)) } : { skipped: "Not an active user of the tenant" }
     }
     if (schedule.run_as !== null) {
       const runAs = yield* directory.findUser(schedule.tenant_id, schedule.run_as)
       return runAs === undefined || runAs.status !== "active"
         ? { skipped: "Not a user of the tenant, and the schedule's run_as user is no longer active" }
-        : { security: yield* Datasets.securityContext(memberOf(runAs)) }
+        : { security: { ...(yield* Datasets.securityContext(memberOfUser(runAs))), within } }
     }
     if (yield* rowLevelSecurity) {
       return { skipped: "Not a user of the tenant, and the report's data has row-level security: the schedule names no run_as" }
     }
-    return { security: { roles: [], attributes: { email } } }
+    return { security: { roles: [], attributes: { email }, within } }
   })
 
 /** Whether any dataset the report's visuals read has row-level security policies. */
@@ -255,12 +254,21 @@ const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =
     const report = yield* Effect.orElseSucceed(Reports.get(schedule.tenant_id, schedule.report_id), () => undefined)
     const deliveries: Array<Delivery> = []
     const rowLevelSecurity = report === undefined ? Effect.succeed(false) : yield* Effect.cached(hasRowLevelSecurity(report))
+    // A schedule hands the report out at each run: only while its maker may still download it (decision 0018).
+    const makerMay = report === undefined || (yield* Grants.actorMay(schedule.tenant_id, schedule.created_by, "report", report.report_id, "download"))
+    const maker = yield* Access.makerOf(schedule.tenant_id, schedule.created_by)
+    // An address that is no user sees at most what a delegate who made the schedule sees.
+    const within = maker._tag === "Delegate" ? yield* Datasets.securityContext(memberOfUser(maker.user)) : undefined
     for (const email of schedule.recipients) {
       if (report === undefined) {
         deliveries.push({ recipient: email, skipped: "The report no longer exists" })
         continue
       }
-      const viewer = yield* viewerOf(schedule, rowLevelSecurity, email)
+      if (!makerMay) {
+        deliveries.push({ recipient: email, skipped: "The schedule's maker no longer holds download on this report" })
+        continue
+      }
+      const viewer = yield* viewerOf(schedule, rowLevelSecurity, email, within)
       if ("skipped" in viewer) {
         deliveries.push({ recipient: email, skipped: viewer.skipped })
         continue

@@ -23,7 +23,9 @@ import {
 } from "../exports/ExportJob.ts"
 import { ExportStore } from "../exports/ExportStore.ts"
 import * as Grants from "../sharing/Grants.ts"
-import type { GrantStore } from "../sharing/GrantStore.ts"
+import { GrantStore } from "../sharing/GrantStore.ts"
+import type { GrantId } from "../sharing/Grant.ts"
+import * as SharedViews from "../sharing/SharedViews.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
@@ -185,4 +187,17 @@ export const resultUrl = (
     yield* Policy.onSubject(member, "exports.export", job.report_id)
     if (job.status !== "succeeded" || job.result === null) return yield* new ResultNotReady({ status: job.status })
     return { job, ...(yield* links.url(job)) }
+  })
+
+/**
+ * Whether a job's file may still be handed out at its signed URL (decision
+ * 0018): while its requester may still download the report, so revoking
+ * their grant or deprovisioning them stops a URL already given; for a
+ * share's job, while the link or embed still opens with `download`.
+ */
+export const fileAllowed = (job: ExportJob): Effect.Effect<boolean, StoreError, SharedViews.OpenServices> =>
+  Effect.gen(function*() {
+    if (job.requested_by.type !== "grant") return yield* Grants.actorMay(job.tenant_id, job.requested_by, "report", job.report_id, "download")
+    const grant = yield* (yield* GrantStore).find(job.tenant_id, job.requested_by.id as GrantId)
+    return grant !== undefined && (yield* SharedViews.stillAllows(grant, "download"))
   })

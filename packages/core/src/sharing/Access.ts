@@ -7,14 +7,20 @@
  * 0014): the caller passes the user's teams and executive roles as
  * they are now, so a change of membership applies from the next request.
  *
+ * Delegation is read the same way: a grant made by a member who is no
+ * admin gives at most what its maker holds at this moment (`share` and the
+ * action, through grants of their own), so a delegate never hands out, nor
+ * keeps handed out, more than they hold (decision 0018).
+ *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
+import type { Actor } from "../audit/AuditLog.ts"
 import type { StoreError } from "../platform/Errors.ts"
 import type { Action, Grant, SubjectType } from "./Grant.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
-import type { UserId, UserStatus } from "../directory/User.ts"
+import type { User, UserId, UserStatus } from "../directory/User.ts"
 
 /** Who asks, as they are now. */
 export type Audience =
@@ -49,6 +55,8 @@ export type DenyReason =
   | "action-not-granted"
   /** The user was deprovisioned: no access at all. */
   | "deprovisioned"
+  /** The grants that reached it were made by members who no longer hold what they gave. */
+  | "maker-lacks"
 
 /** The decision, with the grant that allowed it or the reason it was refused. */
 export type Decision =
@@ -122,19 +130,122 @@ export const decide = (
   return deny("no-grant")
 }
 
+/** A grant with who made it: what deciding through delegation reads. */
+export interface MadeGrant extends Grant {
+  readonly created_by: Actor
+}
+
+/**
+ * A grant's maker as they are now: an **admin** (a user holding the admin
+ * role, or a tenant token, which only admins hold: what they grant stands),
+ * a **delegate** (a member, who gives at most what they hold), or **gone**
+ * (a delegate deprovisioned since: what they gave reaches nothing).
+ */
+export type Maker =
+  | { readonly _tag: "Admin" }
+  | { readonly _tag: "Delegate"; readonly user: User }
+  | { readonly _tag: "Gone" }
+
+/** Who made a grant, a schedule or a link, as they are now (read from the directory, never cached). */
+export const makerOf = (tenantId: TenantId, actor: Actor): Effect.Effect<Maker, StoreError, DirectoryStore> =>
+  Effect.gen(function*() {
+    // The service itself, or a credential that is no user of the directory: only admins hold those.
+    if (actor.type !== "user") return { _tag: "Admin" }
+    const user = yield* (yield* DirectoryStore).findUser(tenantId, actor.id as UserId)
+    if (user === undefined || user.roles.includes("admin")) return { _tag: "Admin" }
+    return user.status === "active" ? { _tag: "Delegate", user } : { _tag: "Gone" }
+  })
+
+/** What a maker holds of what a grant gives: the actions, and whether what they hold is watermarked (then so is all they hand out). */
+export interface Held {
+  readonly actions: ReadonlyArray<Action>
+  readonly watermark: boolean
+}
+
+/**
+ * Which of `actions` a delegate holds on the subject now, with `share`
+ * (which handing anything out needs); all of them for an admin, none once
+ * gone. Their own grants are read the same way, up the chain of makers
+ * (`seen`: the delegates already on it, so a cycle of delegates holds nothing).
+ */
+export const heldByMaker = (
+  tenantId: TenantId,
+  maker: Maker,
+  subject: Subject,
+  actions: ReadonlyArray<Action>,
+  grants: ReadonlyArray<MadeGrant>,
+  now: Date,
+  seen: ReadonlySet<string> = new Set()
+): Effect.Effect<Held, StoreError, DirectoryStore> =>
+  Effect.gen(function*() {
+    if (maker._tag !== "Delegate") return { actions: maker._tag === "Admin" ? actions : [], watermark: false }
+    const user = maker.user
+    const nothing: Held = { actions: [], watermark: false }
+    if (seen.has(user.user_id)) return nothing
+    const within = new Set([...seen, user.user_id])
+    const { roles, teams } = yield* (yield* DirectoryStore).membershipsOf(tenantId, user.user_id)
+    const audience: Audience = { _tag: "User", userId: user.user_id, status: user.status, teams, roles }
+    const share = yield* decideThrough(tenantId, audience, subject, "share", grants, now, within)
+    if (share._tag === "Deny") return nothing
+    let watermark = share.watermark
+    const held: Array<Action> = []
+    for (const action of actions) {
+      const decision = action === "share" ? share : yield* decideThrough(tenantId, audience, subject, action, grants, now, within)
+      if (decision._tag === "Deny") continue
+      held.push(action)
+      watermark ||= decision.watermark
+    }
+    return { actions: held, watermark }
+  })
+
+/**
+ * `decide`, then each allowing grant's maker asked whether they still hold
+ * what it gives; a grant whose maker does not is passed over for the next,
+ * and one whose maker holds it watermarked allows it watermarked.
+ */
+const decideThrough = (
+  tenantId: TenantId,
+  audience: Audience,
+  subject: Subject,
+  action: Action,
+  grants: ReadonlyArray<MadeGrant>,
+  now: Date,
+  seen: ReadonlySet<string>
+): Effect.Effect<Decision, StoreError, DirectoryStore> =>
+  Effect.gen(function*() {
+    let remaining = grants
+    let passedOver = false
+    let watermarked: Decision | undefined
+    while (true) {
+      const decision = decide(audience, subject, action, remaining, now)
+      if (decision._tag === "Deny") {
+        return watermarked ?? (passedOver && decision.reason === "no-grant" ? deny("maker-lacks") : decision)
+      }
+      const grant = decision.grant as MadeGrant
+      const maker = yield* makerOf(tenantId, grant.created_by)
+      const others = grants.filter((g) => g.grant_id !== grant.grant_id)
+      const held = yield* heldByMaker(tenantId, maker, subject, [action], others, now, seen)
+      remaining = remaining.filter((g) => g.grant_id !== grant.grant_id)
+      if (!held.actions.includes(action)) passedOver = true
+      else if (!decision.watermark && !held.watermark) return decision
+      // Allowed with a watermark: kept unless another grant allows it without.
+      else watermarked ??= { ...decision, watermark: true }
+    }
+  })
+
 /**
  * Decides for a user of the directory as they are at this moment: their
  * status and their teams and executive roles are read from the store on
  * every call (never cached), so a deprovisioning or a change of membership
- * applies from the next request. A user the directory does not know gets
- * nothing.
+ * applies from the next request; and so is each grant's maker (see
+ * `heldByMaker`). A user the directory does not know gets nothing.
  */
 export const decideForUser = (
   tenantId: TenantId,
   userId: string,
   subject: Subject,
   action: Action,
-  grants: ReadonlyArray<Grant>,
+  grants: ReadonlyArray<MadeGrant>,
   now: Date
 ): Effect.Effect<Decision, StoreError, DirectoryStore> =>
   Effect.gen(function*() {
@@ -142,5 +253,5 @@ export const decideForUser = (
     const user = yield* store.findUser(tenantId, userId as UserId)
     if (user === undefined) return deny("no-grant")
     const { roles, teams } = yield* store.membershipsOf(tenantId, user.user_id)
-    return decide({ _tag: "User", userId: user.user_id, status: user.status, teams, roles }, subject, action, grants, now)
+    return yield* decideThrough(tenantId, { _tag: "User", userId: user.user_id, status: user.status, teams, roles }, subject, action, grants, now, new Set([user.user_id]))
   })

@@ -26,7 +26,7 @@ import * as Invitations from "./Invitations.ts"
 import type { MailError, Mailer } from "../platform/Mailer.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
-import type { Member } from "../auth/Principal.ts"
+import { type Member, memberOfUser } from "../auth/Principal.ts"
 import * as ShareTokens from "./ShareTokens.ts"
 import * as Subjects from "./Subjects.ts"
 import { Transactor } from "../platform/Transactor.ts"
@@ -116,11 +116,16 @@ export type Services =
   | EventPublisher
   | Transactor
 
-/** Checks the actor may grant `actions` on a subject: an admin, or a holder of each of them and of `share`. */
+/**
+ * Checks the actor may grant `actions` on a subject: an admin, or a holder
+ * of each of them and of `share` (delegation read as `Access` reads it).
+ * Says whether what they hold is watermarked: then so is what they give.
+ */
 const mayGrant = (actor: Member, subject: Subjects.Located, actions: ReadonlyArray<Action>, now: Date) =>
   Effect.gen(function*() {
-    if (isAdmin(actor)) return
+    if (isAdmin(actor)) return { watermark: false }
     const grants = yield* (yield* GrantStore).onSubjects(actor.tenantId, [subject, ...subject.within])
+    let watermark = false
     for (const action of new Set<Action>(["share", ...actions])) {
       const decision = yield* Access.decideForUser(actor.tenantId, actor.userId, subject, action, grants, now)
       if (decision._tag === "Deny") {
@@ -130,7 +135,9 @@ const mayGrant = (actor: Member, subject: Subjects.Located, actions: ReadonlyArr
             : `You cannot grant ${action}: you do not hold it on this ${subject.type}`
         })
       }
+      watermark ||= decision.watermark
     }
+    return { watermark }
   })
 
 const isAdmin = (member: Member) => member.roles.includes("admin")
@@ -169,6 +176,31 @@ export const authorize = (
         ? `Your grant on this ${type} was revoked`
         : `Nothing grants you ${action} on this ${type}`
     })
+  })
+
+/**
+ * Whether whoever acted (a schedule's maker, an export's requester) may
+ * still do `action` on a subject now, as `authorize` decides for them: a
+ * user of the directory as they are at this moment (never once
+ * deprovisioned), a credential that is no user of it (a tenant token, which
+ * only admins hold) always.
+ */
+export const actorMay = (
+  tenantId: Member["tenantId"],
+  actor: AuditLog.Actor,
+  type: Subjects.Located["type"],
+  id: string,
+  action: Action
+): Effect.Effect<boolean, StoreError, GrantStore | DirectoryStore | Subjects.Services> =>
+  Effect.gen(function*() {
+    if (actor.type !== "user") return true
+    const user = yield* (yield* DirectoryStore).findUser(tenantId, actor.id as UserId)
+    if (user === undefined) return true
+    if (user.status !== "active") return false
+    return yield* authorize(memberOfUser(user), type, id, action).pipe(
+      Effect.as(true),
+      Effect.catchTags({ Forbidden: () => Effect.succeed(false), ShareExpired: () => Effect.succeed(false), NotFound: () => Effect.succeed(false) })
+    )
   })
 
 /** Whom a grant goes to: a principal of the tenant, an invited address, or nobody (links and embeds). */
@@ -268,9 +300,16 @@ export const create = (
     const subject = yield* Subjects.locate(actor.tenantId, input.subject_type, input.subject_id)
     yield* checkExpiry(input.expires_at, now)
     const audience = yield* audienceOf(actor, input)
-    yield* mayGrant(actor, subject, input.actions, now)
+    const held = yield* mayGrant(actor, subject, input.actions, now)
+    // Inviting makes a member of the tenant: the admins' decision (POST /v1/invitations), never a delegate's.
+    if (audience.invite && !isAdmin(actor)) {
+      return yield* new Forbidden({
+        detail: `${audience.recipientEmail} is not a user of this tenant, and only a tenant admin can invite someone new: ` +
+          "ask an admin to invite them, or share it by link"
+      })
+    }
     const invitation = audience.invite
-      ? yield* Invitations.invite(actor.tenantId, actor.userId, { email: audience.recipientEmail! }, invitationLinks).pipe(
+      ? yield* Invitations.inviteOrJoin(actor.tenantId, actor.userId, { email: audience.recipientEmail! }, invitationLinks).pipe(
         // Became a user in between: grant it as such next time; refuse clearly now.
         Effect.catchTag("EmailTaken", () => Effect.fail(new GrantInvalid({ detail: "email: that address just became a user; send the grant again" })))
       )
@@ -284,7 +323,7 @@ export const create = (
       principal_type: input.principal_type,
       principal_id: audience.principalId,
       actions: input.actions,
-      watermark: input.watermark ?? false,
+      watermark: (input.watermark ?? false) || held.watermark,
       expires_at: input.expires_at ?? null,
       revoked_at: null,
       // 192 random bits: a link's URL cannot be guessed.
@@ -303,21 +342,15 @@ export const create = (
 
 /**
  * A grant of the actor's tenant they may manage: an admin any, others the
- * grants they made or whose subject they hold `share` on. Another tenant's
- * grant, and one the actor may not see, is `NotFound`.
+ * grants they made (decision 0018). Another tenant's grant, and one the
+ * actor did not make, is `NotFound`: holding `share` on its subject lets
+ * one share it, not manage what others shared.
  */
-export const get = (actor: Member, grantId: string): Effect.Effect<StoredGrant, NotFound | StoreError, Services> =>
+export const get = (actor: Member, grantId: string): Effect.Effect<StoredGrant, NotFound | StoreError, GrantStore> =>
   Effect.gen(function*() {
     const grant = yield* (yield* GrantStore).find(actor.tenantId, grantId as GrantId)
-    if (grant === undefined) return yield* new NotFound({ resource: "grant", id: grantId })
-    if (isAdmin(actor) || grant.created_by.id === actor.userId) return grant
-    const now = new Date(yield* Clock.currentTimeMillis)
-    const allowed = yield* Subjects.locate(actor.tenantId, grant.subject_type, grant.subject_id).pipe(
-      Effect.flatMap((subject) => mayGrant(actor, subject, [], now)),
-      Effect.as(true),
-      Effect.catchTags({ Forbidden: () => Effect.succeed(false), NotFound: () => Effect.succeed(false) })
-    )
-    return allowed ? grant : yield* new NotFound({ resource: "grant", id: grantId })
+    if (grant !== undefined && (isAdmin(actor) || grant.created_by.id === actor.userId)) return grant
+    return yield* new NotFound({ resource: "grant", id: grantId })
   })
 
 /** Which grants a list shows: the store's filter, with the state at the time of asking. */
@@ -373,11 +406,11 @@ export const update = (
     }
     yield* checkExpiry(input.expires_at, now)
     const actions = input.actions ?? grant.actions
-    yield* mayGrant(actor, subject, actions, now)
+    const held = yield* mayGrant(actor, subject, actions, now)
     const updated: StoredGrant = {
       ...grant,
       actions,
-      watermark: input.watermark ?? grant.watermark,
+      watermark: (input.watermark ?? grant.watermark) || held.watermark,
       expires_at: input.expires_at === undefined ? grant.expires_at : input.expires_at,
       password_hash: input.password === undefined
         ? grant.password_hash
@@ -403,7 +436,8 @@ export const setPaused = (
     const { grant, now, subject } = yield* manageable(actor, grantId)
     if (grant.principal_type !== "link") return yield* new GrantInvalid({ detail: "Only a link can be paused" })
     if (grant.paused === paused) return grant
-    yield* mayGrant(actor, subject, [], now)
+    // Pausing only takes away; resuming hands the link out again, which needs what it gives.
+    if (!paused) yield* mayGrant(actor, subject, grant.actions, now)
     const changed: StoredGrant = { ...grant, paused, updated_at: now }
     yield* commit(actor, changed, { audit: paused ? "grant.paused" : "grant.resumed" })
     return changed
@@ -411,8 +445,7 @@ export const setPaused = (
 
 /**
  * Revokes an active grant from the next request on (decision 0014); the record
- * stays. An admin, its creator, or a holder of `share` on its subject may
- * revoke it. Only an active grant is revoked: an expired one stays expired
+ * stays. An admin or its maker may revoke it. Only an active grant is revoked: an expired one stays expired
  * (its principal keeps hearing `share/expired`) and a revoked one stays as
  * it was; both are `GrantNotActive` (decision 0014).
  */
@@ -462,7 +495,8 @@ export const embedToken = (
   Effect.gen(function*() {
     const { grant, now, subject } = yield* manageable(actor, grantId)
     if (grant.principal_type !== "embed") return yield* new GrantInvalid({ detail: "Only an embed grant has embed tokens" })
-    if (grant.created_by.id !== actor.userId) yield* mayGrant(actor, subject, [], now)
+    // A token hands the embed out again: its maker must still hold what it gives.
+    yield* mayGrant(actor, subject, grant.actions, now)
     return yield* signEmbed(grant, now.getTime(), request)
   })
 

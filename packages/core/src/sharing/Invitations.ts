@@ -87,6 +87,40 @@ export const invite = (
     return invitation
   })
 
+/** The notice to an address already invited: something more waits for them, behind the invitation they hold. */
+const joinedMail = (invitation: Invitation) => ({
+  to: [invitation.email],
+  subject: "Something more is shared with you in Analytics",
+  text: [
+    `Hello${invitation.name === null ? "" : ` ${invitation.name}`},`,
+    "",
+    "Something more has been shared with you in Analytics.",
+    `Accept the invitation you were sent on ${invitation.created_at.toISOString().slice(0, 10)} to see it (valid until ${invitation.expires_at.toISOString()}).`,
+    "",
+    "If you did not expect this, ignore this message."
+  ].join("\n")
+})
+
+/**
+ * The invitation a grant to an address waits for: the address's pending
+ * invitation as it is (its token keeps working: a grant never renews what
+ * an admin sent), with a notice mailed; a new one otherwise (`invite`).
+ */
+export const inviteOrJoin = (
+  tenantId: TenantId,
+  invitedBy: string,
+  input: InvitationCreate,
+  links: Links
+): Effect.Effect<Invitation, Directory.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer | Recording> =>
+  Effect.gen(function*() {
+    const pending = yield* (yield* InvitationStore).findPending(tenantId, input.email)
+    if (pending === undefined || statusAt(pending, yield* Clock.currentTimeMillis) !== "pending") {
+      return yield* invite(tenantId, invitedBy, input, links)
+    }
+    yield* (yield* Mailer).send(joinedMail(pending))
+    return pending
+  })
+
 /** What recording a change of invitations writes besides the change. */
 export type Recording = AuditLog.AuditStore | EventPublisher | Transactor
 

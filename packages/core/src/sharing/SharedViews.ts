@@ -9,10 +9,16 @@
  * the attributes its token carries. A dataset with policies shows them the
  * rows of the policies written for those roles, and none otherwise.
  *
+ * A link or an embed made by a delegate (a member who is no admin) gives
+ * at most what its maker holds at each request: the actions they still
+ * hold, and never more rows than they see themselves (decision 0014).
+ *
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
 import * as Access from "./Access.ts"
+import { memberOfUser } from "../auth/Principal.ts"
+import type { DirectoryStore } from "../directory/DirectoryStore.ts"
 import type { EngineError, Row } from "../datasets/AnalyticsEngine.ts"
 import { sha256Hex } from "../platform/Crypto.ts"
 import * as Dashboards from "../reports/Dashboards.ts"
@@ -31,6 +37,7 @@ import * as Reports from "../reports/Reports.ts"
 import type { ReportStore } from "../reports/ReportStore.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import { type LockedParams, ShareTokens, type TokenRefusal } from "./ShareTokens.ts"
+import * as Subjects from "./Subjects.ts"
 
 /** The grant no longer opens: expired (403 `share/expired`), revoked, or a paused link. */
 export class ShareClosed extends TaggedFailure("ShareClosed")<{
@@ -71,27 +78,62 @@ export const downloadsRows = (viewer: Viewer): boolean => may(viewer, "download"
 /** A fingerprint of a link's password hash: sessions carry it, so a new password ends them. */
 const passwordVersion = (hash: string) => Effect.map(sha256Hex(hash), (hex) => hex.slice(0, 16))
 
-/** Refuses a grant that does not open now, saying why. */
-const checkOpen = (grant: StoredGrant, audience: Access.Audience) =>
-  Effect.gen(function*() {
+/** What opening a shared view reads: the grant, and its maker's grants and rows when a delegate made it. */
+export type OpenServices = GrantStore | DirectoryStore | Subjects.Services
+
+/**
+ * A grant that opens now, as it opens: refused, saying why, when it does
+ * not; made by a delegate, its actions narrowed to those its maker still
+ * holds (watermarked if theirs is) and its rows to the maker's own
+ * (`within`), or refused as revoked once the maker no longer holds `view`.
+ */
+const open = (grant: StoredGrant, audience: Access.Audience) =>
+  Effect.gen(function*(): Effect.fn.Return<
+    { readonly grant: StoredGrant; readonly within: SecurityContext | undefined },
+    ShareClosed | Forbidden | StoreError,
+    OpenServices
+  > {
     if (grant.paused) return yield* new ShareClosed({ reason: "paused" })
     const now = new Date(yield* Clock.currentTimeMillis)
     const decision = Access.decide(audience, { type: grant.subject_type, id: grant.subject_id }, "view", [grant], now)
-    if (decision._tag === "Allow") return
-    return yield* decision.reason === "expired"
-      ? new ShareClosed({ reason: "expired" })
-      : decision.reason === "revoked"
-      ? new ShareClosed({ reason: "revoked" })
-      : new Forbidden({ detail: "The grant does not allow viewing" })
+    if (decision._tag === "Deny") {
+      return yield* decision.reason === "expired"
+        ? new ShareClosed({ reason: "expired" })
+        : decision.reason === "revoked"
+        ? new ShareClosed({ reason: "revoked" })
+        : new Forbidden({ detail: "This share does not allow viewing" })
+    }
+    const maker = yield* Access.makerOf(grant.tenant_id, grant.created_by)
+    if (maker._tag === "Admin") return { grant, within: undefined }
+    const subject = yield* Subjects.locate(grant.tenant_id, grant.subject_type, grant.subject_id).pipe(
+      Effect.catchTag("NotFound", () => Effect.fail(new ShareClosed({ reason: "revoked" })))
+    )
+    const others = (yield* (yield* GrantStore).onSubjects(grant.tenant_id, [subject, ...subject.within])).filter((g) => g.grant_id !== grant.grant_id)
+    const held = yield* Access.heldByMaker(grant.tenant_id, maker, subject, grant.actions, others, now)
+    if (maker._tag === "Gone" || !held.actions.includes("view")) return yield* new ShareClosed({ reason: "revoked" })
+    return {
+      grant: { ...grant, actions: held.actions, watermark: grant.watermark || held.watermark },
+      within: yield* Datasets.securityContext(memberOfUser(maker.user))
+    }
   })
 
-/** A link's grant by its URL token, if it opens now. */
+/**
+ * Whether a link's or an embed's grant still opens now with `action`, as
+ * `open` narrows it: what a file its visitor exported is checked against
+ * at its signed URL, so revoking or pausing the share stops the file too.
+ */
+export const stillAllows = (grant: StoredGrant, action: Action): Effect.Effect<boolean, StoreError, OpenServices> =>
+  open(grant, { _tag: grant.principal_type === "embed" ? "Embed" : "Link", grantId: grant.grant_id }).pipe(
+    Effect.map((opened) => opened.grant.actions.includes(action)),
+    Effect.catchTags({ ShareClosed: () => Effect.succeed(false), Forbidden: () => Effect.succeed(false) })
+  )
+
+/** A link's grant by its URL token, if it opens now, as it opens. */
 const openLink = (slug: string) =>
   Effect.gen(function*() {
     const grant = yield* (yield* GrantStore).findBySlug(slug)
     if (grant === undefined || grant.principal_type !== "link") return yield* new NotFound({ resource: "link", id: slug })
-    yield* checkOpen(grant, { _tag: "Link", grantId: grant.grant_id })
-    return grant
+    return yield* open(grant, { _tag: "Link", grantId: grant.grant_id })
   })
 
 /** The watermark of a link: its recipient's address, or else the link's own short name, which tells where a leak came from. */
@@ -104,9 +146,9 @@ const linkWatermark = (grant: StoredGrant) => grant.watermark ? grant.recipient_
 export const viewLink = (
   slug: string,
   session: string | undefined
-): Effect.Effect<Viewer, NotFound | ShareClosed | Forbidden | PasswordRequired | StoreError, GrantStore | ShareTokens> =>
+): Effect.Effect<Viewer, NotFound | ShareClosed | Forbidden | PasswordRequired | StoreError, OpenServices | ShareTokens> =>
   Effect.gen(function*() {
-    const grant = yield* openLink(slug)
+    const { grant, within } = yield* openLink(slug)
     if (grant.password_hash !== null) {
       const claims = session === undefined
         ? undefined
@@ -116,7 +158,7 @@ export const viewLink = (
         return yield* new PasswordRequired()
       }
     }
-    return { grant, security: { roles: ["link"], attributes: {} }, lockedFilters: [], watermark: linkWatermark(grant) }
+    return { grant, security: { roles: ["link"], attributes: {}, within }, lockedFilters: [], watermark: linkWatermark(grant) }
   })
 
 /**
@@ -131,10 +173,10 @@ export const unlock = (
 ): Effect.Effect<
   { readonly session: string; readonly maxAgeSeconds: number } | undefined,
   NotFound | ShareClosed | Forbidden | PasswordIncorrect | RateLimitedWith<"rate-limit/password-attempts-exceeded"> | StoreError,
-  GrantStore | ShareTokens | PasswordHasher | Limiter
+  OpenServices | ShareTokens | PasswordHasher | Limiter
 > =>
   Effect.gen(function*() {
-    const grant = yield* openLink(slug)
+    const { grant } = yield* openLink(slug)
     const hash = grant.password_hash
     if (hash === null) return undefined
     const hasher = yield* PasswordHasher
@@ -148,21 +190,21 @@ export const unlock = (
   })
 
 /** The viewer of an embed, from the token in its URL. */
-export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | ShareClosed | Forbidden | StoreError, GrantStore | ShareTokens> =>
+export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | ShareClosed | Forbidden | StoreError, OpenServices | ShareTokens> =>
   Effect.gen(function*() {
     const verified = yield* (yield* ShareTokens).verifyEmbed(token, yield* Clock.currentTimeMillis)
     if (verified._tag === "Failure") return yield* new TokenRefused({ reason: verified.failure })
     const claims = verified.success
-    const grant = yield* (yield* GrantStore).find(claims.tenantId as StoredGrant["tenant_id"], claims.grantId as GrantId)
+    const stored = yield* (yield* GrantStore).find(claims.tenantId as StoredGrant["tenant_id"], claims.grantId as GrantId)
     if (
-      grant === undefined || grant.principal_type !== "embed" ||
-      grant.subject_type !== claims.resource.type || grant.subject_id !== claims.resource.id
+      stored === undefined || stored.principal_type !== "embed" ||
+      stored.subject_type !== claims.resource.type || stored.subject_id !== claims.resource.id
     ) return yield* new TokenRefused({ reason: "invalid" })
-    yield* checkOpen(grant, { _tag: "Embed", grantId: grant.grant_id })
+    const { grant, within } = yield* open(stored, { _tag: "Embed", grantId: stored.grant_id })
     const email = claims.attributes.email
     return {
       grant,
-      security: { roles: ["embed"], attributes: claims.attributes },
+      security: { roles: ["embed"], attributes: claims.attributes, within },
       lockedFilters: lockedFilters(claims.params),
       watermark: grant.watermark ? typeof email === "string" ? email : `Embedded view ${grant.grant_id.slice(-12)}` : null
     }
