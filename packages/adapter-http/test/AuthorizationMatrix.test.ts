@@ -8,7 +8,11 @@
  *
  * Roles: no credential; the operator; the tenant's SCIM token; the tenant
  * admin; a member holding view and download on the workspace (the
- * fixture's); a member holding nothing; a deprovisioned member. Changes run
+ * fixture's); the delegates: a member holding view and share, one holding
+ * view and edit, and one holding view, download and share in an executive
+ * role whose rows row-level security limits; a member holding nothing; a
+ * deprovisioned member. What delegates hand out (rows, actions, links) is
+ * walked in Delegation.test.ts; here, what each may call. Changes run
  * each on a tenant of their own, so one allowed change cannot make another
  * operation's answer differ.
  */
@@ -33,12 +37,17 @@ import {
 } from "./TenantFixture.ts"
 
 /** Who calls. */
-type Role = "anonymous" | "operator" | "scim" | "admin" | "member" | "outsider" | "deprovisioned"
+type Role = "anonymous" | "operator" | "scim" | "admin" | "member" | "sharer" | "editor" | "limited" | "outsider" | "deprovisioned"
 
-const roles: ReadonlyArray<Role> = ["anonymous", "operator", "scim", "admin", "member", "outsider", "deprovisioned"]
+const roles: ReadonlyArray<Role> = ["anonymous", "operator", "scim", "admin", "member", "sharer", "editor", "limited", "outsider", "deprovisioned"]
 
-/** The actions the fixture's member holds on the workspace (and so on its report). */
-const memberActions: ReadonlyArray<string> = ["view", "download"]
+/** The actions each member role holds on the workspace (and so on its report); the outsider none. */
+const held: Partial<Record<Role, ReadonlyArray<string>>> = {
+  member: ["view", "download"],
+  sharer: ["view", "share"],
+  editor: ["view", "edit"],
+  limited: ["view", "download", "share"]
+}
 
 /**
  * What a role must be answered: allowed, or a refusal's status and problem
@@ -66,7 +75,7 @@ const expectedOf = (rule: Policy.Rule, role: Role): Expected => {
     case "admin":
       return forbidden
     case "granted":
-      return role === "member" && memberActions.includes(rule.action) ? allowed : forbidden
+      return held[role]?.includes(rule.action) === true ? allowed : forbidden
     case "owner":
       // Everything the fixture made is the admin's: another member's job, schedule or grant is a 404 to them.
       return notFound
@@ -131,6 +140,18 @@ const arrangeWithRoles = (fixture: FixtureServer, label: string): Effect.Effect<
         const user = yield* ok("POST", "/v1/users", { email: `${name}-${label}@example.com`, name, roles: ["member"] })
         return { userId: user.user_id as string, token: (yield* ok("POST", `/v1/users/${user.user_id}/tokens`)).token as string }
       })
+    const holding = (name: string, actions: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const user = yield* userWithToken(name)
+        yield* ok("POST", "/v1/sharing/grants", { subject_type: "workspace", subject_id: tenant.ids.workspace, principal_type: "user", principal_id: user.userId, actions })
+        return user
+      })
+    const sharer = yield* holding("sharer", held.sharer!)
+    const editor = yield* holding("editor", held.editor!)
+    const limited = yield* holding("limited", held.limited!)
+    // Row-level security reads executive roles by name: this one names no policy, so its holder sees no row.
+    const lead = yield* ok("POST", "/v1/executive-roles", { name: `Region lead ${label}` })
+    yield* ok("POST", `/v1/executive-roles/${lead.role_id}/members`, { user_id: limited.userId })
     const outsider = yield* userWithToken("outsider")
     const gone = yield* userWithToken("gone")
     yield* ok("PATCH", `/v1/users/${gone.userId}`, { status: "deprovisioned" })
@@ -142,6 +163,9 @@ const arrangeWithRoles = (fixture: FixtureServer, label: string): Effect.Effect<
         scim: tenant.scimToken,
         admin: tenant.admin,
         member: tenant.member,
+        sharer: sharer.token,
+        editor: editor.token,
+        limited: limited.token,
         outsider: outsider.token,
         deprovisioned: gone.token
       }
