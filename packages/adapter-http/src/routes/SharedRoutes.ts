@@ -17,6 +17,7 @@
  */
 import { Problems } from "@analytics/api"
 import {
+  type AuditLog,
   BlobStore,
   Comments,
   type CommentStore,
@@ -30,6 +31,7 @@ import {
   SignedUrl,
   type DatasetStore,
   type DirectoryStore,
+  type EventPublisher,
   type GrantStore,
   Limiter,
   OperationLimits,
@@ -39,7 +41,8 @@ import {
   type ReportViews,
   SharedSubjects,
   SharedViews,
-  type ShareTokens
+  type ShareTokens,
+  type Transactor
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
@@ -100,6 +103,10 @@ type Services =
   | CommentStore.CommentStore
   | DirectoryStore.DirectoryStore
   | SharedSubjects.Services
+  // A shared export's audit entry.
+  | AuditLog.AuditStore
+  | EventPublisher.EventPublisher
+  | Transactor.Transactor
 
 const sessionCookie = "analytics_link_session"
 
