@@ -139,13 +139,20 @@ export const entryOn = <A>(shown: Shown<A>, verb: string, record: A, by: Actor, 
   detail: { ...shown.detail(record), ...extra }
 })
 
+/** A value as JSON with every object's keys sorted: two records equal as data read the same (a store may reorder keys). */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v)
+
 /** The fields whose values differ between two details, each as it was and as it is. */
 export const changes = (
   before: Readonly<Record<string, unknown>>,
   after: Readonly<Record<string, unknown>>
 ): Record<string, { readonly from: unknown; readonly to: unknown }> =>
   Object.fromEntries([...new Set([...Object.keys(before), ...Object.keys(after)])]
-    .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+    .filter((field) => canonical(before[field]) !== canonical(after[field]))
     .map((field) => [field, { from: before[field] ?? null, to: after[field] ?? null }]))
 
 /** Creates a record with `create` and records `<type>.created` with it, in one transaction. */
