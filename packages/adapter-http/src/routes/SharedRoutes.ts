@@ -48,6 +48,7 @@ import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { pathOf } from "../edge/Url.ts"
 import { readingOnce } from "../handlers/Handling.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
@@ -57,6 +58,16 @@ import * as ViewerAssets from "./ViewerAssets.ts"
 
 /** Where public links and embeds are served, under the public base URL. */
 export const paths = { link: "/s", embed: "/embed" } as const
+
+/**
+ * Whether a request is for a share page (a link's or an embed's): they act
+ * with the link's or the token's authority, never the console session's,
+ * so the edge checks their forms for their origin only (decision 0022).
+ */
+export const isShared = (url: string): boolean => {
+  const path = pathOf(url)
+  return path.startsWith(`${paths.link}/`) || path === paths.embed || path.startsWith(`${paths.embed}/`)
+}
 
 /** A link's URL, as `link_url` gives it. */
 export const linkUrl = (publicBaseUrl: string, slug: string) => `${publicBaseUrl}${paths.link}/${slug}`
