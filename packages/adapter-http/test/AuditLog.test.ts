@@ -36,11 +36,12 @@ describe("audit log", () => {
       yield* record("grant.revoked", "g-2", "bob")
       const all = yield* server.request("GET", "/v1/audit-log", { token })
       assert.strictEqual(all.status, 200, all.text)
-      assert.deepStrictEqual(all.body.data.map((e: any) => e.action), ["grant.revoked", "grant.updated", "grant.created"])
+      // The firehose's own registration is the first entry.
+      assert.deepStrictEqual(all.body.data.map((e: any) => e.action), ["grant.revoked", "grant.updated", "grant.created", "webhook.created"])
       assert.deepInclude(all.body.data[0], { actor: { type: "user", id: "bob" }, target: { type: "grant", id: "g-2" }, detail: { actions: ["view"], watermark: false } })
       const page = yield* server.request("GET", "/v1/audit-log?limit=2", { token })
       const next = yield* server.request("GET", `/v1/audit-log?limit=2&cursor=${encodeURIComponent(page.body.page.next_cursor)}`, { token })
-      assert.deepStrictEqual(next.body.data.map((e: any) => e.action), ["grant.created"])
+      assert.deepStrictEqual(next.body.data.map((e: any) => e.action), ["grant.created", "webhook.created"])
       assert.deepStrictEqual((yield* server.request("GET", "/v1/audit-log?target_id=g-1", { token })).body.data.map((e: any) => e.action), ["grant.updated", "grant.created"])
       assert.deepStrictEqual((yield* server.request("GET", "/v1/audit-log?actor_id=bob&action=grant.revoked", { token })).body.data.length, 1)
       assert.strictEqual(problemCode(yield* server.request("GET", "/v1/audit-log?sort=action", { token })), "request/invalid")
@@ -51,7 +52,7 @@ describe("audit log", () => {
       }
       // Each entry went to the firehose.
       const deliveries = yield* server.request("GET", `/v1/webhooks/${firehose.body.webhook_id}/deliveries`, { token })
-      assert.deepStrictEqual(deliveries.body.data.map((d: any) => d.event.data.action), ["grant.revoked", "grant.updated", "grant.created"])
+      assert.deepStrictEqual(deliveries.body.data.map((d: any) => d.event.data.action), ["grant.revoked", "grant.updated", "grant.created", "webhook.created"])
       const member = (yield* server.request("POST", "/v1/users", { token, body: { email: "m@example.com", name: "M" } })).body
       const memberToken = (yield* server.request("POST", `/v1/users/${member.user_id}/tokens`, { token })).body.token
       assert.strictEqual(problemCode(yield* server.request("GET", "/v1/audit-log", { token: memberToken })), "auth/forbidden")

@@ -5,7 +5,7 @@
  * csv-parse held to RFC 4180.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, DatasetStore, EventPublisher, Pagination, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
+import { AnalyticsEngine, AuditLog, BlobStore, Datasets, DatasetStore, EventPublisher, Pagination, SemanticModel, SemanticQuery, SqlCompiler, Tenants, Workspaces } from "@analytics/core"
 import { readCsv } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
@@ -146,7 +146,7 @@ if (databaseUrl === "") {
           name: "Orders",
           source: { type: "postgres", table: "sales" },
           refresh_cron: "0 * * * *"
-        }))
+        }, AuditLog.system))
         assert.strictEqual(dataset.row_count, null)
         assert.deepStrictEqual(yield* run(Datasets.refreshDue), [])
         yield* TestClock.adjust(Duration.hours(1))
@@ -187,7 +187,7 @@ if (databaseUrl === "") {
             dimensions: [{ name: "id", type: "number" }, { name: "label", type: "string" }, { name: "at", type: "time" }],
             measures: [{ name: "amount", aggregation: "sum", column: "amount" }]
           }
-        }))
+        }, AuditLog.system))
         const csvOf = (q: SemanticQuery.Query) =>
           Effect.flatMap(
             run(Datasets.csv(tenant.tenant_id, dataset.dataset_id, { dimensions: ["id", "label", "at"], measures: ["amount"], order: [{ member: "id" }], ...q }, { roles: [], attributes: {} })),

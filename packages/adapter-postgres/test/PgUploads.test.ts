@@ -9,7 +9,7 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, Dataset, Datasets, EventPublisher, Ids, Tenants, Workspaces } from "@analytics/core"
+import { AnalyticsEngine, AuditLog, Dataset, Datasets, EventPublisher, Ids, Tenants, Workspaces } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
@@ -88,7 +88,7 @@ if (databaseUrl === "") {
           ) as Effect.Effect<A, E>
         const { tenant } = yield* run(Tenants.provision({ name: "Acme", plan: "growth" }))
         const workspace = yield* run(Workspaces.create(tenant.tenant_id, { name: "Sales" }))
-        const dataset = yield* run(Datasets.create(tenant.tenant_id, { workspace_id: workspace.workspace_id, name: "Orders", source: { type: "upload" } }))
+        const dataset = yield* run(Datasets.create(tenant.tenant_id, { workspace_id: workspace.workspace_id, name: "Orders", source: { type: "upload" } }, AuditLog.system))
         const loaded = yield* run(Datasets.load(tenant.tenant_id, dataset.dataset_id, { path: file, format: "csv" }))
         assert.strictEqual(loaded.row_count, 2_000)
         const { rows } = yield* run(Datasets.query(tenant.tenant_id, dataset.dataset_id, { measures: ["total_amount", "count"] }, { roles: [], attributes: {} }))
@@ -97,7 +97,7 @@ if (databaseUrl === "") {
         assert.strictEqual(rows[0]!["count"], 2_000)
         // Its table is the load's, in the uploads schema; deleting the dataset drops it.
         assert.include(yield* engine.listTables!("dataset_"), Dataset.tableOf(loaded)[0]!)
-        yield* run(Datasets.remove(tenant.tenant_id, dataset.dataset_id))
+        yield* run(Datasets.remove(tenant.tenant_id, dataset.dataset_id, AuditLog.system))
         assert.notInclude(yield* engine.listTables!("dataset_"), Dataset.tableOf(loaded)[0]!)
       }).pipe(Effect.scoped), { timeout: 60_000 })
 

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Datasets, Pagination, Reports, SampleReport, SampleSales, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
+import { AuditLog, Datasets, Pagination, Reports, SampleReport, SampleSales, type Tenant, Workspaces, WorkspaceStore } from "@analytics/core"
 import { Effect } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
@@ -33,7 +33,7 @@ export const seed = (tenantId: Tenant.TenantId) =>
       description: "Generated orders, 2025 and 2026",
       source: { type: "upload" },
       model: SampleSales.model
-    })
+    }, AuditLog.system)
     const dir = yield* Effect.acquireRelease(
       Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "analytics-demo-"))),
       (d) => Effect.promise(() => Fs.rm(d, { recursive: true, force: true }))
@@ -41,7 +41,7 @@ export const seed = (tenantId: Tenant.TenantId) =>
     const file = Path.join(dir, "sales.csv")
     yield* Effect.promise(() => Fs.writeFile(file, SampleSales.csv()))
     yield* Datasets.load(tenantId, dataset.dataset_id, { path: file, format: "csv" })
-    yield* Reports.create(tenantId, SampleReport.create(workspace.workspace_id, dataset.dataset_id))
+    yield* Reports.create(tenantId, SampleReport.create(workspace.workspace_id, dataset.dataset_id), AuditLog.system)
     yield* Effect.logInfo("Demo workspace, sales dataset and report created").pipe(
       Effect.annotateLogs({ tenant_id: tenantId, rows: SampleSales.demoRows })
     )

@@ -9,7 +9,7 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, type Dataset, Datasets, DatasetStore, EventPublisher } from "@analytics/core"
+import { AnalyticsEngine, AuditLog, type Dataset, Datasets, DatasetStore, EventPublisher } from "@analytics/core"
 import { insertTenant, insertWorkspace } from "@analytics/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -37,7 +37,7 @@ const setup = Effect.gen(function*() {
   const tenant = yield* run(insertTenant())
   const workspace = yield* run(insertWorkspace(tenant.tenant_id, "Uploads", new Date()))
   const newDataset = (name: string) =>
-    run(Datasets.create(tenant.tenant_id, { workspace_id: workspace.workspace_id, name, source: { type: "upload" } }))
+    run(Datasets.create(tenant.tenant_id, { workspace_id: workspace.workspace_id, name, source: { type: "upload" } }, AuditLog.system))
   const tables = engine.listTables!("")
   const count = (dataset: Dataset.Dataset) =>
     Effect.map(run(Datasets.query(tenant.tenant_id, dataset.dataset_id, { measures: ["count"] }, security)), ({ rows }) => rows[0]?.["count"])
@@ -66,7 +66,7 @@ describe("upload datasets' engine tables", () => {
       assert.strictEqual(unreadable._tag, "SourceInvalid")
       assert.strictEqual((yield* tables).length, 1)
       // Deleting the dataset drops its current table.
-      yield* run(Datasets.remove(tenant.tenant_id, orders.dataset_id))
+      yield* run(Datasets.remove(tenant.tenant_id, orders.dataset_id, AuditLog.system))
       assert.deepStrictEqual(yield* tables, [])
     }).pipe(Effect.scoped))
 

@@ -14,6 +14,13 @@
  * requests carry no ambient credential and are not checked. A refusal is
  * a 403 problem `auth/csrf-failed`.
  *
+ * Routes that never act with the console session's authority (the share
+ * pages: a link's password form, its PDF form, an embed's) are checked on
+ * their own terms: 1 only, whatever cookie comes with them. A console
+ * session beside them does not refuse them; a page of another origin
+ * still cannot post to them with the visitor's link session cookie
+ * (itself `SameSite=Lax`, decision 0022).
+ *
  * @since 0.1.0
  */
 import { Sessions } from "@analytics/core"
@@ -51,9 +58,11 @@ export const sameOrigin = (headers: Readonly<Record<string, string | undefined>>
  * The check of a request against `publicBaseUrl`'s origin, made once: the
  * refusal a cookie-authenticated unsafe request (or a sign-in) gets when it
  * does not show it comes from the console's page, `undefined` when it
- * passes. `resolved` is the caller the edge resolved, if any.
+ * passes. `resolved` is the caller the edge resolved, if any. `ownTerms`
+ * picks the requests whose route acts with no console authority (the
+ * share pages), checked for their origin only.
  */
-export const checker = (publicBaseUrl: string | undefined) => {
+export const checker = (publicBaseUrl: string | undefined, ownTerms: (url: string) => boolean = () => false) => {
   const origin = publicBaseUrl === undefined ? undefined : originOf(publicBaseUrl)
   return (
     request: HttpServerRequest.HttpServerRequest,
@@ -61,7 +70,7 @@ export const checker = (publicBaseUrl: string | undefined) => {
   ): HttpServerResponse.HttpServerResponse | undefined => {
     // Safe methods, most requests, pass at once.
     if (!unsafe.has(request.method)) return undefined
-    if (request.method === "POST" && signInPaths.has(pathOf(request.url))) {
+    if ((request.method === "POST" && signInPaths.has(pathOf(request.url))) || ownTerms(request.url)) {
       return sameOrigin(request.headers, origin) ? undefined : refusal()
     }
     if (resolved === undefined || resolved.via === "token") return undefined

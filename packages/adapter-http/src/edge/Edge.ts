@@ -71,12 +71,16 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: Options,
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]>,
-  ownBodyLimit: ((method: string, url: string) => boolean) | undefined
+  ownBodyLimit: ((method: string, url: string) => boolean) | undefined,
+  ownAuthority: ((url: string) => boolean) | undefined
 ) =>
   Effect.gen(function*() {
     const limits = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits)
     // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
-    const csrfRefusal = Csrf.checker(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
+    const csrfRefusal = Csrf.checker(
+      Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }),
+      ownAuthority
+    )
     const lastLine = LastLineProblems.make(api, extraRoutes, ownBodyLimit)
     const classOf = RateLimiting.classifier(api)
     const trustedProxies = (options.trustedProxies ?? []).map(IpNetwork.fromStringUnsafe)
@@ -158,16 +162,19 @@ class EdgeParts extends Context.Service<EdgeParts, Effect.Success<ReturnType<typ
  * with `api`'s rate-limit classes and its methods for 405 answers.
  * `extraRoutes` names the routes served beside `api` (405 answers list
  * them); `ownBodyLimit` picks the requests whose route caps its body
- * itself (file uploads).
+ * itself (file uploads); `ownAuthority` those whose route never acts with
+ * a console session's authority (the share pages), whose changes the CSRF
+ * check does not refuse for a session beside them (`Csrf.checker`).
  */
 export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   api: HttpApi.HttpApi<Id, Groups>,
   routes: Layer.Layer<never, E, R>,
   options: Options = {},
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
-  ownBodyLimit?: (method: string, url: string) => boolean
+  ownBodyLimit?: (method: string, url: string) => boolean,
+  ownAuthority?: (url: string) => boolean
 ) => {
-  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit))
+  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit, ownAuthority))
 
   /**
    * Each route's app behind its edge. The router applies route middleware

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Problems } from "@analytics/api"
-import { AlertStore, type AnalyticsEngine, Cursor, DashboardStore, DatasetStore, Datasets, DirectoryStore, EventPublisher, GrantStore, Limiter, OperationLimits, Plan, ReportStore, type SqlCompiler, type Tenant, TenantCache, Transactor, WorkspaceStore } from "@analytics/core"
+import { AlertStore, type AnalyticsEngine, AuditLog, Cursor, DashboardStore, DatasetStore, Datasets, DirectoryStore, EventPublisher, GrantStore, Limiter, OperationLimits, Plan, ReportStore, type SqlCompiler, type Tenant, TenantCache, Transactor, WorkspaceStore } from "@analytics/core"
 import { Duration, Effect } from "effect"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { captured } from "./Handling.ts"
@@ -23,6 +23,7 @@ export const analyticsTools = Effect.gen(function*() {
     GrantStore.GrantStore,
     Datasets.Engines,
     EventPublisher.EventPublisher,
+    AuditLog.AuditStore,
     Cursor.CursorCodec
   )
   const tenants = yield* TenantCache.TenantCache
@@ -38,6 +39,7 @@ export const analyticsTools = Effect.gen(function*() {
     | GrantStore.GrantStore
     | Datasets.Engines
     | EventPublisher.EventPublisher
+    | AuditLog.AuditStore
     | Cursor.CursorCodec
   /** Runs a use case, its errors as problems. */
   const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, Services>) => Effect.mapError(provide(effect), toProblem)

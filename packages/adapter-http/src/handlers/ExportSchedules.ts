@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { Cursor, type ExportSchedule, ExportScheduleStore, ExportSchedules, Transactor } from "@analytics/core"
+import { Cursor, type ExportSchedule, ExportScheduleStore, ExportSchedules } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
@@ -18,11 +18,10 @@ const scheduleJson = ({ request, tenant_id: _, ...schedule }: ExportSchedule.Exp
 /** `/v1/export-schedules...`: tenant admins, and members with download on the report for their own. */
 export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(...exportServices, ExportScheduleStore.ExportScheduleStore, Transactor.Transactor, Cursor.CursorCodec)
+    const provide = yield* captured(...exportServices, ExportScheduleStore.ExportScheduleStore, Cursor.CursorCodec)
     type Services =
       | (typeof exportServices)[number]["Identifier"]
       | ExportScheduleStore.ExportScheduleStore
-      | Transactor.Transactor
       | Cursor.CursorCodec
     /** Runs a use case, its errors as problems. */
     const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, Services>) => Effect.mapError(provide(effect), toProblem)

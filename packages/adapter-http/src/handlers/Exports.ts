@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { BlobStore, Datasets, DocumentRenderers, ExportJob, ExportStore, Exports, Limiter, SignedUrl } from "@analytics/core"
+import { AuditLog, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportJob, ExportStore, Exports, Limiter, SignedUrl, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -33,13 +33,19 @@ export const jobJson = (job: ExportJob.ExportJob) => ({
   updated_at: job.updated_at
 })
 
-/** What asking for exports reads: the queue, the report and who may download it, the engines and renderers, the limits. */
+/**
+ * What asking for exports reads: the queue, the report and who may download it, the engines and renderers, the limits;
+ * and what it writes besides the job: its audit entry.
+ */
 export const exportServices = [
   ExportStore.ExportStore,
   ...accessServices,
   Datasets.Engines,
   DocumentRenderers.DocumentRenderers,
-  Limiter.Limiter
+  Limiter.Limiter,
+  AuditLog.AuditStore,
+  EventPublisher.EventPublisher,
+  Transactor.Transactor
 ] as const
 
 /** `POST /v1/reports/{id}/export` and `/v1/jobs...`. */

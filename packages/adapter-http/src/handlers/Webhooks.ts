@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api, Problems } from "@analytics/api"
-import { Cursor, DeliveryStore, Events, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
+import { AuditedChanges, AuditLog, Cursor, DeliveryStore, EventPublisher, Events, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
@@ -56,6 +56,8 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       DeliveryStore.DeliveryStore,
       WorkspaceStore.WorkspaceStore,
       Transactor.Transactor,
+      AuditLog.AuditStore,
+      EventPublisher.EventPublisher,
       Cursor.CursorCodec
     )
     const directory = yield* TenantCache.TenantCache
@@ -65,14 +67,15 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       const tenant = yield* Effect.mapError(directory.get(member.tenantId), toProblem)
       // A token of a deleted tenant no longer authenticates; this is the same answer.
       if (tenant === undefined) return yield* new Problems.Forbidden({ detail: "The tenant no longer exists" })
-      return { tenantId: member.tenantId, plan: tenant.plan, owner: { userId: member.userId, email: member.email } }
+      return { tenantId: member.tenantId, plan: tenant.plan, owner: { userId: member.userId, email: member.email }, by: AuditLog.actorOf(member) }
     })
     const now = Clock.currentTimeMillis
     return handlers
       .handle("eventTypes", ({ endpoint }) => Effect.as(caller("webhooks.eventTypes"), respond(endpoint, eventTypes)))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
-          const { secret, webhook } = yield* Effect.mapError(provide(Webhooks.create(yield* actor("webhooks.create"), payload)), toProblem)
+          const who = yield* actor("webhooks.create")
+          const { secret, webhook } = yield* Effect.mapError(provide(AuditedChanges.createWebhook(who, payload, who.by)), toProblem)
           return respond(endpoint, { ...webhookJson(webhook, yield* now), secret })
         }))
       .handle("list", (request) =>
@@ -93,19 +96,20 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         }))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
-          const webhook = yield* Effect.mapError(provide(Webhooks.update(yield* actor("webhooks.update"), params.webhook_id, payload)), toProblem)
+          const who = yield* actor("webhooks.update")
+          const webhook = yield* Effect.mapError(provide(AuditedChanges.updateWebhook(who, params.webhook_id, payload, who.by)), toProblem)
           return respond(endpoint, webhookJson(webhook, yield* now))
         }))
       .handle("remove", ({ params }) =>
         Effect.gen(function*() {
           const member = yield* caller("webhooks.remove")
-          yield* Effect.mapError(provide(Webhooks.remove(member.tenantId, params.webhook_id)), toProblem)
+          yield* Effect.mapError(provide(AuditedChanges.removeWebhook(member.tenantId, params.webhook_id, AuditLog.actorOf(member))), toProblem)
         }))
       .handle("rotateSecret", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {
           const member = yield* caller("webhooks.rotateSecret")
           const { secret, webhook } = yield* Effect.mapError(
-            provide(Webhooks.rotateSecret(member.tenantId, params.webhook_id, payload.secret)),
+            provide(AuditedChanges.rotateWebhookSecret(member.tenantId, params.webhook_id, payload.secret, AuditLog.actorOf(member))),
             toProblem
           )
           return respond(endpoint, { ...webhookJson(webhook, yield* now), secret })

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import type { Pagination, Policy, Principal, Workspace } from "@analytics/core"
+import { AuditLog, type Pagination, type Policy, type Principal, type Workspace } from "@analytics/core"
 import { Effect } from "effect"
 import type { HttpApiBuilder, HttpApiEndpoint } from "effect/http-api"
 import type { DomainError, ProblemOf } from "../edge/DomainProblems.ts"
@@ -23,17 +23,21 @@ export type Name = {
     : never
 }[Policy.MemberOperation]
 
-/** A resource's use cases as its module in core exports them, each taking the record's owner first. */
+/**
+ * A resource's use cases as its module in core exports them, each taking the
+ * record's owner first; the changes take who acts last, for their audit
+ * entries (a use case whose owner is the caller needs no more).
+ */
 export interface UseCases<Owner, Rec, Create, Update, EList, ECreate, EGet, EUpdate, ERemove, R> {
   readonly list: (owner: Owner, workspaceId: Workspace.WorkspaceId, request: Pagination.NewestFirstRequest) => Effect.Effect<
     Pagination.Page<Rec>,
     EList,
     R
   >
-  readonly create: (owner: Owner, input: Create) => Effect.Effect<Rec, ECreate, R>
+  readonly create: (owner: Owner, input: Create, by: AuditLog.Actor) => Effect.Effect<Rec, ECreate, R>
   readonly get: (owner: Owner, id: string) => Effect.Effect<Rec, EGet, R>
-  readonly update: (owner: Owner, id: string, change: Update) => Effect.Effect<Rec, EUpdate, R>
-  readonly remove: (owner: Owner, id: string) => Effect.Effect<void, ERemove, R>
+  readonly update: (owner: Owner, id: string, change: Update, by: AuditLog.Actor) => Effect.Effect<Rec, EUpdate, R>
+  readonly remove: (owner: Owner, id: string, by: AuditLog.Actor) => Effect.Effect<void, ERemove, R>
 }
 
 /** The owner most resources' use cases take first: the caller's tenant. */
@@ -95,7 +99,7 @@ export const handlers = <
     create: ({ endpoint, payload }: { readonly endpoint: Endpoints["create"]; readonly payload: Create }) =>
       Effect.gen(function*() {
         const member = yield* admitted("create")
-        return respond(endpoint, toJson(yield* run(useCases.create(owner(member), payload))) as SuccessOf<Endpoints["create"]>)
+        return respond(endpoint, toJson(yield* run(useCases.create(owner(member), payload, AuditLog.actorOf(member)))) as SuccessOf<Endpoints["create"]>)
       }),
     get: ({ endpoint, params }: { readonly endpoint: Endpoints["get"]; readonly params: { readonly id: string } }) =>
       Effect.gen(function*() {
@@ -110,12 +114,12 @@ export const handlers = <
       Effect.gen(function*() {
         const member = yield* admitted("update")
         if (resource.beforeUpdate !== undefined) yield* resource.beforeUpdate(member, params.id)
-        return respond(endpoint, toJson(yield* run(useCases.update(owner(member), params.id, payload))) as SuccessOf<Endpoints["update"]>)
+        return respond(endpoint, toJson(yield* run(useCases.update(owner(member), params.id, payload, AuditLog.actorOf(member)))) as SuccessOf<Endpoints["update"]>)
       }),
     delete: ({ params }: { readonly params: { readonly id: string } }) =>
       Effect.gen(function*() {
         const member = yield* admitted("delete")
-        yield* run(useCases.remove(owner(member), params.id))
+        yield* run(useCases.remove(owner(member), params.id, AuditLog.actorOf(member)))
       })
   }
 }

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { Cursor, type Workspace, WorkspaceStore, Workspaces } from "@analytics/core"
+import { AuditedChanges, AuditLog, Cursor, EventPublisher, Transactor, type Workspace, WorkspaceStore, Workspaces } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
@@ -21,7 +21,7 @@ const workspaceJson = (w: Workspace.Workspace) => ({
 /** `GET|POST /v1/workspaces`, `GET /v1/workspaces/{workspace_id}`. */
 export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers) =>
   Effect.gen(function*() {
-    const provide = yield* captured(WorkspaceStore.WorkspaceStore, Cursor.CursorCodec)
+    const provide = yield* captured(WorkspaceStore.WorkspaceStore, Cursor.CursorCodec, AuditLog.AuditStore, EventPublisher.EventPublisher, Transactor.Transactor)
     return handlers
       .handle("list", (request) =>
         Effect.gen(function*() {
@@ -42,7 +42,7 @@ export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
           const member = yield* caller("workspaces.create")
-          const workspace = yield* Effect.mapError(provide(Workspaces.create(member.tenantId, payload)), toProblem)
+          const workspace = yield* Effect.mapError(provide(AuditedChanges.createWorkspace(member.tenantId, payload, AuditLog.actorOf(member))), toProblem)
           return respond(endpoint, workspaceJson(workspace))
         }))
   }))

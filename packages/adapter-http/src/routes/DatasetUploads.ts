@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Alerts, Datasets, Policy, SemanticModel } from "@analytics/core"
+import { Alerts, type AuditLog, Datasets, Policy, SemanticModel } from "@analytics/core"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Fs from "node:fs/promises"
@@ -57,7 +57,7 @@ const refuse = (code: Parameters<typeof problemResponse>[0], detail: string) => 
 /** The upload route over the dataset store and engines in context; files of at most `maxBytes`. */
 export const layer = (maxBytes: number = defaultMaxBytes) =>
   Layer.unwrap(Effect.gen(function*() {
-    const services = yield* Effect.context<Alerts.CheckServices>()
+    const services = yield* Effect.context<Alerts.CheckServices | AuditLog.AuditStore>()
     return HttpRouter.add("PUT", path, Effect.gen(function*() {
       const resolved = yield* Effect.serviceOption(ResolvedCaller)
       if (resolved._tag === "None") return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>, or sign in to the console")
@@ -97,7 +97,7 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
       if (written === 0) return yield* refuse("request/invalid", "The file is empty")
       yield* Effect.promise(() => handle.sync())
       const id = (yield* HttpRouter.params).id ?? ""
-      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }).pipe(
+      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types, bytes: written }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }).pipe(
         // The alerts watching the dataset are checked against its new rows.
         Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),

@@ -17,6 +17,7 @@
  */
 import { Problems } from "@analytics/api"
 import {
+  type AuditLog,
   BlobStore,
   Comments,
   type CommentStore,
@@ -30,6 +31,7 @@ import {
   SignedUrl,
   type DatasetStore,
   type DirectoryStore,
+  type EventPublisher,
   type GrantStore,
   Limiter,
   OperationLimits,
@@ -39,12 +41,14 @@ import {
   type ReportViews,
   SharedSubjects,
   SharedViews,
-  type ShareTokens
+  type ShareTokens,
+  type Transactor
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { pathOf } from "../edge/Url.ts"
 import { readingOnce } from "../handlers/Handling.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
@@ -54,6 +58,16 @@ import * as ViewerAssets from "./ViewerAssets.ts"
 
 /** Where public links and embeds are served, under the public base URL. */
 export const paths = { link: "/s", embed: "/embed" } as const
+
+/**
+ * Whether a request is for a share page (a link's or an embed's): they act
+ * with the link's or the token's authority, never the console session's,
+ * so the edge checks their forms for their origin only (decision 0022).
+ */
+export const isShared = (url: string): boolean => {
+  const path = pathOf(url)
+  return path.startsWith(`${paths.link}/`) || path === paths.embed || path.startsWith(`${paths.embed}/`)
+}
 
 /** A link's URL, as `link_url` gives it. */
 export const linkUrl = (publicBaseUrl: string, slug: string) => `${publicBaseUrl}${paths.link}/${slug}`
@@ -100,6 +114,10 @@ type Services =
   | CommentStore.CommentStore
   | DirectoryStore.DirectoryStore
   | SharedSubjects.Services
+  // A shared export's audit entry.
+  | AuditLog.AuditStore
+  | EventPublisher.EventPublisher
+  | Transactor.Transactor
 
 const sessionCookie = "analytics_link_session"
 

@@ -43,5 +43,5 @@ export const AuditLogGroup = HttpApiGroup.make("auditLog")
   .middleware(Authentication)
   .annotate(
     OpenApi.Description,
-    "Every grant create, update and revoke with its actor, time and full payload (never a secret), newest first. Append-only: nothing changes or deletes an entry. Tenant admins only."
+    "Every change of the tenant (grants, comments, sessions, the directory, webhooks, workspaces, datasets and their uploads, reports, dashboards, alerts, exports, export schedules) with its actor, time, target and payload (never a secret nor the tenant's rows), newest first. Append-only: nothing changes or deletes an entry. Tenant admins only."
   )

@@ -17,8 +17,8 @@ import { uuidv7 } from "../platform/Ids.ts"
 import { type InvalidSort, type Keyset, type NewestFirstRequest, type Page, type PageQuery, paginateNewestFirst } from "../platform/Pagination.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 
-/** Who acted. */
-export const Actor = Schema.Struct({ type: Schema.Literals(["user", "api_token", "scim", "system"]), id: Schema.String })
+/** Who acted: a member (or token), SCIM, the service, or a visitor of a share (`grant`: its id), who has no name. */
+export const Actor = Schema.Struct({ type: Schema.Literals(["user", "api_token", "scim", "system", "grant"]), id: Schema.String })
 /** Who acted. */
 export type Actor = typeof Actor.Type
 
@@ -112,6 +112,95 @@ export const recorded = <A, E, R>(
     transactor.transaction(Effect.tap(change, (result): Effect.Effect<unknown, StoreError, AuditStore | EventPublisher> => {
       const entry = entryOf(result)
       return entry === undefined ? Effect.void : record(tenantId, entry)
+    })))
+
+/** What writing an entry needs besides the change: the log, the firehose's publisher, and one transaction for both. */
+export type Recording = AuditStore | EventPublisher | Transactor
+
+/**
+ * How the log shows one kind of record: the type its entries name (the
+ * `report` of `report.created`, the target's type) and what of a record
+ * they carry. `detail` picks fields: never a secret (webhook secrets,
+ * tokens, passwords, signed URLs) and never tenant rows or measured values.
+ */
+export interface Shown<A> {
+  readonly type: string
+  readonly id: (record: A) => string
+  readonly workspace: (record: A) => string | null
+  readonly detail: (record: A) => Readonly<Record<string, unknown>>
+}
+
+/** The entry of `verb` (`created`, `deleted`, …) done to `record` by `by`; `extra` joins its detail. */
+export const entryOn = <A>(shown: Shown<A>, verb: string, record: A, by: Actor, extra: Readonly<Record<string, unknown>> = {}): Recorded => ({
+  workspace_id: shown.workspace(record),
+  action: `${shown.type}.${verb}`,
+  actor: by,
+  target: { type: shown.type, id: shown.id(record) },
+  detail: { ...shown.detail(record), ...extra }
+})
+
+/** A value as JSON with every object's keys sorted: two records equal as data read the same (a store may reorder keys). */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v)
+
+/** The fields whose values differ between two details, each as it was and as it is. */
+export const changes = (
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>
+): Record<string, { readonly from: unknown; readonly to: unknown }> =>
+  Object.fromEntries([...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((field) => canonical(before[field]) !== canonical(after[field]))
+    .map((field) => [field, { from: before[field] ?? null, to: after[field] ?? null }]))
+
+/** Creates a record with `create` and records `<type>.created` with it, in one transaction. */
+export const created = <A, E, R>(
+  tenantId: TenantId,
+  shown: Shown<A>,
+  by: Actor,
+  create: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | StoreError, R | Recording> => recorded(tenantId, create, (record) => entryOn(shown, "created", record, by))
+
+/**
+ * Reads a record (`current`), changes it (`change`, given what was read) and
+ * records `<type>.<verb>` (`updated` by default) with the record as it is
+ * and `changes`, each changed field from and to, in one transaction.
+ */
+export const updated = <A, B extends A, E1, R1, E2, R2>(
+  tenantId: TenantId,
+  shown: Shown<A>,
+  by: Actor,
+  current: Effect.Effect<A, E1, R1>,
+  change: (current: A) => Effect.Effect<B, E2, R2>,
+  verb = "updated"
+): Effect.Effect<B, E1 | E2 | StoreError, R1 | R2 | Recording> =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor.transaction(Effect.gen(function*() {
+      const before = yield* current
+      const after = yield* change(before)
+      yield* record(tenantId, entryOn(shown, verb, after, by, { changes: changes(shown.detail(before), shown.detail(after)) }))
+      return after
+    })))
+
+/**
+ * Reads a record (`current`), deletes it (`remove`) and records
+ * `<type>.deleted` with it as it was, in one transaction; the record as it was.
+ */
+export const deleted = <A, E1, R1, E2, R2>(
+  tenantId: TenantId,
+  shown: Shown<A>,
+  by: Actor,
+  current: Effect.Effect<A, E1, R1>,
+  remove: (current: A) => Effect.Effect<unknown, E2, R2>
+): Effect.Effect<A, E1 | E2 | StoreError, R1 | R2 | Recording> =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor.transaction(Effect.gen(function*() {
+      const before = yield* current
+      yield* remove(before)
+      yield* record(tenantId, entryOn(shown, "deleted", before, by))
+      return before
     })))
 
 /** One page of the tenant's log, newest first. */

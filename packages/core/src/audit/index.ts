@@ -6,3 +6,4 @@
  * @since 0.1.0
  */
 export * as AuditLog from "./AuditLog.ts"
+export * as AuditedChanges from "./AuditedChanges.ts"

@@ -32,6 +32,8 @@ export interface FileImport {
   readonly format: "csv" | "parquet"
   /** Columns read as a given type instead of the inferred one. */
   readonly types?: Readonly<Record<string, DimensionType>> | undefined
+  /** The file's size, for the audit log's `dataset.data_uploaded` (engines ignore it). */
+  readonly bytes?: number | undefined
 }
 
 /** What an import loaded. */

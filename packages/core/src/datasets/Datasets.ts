@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
 import { type Dataset, type DatasetCreate, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
 import * as DatasetRefresh from "./DatasetRefresh.ts"
@@ -15,7 +16,8 @@ import { EngineScheduler, type TurnExpired } from "../limits/EngineScheduler.ts"
 import { NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
-import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"
+import { Transactor } from "../platform/Transactor.ts"
+import { publish } from "../webhooks/EventPublisher.ts"
 import type * as Events from "../webhooks/Events.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { RateLimited, type RateLimitedWith } from "../limits/Limiter.ts"
@@ -149,6 +151,27 @@ const checked = (model: SemanticModel.Model, columns: Dataset["columns"]): Effec
   return mismatch === undefined ? Effect.succeed(result) : Effect.fail(mismatch)
 }
 
+/**
+ * A dataset as its audit entries show it: its definition, the model split
+ * into its members and its row-level security policies (so an entry's
+ * `changes` names which changed); never its rows.
+ */
+export const shown: AuditLog.Shown<Dataset> = {
+  type: "dataset",
+  id: (d) => d.dataset_id,
+  workspace: (d) => d.workspace_id,
+  detail: (d) => ({
+    dataset_id: d.dataset_id,
+    name: d.name,
+    description: d.description,
+    source: d.source,
+    refresh_cron: d.refresh_cron,
+    dimensions: d.model.dimensions,
+    measures: d.model.measures,
+    row_level_security: d.model.row_level_security ?? []
+  })
+}
+
 /** A dataset of the tenant, or NotFound. */
 export const get: WorkspaceResource.Get<Dataset, DatasetStore> = (tenantId, datasetId) =>
   WorkspaceResource.get(datasets, tenantId, datasetId)
@@ -178,9 +201,10 @@ export const create: WorkspaceResource.Create<
   DatasetCreate,
   Dataset,
   NotFound | SemanticModel.ModelInvalid | EngineUnavailable | SourceInvalid,
-  DatasetStore | WorkspaceStore | Engines
-> = (tenantId, input) =>
-  WorkspaceResource.createIn(datasets, tenantId, input.workspace_id, (datasetId, now) =>
+  DatasetStore | WorkspaceStore | Engines | AuditLog.Recording,
+  [by: AuditLog.Actor]
+> = (tenantId, input, by) =>
+  AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(datasets, tenantId, input.workspace_id, (datasetId, now) =>
     Effect.gen(function*() {
       const columns = input.source.type === "postgres"
         ? yield* Effect.flatMap(engineFor(input.source), (engine) =>
@@ -201,15 +225,20 @@ export const create: WorkspaceResource.Create<
         refresh_cron: input.source.type === "postgres" ? input.refresh_cron ?? null : null,
         load_id: null
       }
-    }))
+    })))
 
 /** One page of a workspace's datasets, newest first; NotFound for a workspace not of the tenant. */
 export const list: WorkspaceResource.List<Dataset, DatasetStore> = (tenantId, workspaceId, request) =>
   WorkspaceResource.list(datasets, tenantId, workspaceId, request)
 
 /** Renames, re-describes or re-models a dataset (the model is checked against its columns). */
-export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticModel.ModelInvalid, DatasetStore> = (tenantId, datasetId, change) =>
-  WorkspaceResource.update(datasets, datasetId, get(tenantId, datasetId), (current) => {
+export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticModel.ModelInvalid, DatasetStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
+  tenantId,
+  datasetId,
+  change,
+  by
+) =>
+  AuditLog.updated(tenantId, shown, by, get(tenantId, datasetId), (found) => WorkspaceResource.update(datasets, datasetId, Effect.succeed(found), (current) => {
     const model = change.model ?? current.model
     const check: Effect.Effect<unknown, SemanticModel.ModelInvalid> = change.model === undefined ? Effect.void : checked(model, current.columns)
     return Effect.as(check, {
@@ -219,13 +248,12 @@ export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticMo
       model,
       refresh_cron: current.source.type === "postgres" && change.refresh_cron !== undefined ? change.refresh_cron : current.refresh_cron
     })
-  })
+  }))
 
 /** Deletes a dataset and, for an upload, its rows in the engine. */
-export const remove: WorkspaceResource.Remove<DatasetStore | Engines> = (tenantId, datasetId) =>
+export const remove: WorkspaceResource.Remove<DatasetStore | Engines | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, datasetId, by) =>
   Effect.gen(function*() {
-    const dataset = yield* get(tenantId, datasetId)
-    yield* WorkspaceResource.remove(datasets, tenantId, datasetId)
+    const dataset = yield* AuditLog.deleted(tenantId, shown, by, get(tenantId, datasetId), () => WorkspaceResource.remove(datasets, tenantId, datasetId))
     const engines = yield* Engines
     if (dataset.source.type === "upload" && engines.upload !== undefined) {
       // The record is gone; rows left behind by a failed drop are unreachable, and logged.
@@ -253,13 +281,13 @@ export const load = (
 ): Effect.Effect<
   Dataset,
   NotFound | NotUploadable | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
-  DatasetStore | Engines | EventPublisher
+  DatasetStore | Engines | AuditLog.Recording
 > =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
     const engine = yield* engineFor(dataset.source)
-    return yield* refreshing(dataset, origin, (loadId) => loadFile(dataset, engine, file, loadId))
+    return yield* refreshing(dataset, origin, (loadId) => loadFile(dataset, engine, file, loadId, origin.requested_by ?? AuditLog.system))
   })
 
 /** Drops a table, logging a failure (the sweep at the next start takes what is left). */
@@ -267,7 +295,7 @@ const dropQuietly = (engine: AnalyticsEngine["Service"], table: ReadonlyArray<st
   engine.drop(table).pipe(Effect.catchTag("EngineError", (error) => Effect.logWarning(`Could not drop ${why}`, table.join("."), error.detail)))
 
 /** Imports a file into a new table of the load, then switches the dataset's record to it. */
-const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport, loadId: string) =>
+const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport, loadId: string, by: AuditLog.Actor) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const table = tableOf({ ...dataset, load_id: loadId })
@@ -282,7 +310,7 @@ const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: Fi
           ))
       )
       // The switch is not interrupted half way; a StoreError may hide a committed switch, so its table is left to the sweep.
-      return yield* switchLoad(dataset, engine, loadId, imported).pipe(
+      return yield* switchLoad(dataset, engine, loadId, imported, { by, file }).pipe(
         Effect.tapError((error) => error._tag === "StoreError" ? Effect.void : dropQuietly(engine, table, "a refused load's table"))
       )
     })
@@ -293,13 +321,16 @@ const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: Fi
  * the new columns, or suggested from them when empty), then drops the
  * previous load's table. Another load that switched first is read and
  * replaced: the last load to finish wins, and no table is left behind.
+ * The switch of an upload (`uploaded`) writes its `dataset.data_uploaded`
+ * entry with it: how many rows and bytes, never a row.
  */
 const switchLoad = (
   dataset: Dataset,
   engine: AnalyticsEngine["Service"],
   loadId: string,
-  imported: { readonly columns: Dataset["columns"]; readonly rowCount: number }
-): Effect.Effect<Dataset, NotFound | SemanticModel.ModelInvalid | StoreError, DatasetStore> =>
+  imported: { readonly columns: Dataset["columns"]; readonly rowCount: number },
+  uploaded?: { readonly by: AuditLog.Actor; readonly file: FileImport }
+): Effect.Effect<Dataset, NotFound | SemanticModel.ModelInvalid | StoreError, DatasetStore | AuditLog.Recording> =>
   Effect.gen(function*() {
     const store = yield* DatasetStore
     while (true) {
@@ -317,7 +348,28 @@ const switchLoad = (
         updated_at: now,
         load_id: loadId
       }
-      if (yield* store.switchLoad(loaded, current.load_id)) {
+      const switched = yield* (yield* Transactor).transaction(Effect.gen(function*() {
+        const done = yield* store.switchLoad(loaded, current.load_id)
+        if (done && uploaded !== undefined) {
+          yield* AuditLog.record(dataset.tenant_id, {
+            workspace_id: loaded.workspace_id,
+            action: "dataset.data_uploaded",
+            actor: uploaded.by,
+            target: { type: "dataset", id: loaded.dataset_id },
+            detail: {
+              dataset_id: loaded.dataset_id,
+              name: loaded.name,
+              format: uploaded.file.format,
+              bytes: uploaded.file.bytes ?? null,
+              row_count: imported.rowCount,
+              columns: imported.columns.map((c) => c.name),
+              load_id: loadId
+            }
+          })
+        }
+        return done
+      }))
+      if (switched) {
         if (current.refreshed_at !== null) yield* dropQuietly(engine, tableOf(current), "a replaced load's table")
         return loaded
       }
@@ -339,9 +391,19 @@ const refreshing = <E extends { readonly _tag: string }, R>(
   dataset: Dataset,
   origin: DatasetRefresh.Origin,
   work: (refreshId: string) => Effect.Effect<Dataset, E, R>
-): Effect.Effect<Dataset, E | StoreError, R | EventPublisher | DatasetStore> =>
+): Effect.Effect<Dataset, E | StoreError, R | AuditLog.Recording | DatasetStore> =>
   Effect.gen(function*() {
     const refreshId = yield* uuidv7
+    // Someone asked for it (`POST /v1/datasets/{id}/refresh`): the log says who, before it runs; its outcome is in the refresh log.
+    if (origin.trigger === "manual" && origin.requested_by !== null) {
+      yield* AuditLog.recorded(dataset.tenant_id, Effect.void, () => ({
+        workspace_id: dataset.workspace_id,
+        action: "dataset.refresh_requested",
+        actor: origin.requested_by!,
+        target: { type: "dataset", id: dataset.dataset_id },
+        detail: { dataset_id: dataset.dataset_id, name: dataset.name, refresh_id: refreshId }
+      }))
+    }
     const started = yield* Clock.currentTimeMillis
     /** Logs the refresh as it ended; a log that cannot be written is logged, and the refresh's own outcome stands. */
     const logged = (ended: Pick<DatasetRefresh.DatasetRefresh, "status" | "row_count" | "error">, finished: number) =>
@@ -407,7 +469,7 @@ export const refresh = (
 ): Effect.Effect<
   Dataset,
   NotFound | RefreshNeedsFile | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
-  DatasetStore | Engines | EventPublisher
+  DatasetStore | Engines | AuditLog.Recording
 > =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
@@ -597,7 +659,7 @@ export const query = (
  * logged (and announced by its `dataset.refresh.failed` event). Returns the
  * refreshed datasets, for the alerts that watch them.
  */
-export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, DatasetStore | Engines | EventPublisher> = Effect.gen(function*() {
+export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, DatasetStore | Engines | AuditLog.Recording> = Effect.gen(function*() {
   const now = new Date(yield* Clock.currentTimeMillis)
   const due = (yield* (yield* DatasetStore).listScheduled).filter((d) =>
     d.refresh_cron !== null && isDue(d.refresh_cron, d.refreshed_at ?? d.created_at, now)

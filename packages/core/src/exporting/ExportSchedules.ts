@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import * as Access from "../sharing/Access.ts"
 import * as Datasets from "../datasets/Datasets.ts"
@@ -70,6 +71,25 @@ export type Services =
 export type RunServices = ExportScheduleStore | ExportStore | GrantStore | DirectoryStore | Subjects.Services | Transactor
 
 type ManageError = NotFound | Forbidden | Grants.ShareExpired | StoreError
+
+/** A schedule as its audit entries show it: what it sends, to whom, when; not its runs. */
+export const shown: AuditLog.Shown<ExportSchedule> = {
+  type: "export_schedule",
+  id: (s) => s.schedule_id,
+  workspace: (s) => s.workspace_id,
+  detail: (s) => ({
+    schedule_id: s.schedule_id,
+    report_id: s.report_id,
+    name: s.name,
+    cron: s.cron,
+    timezone: s.timezone,
+    enabled: s.enabled,
+    request: s.request,
+    recipients: s.recipients,
+    run_as: s.run_as
+  })
+}
+
 
 /**
  * Who a recipient's file is made as, at a run: a user of the tenant as
@@ -152,8 +172,8 @@ const validate = (
 export const create = (
   member: Member,
   input: ScheduleCreate
-): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
-  Effect.gen(function*() {
+): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services | AuditLog.Recording> =>
+  AuditLog.created(member.tenantId, shown, AuditLog.actorOf(member), Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, input.report_id)
     return yield* WorkspaceResource.create(schedules, { tenant_id: member.tenantId, workspace_id: report.workspace_id }, (_, now) =>
       Effect.gen(function*() {
@@ -172,7 +192,7 @@ export const create = (
         yield* validate(member, report, fields, fields.recipients)
         return fields
       }))
-  })
+  }))
 
 /** A schedule the member manages (the policy's `owner` rule: tenant admins all, others those they made); another one is NotFound to them. */
 export const get = (
@@ -214,8 +234,9 @@ export const update = (
   member: Member,
   scheduleId: string,
   change: ScheduleUpdate
-): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services> =>
-  WorkspaceResource.update(schedules, scheduleId, get(member, scheduleId, "exportSchedules.update"), (current, now) =>
+): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services | AuditLog.Recording> =>
+  AuditLog.updated(member.tenantId, shown, AuditLog.actorOf(member), get(member, scheduleId, "exportSchedules.update"), (found) =>
+  WorkspaceResource.update(schedules, scheduleId, Effect.succeed(found), (current, now) =>
     Effect.gen(function*() {
       const report = yield* Reports.get(member.tenantId, current.report_id)
       const timing = {
@@ -237,11 +258,12 @@ export const update = (
       const changedRunAs = updated.run_as !== current.run_as
       yield* validate(member, report, updated, changedRunAs ? updated.recipients : updated.recipients.filter((email) => !current.recipients.includes(email)))
       return updated
-    }))
+    })))
 
 /** Deletes a schedule; jobs it queued already run. */
-export const remove = (member: Member, scheduleId: string): Effect.Effect<void, NotFound | StoreError, ExportScheduleStore> =>
-  Effect.andThen(get(member, scheduleId, "exportSchedules.delete"), WorkspaceResource.remove(schedules, member.tenantId, scheduleId))
+export const remove = (member: Member, scheduleId: string): Effect.Effect<void, NotFound | StoreError, ExportScheduleStore | AuditLog.Recording> =>
+  Effect.asVoid(AuditLog.deleted(member.tenantId, shown, AuditLog.actorOf(member), get(member, scheduleId, "exportSchedules.delete"), () =>
+    WorkspaceResource.remove(schedules, member.tenantId, scheduleId)))
 
 /**
  * Queues a run of `schedule`: a job per recipient who is still an active
@@ -291,7 +313,7 @@ const queueRun = (schedule: ExportSchedule, at: Date, trigger: Run["trigger"]) =
 export const sendNow = (
   member: Member,
   scheduleId: string
-): Effect.Effect<Run, NotFound | StoreError | RateLimitedWith<"rate-limit/exports-exceeded">, RunServices | Limiter> =>
+): Effect.Effect<Run, NotFound | StoreError | RateLimitedWith<"rate-limit/exports-exceeded">, RunServices | Limiter | AuditLog.Recording> =>
   Effect.gen(function*() {
     const schedule = yield* get(member, scheduleId, "exportSchedules.sendNow")
     yield* (yield* Limiter).enforce(OperationLimits.apiExports(schedule.workspace_id))
@@ -299,6 +321,7 @@ export const sendNow = (
     return yield* (yield* Transactor).transaction(Effect.gen(function*() {
       const run = yield* queueRun(schedule, at, "send_now")
       yield* (yield* ExportScheduleStore).update({ ...schedule, last_run: run, updated_at: at })
+      yield* AuditLog.record(member.tenantId, AuditLog.entryOn(shown, "sent_now", schedule, AuditLog.actorOf(member), { deliveries: run.deliveries }))
       return run
     }))
   })

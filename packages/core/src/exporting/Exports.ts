@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { DocumentRenderers } from "../exports/DocumentRenderers.ts"
@@ -109,7 +110,7 @@ export const request = (
   | ExportInvalid
   | RateLimitedWith<"rate-limit/exports-exceeded">
   | StoreError,
-  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Datasets.Engines | DocumentRenderers | Limiter
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services | Datasets.Engines | DocumentRenderers | Limiter | AuditLog.Recording
 > =>
   Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, reportId)
@@ -121,13 +122,27 @@ export const request = (
     const limiter = yield* Limiter
     if (member.channel === "session" || member.channel === "embedded") yield* limiter.enforce(OperationLimits.userExports(member.userId))
     else yield* limiter.enforce(OperationLimits.apiExports(report.workspace_id))
-    return yield* enqueue(report, {
+    const security = yield* Datasets.securityContext(member)
+    return yield* AuditLog.recorded(member.tenantId, enqueue(report, {
       request: input,
       requested_by: { type: "user", id: member.userId },
-      security: yield* Datasets.securityContext(member),
+      security,
       watermark: watermark ? member.email ?? `User ${member.userId}` : null
-    })
+    }), (job) => requestedEntry(job, AuditLog.actorOf(member), { channel: member.channel ?? "token" }))
   })
+
+/**
+ * The `export.requested` entry of a job: what was asked of which report,
+ * by whom (`extra`: how, or through which share); never the file's URL, the
+ * requester's security context nor the watermark's address.
+ */
+export const requestedEntry = (job: ExportJob, by: AuditLog.Actor, extra: Readonly<Record<string, unknown>>): AuditLog.Recorded => ({
+  workspace_id: job.workspace_id,
+  action: "export.requested",
+  actor: by,
+  target: { type: "job", id: job.job_id },
+  detail: { job_id: job.job_id, report_id: job.report_id, ...job.request, watermarked: job.watermark !== null, ...extra }
+})
 
 /** Queues a job of `report`, due now: what is asked, by whom, as whom (and, for a share or a schedule, its watermark or recipient). */
 export const enqueue = (

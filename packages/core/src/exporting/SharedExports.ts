@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import type * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import type { DocumentRenderers } from "../exports/DocumentRenderers.ts"
@@ -47,7 +48,7 @@ export const request = (
 ): Effect.Effect<
   ExportJob,
   Forbidden | NotFound | Exports.ExportInvalid | RateLimitedWith<"rate-limit/exports-exceeded"> | StoreError,
-  ExportStore | ReportStore | DatasetStore | Datasets.Engines | DocumentRenderers | Limiter
+  ExportStore | ReportStore | DatasetStore | Datasets.Engines | DocumentRenderers | Limiter | AuditLog.Recording
 > =>
   Effect.gen(function*() {
     if (!may(viewer, "download")) return yield* new Forbidden({ detail: "This share allows viewing only" })
@@ -58,12 +59,13 @@ export const request = (
     const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
     yield* Exports.check(report, exportRequest)
     yield* (yield* Limiter).enforce(OperationLimits.apiExports(report.workspace_id))
-    return yield* Exports.enqueue(report, {
+    // The visitor has no name: the entry names the grant they came through.
+    return yield* AuditLog.recorded(viewer.grant.tenant_id, Exports.enqueue(report, {
       request: exportRequest,
       requested_by: requesterOf(viewer),
       security: viewer.security,
       watermark: viewer.watermark
-    })
+    }), (job) => Exports.requestedEntry(job, requesterOf(viewer), { grant_id: viewer.grant.grant_id, principal_type: viewer.grant.principal_type }))
   })
 
 /** A job the viewer's grant asked for; any other is NotFound to them. */

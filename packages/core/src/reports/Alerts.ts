@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import { type Alert, type AlertCreate, type AlertUpdate, holds, isDue } from "./Alert.ts"
 import { alerts, AlertStore } from "./AlertStore.ts"
 import type { EngineError } from "../datasets/AnalyticsEngine.ts"
@@ -40,14 +41,32 @@ const checkAgainstDataset = (tenantId: TenantId, alert: Pick<Alert, "dataset_id"
 export const get: WorkspaceResource.Get<Alert, AlertStore> = (tenantId, alertId) =>
   WorkspaceResource.get(alerts, tenantId, alertId)
 
-/** Creates an alert on a measure of a dataset of the tenant (in the dataset's workspace). */
+/** An alert as its audit entries show it: its rule, never what it measured (`last_value` is the tenant's data). */
+export const shown: AuditLog.Shown<Alert> = {
+  type: "alert",
+  id: (a) => a.alert_id,
+  workspace: (a) => a.workspace_id,
+  detail: (a) => ({
+    alert_id: a.alert_id,
+    dataset_id: a.dataset_id,
+    name: a.name,
+    measure: a.measure,
+    filters: a.filters,
+    condition: a.condition,
+    threshold: a.threshold,
+    schedule: a.schedule
+  })
+}
+
+/** Creates an alert on a measure of a dataset of the tenant (in the dataset's workspace); `alert.created`. */
 export const create: WorkspaceResource.Create<
   AlertCreate,
   Alert,
   NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid,
-  AlertStore | DatasetStore
-> = (tenantId, input) =>
-  Effect.gen(function*() {
+  AlertStore | DatasetStore | AuditLog.Recording,
+  [by: AuditLog.Actor]
+> = (tenantId, input, by) =>
+  AuditLog.created(tenantId, shown, by, Effect.gen(function*() {
     const filters = input.filters ?? []
     const dataset = yield* checkAgainstDataset(tenantId, { dataset_id: input.dataset_id, measure: input.measure, filters })
     return yield* WorkspaceResource.create(alerts, { tenant_id: tenantId, workspace_id: dataset.workspace_id }, () =>
@@ -63,20 +82,21 @@ export const create: WorkspaceResource.Create<
         last_value: null,
         last_checked_at: null
       }))
-  })
+  }))
 
 /** One page of a workspace's alerts, newest first. */
 export const list: WorkspaceResource.List<Alert, AlertStore> = (tenantId, workspaceId, request) =>
   WorkspaceResource.list(alerts, tenantId, workspaceId, request)
 
-/** Changes an alert's rule or schedule (checked against its dataset again). */
+/** Changes an alert's rule or schedule (checked against its dataset again); `alert.updated`. */
 export const update: WorkspaceResource.Update<
   AlertUpdate,
   Alert,
   SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid,
-  AlertStore | DatasetStore
-> = (tenantId, alertId, change) =>
-  WorkspaceResource.update(alerts, alertId, get(tenantId, alertId), (current) => {
+  AlertStore | DatasetStore | AuditLog.Recording,
+  [by: AuditLog.Actor]
+> = (tenantId, alertId, change, by) =>
+  AuditLog.updated(tenantId, shown, by, get(tenantId, alertId), (found) => WorkspaceResource.update(alerts, alertId, Effect.succeed(found), (current) => {
     const updated: Alert = {
       ...current,
       name: change.name ?? current.name,
@@ -86,11 +106,11 @@ export const update: WorkspaceResource.Update<
       schedule: change.schedule ?? current.schedule
     }
     return Effect.as(checkAgainstDataset(tenantId, updated), updated)
-  })
+  }))
 
-/** Deletes an alert. */
-export const remove: WorkspaceResource.Remove<AlertStore> = (tenantId, alertId) =>
-  WorkspaceResource.remove(alerts, tenantId, alertId)
+/** Deletes an alert (`alert.deleted`). */
+export const remove: WorkspaceResource.Remove<AlertStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, alertId, by) =>
+  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, alertId), () => WorkspaceResource.remove(alerts, tenantId, alertId)))
 
 /** What checking needs. */
 export type CheckServices = AlertStore | DatasetStore | Datasets.Engines | EventPublisher | Transactor

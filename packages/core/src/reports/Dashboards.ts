@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import type { Dashboard, DashboardCreate, DashboardUpdate, Tile } from "./Dashboard.ts"
 import { dashboards, type DashboardStore } from "./DashboardStore.ts"
 import { NotFound, TaggedFailure } from "../platform/Errors.ts"
@@ -44,29 +45,48 @@ const checkTiles = (tenantId: TenantId, workspaceId: WorkspaceId, tiles: Readonl
 export const get: WorkspaceResource.Get<Dashboard, DashboardStore> = (tenantId, dashboardId) =>
   WorkspaceResource.get(dashboards, tenantId, dashboardId)
 
-/** Creates a dashboard in a workspace of the tenant. */
-export const create: WorkspaceResource.Create<DashboardCreate, Dashboard, NotFound | DashboardInvalid, DashboardStore | ReportStore | WorkspaceStore> = (tenantId, input) =>
-  WorkspaceResource.createIn(dashboards, tenantId, input.workspace_id, () => {
+/** A dashboard as its audit entries show it: its name and tiles. */
+export const shown: AuditLog.Shown<Dashboard> = {
+  type: "dashboard",
+  id: (d) => d.dashboard_id,
+  workspace: (d) => d.workspace_id,
+  detail: (d) => ({ dashboard_id: d.dashboard_id, name: d.name, tiles: d.tiles })
+}
+
+/** Creates a dashboard in a workspace of the tenant (`dashboard.created`). */
+export const create: WorkspaceResource.Create<
+  DashboardCreate,
+  Dashboard,
+  NotFound | DashboardInvalid,
+  DashboardStore | ReportStore | WorkspaceStore | AuditLog.Recording,
+  [by: AuditLog.Actor]
+> = (tenantId, input, by) =>
+  AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(dashboards, tenantId, input.workspace_id, () => {
     const tiles = input.tiles ?? []
     return Effect.as(checkTiles(tenantId, input.workspace_id, tiles), { name: input.name, tiles })
-  })
+  }))
 
 /** One page of a workspace's dashboards, newest first. */
 export const list: WorkspaceResource.List<Dashboard, DashboardStore> = (tenantId, workspaceId, request) =>
   WorkspaceResource.list(dashboards, tenantId, workspaceId, request)
 
-/** Renames a dashboard or replaces its tiles (checked again). */
-export const update: WorkspaceResource.Update<DashboardUpdate, Dashboard, DashboardInvalid, DashboardStore | ReportStore> = (tenantId, dashboardId, change) =>
-  WorkspaceResource.update(dashboards, dashboardId, get(tenantId, dashboardId), (current) =>
+/** Renames a dashboard or replaces its tiles (checked again); `dashboard.updated`. */
+export const update: WorkspaceResource.Update<DashboardUpdate, Dashboard, DashboardInvalid, DashboardStore | ReportStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
+  tenantId,
+  dashboardId,
+  change,
+  by
+) =>
+  AuditLog.updated(tenantId, shown, by, get(tenantId, dashboardId), (found) => WorkspaceResource.update(dashboards, dashboardId, Effect.succeed(found), (current) =>
     Effect.as(change.tiles === undefined ? Effect.void : checkTiles(tenantId, current.workspace_id, change.tiles), {
       ...current,
       name: change.name ?? current.name,
       tiles: change.tiles ?? current.tiles
-    }))
+    })))
 
-/** Deletes a dashboard. */
-export const remove: WorkspaceResource.Remove<DashboardStore> = (tenantId, dashboardId) =>
-  WorkspaceResource.remove(dashboards, tenantId, dashboardId)
+/** Deletes a dashboard (`dashboard.deleted`). */
+export const remove: WorkspaceResource.Remove<DashboardStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, dashboardId, by) =>
+  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, dashboardId), () => WorkspaceResource.remove(dashboards, tenantId, dashboardId)))
 
 /** A tile's data: its report visual's query, for the viewer, with the report's timeout. */
 export const queryTile = (tenantId: TenantId, dashboardId: string, tileId: string, security: SecurityContext) =>

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Duration, Effect } from "effect"
+import * as AuditLog from "../audit/AuditLog.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import * as DateRange from "../datasets/DateRange.ts"
@@ -211,24 +212,43 @@ export const describeFilters = (report: Report, given: ViewFilters | undefined):
 export const get: WorkspaceResource.Get<Report, ReportStore> = (tenantId, reportId) =>
   WorkspaceResource.get(reports, tenantId, reportId)
 
-/** Creates a report in a workspace of the tenant. */
-export const create: WorkspaceResource.Create<ReportCreate, Report, NotFound | ReportInvalid, ReportStore | DatasetStore | WorkspaceStore> = (tenantId, input) =>
-  WorkspaceResource.createIn(reports, tenantId, input.workspace_id, () =>
+/** A report as its audit entries show it: its definition (pages, filters, settings), no data. */
+export const shown: AuditLog.Shown<Report> = {
+  type: "report",
+  id: (r) => r.report_id,
+  workspace: (r) => r.workspace_id,
+  detail: (r) => ({ report_id: r.report_id, name: r.name, description: r.description, pages: r.pages, filters: r.filters, settings: r.settings })
+}
+
+/** Creates a report in a workspace of the tenant (`report.created`). */
+export const create: WorkspaceResource.Create<
+  ReportCreate,
+  Report,
+  NotFound | ReportInvalid,
+  ReportStore | DatasetStore | WorkspaceStore | AuditLog.Recording,
+  [by: AuditLog.Actor]
+> = (tenantId, input, by) =>
+  AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(reports, tenantId, input.workspace_id, () =>
     Effect.gen(function*() {
       const pages = input.pages ?? []
       const filters = input.filters ?? []
       yield* checkPages(tenantId, input.workspace_id, pages)
       yield* checkFilters(tenantId, pages, filters)
       return { name: input.name, description: input.description ?? null, pages, filters, settings: input.settings ?? defaultSettings }
-    }))
+    })))
 
 /** One page of a workspace's reports, newest first; NotFound for a workspace not of the tenant. */
 export const list: WorkspaceResource.List<Report, ReportStore> = (tenantId, workspaceId, request) =>
   WorkspaceResource.list(reports, tenantId, workspaceId, request)
 
-/** Changes a report: name, description, settings, or its pages (replaced whole, checked again). */
-export const update: WorkspaceResource.Update<ReportUpdate, Report, ReportInvalid, ReportStore | DatasetStore> = (tenantId, reportId, change) =>
-  WorkspaceResource.update(reports, reportId, get(tenantId, reportId), (current) =>
+/** Changes a report: name, description, settings, or its pages (replaced whole, checked again); `report.updated`. */
+export const update: WorkspaceResource.Update<ReportUpdate, Report, ReportInvalid, ReportStore | DatasetStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
+  tenantId,
+  reportId,
+  change,
+  by
+) =>
+  AuditLog.updated(tenantId, shown, by, get(tenantId, reportId), (found) => WorkspaceResource.update(reports, reportId, Effect.succeed(found), (current) =>
     Effect.gen(function*() {
       if (change.pages !== undefined) yield* checkPages(tenantId, current.workspace_id, change.pages)
       if (change.pages !== undefined || change.filters !== undefined) {
@@ -242,11 +262,11 @@ export const update: WorkspaceResource.Update<ReportUpdate, Report, ReportInvali
         filters: change.filters ?? current.filters,
         settings: change.settings ?? current.settings
       }
-    }))
+    })))
 
-/** Deletes a report. */
-export const remove: WorkspaceResource.Remove<ReportStore> = (tenantId, reportId) =>
-  WorkspaceResource.remove(reports, tenantId, reportId)
+/** Deletes a report (`report.deleted`). */
+export const remove: WorkspaceResource.Remove<ReportStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, reportId, by) =>
+  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, reportId), () => WorkspaceResource.remove(reports, tenantId, reportId)))
 
 /**
  * A visual of a report, and its query with `filters` added (a viewer's or

@@ -40,14 +40,17 @@ export type List<A, S> = (
   request: NewestFirstRequest
 ) => Effect.Effect<Page<A>, NotFound | StoreError | CursorError | InvalidSort, S | WorkspaceStore | CursorCodec>
 
-/** A kind's create, from what the client sent, failing with its own errors `E` too. */
-export type Create<I, A, E, R> = (tenantId: TenantId, input: I) => Effect.Effect<A, E | StoreError, R>
+/**
+ * A kind's create, from what the client sent, failing with its own errors `E` too;
+ * `More`: what it takes after them (who acts, for the audit log).
+ */
+export type Create<I, A, E, R, More extends ReadonlyArray<unknown> = []> = (tenantId: TenantId, input: I, ...more: More) => Effect.Effect<A, E | StoreError, R>
 
-/** A kind's change of a record, from what the client sent, failing with its own errors `E` too. */
-export type Update<C, A, E, R> = (tenantId: TenantId, id: string, change: C) => Effect.Effect<A, E | NotFound | StoreError, R>
+/** A kind's change of a record, from what the client sent, failing with its own errors `E` too; `More` as for `Create`. */
+export type Update<C, A, E, R, More extends ReadonlyArray<unknown> = []> = (tenantId: TenantId, id: string, change: C, ...more: More) => Effect.Effect<A, E | NotFound | StoreError, R>
 
-/** A kind's delete. */
-export type Remove<S> = (tenantId: TenantId, id: string) => Effect.Effect<void, NotFound | StoreError, S>
+/** A kind's delete; `More` as for `Create`. */
+export type Remove<S, More extends ReadonlyArray<unknown> = []> = (tenantId: TenantId, id: string, ...more: More) => Effect.Effect<void, NotFound | StoreError, S>
 
 /** The record of the tenant with this id, if any (a use case that answers absence its own way). */
 export const find = <A extends Stamped, Id extends string, S>(

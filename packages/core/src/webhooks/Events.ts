@@ -15,8 +15,8 @@ const Id = Schema.String.check(Schema.isMinLength(1))
 const Instant = Schema.String.check(
   Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, { message: "Expected ISO 8601 UTC with milliseconds" })
 )
-/** Who did something. */
-const Actor = Schema.Struct({ type: Schema.Literals(["user", "api_token", "scim", "system"]), id: Id })
+/** Who did something (the audit log's actors: `grant` is a share's visitor, in `audit.event` only). */
+const Actor = Schema.Struct({ type: Schema.Literals(["user", "api_token", "scim", "system", "grant"]), id: Id })
 /** Why something failed: a problem code and words. */
 const Failure = Schema.Struct({ code: Schema.String, message: Schema.String })
 /** What a grant is on and to whom. */
