@@ -153,7 +153,8 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
   ),
   options,
   [...routesBeside, ...(options.metrics === undefined ? [] : MetricsEndpoint.routes)],
-  DatasetUploads.isUpload
+  DatasetUploads.isUpload,
+  SharedRoutes.isSharePath
 ).pipe(
   // The groups' handlers; the middleware merged in, not only provided to them: the compiled routes apply it themselves.
   Layer.provide(Layer.mergeAll(

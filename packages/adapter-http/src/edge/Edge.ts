@@ -71,10 +71,11 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: Options,
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]>,
-  ownBodyLimit: ((method: string, url: string) => boolean) | undefined
+  ownBodyLimit: ((method: string, url: string) => boolean) | undefined,
+  ownRateLimit: ((path: string) => boolean) | undefined
 ) =>
   Effect.gen(function*() {
-    const limits = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits)
+    const limits = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits, ownRateLimit)
     // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
     const csrfRefusal = Csrf.checker(Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }))
     const lastLine = LastLineProblems.make(api, extraRoutes, ownBodyLimit)
@@ -92,7 +93,10 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
      * with the limit headers and the request id by `NodeWriter`, the last
      * step before the platform's writer.
      */
-    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass) => (app: App): App =>
+    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass) => {
+      // A request no route matched is counted even without a credential, whatever its path.
+      const unmatched = template === RequestObservability.unmatched
+      return (app: App): App =>
       forwarded(Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const observed = RequestObservability.observe(template, request)
@@ -128,7 +132,7 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
         }
 
         const resolvedThen = (resolved: RequestCaller.Resolution | undefined) => {
-          const counted = limits.countedAs(endpointClass, resolved, request)
+          const counted = limits.countedAs(endpointClass, resolved, request, unmatched)
           if (counted === undefined) return serve(resolved, undefined)
           const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
           const decision = limits.decideNow(counted.quotas, now)
@@ -146,6 +150,7 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
           observed.id
         )
       }))
+    }
     const unmatched = { read: edgeOf(RequestObservability.unmatched, "read"), write: edgeOf(RequestObservability.unmatched, "write") }
     return { edgeOf, classOf, unmatched }
   })
@@ -158,16 +163,19 @@ class EdgeParts extends Context.Service<EdgeParts, Effect.Success<ReturnType<typ
  * with `api`'s rate-limit classes and its methods for 405 answers.
  * `extraRoutes` names the routes served beside `api` (405 answers list
  * them); `ownBodyLimit` picks the requests whose route caps its body
- * itself (file uploads).
+ * itself (file uploads); `ownRateLimit` the paths whose routes meter their
+ * requests themselves and write their own limit headers (shared links and
+ * embeds), which the edge does not count.
  */
 export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   api: HttpApi.HttpApi<Id, Groups>,
   routes: Layer.Layer<never, E, R>,
   options: Options = {},
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
-  ownBodyLimit?: (method: string, url: string) => boolean
+  ownBodyLimit?: (method: string, url: string) => boolean,
+  ownRateLimit?: (path: string) => boolean
 ) => {
-  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit))
+  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit, ownRateLimit))
 
   /**
    * Each route's app behind its edge. The router applies route middleware

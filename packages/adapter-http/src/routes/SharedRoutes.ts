@@ -10,8 +10,10 @@
  * A protected link's form posts its password back to the link; the right
  * one sets a session cookie bound to the grant and its password (HttpOnly,
  * SameSite=Lax, scoped to the link's path). Wrong passwords count per
- * client address (5 per 5 minutes, then 429 with `Retry-After`), and views
- * too (120 a minute per address: each runs the report's queries).
+ * client address (5 per 5 minutes, then 429 with `Retry-After`), and every
+ * request too (at most 120 in any minute per address: each view runs the
+ * report's queries), whose limit's `X-RateLimit-*` headers every answer
+ * carries.
  *
  * @since 0.1.0
  */
@@ -43,8 +45,9 @@ import {
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import * as RateLimiting from "../edge/RateLimiting.ts"
 import { readingOnce } from "../handlers/Handling.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
@@ -54,6 +57,14 @@ import * as ViewerAssets from "./ViewerAssets.ts"
 
 /** Where public links and embeds are served, under the public base URL. */
 export const paths = { link: "/s", embed: "/embed" } as const
+
+/**
+ * Whether a path is a share's: its routes count every request against the
+ * client address's shared-view limit and write that limit's headers, so the
+ * edge counts none of them (decision 0009).
+ */
+export const isSharePath = (path: string): boolean =>
+  path === paths.embed || path.startsWith(`${paths.embed}/`) || path.startsWith(`${paths.link}/`)
 
 /** A link's URL, as `link_url` gives it. */
 export const linkUrl = (publicBaseUrl: string, slug: string) => `${publicBaseUrl}${paths.link}/${slug}`
@@ -284,7 +295,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       ...(refusal.retryAfter === undefined ? {} : { "retry-after": String(refusal.retryAfter) })
     }
     if (wantsJson(request)) {
-      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail), {
+      // A 429's body repeats its Retry-After, as the API's do (decision 0009).
+      const extra = refusal.retryAfter === undefined ? undefined : { retry_after: refusal.retryAfter }
+      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail, extra), {
         status,
         contentType: "application/problem+json",
         headers
@@ -298,14 +311,43 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     return HttpServerResponse.text(page, { status, contentType: "text/html; charset=utf-8", headers })
   }
 
-  /** Runs a share handler: its errors become refusals, answered as the client wants. */
+  const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
+
+  /**
+   * Counts a request against its client address's shared-view limit (each
+   * view runs the report's queries, and no tenant token pays for it): the
+   * decision, and the limit's headers every answer carries.
+   */
+  const meter = Effect.flatMap(clientIp, (ip) => {
+    const limit = OperationLimits.sharedViews(ip)
+    return Effect.map(
+      run(Effect.flatMap(Limiter.Limiter, (limiter) => Effect.zip(limiter.decide(limit.quotas), Clock.currentTimeMillis))),
+      ([decision, now]) => ({ limit, decision, headers: RateLimiting.headers(limit.quotas, decision, now) })
+    )
+  })
+
+  /**
+   * Runs a share handler once its request is counted (a refused one runs
+   * nothing): its errors become refusals, answered as the client wants,
+   * and every answer, refusals and 429s included, carries the shared-view
+   * limit's headers.
+   */
   const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, { readonly _tag: string }, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      effect.pipe(
-        Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed))),
-        // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
-        (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
-      ))
+      Effect.flatMap(meter, ({ decision, headers, limit }) => {
+        const answered = decision.allowed
+          ? effect.pipe(
+            Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed))),
+            // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
+            (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
+          )
+          : Effect.succeed(refuse(request, {
+            code: limit.code,
+            detail: limit.detail(decision.refusedBy ?? ""),
+            retryAfter: decision.retryAfterSeconds
+          }, embed))
+        return Effect.map(answered, (response) => HttpServerResponse.setHeaders(response, headers))
+      }))
 
   const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
 
@@ -428,17 +470,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboardWithin(viewer, yield* param("dashboard_id"))))
     })
 
-  const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
-  /** Counts a view against its client address (each view runs the report's queries, and no tenant token pays for it). */
-  const metered = Effect.flatMap(clientIp, (ip) => run(Effect.flatMap(Limiter.Limiter, (limiter) => limiter.enforce(OperationLimits.sharedViews(ip)))))
   const linkViewer = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    yield* metered
     return yield* run(SharedViews.viewLink(yield* param("slug"), request.cookies[sessionCookie]))
   })
   const embedToken = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
     new URL(request.url, "http://localhost").searchParams.get("token") ?? "")
-  const embedViewer = Effect.flatMap(embedToken, (token) => Effect.andThen(metered, run(SharedViews.viewEmbed(token))))
+  const embedViewer = Effect.flatMap(embedToken, (token) => run(SharedViews.viewEmbed(token)))
 
   /** The password from a form post or a JSON body; empty when there is none. */
   const passwordOf = Effect.gen(function*() {
@@ -495,7 +533,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const requestExport = (viewer: SharedViews.Viewer, statusPath: (jobId: string) => string) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const job = yield* run(SharedExports.request(viewer, yield* exportRequestOf))
+      const job = yield* run(SharedExports.request(viewer, yield* exportRequestOf, yield* clientIp))
       const location = statusPath(job.job_id)
       return wantsJson(request)
         ? HttpServerResponse.jsonUnsafe(yield* sharedJobJson(job), { status: 202, headers: { ...pageHeaders(false), location } })
