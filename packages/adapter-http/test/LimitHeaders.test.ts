@@ -114,7 +114,7 @@ describe("rate-limit headers on every path", () => {
 
   it.effect("the shared-view limit admits at most 120 requests in any minute; its 429s carry the headers and Retry-After", () =>
     Effect.gen(function*() {
-      const server = yield* start(MemoryStores.layer)
+      const server = yield* start(MemoryStores.layer, { metrics: { token: "scrape" } })
       const { embed, link } = yield* arrange(server)
       // The probe's 130 views in a minute, one every 460 ms: a bucket of 120 refilling 2 a second let 122 through.
       let admitted = 0
@@ -141,5 +141,8 @@ describe("rate-limit headers on every path", () => {
       assert.isAbove(Number(page.headers["retry-after"]), 0)
       // And as a problem.
       assert.strictEqual(problemCode(yield* server.request("GET", link, { headers: json })), "rate-limit/shared-views-exceeded")
+      // Each refusal is counted in the metrics, as the edge's are.
+      const metrics = (yield* server.request("GET", "/metrics", { token: "scrape" })).text
+      assert.include(metrics, `analytics_rate_limit_rejections_total{class="shared",code="rate-limit/shared-views-exceeded"} 12\n`)
     }))
 })

@@ -34,6 +34,7 @@ import {
   type DirectoryStore,
   type GrantStore,
   Limiter,
+  Metrics,
   OperationLimits,
   type PasswordHasher,
   ProblemCode,
@@ -335,17 +336,18 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, { readonly _tag: string }, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.flatMap(meter, ({ decision, headers, limit }) => {
+        /** A refusal answered; one by a rate limit counted in the metrics, as the edge's are (class `shared`). */
+        const refused = (refusal: Refusal) =>
+          refusal.code.startsWith("rate-limit/")
+            ? Effect.as(Metrics.rateLimitRejected("shared", refusal.code), refuse(request, refusal, embed))
+            : Effect.succeed(refuse(request, refusal, embed))
         const answered = decision.allowed
           ? effect.pipe(
-            Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed))),
+            Effect.catch((error) => refused(refusalOf(error as any))),
             // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
             (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
           )
-          : Effect.succeed(refuse(request, {
-            code: limit.code,
-            detail: limit.detail(decision.refusedBy ?? ""),
-            retryAfter: decision.retryAfterSeconds
-          }, embed))
+          : refused({ code: limit.code, detail: limit.detail(decision.refusedBy ?? ""), retryAfter: decision.retryAfterSeconds })
         return Effect.map(answered, (response) => HttpServerResponse.setHeaders(response, headers))
       }))
 
