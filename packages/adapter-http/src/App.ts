@@ -32,7 +32,7 @@ import {
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { type HttpApi, type HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
+import { type HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import type * as Http from "node:http"
 import {
   aiLayer,
@@ -68,6 +68,7 @@ import * as Console from "./routes/Console.ts"
 import * as DatasetUploads from "./routes/DatasetUploads.ts"
 import * as ExportRoutes from "./routes/ExportRoutes.ts"
 import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
+import * as ReferencePage from "./routes/ReferencePage.ts"
 import * as ScimRoutes from "./routes/ScimRoutes.ts"
 import * as SharedRoutes from "./routes/SharedRoutes.ts"
 import * as ViewerAssets from "./routes/ViewerAssets.ts"
@@ -114,7 +115,7 @@ export const withEdge = <Id extends string, Groups extends HttpApiGroup.Constrai
 /** The routes served beside the `HttpApi` contract's. */
 const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", docsPaths.openapi],
-  ["GET", docsPaths.reference],
+  ...ReferencePage.routes,
   ...ScimRoutes.routes,
   ...SharedRoutes.routes,
   ...ViewerAssets.routes,
@@ -141,8 +142,8 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
   Layer.mergeAll(
     ApiRoutes.layer(Api),
     openapiRoute,
-    // No web fonts: the page must work offline, behind firewalls and under a strict CSP.
-    HttpApiScalar.layer(Api, { path: docsPaths.reference, scalar: { withDefaultFonts: false } }),
+    // Its script in files of its own, under a strict CSP (decision 0001).
+    ReferencePage.layer(Api),
     ScimRoutes.layer,
     SharedRoutes.layer,
     ViewerAssets.layer,

@@ -53,6 +53,7 @@ describe("exports", () => {
       const file = yield* server.request("GET", local(result.url))
       assert.strictEqual(file.status, 200)
       assert.strictEqual(file.headers.get("content-disposition"), `attachment; filename="by_region.csv"`)
+      assert.strictEqual(file.headers.get("x-content-type-options"), "nosniff")
       assert.strictEqual(file.text, "region,total_amount\r\nAPAC,1395\r\nEU,1335\r\nUS,1365\r\n")
       // Tampered (another job, another tenant, another signature) or expired: 403.
       const otherJob = local(result.url).replace(queued.body.job_id, crypto.randomUUID())

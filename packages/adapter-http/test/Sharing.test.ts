@@ -194,6 +194,8 @@ describe("sharing grants", () => {
       assert.include(page.text, "Download CSV")
       const download = yield* fresh.server.request("GET", `${freshPath}/download/by_region`, { headers: { cookie: session } })
       assert.strictEqual(download.status, 200)
+      assert.strictEqual(download.headers.get("content-disposition"), `attachment; filename="by_region.csv"`)
+      assert.strictEqual(download.headers.get("x-content-type-options"), "nosniff")
       assert.strictEqual(download.text, "region,total_amount\r\nAPAC,1395\r\nEU,1335\r\nUS,1365\r\n")
       // A session cookie of another link, or none, opens nothing; a new password ends the session.
       assert.strictEqual(problemCode(yield* fresh.server.request("GET", `${freshPath}/download/by_region`, { headers: json })), "share/password-required")

@@ -157,7 +157,15 @@ describe("webhooks API", () => {
     Effect.gen(function*() {
       const { receiver, server } = yield* setupWith({ guarded: true })
       const { token } = yield* server.tenant()
-      for (const url of [receiver.url(), `https://127.0.0.1:${receiver.port}/hook`, "https://[::ffff:169.254.169.254]/latest/meta-data"]) {
+      for (const url of [
+        receiver.url(),
+        `https://127.0.0.1:${receiver.port}/hook`,
+        "https://[::ffff:169.254.169.254]/latest/meta-data",
+        // IPv4-compatible, IPv4-translated and local-use NAT64 forms of 127.0.0.1 (the trust probe's).
+        `https://[::7f00:1]:${receiver.port}/hook`,
+        `https://[::ffff:0:7f00:1]:${receiver.port}/hook`,
+        `https://[64:ff9b:1::7f00:1]:${receiver.port}/hook`
+      ]) {
         const hook = yield* register(server, token, { url, events: ["alert.fire"] })
         const sent = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/test`, { token, body: { type: "alert.fire" } })
         assert.strictEqual(sent.status, 202, sent.text)

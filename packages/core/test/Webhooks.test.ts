@@ -231,15 +231,82 @@ describe("EgressGuard", () => {
       ["::ffff:7f00:1", "loopback"],
       ["::ffff:169.254.169.254", "link-local"],
       ["64:ff9b::10.0.0.1", "private"],
-      ["2002:c0a8:0101::1", "private"],
+      ["2002:c0a8:0101::1", "ipv4-embedding"],
+      ["2002:808:808::1", "ipv4-embedding"],
       ["localhost", "not-an-address"],
       ["2130706433", "not-an-address"]
     ]
     for (const [address, refusal] of cases) assert.strictEqual(EgressGuard.refusalOf(address), refusal, address)
   })
 
+  it("refuses every IPv6 form that embeds or translates IPv4, whatever the IPv4 address inside", () => {
+    for (const address of [
+      // IPv4-compatible (::/96), as the prober wrote it and in dotted form.
+      "::7f00:1",
+      "[::7f00:1]",
+      "::127.0.0.1",
+      "::808:808",
+      // IPv4-translated (::ffff:0:0:0/96).
+      "::ffff:0:7f00:1",
+      "::ffff:0:8.8.8.8",
+      // Local-use NAT64 (64:ff9b:1::/48): the deployment's own translator reaches private IPv4.
+      "64:ff9b:1::7f00:1",
+      "64:ff9b:1::808:808",
+      // 6to4 (2002::/16).
+      "2002:7f00:1::1"
+    ]) assert.strictEqual(EgressGuard.refusalOf(address), "ipv4-embedding", address)
+    // Mapped and well-known NAT64 forms are checked as their IPv4 address.
+    for (const [address, refusal] of [
+      ["::ffff:0.0.0.1", "unspecified"],
+      ["::ffff:100.64.0.1", "carrier-grade-nat"],
+      ["::ffff:198.18.0.1", "reserved"],
+      ["64:ff9b::7f00:1", "loopback"],
+      ["64:ff9b::192.168.0.1", "private"],
+      ["64:ff9b::240.0.0.1", "reserved"]
+    ] as const) assert.strictEqual(EgressGuard.refusalOf(address), refusal, address)
+  })
+
+  it("refuses every range of the IANA special-purpose registries, and IPv6 outside global unicast", () => {
+    const cases: ReadonlyArray<readonly [string, EgressGuard.Refusal]> = [
+      // IPv4 registry.
+      ["0.1.2.3", "unspecified"],
+      ["100.64.0.0", "carrier-grade-nat"],
+      ["192.0.0.8", "reserved"],
+      ["192.0.0.170", "reserved"],
+      ["192.88.99.1", "reserved"],
+      ["198.19.255.255", "reserved"],
+      ["198.51.100.7", "reserved"],
+      ["203.0.113.9", "reserved"],
+      ["240.0.0.1", "reserved"],
+      ["239.255.255.250", "multicast"],
+      // IPv6 registry.
+      ["::", "unspecified"],
+      ["0:0:0:0:0:0:0:1", "loopback"],
+      ["100::1", "reserved"],
+      ["100:0:0:1::1", "reserved"],
+      ["2001::1", "reserved"],
+      ["2001:1::1", "reserved"],
+      ["2001:20::1", "reserved"],
+      ["2001:1ff:ffff::1", "reserved"],
+      ["2001:db8:1::1", "reserved"],
+      ["3fff::1", "reserved"],
+      ["5f00::1", "reserved"],
+      ["fc00::1", "private"],
+      ["fdff:ffff::1", "private"],
+      ["fec0::1", "private"],
+      ["febf::1", "link-local"],
+      ["ff0e::1", "multicast"],
+      // Outside 2000::/3: reserved by the IETF, never a receiver.
+      ["1::1", "reserved"],
+      ["4000::1", "reserved"],
+      ["e000::1", "reserved"],
+      ["::1:0:0:1", "reserved"]
+    ]
+    for (const [address, refusal] of cases) assert.strictEqual(EgressGuard.refusalOf(address), refusal, address)
+  })
+
   it("lets public unicast addresses through", () => {
-    for (const address of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"]) {
+    for (const address of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2001:200::1", "2a00:1450:4001::200e"]) {
       assert.strictEqual(EgressGuard.refusalOf(address), undefined, address)
     }
   })

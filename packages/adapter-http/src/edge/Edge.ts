@@ -72,14 +72,14 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   options: Options,
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]>,
   ownBodyLimit: ((method: string, url: string) => boolean) | undefined,
-  ownAuthority: ((url: string) => boolean) | undefined
+  sharePages: ((url: string) => boolean) | undefined
 ) =>
   Effect.gen(function*() {
-    const limits = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits)
+    const limits = yield* RateLimiting.make(options.rateLimits, options.edgeRateLimits, sharePages)
     // An app without the service's description (tests, an embedding app's own API) serves no sessions: no origin to check.
     const csrfRefusal = Csrf.checker(
       Option.match(yield* Effect.serviceOption(ServiceInfo), { onNone: () => undefined, onSome: (info) => info.publicBaseUrl }),
-      ownAuthority
+      sharePages
     )
     const lastLine = LastLineProblems.make(api, extraRoutes, ownBodyLimit)
     const classOf = RateLimiting.classifier(api)
@@ -96,7 +96,10 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
      * with the limit headers and the request id by `NodeWriter`, the last
      * step before the platform's writer.
      */
-    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass) => (app: App): App =>
+    const edgeOf = (template: string, endpointClass: RateLimit.EndpointClass) => {
+      // A request no route matched is counted even without a credential, whatever its path.
+      const unmatched = template === RequestObservability.unmatched
+      return (app: App): App =>
       forwarded(Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const observed = RequestObservability.observe(template, request)
@@ -132,7 +135,7 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
         }
 
         const resolvedThen = (resolved: RequestCaller.Resolution | undefined) => {
-          const counted = limits.countedAs(endpointClass, resolved, request)
+          const counted = limits.countedAs(endpointClass, resolved, request, unmatched)
           if (counted === undefined) return serve(resolved, undefined)
           const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
           const decision = limits.decideNow(counted.quotas, now)
@@ -150,6 +153,7 @@ const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
           observed.id
         )
       }))
+    }
     const unmatched = { read: edgeOf(RequestObservability.unmatched, "read"), write: edgeOf(RequestObservability.unmatched, "write") }
     return { edgeOf, classOf, unmatched }
   })
@@ -162,9 +166,11 @@ class EdgeParts extends Context.Service<EdgeParts, Effect.Success<ReturnType<typ
  * with `api`'s rate-limit classes and its methods for 405 answers.
  * `extraRoutes` names the routes served beside `api` (405 answers list
  * them); `ownBodyLimit` picks the requests whose route caps its body
- * itself (file uploads); `ownAuthority` those whose route never acts with
- * a console session's authority (the share pages), whose changes the CSRF
- * check does not refuse for a session beside them (`Csrf.checker`).
+ * itself (file uploads); `sharePages` the share pages (links' and
+ * embeds'), which never act with a console session's authority (the CSRF
+ * check does not refuse them for a session beside them, `Csrf.checker`) and
+ * meter their requests themselves, writing their own limit headers, so the
+ * edge does not count them.
  */
 export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   api: HttpApi.HttpApi<Id, Groups>,
@@ -172,9 +178,9 @@ export const serve = <Id extends string, Groups extends HttpApiGroup.Constraint,
   options: Options = {},
   extraRoutes: ReadonlyArray<readonly [method: string, path: string]> = [],
   ownBodyLimit?: (method: string, url: string) => boolean,
-  ownAuthority?: (url: string) => boolean
+  sharePages?: (url: string) => boolean
 ) => {
-  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit, ownAuthority))
+  const parts = Layer.effect(EdgeParts, make(api, options, extraRoutes, ownBodyLimit, sharePages))
 
   /**
    * Each route's app behind its edge. The router applies route middleware

@@ -45,7 +45,6 @@ export const classifier = <Id extends string, Groups extends HttpApiGroup.Constr
 }
 
 const secondsUntil = (epochMillis: number, now: number): number => Math.max(0, Math.ceil((epochMillis - now) / 1000))
-const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 const periodSeconds = (rule: RateLimit.Rule) =>
   Math.round((rule._tag === "Bucket" ? rule.fillMillis : rule.windowMillis) / 1000)
 
@@ -59,7 +58,8 @@ interface QuotaHeaders {
   readonly policy: string
 }
 const quotaHeaders = (quota: RateLimit.Quota, limit: number): QuotaHeaders => {
-  const name = capitalized(quota.name)
+  // Lower case, as every other header: Node writes a name as given to `writeHead`, and the platform's writer lower-cases.
+  const name = quota.name.toLowerCase()
   return {
     limit,
     limitText: String(limit),
@@ -86,7 +86,7 @@ const preparedFor = (quotas: ReadonlyArray<RateLimit.Quota>, decision: RateLimit
 }
 
 /**
- * The headers of decision 0009 (`X-RateLimit-Limit-Burst`... for the quotas
+ * The headers of decision 0009 (`x-ratelimit-limit-burst`..., lower case on every path, for the quotas
  * named `burst` and `sustained`), and the IETF draft's `RateLimit-Policy`
  * and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) naming each quota.
  * Names, limits and policies are prepared once per set of quotas: only the
@@ -183,9 +183,14 @@ export const edgeLimits = {
   operator: RateLimit.limitsOf("scale")
 } as const
 
-/** Whether a path is the API's (`/v1` and below) or the console's sign-in (`/api/session…`): only those are counted without a credential. */
+/**
+ * Whether a path is the API's (`/v1` and below), the console's sign-in
+ * (`/api/session…`) or SCIM's (`/scim/…`): those, and requests no route
+ * matches, are counted without a credential.
+ */
 const isApiPath = (path: string) =>
-  path === "/v1" || path.startsWith("/v1/") || path === "/api/session" || path.startsWith("/api/session/")
+  path === "/v1" || path.startsWith("/v1/") || path === "/api/session" || path.startsWith("/api/session/") ||
+  path.startsWith("/scim/")
 
 /** The `burst` and `sustained` quotas of one key (the tenants' are `RateLimit.tenantQuotas`). */
 const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateLimit.Quota> => [
@@ -202,18 +207,21 @@ export interface Counted {
 /**
  * Builds the rate limits of the edge. A tenant member's requests are
  * counted against the tenant's limits in their endpoint's class; the
- * operator's against its own, by class; `/v1` requests without a valid
- * credential (none, an unknown token, a deleted tenant's) against their
- * client address's (the peer, or the first untrusted `X-Forwarded-For`
- * hop), whatever the class, before authentication answers them. Other
- * anonymous requests (`/healthz`, shared links, which count their own
- * views) are not counted here.
+ * operator's against its own, by class; `/v1`, SCIM and unmatched requests
+ * without a valid credential (none, an unknown token, a deleted tenant's)
+ * against their client address's (the peer, or the first untrusted
+ * `X-Forwarded-For` hop), whatever the class, before authentication
+ * answers them. Requests whose route meters itself (`ownRateLimit`: shared
+ * links and embeds, by their views per address, with their own headers)
+ * are not counted here, whoever sends them, nor other anonymous ones
+ * (`/healthz`, the console's page and assets).
  */
 export const make = (
   // By default, the tenant's plan's, or its negotiated ones on Custom (decision 0009).
   limitsOf: (tenant: Tenant.Tenant) => RateLimit.Limits = (tenant) =>
     RateLimit.limitsOf(Plan.limitsFor(tenant.plan, tenant.limits)),
-  limits: EdgeLimits = {}
+  limits: EdgeLimits = {},
+  ownRateLimit: (path: string) => boolean = () => false
 ) =>
   Effect.gen(function*() {
     const limiter = yield* Limiter.Limiter
@@ -227,16 +235,19 @@ export const make = (
     return {
       /** The resolver of each request's caller (`undefined`: no valid credential). */
       callerOf: yield* RequestCaller.make,
-      /** How a request of `endpointClass` by `resolved` is counted; `undefined` when it is not. */
+      /** How a request of `endpointClass` by `resolved` (to a route, or `unmatched`) is counted; `undefined` when it is not. */
       countedAs: (
         endpointClass: RateLimit.EndpointClass,
         resolved: RequestCaller.Resolution | undefined,
-        request: HttpServerRequest.HttpServerRequest
+        request: HttpServerRequest.HttpServerRequest,
+        unmatched = false
       ): Counted | undefined => {
+        if (!unmatched && ownRateLimit(pathOf(request.url))) return undefined
         const tenant = resolved?.caller.tenant
         if (tenant !== undefined) return { quotas: quotasOf(tenant.tenant_id, endpointClass, limitsOf(tenant)), what: "of this class" }
         if (resolved?.caller.principal._tag === "Operator") return { quotas: operatorQuotas.get(endpointClass)!, what: "of this class" }
-        if (!isApiPath(pathOf(request.url))) return undefined
+        // Probing paths no route serves is not free either (an unauthenticated 404 carries the headers).
+        if (!unmatched && !isApiPath(pathOf(request.url))) return undefined
         // No credential, an unknown one, or a tenant since deleted: the client address's quota.
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
         return { quotas: quotasUnder(`client:${address}`, anonymousLimits), what: "without a valid credential from this address" }

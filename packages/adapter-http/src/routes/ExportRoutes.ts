@@ -80,7 +80,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       contentType: job.result.contentType,
       contentLength: file.bytes,
       headers: {
+        // Saved, never shown: a browser neither renders it on this origin nor guesses another type (an HTML or SVG export, a CSV cell).
         "content-disposition": `attachment; filename="${job.result.filename}"`,
+        "x-content-type-options": "nosniff",
         "cache-control": "private, no-store",
         "referrer-policy": "no-referrer"
       }

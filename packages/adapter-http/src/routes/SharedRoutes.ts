@@ -10,8 +10,10 @@
  * A protected link's form posts its password back to the link; the right
  * one sets a session cookie bound to the grant and its password (HttpOnly,
  * SameSite=Lax, scoped to the link's path). Wrong passwords count per
- * client address (5 per 5 minutes, then 429 with `Retry-After`), and views
- * too (120 a minute per address: each runs the report's queries).
+ * client address (5 per 5 minutes, then 429 with `Retry-After`), and every
+ * request too (at most 120 in any minute per address: each view runs the
+ * report's queries), whose limit's `X-RateLimit-*` headers every answer
+ * carries.
  *
  * @since 0.1.0
  */
@@ -34,6 +36,7 @@ import {
   type EventPublisher,
   type GrantStore,
   Limiter,
+  Metrics,
   OperationLimits,
   type PasswordHasher,
   ProblemCode,
@@ -46,9 +49,10 @@ import {
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { pathOf } from "../edge/Url.ts"
+import * as RateLimiting from "../edge/RateLimiting.ts"
 import { readingOnce } from "../handlers/Handling.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import * as ExportRoutes from "./ExportRoutes.ts"
@@ -62,7 +66,9 @@ export const paths = { link: "/s", embed: "/embed" } as const
 /**
  * Whether a request is for a share page (a link's or an embed's): they act
  * with the link's or the token's authority, never the console session's,
- * so the edge checks their forms for their origin only (decision 0022).
+ * so the edge checks their forms for their origin only (decision 0022);
+ * and they count every request against the client address's shared-view
+ * limit and write its headers, so the edge counts none of them (decision 0009).
  */
 export const isShared = (url: string): boolean => {
   const path = pathOf(url)
@@ -302,7 +308,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       ...(refusal.retryAfter === undefined ? {} : { "retry-after": String(refusal.retryAfter) })
     }
     if (wantsJson(request)) {
-      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail), {
+      // A 429's body repeats its Retry-After, as the API's do (decision 0009).
+      const extra = refusal.retryAfter === undefined ? undefined : { retry_after: refusal.retryAfter }
+      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail, extra), {
         status,
         contentType: "application/problem+json",
         headers
@@ -316,14 +324,44 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     return HttpServerResponse.text(page, { status, contentType: "text/html; charset=utf-8", headers })
   }
 
-  /** Runs a share handler: its errors become refusals, answered as the client wants. */
+  const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
+
+  /**
+   * Counts a request against its client address's shared-view limit (each
+   * view runs the report's queries, and no tenant token pays for it): the
+   * decision, and the limit's headers every answer carries.
+   */
+  const meter = Effect.flatMap(clientIp, (ip) => {
+    const limit = OperationLimits.sharedViews(ip)
+    return Effect.map(
+      run(Effect.flatMap(Limiter.Limiter, (limiter) => Effect.zip(limiter.decide(limit.quotas), Clock.currentTimeMillis))),
+      ([decision, now]) => ({ limit, decision, headers: RateLimiting.headers(limit.quotas, decision, now) })
+    )
+  })
+
+  /**
+   * Runs a share handler once its request is counted (a refused one runs
+   * nothing): its errors become refusals, answered as the client wants,
+   * and every answer, refusals and 429s included, carries the shared-view
+   * limit's headers.
+   */
   const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, { readonly _tag: string }, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      effect.pipe(
-        Effect.catch((error) => Effect.succeed(refuse(request, refusalOf(error as any), embed))),
-        // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
-        (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
-      ))
+      Effect.flatMap(meter, ({ decision, headers, limit }) => {
+        /** A refusal answered; one by a rate limit counted in the metrics, as the edge's are (class `shared`). */
+        const refused = (refusal: Refusal) =>
+          refusal.code.startsWith("rate-limit/")
+            ? Effect.as(Metrics.rateLimitRejected("shared", refusal.code), refuse(request, refusal, embed))
+            : Effect.succeed(refuse(request, refusal, embed))
+        const answered = decision.allowed
+          ? effect.pipe(
+            Effect.catch((error) => refused(refusalOf(error as any))),
+            // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
+            (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
+          )
+          : refused({ code: limit.code, detail: limit.detail(decision.refusedBy ?? ""), retryAfter: decision.retryAfterSeconds })
+        return Effect.map(answered, (response) => HttpServerResponse.setHeaders(response, headers))
+      }))
 
   const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
 
@@ -446,17 +484,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboardWithin(viewer, yield* param("dashboard_id"))))
     })
 
-  const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
-  /** Counts a view against its client address (each view runs the report's queries, and no tenant token pays for it). */
-  const metered = Effect.flatMap(clientIp, (ip) => run(Effect.flatMap(Limiter.Limiter, (limiter) => limiter.enforce(OperationLimits.sharedViews(ip)))))
   const linkViewer = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    yield* metered
     return yield* run(SharedViews.viewLink(yield* param("slug"), request.cookies[sessionCookie]))
   })
   const embedToken = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
     new URL(request.url, "http://localhost").searchParams.get("token") ?? "")
-  const embedViewer = Effect.flatMap(embedToken, (token) => Effect.andThen(metered, run(SharedViews.viewEmbed(token))))
+  const embedViewer = Effect.flatMap(embedToken, (token) => run(SharedViews.viewEmbed(token)))
 
   /** The password from a form post or a JSON body; empty when there is none. */
   const passwordOf = Effect.gen(function*() {
@@ -513,7 +547,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const requestExport = (viewer: SharedViews.Viewer, statusPath: (jobId: string) => string) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const job = yield* run(SharedExports.request(viewer, yield* exportRequestOf))
+      const job = yield* run(SharedExports.request(viewer, yield* exportRequestOf, yield* clientIp))
       const location = statusPath(job.job_id)
       return wantsJson(request)
         ? HttpServerResponse.jsonUnsafe(yield* sharedJobJson(job), { status: 202, headers: { ...pageHeaders(false), location } })

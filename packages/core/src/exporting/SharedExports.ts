@@ -38,13 +38,16 @@ export type SharedExportRequest = typeof SharedExportRequest.Type
 const requesterOf = (viewer: Viewer) => ({ type: "grant", id: viewer.grant.grant_id }) as const
 
 /**
- * Queues an export of the shared report for the viewer. Counted against
- * the workspace's export limit (300 an hour, bursts of 10), as the
- * report's exports asked with a token are.
+ * Queues an export of the shared report for the viewer, from `clientIp`.
+ * Counted against the share's own export budget (per grant, and per client
+ * address for a public link: `OperationLimits.sharedExports`), never the
+ * workspace's API or UI export limits, which anonymous visitors must not
+ * be able to spend (decision 0009).
  */
 export const request = (
   viewer: Viewer,
-  input: SharedExportRequest
+  input: SharedExportRequest,
+  clientIp: string
 ): Effect.Effect<
   ExportJob,
   Forbidden | NotFound | Exports.ExportInvalid | RateLimitedWith<"rate-limit/exports-exceeded"> | StoreError,
@@ -58,7 +61,10 @@ export const request = (
     const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
     const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
     yield* Exports.check(report, exportRequest)
-    yield* (yield* Limiter).enforce(OperationLimits.apiExports(report.workspace_id))
+    yield* (yield* Limiter).enforce(OperationLimits.sharedExports({
+      grantId: viewer.grant.grant_id,
+      clientIp: viewer.grant.principal_type === "link" ? clientIp : undefined
+    }))
     // The visitor has no name: the entry names the grant they came through.
     return yield* AuditLog.recorded(viewer.grant.tenant_id, Exports.enqueue(report, {
       request: exportRequest,

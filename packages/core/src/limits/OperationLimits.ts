@@ -63,6 +63,37 @@ export const apiExports = (workspaceId: string): OperationLimit<"rate-limit/expo
 })
 
 /**
+ * Exports asked through a share (`POST /s/{token}/export`, `POST
+ * /embed/export`), a budget of their own so anonymous visitors never spend
+ * the tenant's API or UI export buckets (decision 0009): per grant 300 an
+ * hour in bursts of 10 (the API's numbers, on the grant's own keys), and
+ * for a public link also per client address 30 an hour in bursts of 5, so
+ * one address cannot take a link's whole budget. An embed's viewers are
+ * the embedding app's, each with a token it minted: its grant alone counts.
+ */
+export const sharedExports = (
+  share: { readonly grantId: string; readonly clientIp?: string | undefined }
+): OperationLimit<"rate-limit/exports-exceeded"> => ({
+  quotas: [
+    { name: "grant-burst", key: `export:grant:${share.grantId}:burst`, rule: RateLimit.bucket(10) },
+    { name: "grant-sustained", key: `export:grant:${share.grantId}:sustained`, rule: RateLimit.window(300) },
+    ...(share.clientIp === undefined ? [] : [
+      { name: "address-burst", key: `export:grant:${share.grantId}:ip:${share.clientIp}:burst`, rule: RateLimit.bucket(5) },
+      { name: "address-sustained", key: `export:grant:${share.grantId}:ip:${share.clientIp}:sustained`, rule: RateLimit.window(30) }
+    ])
+  ],
+  code: "rate-limit/exports-exceeded",
+  detail: (refusedBy) =>
+    refusedBy === "grant-burst"
+      ? "This share has started 10 exports in a burst; they refill at 10 a minute"
+      : refusedBy === "grant-sustained"
+      ? "This share has started 300 exports in the last hour"
+      : refusedBy === "address-burst"
+      ? "You have started 5 exports of this link in a burst; they refill at 5 a minute"
+      : "You have started 30 exports of this link in the last hour"
+})
+
+/**
  * Public-link password attempts: at most 5 failed in any 5 minutes per
  * client IP (a right password is not counted). An exact sliding log, not the
  * weighted counter, which lets up to 8 through in 5 minutes (decision 0009);
@@ -95,14 +126,24 @@ export const signInLinks = (
 })
 
 /**
- * Views of public links and embeds: 120 per minute per client address
- * (bursts of 120, refilled at 2 a second). Each view runs the report's
- * queries and no tenant token pays for it, so an address is metered.
+ * Requests to public links and embeds, per client address: at most 120 in
+ * any minute, exactly (a sliding log: the bucket this replaced, refilling 2
+ * a second, let 122 through in a minute), and 3 600 an hour. Each view runs
+ * the report's queries and no tenant token pays for it, so an address is
+ * metered. Named `burst` and `sustained`, so a share's answers carry the
+ * same `X-RateLimit-*` headers as the API's (decision 0009); keys of their
+ * own, so a host still running the bucket never reads a log.
  */
 export const sharedViews = (clientIp: string): OperationLimit<"rate-limit/shared-views-exceeded"> => ({
-  quotas: [{ name: "ip", key: `shared:ip:${clientIp}`, rule: RateLimit.bucket(120) }],
+  quotas: [
+    { name: "burst", key: `shared-views:ip:${clientIp}:burst`, rule: RateLimit.log(120, 60_000) },
+    { name: "sustained", key: `shared-views:ip:${clientIp}:sustained`, rule: RateLimit.window(3_600) }
+  ],
   code: "rate-limit/shared-views-exceeded",
-  detail: () => "Too many views of shared content from this address in the last minute"
+  detail: (refusedBy) =>
+    refusedBy === "sustained"
+      ? "Too many requests to shared content from this address in the last hour"
+      : "Too many requests to shared content from this address in the last minute"
 })
 
 /**

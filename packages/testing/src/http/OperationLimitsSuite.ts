@@ -33,6 +33,16 @@ const Ops = HttpApiGroup.make("ops")
     payload: Schema.Struct({ password: Schema.String, scope: Schema.String }),
     error: [Problems.PasswordAttemptsExceeded, Problems.Forbidden]
   }).annotate(RateLimitClass, "read"))
+  .add(HttpApiEndpoint.post("view", "/view", {
+    // `scope` keeps runs apart on a shared store, as for passwords.
+    payload: Schema.Struct({ scope: Schema.String }),
+    error: Problems.SharedViewsExceeded
+  }).annotate(RateLimitClass, "read"))
+  .add(HttpApiEndpoint.post("shareExport", "/share-export", {
+    // A link's export counts its client address too (`scope/ip`); an embed's, its grant alone.
+    payload: Schema.Struct({ grant: Schema.String, scope: Schema.String, link: Schema.Boolean }),
+    error: Problems.ExportsExceeded
+  }).annotate(RateLimitClass, "export"))
   .add(HttpApiEndpoint.post("query", "/query", {
     payload: Schema.Struct({
       workspace: Schema.String,
@@ -74,6 +84,19 @@ const handlers = HttpApiBuilder.group(TestApi, "ops", (handlers) =>
           )
           if (!right) return yield* new Problems.Forbidden({ detail: "Wrong password" })
           return HttpServerResponse.text(ip)
+        }))
+      .handle("view", ({ payload }) =>
+        Effect.gen(function*() {
+          const ip = Option.getOrElse((yield* HttpServerRequest.HttpServerRequest).remoteAddress, () => "unknown")
+          yield* Effect.mapError(limiter.enforce(OperationLimits.sharedViews(`${payload.scope}/${ip}`)), DomainProblems.toProblem)
+          return HttpServerResponse.text(ip)
+        }))
+      .handle("shareExport", ({ payload }) =>
+        Effect.gen(function*() {
+          const ip = Option.getOrElse((yield* HttpServerRequest.HttpServerRequest).remoteAddress, () => "unknown")
+          const limit = OperationLimits.sharedExports({ grantId: payload.grant, clientIp: payload.link ? `${payload.scope}/${ip}` : undefined })
+          yield* Effect.mapError(limiter.enforce(limit), DomainProblems.toProblem)
+          return HttpServerResponse.empty({ status: 202 })
         }))
       .handle("query", ({ payload }) => {
         const work: Effect.Effect<void, Problems.Forbidden | Problems.ServiceUnavailable> = {
@@ -225,6 +248,57 @@ export const operationLimitsSuite = <E>(name: string, store: Layer.Layer<RateLim
       for (let i = 0; i < 3; i++) assert.strictEqual((yield* unlock("sesame")).status, 200)
       assert.strictEqual(problemCode(yield* unlock("guess")), "auth/forbidden")
       assertRefused(yield* unlock("guess"), "rate-limit/password-attempts-exceeded", 99)
+    }))
+
+  it.effect("shared views: at most 120 in any minute per client address, exactly, not a refilling bucket's 122 of 130", () =>
+    Effect.gen(function*() {
+      const base = yield* serve()
+      const scope = crypto.randomUUID()
+      const view = post(base, "/view", { scope })
+      // One view every 460 ms for 130 views: a bucket of 120 refilling 2 a second admits all 130.
+      const statuses: Array<number> = []
+      for (let i = 0; i < 130; i++) {
+        const answer = yield* view
+        statuses.push(answer.status)
+        if (i === 120) assertRefused(answer, "rate-limit/shared-views-exceeded", 5)
+        yield* TestClock.adjust("460 millis")
+      }
+      assert.strictEqual(statuses.filter((s) => s === 200).length, 120)
+      // At 59.8 s the first view (0 s) leaves the minute at 60 s: one more passes then, not before.
+      yield* TestClock.adjust("199 millis")
+      assert.strictEqual((yield* view).status, 429)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* view).status, 200)
+      assert.strictEqual((yield* view).status, 429, "the second view (0.46 s) has not left yet")
+    }))
+
+  it.effect("exports through shares: 10 a burst and 300 an hour per grant; a link's also 5 a burst and 30 an hour per address", () =>
+    Effect.gen(function*() {
+      const base = yield* serve({ trustedProxies: ["127.0.0.1/32"] })
+      const run = crypto.randomUUID()
+      const exportVia = (grant: string, link: boolean, address = "203.0.113.1") =>
+        post(base, "/share-export", { grant: `${run}:${grant}`, scope: run, link }, { headers: { "x-forwarded-for": address } })
+      // A link from one address: 5, then refused (5 a minute refill one every 12 s).
+      assert.deepStrictEqual((yield* times(5, exportVia("link", true))).map((a) => a.status), Array(5).fill(202))
+      assertRefused(yield* exportVia("link", true), "rate-limit/exports-exceeded", 12)
+      // Another address takes the grant's other 5; a third is refused by the grant (10 a minute refill one every 6 s).
+      assert.deepStrictEqual((yield* times(5, exportVia("link", true, "203.0.113.2"))).map((a) => a.status), Array(5).fill(202))
+      assertRefused(yield* exportVia("link", true, "203.0.113.3"), "rate-limit/exports-exceeded", 6)
+      // An embed's grant alone: 10 from one address.
+      assert.deepStrictEqual((yield* times(10, exportVia("embed", false))).map((a) => a.status), Array(10).fill(202))
+      assertRefused(yield* exportVia("embed", false), "rate-limit/exports-exceeded", 6)
+      // An address's hour on a link: 30, five a minute.
+      for (let minute = 1; minute < 6; minute++) {
+        yield* TestClock.adjust("1 minute")
+        assert.deepStrictEqual((yield* times(5, exportVia("hourly", true, "198.51.100.1"))).map((a) => a.status), Array(5).fill(202))
+      }
+      yield* TestClock.adjust("1 minute")
+      assert.deepStrictEqual((yield* times(5, exportVia("hourly", true, "198.51.100.1"))).map((a) => a.status), Array(5).fill(202))
+      yield* TestClock.adjust("1 minute")
+      const hour = yield* exportVia("hourly", true, "198.51.100.1")
+      assert.strictEqual(problemCode(hour), "rate-limit/exports-exceeded")
+      assert.match(hour.body.detail, /30 exports of this link in the last hour/)
+      assert.strictEqual((yield* exportVia("hourly", true, "198.51.100.2")).status, 202, "another address has its own hour")
     }))
 
   it.effect("behind a trusted proxy the client address is X-Forwarded-For's, so clients are counted apart", () =>
