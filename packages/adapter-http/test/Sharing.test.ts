@@ -65,16 +65,19 @@ describe("sharing grants", () => {
         server.request(method, `/scim/v2${path}`, { token: idp, body, headers: { "content-type": "application/scim+json" } })
       const synced = (yield* scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Editors", members: [] })).body
       yield* ok("POST", grantsPath, { ...onReport, principal_type: "team", principal_id: synced.id, actions: ["view", "edit"] })
-      assert.strictEqual(problemCode(yield* rename(bob.token, "Bob's")), "auth/forbidden")
+      // Its members are users it provisioned (decision 0012): Erin, with a personal token from the admin.
+      const erinId = (yield* scim("POST", "/Users", { userName: "erin@example.com" })).body.id as string
+      const erin = { id: erinId, token: (yield* ok("POST", `/v1/users/${erinId}/tokens`, {})).token as string }
+      assert.strictEqual(problemCode(yield* rename(erin.token, "Erin's")), "auth/forbidden")
       const membership = (op: "add" | "remove") =>
         scim("PATCH", `/Groups/${synced.id}`, {
           schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-          Operations: [op === "add" ? { op, path: "members", value: [{ value: bob.id }] } : { op, path: `members[value eq "${bob.id}"]` }]
+          Operations: [op === "add" ? { op, path: "members", value: [{ value: erin.id }] } : { op, path: `members[value eq "${erin.id}"]` }]
         })
       assert.strictEqual((yield* membership("add")).status, 200)
-      assert.strictEqual((yield* rename(bob.token, "Bob's")).status, 200)
+      assert.strictEqual((yield* rename(erin.token, "Erin's")).status, 200)
       assert.strictEqual((yield* membership("remove")).status, 200)
-      assert.strictEqual(problemCode(yield* rename(bob.token, "Bob's again")), "auth/forbidden")
+      assert.strictEqual(problemCode(yield* rename(erin.token, "Erin's again")), "auth/forbidden")
 
       // Rule 3: a user gets access at once; an address that is no user gets an invitation, and the grant once accepted.
       const invited = yield* ok("POST", grantsPath, { ...onReport, principal_type: "user", email: "Carol@Example.com", actions: ["view", "edit"] })
