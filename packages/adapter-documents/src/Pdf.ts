@@ -7,13 +7,17 @@
  * figures in their measures' formats. A visual that cannot be shown, or
  * whose rows show nothing, gets its sentence in its place. Text is
  * DejaVu Sans, embedded. The watermark is drawn into every page's content,
- * tiled, so it cannot be removed by hiding a layer.
+ * tiled, as the outlines of its glyphs (vector paths, no text object): it
+ * cannot be removed by hiding a layer or deleting a text object, and text
+ * extraction (`pdftotext`, copy and paste) gives the report without it
+ * (decision 0014, "What a watermark promises").
  *
  * @since 0.1.0
  */
 import type { Branding, ReportViews } from "@analytics/core"
 import { DocumentRenderers } from "@analytics/core"
 import { Effect, Stream } from "effect"
+import { Resvg } from "@resvg/resvg-js"
 import PDFDocument from "pdfkit"
 import SVGtoPDF from "svg-to-pdfkit"
 import * as Fonts from "./Fonts.ts"
@@ -104,18 +108,40 @@ const drawVisual = async (doc: PDFKit.PDFDocument, v: ReportViews.VisualView, br
   }
 }
 
+/** The watermark's size, in points. */
+const watermarkSize = 14
+
+/**
+ * The outlines of `text` set in the regular face at `watermarkSize`, as SVG
+ * path data, its baseline at `watermarkSize` below the top: resvg (usvg)
+ * shapes the text with the font and turns each glyph into its path. `""`
+ * when no face is installed to take outlines from.
+ */
+const outlinesOf = (text: string): string => {
+  if (Fonts.files === undefined) return ""
+  const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="${watermarkSize * 2}">` +
+    `<text x="0" y="${watermarkSize}" font-family="${Fonts.family}" font-size="${watermarkSize}">${escaped}</text></svg>`
+  const simplified = new Resvg(svg, { font: { loadSystemFonts: false, fontFiles: [Fonts.files.regular], defaultFontFamily: Fonts.family } }).toString()
+  return [...simplified.matchAll(/<path\b[^>]*\sd="([^"]*)"/g)].map((match) => match[1]).join(" ")
+}
+
 /**
  * Tiles `text` across the current page in staggered rows, light and under
- * nothing: part of the page's own content. Tiles stay inside the margins
- * (a tile past the bottom would make pdfkit start a new page).
+ * nothing: part of the page's own content, drawn as its glyphs' outlines
+ * (`outlines`, filled paths), never as text. Without a face to outline
+ * (no DejaVu installed) it falls back to text, so the watermark is never
+ * missing. Tiles stay inside the margins (a tile past the bottom would make
+ * pdfkit start a new page).
  */
-const drawWatermark = (doc: PDFKit.PDFDocument, text: string) => {
-  doc.save().font(faces.regular).fontSize(14).fillColor(colours.text).fillOpacity(0.12)
+const drawWatermark = (doc: PDFKit.PDFDocument, text: string, outlines: string) => {
+  doc.save().font(faces.regular).fontSize(watermarkSize).fillColor(colours.text).fillOpacity(0.12)
   const tile = doc.widthOfString(text) + 80
   const bottom = page.height - page.margin - 20
   for (let row = 0, y = page.margin; y < bottom; row++, y += 70) {
     for (let x = page.margin + (row % 2) * (tile / 2); x + tile - 80 <= page.width - page.margin; x += tile) {
-      doc.text(text, x, y, { lineBreak: false })
+      if (outlines === "") doc.text(text, x, y, { lineBreak: false })
+      else doc.save().translate(x, y).path(outlines).fill().restore()
     }
   }
   doc.restore()
@@ -123,8 +149,9 @@ const drawWatermark = (doc: PDFKit.PDFDocument, text: string) => {
 
 const write = async (view: ReportViews.ReportView, options: DocumentRenderers.DocumentOptions, doc: PDFKit.PDFDocument) => {
   registerFonts(doc)
+  const watermark = options.watermark === null ? null : { text: options.watermark, outlines: outlinesOf(options.watermark) }
   const finishPage = () => {
-    if (options.watermark !== null) drawWatermark(doc, options.watermark)
+    if (watermark !== null) drawWatermark(doc, watermark.text, watermark.outlines)
   }
   doc.font(faces.bold).fontSize(24).fillColor(colours.text).text(view.report.name, page.margin, 120)
   if (view.report.description !== null) doc.moveDown(0.5).font(faces.regular).fontSize(12).fillColor(colours.muted).text(view.report.description)

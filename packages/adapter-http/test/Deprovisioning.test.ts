@@ -1,6 +1,7 @@
 /**
  * Deprovisioning stops what acts for the user, at once (decision 0018):
- * over the API and over SCIM, a deprovisioned admin's personal tokens are
+ * over the API and over SCIM, a deprovisioned admin's (over SCIM: a former
+ * admin's, as SCIM never touches an admin, decision 0012) personal tokens are
  * revoked, their console sessions ended, the webhooks they registered
  * disabled (their pending deliveries failed), the schedules they made disabled; what others made is left as it
  * was, and an admin may enable the webhook again. Over real HTTP, on the
@@ -14,15 +15,29 @@ import { createHash } from "node:crypto"
 import { onEveryStore } from "./EveryStore.ts"
 import { arrange, type FixtureServer, type FixtureTenant, serve } from "./TenantFixture.ts"
 
-/** A second admin of the tenant, with a token, who registers a webhook and schedules an export. */
-const opsAdmin = (fixture: FixtureServer, t: FixtureTenant) =>
+/**
+ * A second admin of the tenant, with a token, who registers a webhook and
+ * schedules an export; made by hand, or provisioned over SCIM (`scim`) and
+ * made an admin by the tenant's admin.
+ */
+const opsAdmin = (fixture: FixtureServer, t: FixtureTenant, scim?: string) =>
   Effect.gen(function*() {
     const ok = (token: string, method: string, path: string, body?: unknown) =>
       Effect.map(fixture.server.request(method, path, { token, body }), (r) => {
         assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
         return r.body
       })
-    const user = yield* ok(t.admin, "POST", "/v1/users", { email: "ops@example.com", name: "Ops", roles: ["admin"] })
+    const user = scim === undefined
+      ? yield* ok(t.admin, "POST", "/v1/users", { email: "ops@example.com", name: "Ops", roles: ["admin"] })
+      : yield* Effect.gen(function*() {
+        const provisioned = yield* fixture.server.request("POST", "/scim/v2/Users", {
+          token: scim,
+          body: { userName: "ops@example.com", displayName: "Ops" },
+          headers: { "content-type": "application/scim+json" }
+        })
+        assert.strictEqual(provisioned.status, 201, provisioned.text)
+        return yield* ok(t.admin, "PATCH", `/v1/users/${provisioned.body.id}`, { roles: ["admin"] })
+      })
     const token = (yield* ok(t.admin, "POST", `/v1/users/${user.user_id}/tokens`)).token as string
     const webhook = yield* ok(token, "POST", "/v1/webhooks", { url: "https://hooks.example.com/ops", events: ["export.succeeded"] })
     const pending = yield* ok(token, "POST", `/v1/webhooks/${webhook.webhook_id}/test`, { type: "export.succeeded" })
@@ -79,11 +94,15 @@ onEveryStore("deprovisioning", (stores) => {
       yield* assertStopped(fixture, t, ops)
     }).pipe(Effect.scoped), 120_000)
 
-  it.live("over SCIM (DELETE /Users/{id}): the same", () =>
+  it.live("over SCIM (DELETE /Users/{id}): the same, once the user is no admin", () =>
     Effect.gen(function*() {
       const fixture = yield* serve(stores())
       const t = yield* arrange(fixture, "scim")
-      const ops = yield* opsAdmin(fixture, t)
+      const ops = yield* opsAdmin(fixture, t, t.scimToken)
+      // An admin is not SCIM's: the DELETE finds no one, and nothing stops.
+      assert.strictEqual((yield* fixture.server.request("DELETE", `/scim/v2/Users/${ops.userId}`, { token: t.scimToken })).status, 404)
+      assert.strictEqual((yield* fixture.server.request("GET", "/v1/workspaces", { token: ops.token })).status, 200)
+      yield* ops.ok(t.admin, "PATCH", `/v1/users/${ops.userId}`, { roles: ["member"] })
       const deleted = yield* fixture.server.request("DELETE", `/scim/v2/Users/${ops.userId}`, { token: t.scimToken })
       assert.strictEqual(deleted.status, 204, deleted.text)
       yield* assertStopped(fixture, t, ops)

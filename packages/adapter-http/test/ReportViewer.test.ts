@@ -4,8 +4,10 @@
  * the same spec), shows titles and formatted periods (no member name, no
  * raw timestamp), overflows nothing at 1280 and 390 px, logs no error and
  * passes axe-core (no serious or critical violation); its pages switch by
- * keyboard, a filter redraws it with fewer rows, the watermark stays; an
- * embed shows its locked parameter as a disabled control. With
+ * keyboard, a filter redraws it with fewer rows; an embed shows its locked
+ * parameter as a disabled control. A watermarked link is the server's
+ * drawing under the watermark: no script, no data behind its charts
+ * (decision 0014), at 1280 and 390 px. With
  * `VIEWER_SHOTS=<dir>`, full-page screenshots of each page and the embed at
  * both widths are saved there.
  */
@@ -16,7 +18,8 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { grantsPath, setup } from "./ReportViewerFixture.ts"
+import { Documents } from "@analytics/adapter-documents"
+import { grantsPath, setup, setupWith } from "./ReportViewerFixture.ts"
 
 const suite = Chromium.available ? describe : describe.skip
 const shots = process.env.VIEWER_SHOTS
@@ -59,9 +62,7 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
         subject_type: "report",
         subject_id: reportId,
         principal_type: "link",
-        actions: ["view"],
-        watermark: true,
-        email: "board@example.com"
+        actions: ["view"]
       })
       const path = new URL(link.link_url).pathname
       const json = yield* server.request("GET", path, { headers: { accept: "application/json" } })
@@ -92,7 +93,6 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
             if (shots !== undefined) await page.screenshot({ path: join(shots, `link-${width}-${index + 1}-${name.toLowerCase()}.png`), fullPage: true })
           }
           const hash = await page.evaluate(() => location.hash)
-          const watermark = await page.locator(".watermark").getAttribute("data-watermark")
           if (process.env.VIEWER_TIMINGS === "1") {
             // What a person waits for, from navigation: the first paint (the server's charts) and the charts going live.
             await page.goto(`${server.url}${path}`)
@@ -105,11 +105,10 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
             console.info(`${width} px: response ${timings.response.toFixed(0)} ms, first paint ${timings.firstPaint?.toFixed(0)} ms, charts live by ${timings.live.toFixed(0)} ms`)
           }
           await page.close()
-          return { pages, hash, watermark, errors, names }
+          return { pages, hash, errors, names }
         })
         assert.deepStrictEqual(seen.names, ["Overview", "Trends", "Products", "Mix"])
         assert.strictEqual(seen.hash, "#page=Mix")
-        assert.strictEqual(seen.watermark, "board@example.com")
         assert.deepStrictEqual(seen.errors, [], `${width} px`)
         for (const p of seen.pages) {
           assert.isAtMost(p.overflow.scroll, p.overflow.client, `${p.name} at ${width} px overflows`)
@@ -271,4 +270,57 @@ suite(Chromium.suiteTitle("the report viewer in headless Chromium"), () => {
         })
       }
     }).pipe(Effect.scoped), { timeout: 180_000 })
+
+  it.live("a watermarked link: the server's drawing under the watermark, every page, no script, no data behind the charts; 1280 and 390 px", () =>
+    Effect.gen(function*() {
+      const { ok, reportId, server } = yield* setupWith({ renderers: Documents.layer })
+      const link = yield* ok("POST", grantsPath, {
+        subject_type: "report",
+        subject_id: reportId,
+        principal_type: "link",
+        actions: ["view", "download"],
+        watermark: true,
+        email: "board@example.com"
+      })
+      const path = new URL(link.link_url).pathname
+      const browser = yield* Chromium.launch
+      for (const width of [1280, 390]) {
+        const seen = yield* Effect.promise(async () => {
+          const page = await browser.newPage({ viewport: { width, height: 900 } })
+          const errors = Chromium.watchErrors(page)
+          const requests: Array<string> = []
+          page.on("request", (r) => requests.push(r.url()))
+          await page.goto(`${server.url}${path}`)
+          await page.locator(".watermark").waitFor({ state: "attached", timeout: 20_000 })
+          const seen = {
+            watermark: await page.locator(".watermark").getAttribute("data-watermark"),
+            image: decodeURIComponent(await page.locator(".watermark").evaluate((el) => getComputedStyle(el).backgroundImage)),
+            charts: await page.locator("vega-chart > svg").count(),
+            headings: await page.locator("section.page h2").allInnerTexts(),
+            showData: await page.locator("details.data").count(),
+            tables: await page.locator("table").count(),
+            scripts: await page.locator("script").count(),
+            pdf: await page.getByRole("button", { name: "Download PDF" }).count(),
+            overflow: await overflow(page),
+            axe: await Axe.serious(page),
+            errors,
+            requests: requests.filter((u) => u.startsWith(server.url) && !u.endsWith(path))
+          }
+          if (shots !== undefined) await page.screenshot({ path: join(shots, `link-watermarked-${width}.png`), fullPage: true })
+          await page.close()
+          return seen
+        })
+        assert.strictEqual(seen.watermark, "board@example.com")
+        assert.include(seen.image, "board@example.com", "the watermark is drawn over the page")
+        assert.strictEqual(seen.charts, 7, "every chart drawn by the server")
+        assert.deepStrictEqual(seen.headings, ["Overview", "Trends", "Products", "Mix"])
+        assert.strictEqual(seen.showData, 0, "no data behind the charts")
+        assert.strictEqual(seen.scripts, 0, "no viewer script, no rows for it")
+        assert.deepStrictEqual(seen.requests, [], "nothing fetched: no JSON view")
+        assert.strictEqual(seen.pdf, 1, "its PDF, which carries the watermark")
+        assert.isAtMost(seen.overflow.scroll, seen.overflow.client, `${width} px overflows`)
+        assert.deepStrictEqual(seen.axe, [], `${width} px`)
+        assert.deepStrictEqual(seen.errors, [], `${width} px`)
+      }
+    }).pipe(Effect.scoped), { timeout: 120_000 })
 })

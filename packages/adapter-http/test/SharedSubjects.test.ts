@@ -73,7 +73,7 @@ onEveryStore("shared dashboards, datasets and workspaces", (stores) => {
       const get = (path: string, headers: Record<string, string>) => server.request("GET", path, { headers })
 
       // The dashboard: its tiles in the grid's order, each with the link's rows (EU only).
-      const dashLink = yield* share("dashboard", dashboard.dashboard_id, "link", { watermark: true, email: "board@example.com" })
+      const dashLink = yield* share("dashboard", dashboard.dashboard_id, "link")
       const dashPath = pathOf(dashLink)
       const dashJson = yield* get(dashPath, json)
       assert.strictEqual(dashJson.status, 200, dashJson.text)
@@ -81,8 +81,11 @@ onEveryStore("shared dashboards, datasets and workspaces", (stores) => {
       assert.deepStrictEqual(dashJson.body.tiles.map((t: any) => t.id), ["regions", "total_tile", "late"])
       assert.deepStrictEqual(dashJson.body.tiles[0].rows, [{ region: "EU", total_amount: totalOf("EU") }])
       assert.deepStrictEqual(dashJson.body.tiles[1].rows, [{ total_amount: totalOf("EU") }])
-      assert.strictEqual(dashJson.body.watermark, "board@example.com")
-      const dashPage = yield* get(dashPath, html)
+      assert.isNull(dashJson.body.watermark)
+      // Watermarked, the same dashboard is a page only (decision 0014: no JSON view serves its rows).
+      const dashWatermarked = pathOf(yield* share("dashboard", dashboard.dashboard_id, "link", { watermark: true, email: "board@example.com" }))
+      assert.strictEqual(problemCode(yield* get(dashWatermarked, json)), "auth/forbidden")
+      const dashPage = yield* get(dashWatermarked, html)
       assert.strictEqual(dashPage.status, 200)
       assert.match(dashPage.headers.get("content-type") ?? "", /text\/html/)
       assert.include(dashPage.headers.get("content-security-policy"), "default-src 'none'")

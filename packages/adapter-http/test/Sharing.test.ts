@@ -65,16 +65,19 @@ describe("sharing grants", () => {
         server.request(method, `/scim/v2${path}`, { token: idp, body, headers: { "content-type": "application/scim+json" } })
       const synced = (yield* scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Editors", members: [] })).body
       yield* ok("POST", grantsPath, { ...onReport, principal_type: "team", principal_id: synced.id, actions: ["view", "edit"] })
-      assert.strictEqual(problemCode(yield* rename(bob.token, "Bob's")), "auth/forbidden")
+      // Its members are users it provisioned (decision 0012): Erin, with a personal token from the admin.
+      const erinId = (yield* scim("POST", "/Users", { userName: "erin@example.com" })).body.id as string
+      const erin = { id: erinId, token: (yield* ok("POST", `/v1/users/${erinId}/tokens`, {})).token as string }
+      assert.strictEqual(problemCode(yield* rename(erin.token, "Erin's")), "auth/forbidden")
       const membership = (op: "add" | "remove") =>
         scim("PATCH", `/Groups/${synced.id}`, {
           schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-          Operations: [op === "add" ? { op, path: "members", value: [{ value: bob.id }] } : { op, path: `members[value eq "${bob.id}"]` }]
+          Operations: [op === "add" ? { op, path: "members", value: [{ value: erin.id }] } : { op, path: `members[value eq "${erin.id}"]` }]
         })
       assert.strictEqual((yield* membership("add")).status, 200)
-      assert.strictEqual((yield* rename(bob.token, "Bob's")).status, 200)
+      assert.strictEqual((yield* rename(erin.token, "Erin's")).status, 200)
       assert.strictEqual((yield* membership("remove")).status, 200)
-      assert.strictEqual(problemCode(yield* rename(bob.token, "Bob's again")), "auth/forbidden")
+      assert.strictEqual(problemCode(yield* rename(erin.token, "Erin's again")), "auth/forbidden")
 
       // Rule 3: a user gets access at once; an address that is no user gets an invitation, and the grant once accepted.
       const invited = yield* ok("POST", grantsPath, { ...onReport, principal_type: "user", email: "Carol@Example.com", actions: ["view", "edit"] })
@@ -202,7 +205,8 @@ describe("sharing grants", () => {
       yield* fresh.ok("PATCH", `${grantsPath}/${freshLink.grant_id}`, { password: "a different secret" })
       assert.strictEqual(problemCode(yield* fresh.server.request("GET", freshPath, { headers: { ...json, cookie: session } })), "share/password-required")
 
-      // A link with view only: read-only (no download, no comment), its recipient tiled as the watermark; JSON for clients.
+      // A link with view only: read-only (no download, no comment), its recipient tiled as the watermark; no JSON view,
+      // which would serve its rows without the watermark (decision 0014).
       const viewOnly = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "link", actions: ["view"], watermark: true, email: "board@example.com" })
       const viewPath = new URL(viewOnly.link_url).pathname
       const viewed = yield* server.request("GET", viewPath, { headers: html })
@@ -212,9 +216,8 @@ describe("sharing grants", () => {
       assert.include(viewed.text, `data-watermark="board@example.com"`)
       assert.strictEqual((yield* server.request("GET", `${viewPath}/download/by_region`)).status, 403)
       const asJson = yield* server.request("GET", viewPath, { headers: json })
-      assert.deepStrictEqual(asJson.body.actions, ["view"])
-      assert.strictEqual(asJson.body.watermark, "board@example.com")
-      assert.deepStrictEqual(asJson.body.pages[0].visuals[1].rows, [{ region: "APAC", total_amount: 1395 }, { region: "EU", total_amount: 1335 }, { region: "US", total_amount: 1365 }])
+      assert.strictEqual(problemCode(asJson), "auth/forbidden")
+      assert.include(asJson.body.detail, "watermarked")
 
       // One list of the workspace's links, with pause and resume.
       const links = (yield* ok("GET", `/v1/workspaces/${workspaceId}/links`)).data
@@ -230,7 +233,7 @@ describe("sharing grants", () => {
       assert.strictEqual(pausedPage.status, 403)
       assert.include(pausedPage.headers.get("content-type"), "text/html")
       yield* ok("POST", `${grantsPath}/${viewOnly.grant_id}/resume`)
-      assert.strictEqual((yield* server.request("GET", viewPath, { headers: json })).status, 200)
+      assert.strictEqual((yield* server.request("GET", viewPath, { headers: html })).status, 200)
       // Revoked: refused on the next request, for good.
       yield* ok("DELETE", `${grantsPath}/${viewOnly.grant_id}`)
       assert.strictEqual(problemCode(yield* server.request("GET", viewPath, { headers: json })), "share/revoked")
@@ -259,7 +262,7 @@ describe("sharing grants", () => {
   it.live("embeds: a signed token and an iframe snippet; locked parameters and the viewer's attributes apply; tampered, foreign, expired and revoked tokens are refused", () =>
     Effect.gen(function*() {
       const { admin, call, ok, reportId, server } = yield* setup
-      const embed = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "embed", actions: ["view"], watermark: true })
+      const embed = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "embed", actions: ["view"] })
       assert.isString(embed.embed.token)
       assert.include(embed.embed.iframe, `src="${embed.embed.embed_url}"`)
       assert.match(embed.embed.embed_url, /^http:\/\/127\.0\.0\.1\/embed\?token=/)
@@ -277,10 +280,15 @@ describe("sharing grants", () => {
       const euView = yield* view(eu.token)
       assert.strictEqual(euView.status, 200, euView.text)
       assert.deepStrictEqual(euView.body.pages[0].visuals[1].rows, [{ region: "EU", total_amount: 1335 }])
-      assert.strictEqual(euView.body.watermark, "viewer@partner.example")
+      assert.isNull(euView.body.watermark)
       const page = yield* server.request("GET", new URL(eu.embed_url).pathname + new URL(eu.embed_url).search, { headers: { accept: "text/html" } })
       assert.include(page.headers.get("content-security-policy"), "frame-ancestors *")
-      assert.include(page.text, `data-watermark="viewer@partner.example"`)
+      // A watermarked embed tiles the viewer's address, and has no JSON view (decision 0014).
+      const marked = yield* ok("POST", grantsPath, { subject_type: "report", subject_id: reportId, principal_type: "embed", actions: ["view"], watermark: true })
+      const markedToken = (yield* ok("POST", `${grantsPath}/${marked.grant_id}/embed-tokens`, { attributes: { region: "EU", email: "viewer@partner.example" } })).token as string
+      assert.strictEqual(problemCode(yield* view(markedToken)), "auth/forbidden")
+      const markedPage = yield* server.request("GET", `/embed?token=${encodeURIComponent(markedToken)}`, { headers: { accept: "text/html" } })
+      assert.include(markedPage.text, `data-watermark="viewer@partner.example"`)
       // Locked parameters narrow further and cannot be lifted by the viewer.
       const locked = yield* ok("POST", `${grantsPath}/${embed.grant_id}/embed-tokens`, { attributes: { region: "EU" }, params: { region: "US" } })
       assert.deepStrictEqual((yield* view(locked.token)).body.pages[0].visuals[1].rows, [])

@@ -3,7 +3,7 @@
  * (DuckDB in memory for the rows, an in-memory blob store and mailer, the
  * export worker run in the test): a workspace, a dataset with rows, a
  * report with a visual, a dashboard with a tile, an alert, a webhook with a
- * delivery, a member with a personal token, a team and an executive role
+ * delivery, a member (provisioned over SCIM) with a personal token, a team and an executive role
  * holding them, an invitation, a SCIM token, grants (a link, an embed, the
  * member's), an export job run to its file, an export job through the link,
  * an export schedule, a comment on the report's visual. The isolation
@@ -123,14 +123,21 @@ export const arrange = (fixture: FixtureServer, label: string): Effect.Effect<Fi
     const webhook = (yield* ok("POST", "/v1/webhooks", { url: `https://hooks.example.com/${label}`, events: ["export.succeeded"] })).webhook_id as string
     const delivery = (yield* ok("POST", `/v1/webhooks/${webhook}/test`, { type: "export.succeeded" })).delivery_id as string
     const memberEmail = `member-${label}@example.com`
-    const user = (yield* ok("POST", "/v1/users", { email: memberEmail, name: `Member ${label}`, roles: ["member"] })).user_id as string
+    // The member is the identity provider's (provisioned over SCIM): the only users SCIM sees (decision 0012).
+    const scim = yield* ok("POST", "/v1/scim-tokens")
+    const provisioned = yield* server.request("POST", "/scim/v2/Users", {
+      token: scim.token,
+      body: { userName: memberEmail, displayName: `Member ${label}` },
+      headers: { "content-type": "application/scim+json" }
+    })
+    assert.strictEqual(provisioned.status, 201, `${label}: ${provisioned.text}`)
+    const user = provisioned.body.id as string
     const issued = yield* ok("POST", `/v1/users/${user}/tokens`)
     const team = (yield* ok("POST", "/v1/teams", { name: `Finance ${label}` })).team_id as string
     yield* ok("POST", `/v1/teams/${team}/members`, { user_id: user })
     const role = (yield* ok("POST", "/v1/executive-roles", { name: `CFO ${label}` })).role_id as string
     yield* ok("POST", `/v1/executive-roles/${role}/members`, { user_id: user })
     const invitation = (yield* ok("POST", "/v1/invitations", { email: `guest-${label}@example.com` })).invitation_id as string
-    const scim = yield* ok("POST", "/v1/scim-tokens")
     yield* ok("POST", "/v1/sharing/grants", { subject_type: "workspace", subject_id: workspace, principal_type: "user", principal_id: user, actions: ["view", "download"] })
     const link = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: report, principal_type: "link", actions: ["view", "download"] })
     const embed = yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: report, principal_type: "embed", actions: ["view", "download"] })

@@ -91,6 +91,12 @@ export const make = Effect.sync(() => {
     searchGroups: (tenantId, text, take) =>
       Effect.sync(() => search([...groups.values()].filter((g) => g.tenant_id === tenantId), text, take, (g) => [g.name], (g) => g.group_id)),
     countUsers: (tenantId) => Effect.sync(() => [...users.values()].filter((u) => u.tenant_id === tenantId).length),
+    listScimUsers: (tenantId, query) =>
+      Effect.sync(() =>
+        page([...users.values()].filter((u) => u.tenant_id === tenantId && DirectoryStore.scimManages(u)), query, DirectoryStore.userKey)
+      ),
+    countScimUsers: (tenantId) =>
+      Effect.sync(() => [...users.values()].filter((u) => u.tenant_id === tenantId && DirectoryStore.scimManages(u)).length),
     updateUser: (user) =>
       write((): readonly [DirectoryStore.UserWrite, () => void] => {
         const current = userOf(user.tenant_id, user.user_id)
@@ -110,10 +116,12 @@ export const make = Effect.sync(() => {
       Effect.sync(() =>
         page([...groups.values()].filter((g) => g.tenant_id === tenantId && g.kind === kind), query, DirectoryStore.groupKey)
       ),
-    findGroupBy: (tenantId, kind, by) =>
+    findGroupBy: (tenantId, kind, source, by) =>
       Effect.sync(() =>
         page(
-          [...groups.values()].filter((g) => g.tenant_id === tenantId && g.kind === kind && DirectoryStore.groupMatches(g, by)),
+          [...groups.values()].filter((g) =>
+            g.tenant_id === tenantId && g.kind === kind && g.source === source && DirectoryStore.groupMatches(g, by)
+          ),
           oldestFirst,
           DirectoryStore.groupKey
         )[0]

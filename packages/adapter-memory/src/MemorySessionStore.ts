@@ -59,6 +59,15 @@ export const make = Effect.sync(() => {
     endLapsed: (idleSince, now, limit) =>
       endOpen((session) => session.last_seen_at < idleSince || session.expires_at <= now, now, limit),
     insertLink: (link) => write(() => [undefined, set(links, link.token_hash, link)]),
+    spendLinksOf: (tenantId, userId, now) =>
+      write(() => {
+        const undos: Array<() => void> = []
+        for (const link of links.values()) {
+          if (link.tenant_id !== tenantId || link.user_id !== userId || link.used_at !== null) continue
+          undos.push(set(links, link.token_hash, { ...link, used_at: now }))
+        }
+        return [undos.length, () => undos.reverse().forEach((undo) => undo())] as const
+      }),
     useLink: (tokenHash, now) =>
       write(() => {
         const link = links.get(tokenHash)

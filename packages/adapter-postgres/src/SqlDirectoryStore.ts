@@ -136,6 +136,25 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.countUsers")
       )
     },
+    // As `DirectoryStore.scimManages`: made over SCIM (a user name), no admin.
+    listScimUsers: (tenantId, query) => {
+      if (!isId(tenantId)) return Effect.succeed([])
+      return sql<UserRow>`SELECT ${userColumns} FROM users u
+        WHERE u.tenant_id = ${tenantId} AND u.user_name IS NOT NULL AND NOT ('admin' = ANY (u.roles))
+          AND u.created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "user_id", "u")}
+        ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
+        Effect.map((rows) => rows.map(toUser)),
+        failAs("DirectoryStore.listScimUsers")
+      )
+    },
+    countScimUsers: (tenantId) => {
+      if (!isId(tenantId)) return Effect.succeed(0)
+      return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM users
+        WHERE tenant_id = ${tenantId} AND user_name IS NOT NULL AND NOT ('admin' = ANY (roles))`.pipe(
+        Effect.map(([row]) => Number(row?.n ?? 0)),
+        failAs("DirectoryStore.countScimUsers")
+      )
+    },
     updateUser: (user) => {
       if (!isId(user.tenant_id) || !isId(user.user_id)) return Effect.succeed("missing" as const)
       return sql`UPDATE users SET email = ${user.email}, name = ${user.name}, status = ${user.status},
@@ -171,11 +190,11 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("DirectoryStore.listGroups")
       )
     },
-    findGroupBy: (tenantId, kind, by) => {
+    findGroupBy: (tenantId, kind, source, by) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
       const condition = "name" in by ? sql`g.name = ${by.name}` : sql`g.external_id = ${by.externalId}`
       return sql<GroupRow>`SELECT ${groupColumns} FROM groups g WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind}
-        AND ${condition} ORDER BY g.created_at, g.group_id LIMIT 1`.pipe(
+        AND g.source = ${source} AND ${condition} ORDER BY g.created_at, g.group_id LIMIT 1`.pipe(
         Effect.map(([row]) => row === undefined ? undefined : toGroup(row)),
         failAs("DirectoryStore.findGroupBy")
       )

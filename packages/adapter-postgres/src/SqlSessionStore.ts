@@ -94,6 +94,14 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     insertLink: (l) =>
       sql`INSERT INTO sign_in_links (${linkColumns}) VALUES (${l.link_id}, ${l.tenant_id}, ${l.user_id}, ${l.token_hash},
           ${l.created_at}, ${l.expires_at}, ${l.used_at})`.pipe(Effect.asVoid, failAs("SessionStore.insertLink")),
+    spendLinksOf: (tenantId, userId, now) => {
+      if (!isId(tenantId) || !isId(userId)) return Effect.succeed(0)
+      return sql`UPDATE sign_in_links SET used_at = ${now}
+        WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND used_at IS NULL RETURNING link_id`.pipe(
+        Effect.map((rows) => rows.length),
+        failAs("SessionStore.spendLinksOf")
+      )
+    },
     useLink: (tokenHash, now) =>
       sql<LinkRow>`UPDATE sign_in_links SET used_at = ${now}
         WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${now}

@@ -37,17 +37,16 @@ describe("sharing on the packaged host", () => {
     })
     expect(unlocked.status).toBe(204)
     const cookie = unlocked.headers.get("set-cookie")!.split(";")[0]!
+    // Watermarked: no JSON view (its rows would leave without the watermark, decision 0014), the page only.
     const opened = await fetch(created.body.link_url, { headers: { ...json, cookie } })
-    expect(opened.status).toBe(200)
-    const view = await opened.json() as any
-    expect(view.report.name).toBe("Sales overview")
-    expect(view.watermark).toBe("board@example.com")
-    const visuals = view.pages.flatMap((p: any) => p.visuals)
-    expect(visuals.length).toBeGreaterThan(0)
-    // The demo's policies let link visitors see every region.
-    expect(visuals.some((v: any) => Array.isArray(v.rows) && v.rows.length > 0)).toBe(true)
+    expect(opened.status).toBe(403)
+    expect((await opened.json()).detail).toContain("watermarked")
     const page = await fetch(created.body.link_url, { headers: { accept: "text/html", cookie } })
     expect(page.headers.get("content-type")).toContain("text/html")
-    expect(await page.text()).toContain("Sales overview")
+    const html = await page.text()
+    expect(html).toContain("Sales overview")
+    expect(html).toContain(`data-watermark="board@example.com"`)
+    // The demo's policies let link visitors see every region: the charts are drawn.
+    expect(html).toContain("<svg")
   }, 180_000)
 })

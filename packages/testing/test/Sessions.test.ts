@@ -52,10 +52,11 @@ const run = <A, E>(f: (sent: ReadonlyArray<Mailer.Mail>) => Effect.Effect<A, E, 
 }
 
 /** A tenant with an active user of `email` (an admin when asked). */
-const tenantWithUser = (email: string, roles: ReadonlyArray<User.ServiceRole> = ["member"]) =>
+/** A tenant and a user; `userName` makes them one the identity provider provisioned (the only users SCIM manages). */
+const tenantWithUser = (email: string, roles: ReadonlyArray<User.ServiceRole> = ["member"], userName?: string) =>
   Effect.gen(function*() {
     const tenant = yield* insertTenant({ name: `Tenant of ${email}` })
-    const user = yield* Directory.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles }, byAdmin)
+    const user = yield* Directory.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles, userName }, byAdmin)
     return { tenant, user }
   })
 
@@ -211,7 +212,7 @@ describe("Sessions", () => {
           { action: "session.ended", session: mine(open), actor: byAdmin, reason: "deprovisioned", user: user.user_id }
         ])
 
-        const scim = yield* tenantWithUser("jo@example.com")
+        const scim = yield* tenantWithUser("jo@example.com", ["member"], "jo@example.com")
         const viaScim = yield* signIn("jo@example.com", sent)
         yield* ScimProvisioning.patchUser(scim.tenant.tenant_id, scim.user.user_id, {
           schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -303,7 +304,7 @@ describe("Sessions", () => {
         assert.isNotNull(row!.ended_at)
         assert.strictEqual(yield* refused(Sessions.resolve(opened.cookie)), "Unauthenticated")
 
-        const scim = yield* tenantWithUser("fay@example.com")
+        const scim = yield* tenantWithUser("fay@example.com", ["member"], "fay@example.com")
         const viaScim = yield* signIn("fay@example.com", sent)
         yield* ScimProvisioning.patchUser(scim.tenant.tenant_id, scim.user.user_id, {
           schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -375,7 +376,7 @@ describe("Sessions", () => {
   it.effect("sign-in links are limited to 5 in 15 minutes per address, whether or not it is a user's", () =>
     run((sent) =>
       Effect.gen(function*() {
-        yield* tenantWithUser("jo@example.com")
+        yield* tenantWithUser("jo@example.com", ["member"], "jo@example.com")
         for (let i = 0; i < 5; i++) yield* Sessions.requestLink("jo@example.com", `192.0.2.${i}`, links)
         for (let i = 0; i < 5; i++) yield* Sessions.requestLink("nobody@example.com", `198.51.100.${i}`, links)
         const error = yield* Effect.flip(Sessions.requestLink("jo@example.com", "192.0.2.99", links))

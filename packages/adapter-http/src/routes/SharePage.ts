@@ -225,7 +225,11 @@ export interface ReportPageOptions {
   readonly exportUrl?: string | undefined
   /** The report's comments, when the grant allows comment (decision 0014: absent with view only, and no section at all). */
   readonly comments?: { readonly comments: ReadonlyArray<Comments.SharedComment>; readonly more: boolean } | undefined
-  /** The viewer's entry script's URL; without it the page is the server's drawing only. */
+  /**
+   * The viewer's entry script's URL; without it, or with a watermark, the
+   * page is the server's drawing only: the script draws from the rows,
+   * which a watermarked share does not serve (decision 0014).
+   */
   readonly script?: string | undefined
   /** The URLs of the chunks the entry imports, preloaded with it (no waterfall of imports). */
   readonly preload?: ReadonlyArray<string> | undefined
@@ -280,7 +284,9 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u0
  * A shared report: each page's visuals in cards, charts drawn on the
  * server as SVG, each chart's data in a table behind "Show data"; the
  * viewer's script (when `script` is given) then adds the filters, the page
- * switcher and live charts. The watermark over all of it.
+ * switcher and live charts. The watermark over all of it; with one, no
+ * "Show data" (the data carries no table) and no script: every page drawn
+ * by the server, one under the other.
  */
 export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.ReportView, options: ReportPageOptions): string => {
   const { data, svgs } = shared
@@ -288,7 +294,7 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
     `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${page.visuals.map((v) => card(v, svgs.get(v.id))).join("")}</div></section>`
   ).join("")
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
-  const script = options.script === undefined
+  const script = options.script === undefined || options.watermark !== null
     ? ""
     : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script>${
       (options.preload ?? []).map((url) => `<link rel="modulepreload" href="${escape(url)}">`).join("")
@@ -401,7 +407,8 @@ const formatText = (format: SharedSubjects.DatasetView["dataset"]["model"]["meas
 
 /**
  * A shared dataset, read-only: its model (dimensions and measures, with
- * their titles and formats) and the first rows the viewer may see.
+ * their titles and formats) and the first rows the viewer may see (none
+ * when watermarked: rows cannot carry the watermark, decision 0014).
  */
 export const datasetPage = (view: SharedSubjects.DatasetView, options: SubjectPageOptions): string => {
   const { dataset, preview } = view
@@ -411,7 +418,9 @@ export const datasetPage = (view: SharedSubjects.DatasetView, options: SubjectPa
   const measures = dataset.model.measures.map((m) =>
     `<tr data-measure="${escape(m.name)}"><td>${escape(m.name)}</td><td>${escape(m.title ?? "")}</td><td>${escape(formatText(m.format))}</td></tr>`
   ).join("")
-  const rows = preview._tag === "Unavailable"
+  const rows = options.watermark !== null
+    ? `<p class="note">This share is watermarked: a dataset's rows are not shown through it.</p>`
+    : preview._tag === "Unavailable"
     ? `<p class="unavailable">${escape(preview.detail)}</p>`
     : `<table class="preview"><thead><tr>${preview.columns.map((c) => `<th>${escape(c)}</th>`).join("")}</tr></thead>` +
       `<tbody>${preview.rows.slice(0, rowsShown).map((row) => `<tr>${preview.columns.map((c) => cell(row[c])).join("")}</tr>`).join("")}</tbody></table>` +

@@ -38,6 +38,8 @@ export interface Options {
   readonly downloadUrl?: ((visualId: string) => string) | undefined
   /** Draw the charts' SVG (a page); the JSON view needs none. */
   readonly draw: boolean
+  /** Whether the share serves rows as data (`Watermarks.servesRows`); without, see `VisualOptions.rows`. */
+  readonly rows?: boolean | undefined
 }
 
 /**
@@ -75,6 +77,14 @@ export interface VisualOptions {
   readonly draw: boolean
   /** The size its chart is drawn at; a report's card's (`chartSize`) unless told. */
   readonly size?: { readonly width: number; readonly height: number } | undefined
+  /**
+   * Whether the share serves rows as data (`Watermarks.servesRows`; true
+   * unless told). Without, a watermarked share: the visual carries no rows
+   * and no columns, and a chart or a key figure no table of its data ("Show
+   * data"): only what is drawn. A table visual keeps its cells, which are
+   * what it draws.
+   */
+  readonly rows?: boolean | undefined
 }
 
 /** One visual (a report's, or a dashboard's tile's): its data for the viewer, and its SVG when it is a chart and `draw` is asked. */
@@ -86,7 +96,8 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
     if (v._tag === "Unavailable") {
       return { data: { ...base, unavailable: v.detail, state: stateOf(v.detail), message: v.detail } satisfies ViewerData.VisualData, svg: undefined }
     }
-    const rows = { ...base, columns: v.columns.map((c) => c.name), rows: v.rows, ...download }
+    const servesRows = options.rows !== false
+    const rows = servesRows ? { ...base, columns: v.columns.map((c) => c.name), rows: v.rows, ...download } : base
     if (ReportViews.matchesNoRow(v)) {
       return { data: { ...rows, state: "no_rows", message: ReportViews.noRowsDetail } satisfies ViewerData.VisualData, svg: undefined }
     }
@@ -95,14 +106,15 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
     const tableColumns = plan.kind === "table" ? plan.columns : planColumns
     const table: ViewerData.TableData = { ...Chart.textTable(tableColumns, v.rows.slice(0, rowsShown), options.locale), rows: v.rows.length }
     if (plan.kind === "kpi") {
-      return { data: { ...rows, state: "rows", kind: "kpi", figure: Format.text(v.rows[0]?.[plan.value.field], plan.value, { locale: options.locale }), table } satisfies ViewerData.VisualData, svg: undefined }
+      const figure = Format.text(v.rows[0]?.[plan.value.field], plan.value, { locale: options.locale })
+      return { data: { ...rows, state: "rows", kind: "kpi", figure, ...(servesRows ? { table } : {}) } satisfies ViewerData.VisualData, svg: undefined }
     }
     if (!Chart.isDrawn(plan)) return { data: { ...rows, state: "rows", kind: "table", table } satisfies ViewerData.VisualData, svg: undefined }
     const size = options.size ?? chartSize
     const spec = compile(Chart.vegaLite(plan, size))
     const svg = options.draw ? responsive((yield* Effect.promise(() => toSvg(spec, v.rows, size))).svg) : undefined
     return {
-      data: { ...rows, state: "rows", kind: plan.kind, vega: spec, description: Chart.describe(plan), table } satisfies ViewerData.VisualData,
+      data: { ...rows, state: "rows", kind: plan.kind, vega: spec, description: Chart.describe(plan), ...(servesRows ? { table } : {}) } satisfies ViewerData.VisualData,
       svg
     }
   })
@@ -115,7 +127,7 @@ export const make = (view: ReportViews.ReportView, options: Options): Effect.Eff
     const pages = yield* Effect.forEach(view.pages, (page) =>
       Effect.map(
         Effect.forEach(page.visuals, (v) =>
-          Effect.map(visual(v, { theme, locale: options.locale, downloadUrl: options.downloadUrl, draw: options.draw }), ({ data, svg }) => {
+          Effect.map(visual(v, { theme, locale: options.locale, downloadUrl: options.downloadUrl, draw: options.draw, rows: options.rows }), ({ data, svg }) => {
             if (svg !== undefined) svgs.set(v.visual.id, svg)
             return data
           })),

@@ -5,7 +5,8 @@
  * HTML and a client that accepts JSON with JSON or `application/problem+json`
  * (content negotiation on the same URL), and decides access again on every
  * request (`SharedViews`), so a revoked, paused or expired grant is refused
- * at once.
+ * at once. A watermarked share has no JSON view and serves no rows beside
+ * what its page draws under the watermark (`Watermarks`, decision 0014).
  *
  * A protected link's form posts its password back to the link; the right
  * one sets a session cookie bound to the grant and its password (HttpOnly,
@@ -45,7 +46,8 @@ import {
   SharedSubjects,
   SharedViews,
   type ShareTokens,
-  type Transactor
+  type Transactor,
+  Watermarks
 } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
@@ -390,7 +392,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         controls,
         values,
         downloadUrl: SharedViews.downloadsRows(viewer) ? urls.download : undefined,
-        draw: !json
+        draw: !json,
+        rows: Watermarks.servesRows(viewer)
       })
       if (json) return HttpServerResponse.jsonUnsafe(viewJson(shared, viewer, comments), { headers: pageHeaders(embed) })
       const downloads = SharedViews.may(viewer, "download")
@@ -435,7 +438,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
       const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
       for (const { tile, view: v } of view.tiles) {
-        if (v._tag !== "Missing") cards.set(tile.id, yield* SharedReport.visual(v, { theme, locale, draw: true, size: SharePage.tileChartSize(tile) }))
+        if (v._tag !== "Missing") {
+          cards.set(tile.id, yield* SharedReport.visual(v, { theme, locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
+        }
       }
       const page = SharePage.dashboardPage(view, {
         branding,
@@ -457,6 +462,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     within: (kind: "reports" | "dashboards", id: string) => string
   ) =>
     Effect.gen(function*() {
+      if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) yield* Watermarks.jsonView(viewer)
       switch (viewer.grant.subject_type) {
         case "report":
           return yield* show(viewer, embed, urls)
@@ -480,6 +486,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   /** A report or a dashboard of a shared workspace, drawn as its own share's page is; one of another workspace is 404. */
   const showWithin = (viewer: SharedViews.Viewer, embed: boolean, kind: "reports" | "dashboards", urls: Parameters<typeof show>[2]) =>
     Effect.gen(function*() {
+      if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) yield* Watermarks.jsonView(viewer)
       if (kind === "reports") return yield* show(yield* run(SharedSubjects.reportWithin(viewer, yield* param("report_id"))), embed, urls)
       return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboardWithin(viewer, yield* param("dashboard_id"))))
     })

@@ -28,6 +28,8 @@ export class SessionStore extends Context.Service<SessionStore, {
    */
   readonly endLapsed: (idleSince: Date, now: Date, limit: number) => Effect.Effect<ReadonlyArray<Session>, StoreError>
   readonly insertLink: (link: SignInLink) => Effect.Effect<void, StoreError>
+  /** Spends every unused sign-in link of a user at `now` (they sign no one in from then on); how many. */
+  readonly spendLinksOf: (tenantId: TenantId, userId: string, now: Date) => Effect.Effect<number, StoreError>
   /**
    * Spends a link: marks it used and returns it when it was unused and
    * unexpired at `now`, in one atomic step (two concurrent uses: one wins).

@@ -85,10 +85,10 @@ const actorOf = (session: Session): AuditLog.Actor => ({
 /**
  * Why a session ended other than by signing out (`session.ended`): unused
  * past its idle lifetime, past its absolute one, its user deprovisioned,
- * or the API token it was opened with revoked (or its user otherwise no
- * longer active).
+ * the API token it was opened with revoked (or its user otherwise no
+ * longer active), or its user's e-mail address changed.
  */
-export type EndReason = "idle" | "expired" | "deprovisioned" | "credential_revoked"
+export type EndReason = "idle" | "expired" | "deprovisioned" | "credential_revoked" | "email_changed"
 
 /** The audit entry of a session that ended other than by sign-out (`reason` says why). */
 export const endedEntry = (session: Session, reason: EndReason, by: AuditLog.Actor): AuditLog.Recorded => ({
@@ -330,6 +330,27 @@ const endOnce = (session: Session, reason: EndReason, now: number) =>
         yield* AuditLog.record(session.tenant_id, endedEntry(session, reason, AuditLog.system))
       }
     })))
+
+/**
+ * Ends every open session of a user whose e-mail address changed (each
+ * audited, reason `email_changed`, by `by`) and spends their unused
+ * sign-in links: a session or link belongs to the identity that signed in
+ * with the old address, and whoever holds the new one signs in afresh. Run
+ * it in the transaction that changes the address. How many sessions ended.
+ */
+export const endForEmailChange = (
+  tenantId: TenantId,
+  userId: string,
+  by: AuditLog.Actor
+): Effect.Effect<number, StoreError, Recording> =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore
+    const now = new Date(yield* Clock.currentTimeMillis)
+    yield* store.spendLinksOf(tenantId, userId, now)
+    const ended = yield* store.endForUser(tenantId, userId, now)
+    for (const session of ended) yield* AuditLog.record(tenantId, endedEntry(session, "email_changed", by))
+    return ended.length
+  })
 
 /** Ends the session a cookie names (sign-out); the session ended, or `undefined` when there was none open. */
 export const end = (cookie: string): Effect.Effect<Session | undefined, StoreError, Recording> =>

@@ -33,6 +33,15 @@ export const userMatches = (user: User, by: UserLookup): boolean =>
   : "userName" in by ? user.user_name !== null && user.user_name.toLowerCase() === by.userName.toLowerCase()
   : user.external_id === by.externalId
 
+/**
+ * Whether the tenant's SCIM token manages a user (decision 0012): one the
+ * identity provider provisioned (made over SCIM, so with its `user_name`)
+ * who is no tenant admin. Users made by hand or invited, and every admin,
+ * are not the identity provider's: SCIM neither sees nor changes them.
+ * The reference `listScimUsers` and `countScimUsers` follow.
+ */
+export const scimManages = (user: User): boolean => user.user_name !== null && !user.roles.includes("admin")
+
 /** Whether a group matches a lookup. */
 export const groupMatches = (group: Group, by: GroupLookup): boolean =>
   "name" in by ? group.name === by.name : group.external_id === by.externalId
@@ -75,6 +84,10 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   readonly searchGroups: (tenantId: TenantId, text: string, take: number) => Effect.Effect<ReadonlyArray<Group>, StoreError>
   /** How many users the tenant has. */
   readonly countUsers: (tenantId: TenantId) => Effect.Effect<number, StoreError>
+  /** One page of the users SCIM manages (`scimManages`), in `Pagination.applyInMemory` order. */
+  readonly listScimUsers: (tenantId: TenantId, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<User>, StoreError>
+  /** How many users of the tenant SCIM manages (`scimManages`). */
+  readonly countScimUsers: (tenantId: TenantId) => Effect.Effect<number, StoreError>
   /** Replaces a user's fields. */
   readonly updateUser: (user: User) => Effect.Effect<UserWrite, StoreError>
   readonly insertGroup: (group: Group) => Effect.Effect<void, StoreError>
@@ -88,9 +101,13 @@ export class DirectoryStore extends Context.Service<DirectoryStore, {
   ) => Effect.Effect<ReadonlyArray<Group>, StoreError>
   /** How many groups of the kind (and source) the tenant has. */
   readonly countGroups: (tenantId: TenantId, kind: GroupKind, source: GroupSource) => Effect.Effect<number, StoreError>
+  /**
+   * The tenant's group of this kind and source with this name or external id
+   * (the first made, if several): SCIM looks up only its own groups, whatever
+   * teams an admin named alike.
+   */
+  readonly findGroupBy: (tenantId: TenantId, kind: GroupKind, source: GroupSource, by: GroupLookup) => Effect.Effect<Group | undefined, StoreError>
   /** Replaces a group's name and external id; `false` when there was none in this tenant. */
-  /** The tenant's group of this kind with this name or external id (the first made, if several). */
-  readonly findGroupBy: (tenantId: TenantId, kind: GroupKind, by: GroupLookup) => Effect.Effect<Group | undefined, StoreError>
   readonly updateGroup: (group: Group) => Effect.Effect<boolean, StoreError>
   /** Deletes a group and its memberships; `false` when there was none in this tenant. */
   readonly removeGroup: (tenantId: TenantId, groupId: GroupId) => Effect.Effect<boolean, StoreError>

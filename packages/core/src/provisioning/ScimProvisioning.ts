@@ -3,9 +3,16 @@
  * `/scim/v2` routes do with users and groups, on the directory store, with
  * the `scim.user.*` events published in the same transaction as the change.
  *
- * Groups are teams with source `scim` (decision 0014); teams made by an
- * admin are not seen here. A DELETE of a user deprovisions it (its grants'
- * history stays); it then answers as inactive.
+ * SCIM manages only what the identity provider made (decision 0012): users
+ * it provisioned who are no tenant admin (`DirectoryStore.scimManages`) and
+ * teams with source `scim`. Users made by hand or invited, every admin,
+ * teams and executive roles made by an admin are not seen here: a 404,
+ * absent from lists, never a group member SCIM may add or remove, never
+ * adopted by a POST with their address (409 uniqueness). SCIM sets no
+ * service role: whoever it makes is a member. A DELETE of a user
+ * deprovisions it (its grants' history stays); it then answers as
+ * inactive. A change of a user's e-mail ends their console sessions and
+ * spends their unused sign-in links.
  *
  * @since 0.1.0
  */
@@ -13,7 +20,7 @@ import { Clock, Effect, Result, type Schema } from "effect"
 import type * as AuditLog from "../audit/AuditLog.ts"
 import * as Deprovisioning from "./Deprovisioning.ts"
 import * as Directory from "./Directory.ts"
-import { DirectoryStore } from "../directory/DirectoryStore.ts"
+import { DirectoryStore, scimManages } from "../directory/DirectoryStore.ts"
 import type { StoreError } from "../platform/Errors.ts"
 import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import * as Events from "../webhooks/Events.ts"
@@ -21,6 +28,7 @@ import type { Group, GroupId } from "../directory/Group.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { endOfTime, type PageQuery } from "../platform/Pagination.ts"
 import * as Scim from "../directory/Scim.ts"
+import * as Sessions from "../auth/Sessions.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserId } from "../directory/User.ts"
@@ -75,13 +83,17 @@ const unsupportedFilter = (detail: string) => Effect.fail(new Scim.ScimError({ s
 
 // --- users ------------------------------------------------------------------------
 
-/** A user of the tenant, or a SCIM 404. */
+/** A user SCIM manages (`scimManages`: provisioned by it, no admin), or a SCIM 404, as for a user that does not exist. */
 export const getUser = (tenantId: TenantId, id: string): Effect.Effect<User, Scim.ScimError | StoreError, DirectoryStore> =>
   Effect.flatMap(DirectoryStore, (store) => store.findUser(tenantId, id as UserId)).pipe(
-    Effect.flatMap((user) => user === undefined ? Effect.fail(notFound("user", id)) : Effect.succeed(user))
+    Effect.flatMap((user) => user === undefined || !scimManages(user) ? Effect.fail(notFound("user", id)) : Effect.succeed(user))
   )
 
-/** POST /Users: a new user; 409 uniqueness when its user name or e-mail is taken. */
+/**
+ * POST /Users: a new user, a member; 409 uniqueness when its user name or
+ * e-mail is taken, whoever holds it: a user made by hand (an admin above
+ * all) is never adopted by the identity provider through their address.
+ */
 export const createUser = (tenantId: TenantId, body: unknown): Effect.Effect<User, Scim.ScimError | StoreError, Services> =>
   Effect.gen(function*() {
     const fields = yield* fromResult(Scim.userFields(body))
@@ -102,13 +114,19 @@ export const createUser = (tenantId: TenantId, body: unknown): Effect.Effect<Use
     }))
   })
 
-/** Writes a user's changed fields; 409 when its new e-mail is another user's. */
+/**
+ * Writes a user's changed fields; 409 when its new e-mail is another user's.
+ * A new e-mail ends the user's console sessions and spends their sign-in
+ * links (`Sessions.endForEmailChange`): whoever holds the new address signs
+ * in afresh, never into what the old one opened.
+ */
 const save = (current: User, change: Partial<Pick<User, "email" | "name" | "external_id" | "user_name" | "status">>) =>
   Effect.gen(function*() {
     const updated: User = { ...current, ...change, updated_at: new Date(yield* Clock.currentTimeMillis) }
     const written = yield* (yield* DirectoryStore).updateUser(updated)
     if (written === "email-taken") return yield* taken(`A user with the e-mail ${updated.email} exists`)
     if (written === "missing") return yield* notFound("user", current.user_id)
+    if (updated.email !== current.email) yield* Sessions.endForEmailChange(current.tenant_id, current.user_id, scimActor(current.tenant_id))
     return updated
   })
 
@@ -165,11 +183,11 @@ export const listUsers = (
     if (filter !== undefined) {
       if (filter.attribute === "displayname") return yield* unsupportedFilter("Users are filtered by userName or externalId")
       const found = yield* store.findUserBy(tenantId, filter.attribute === "username" ? { userName: filter.value } : { externalId: filter.value })
-      const users = found === undefined ? [] : [found]
+      const users = found === undefined || !scimManages(found) ? [] : [found]
       return { users: window(users, startIndex, count), total: users.length }
     }
-    const all = yield* store.listUsers(tenantId, yield* newestFirst(startIndex - 1 + count))
-    return { users: window(all, startIndex, count), total: yield* store.countUsers(tenantId) }
+    const all = yield* store.listScimUsers(tenantId, yield* newestFirst(startIndex - 1 + count))
+    return { users: window(all, startIndex, count), total: yield* store.countScimUsers(tenantId) }
   })
 
 // --- groups -------------------------------------------------------------------------
@@ -182,7 +200,7 @@ export const getGroup = (tenantId: TenantId, id: string): Effect.Effect<Group, S
     )
   )
 
-/** Every member of a group, with the name SCIM shows. */
+/** Every member of a group SCIM manages (an admin among them is not SCIM's to see), with the name SCIM shows. */
 export const membersOf = (tenantId: TenantId, group: Group): Effect.Effect<ReadonlyArray<{ readonly id: string; readonly display: string }>, StoreError, DirectoryStore> =>
   Effect.gen(function*() {
     const store = yield* DirectoryStore
@@ -195,28 +213,32 @@ export const membersOf = (tenantId: TenantId, group: Group): Effect.Effect<Reado
         after,
         createdAtOrBefore: endOfTime
       })
-      for (const user of page) out.push({ id: user.user_id, display: user.name })
+      for (const user of page) if (scimManages(user)) out.push({ id: user.user_id, display: user.name })
       if (page.length < 500) return out
       const last = page[page.length - 1]
       after = { value: last.created_at.getTime(), id: last.user_id }
     }
   })
 
-/** Puts users in a group; each must be a user of the tenant (400 otherwise, nothing written). */
+/** Puts users in a group; each must be a user SCIM manages (400 otherwise, nothing written). */
 const addMembers = (tenantId: TenantId, group: Group, ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const store = yield* DirectoryStore
     for (const id of ids) {
-      if ((yield* store.findUser(tenantId, id as UserId)) === undefined) {
+      const user = yield* store.findUser(tenantId, id as UserId)
+      if (user === undefined || !scimManages(user)) {
         return yield* new Scim.ScimError({ status: 400, scimType: "invalidValue", detail: `No user ${id}` })
       }
       yield* store.addMember(tenantId, group.group_id, id as UserId)
     }
   })
 
+/** Takes users SCIM manages out of a group; other ids (unknown, an admin's) change nothing. */
 const removeMembers = (tenantId: TenantId, group: Group, ids: ReadonlyArray<string>) =>
   Effect.flatMap(DirectoryStore, (store) =>
-    Effect.forEach(ids, (id) => store.removeMember(tenantId, group.group_id, id as UserId), { discard: true }))
+    Effect.forEach(ids, (id) =>
+      Effect.flatMap(store.findUser(tenantId, id as UserId), (user) =>
+        user === undefined || !scimManages(user) ? Effect.succeed(false) : store.removeMember(tenantId, group.group_id, user.user_id)), { discard: true }))
 
 /** POST /Groups: a team synced from the identity provider; 409 uniqueness when its name is another SCIM group's. */
 export const createGroup = (tenantId: TenantId, body: unknown): Effect.Effect<Group, Scim.ScimError | StoreError, Services> =>
@@ -224,8 +246,8 @@ export const createGroup = (tenantId: TenantId, body: unknown): Effect.Effect<Gr
     const fields = yield* fromResult(Scim.groupFields(body))
     const store = yield* DirectoryStore
     return yield* inTransaction(Effect.gen(function*() {
-      const existing = yield* store.findGroupBy(tenantId, "team", { name: fields.displayName })
-      if (existing !== undefined && existing.source === "scim") return yield* taken(`A group named ${fields.displayName} exists`)
+      const existing = yield* store.findGroupBy(tenantId, "team", "scim", { name: fields.displayName })
+      if (existing !== undefined) return yield* taken(`A group named ${fields.displayName} exists`)
       const now = new Date(yield* Clock.currentTimeMillis)
       const group: Group = {
         group_id: (yield* uuidv7) as GroupId,
@@ -307,8 +329,8 @@ export const listGroups = (
     const store = yield* DirectoryStore
     if (filter !== undefined) {
       if (filter.attribute === "username") return yield* unsupportedFilter("Groups are filtered by displayName or externalId")
-      const found = yield* store.findGroupBy(tenantId, "team", filter.attribute === "displayname" ? { name: filter.value } : { externalId: filter.value })
-      const groups = found === undefined || found.source !== "scim" ? [] : [found]
+      const found = yield* store.findGroupBy(tenantId, "team", "scim", filter.attribute === "displayname" ? { name: filter.value } : { externalId: filter.value })
+      const groups = found === undefined ? [] : [found]
       return { groups: window(groups, startIndex, count), total: groups.length }
     }
     // Manual teams are not SCIM's: read past them (they are few; a team list is small).

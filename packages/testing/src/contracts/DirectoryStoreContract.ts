@@ -127,6 +127,15 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
       assert.deepStrictEqual(yield* store.listUsers(other, page), [])
       assert.strictEqual(yield* store.countUsers(tenant), 2)
       assert.strictEqual(yield* store.countUsers(other), 0)
+      // SCIM's users: made over SCIM (a user name), no admin; Ada is an admin, Bob was made by hand.
+      assert.deepStrictEqual(yield* store.listScimUsers(tenant, page), [])
+      const carl = yield* makeUser(tenant, "carl@example.com", 3_000, { user_name: "carl" })
+      const dora = yield* makeUser(tenant, "dora@example.com", 4_000, { user_name: "dora", status: "deprovisioned" })
+      assert.deepStrictEqual((yield* store.listScimUsers(tenant, page)).map((u) => u.user_id), [dora.user_id, carl.user_id])
+      const after = yield* store.listScimUsers(tenant, { ...page, after: { value: dora.created_at.getTime(), id: dora.user_id } })
+      assert.deepStrictEqual(after.map((u) => u.user_id), [carl.user_id])
+      assert.deepStrictEqual([yield* store.countScimUsers(tenant), yield* store.countScimUsers(other)], [2, 0])
+      assert.deepStrictEqual(yield* store.listScimUsers(other, page), [])
     }))
 
   it.effect("an e-mail is one user's per tenant, even when two are created at once", () =>
@@ -182,12 +191,13 @@ export const directoryStoreContract = (it: Vitest.MethodsNonLive<Stores>): void 
         [yield* store.countGroups(tenant, "team", "manual"), yield* store.countGroups(tenant, "team", "scim"), yield* store.countGroups(tenant, "executive_role", "manual")],
         [2, 0, 1]
       )
-      assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", { name: "Sales" }), sales)
-      assert.strictEqual(yield* store.findGroupBy(tenant, "executive_role", { name: "Sales" }), undefined)
-      assert.strictEqual(yield* store.findGroupBy(other, "team", { name: "Sales" }), undefined)
+      assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", "manual", { name: "Sales" }), sales)
+      assert.strictEqual(yield* store.findGroupBy(tenant, "team", "scim", { name: "Sales" }), undefined)
+      assert.strictEqual(yield* store.findGroupBy(tenant, "executive_role", "manual", { name: "Sales" }), undefined)
+      assert.strictEqual(yield* store.findGroupBy(other, "team", "manual", { name: "Sales" }), undefined)
       const synced = { ...sales, external_id: "okta-g1", updated_at: at(4_100) }
       assert.isTrue(yield* store.updateGroup(synced))
-      assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", { externalId: "okta-g1" }), synced)
+      assert.deepStrictEqual(yield* store.findGroupBy(tenant, "team", "manual", { externalId: "okta-g1" }), synced)
       assert.isTrue(yield* store.addMember(tenant, finance.group_id, ada.user_id))
       assert.isFalse(yield* store.addMember(tenant, finance.group_id, ada.user_id))
       assert.isTrue(yield* store.addMember(tenant, finance.group_id, bob.user_id))

@@ -165,6 +165,25 @@ export const sessionStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       }
     }))
 
+  it.effect("a user's unused sign-in links are spent together, no one else's", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      const tenant = yield* insertTenant()
+      const user = yield* makeUser(tenant.tenant_id, `s-${yield* Ids.uuidv7}@example.com`)
+      const other = yield* makeUser(tenant.tenant_id, `s-${yield* Ids.uuidv7}@example.com`)
+      const first = yield* makeLink(tenant.tenant_id, user.user_id)
+      const second = yield* makeLink(tenant.tenant_id, user.user_id)
+      const used = yield* makeLink(tenant.tenant_id, user.user_id)
+      yield* store.useLink(used.token_hash, at(1_000))
+      const theirs = yield* makeLink(tenant.tenant_id, other.user_id)
+      assert.strictEqual(yield* store.spendLinksOf(tenant.tenant_id, user.user_id, at(2_000)), 2)
+      assert.strictEqual(yield* store.useLink(first.token_hash, at(3_000)), undefined)
+      assert.strictEqual(yield* store.useLink(second.token_hash, at(3_000)), undefined)
+      assert.isDefined(yield* store.useLink(theirs.token_hash, at(3_000)))
+      assert.strictEqual(yield* store.spendLinksOf(tenant.tenant_id, user.user_id, at(4_000)), 0)
+      assert.strictEqual(yield* store.spendLinksOf(tenant.tenant_id, "not-a-uuid", at(4_000)), 0)
+    }))
+
   it.effect("active users are found by e-mail in every tenant, oldest first", () =>
     Effect.gen(function*() {
       const directory = yield* DirectoryStore.DirectoryStore

@@ -89,3 +89,24 @@ export const areas = (image: Image, colour: string, least: number): Array<number
   }
   return out
 }
+
+/** How many pixels of two images of one size differ (what a watermark drawn over the same page changes). */
+export const differing = (a: Image, b: Image): number => {
+  if (a.width !== b.width || a.height !== b.height) throw new Error(`Images of different sizes: ${a.width}×${a.height} and ${b.width}×${b.height}`)
+  let n = 0
+  for (let i = 0; i < a.width * a.height; i++) {
+    if (a.rgb[i * 3] !== b.rgb[i * 3] || a.rgb[i * 3 + 1] !== b.rgb[i * 3 + 1] || a.rgb[i * 3 + 2] !== b.rgb[i * 3 + 2]) n++
+  }
+  return n
+}
+
+/** Page `page` (from 1) of a PDF as a PNG file at `dpi` (poppler's `pdftoppm -png`), written to `file`: to look at. */
+export const pngFile = (pdf: Uint8Array, page: number, file: string, dpi = 72): void => {
+  const dir = mkdtempSync(join(tmpdir(), "pdf-png-"))
+  try {
+    writeFileSync(join(dir, "document.pdf"), pdf)
+    execFileSync("pdftoppm", ["-f", String(page), "-l", String(page), "-r", String(dpi), "-png", "-singlefile", join(dir, "document.pdf"), file.replace(/\.png$/, "")])
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

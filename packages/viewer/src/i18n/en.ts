@@ -70,6 +70,7 @@ export const en = {
   "audit.session.reason.expired": "at its time limit",
   "audit.session.reason.deprovisioned": "their account deprovisioned",
   "audit.session.reason.credential_revoked": "its API token revoked",
+  "audit.session.reason.email_changed": "their e-mail address changed",
   "audit.action.user.created": "added the user",
   "audit.action.user.updated": "changed the user",
   "audit.action.user.deprovisioned": "deprovisioned",

@@ -44,7 +44,7 @@ export const actions = [
 const targetTypes = ["grant", "comment", "session", "user", "api_token", "team", "executive_role", "invitation", "scim_token"] as const
 
 /** Why a session ended, in the entry's words. */
-const endReasons = ["idle", "expired", "deprovisioned", "credential_revoked"] as const
+const endReasons = ["idle", "expired", "deprovisioned", "credential_revoked", "email_changed"] as const
 
 /** The filters, in the address's order. */
 const filters = ["action", "target_type", "target_id", "actor_id"] as const
