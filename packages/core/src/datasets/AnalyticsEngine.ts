@@ -32,6 +32,12 @@ export interface FileImport {
   readonly format: "csv" | "parquet"
   /** Columns read as a given type instead of the inferred one. */
   readonly types?: Readonly<Record<string, DimensionType>> | undefined
+  /**
+   * A CSV file's delimiter, as its strict check read it (`Csv.delimiterOf`);
+   * the engine finds it the same way when absent. Quotes are always `"`,
+   * doubled inside a quoted field (RFC 4180).
+   */
+  readonly delimiter?: string | undefined
 }
 
 /** What an import loaded. */
