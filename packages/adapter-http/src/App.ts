@@ -99,6 +99,12 @@ const openapiRoute = Layer.unwrap(Effect.gen(function*() {
 export interface EdgeOptions extends Edge.Options {
   /** The largest dataset file `PUT /v1/datasets/{id}/data` accepts, in bytes (default 1 GiB); other bodies stay capped at 1 MiB. */
   readonly maxUploadBytes?: number | undefined
+  /**
+   * Where uploaded files wait while they are checked and imported (default:
+   * `analytics-uploads` in the OS's temporary directory); what a process
+   * that died left there is removed at start.
+   */
+  readonly uploadDirectory?: string | undefined
 }
 
 /**
@@ -149,7 +155,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
     ViewerAssets.layer,
     Console.layer,
     ExportRoutes.layer,
-    DatasetUploads.layer(options.maxUploadBytes),
+    DatasetUploads.layer(options.maxUploadBytes, options.uploadDirectory),
     options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics)
   ),
   options,

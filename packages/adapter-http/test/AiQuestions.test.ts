@@ -48,6 +48,13 @@ const model = {
   ]
 }
 
+/** A condition inside `depth` `and` groups, one in another. */
+const nested = (depth: number): unknown => {
+  let filter: unknown = { member: "region", operator: "equals", values: ["EU"] }
+  for (let i = 0; i < depth; i++) filter = { and: [filter] }
+  return filter
+}
+
 /** What the test answerer proposes next; the built-in answerer's plan when unset. */
 const script: { plan?: unknown; narrate?: ((pieces: Array<string>) => Stream.Stream<string>) | undefined } = {}
 
@@ -256,7 +263,9 @@ describe("AI questions", () => {
         ["a limit above the maximum", { measures: ["revenue"], limit: 10_000_000 }, "50000"],
         ["an extra key", { measures: ["revenue"], sql: "SELECT * FROM pg_catalog.pg_tables" }, "sql"],
         ["raw SQL instead of a query", "SELECT * FROM orders", "Expected"],
-        ["a measure filtered with a string", { measures: ["revenue"], filters: [{ member: "revenue", operator: "gt", values: ["0 OR 1=1"] }] }, "expected a number"]
+        ["a measure filtered with a string", { measures: ["revenue"], filters: [{ member: "revenue", operator: "gt", values: ["0 OR 1=1"] }] }, "expected a number"],
+        // Refused before the decoder recurses into it (450 groups overflowed the stack: a 500).
+        ["a filter nested 450 groups deep", { measures: ["revenue"], filters: [nested(450)] }, "at most 16 and/or groups"]
       ]
       for (const [what, plan, detail] of refusals) {
         const stream = yield* propose({ _tag: "Query", query: plan, visual: { type: "kpi", encoding: {} } })

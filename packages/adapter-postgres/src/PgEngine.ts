@@ -51,6 +51,35 @@ const jsonValue = (value: unknown, type: string | undefined): Row[string] => {
 const failure = (operation: string) => (cause: unknown) =>
   new AnalyticsEngine.EngineError({ operation, detail: cause instanceof Error ? cause.message : String(cause), cause })
 
+/** The `code` of an error, or of the error it wraps (a SqlError wraps the server's). */
+const codeOf = (error: unknown): string | undefined => {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 4; e = (e as { readonly cause?: unknown }).cause, depth++) {
+    const code = (e as { readonly code?: unknown }).code
+    if (typeof code === "string") return code
+  }
+  return undefined
+}
+
+/**
+ * An import's failure, in words without the file's contents when the CSV
+ * reader's or the server's message quotes the values it could not read
+ * (`invalid input syntax for type bigint: "…"`, a data exception, class 22;
+ * decision 0013): the code and line stay; the original is not kept, even as
+ * the cause, so no log can write it. Other failures keep their message.
+ */
+const importFailure = (cause: unknown): AnalyticsEngine.EngineError => {
+  const code = codeOf(cause)
+  const lines = (cause as { readonly lines?: unknown } | null)?.lines
+  if (code !== undefined && /^(CSV_|INVALID_)/.test(code)) {
+    const where = typeof lines === "number" ? `Line ${lines} of the file` : "The file"
+    return new AnalyticsEngine.EngineError({ operation: "import", detail: `${where} cannot be read as CSV (${code})` })
+  }
+  if (code !== undefined && /^22[0-9A-Z]{3}$/.test(code)) {
+    return new AnalyticsEngine.EngineError({ operation: "import", detail: `A value of the file does not fit its column's type (PostgreSQL ${code})` })
+  }
+  return failure("import")(cause)
+}
+
 /** The engine over the SqlClient in context (a PostgreSQL connection pool). */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -199,7 +228,7 @@ export const makeUploads = (schema: string = uploadSchema) =>
             const parquet = await PgImport.parquetColumns(file.path)
             return { columns: parquet.columns, rows: PgImport.parquetRows(parquet) }
           },
-          catch: failure("import")
+          catch: importFailure
         })
         const { columns, rows } = read
         if (columns.length === 0) return yield* new AnalyticsEngine.EngineError({ operation: "import", detail: "The file has no columns" })
@@ -223,7 +252,7 @@ export const makeUploads = (schema: string = uploadSchema) =>
             return Effect.asVoid(sql.unsafe(insert, values as unknown as Array<string>))
           })
           while (true) {
-            const next = yield* Effect.tryPromise({ try: () => rows.next(), catch: failure("import") })
+            const next = yield* Effect.tryPromise({ try: () => rows.next(), catch: importFailure })
             if (next.done === true) break
             const row = next.value
             for (let i = 0; i < columns.length; i++) {
@@ -238,7 +267,7 @@ export const makeUploads = (schema: string = uploadSchema) =>
           yield* flush
         })).pipe(
           Effect.ensuring(Effect.promise(() => rows.return(undefined).then(() => undefined, () => undefined))),
-          Effect.mapError((error) => error._tag === "EngineError" ? error : failure("import")(error))
+          Effect.mapError((error) => error._tag === "EngineError" ? error : importFailure(error))
         )
         return { columns: yield* describe(table), rowCount: count }
       })

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { AnalyticsEngine, SemanticModel } from "@analytics/core"
+import { type AnalyticsEngine, Csv, type SemanticModel } from "@analytics/core"
 import { parse } from "csv-parse"
 import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
@@ -97,21 +97,14 @@ class Inference {
   }
 }
 
-/** The delimiter of a CSV file, as DuckDB's sniffer would find it among `, ; | tab`: the most frequent in its first line. */
-const delimiterOf = async (path: string): Promise<string> => {
-  const handle = await Fs.open(path)
+/** The delimiter of a CSV file: the one its strict check read it with, else `Csv.delimiterOf` its first line. */
+const delimiterOf = async (file: AnalyticsEngine.FileImport): Promise<string> => {
+  if (file.delimiter !== undefined) return file.delimiter
+  const handle = await Fs.open(file.path)
   try {
     const buffer = Buffer.alloc(64 * 1024)
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
-    const first = buffer.subarray(0, bytesRead).toString("utf8").split(/\r?\n/)[0] ?? ""
-    const unquoted = first.replace(/"[^"]*"/g, "")
-    let best = ","
-    let most = 0
-    for (const candidate of [",", ";", "\t", "|"]) {
-      const count = unquoted.split(candidate).length - 1
-      if (count > most) [best, most] = [candidate, count]
-    }
-    return best
+    return Csv.delimiterOf(buffer.subarray(0, bytesRead).toString("utf8").split(/\r?\n/)[0] ?? "")
   } finally {
     await handle.close()
   }
@@ -122,6 +115,10 @@ const records = (path: string, delimiter: string): AsyncIterable<ReadonlyArray<s
   createReadStream(path).pipe(parse({
     bom: true,
     delimiter,
+    // As the upload's strict check reads it (adapter-http's CsvCheck): RFC 4180 quotes, LF, CRLF or CR line ends.
+    quote: "\"",
+    escape: "\"",
+    record_delimiter: ["\r\n", "\n", "\r"],
     skip_empty_lines: true,
     cast: (value) => (value === "" ? null : value) as unknown as string
   }))
@@ -145,7 +142,7 @@ const asText = (value: unknown): string | null => value === null || value === un
  * each column's type inferred, unless `types` names it.
  */
 export const csvColumns = async (file: AnalyticsEngine.FileImport): Promise<{ readonly delimiter: string; readonly columns: ReadonlyArray<PlannedColumn> }> => {
-  const delimiter = await delimiterOf(file.path)
+  const delimiter = await delimiterOf(file)
   let names: ReadonlyArray<string> | undefined
   let inferences: Array<Inference> = []
   for await (const record of records(file.path, delimiter)) {

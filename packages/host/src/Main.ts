@@ -346,6 +346,8 @@ const initialize = (config: HostConfig) =>
       },
       engineScheduler,
       maxUploadBytes: config.datasets.maxUploadBytes,
+      // A directory of the service's own, swept at start of what a killed process left.
+      uploadDirectory: Path.join(config.dataDir, "uploads"),
       blobStore: Layer.succeedContext(blobs),
       renderers: Documents.layer,
       // The report viewer as built by `npm run build`; a host without it refuses to start, saying so.

@@ -25,7 +25,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { Receiver } from "@analytics/testing/webhooks"
 import { randomUUID } from "node:crypto"
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
@@ -166,7 +166,13 @@ describe.skipIf(databaseUrl === "")(`kill -9 on PostgreSQL${databaseUrl === "" ?
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
     const url = await freshDatabaseUrl(cleanups)
     const token = `upload-${randomUUID()}`
-    const env = { ANALYTICS_STORE: "postgres", DATABASE_URL: url, ANALYTICS_DUCKDB_PATH: join(dir, "analytics.duckdb"), ANALYTICS_BOOTSTRAP_TOKEN: token }
+    const env = {
+      ANALYTICS_STORE: "postgres",
+      DATABASE_URL: url,
+      ANALYTICS_DUCKDB_PATH: join(dir, "analytics.duckdb"),
+      ANALYTICS_DATA_DIR: join(dir, "data"),
+      ANALYTICS_BOOTSTRAP_TOKEN: token
+    }
     const hook = await receiver()
     const first = await serving(env, token)
     // Refresh events go to the deliveries table (the outbox) as they are published: the test reads them there.
@@ -207,10 +213,15 @@ describe.skipIf(databaseUrl === "")(`kill -9 on PostgreSQL${databaseUrl === "" ?
     const loadStarted = await until("the load to start", () => started(orders), 60_000)
     const killAt = new Date(loadStarted).getTime() + loadMs * 0.7
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killAt - Date.now())))
+    // The file being loaded waits in the service's upload directory, a plain-text copy of the rows.
+    const uploads = join(dir, "data", "uploads")
+    expect(readdirSync(uploads).length).toBe(1)
     await kill9(first)
     const answered = await loading
 
     const second = await serving(env, token)
+    // What the killed host left was swept at start (decision 0013, "Where the file waits").
+    expect(readdirSync(uploads)).toEqual([])
     const record = await ok(second, token, "GET", `/v1/datasets/${orders}`)
     const counted = await ok(second, token, "POST", `/v1/datasets/${orders}/query`, { measures: ["count"] })
     // Old rows or new, whole: the record and the table agree (if the load answered 200 before the kill, the new ones).

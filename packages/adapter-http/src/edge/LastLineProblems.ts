@@ -56,12 +56,14 @@ export const allowedMethods = <Id extends string, Groups extends HttpApiGroup.Co
   return (url: string): Array<string> => methods.filter((m) => router.find(m, url) !== undefined)
 }
 
+/** A problem+json response of `code` (its status, type and title), with `detail`, headers and members of its own. */
 export const problemResponse = (
   code: ProblemCode.ProblemCode,
   detail?: string,
-  headers?: Record<string, string>
+  headers?: Record<string, string>,
+  extensions?: Record<string, unknown>
 ): HttpServerResponse.HttpServerResponse => {
-  const body = Problems.undeclared(code, detail)
+  const body = Problems.undeclared(code, detail, extensions)
   return HttpServerResponse.jsonUnsafe(body, {
     status: body.status,
     contentType: ProblemDetails.contentType,
@@ -79,12 +81,21 @@ const escapedNul = /(?:^|[^\\])(?:\\\\)*\\u0000/
 const nulRefusal = () => problemResponse("request/invalid", "The request holds a NUL character (U+0000), which no value may contain")
 
 /**
- * Refuses a NUL character (U+0000) in a JSON body (the URL is checked
- * before, by `refusal`): PostgreSQL cannot store one in text, so it would
- * fail the store (503) instead of the request. One scan of text the API
- * reads anyway.
+ * What answers a JSON body unfit for any reader, or `undefined`: a NUL
+ * character (U+0000), raw or escaped (the URL is checked before, by
+ * `refusal`), which PostgreSQL cannot store in text, so it would fail the
+ * store (503) instead of the request; bytes that are not UTF-8, a lone
+ * surrogate, nesting past `RequestBody.maxNesting` (`RequestBody.Unfit`).
  */
-const refuseNulInBody = <E, R>(
+const bodyRefusal = (body: RequestBody.JsonBody): HttpServerResponse.HttpServerResponse | undefined => {
+  if (hasNul(body.text)) return nulRefusal()
+  const unfit = body.unfit
+  if (unfit === undefined) return undefined
+  return problemResponse(unfit.code, unfit.detail, undefined, unfit.errors === undefined ? undefined : { errors: unfit.errors })
+}
+
+/** Refuses a JSON body `bodyRefusal` refuses, read once (the API reads the same read after). */
+const refuseUnfitBody = <E, R>(
   httpApp: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
   Effect.withFiber((fiber) => {
@@ -92,7 +103,13 @@ const refuseNulInBody = <E, R>(
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     if (!isJson(request)) return httpApp
     // A body that cannot be read is left to the API, which answers it (413, malformed JSON).
-    return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) => hasNul(text) ? Effect.succeed(nulRefusal()) : httpApp)
+    return Effect.matchEffect(RequestBody.read(request), {
+      onFailure: () => httpApp,
+      onSuccess: (body) => {
+        const refused = bodyRefusal(body)
+        return refused === undefined ? httpApp : Effect.succeed(refused)
+      }
+    })
   })
 
 const isJson = (request: HttpServerRequest.HttpServerRequest) => /json/i.test(request.headers["content-type"] ?? "")
@@ -279,15 +296,18 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
       request: HttpServerRequest.HttpServerRequest
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
       if (!HttpMethod.hasBody(request.method)) return httpApp
-      if (ownBodyLimit(request.method, request.url)) return refuseNulInBody(httpApp)
+      if (ownBodyLimit(request.method, request.url)) return refuseUnfitBody(httpApp)
       const read = isJson(request) ? RequestBody.buffered(request, maxBodyBytes) : undefined
       if (read === undefined) {
-        return Effect.provideService(decompress(refuseNulInBody(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
+        return Effect.provideService(decompress(refuseUnfitBody(httpApp)) as typeof httpApp, HttpIncomingMessage.MaxBodySize, maxBodySize)
       }
       return Effect.matchEffect(read, {
         onFailure: (unread) => Effect.succeed(unread === "too-large" ? bodyTooLarge() : unreadable()),
         onSuccess: (buffered) =>
-          hasNul(buffered.body.text) ? Effect.succeed(nulRefusal()) : Effect.provideService(httpApp, HttpServerRequest.HttpServerRequest, buffered)
+        {
+          const refused = bodyRefusal(buffered.body)
+          return refused !== undefined ? Effect.succeed(refused) : Effect.provideService(httpApp, HttpServerRequest.HttpServerRequest, buffered)
+        }
       })
     },
     /** The problem answering a failure that reached the edge (an interruption stays one). */

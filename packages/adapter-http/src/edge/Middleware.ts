@@ -106,7 +106,13 @@ export const authenticationLayer = Layer.effect(
   })
 )
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+/** What an unknown property is told: never its value (decision 0001), which may be anything, of any size. */
+const unknownProperty = "Expected no excess property"
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  // Schema's own message repeats the value (`Unexpected key with value …`) where it has it.
+  leafHook: (issue) => issue._tag === "UnexpectedKey" ? unknownProperty : SchemaIssue.defaultLeafHook(issue)
+})
 
 /** The value a client sent, when it is short enough to repeat back (an unknown action, a bad enum value). */
 const shown = (input: unknown): string | undefined => {
@@ -120,9 +126,9 @@ const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
 
 /**
  * Every issue with where it is and what is wrong, naming the bad value where
- * one was sent: `Expected "view" | "edit", got "fly"`. Never the value of a
- * sensitive field (a password, a secret, a token: `Redaction`), whoever
- * added it to the message.
+ * one was sent: `Expected "view" | "edit", got "fly"`. Never the value of an
+ * unknown property (its path says which), nor of a sensitive field (a
+ * password, a secret, a token: `Redaction`), whoever added it to the message.
  */
 export const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown) => {
   const slot = error.kind.toLowerCase()
@@ -133,7 +139,8 @@ export const issuesOf = (error: HttpApiError.HttpApiSchemaError, input: unknown)
     })
     const sensitive = Redaction.isSensitivePath(path)
     const message = Redaction.withoutEchoedValue(issue.message, sensitive)
-    const got = !sensitive && message.startsWith("Expected") && !message.includes(", got ") ? shown(valueAt(input, path)) : undefined
+    const echoes = !sensitive && message !== unknownProperty && message.startsWith("Expected") && !message.includes(", got ")
+    const got = echoes ? shown(valueAt(input, path)) : undefined
     return { path: [slot, ...path], message: got === undefined ? message : `${message}, got ${got}` }
   })
 }

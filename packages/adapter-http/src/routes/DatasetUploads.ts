@@ -2,7 +2,8 @@
  * `PUT /v1/datasets/{id}/data`: an upload dataset's rows, as a CSV
  * (`text/csv`) or Parquet (`application/vnd.apache.parquet`) body, streamed
  * to a temporary file (never held in memory) up to a size limit, then
- * imported by the engine, replacing the previous rows atomically. Served
+ * checked (a CSV file strictly, `CsvCheck`), imported by the engine,
+ * replacing the previous rows atomically. Served
  * beside the HttpApi contract because its body is a file, not JSON; the
  * edge (rate limits, problem answers) is the same, its body cap excepted.
  *
@@ -22,6 +23,7 @@ import { problemResponse } from "../edge/LastLineProblems.ts"
 import { ResolvedCaller } from "../edge/ResolvedCaller.ts"
 import { pathOf } from "../edge/Url.ts"
 import { datasetJson } from "../handlers/Datasets.ts"
+import * as CsvCheck from "./CsvCheck.ts"
 
 /** Where uploads go. */
 export const path = "/v1/datasets/:id/data"
@@ -44,6 +46,44 @@ const formats: Record<string, "csv" | "parquet"> = {
   "application/x-parquet": "parquet"
 }
 
+/** Where uploads wait by default, under the OS's temporary directory. */
+export const defaultDirectory = Path.join(Os.tmpdir(), "analytics-uploads")
+
+/** An upload's own directory's name: this host's and process's, so a sweep knows whose it is. */
+const ownPrefix = () => `upload-${Os.hostname()}-${process.pid}-`
+const uploadName = /^upload-(.+)-(\d+)-[^-]+$/
+
+/** Whether process `pid` runs on this host (one of another user counts). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Makes `directory` (only its owner may enter it) and removes what uploads
+ * of dead processes of this host left there: a process killed mid-upload
+ * (`kill -9`) runs no finalizer, and its file holds a tenant's rows in
+ * plain text. Uploads of live processes, this one's included (several
+ * services may share a directory), are left alone. Returns what it removed.
+ */
+export const sweep = async (directory: string): Promise<ReadonlyArray<string>> => {
+  await Fs.mkdir(directory, { recursive: true, mode: 0o700 })
+  const removed: Array<string> = []
+  for (const name of await Fs.readdir(directory)) {
+    const match = uploadName.exec(name)
+    if (match === null || match[1] !== Os.hostname()) continue
+    const pid = Number(match[2])
+    if (pid === process.pid || alive(pid)) continue
+    await Fs.rm(Path.join(directory, name), { recursive: true, force: true })
+    removed.push(name)
+  }
+  return removed
+}
+
 const ColumnTypes = Schema.fromJsonString(Schema.Record(Schema.String, SemanticModel.DimensionType))
 
 class Refused {
@@ -54,10 +94,17 @@ class Refused {
 }
 const refuse = (code: Parameters<typeof problemResponse>[0], detail: string) => Effect.fail(new Refused(problemResponse(code, detail)))
 
-/** The upload route over the dataset store and engines in context; files of at most `maxBytes`. */
-export const layer = (maxBytes: number = defaultMaxBytes) =>
+/**
+ * The upload route over the dataset store and engines in context; files of
+ * at most `maxBytes`, kept while they are checked and imported in a
+ * directory of their own under `directory`, removed however the request
+ * ends (a client that hangs up included), and swept at start (`sweep`).
+ */
+export const layer = (maxBytes: number = defaultMaxBytes, directory: string = defaultDirectory) =>
   Layer.unwrap(Effect.gen(function*() {
     const services = yield* Effect.context<Alerts.CheckServices | AuditLog.AuditStore>()
+    const swept = yield* Effect.promise(() => sweep(directory))
+    if (swept.length > 0) yield* Effect.logWarning("Removed uploads left by a process that died mid-upload", { directory, count: swept.length })
     return HttpRouter.add("PUT", path, Effect.gen(function*() {
       const resolved = yield* Effect.serviceOption(ResolvedCaller)
       if (resolved._tag === "None") return yield* refuse("auth/unauthenticated", "Send Authorization: Bearer <token>, or sign in to the console")
@@ -83,7 +130,7 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
         )
         : undefined
       const dir = yield* Effect.acquireRelease(
-        Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "analytics-upload-"))),
+        Effect.promise(() => Fs.mkdtemp(Path.join(directory, ownPrefix()))),
         (d) => Effect.promise(() => Fs.rm(d, { recursive: true, force: true }))
       )
       const file = Path.join(dir, `rows.${format}`)
@@ -96,8 +143,11 @@ export const layer = (maxBytes: number = defaultMaxBytes) =>
       }).pipe(Effect.catchTag("HttpServerError", () => refuse("request/invalid", "The upload was cut short")))
       if (written === 0) return yield* refuse("request/invalid", "The file is empty")
       yield* Effect.promise(() => handle.sync())
+      // Read strictly before any engine reads it: a refusal names its line and changes nothing.
+      const checked = format === "csv" ? yield* Effect.promise(() => CsvCheck.check(file)) : undefined
+      if (checked !== undefined && "line" in checked) return yield* refuse("dataset/source-invalid", CsvCheck.describe(checked))
       const id = (yield* HttpRouter.params).id ?? ""
-      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types, bytes: written }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }).pipe(
+      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types, bytes: written, delimiter: checked?.delimiter }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }).pipe(
         // The alerts watching the dataset are checked against its new rows.
         Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),

@@ -34,6 +34,12 @@ export interface FileImport {
   readonly types?: Readonly<Record<string, DimensionType>> | undefined
   /** The file's size, for the audit log's `dataset.data_uploaded` (engines ignore it). */
   readonly bytes?: number | undefined
+  /**
+   * A CSV file's delimiter, as its strict check read it (`Csv.delimiterOf`);
+   * the engine finds it the same way when absent. Quotes are always `"`,
+   * doubled inside a quoted field (RFC 4180).
+   */
+  readonly delimiter?: string | undefined
 }
 
 /** What an import loaded. */

@@ -132,7 +132,43 @@ export interface Condition<V> {
 /** A filter: a condition, or conditions joined by `and` / `or`, nested. */
 export type Filter<V> = Condition<V> | { readonly and: ReadonlyArray<Filter<V>> } | { readonly or: ReadonlyArray<Filter<V>> }
 
-/** The filter schema over a value schema (recursive, at most 100 items per level). */
+/**
+ * The most `and` / `or` groups a filter nests, one in another (decision
+ * 0013): deeper filters are refused. Decoding a filter recurses once per
+ * group, so a bound keeps every reader of filters (the decoder, the model's
+ * checks, the SQL compiler) within a small stack; the edge refuses JSON
+ * nested past its own bound before any decoding starts.
+ */
+export const maxFilterNesting = 16
+
+/**
+ * How many `and` / `or` groups deep `filter` nests (0 for a condition),
+ * counted without recursion, on a decoded filter or on any JSON value
+ * (an object with an array `and` or `or` is a group); counting stops one
+ * past `maxFilterNesting`.
+ */
+export const nestingOf = (filter: unknown): number => {
+  let deepest = 0
+  const pending: Array<readonly [unknown, number]> = [[filter, 0]]
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!
+    if (typeof value !== "object" || value === null) continue
+    const group = "and" in value ? value.and : "or" in value ? value.or : undefined
+    if (!Array.isArray(group)) continue
+    if (depth + 1 > deepest) deepest = depth + 1
+    if (deepest > maxFilterNesting) return deepest
+    for (const item of group) pending.push([item, depth + 1])
+  }
+  return deepest
+}
+
+/** What a filter nested too deep is told. */
+export const tooDeepMessage = `Expected a filter nesting at most ${maxFilterNesting} and/or groups, one in another`
+
+/**
+ * The filter schema over a value schema: recursive, at most 100 items per
+ * group and `maxFilterNesting` groups deep.
+ */
 export const makeFilter = <V extends Schema.Top>(value: V): Schema.Codec<Filter<V["Type"]>, Filter<V["Encoded"]>> => {
   const filter: Schema.Codec<Filter<V["Type"]>, Filter<V["Encoded"]>> = Schema.Union([
     Schema.Struct({
@@ -143,7 +179,10 @@ export const makeFilter = <V extends Schema.Top>(value: V): Schema.Codec<Filter<
     Schema.Struct({ and: Schema.Array(Schema.suspend(() => filter)).check(Schema.isMaxLength(100)) }),
     Schema.Struct({ or: Schema.Array(Schema.suspend(() => filter)).check(Schema.isMaxLength(100)) })
   ]) as any
-  return filter
+  // Checked once, on the outermost filter (the groups inside are the plain recursion).
+  return filter.annotate({
+    description: `A condition on a member, or conditions joined by \`and\` / \`or\`, nested at most ${maxFilterNesting} groups deep`
+  }).check(Schema.makeFilter((f) => nestingOf(f) <= maxFilterNesting || tooDeepMessage)) as any
 }
 
 /**

@@ -54,3 +54,23 @@ export const stream = <E, R>(
     Stream.succeed(encoder.encode(header(columns))),
     Stream.mapArray(rows, (chunk) => [encoder.encode(chunk.map((row) => line(columns, row)).join(""))])
   )
+
+/** The delimiters an uploaded CSV file may use (decision 0013, "Upload"). */
+export const delimiters: ReadonlyArray<string> = [",", ";", "\t", "|"]
+
+/**
+ * The delimiter of a CSV file from its first line, as DuckDB's sniffer
+ * would find it among `delimiters`: the most frequent outside quotes, a
+ * comma when none is there. Every reader of an upload (the strict check,
+ * each engine) reads it with this one.
+ */
+export const delimiterOf = (firstLine: string): string => {
+  const unquoted = firstLine.replace(/"[^"]*"/g, "")
+  let best = ","
+  let most = 0
+  for (const candidate of delimiters) {
+    const count = unquoted.split(candidate).length - 1
+    if (count > most) [best, most] = [candidate, count]
+  }
+  return best
+}

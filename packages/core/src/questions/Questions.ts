@@ -29,6 +29,7 @@ import type { Member } from "../auth/Principal.ts"
 import * as Report from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
 import type { ReportStore } from "../reports/ReportStore.ts"
+import * as SemanticModel from "../datasets/SemanticModel.ts"
 import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { DialectName } from "../datasets/SqlDialect.ts"
 import { TenantCache } from "../tenancy/TenantCache.ts"
@@ -281,6 +282,11 @@ const answer = (
       // The proposal is untrusted input: decoded as a client's query would be, then planned by the service.
       const refused = (detail: string) =>
         Stream.make(done({ status: "query_refused", text: `The query proposed for this question was refused: ${detail}`, ...nothing }))
+      // A filter nested past the bound is refused before the decoder recurses into it (decision 0013).
+      const filters: unknown = typeof plan.query === "object" && plan.query !== null ? (plan.query as { readonly filters?: unknown }).filters : undefined
+      if (Array.isArray(filters) && filters.some((f) => SemanticModel.nestingOf(f) > SemanticModel.maxFilterNesting)) {
+        return refused(SemanticModel.tooDeepMessage)
+      }
       const decoded = yield* Effect.result(decodeProposal(plan.query))
       if (decoded._tag === "Failure") return refused(decoded.failure.message)
       const proposed = decoded.success
