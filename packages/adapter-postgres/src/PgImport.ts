@@ -113,13 +113,8 @@ const delimiterOf = async (file: AnalyticsEngine.FileImport): Promise<string> =>
 /** A CSV file's records as a stream: an empty field, quoted or not, is null (as DuckDB reads it). */
 const records = (path: string, delimiter: string): AsyncIterable<ReadonlyArray<string | null>> =>
   createReadStream(path).pipe(parse({
-    bom: true,
-    delimiter,
-    // As the upload's strict check reads it (adapter-http's CsvCheck): RFC 4180 quotes, LF, CRLF or CR line ends.
-    quote: "\"",
-    escape: "\"",
-    record_delimiter: ["\r\n", "\n", "\r"],
-    skip_empty_lines: true,
+    // As the upload's strict check reads it.
+    ...Csv.uploadDialect(delimiter),
     cast: (value) => (value === "" ? null : value) as unknown as string
   }))
 

@@ -60,7 +60,8 @@ describe("export scheduler on PostgreSQL", () => {
           email: "ada@example.com",
           name: "Ada",
           status: "active",
-          roles: ["member"],
+          // An admin: a schedule runs only while its maker may download the report, and an admin always may.
+          roles: ["admin"],
           external_id: null,
           user_name: null,
           created_at: at(0),

@@ -152,13 +152,7 @@ export const check = async (path: string): Promise<Checked | Refusal> => {
   // The line the last complete record ended on: an unclosed quote opened on the line after it.
   let lastLine = 0
   const parser = parse({
-    bom: true,
-    delimiter,
-    quote: "\"",
-    escape: "\"",
-    // A bare CR outside quotes ends a record too, so a CR inside an unquoted field is a line of too few fields.
-    record_delimiter: ["\r\n", "\n", "\r"],
-    skip_empty_lines: true,
+    ...Csv.uploadDialect(delimiter),
     on_record: (_record, context) => {
       records++
       lastLine = context.lines

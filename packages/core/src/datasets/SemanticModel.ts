@@ -178,11 +178,13 @@ export const makeFilter = <V extends Schema.Top>(value: V): Schema.Codec<Filter<
     }),
     Schema.Struct({ and: Schema.Array(Schema.suspend(() => filter)).check(Schema.isMaxLength(100)) }),
     Schema.Struct({ or: Schema.Array(Schema.suspend(() => filter)).check(Schema.isMaxLength(100)) })
-  ]) as any
-  // Checked once, on the outermost filter (the groups inside are the plain recursion).
-  return filter.annotate({
+  ]).annotate({
     description: `A condition on a member, or conditions joined by \`and\` / \`or\`, nested at most ${maxFilterNesting} groups deep`
-  }).check(Schema.makeFilter((f) => nestingOf(f) <= maxFilterNesting || tooDeepMessage)) as any
+  }).check(
+    // One schema, the recursion's own (one definition in JSON Schema); each group is counted again, at most 16 deep.
+    Schema.makeFilter((f) => nestingOf(f) <= maxFilterNesting || tooDeepMessage)
+  ) as any
+  return filter
 }
 
 /**

@@ -74,3 +74,19 @@ export const delimiterOf = (firstLine: string): string => {
   }
   return best
 }
+
+/**
+ * How every reader of an upload reads its records (RFC 4180), as options of
+ * the `csv-parse` readers the strict check and the PostgreSQL import use:
+ * `"` quotes, doubled inside a quoted field; LF, CRLF or a bare CR end a
+ * record (so a CR inside an unquoted field makes a line of too few fields);
+ * empty lines skipped; a byte-order mark dropped.
+ */
+export const uploadDialect = (delimiter: string) => ({
+  bom: true,
+  delimiter,
+  quote: "\"",
+  escape: "\"",
+  record_delimiter: ["\r\n", "\n", "\r"],
+  skip_empty_lines: true
+})

@@ -42,21 +42,27 @@ export interface Links {
 
 const notFound = (id: string) => new NotFound({ resource: "invitation", id })
 
-/** The invitation e-mail. */
-const mail = (invitation: Invitation, token: string, links: Links) => ({
+/** A letter to an invited address: the greeting, `body`, and the line for whoever did not expect it. */
+const letter = (invitation: Invitation, subject: string, body: ReadonlyArray<string>) => ({
   to: [invitation.email],
-  subject: "You are invited to Analytics",
+  subject,
   text: [
     `Hello${invitation.name === null ? "" : ` ${invitation.name}`},`,
     "",
-    "You have been invited to see what is shared with you in Analytics.",
-    `Accept the invitation here (valid until ${invitation.expires_at.toISOString()}):`,
-    "",
-    links.acceptUrl(token),
+    ...body,
     "",
     "If you did not expect this, ignore this message."
   ].join("\n")
 })
+
+/** The invitation e-mail. */
+const mail = (invitation: Invitation, token: string, links: Links) =>
+  letter(invitation, "You are invited to Analytics", [
+    "You have been invited to see what is shared with you in Analytics.",
+    `Accept the invitation here (valid until ${invitation.expires_at.toISOString()}):`,
+    "",
+    links.acceptUrl(token)
+  ])
 
 /** A fresh token and its hash. */
 const newToken = Effect.gen(function*() {
@@ -88,18 +94,11 @@ export const invite = (
   })
 
 /** The notice to an address already invited: something more waits for them, behind the invitation they hold. */
-const joinedMail = (invitation: Invitation) => ({
-  to: [invitation.email],
-  subject: "Something more is shared with you in Analytics",
-  text: [
-    `Hello${invitation.name === null ? "" : ` ${invitation.name}`},`,
-    "",
+const joinedMail = (invitation: Invitation) =>
+  letter(invitation, "Something more is shared with you in Analytics", [
     "Something more has been shared with you in Analytics.",
-    `Accept the invitation you were sent on ${invitation.created_at.toISOString().slice(0, 10)} to see it (valid until ${invitation.expires_at.toISOString()}).`,
-    "",
-    "If you did not expect this, ignore this message."
-  ].join("\n")
-})
+    `Accept the invitation you were sent on ${invitation.created_at.toISOString().slice(0, 10)} to see it (valid until ${invitation.expires_at.toISOString()}).`
+  ])
 
 /**
  * The invitation a grant to an address waits for: the address's pending
