@@ -12,7 +12,9 @@
  * view and edit, and one holding view, download and share in an executive
  * role whose rows row-level security limits; a member holding nothing; a
  * deprovisioned member. What delegates hand out (rows, actions, links) is
- * walked in Delegation.test.ts; here, what each may call. Changes run
+ * walked in Delegation.test.ts; here, what each may call. The SCIM token
+ * is also walked against a tenant admin (every SCIM user route: 404, as
+ * for a user it never made). Changes run
  * each on a tenant of their own, so one allowed change cannot make another
  * operation's answer differ.
  */
@@ -261,6 +263,32 @@ describe("authorization matrix", () => {
     assert.deepStrictEqual(Policy.rules["reports.update"], { who: "granted", action: "edit", subject: "report" })
     assert.deepStrictEqual(Policy.rules["comments.create"], { who: "granted", action: "comment", subject: "report" })
   })
+
+  it.live("the SCIM token against admins: each of SCIM's user routes on a tenant admin answers 404 and changes nothing", () =>
+    Effect.gen(function*() {
+      const fixture = yield* serve(MemoryStores.layer)
+      const { tenant, tokens } = yield* arrangeWithRoles(fixture, "scim-admins")
+      const made = yield* fixture.server.request("POST", "/v1/users", { token: tenant.admin, body: { email: "boss-scim@example.com", name: "Boss", roles: ["admin"] } })
+      assert.strictEqual(made.status, 201, made.text)
+      const boss = made.body
+      const failures: Array<string> = []
+      const routes = Object.keys(extraAddresses).filter((k) => /^(GET|PUT|PATCH|DELETE) \/scim\/v2\/Users\/:id$/.test(k))
+      assert.lengthOf(routes, 4)
+      for (const key of routes) {
+        const call = extraCallOf(key, { ...tenant, ids: { ...tenant.ids, user: boss.user_id } })
+        const answer = yield* fixture.server.request(call.method, call.path, { token: tokens.scim, body: call.body, headers: call.headers })
+        if (answer.status !== 404) failures.push(`${key} on an admin: expected 404, got ${answer.status} ${answer.text.slice(0, 200)}`)
+      }
+      const listed = yield* fixture.server.request("GET", "/scim/v2/Users?count=500", { token: tokens.scim })
+      if (listed.body.Resources.some((u: any) => u.id === boss.user_id)) failures.push("GET /scim/v2/Users lists an admin")
+      assert.deepStrictEqual(failures, [], `\n${failures.join("\n")}`)
+      // Nothing changed: the admin is as made.
+      assert.deepInclude((yield* fixture.server.request("GET", `/v1/users/${boss.user_id}`, { token: tenant.admin })).body, {
+        email: "boss-scim@example.com",
+        status: "active",
+        roles: ["admin"]
+      })
+    }).pipe(Effect.scoped))
 
   it.live("every operation, as every role, on the in-memory stores: the policy's answer", () =>
     Effect.gen(function*() {
