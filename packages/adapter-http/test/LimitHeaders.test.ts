@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import * as http from "node:http"
 import { TestClock } from "effect/testing"
 import { problemCode, rateLimitHeaders, start, type TestServer } from "@analytics/testing/http"
+import { onEveryStore } from "./EveryStore.ts"
 
 /** An answer as Node's client read it off the wire: the status and the header names as sent. */
 interface Raw {
@@ -66,10 +67,10 @@ const arrange = (server: TestServer) =>
     return { token, link, passwordLink, embed: `/embed?token=${encodeURIComponent(embedToken)}` }
   })
 
-describe("rate-limit headers on every path", () => {
-  it.effect("shares, embeds, link passwords (401 and 429), SCIM's 401 and unauthenticated 404s carry the limit headers, in lower case", () =>
+onEveryStore("rate-limit headers on every path", (stores) => {
+  it.live("shares, embeds, link passwords (401 and 429), SCIM's 401 and unauthenticated 404s carry the limit headers, in lower case", () =>
     Effect.gen(function*() {
-      const server = yield* start(MemoryStores.layer)
+      const server = yield* start(stores())
       const { embed, link, passwordLink, token } = yield* arrange(server)
       const unlock = (password: string) =>
         raw(server, "POST", passwordLink, { ...json, "content-type": "application/json" }, JSON.stringify({ password }))
@@ -111,7 +112,9 @@ describe("rate-limit headers on every path", () => {
       limitNamesOf(refused, "a password refused by its limit")
       assert.isAbove(Number(refused.headers["retry-after"]), 0)
     }))
+})
 
+describe("the shared-view limit", () => {
   it.effect("the shared-view limit admits at most 120 requests in any minute; its 429s carry the headers and Retry-After", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer, { metrics: { token: "scrape" } })

@@ -6,19 +6,20 @@
  * per grant (10 a burst, 300 an hour) and per client address (5 a burst,
  * 30 an hour), an embed per grant, and the tenant's API exports go on.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { problemCode, rateLimitHeaders } from "@analytics/testing/http"
+import { onEveryStore } from "./EveryStore.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 const asJson = { accept: "application/json" }
 const csv = { format: "csv", visual_id: "by_region" }
 
-describe("exports through shares: a budget of their own", () => {
+onEveryStore("exports through shares: a budget of their own", (stores) => {
   it.live("a link's exhausted export budget refuses it with 429 and Retry-After; the tenant's own API export is still accepted", () =>
     Effect.gen(function*() {
       // Behind a trusted proxy (loopback), so X-Forwarded-For stands for the visitors' addresses.
-      const { admin, ok, reportId, server } = yield* ExportFixture.setup({ server: { trustedProxies: ["127.0.0.1/32"] } })
+      const { admin, ok, reportId, server } = yield* ExportFixture.setup({ stores: stores(), server: { trustedProxies: ["127.0.0.1/32"] } })
       /** The tenant's own export, by its admin's API token: 202. */
       const ownExport = Effect.map(server.request("POST", `/v1/reports/${reportId}/export`, { token: admin, body: csv }), (answer) => {
         assert.strictEqual(answer.status, 202, answer.text)
