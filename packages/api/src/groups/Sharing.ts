@@ -62,7 +62,9 @@ export const SharingGroup = HttpApiGroup.make("sharing")
     success: GrantJson,
     error: [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.ServiceUnavailable],
     description: "Shares a report, dashboard, dataset or workspace with a user (or an e-mail address, which is invited), a team, an executive role, a public link (`link_url`, optionally with a `password` and a watermark) or an embed (`embed`: a signed token and an iframe snippet). " +
-      "A tenant admin may grant anything; anyone else only what they hold, and only holding share. Written to the audit log; emits sharing.grant.created."
+      "A tenant admin may grant anything; anyone else only what they hold, and only holding share: what they hold watermarked they give watermarked, " +
+      "what they give lasts only while they hold it, and their links and embeds see at most their own rows. Only an admin's grant invites an address that is no user (403 otherwise). " +
+      "A grant is managed (read, changed, paused, revoked, its embed tokens) by its maker or an admin; to anyone else it is a 404. Written to the audit log; emits sharing.grant.created."
   }))
   .add(Endpoints.list("list", "/v1/sharing/grants", {
     query: {
