@@ -17,7 +17,6 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
 import * as Viewer from "@analytics/viewer/assets"
 import {
-  Alerts,
   AnalyticsEngine,
   ApiToken,
   BlobStore,
@@ -25,24 +24,18 @@ import {
   Datasets,
   EngineScheduler,
   EventPublisher,
-  type Exports,
-  ExportSchedules,
-  ExportWorker,
-  Idempotency,
   Mailer,
   RateLimitStore,
   ServiceSecrets,
   Session,
-  Sessions,
   SignedUrl,
   type Tenant,
   Tenants,
-  WebhookDispatcher,
-  Webhooks
+  Workers
 } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Console, Context, Deferred, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
+import { Console, Context, Deferred, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs/promises"
@@ -123,105 +116,12 @@ const bootstrap = (config: HostConfig) =>
     return Option.some(tenantId)
   })
 
-/** Deletes expired idempotency records at start and every hour; a failure is logged and retried next time. */
-const purgeIdempotencyRecords = Idempotency.purgeExpired.pipe(
-  Effect.tap((purged) =>
-    purged > 0 ? Effect.logInfo("Expired idempotency records purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
-  ),
-  Effect.catchCause((cause) => Effect.logWarning("Purging idempotency records failed", cause)),
-  Effect.repeat(Schedule.spaced("1 hour"))
-)
-
-/**
- * Ends (audited) the console sessions past their lifetimes, then deletes the sessions and
- * sign-in links that can sign no one in, at start and every hour.
- */
-const purgeSessions = (lifetimes: Session.Lifetimes) => Sessions.purgeExpired(lifetimes).pipe(
-  Effect.tap((purged) =>
-    purged > 0 ? Effect.logInfo("Ended console sessions purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
-  ),
-  Effect.catchCause((cause) => Effect.logWarning("Purging console sessions failed", cause)),
-  Effect.repeat(Schedule.spaced("1 hour"))
-)
-
 /** SMTP when configured; otherwise mail is logged (subject and recipients), not sent. */
 const mailerLayer = (config: HostConfig) =>
   Option.match(config.mail, {
     onNone: () => Mailer.Mailer.layerLog,
     onSome: ({ from, url }) => SmtpMailer.layer({ url: Redacted.value(url), from })
   })
-
-/**
- * The webhook delivery worker, until the host stops: claims due deliveries
- * from the stores (shared with any other host on the database) and sends
- * them over HTTPS behind the egress guard.
- */
-const webhookWorker = (config: HostConfig) =>
-  WebhookDispatcher.run({ ...WebhookDispatcher.defaults, leaseMillis: config.webhooks.leaseSeconds * 1000 }).pipe(
-    Effect.provide(Layer.mergeAll(
-      HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }),
-      mailerLayer(config)
-    ))
-  )
-
-/** Deletes webhook deliveries past the log's retention at start and every hour; a failure is logged and retried next time. */
-const purgeWebhookDeliveries = Webhooks.purgeDeliveries().pipe(
-  Effect.tap((purged) =>
-    purged > 0 ? Effect.logInfo("Old webhook deliveries purged").pipe(Effect.annotateLogs({ purged })) : Effect.void
-  ),
-  Effect.catchCause((cause) => Effect.logWarning("Purging webhook deliveries failed", cause)),
-  Effect.repeat(Schedule.spaced("1 hour"))
-)
-
-/**
- * Every minute: refreshes the PostgreSQL datasets whose schedule has come
- * (then checks the alerts watching them), and checks the scheduled alerts
- * that are due; a failure is logged and retried next time.
- */
-const scheduler = Effect.gen(function*() {
-  const refreshed = yield* Datasets.refreshDue
-  yield* Effect.forEach(refreshed, (d) => Alerts.afterRefresh(d.tenant_id, d.dataset_id), { discard: true })
-  const checked = yield* Alerts.runDue
-  if (refreshed.length + checked > 0) {
-    yield* Effect.logInfo("Scheduled work done").pipe(Effect.annotateLogs({ refreshed: refreshed.length, alerts_checked: checked }))
-  }
-}).pipe(
-  Effect.catchCause((cause) => Effect.logWarning("Scheduled refreshes and alerts failed", cause)),
-  Effect.repeat(Schedule.spaced("1 minute"))
-)
-
-/**
- * Scheduled exports, until the host stops: every 10 seconds, queues the
- * jobs of the schedules whose time has come (at once again while a tick
- * finds a full batch). Hosts on one database may all run it: each
- * occurrence is claimed by one.
- */
-const exportScheduler = ExportSchedules.runDue.pipe(
-  Effect.tap((ran) => ran > 0 ? Effect.logInfo("Scheduled exports queued").pipe(Effect.annotateLogs({ schedules: ran })) : Effect.void),
-  Effect.catchCause((cause) => Effect.as(Effect.logWarning("Queuing scheduled exports failed", cause), 0)),
-  Effect.flatMap((ran) => ran > 0 ? Effect.void : Effect.sleep("10 seconds")),
-  Effect.forever
-)
-
-/**
- * The export worker, until the host stops: runs due jobs as soon as there
- * are some, and looks again every second when there are none.
- */
-const exportWorker = (links: Exports.ResultLinks, leaseSeconds: number) =>
-  ExportWorker.runDue({ ...ExportWorker.defaults, leaseMillis: leaseSeconds * 1000, links }).pipe(
-    Effect.catchCause((cause) => Effect.as(Effect.logWarning("Running exports failed", cause), 0)),
-    Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep("1 second")),
-    Effect.forever
-  )
-
-/**
- * Every 5 seconds, while metrics are served or exported: the export queue's
- * depth (queued, running) from the store, for its gauges.
- */
-const exportQueueGauges = ExportWorker.observeQueue.pipe(
-  Effect.catchCause((cause) => Effect.logWarning("Reading the export queue's depth failed", cause)),
-  Effect.repeat(Schedule.spaced("5 seconds"))
-)
 
 /** `GET /metrics` on a port of its own (`ANALYTICS_METRICS_PORT`), closed with the scope. */
 const metricsServer = (port: number, token: Option.Option<Redacted.Redacted<string>>) =>
@@ -305,30 +205,22 @@ const initialize = (config: HostConfig) =>
         yield* Effect.logWarning("ANALYTICS_DEMO=1 needs a bootstrap tenant: set ANALYTICS_BOOTSTRAP_TOKEN")
       }
     }
-    yield* Effect.forkScoped(purgeIdempotencyRecords.pipe(Effect.provideContext(stores)))
-    yield* Effect.forkScoped(purgeSessions(Session.lifetimesOf(config.console.sessions)).pipe(Effect.provideContext(stores), Effect.provide(publisher)))
-    if (Option.isSome(config.metrics) || Option.isSome(config.otlp)) {
-      yield* Effect.forkScoped(exportQueueGauges.pipe(Effect.provideContext(stores)))
-    }
-    if (config.webhooks.worker) {
-      yield* Effect.forkScoped(webhookWorker(config).pipe(Effect.provideContext(stores)))
-      yield* Effect.forkScoped(purgeWebhookDeliveries.pipe(Effect.provideContext(stores)))
-    }
-    if (config.datasets.scheduler) {
-      yield* Effect.forkScoped(withAnalytics(scheduler))
-      yield* Effect.forkScoped(exportScheduler.pipe(Effect.provideContext(stores)))
-    }
-    if (config.exports.worker) {
-      const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
-      yield* Effect.forkScoped(
-        withAnalytics(exportWorker(ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(blobs, BlobStore.BlobStore)), config.exports.leaseSeconds)).pipe(
-          Effect.provideContext(blobs),
-          Effect.provide(Layer.merge(Documents.layer, mailerLayer(config))),
-          // documents in the deployment's colours and locale
-          Effect.provideService(Branding.Branding, config.branding)
-        )
-      )
-    }
+    const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
+    // The background work, as an embedding app runs it (ANALYTICS_WEBHOOK_WORKER, ANALYTICS_SCHEDULER, the export worker).
+    yield* withAnalytics(Workers.start({
+      exports: config.exports.worker
+        ? { links: ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(blobs, BlobStore.BlobStore)), leaseMillis: config.exports.leaseSeconds * 1000 }
+        : false,
+      webhooks: config.webhooks.worker ? { leaseMillis: config.webhooks.leaseSeconds * 1000 } : false,
+      scheduler: config.datasets.scheduler,
+      sessions: Session.lifetimesOf(config.console.sessions),
+      gauges: Option.isSome(config.metrics) || Option.isSome(config.otlp)
+    })).pipe(
+      Effect.provideContext(blobs),
+      Effect.provide(Layer.mergeAll(Documents.layer, mailerLayer(config), HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }))),
+      // documents in the deployment's colours and locale
+      Effect.provideService(Branding.Branding, config.branding)
+    )
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
       rateLimitStore: Layer.succeedContext(stores),
