@@ -207,7 +207,11 @@ const initialize = (config: HostConfig) =>
     }
     const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
     // The background work, as an embedding app runs it (ANALYTICS_WEBHOOK_WORKER, ANALYTICS_SCHEDULER, the export worker).
-    yield* withAnalytics(Workers.start({
+    // Built into the host's scope: the loops outlive the call that starts them (the SMTP transport stays open).
+    const workerServices = yield* Layer.build(
+      Layer.mergeAll(Documents.layer, mailerLayer(config), HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }))
+    )
+    yield* Workers.start({
       exports: config.exports.worker
         ? { links: ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(blobs, BlobStore.BlobStore)), leaseMillis: config.exports.leaseSeconds * 1000 }
         : false,
@@ -215,11 +219,13 @@ const initialize = (config: HostConfig) =>
       scheduler: config.datasets.scheduler,
       sessions: Session.lifetimesOf(config.console.sessions),
       gauges: Option.isSome(config.metrics) || Option.isSome(config.otlp)
-    })).pipe(
+    }).pipe(
+      // Given before the stores, so the configured mailer is the one used.
+      Effect.provideContext(workerServices),
       Effect.provideContext(blobs),
-      Effect.provide(Layer.mergeAll(Documents.layer, mailerLayer(config), HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }))),
       // documents in the deployment's colours and locale
-      Effect.provideService(Branding.Branding, config.branding)
+      Effect.provideService(Branding.Branding, config.branding),
+      withAnalytics
     )
     return yield* HttpRouter.toHttpEffect(App.layer({
       stores: Layer.succeedContext(stores),
