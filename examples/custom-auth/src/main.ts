@@ -4,6 +4,7 @@
  * `Authenticator` that verifies them with `jose`. Other bearer tokens (the
  * operator's, the tenant API tokens) still go to the built-in authenticator.
  */
+import { fileURLToPath } from "node:url"
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Authenticator, Errors, Principal, Tenant, Tenants } from "@analytics/core"
@@ -133,7 +134,8 @@ export const start = async (port: number, options: Options = {}) => {
   }
 }
 
-if (import.meta.main) {
+// Run as a program (`npm start`), not when a test imports it; `import.meta.main` is Node 24 only.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { url, close } = await start(Number(process.env["PORT"] ?? 3000))
   console.log(`Listening on ${url} (analytics API under ${url}/analytics)`)
   console.log(`Sign in: curl -X POST '${url}/login?user=alice'`)

@@ -1,6 +1,6 @@
 import { SignJWT } from "jose"
 import { assert, describe, it } from "vitest"
-import { assertProblem, call, embeddingContract, operatorToken, serve } from "../../testing/EmbeddingContract.ts"
+import { assertProblem, call, embeddingContract, operatorToken, serve } from "@analytics/testing/embedding"
 import { audience, issuer, start } from "../src/main.ts"
 
 const jwtSecret = "a-test-secret-of-at-least-32-bytes!!"

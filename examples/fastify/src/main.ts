@@ -1,6 +1,7 @@
 /**
  * Embedding the analytics API in a Fastify 5 app through `@fastify/middie`.
  */
+import { fileURLToPath } from "node:url"
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import middie from "@fastify/middie"
@@ -36,7 +37,8 @@ export const start = async (port: number, options: Options = {}) => {
   return { url, close: () => app.close() }
 }
 
-if (import.meta.main) {
+// Run as a program (`npm start`), not when a test imports it; `import.meta.main` is Node 24 only.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { url, close } = await start(Number(process.env["PORT"] ?? 3000))
   console.log(`Listening on ${url} (analytics API under ${url}/analytics)`)
   process.once("SIGINT", () => void close())

@@ -2,6 +2,7 @@
  * Embedding the analytics API in a Hono app served by `@hono/node-server`,
  * through the fetch-style handler (`Request` -> `Response`).
  */
+import { fileURLToPath } from "node:url"
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { serve } from "@hono/node-server"
@@ -47,7 +48,8 @@ export const start = async (port: number, options: Options = {}) => {
   }
 }
 
-if (import.meta.main) {
+// Run as a program (`npm start`), not when a test imports it; `import.meta.main` is Node 24 only.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { url, close } = await start(Number(process.env["PORT"] ?? 3000))
   console.log(`Listening on ${url} (analytics API under ${url}/analytics)`)
   process.once("SIGINT", () => void close())

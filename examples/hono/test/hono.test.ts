@@ -1,5 +1,5 @@
 import { assert, describe, it } from "vitest"
-import { call, embeddingContract, serve } from "../../testing/EmbeddingContract.ts"
+import { call, embeddingContract, serve } from "@analytics/testing/embedding"
 import { start } from "../src/main.ts"
 
 describe("Hono embedding", () => {

@@ -2,6 +2,7 @@
  * Embedding the analytics API in a plain `node:http` server: the API answers
  * under `/analytics`, the app keeps every other path.
  */
+import { fileURLToPath } from "node:url"
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { createServer } from "node:http"
@@ -46,7 +47,8 @@ export const start = async (port: number, options: Options = {}) => {
   }
 }
 
-if (import.meta.main) {
+// Run as a program (`npm start`), not when a test imports it; `import.meta.main` is Node 24 only.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { url, close } = await start(Number(process.env["PORT"] ?? 3000))
   console.log(`Listening on ${url} (analytics API under ${url}/analytics)`)
   process.once("SIGINT", () => void close())

@@ -1,5 +1,5 @@
 import { describe, it, assert } from "vitest"
-import { embeddingContract, serve } from "../../testing/EmbeddingContract.ts"
+import { embeddingContract, serve } from "@analytics/testing/embedding"
 import { start } from "../src/main.ts"
 
 describe("node:http embedding", () => {

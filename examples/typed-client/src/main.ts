@@ -9,6 +9,7 @@
  *   ANALYTICS_DEMO=1 ANALYTICS_BOOTSTRAP_TOKEN=ast_local_demo npm start
  *   ANALYTICS_URL=http://localhost:3000 ANALYTICS_TOKEN=ast_local_demo npm start -w @analytics/example-typed-client
  */
+import { fileURLToPath } from "node:url"
 import { Client } from "@analytics/api"
 import { Duration, Effect, Schedule } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -101,7 +102,8 @@ export const tour = (options: Options) =>
     } satisfies Tour
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
-if (import.meta.main) {
+// Run as a program (`npm start`), not when a test imports it; `import.meta.main` is Node 24 only.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const baseUrl = process.env["ANALYTICS_URL"] ?? "http://localhost:3000"
   const token = process.env["ANALYTICS_TOKEN"]
   if (token === undefined) {

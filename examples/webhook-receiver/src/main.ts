@@ -15,6 +15,7 @@
  * During a secret rotation list both secrets (`WEBHOOK_SECRETS=whsec_new,whsec_old`);
  * the service signs with both for 24 hours, so either verifies.
  */
+import { fileURLToPath } from "node:url"
 import { type Events, WebhookSignature } from "@analytics/core"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -143,7 +144,8 @@ export const start = async (port: number, options: Options): Promise<Receiver> =
   }
 }
 
-if (import.meta.main) {
+// Run as a program (`npm start`), not when a test imports it; `import.meta.main` is Node 24 only.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const secrets = (process.env["WEBHOOK_SECRETS"] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
   if (secrets.length === 0) {
     console.error("Set WEBHOOK_SECRETS to the secret POST /v1/webhooks returned (two, comma-separated, during a rotation)")
