@@ -1,6 +1,10 @@
+import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
+  // The workspace packages run from their sources (`src`), not their builds (`dist`): see decision 0006.
+  resolve: { conditions: ["@analytics/source", ...defaultServerConditions] },
+  ssr: { resolve: { conditions: ["@analytics/source", ...defaultServerConditions] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     globalSetup: ["./scripts/vitest-global-setup.ts"],

@@ -29,7 +29,7 @@ export const startDemoHost = async (name: string) => {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
   const token = `bench-${name}-admin`
-  const child = spawn(process.execPath, [bin, "serve"], {
+  const child = spawn(process.execPath, ["--conditions=@analytics/source", bin, "serve"], {
     env: {
       PATH: process.env["PATH"] ?? "",
       HOME: process.env["HOME"] ?? "",

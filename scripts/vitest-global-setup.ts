@@ -29,15 +29,9 @@ import type { TestProject } from "vitest/node"
 import { makeTestCertificates } from "./TestCertificates.ts"
 import { findPostgresBin, startTestPostgres } from "./TestPostgres.ts"
 import { findRedisServer, startTestRedis } from "./TestRedis.ts"
+// The types of what is provided to the test files (`inject`), declared by the test kits.
+import type {} from "../packages/testing/src/Provided.ts"
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** PostgreSQL connection URL for tests, or "" when none is available. */
-    databaseUrl: string
-    /** Redis connection URL for tests, or "" when none is available. */
-    redisUrl: string
-  }
-}
 
 type Teardown = () => Promise<void>
 
@@ -80,11 +74,11 @@ const redis: ServerSetup = {
 
 /**
  * The report viewer built, for the tests that serve it: `npm test` builds it first; a bare
- * `vitest run` builds it here when `dist` has none yet (an old build is used as it is).
+ * `vitest run` builds it here when `bundle` has none yet (an old build is used as it is).
  */
 const ensureViewerBuilt = async () => {
   const root = path.join(import.meta.dirname, "..", "packages", "viewer")
-  if (fs.existsSync(path.join(root, "dist", ".vite", "manifest.json"))) return
+  if (fs.existsSync(path.join(root, "bundle", ".vite", "manifest.json"))) return
   const { build } = await import("vite")
   await build({ configFile: path.join(root, "vite.config.ts") })
 }

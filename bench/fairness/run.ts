@@ -63,7 +63,7 @@ const freePort = (): Promise<number> =>
 const startHost = async (dataDir: string) => {
   const port = await freePort()
   const passed = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("ANALYTICS_"))) as Record<string, string>
-  const child = spawn(process.execPath, [bin, "serve"], {
+  const child = spawn(process.execPath, ["--conditions=@analytics/source", bin, "serve"], {
     env: {
       PATH: process.env["PATH"] ?? "",
       HOME: process.env["HOME"] ?? "",

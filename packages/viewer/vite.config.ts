@@ -4,12 +4,12 @@
  * `src/console/main.ts`) and `elements` (the public custom elements an
  * embedding app loads, `src/elements.ts`). One Rollup graph, so Lit and the
  * viewer's components are chunks the entries share, and the Vega chunk is
- * loaded when a chart is drawn. Hashed files beside a manifest in `dist`
+ * loaded when a chart is drawn. Hashed files beside a manifest in `bundle`
  * (read by `@analytics/viewer/assets`). Relative URLs (`base: "./"`), so
  * chunks load from wherever the service serves the entry.
  */
 import { fileURLToPath } from "node:url"
-import { defineConfig } from "vite"
+import { defaultClientConditions, defineConfig } from "vite"
 
 const root = fileURLToPath(new URL(".", import.meta.url))
 
@@ -18,8 +18,10 @@ export default defineConfig({
   base: "./",
   publicDir: false,
   logLevel: "warn",
+  // The other packages' sources, not their builds: the bundle is built from this checkout as it is.
+  resolve: { conditions: ["@analytics/source", ...defaultClientConditions] },
   build: {
-    outDir: "dist",
+    outDir: "bundle",
     emptyOutDir: true,
     assetsDir: "",
     manifest: true,

@@ -21,7 +21,7 @@ export const runBench = async (name: string, env: Record<string, string>, file =
   const dir = mkdtempSync(join(tmpdir(), `${name}-bench-`))
   try {
     const output = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [script], {
+      const child = spawn(process.execPath, ["--conditions=@analytics/source", script], {
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, BENCH_OUTPUT_DIR: dir },
         stdio: ["ignore", "pipe", "pipe"]
       })

@@ -37,7 +37,8 @@ export interface Host {
 
 /** Runs the host with the given command and environment (PATH and HOME are kept). */
 export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Host => {
-  const child = spawn(process.execPath, [bin, ...args], {
+  // From the sources, as the repository runs them (decision 0006).
+  const child = spawn(process.execPath, ["--conditions=@analytics/source", bin, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })

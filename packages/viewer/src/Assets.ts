@@ -1,7 +1,7 @@
 /**
  * The built bundle, read in Node for the server to serve: each entry
  * script's file name (the share page's viewer, the console, the public
- * elements) with the files it imports statically, and every file of `dist`
+ * elements) with the files it imports statically, and every file of `bundle`
  * by name, with its content type and SHA-256. Names are hashed by the
  * build, so a file never changes under its name and can be cached for good.
  *
@@ -70,8 +70,11 @@ export const closureOf = (manifest: Readonly<Record<string, ManifestChunk>>, key
   return files
 }
 
-/** Where `npm run build` writes the viewer. */
-export const distDir = fileURLToPath(new URL("../dist", import.meta.url))
+/**
+ * Where `npm run build` writes the bundle: `bundle` beside `src` and `dist`, so
+ * the same path serves this file run from its source and from its build.
+ */
+export const bundleDir = fileURLToPath(new URL("../bundle", import.meta.url))
 
 const contentTypes: Readonly<Record<string, string>> = {
   ".js": "text/javascript; charset=utf-8",
@@ -81,8 +84,8 @@ const contentTypes: Readonly<Record<string, string>> = {
   ".woff2": "font/woff2"
 }
 
-/** The viewer built in `dir` (its `dist` by default); throws, saying to build it, when it is not there. */
-export const load = (dir: string = distDir): ViewerAssets => {
+/** The viewer built in `dir` (its `bundle` by default); throws, saying to build it, when it is not there. */
+export const load = (dir: string = bundleDir): ViewerAssets => {
   const manifestPath = join(dir, ".vite", "manifest.json")
   if (!existsSync(manifestPath)) {
     throw new Error(`The report viewer is not built (no ${manifestPath}): run npm run build`)

@@ -10,9 +10,10 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { inject } from "vitest"
+import type {} from "../Provided.ts"
 
 /** The test server's URL from the global setup, or "" when there is none. */
-export const databaseUrl: string = inject("databaseUrl")
+export const databaseUrl: string = inject("databaseUrl") ?? ""
 
 /** How a suite that needs PostgreSQL is named when it cannot run. */
 export const skippedForNoPostgres = "(skipped: no PostgreSQL; set TEST_DATABASE_URL)"
