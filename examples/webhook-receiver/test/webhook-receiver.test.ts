@@ -1,6 +1,6 @@
 /**
  * The receiver registered with a real service: the whole API in process
- * (memory stores) and its delivery worker (`WebhookDispatcher.run()` over
+ * (memory stores) and its delivery worker (`Workers.start` with `webhooks`, over
  * `HttpsTransport`), delivering over real HTTPS to the receiver, whose
  * certificate comes from the test run's throwaway CA (made with openssl by
  * the vitest global setup and trusted through NODE_EXTRA_CA_CERTS).
@@ -8,7 +8,7 @@
 import { start as startService } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
-import { Mailer, WebhookDispatcher, WebhookSignature } from "@analytics/core"
+import { EventPublisher, Mailer, WebhookSignature, Workers } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
@@ -70,11 +70,15 @@ describe.skipIf(tlsDir === "")("a webhook receiver registered with the service",
       const secret: string = registered.body.secret
       receiver.setSecrets([secret])
 
-      // The delivery worker, as the host runs it: the service's stores, HTTPS, a mailer.
-      yield* Effect.forkScoped(WebhookDispatcher.run().pipe(
-        Effect.provideContext(service.stores),
-        Effect.provide(Layer.merge(HttpsTransport.layer({ allowPrivate: true }), Mailer.Mailer.layerLog))
+      // The delivery worker, as the host runs it (`Workers.start`): the service's stores, HTTPS, a mailer.
+      // Built in the test's scope: the loops outlive the call that starts them.
+      const services = yield* Layer.build(Layer.mergeAll(HttpsTransport.layer({ allowPrivate: true }), Mailer.Mailer.layerLog, EventPublisher.EventPublisher.layer).pipe(
+        Layer.provide(Layer.succeedContext(service.stores))
       ))
+      yield* Workers.start({ exports: false, webhooks: {}, scheduler: false }).pipe(
+        Effect.provideContext(services),
+        Effect.provideContext(service.stores)
+      )
       const deliveries = () =>
         Effect.runPromise(call("GET", `/v1/webhooks/${webhookId}/deliveries`)).then((r) => r.body.data as Array<any>)
 
