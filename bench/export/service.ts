@@ -1,7 +1,7 @@
 /**
  * The service as a host runs it, in a child process of the benchmark: the
  * HTTP API (`App.nodeHandler`) on a loopback port, DuckDB for uploads, the
- * export worker looping over the same stores, results in a directory
+ * export worker looping over the same stores (`Workers.start`, as the host), results in a directory
  * (`FileBlobStore`), PDFs by `Documents.layer`. Only what differs from
  * `packages/host`: memory stores, no rate limits a run reaches, and a
  * worker that looks for jobs every 50 ms when idle (the host: every
@@ -16,7 +16,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { App, ExportRoutes } from "@analytics/adapter-http"
 import { FileBlobStore } from "@analytics/adapter-node"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, Datasets, EngineScheduler, EventPublisher, ExportWorker, Mailer, RateLimit, SignedUrl } from "@analytics/core"
+import { AnalyticsEngine, Datasets, EngineScheduler, EventPublisher, Mailer, RateLimit, SignedUrl, Workers } from "@analytics/core"
 import { Context, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -55,15 +55,20 @@ const main = Effect.gen(function*() {
   )
   server.on("request", app.handler)
   const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
-  const worker = ExportWorker.runDue({ ...ExportWorker.defaults, links: ExportRoutes.resultLinks(base, signer) }).pipe(
-    Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep("50 millis")),
-    Effect.forever,
-    Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }).pipe(Layer.provide(EngineScheduler.EngineScheduler.layer())), Documents.layer, Mailer.Mailer.layerMemory)),
+  const services = yield* Layer.build(Layer.mergeAll(
+    EventPublisher.EventPublisher.layer,
+    Datasets.Engines.layer({ upload: engineLayer }).pipe(Layer.provide(EngineScheduler.EngineScheduler.layer())),
+    Documents.layer,
+    Mailer.Mailer.layerMemory
+  ).pipe(Layer.provide(Layer.succeedContext(stores))))
+  // The host's background work (`Workers.start`), only the export worker's loop here, looking for jobs every 50 ms when idle.
+  yield* Workers.start({ exports: { links: ExportRoutes.resultLinks(base, signer), idleMillis: 50 }, webhooks: false, scheduler: false }).pipe(
+    Effect.provideContext(services),
     Effect.provideContext(blobs),
     Effect.provideContext(stores)
   )
   process.send!({ port: (server.address() as AddressInfo).port })
-  yield* worker
+  yield* Effect.never
 })
 
 if (process.send !== undefined) Effect.runFork(Effect.scoped(main))

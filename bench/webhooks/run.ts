@@ -23,7 +23,7 @@
  */
 import { SqlStores } from "@analytics/adapter-postgres"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
-import { Events, Mailer, type Tenant, Tenants, WebhookDispatcher, Webhooks } from "@analytics/core"
+import { EventPublisher, Events, Mailer, type Tenant, Tenants, WebhookDispatcher, Webhooks, Workers } from "@analytics/core"
 import { Effect, Fiber, Layer, ManagedRuntime, Redacted } from "effect"
 import { fork } from "node:child_process"
 import * as Fs from "node:fs"
@@ -47,6 +47,7 @@ const settings = {
   seconds: numberFromEnv("BENCH_SECONDS", 10),
   webhooks: numberFromEnv("BENCH_WEBHOOKS", 8)
 }
+/** The delivery worker's bounds: `Workers.start` runs the dispatcher with its defaults. */
 const worker = { ...WebhookDispatcher.defaults }
 
 const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits
@@ -88,7 +89,8 @@ const ca = Fs.readFileSync(tls.caCert, "utf8")
 const runtime = ManagedRuntime.make(
   Layer.mergeAll(
     HttpsTransport.layer({ allowPrivate: true, ca: [ca] }),
-    Mailer.Mailer.layerMemory
+    Mailer.Mailer.layerMemory,
+    EventPublisher.EventPublisher.layer
   ).pipe(Layer.provideMerge(SqlStores.layerPg(Redacted.make(databaseUrl), { maxConnections: 20 })))
 )
 
@@ -116,7 +118,9 @@ await ask({ databaseUrl, tenants })
 type Commits = Array<[string, number]>
 const publishAll = async (n: number) => (await ask<{ commits: Commits }>({ publish: n, concurrency: settings.publishers })).commits
 
-const startWorker = () => runtime.runPromise(Effect.forkDetach(WebhookDispatcher.run(worker)))
+/** The host's webhook delivery (`Workers.start` with `webhooks` alone), until its fiber is interrupted. */
+const delivering = Effect.scoped(Effect.andThen(Workers.start({ exports: false, webhooks: {}, scheduler: false }), Effect.never))
+const startWorker = () => runtime.runPromise(Effect.forkDetach(delivering))
 const stopWorker = (fiber: Fiber.Fiber<never>) => runtime.runPromise(Fiber.interrupt(fiber))
 
 console.log(

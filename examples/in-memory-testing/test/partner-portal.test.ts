@@ -12,7 +12,7 @@
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { problemCode, start } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { Mailer, WebhookDispatcher, WebhookTransport } from "@analytics/core"
+import { EventPublisher, Mailer, WebhookTransport, Workers } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Queue } from "effect"
 import { TestClock } from "effect/testing"
@@ -54,7 +54,7 @@ describe("the partner portal's integration", () => {
       const portal = noticeStore()
       const endpoint = webhookEndpoint({ secret: () => hook.body.secret, notices: portal.store })
 
-      // The delivery worker on the service's stores, its attempts handed to the endpoint in process.
+      // Attempts handed to the endpoint in process.
       const answers = yield* Queue.unbounded<number>()
       const inProcess = Layer.succeed(WebhookTransport.WebhookTransport, {
         send: (attempt) =>
@@ -63,9 +63,10 @@ describe("the partner portal's integration", () => {
             Effect.map((response) => ({ status: response.status, retryAfterSeconds: undefined }))
           )
       })
-      const worker = yield* Effect.forkScoped(WebhookDispatcher.run().pipe(
-        Effect.provideContext(service.stores),
-        Effect.provide(Layer.merge(inProcess, Mailer.Mailer.layerLog))
+      // The service's background work as a host runs it (`Workers.start`), here only webhook delivery, until the fiber is interrupted.
+      const worker = yield* Effect.forkScoped(Effect.scoped(Effect.andThen(Workers.start({ exports: false, webhooks: {}, scheduler: false }), Effect.never)).pipe(
+        Effect.provide(Layer.mergeAll(inProcess, Mailer.Mailer.layerLog, EventPublisher.EventPublisher.layer)),
+        Effect.provideContext(service.stores)
       ))
 
       // The portal's database is down when the event first arrives.
@@ -106,7 +107,7 @@ describe("the partner portal's integration", () => {
         [[503, 0], [503, 5], [204, 15]]
       )
 
-      // Stop the worker first: a jump of a week would wake its 1 s poll 604,800 times.
+      // Stop the workers first: a jump of a week would wake the delivery worker's 1 s poll 604,800 times.
       yield* Fiber.interrupt(worker)
 
       // A week later (simulated), the link is refused: valid until the millisecond before `expires_at`.

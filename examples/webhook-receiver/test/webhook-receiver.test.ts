@@ -1,25 +1,23 @@
 /**
  * The receiver registered with a real service: the whole API in process
- * (memory stores) and its delivery worker (`WebhookDispatcher.run()` over
+ * (memory stores) and its delivery worker (`Workers.start` with `webhooks`, over
  * `HttpsTransport`), delivering over real HTTPS to the receiver, whose
- * certificate comes from the test run's throwaway CA (made with openssl by
- * the vitest global setup and trusted through NODE_EXTRA_CA_CERTS).
+ * certificate comes from the test run's throwaway CA (`Receiver.certificates()`
+ * from `@analytics/testing/webhooks`: the repository's run's, or one made with
+ * openssl when this example runs on its own), trusted by both clients here
+ * through `ca`.
  */
 import { start as startService } from "@analytics/testing/http"
+import { Receiver } from "@analytics/testing/webhooks"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
-import { Mailer, WebhookDispatcher, WebhookSignature } from "@analytics/core"
+import { EventPublisher, Mailer, WebhookSignature, Workers } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
+import * as https from "node:https"
 import { type Envelope, start } from "../src/main.ts"
 
-const tlsDir = process.env.TEST_TLS_DIR ?? ""
-const tls = () => ({
-  key: fs.readFileSync(path.join(tlsDir, "server.key")),
-  cert: fs.readFileSync(path.join(tlsDir, "server.pem"))
-})
+const tls = Receiver.certificates()
 
 /** Waits in real time until `check` holds (deliveries travel over real sockets). */
 const until = <A>(read: () => Promise<A> | A, check: (a: A) => boolean, timeoutMillis = 15_000) =>
@@ -33,14 +31,22 @@ const until = <A>(read: () => Promise<A> | A, check: (a: A) => boolean, timeoutM
     }
   })
 
-/** Posts to the receiver as anyone could (the test run's CA is trusted by fetch through NODE_EXTRA_CA_CERTS). */
+/** Posts to the receiver as anyone could (trusting the test run's CA). */
 const post = (url: string, body: string, headers: Record<string, string>) =>
   Effect.promise(() =>
-    fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } })
-      .then(async (r) => ({ status: r.status, body: await r.json() }))
+    new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const request = https.request(url, { method: "POST", ca: tls.ca, headers: { "content-type": "application/json", ...headers } }, (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => (text += chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }))
+      })
+      request.on("error", reject)
+      request.end(body)
+    })
   )
 
-describe.skipIf(tlsDir === "")("a webhook receiver registered with the service", () => {
+describe("a webhook receiver registered with the service", () => {
   it.live("accepts signed deliveries, refuses tampered and stale ones, ignores duplicates, survives a rotation", () =>
     Effect.gen(function*() {
       // Processing is held until the test opens the gate: the 200 must not wait for it.
@@ -51,7 +57,7 @@ describe.skipIf(tlsDir === "")("a webhook receiver registered with the service",
         Effect.promise(() =>
           start(0, {
             secrets: [],
-            tls: tls(),
+            tls: { key: tls.key, cert: tls.cert },
             onEvent: async (event) => {
               await gate
               processed.push(event)
@@ -70,11 +76,15 @@ describe.skipIf(tlsDir === "")("a webhook receiver registered with the service",
       const secret: string = registered.body.secret
       receiver.setSecrets([secret])
 
-      // The delivery worker, as the host runs it: the service's stores, HTTPS, a mailer.
-      yield* Effect.forkScoped(WebhookDispatcher.run().pipe(
-        Effect.provideContext(service.stores),
-        Effect.provide(Layer.merge(HttpsTransport.layer({ allowPrivate: true }), Mailer.Mailer.layerLog))
+      // The delivery worker, as the host runs it (`Workers.start`): the service's stores, HTTPS, a mailer.
+      // Built in the test's scope: the loops outlive the call that starts them.
+      const services = yield* Layer.build(Layer.mergeAll(HttpsTransport.layer({ allowPrivate: true, ca: [tls.ca] }), Mailer.Mailer.layerLog, EventPublisher.EventPublisher.layer).pipe(
+        Layer.provide(Layer.succeedContext(service.stores))
       ))
+      yield* Workers.start({ exports: false, webhooks: {}, scheduler: false }).pipe(
+        Effect.provideContext(services),
+        Effect.provideContext(service.stores)
+      )
       const deliveries = () =>
         Effect.runPromise(call("GET", `/v1/webhooks/${webhookId}/deliveries`)).then((r) => r.body.data as Array<any>)
 

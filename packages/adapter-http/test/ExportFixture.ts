@@ -2,14 +2,15 @@
  * What the export tests (and the sharing tests) share: a server on a real
  * DuckDB engine and a blob store, the export worker as a host runs it (the
  * same engine, store, renderers and mailer; result links for
- * http://127.0.0.1), a tenant, and the sales overview: the workspace
+ * http://127.0.0.1), stepped by the test or running in the background
+ * (`Workers.start`, as the host runs it), a tenant, and the sales overview: the workspace
  * "Sales", the dataset "Orders" of 90 orders over three regions with its
  * row-level security, and the report "Sales overview" with the visual
  * `by_region`.
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EngineScheduler, EventPublisher, ExportWorker, Mailer, SignedUrl } from "@analytics/core"
+import { AnalyticsEngine, BlobStore, Datasets, DocumentRenderers, EngineScheduler, EventPublisher, type Exports, ExportWorker, Mailer, SignedUrl, Workers } from "@analytics/core"
 import { assert } from "@effect/vitest"
 import { type Clock, Context, Effect, Layer, type Scope } from "effect"
 import type * as App from "../src/App.ts"
@@ -48,6 +49,12 @@ export interface ExportServer {
   readonly server: TestServer
   /** Runs every due export job once; how many ran. */
   readonly worker: Effect.Effect<number, unknown>
+  /** The export worker in the background for the scope, as a host runs it (`Workers.start`), looking for jobs every 200 ms when idle. */
+  readonly workers: Effect.Effect<void, never, Scope.Scope>
+  /** What the worker runs with besides the stores (engines, blob store, renderers, mailer, event publisher), for a test's own `Workers.start`. */
+  readonly services: Context.Context<Workers.ExportServices extends infer R ? Exclude<R, App.Stores> : never>
+  /** The result links the worker makes. */
+  readonly links: Exports.ResultLinks
   /** Signs result URLs, as the server does. */
   readonly signer: SignedUrl.UrlSigner["Service"]
   /** A result URL as a path on the test server (the service believes it is at http://127.0.0.1, without the port). */
@@ -69,17 +76,27 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<ExportServer, u
     const mailer = options.mailer ?? Mailer.Mailer.layerMemory
     const server = yield* start(options.stores ?? MemoryStores.layer, { ...options.server, atOwnUrl: options.atOwnUrl, engines: { upload: engineLayer }, blobStore: blobLayer, renderers, mailer })
     const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(server.stores)))), SignedUrl.UrlSigner)
-    const worker = ExportWorker.runDue({
-      ...ExportWorker.defaults,
-      leaseMillis: options.leaseMillis ?? ExportWorker.defaults.leaseMillis,
-      // With the store, as a host passes it: a store that presigns (S3) makes the result URLs.
-      links: ExportRoutes.resultLinks("http://127.0.0.1", signer, blobs)
-    }).pipe(
-      Effect.provide(Layer.mergeAll(EventPublisher.EventPublisher.layer, Datasets.Engines.layer({ upload: engineLayer }).pipe(Layer.provide(EngineScheduler.EngineScheduler.layer())), blobLayer, renderers, mailer)),
+    // Built in the fixture's scope, not per call: the background loops outlive the call that starts them.
+    const services = yield* Layer.build(Layer.mergeAll(
+      EventPublisher.EventPublisher.layer,
+      Datasets.Engines.layer({ upload: engineLayer }).pipe(Layer.provide(EngineScheduler.EngineScheduler.layer())),
+      blobLayer,
+      renderers,
+      mailer
+    ).pipe(Layer.provide(Layer.succeedContext(server.stores))))
+    // With the store, as a host passes it: a store that presigns (S3) makes the result URLs.
+    const links = ExportRoutes.resultLinks("http://127.0.0.1", signer, blobs)
+    const leaseMillis = options.leaseMillis ?? ExportWorker.defaults.leaseMillis
+    const worker = ExportWorker.runDue({ ...ExportWorker.defaults, leaseMillis, links }).pipe(
+      Effect.provideContext(services),
+      Effect.provideContext(server.stores)
+    )
+    const workers = Workers.start({ exports: { links, leaseMillis, idleMillis: 200 }, webhooks: false, scheduler: false }).pipe(
+      Effect.provideContext(services),
       Effect.provideContext(server.stores)
     )
     const local = (url: string) => url.replace("http://127.0.0.1/", "/")
-    return { server, worker, signer, local }
+    return { server, worker, workers, services, links, signer, local }
   })
 
 /** A tenant: its id, its admin's token, and `ok`, which calls the server (as the admin unless told) and asserts the call succeeded. */

@@ -21,7 +21,7 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { Axe, Chromium } from "@analytics/testing/browser"
 import { SmtpServer } from "@analytics/testing/smtp"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { simpleParser } from "mailparser"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -37,7 +37,7 @@ const shoot = async (page: Page, name: string) => {
   await page.screenshot({ path: join(shots, `console-${name}.png`), fullPage: false })
 }
 
-/** The demo report with PDF renderers, mail through a real SMTP server, and the export worker polling while `working.on`. */
+/** The demo report with PDF renderers, mail through a real SMTP server, and the export worker running until `working.pause()` (again from `working.resume()`). */
 const setup = Effect.gen(function*() {
   const smtp = yield* SmtpServer.start()
   const fixture = yield* setupWith({
@@ -45,11 +45,14 @@ const setup = Effect.gen(function*() {
     renderers: Documents.layer,
     mailer: SmtpMailer.layer({ url: `smtp://127.0.0.1:${smtp.port}`, from: "Analytics <noreply@example.com>" })
   })
-  const working = { on: true }
-  yield* Effect.forkScoped(Effect.forever(Effect.andThen(
-    Effect.suspend(() => working.on ? Effect.ignore(fixture.worker) : Effect.void),
-    Effect.sleep("300 millis")
-  )))
+  // The export worker as a host runs it (`Workers.start`), stopped and started again from the browser steps' promises.
+  const running = Effect.scoped(Effect.andThen(fixture.workers, Effect.never))
+  let workers = yield* Effect.forkScoped(running)
+  yield* Effect.addFinalizer(() => Effect.suspend(() => Fiber.interrupt(workers)))
+  const working = {
+    pause: () => Effect.runPromise(Fiber.interrupt(workers)),
+    resume: () => void (workers = Effect.runFork(running))
+  }
   // The admin the console signs in as, a user of the tenant who may receive the report.
   yield* fixture.ok("POST", "/v1/users", { email: "ada@example.com", name: "Ada Admin", roles: ["admin"] })
   return { ...fixture, smtp, working }
@@ -125,7 +128,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         await page.emulateMedia({ colorScheme: "light" })
 
         // A job canceled while it waits in the queue (the worker paused): the service says canceled.
-        working.on = false
+        await working.pause()
         await dialog.getByRole("button", { name: "Export something else" }).click()
         await dialog.getByRole("radio", { name: "Excel: a sheet per visual" }).check()
         const posted = page.waitForResponse((r) => r.url().endsWith(`/v1/reports/${reportId}/export`) && r.request().method() === "POST")
@@ -137,7 +140,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         const canceled = await server.request("GET", `/v1/jobs/${queued.job_id}`, { token: admin }).pipe(Effect.runPromise)
         assert.strictEqual(canceled.body.status, "canceled")
         assert.strictEqual(canceled.body.format, "xlsx")
-        working.on = true
+        working.resume()
 
         // The UI class's limit, as the service answers a 31st export in a minute: in words, with the wait.
         await page.route(/\/v1\/reports\/[^/]+\/export$/, (route) =>

@@ -8,7 +8,7 @@
 import { Documents } from "@analytics/adapter-documents"
 import { Chromium } from "@analytics/testing/browser"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { signIn } from "./ConsoleSignIn.ts"
 import * as ExportFixture from "./ExportFixture.ts"
@@ -16,7 +16,7 @@ import * as ExportFixture from "./ExportFixture.ts"
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a password link in a browser signed in to the console"), () => {
   it.live("unlocks with its password and downloads its PDF", () =>
     Effect.gen(function*() {
-      const { admin, ok, reportId, server, worker } = yield* ExportFixture.setup({
+      const { admin, ok, reportId, server, workers } = yield* ExportFixture.setup({
         atOwnUrl: true,
         renderers: Documents.layer,
         rowLevelSecurity: [{ roles: ["admin", "link"], all_rows: true }]
@@ -28,8 +28,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a password link in a b
         actions: ["view", "download"],
         password: "correct horse battery"
       })
-      // The export worker, as a host runs it beside the service.
-      const working = yield* Effect.forkChild(Effect.forever(Effect.andThen(Effect.ignore(worker), Effect.sleep("200 millis"))))
+      // The export worker, as a host runs it beside the service, for the test's scope.
+      yield* workers
       const browser = yield* Chromium.launch
       const seen = yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
@@ -46,7 +46,6 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a password link in a b
         const bytes = readFileSync((await download.path())!)
         return { cookies, filename: download.suggestedFilename(), head: bytes.subarray(0, 5).toString("latin1") }
       })
-      yield* Fiber.interrupt(working)
       assert.include(seen.cookies, "analytics_session", "the browser is signed in to the console")
       assert.match(seen.filename, /\.pdf$/)
       assert.strictEqual(seen.head, "%PDF-")

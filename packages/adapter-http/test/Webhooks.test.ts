@@ -5,7 +5,7 @@
 import { MemoryStores } from "@analytics/adapter-memory"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
 import { Receiver } from "@analytics/testing/webhooks"
-import { Events, Mailer, WebhookDispatcher } from "@analytics/core"
+import { EventPublisher, Events, Mailer, Workers } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import Stripe from "stripe"
@@ -20,13 +20,16 @@ const setupWith = (options: { readonly guarded?: boolean } = {}) => Effect.gen(f
   const server = yield* start(MemoryStores.layer)
   const receiver = yield* Effect.acquireRelease(Effect.promise(() => Receiver.start()), (r) => Effect.promise(() => r.close()))
   const mail = Mailer.makeMemory()
-  yield* WebhookDispatcher.run().pipe(
-    Effect.provide(Layer.mergeAll(
-      Layer.succeedContext(server.stores),
-      HttpsTransport.layer({ allowPrivate: options.guarded !== true }),
-      Layer.succeed(Mailer.Mailer, mail.mailer)
-    )),
-    Effect.forkScoped
+  // Built in the test's scope: the loops outlive the call that starts them.
+  const services = yield* Layer.build(Layer.mergeAll(
+    HttpsTransport.layer({ allowPrivate: options.guarded !== true }),
+    Layer.succeed(Mailer.Mailer, mail.mailer),
+    EventPublisher.EventPublisher.layer
+  ).pipe(Layer.provide(Layer.succeedContext(server.stores))))
+  // The delivery worker as a host runs it (`Workers.start`), for the test's scope.
+  yield* Workers.start({ exports: false, webhooks: {}, scheduler: false }).pipe(
+    Effect.provideContext(services),
+    Effect.provideContext(server.stores)
   )
   return { server, receiver, mail }
 })

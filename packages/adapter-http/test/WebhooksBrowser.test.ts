@@ -18,7 +18,7 @@
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
-import { Mailer, WebhookDispatcher } from "@analytics/core"
+import { EventPublisher, Mailer, Workers } from "@analytics/core"
 import { Axe, Chromium } from "@analytics/testing/browser"
 import { start } from "@analytics/testing/http"
 import { Receiver } from "@analytics/testing/webhooks"
@@ -56,13 +56,15 @@ const setup = Effect.gen(function*() {
   const server = yield* start(MemoryStores.layer, { viewerAssets: ViewerAssets.layer(Viewer.load()), mailer: Layer.succeed(Mailer.Mailer, mails.mailer) })
   const tls = certificates()
   const receiver = yield* Effect.acquireRelease(Effect.promise(() => Receiver.start({ tls })), (r) => Effect.promise(() => r.close()))
-  yield* WebhookDispatcher.run().pipe(
-    Effect.provide(Layer.mergeAll(
-      Layer.succeedContext(server.stores),
-      HttpsTransport.layer({ allowPrivate: true, ca: [tls.ca] }),
-      Mailer.Mailer.layerMemory
-    )),
-    Effect.forkScoped
+  // The delivery worker as a host runs it (`Workers.start`) for the test's scope; its services built in that scope, as the loops outlive the call.
+  const services = yield* Layer.build(Layer.mergeAll(
+    HttpsTransport.layer({ allowPrivate: true, ca: [tls.ca] }),
+    Mailer.Mailer.layerMemory,
+    EventPublisher.EventPublisher.layer
+  ).pipe(Layer.provide(Layer.succeedContext(server.stores))))
+  yield* Workers.start({ exports: false, webhooks: {}, scheduler: false }).pipe(
+    Effect.provideContext(services),
+    Effect.provideContext(server.stores)
   )
   const { token: admin } = yield* server.tenant("scale")
   const ok = (method: string, path: string, body?: unknown, token = admin) =>

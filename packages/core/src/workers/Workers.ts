@@ -18,21 +18,29 @@ import * as ExportSchedules from "../exporting/ExportSchedules.ts"
 import * as ExportWorker from "../exporting/ExportWorker.ts"
 import type * as Exports from "../exporting/Exports.ts"
 import * as Idempotency from "../platform/Idempotency.ts"
-import type * as Session from "../auth/Session.ts"
+import * as Session from "../auth/Session.ts"
 import * as Sessions from "../auth/Sessions.ts"
 import * as WebhookDispatcher from "../webhooks/WebhookDispatcher.ts"
 import * as Webhooks from "../webhooks/Webhooks.ts"
 
 /** Which loops run, and how; a loop set to `false` (or left out, for the optional ones) does not run in this process. */
 export interface Options {
-  /** Runs export jobs, their files made at `links`' signed URLs; `false` leaves them to another process. */
-  readonly exports: false | { readonly links: Exports.ResultLinks; readonly leaseMillis?: number | undefined }
+  /**
+   * Runs export jobs, their files made at `links`' signed URLs; `false` leaves them to another process.
+   * `idleMillis`: how long the worker waits before looking again when it found no job (default: a second;
+   * the export benchmark looks every 50 ms, so that a job's time is the export's, not the wait for a claim).
+   */
+  readonly exports: false | {
+    readonly links: Exports.ResultLinks
+    readonly leaseMillis?: number | undefined
+    readonly idleMillis?: number | undefined
+  }
   /** Delivers webhooks (and purges old deliveries); `false` leaves them to another process. */
   readonly webhooks: false | { readonly leaseMillis?: number | undefined }
   /** Queues scheduled exports every 10 s, and refreshes PostgreSQL datasets and checks alerts on their crons every minute (one process on a database). */
   readonly scheduler: boolean
-  /** Console sessions' lifetimes, for the hourly purge of ended ones. */
-  readonly sessions: Session.Lifetimes
+  /** Console sessions' lifetimes, for the hourly purge of ended ones (default: `Session.defaultLifetimes`). */
+  readonly sessions?: Session.Lifetimes | undefined
   /** Reads the export queue's depth every 5 s for its gauges (when metrics are served or exported). */
   readonly gauges?: boolean | undefined
 }
@@ -84,22 +92,53 @@ export const exportScheduler = ExportSchedules.runDue.pipe(
   Effect.forever
 )
 
-/** Runs due export jobs as soon as there are some, and looks again every second when there are none. */
-export const exportWorker = (options: ExportWorker.Options) =>
+/** Runs due export jobs as soon as there are some, and looks again after `idleMillis` (a second) when there are none. */
+export const exportWorker = (options: ExportWorker.Options, idleMillis = 1_000) =>
   ExportWorker.runDue(options).pipe(
     Effect.catchCause((cause) => Effect.as(Effect.logWarning("Running exports failed", cause), 0)),
-    Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep("1 second")),
+    Effect.flatMap((claimed) => claimed > 0 ? Effect.void : Effect.sleep(idleMillis)),
     Effect.forever
   )
 
 /** Every 5 seconds: the export queue's depth (queued, running), for its gauges. */
 export const exportQueueGauges = ExportWorker.observeQueue.pipe(logged("Reading the export queue's depth"), Effect.repeat(Schedule.spaced("5 seconds")))
 
-/** The loops `options` asks for, each forked into the scope, until it closes. */
-export const start = (options: Options) =>
+/** What the loops run in every process read and write: the purges of idempotency records and console sessions. */
+export type BaseServices = Effect.Services<typeof purgeIdempotencyRecords> | Effect.Services<ReturnType<typeof purgeSessions>>
+
+/** What the export worker reads and writes: the stores, the engines, the blob store, the renderers, the mailer, the event publisher. */
+export type ExportServices = Effect.Services<ReturnType<typeof exportWorker>>
+
+/** What webhook delivery reads and writes: the delivery store, the webhook transport, the mailer. */
+export type WebhookServices = Effect.Services<ReturnType<typeof WebhookDispatcher.run>> | Effect.Services<typeof purgeWebhookDeliveries>
+
+/** What the scheduler reads and writes: the schedules, the datasets' engines, the alerts, the event publisher. */
+export type SchedulerServices = Effect.Services<typeof refreshesAndAlerts> | Effect.Services<typeof exportScheduler>
+
+/** What the gauges read: the export store. */
+export type GaugeServices = Effect.Services<typeof exportQueueGauges>
+
+/**
+ * What the loops `O` asks for read and write: a loop switched off by its
+ * type (`exports: false`, `scheduler: false`, `gauges` left out) needs
+ * nothing, so a process that only delivers webhooks provides no engine or
+ * renderer; options known only at run time (a `boolean`) need everything.
+ */
+export type ServicesOf<O extends Options> =
+  | BaseServices
+  | (O extends { readonly exports: false } ? never : ExportServices)
+  | (O extends { readonly webhooks: false } ? never : WebhookServices)
+  | (O extends { readonly scheduler: false } ? never : SchedulerServices)
+  | (O extends { readonly gauges?: false | undefined } ? never : GaugeServices)
+
+/** What every loop reads and writes: the stores, the engines, the renderers, the mailer, the webhook transport, the event publisher. */
+export type Services = ServicesOf<Options>
+
+/** The loops `options` asks for, each forked into the scope, until it closes; the purges run at once. */
+export const start = <const O extends Options>(options: O): Effect.Effect<void, never, ServicesOf<O> | Scope.Scope> =>
   Effect.gen(function*() {
     yield* Effect.forkScoped(purgeIdempotencyRecords)
-    yield* Effect.forkScoped(purgeSessions(options.sessions))
+    yield* Effect.forkScoped(purgeSessions(options.sessions ?? Session.defaultLifetimes))
     if (options.gauges === true) yield* Effect.forkScoped(exportQueueGauges)
     if (options.webhooks !== false) {
       const leaseMillis = options.webhooks.leaseMillis ?? WebhookDispatcher.defaults.leaseMillis
@@ -112,12 +151,10 @@ export const start = (options: Options) =>
     }
     if (options.exports !== false) {
       const leaseMillis = options.exports.leaseMillis ?? ExportWorker.defaults.leaseMillis
-      yield* Effect.forkScoped(exportWorker({ ...ExportWorker.defaults, leaseMillis, links: options.exports.links }))
+      yield* Effect.forkScoped(exportWorker({ ...ExportWorker.defaults, leaseMillis, links: options.exports.links }, options.exports.idleMillis))
     }
-  })
-
-/** What the loops read and write: the stores, the engines, the renderers, the mailer, the webhook transport, the event publisher. */
-export type Services = Effect.Services<ReturnType<typeof start>> extends infer R ? Exclude<R, Scope.Scope> : never
+    // The loops switched off by the options' type need none of their services (each needs only its own, above).
+  }) as Effect.Effect<void, never, ServicesOf<O> | Scope.Scope>
 
 /** The loops `options` asks for, running while the layer lives. */
-export const layer = (options: Options): Layer.Layer<never, never, Services> => Layer.effectDiscard(start(options))
+export const layer = <const O extends Options>(options: O): Layer.Layer<never, never, ServicesOf<O>> => Layer.effectDiscard(start(options))

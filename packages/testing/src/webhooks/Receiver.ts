@@ -3,14 +3,18 @@
  * (headers, raw body, arrival time) and answers as the test scripts it.
  *
  * Its certificate comes from `TEST_TLS_DIR` (the test run's CA, trusted
- * through `NODE_EXTRA_CA_CERTS`), or from the `tls` option.
+ * through `NODE_EXTRA_CA_CERTS`), or from the `tls` option; `certificates()`
+ * makes throwaway ones when the run has none (a suite run from its own
+ * directory, without the repository's global setup).
  *
  * @since 0.1.0
  */
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import type * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 
 /** One request the receiver got. */
@@ -43,11 +47,51 @@ export interface Receiver {
   close(): Promise<void>
 }
 
-/** The test run's server key and certificate. */
-const runCertificates = () => {
+/** A server key and certificate for `localhost`, `receiver.test`, 127.0.0.1 and ::1, and the CA that signed them (PEM). */
+export interface Certificates {
+  readonly key: string
+  readonly cert: string
+  readonly ca: string
+}
+
+let made: Certificates | undefined
+
+/** A throwaway CA and the server certificate it signs, made with the `openssl` CLI in a new temporary directory. */
+const makeCertificates = (): Certificates => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-receiver-tls-"))
+  const openssl = (args: ReadonlyArray<string>) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" })
+  fs.writeFileSync(path.join(dir, "server.ext"), [
+    "basicConstraints=CA:FALSE",
+    "keyUsage=digitalSignature,keyEncipherment",
+    "extendedKeyUsage=serverAuth",
+    "subjectAltName=DNS:localhost,DNS:receiver.test,IP:127.0.0.1,IP:::1"
+  ].join("\n"))
+  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+    "-subj", "/CN=Analytics test CA", "-keyout", "ca.key", "-out", "ca.pem",
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+  openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
+    "-keyout", "server.key", "-out", "server.csr"])
+  openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+    "-extfile", "server.ext", "-out", "server.pem"])
+  return readCertificates(dir)
+}
+
+const readCertificates = (dir: string): Certificates => ({
+  key: fs.readFileSync(path.join(dir, "server.key"), "utf8"),
+  cert: fs.readFileSync(path.join(dir, "server.pem"), "utf8"),
+  ca: fs.readFileSync(path.join(dir, "ca.pem"), "utf8")
+})
+
+/**
+ * The test run's certificates (`TEST_TLS_DIR`, made by the repository's
+ * vitest global setup), or throwaway ones made once per process when the
+ * run has none; then nothing trusts their CA by itself: pass `ca` to the
+ * client (`HttpsTransport.layer({ ca: [ca] })`, `https.request({ ca })`).
+ */
+export const certificates = (): Certificates => {
   const dir = process.env.TEST_TLS_DIR
-  if (dir === undefined || dir === "") throw new Error("TEST_TLS_DIR is not set: run the tests through vitest's global setup")
-  return { key: fs.readFileSync(path.join(dir, "server.key")), cert: fs.readFileSync(path.join(dir, "server.pem")) }
+  if (dir !== undefined && dir !== "") return readCertificates(dir)
+  return made ??= makeCertificates()
 }
 
 /** Starts a receiver on 127.0.0.1 (and `localhost`) at a free port. */
@@ -56,7 +100,7 @@ export const start = async (options: { readonly tls?: { readonly key: string | B
   let decide: (request: Received) => Answer = () => ({ status: 200 })
   const waiters: Array<() => void> = []
   const hung = new Set<http.ServerResponse>()
-  const server = https.createServer({ ...(options.tls ?? runCertificates()), keepAlive: true } as https.ServerOptions, (req, res) => {
+  const server = https.createServer({ ...(options.tls ?? certificates()), keepAlive: true } as https.ServerOptions, (req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
     req.on("end", () => {
