@@ -161,7 +161,7 @@ describe("the whole service in Express under /analytics", () => {
   }
 
   beforeAll(async () => {
-    // A tenant with an uploaded dataset and a report over it, through the mounted API.
+    // A tenant with an uploaded dataset (every row for admins, members and link visitors) and a report over it, through the mounted API.
     admin = await provisionTenant(app.url, `Example ${randomUUID().slice(0, 8)}`)
     const workspace = await ok("POST", "/v1/workspaces", { name: "Sales" })
     const dataset = await ok("POST", "/v1/datasets", { workspace_id: workspace.workspace_id, name: "Orders", source: { type: "upload" } })
@@ -173,7 +173,7 @@ describe("the whole service in Express under /analytics", () => {
     })
     assert.strictEqual(uploaded.status, 200, await uploaded.clone().text())
     const { model } = await uploaded.json() as { model: Record<string, unknown> }
-    await ok("PATCH", `/v1/datasets/${dataset.dataset_id}`, { model: { ...model, row_level_security: [{ roles: ["admin", "member"], all_rows: true }] } })
+    await ok("PATCH", `/v1/datasets/${dataset.dataset_id}`, { model: { ...model, row_level_security: [{ roles: ["admin", "member", "link"], all_rows: true }] } })
     const report = await ok("POST", "/v1/reports", {
       workspace_id: workspace.workspace_id,
       name: "Orders by region",
@@ -239,7 +239,7 @@ describe("the whole service in Express under /analytics", () => {
   })
 
   it.skipIf(!existsSync(chromiumPath))(
-    `the console opens under /analytics in Chromium and signs in with the admin token${existsSync(chromiumPath) ? "" : " (skipped: no /usr/bin/chromium)"}`,
+    `the console opens under /analytics in Chromium and signs in with the admin token; a shared link's page opens there too${existsSync(chromiumPath) ? "" : " (skipped: no /usr/bin/chromium)"}`,
     async () => {
       const browser = await chromium.launch({
         executablePath: chromiumPath,
@@ -267,6 +267,22 @@ describe("the whole service in Express under /analytics", () => {
         await page.getByRole("link", { name: "Sales" }).click()
         await page.getByRole("heading", { name: "Reports" }).waitFor()
         assert.isTrue(page.url().startsWith(`${app.url}/analytics/w/`), page.url())
+
+        // A report shared by a public link opens under the mount path, drawn by the viewer's assets.
+        const link = await ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "link", actions: ["view"] })
+        assert.isTrue(link.link_url.startsWith(`${app.url}/analytics/s/`), link.link_url)
+        const visitor = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+        visitor.on("response", (response) => void (response.status() >= 400 && failures.push(`${response.status()} ${response.url()}`)))
+        visitor.on("pageerror", (error) => failures.push(`uncaught: ${error.message}`))
+        const scripts: Array<string> = []
+        visitor.on("request", (request) => void (request.resourceType() === "script" && scripts.push(request.url())))
+        await visitor.goto(link.link_url)
+        await visitor.getByText("Orders by region").first().waitFor()
+        await visitor.locator("svg").first().waitFor()
+        await visitor.waitForLoadState("networkidle")
+        assert.isAbove(scripts.length, 0)
+        for (const script of scripts) assert.isTrue(script.startsWith(`${app.url}/analytics/`), script)
+        await visitor.screenshot({ path: join(shots, "share-1280.png"), fullPage: true })
         assert.deepStrictEqual(failures, [])
       } finally {
         await browser.close()
