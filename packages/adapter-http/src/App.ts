@@ -348,12 +348,29 @@ const stripPrefix = (url: string, prefix: string | undefined): string | undefine
   return undefined
 }
 
-/** A fetch-style handler: `(Request) => Promise<Response>`, for Hono, Deno, Bun, workers or `node:http` adapters. */
-export const webHandler = <E>(options: Options<E>): {
+/** A fetch-style handler under a path prefix, and how to shut it down. */
+export interface WebHandler {
   readonly handler: (request: Request) => Promise<Response>
   readonly dispose: () => Promise<void>
-} => {
-  const web = HttpRouter.toWebHandler(layer(options), { disableLogger: true })
+}
+
+/** A Node `(req, res, next?)` handler under a path prefix, and how to shut it down. */
+export interface NodeHandler {
+  readonly handler: (request: Http.IncomingMessage, response: Http.ServerResponse, next?: () => void) => void
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * Serves a fetch-style handler under `prefix` (stripped before it sees the
+ * request; a request outside it answers a 404 problem) and answers 503
+ * once disposed: `webHandler`'s mount, for an app assembled otherwise
+ * (the host's whole service).
+ */
+export const mountWeb = (
+  handle: (request: Request) => Promise<Response>,
+  prefix: string | undefined,
+  dispose: () => Promise<void>
+): WebHandler => {
   let disposed = false
   const refuse = (status: 404 | 503, detail: string) => {
     const { body, ...init } = refusal(status, detail)
@@ -363,16 +380,55 @@ export const webHandler = <E>(options: Options<E>): {
     handler: (request) => {
       if (disposed) return refuse(503, "The analytics API has been shut down")
       const url = new URL(request.url)
-      const path = stripPrefix(url.pathname + url.search, options.prefix)
+      const path = stripPrefix(url.pathname + url.search, prefix)
       if (path === undefined) return refuse(404, `No route ${request.method} ${url.pathname}`)
-      if (path === url.pathname + url.search) return web.handler(request)
-      return web.handler(new Request(new URL(path, url.origin), request))
+      if (path === url.pathname + url.search) return handle(request)
+      return handle(new Request(new URL(path, url.origin), request))
     },
     dispose: () => {
       disposed = true
-      return web.dispose()
+      return dispose()
     }
   }
+}
+
+/**
+ * Serves a Node handler under `prefix` (stripped from `req.url`; a request
+ * outside it goes to `next` when given, else answers a 404 problem) and
+ * answers 503 once disposed: `nodeHandler`'s mount, for an app assembled
+ * otherwise (the host's whole service).
+ */
+export const mountNode = (
+  handle: (request: Http.IncomingMessage, response: Http.ServerResponse) => void,
+  prefix: string | undefined,
+  dispose: () => Promise<void>
+): NodeHandler => {
+  let disposed = false
+  const refuse = (response: Http.ServerResponse, status: 404 | 503, detail: string) => {
+    const { body, headers } = refusal(status, detail)
+    response.writeHead(status, headers).end(body)
+  }
+  return {
+    handler: (request, response, next) => {
+      if (disposed) return refuse(response, 503, "The analytics API has been shut down")
+      const path = stripPrefix(request.url ?? "/", prefix)
+      if (path === undefined) {
+        return next === undefined ? refuse(response, 404, `No route ${request.method} ${request.url}`) : next()
+      }
+      request.url = path
+      handle(request, response)
+    },
+    dispose: () => {
+      disposed = true
+      return dispose()
+    }
+  }
+}
+
+/** A fetch-style handler: `(Request) => Promise<Response>`, for Hono, Deno, Bun, workers or `node:http` adapters. */
+export const webHandler = <E>(options: Options<E>): WebHandler => {
+  const web = HttpRouter.toWebHandler(layer(options), { disableLogger: true })
+  return mountWeb(web.handler, options.prefix, web.dispose)
 }
 
 /**
@@ -380,10 +436,7 @@ export const webHandler = <E>(options: Options<E>): {
  * (through middie) or Koa. A request outside `prefix` goes to `next` when
  * given (connect-style), else answers a 404 problem.
  */
-export const nodeHandler = async <E>(options: Options<E>): Promise<{
-  readonly handler: (request: Http.IncomingMessage, response: Http.ServerResponse, next?: () => void) => void
-  readonly dispose: () => Promise<void>
-}> => {
+export const nodeHandler = async <E>(options: Options<E>): Promise<NodeHandler> => {
   const scope = Effect.runSync(Scope.make())
   const handle = await Effect.runPromise(
     Effect.gen(function*() {
@@ -395,24 +448,5 @@ export const nodeHandler = async <E>(options: Options<E>): Promise<{
       Scope.provide(scope)
     )
   )
-  let disposed = false
-  const refuse = (response: Http.ServerResponse, status: 404 | 503, detail: string) => {
-    const { body, headers } = refusal(status, detail)
-    response.writeHead(status, headers).end(body)
-  }
-  return {
-    handler: (request, response, next) => {
-      if (disposed) return refuse(response, 503, "The analytics API has been shut down")
-      const path = stripPrefix(request.url ?? "/", options.prefix)
-      if (path === undefined) {
-        return next === undefined ? refuse(response, 404, `No route ${request.method} ${request.url}`) : next()
-      }
-      request.url = path
-      handle(request, response)
-    },
-    dispose: () => {
-      disposed = true
-      return Effect.runPromise(Scope.close(scope, Exit.void))
-    }
-  }
+  return mountNode(handle, options.prefix, () => Effect.runPromise(Scope.close(scope, Exit.void)))
 }

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Branding, Plan, User } from "@analytics/core"
-import { Config, Effect, Option, Redacted, Result, Schema } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Exit, Option, Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
 import * as Os from "node:os"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -538,3 +538,27 @@ export const load: Effect.Effect<HostConfig, ReadonlyArray<string>> = Effect.gen
   const crossProblems = [...crossCheck(config), ...s3Check(c), ...aiCheck(c)]
   return crossProblems.length > 0 ? yield* Effect.fail(crossProblems) : config
 })
+
+/** The configuration is invalid: `problems` has one line per problem (`VARIABLE: what is wrong`), as `analytics-host` prints them. */
+export class InvalidConfig extends Error {
+  readonly problems: ReadonlyArray<string>
+  constructor(problems: ReadonlyArray<string>) {
+    super(`invalid configuration\n${problems.map((line) => `  ${line}`).join("\n")}`)
+    this.name = "InvalidConfig"
+    this.problems = problems
+  }
+}
+
+/**
+ * The host's configuration from environment variables (by default this
+ * process's): the same variables, defaults and checks as `analytics-host`,
+ * so moving the service from the host into an embedding app (or back)
+ * changes none. Rejects with `InvalidConfig`, every problem listed.
+ */
+export const fromEnv = async (env: Readonly<Record<string, string | undefined>> = process.env): Promise<HostConfig> => {
+  const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  const exit = await Effect.runPromiseExit(load.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: defined })))))
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = exit.cause.reasons.find(Cause.isFailReason)
+  throw new InvalidConfig(failure === undefined ? [Cause.pretty(exit.cause)] : failure.error)
+}

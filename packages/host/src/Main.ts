@@ -1,7 +1,9 @@
 /**
- * The host's programs: `serve` (the full service) and `migrate`. The host
- * only assembles: storage adapter by configuration, the HTTP application,
- * the bootstrap tenant and the demo data.
+ * The host's programs: `serve` (the full service), `work` (its background
+ * work alone) and `migrate`; and `assemble`, the one assembly they and an
+ * embedding app (`Service.ts`) share. The host only assembles: storage
+ * adapter by configuration, the HTTP application, the background work, the
+ * bootstrap tenant and the demo data.
  *
  * @since 0.1.0
  */
@@ -181,8 +183,26 @@ const resultsLayer = (config: HostConfig) =>
       })
   })
 
-/** Builds the stores, the bootstrap tenant, the demo data and the HTTP application. */
-const initialize = (config: HostConfig) =>
+/** The HTTP application the assembly serves: one request's answer, in the request's scope. */
+export type HttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
+
+/**
+ * What an embedding app plugs in place of the host's own parts, and what
+ * this process runs; `serve` takes every default.
+ */
+export interface Parts {
+  /** Run the background work here (`Workers`, its loops chosen by the configuration's switches); `false`: another process runs it (`analytics-host work`). */
+  readonly workers: boolean
+  /** How bearer tokens become principals (the App's `authenticator`); by default the API tokens the store keeps and the operator token. */
+  readonly authenticator?: App.Options<unknown>["authenticator"]
+  /** Sends the service's e-mail, the API's and the workers' alike; by default SMTP as configured (`SMTP_URL`), else logged. */
+  readonly mailer?: Layer.Layer<Mailer.Mailer> | undefined
+  /** The path the app is mounted under when the framework does not strip it (the console's links then start with it). */
+  readonly prefix?: string | undefined
+}
+
+/** The stores, results, engines and their scheduler, built into the caller's scope: what the API and the workers share. */
+const foundation = (config: HostConfig) =>
   Effect.gen(function*() {
     const stores = yield* Layer.build(storesLayer(config))
     const blobs = yield* Layer.build(resultsLayer(config))
@@ -197,23 +217,27 @@ const initialize = (config: HostConfig) =>
     yield* withAnalytics(Datasets.sweepOrphanTables).pipe(
       Effect.catch((error) => Effect.logWarning("Orphan dataset tables could not be swept", error._tag))
     )
-    const tenantId = yield* bootstrap(config).pipe(Effect.provideContext(stores))
-    if (config.demo) {
-      if (Option.isSome(tenantId)) {
-        yield* withAnalytics(Demo.seed(tenantId.value))
-      } else {
-        yield* Effect.logWarning("ANALYTICS_DEMO=1 needs a bootstrap tenant: set ANALYTICS_BOOTSTRAP_TOKEN")
-      }
-    }
-    const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(stores)))), SignedUrl.UrlSigner)
-    // The background work, as an embedding app runs it (ANALYTICS_WEBHOOK_WORKER, ANALYTICS_SCHEDULER, the export worker).
-    // Built into the host's scope: the loops outlive the call that starts them (the SMTP transport stays open).
+    return { stores, blobs, engineScheduler, engines, withAnalytics }
+  })
+
+type Foundation = Effect.Success<ReturnType<typeof foundation>>
+
+/**
+ * The background work (the export worker, webhook delivery, the scheduler,
+ * the purges), each loop as the configuration's switches say
+ * (`ANALYTICS_EXPORT_WORKER`, `ANALYTICS_WEBHOOK_WORKER`,
+ * `ANALYTICS_SCHEDULER`), forked into the caller's scope.
+ */
+const startWorkers = (config: HostConfig, base: Foundation, mailer: Layer.Layer<Mailer.Mailer>) =>
+  Effect.gen(function*() {
+    const signer = Context.get(yield* Layer.build(SignedUrl.UrlSigner.layer.pipe(Layer.provide(Layer.succeedContext(base.stores)))), SignedUrl.UrlSigner)
+    // Built into the caller's scope: the loops outlive the call that starts them (the SMTP transport stays open).
     const workerServices = yield* Layer.build(
-      Layer.mergeAll(Documents.layer, mailerLayer(config), HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }))
+      Layer.mergeAll(Documents.layer, mailer, HttpsTransport.layer({ allowPrivate: config.webhooks.allowPrivate }))
     )
     yield* Workers.start({
       exports: config.exports.worker
-        ? { links: ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(blobs, BlobStore.BlobStore)), leaseMillis: config.exports.leaseSeconds * 1000 }
+        ? { links: ExportRoutes.resultLinks(config.publicBaseUrl, signer, Context.get(base.blobs, BlobStore.BlobStore)), leaseMillis: config.exports.leaseSeconds * 1000 }
         : false,
       webhooks: config.webhooks.worker ? { leaseMillis: config.webhooks.leaseSeconds * 1000 } : false,
       scheduler: config.datasets.scheduler,
@@ -222,44 +246,83 @@ const initialize = (config: HostConfig) =>
     }).pipe(
       // Given before the stores, so the configured mailer is the one used.
       Effect.provideContext(workerServices),
-      Effect.provideContext(blobs),
+      Effect.provideContext(base.blobs),
       // documents in the deployment's colours and locale
       Effect.provideService(Branding.Branding, config.branding),
-      withAnalytics
+      base.withAnalytics
     )
-    return yield* HttpRouter.toHttpEffect(App.layer({
-      stores: Layer.succeedContext(stores),
-      rateLimitStore: Layer.succeedContext(stores),
-      trustedProxies: config.trustedProxies,
-      publicBaseUrl: config.publicBaseUrl,
-      operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
-      info: { webhookEgressAddresses: config.webhooks.egressAddresses, branding: { name: "Analytics", logoUrl: null, ...config.branding } },
-      mailer: mailerLayer(config),
-      // ANALYTICS_CONSOLE_SIGN_IN, ANALYTICS_SESSION_IDLE_MINUTES, ANALYTICS_SESSION_ABSOLUTE_HOURS
-      console: { signIn: config.console.signIn },
-      sessions: config.console.sessions,
-      engines: {
-        upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
-        postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
-      },
-      engineScheduler,
-      maxUploadBytes: config.datasets.maxUploadBytes,
-      // A directory of the service's own, swept at start of what a killed process left.
-      uploadDirectory: Path.join(config.dataDir, "uploads"),
-      blobStore: Layer.succeedContext(blobs),
-      renderers: Documents.layer,
-      // The report viewer as built by `npm run build`; a host without it refuses to start, saying so.
-      viewerAssets: ViewerAssets.ViewerAssets.layer(Viewer.load()),
-      passwordHasher: Argon2PasswordHasher.layer,
-      // POST /v1/ai/ask: an OpenAI-compatible model when ANALYTICS_AI_BASE_URL is set, else the built-in answerer, offline.
-      answerer: answererLayer(config),
-      // GET /metrics on the API's port only behind its token, and only when no port of its own is set.
-      metrics: Option.getOrUndefined(Option.flatMap(
-        Option.filter(config.metrics, (metrics) => Option.isNone(metrics.port)),
-        (metrics) => Option.map(metrics.token, (token) => ({ token: Redacted.value(token) }))
-      ))
-    }))
   })
+
+/** The HTTP application over the foundation: the API, the console, the share and embed pages with the viewer's assets. */
+const httpApp = (config: HostConfig, base: Foundation, parts: Parts) => {
+  const { blobs, engineScheduler, engines, stores } = base
+  return HttpRouter.toHttpEffect(App.layer({
+    stores: Layer.succeedContext(stores),
+    rateLimitStore: Layer.succeedContext(stores),
+    prefix: parts.prefix,
+    authenticator: parts.authenticator,
+    trustedProxies: config.trustedProxies,
+    publicBaseUrl: config.publicBaseUrl,
+    operatorToken: Option.getOrUndefined(Option.map(config.operatorToken, Redacted.value)),
+    info: { webhookEgressAddresses: config.webhooks.egressAddresses, branding: { name: "Analytics", logoUrl: null, ...config.branding } },
+    mailer: parts.mailer ?? mailerLayer(config),
+    // ANALYTICS_CONSOLE_SIGN_IN, ANALYTICS_SESSION_IDLE_MINUTES, ANALYTICS_SESSION_ABSOLUTE_HOURS
+    console: { signIn: config.console.signIn },
+    sessions: config.console.sessions,
+    engines: {
+      upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
+      postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
+    },
+    engineScheduler,
+    maxUploadBytes: config.datasets.maxUploadBytes,
+    // A directory of the service's own, swept at start of what a killed process left.
+    uploadDirectory: Path.join(config.dataDir, "uploads"),
+    blobStore: Layer.succeedContext(blobs),
+    renderers: Documents.layer,
+    // The report viewer as built by `npm run build`; a host without it refuses to start, saying so.
+    viewerAssets: ViewerAssets.ViewerAssets.layer(Viewer.load()),
+    passwordHasher: Argon2PasswordHasher.layer,
+    // POST /v1/ai/ask: an OpenAI-compatible model when ANALYTICS_AI_BASE_URL is set, else the built-in answerer, offline.
+    answerer: answererLayer(config),
+    // GET /metrics on the API's port only behind its token, and only when no port of its own is set.
+    metrics: Option.getOrUndefined(Option.flatMap(
+      Option.filter(config.metrics, (metrics) => Option.isNone(metrics.port)),
+      (metrics) => Option.map(metrics.token, (token) => ({ token: Redacted.value(token) }))
+    ))
+  }))
+}
+
+/**
+ * The whole service as the configuration describes it, built into the
+ * caller's scope: the stores, the bootstrap tenant, the demo data, the
+ * background work (unless `parts.workers` is false) and the HTTP
+ * application, which it returns. What `serve` and an embedding app
+ * (`Service.nodeHandler`) both run.
+ */
+export const assemble = (config: HostConfig, parts: Parts = { workers: true }) =>
+  Effect.gen(function*() {
+    const base = yield* foundation(config)
+    const tenantId = yield* bootstrap(config).pipe(Effect.provideContext(base.stores))
+    if (config.demo) {
+      if (Option.isSome(tenantId)) {
+        yield* base.withAnalytics(Demo.seed(tenantId.value))
+      } else {
+        yield* Effect.logWarning("ANALYTICS_DEMO=1 needs a bootstrap tenant: set ANALYTICS_BOOTSTRAP_TOKEN")
+      }
+    }
+    const mailer = parts.mailer ?? mailerLayer(config)
+    if (parts.workers) yield* startWorkers(config, base, mailer)
+    return yield* httpApp(config, base, parts)
+  })
+
+/** `GET /metrics` on its own port when `ANALYTICS_METRICS_PORT` is set (`serve`, `work` and an embedding app alike). */
+export const metricsPort = (config: HostConfig) =>
+  Option.isSome(config.metrics) && Option.isSome(config.metrics.value.port)
+    ? Effect.asVoid(metricsServer(config.metrics.value.port.value, config.metrics.value.token))
+    : Effect.void
+
+/** What every program of the host runs in: traces and metrics over OTLP when configured (flushed when it ends), node:crypto for core's hashes and signatures. */
+export const runtimeLayer = (config: HostConfig) => Layer.merge(Telemetry.layer(config), NodeCrypto.layer)
 
 /**
  * `analytics-host serve`: the whole service until a signal stops it.
@@ -270,7 +333,6 @@ const initialize = (config: HostConfig) =>
  */
 export const serve = (config: HostConfig) =>
   Effect.gen(function*() {
-    type HttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
     const app = yield* Deferred.make<HttpApp>()
     let ready: HttpApp | undefined
     const starting = HttpServerResponse.jsonUnsafe({ status: "ok", version: App.version })
@@ -287,20 +349,44 @@ export const serve = (config: HostConfig) =>
         Layer.provide(NodeHttpServer.layer(() => LastLineProblems.answerParseErrors(createServer()), { port: config.port, gracefulShutdownTimeout: "10 seconds" }))
       )
     )
-    if (Option.isSome(config.metrics) && Option.isSome(config.metrics.value.port)) {
-      yield* metricsServer(config.metrics.value.port.value, config.metrics.value.token)
-    }
+    yield* metricsPort(config)
     yield* Effect.logInfo("Initialising storage").pipe(
       Effect.annotateLogs({ store: config.store, rate_limit_store: config.rateLimitStore })
     )
-    ready = yield* initialize(config)
+    ready = yield* assemble(config)
     yield* Deferred.succeed(app, ready)
     yield* Effect.logInfo("Ready").pipe(
       Effect.annotateLogs({ port: config.port, store: config.store, public_base_url: config.publicBaseUrl })
     )
     return yield* Effect.never
-    // Traces and metrics over OTLP when configured; its scope's end flushes them. node:crypto for core's hashes and signatures.
-  }).pipe(Effect.scoped, Effect.provide(Layer.merge(Telemetry.layer(config), NodeCrypto.layer)))
+  }).pipe(Effect.scoped, Effect.provide(runtimeLayer(config)))
+
+/**
+ * `analytics-host work`: the background work alone, no HTTP port, on the
+ * configured database, until a signal stops it: the export worker, webhook
+ * delivery and the scheduler as their switches say, beside API processes
+ * started with them off. Any number of these share the queues; run the
+ * scheduler (`ANALYTICS_SCHEDULER`) in one process of a database. The
+ * bootstrap tenant and the demo data are the API's (`serve`).
+ */
+export const work = (config: HostConfig) =>
+  Effect.gen(function*() {
+    yield* metricsPort(config)
+    yield* Effect.logInfo("Initialising storage").pipe(
+      Effect.annotateLogs({ store: config.store, rate_limit_store: config.rateLimitStore })
+    )
+    const base = yield* foundation(config)
+    yield* startWorkers(config, base, mailerLayer(config))
+    yield* Effect.logInfo("Working").pipe(
+      Effect.annotateLogs({
+        store: config.store,
+        export_worker: config.exports.worker,
+        webhook_worker: config.webhooks.worker,
+        scheduler: config.datasets.scheduler
+      })
+    )
+    return yield* Effect.never
+  }).pipe(Effect.scoped, Effect.provide(runtimeLayer(config)))
 
 /** `analytics-host migrate`: applies pending migrations and exits. */
 export const migrate = (config: HostConfig) =>

@@ -6,3 +6,4 @@
 export * as HostConfig from "./HostConfig.ts"
 export * as Main from "./Main.ts"
 export * as PinoLogger from "./PinoLogger.ts"
+export * as Service from "./Service.ts"

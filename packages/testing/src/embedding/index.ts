@@ -112,8 +112,12 @@ export const chunkedPost = (
     writeNext()
   })
 
-/** The tests every embedding passes; `app.url` is the host app's origin. */
-export const embeddingContract = (app: { readonly url: string }): void => {
+/**
+ * The tests every embedding passes; `app.url` is the host app's origin.
+ * `console`: the whole service is embedded (the host's `Service`), whose
+ * console answers at the mount point; the API alone answers its 404 there.
+ */
+export const embeddingContract = (app: { readonly url: string }, options: { readonly console?: boolean } = {}): void => {
   const api = (path: string) => `${app.url}/analytics${path}`
 
   it("GET /analytics/healthz answers 200", async () => {
@@ -152,8 +156,15 @@ export const embeddingContract = (app: { readonly url: string }): void => {
     assert.strictEqual(answer.body.openapi, "3.1.0")
   })
 
-  it("the mount point itself belongs to the API", async () => {
-    assertProblem(await call(`${app.url}/analytics`, "GET"), 404, "route/not-found")
+  it(options.console === true ? "the mount point itself is the console" : "the mount point itself belongs to the API", async () => {
+    const answer = await call(`${app.url}/analytics`, "GET")
+    if (options.console === true) {
+      assert.strictEqual(answer.status, 200, answer.text)
+      assert.match(answer.headers.get("content-type") ?? "", /^text\/html/)
+      assert.include(answer.text, `<base href="/analytics/">`)
+    } else {
+      assertProblem(answer, 404, "route/not-found")
+    }
   })
 
   it("a path that only starts with the prefix belongs to the host app", async () => {
