@@ -28,12 +28,21 @@ export const freePort = () =>
     })
   })
 
-/** The environment of a user's shell: their PATH with `nodeBin` first, their HOME (and so their npm cache), nothing of this repository's. */
+/**
+ * What of this environment is the user's machine rather than this repository: how npm reaches
+ * its registry (its configuration files, CA file and cache, proxies) and the system's CAs.
+ */
+const machineVariables = /^(npm_config_(globalconfig|userconfig|cafile|cache|proxy|https_proxy|noproxy|registry)|https?_proxy|no_proxy|SSL_CERT_FILE|SSL_CERT_DIR)$/i
+
+/** The environment of a user's shell: their PATH with `nodeBin` first, their HOME and npm settings, nothing of this repository's. */
 export const userEnv = (nodeBin: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([name, value]) => machineVariables.test(name) && value !== undefined)) as Record<string, string>,
   PATH: `${nodeBin}${path.delimiter}${process.env["PATH"] ?? ""}`,
   HOME: process.env["HOME"] ?? os.homedir(),
   TMPDIR: os.tmpdir(),
   CI: "true",
+  // The machine's CAs, as a user's Node trusts them (a proxy's CA among them), whichever npm configuration is found.
+  NODE_OPTIONS: "--use-system-ca",
   ...extra
 })
 
