@@ -41,6 +41,7 @@ export const userEnv = (nodeBin: string, extra: Record<string, string> = {}): Re
   HOME: process.env["HOME"] ?? os.homedir(),
   TMPDIR: os.tmpdir(),
   CI: "true",
+  NO_COLOR: "1",
   // The machine's CAs, as a user's Node trusts them (a proxy's CA among them), whichever npm configuration is found.
   NODE_OPTIONS: "--use-system-ca",
   ...extra

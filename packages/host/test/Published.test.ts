@@ -149,8 +149,12 @@ describe("the published packages, outside the repository", () => {
           assert.isTrue(installed.startsWith(path.join(dir, "node_modules")), `${dependency} is installed, not linked: ${installed}`)
         }
         // On Node 24 against the test PostgreSQL when there is one (examples that take DATABASE_URL use it), on Node 22 without.
-        await command("npm", ["test"], { cwd: dir, env: userEnv(node24, databaseUrl === "" ? {} : { DATABASE_URL: databaseUrl }) })
-        await command("npm", ["test"], { cwd: dir, env: userEnv(node22) })
+        for (const env of [userEnv(node24, databaseUrl === "" ? {} : { DATABASE_URL: databaseUrl }), userEnv(node22)]) {
+          const output = await command("npm", ["test"], { cwd: dir, env })
+          // Standalone, a test that cannot find what the repository's setup gives would skip, not fail: none may.
+          assert.match(output, /Tests\s+\d+ passed/, output)
+          assert.notMatch(output, /\d+ skipped/, output)
+        }
       }), 900_000)
   }
 })
