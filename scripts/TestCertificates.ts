@@ -1,6 +1,7 @@
 /**
  * A throwaway certificate authority and a server certificate it signs, for
- * tests with real HTTPS receivers on loopback. Made with the `openssl` CLI.
+ * tests with real HTTPS receivers on loopback, made by the test kits' `writeCertificates`
+ * (the `openssl` CLI).
  *
  * The server certificate names `localhost`, `receiver.test`, 127.0.0.1 and
  * ::1. Trusting `ca.pem` through `NODE_EXTRA_CA_CERTS` is how receivers are
@@ -8,9 +9,8 @@
  *
  * Runs under Node 24 native type stripping: erasable syntax only.
  */
-import { execFileSync } from "node:child_process"
-import * as fs from "node:fs"
 import * as path from "node:path"
+import { writeCertificates } from "../packages/testing/src/webhooks/Receiver.ts"
 
 /** Where the files are. */
 export interface TestCertificates {
@@ -20,25 +20,9 @@ export interface TestCertificates {
   readonly serverCert: string
 }
 
-const openssl = (args: ReadonlyArray<string>, cwd: string) => execFileSync("openssl", args, { cwd, stdio: "pipe" })
-
 /** Writes a CA and a server certificate into `dir` (created if needed). */
 export const makeTestCertificates = (dir: string): TestCertificates => {
-  fs.mkdirSync(dir, { recursive: true })
-  const config = path.join(dir, "server.ext")
-  fs.writeFileSync(config, [
-    "basicConstraints=CA:FALSE",
-    "keyUsage=digitalSignature,keyEncipherment",
-    "extendedKeyUsage=serverAuth",
-    "subjectAltName=DNS:localhost,DNS:receiver.test,IP:127.0.0.1,IP:::1"
-  ].join("\n"))
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-    "-subj", "/CN=Analytics test CA", "-keyout", "ca.key", "-out", "ca.pem",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"], dir)
-  openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
-    "-keyout", "server.key", "-out", "server.csr"], dir)
-  openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-    "-extfile", "server.ext", "-out", "server.pem"], dir)
+  writeCertificates(dir)
   return {
     dir,
     caCert: path.join(dir, "ca.pem"),

@@ -2,8 +2,8 @@
  * The example run as a program (`node src/main.ts`), as an operator runs
  * it, on PostgreSQL when `DATABASE_URL` is set and PGlite in a temporary
  * directory otherwise, with real parts only: a throwaway SMTP server and an
- * HTTPS webhook receiver whose certificate authority (made here with the
- * `openssl` CLI) the program trusts through `NODE_EXTRA_CA_CERTS`, as an
+ * HTTPS webhook receiver whose certificate authority (made by the test
+ * kits with the `openssl` CLI) the program trusts through `NODE_EXTRA_CA_CERTS`, as an
  * operator trusts a private CA. Besides the embedding contract: a PDF
  * export runs in the app's process and downloads, a webhook arrives signed,
  * a schedule's send-now mails its file, and the console opens under the
@@ -11,9 +11,10 @@
  */
 import { WebhookSignature } from "@analytics/core"
 import { call, embeddingContract, provisionTenant, serve } from "@analytics/testing/embedding"
-import { execFileSync, spawn } from "node:child_process"
+import { Receiver } from "@analytics/testing/webhooks"
+import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as https from "node:https"
 import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -40,14 +41,9 @@ const freePort = (): Promise<number> =>
     })
   })
 
-/** A throwaway CA and a certificate it signs for `localhost` and 127.0.0.1, made with the `openssl` CLI in `dir`. */
+/** A throwaway CA and a certificate it signs for `localhost` and 127.0.0.1 (the test kits make them with the `openssl` CLI). */
 const certificates = (dir: string) => {
-  const openssl = (...args: Array<string>) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" })
-  writeFileSync(join(dir, "server.ext"), "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n")
-  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=Example test CA",
-    "-keyout", "ca.key", "-out", "ca.pem", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr")
-  openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1", "-extfile", "server.ext", "-out", "server.pem")
+  Receiver.writeCertificates(dir)
   return { ca: join(dir, "ca.pem"), key: readFileSync(join(dir, "server.key")), cert: readFileSync(join(dir, "server.pem")) }
 }
 

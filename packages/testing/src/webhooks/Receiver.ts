@@ -56,9 +56,12 @@ export interface Certificates {
 
 let made: Certificates | undefined
 
-/** A throwaway CA and the server certificate it signs, made with the `openssl` CLI in a new temporary directory. */
-const makeCertificates = (): Certificates => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-receiver-tls-"))
+/**
+ * Writes a throwaway CA (`ca.pem`, `ca.key`) and the server certificate it signs (`server.pem`,
+ * `server.key`) into `dir`, with the `openssl` CLI.
+ */
+export const writeCertificates = (dir: string): void => {
+  fs.mkdirSync(dir, { recursive: true })
   const openssl = (args: ReadonlyArray<string>) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" })
   fs.writeFileSync(path.join(dir, "server.ext"), [
     "basicConstraints=CA:FALSE",
@@ -73,6 +76,12 @@ const makeCertificates = (): Certificates => {
     "-keyout", "server.key", "-out", "server.csr"])
   openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
     "-extfile", "server.ext", "-out", "server.pem"])
+}
+
+/** Throwaway certificates in a new temporary directory. */
+const makeCertificates = (): Certificates => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-receiver-tls-"))
+  writeCertificates(dir)
   return readCertificates(dir)
 }
 
