@@ -39,18 +39,31 @@ interface JobRow {
 }
 
 
+/**
+ * A job's request as its column keeps it: with the job's locked filters, when
+ * it has any, under `locked` beside what was asked (no column of their own).
+ */
+type StoredRequest = ExportJob.ExportRequest & { readonly locked?: ExportJob.ExportJob["locked"] }
+
+const storedRequest = (job: ExportJob.ExportJob): StoredRequest =>
+  job.locked === undefined || job.locked.length === 0 ? job.request : { ...job.request, locked: job.locked }
+
 // Rows were validated on the way in.
 const toJob = ({ lease: _, lease_until: __, requested_by_id, requested_by_type, ...row }: JobRow): ExportJob.ExportJob => ({
   ...row,
   job_id: row.job_id as ExportJob.JobId,
   tenant_id: row.tenant_id as Tenant.TenantId,
-  request: parsed(row.request),
+  ...requestOf(parsed<StoredRequest>(row.request)),
   security: parsed(row.security),
   failure: row.failure === null ? null : parsed(row.failure),
   result: row.result === null ? null : parsed(row.result),
   delivery: row.delivery === null ? null : parsed(row.delivery),
   requested_by: { type: requested_by_type, id: requested_by_id }
 })
+
+/** The request asked, and the locked filters kept beside it. */
+const requestOf = ({ locked, ...request }: StoredRequest): Pick<ExportJob.ExportJob, "request" | "locked"> =>
+  locked === undefined ? { request } : { request, locked }
 
 const json = (value: unknown) => value === null ? null : JSON.stringify(value)
 
@@ -80,7 +93,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
           tenant_id: job.tenant_id,
           workspace_id: job.workspace_id,
           report_id: job.report_id,
-          request: json(job.request),
+          request: json(storedRequest(job)),
           requested_by_type: job.requested_by.type,
           requested_by_id: job.requested_by.id,
           security: json(job.security),

@@ -6,7 +6,8 @@
  * - the share page (no `src`, no `data`): the page's `application/json`
  *   script (never executed: the content security policy allows it),
  *   keeping the charts the server drew; a filter change asks the page's own
- *   URL for JSON with `?filters=`;
+ *   URL for JSON with `?filters=`, and the page's "Download PDF" form is
+ *   given the filters then in force;
  * - `data` (the console, the public element): the report given as a
  *   property; with `src`, the URL of its JSON view
  *   (`v1/reports/{id}/view`), which a filter change asks with `?filters=`,
@@ -68,6 +69,12 @@ const problemOf = (error: unknown): ViewProblem | undefined => {
   const problem = (error as { problem?: ViewProblem } | null)?.problem
   return typeof problem === "object" && problem !== null ? problem : undefined
 }
+
+/** No filter set: one object, so a render without values tells the filter bar nothing new. */
+const noValues: Readonly<Record<string, FilterValue>> = {}
+
+/** The share page's PDF form's field holding the filters on screen (SharePage), kept in step with them. */
+const exportFiltersField = 'form.export input[name="filters"]'
 
 /** The report, its filters and its pages. */
 export class ReportViewer extends LitElement {
@@ -227,6 +234,12 @@ export class ReportViewer extends LitElement {
       this.served.clear()
       this.shownUrl = url.href
       this.data = body
+      if (this.sharePage) {
+        const values = body.filter_values ?? noValues
+        for (const field of document.querySelectorAll<HTMLInputElement>(exportFiltersField)) {
+          field.value = Object.keys(values).length === 0 ? "" : JSON.stringify(values)
+        }
+      }
       this.tell("report-load", body)
       if (filtered) {
         const values = url.searchParams.get("filters")
@@ -242,6 +255,8 @@ export class ReportViewer extends LitElement {
       if (request !== this.request) return
       const problem = problemOf(error) ?? { status: 0, title: msg("viewer.problem.title"), detail: msg("viewer.problem.connection") }
       this.problem = problem.detail === "" ? problem.title : problem.detail
+      // The view asked for is not shown: the controls show the values in force again.
+      this.querySelector("filter-bar")?.settle()
       this.tell("report-problem", problem)
     } finally {
       if (request === this.request) this.busy = false
@@ -267,7 +282,7 @@ export class ReportViewer extends LitElement {
     }
     const tabs = data.pages.length > 1
     return html`
-      <filter-bar .filters=${this.controls(data)} .values=${data.filter_values ?? {}} ?disabled=${this.busy} @filters-change=${this.onFilters}></filter-bar>
+      <filter-bar .filters=${this.controls(data)} .values=${data.filter_values ?? noValues} @filters-change=${this.onFilters}></filter-bar>
       <p class="loading" role="status">${this.busy ? msg("viewer.loading.filters") : ""}</p>
       ${this.problem === undefined ? nothing : html`<p class="problem" role="alert">${this.problem}</p>`}
       ${

@@ -17,6 +17,13 @@ type Row = AnalyticsEngine.Row
 export const escape = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
 
+/**
+ * The export form's `filters` field: the values of the report's filters in
+ * force, as `?filters=` holds them; empty when none is set.
+ */
+export const filtersField = (values: Readonly<Record<string, unknown>> | undefined): string =>
+  values === undefined || Object.keys(values).length === 0 ? "" : JSON.stringify(values)
+
 /** The most rows a visual or a dataset's preview shows on the page (the rest are in its download, when allowed). */
 export const rowsShown = SharedReport.rowsShown
 
@@ -305,7 +312,9 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
     `<header><h1>${escape(view.report.name)}</h1>${description}${
       options.exportUrl === undefined
         ? ""
-        : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf"><button type="submit">Download PDF</button></form>`
+        : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf">${
+          // The filters on screen, so the PDF shows what the page does (the viewer keeps it in step with its controls).
+          `<input type="hidden" name="filters" value="${escape(filtersField(shared.data.filter_values))}">`}<button type="submit">Download PDF</button></form>`
     }</header><main><report-viewer>${pages}</report-viewer>${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
       (options.watermark === null ? "" : watermark(options.watermark)) + script,
     options.comments === undefined ? "" : commentStyles

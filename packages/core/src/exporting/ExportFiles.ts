@@ -38,10 +38,10 @@ const fileName = (name: string, extension: string) => `${name.replace(/[^A-Za-z0
 
 /** The visual a single-visual export names, and its query with the export's filters. */
 const visualQueryOf = (job: ExportJob) =>
-  Reports.visualQuery(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.request.filters ?? [])
+  Reports.visualQuery(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.request.filters ?? [], job.locked ?? [])
 
 const rowsOf = (job: ExportJob) =>
-  Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [])
+  Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [], job.locked ?? [])
 
 /** Makes the file of a job whose format this deployment produces (`Exports.availableFormats`). */
 export const render = (job: ExportJob) =>
@@ -57,6 +57,7 @@ export const render = (job: ExportJob) =>
         reportId: job.report_id,
         security: job.security,
         filters: job.request.filters ?? [],
+        locked: job.locked,
         pages: job.request.pages,
         visualId
       })
@@ -65,7 +66,7 @@ export const render = (job: ExportJob) =>
       )
       const body = renderer(view, {
         watermark: job.watermark,
-        filters: Reports.describeFilters(view.report, job.request.filters),
+        filters: [...Reports.describeFilters(view.report, job.request.filters), ...Reports.describeFilters(view.report, job.locked)],
         generatedAt: job.updated_at,
         branding: yield* Branding
       })

@@ -20,15 +20,24 @@ import * as Exports from "./Exports.ts"
 import { ExportStore } from "../exports/ExportStore.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
+import { ReportFilterValues } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
+import * as ReportViews from "../reports/ReportViews.ts"
 import type { ReportStore } from "../reports/ReportStore.ts"
 import { may, type Viewer } from "../sharing/SharedViews.ts"
 
-/** What a viewer asks for: a format and the pages or visual it needs; filters are the share's own. */
+/**
+ * What a viewer asks for: a format, the pages or visual it needs, and the
+ * values of the report's filters they set on the page (as `?filters=` takes
+ * them; never query filters). The share's own filters are added to them.
+ */
 export const SharedExportRequest = Schema.Struct({
   format: ExportRequest.fields.format,
   pages: ExportRequest.fields.pages,
-  visual_id: ExportRequest.fields.visual_id
+  visual_id: ExportRequest.fields.visual_id,
+  filters: Schema.optionalKey(ReportFilterValues.annotate({
+    description: "Values of the report's filters by name, as the page shows them; a filter the share locks cannot be given"
+  }))
 })
 /** What a viewer asks for. */
 export type SharedExportRequest = typeof SharedExportRequest.Type
@@ -59,7 +68,14 @@ export const request = (
     if (viewer.grant.subject_type !== "report") return yield* new Forbidden({ detail: `Exports are of a shared report; this share is of a ${viewer.grant.subject_type}` })
     if (viewer.watermark !== null) yield* Exports.carryingWatermark(input.format, "this share")
     const report = yield* Reports.get(viewer.grant.tenant_id, viewer.grant.subject_id)
-    const exportRequest: ExportRequest = viewer.lockedFilters.length === 0 ? input : { ...input, filters: viewer.lockedFilters }
+    // The values the viewer set, checked as their view checks them (none may lift a locked filter); the locked ones always added.
+    const { filters: values = {}, ...asked } = input
+    const chosen = Object.keys(values).length > 0
+    if (chosen) {
+      const refused = yield* ReportViews.refusedValues(report, values, viewer.lockedFilters)
+      if (refused !== undefined) return yield* new Exports.ExportInvalid({ detail: refused })
+    }
+    const exportRequest: ExportRequest = chosen ? { ...asked, filters: values } : asked
     yield* Exports.check(report, exportRequest)
     yield* (yield* Limiter).enforce(OperationLimits.sharedExports({
       grantId: viewer.grant.grant_id,
@@ -68,6 +84,7 @@ export const request = (
     // The visitor has no name: the entry names the grant they came through.
     return yield* AuditLog.recorded(viewer.grant.tenant_id, Exports.enqueue(report, {
       request: exportRequest,
+      ...(viewer.lockedFilters.length === 0 ? {} : { locked: viewer.lockedFilters }),
       requested_by: requesterOf(viewer),
       security: viewer.security,
       watermark: viewer.watermark

@@ -38,6 +38,9 @@ export const watermarkedFormats: ReadonlySet<Format> = new Set(["pdf", "png"])
 /** Formats of one visual's rows or SQL, which name the visual. */
 export const singleVisualFormats: ReadonlySet<Format> = new Set(["csv", "json", "parquet", "png", "sql"])
 
+/** A filter of a semantic query, as an export adds it. */
+type QueryFilter = NonNullable<typeof Query.Type["filters"]>[number]
+
 /** What a client sends to export a report (decision 0015). */
 export const ExportRequest = Schema.Struct({
   format: Format,
@@ -98,6 +101,12 @@ export interface ExportJob {
   readonly workspace_id: string
   readonly report_id: string
   readonly request: ExportRequest
+  /**
+   * Query filters added besides the request's `filters`, which the requester
+   * cannot lift (an embed's locked parameters beside the values its viewer
+   * chose, `SharedExports`); none for a job asked over the API.
+   */
+  readonly locked?: ReadonlyArray<QueryFilter> | undefined
   readonly requested_by: Requester
   /** Row-level security as the requester had it when asking: the job runs as them. */
   readonly security: SecurityContext
@@ -128,7 +137,7 @@ export interface Delivery {
 
 /** What a new job is made of: who asks what, and as whom. */
 export type NewJob =
-  & Pick<ExportJob, "job_id" | "tenant_id" | "workspace_id" | "report_id" | "request" | "requested_by" | "security">
+  & Pick<ExportJob, "job_id" | "tenant_id" | "workspace_id" | "report_id" | "request" | "locked" | "requested_by" | "security">
   & { readonly watermark?: string | null | undefined; readonly delivery?: Delivery | null | undefined }
 
 /** A job as it is queued, due at once. */

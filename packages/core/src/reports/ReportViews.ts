@@ -156,18 +156,26 @@ export const renderWithValues = (request: ValuesRequest): Effect.Effect<ReportVi
     const { values, ...rest } = request
     const given = Object.keys(values)
     if (given.length > 0) {
-      const report = yield* Reports.get(request.tenantId, request.reportId)
-      const locked = new Set((request.locked ?? []).map((f) => f.member))
-      for (const name of given) {
-        const filter = report.filters.find((f) => f.name === name)
-        if (filter !== undefined && locked.has(filter.dimension)) {
-          return yield* new FiltersRefused({ detail: `filters.${name}: set by the embedding app; it cannot be changed here` })
-        }
-      }
-      const reason = yield* Reports.checkFilterValues(report, values)
+      const reason = yield* refusedValues(yield* Reports.get(request.tenantId, request.reportId), values, request.locked ?? [])
       if (reason !== undefined) return yield* new FiltersRefused({ detail: reason })
     }
     return yield* render({ ...rest, filters: given.length > 0 ? values : [] })
+  })
+
+/**
+ * Why a viewer may not set `values` of the report's filters, or `undefined`
+ * when they may: each checked against the report's filters, and one for a
+ * dimension `locked` holds refused (the viewer shows that control as set);
+ * a view's and a shared export's one rule.
+ */
+export const refusedValues = (report: Report, values: ReportFilterValues, locked: ReadonlyArray<LockedFilter>) =>
+  Effect.gen(function*() {
+    const held = new Set(locked.map((f) => f.member))
+    for (const name of Object.keys(values)) {
+      const filter = report.filters.find((f) => f.name === name)
+      if (filter !== undefined && held.has(filter.dimension)) return `filters.${name}: set by the embedding app; it cannot be changed here`
+    }
+    return yield* Reports.checkFilterValues(report, values)
   })
 
 /** One of the report's filters as a viewer's control shows it. */

@@ -32,6 +32,8 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
             workspace_id: workspaceId,
             report_id: id,
             request: { format: "csv", visual_id: "total", filters: [{ member: "region", operator: "equals", values: ["EU"] }] },
+            // A shared export's locked filters come back beside its request, as they went in.
+            ...(offset === 2 ? { locked: [{ member: "channel", operator: "equals" as const, values: ["Online"] }] } : {}),
             requested_by: { type: "user", id: "u-1" },
             security: { roles: ["member"], attributes: { region: "EU" } },
             watermark: "viewer@example.com",
@@ -46,6 +48,7 @@ export const exportStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => 
       const before = yield* store.depth
       for (const j of [a1, a2, a3, b1, later]) yield* store.insert(j)
       assert.deepStrictEqual(yield* store.find(tenantId, a1.job_id), a1)
+      assert.deepStrictEqual(yield* store.find(tenantId, a2.job_id), a2)
       const other = yield* insertTenant({ createdAt: at(0) })
       assert.strictEqual(yield* store.find(other.tenant_id, a1.job_id), undefined)
 

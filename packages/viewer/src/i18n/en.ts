@@ -19,6 +19,8 @@ export const en = {
   "viewer.filters.locked": "Set by the embedding app",
   "viewer.filters.from": "{title} from",
   "viewer.filters.to": "{title} to",
+  "viewer.filters.range.reversed": "The start date is after the end date.",
+  "viewer.filters.range.incomplete": "Enter a whole date, with a four-digit year.",
   "viewer.data": "Data",
   "viewer.data.show": "Show data",
   "viewer.data.firstRows": "The first {shown} of {rows} rows.",

@@ -51,6 +51,7 @@ report-viewer .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-i
 .filter.range input { width: 10em; }
 .filter select, .filter input { font: inherit; box-sizing: border-box; height: 40px; min-height: 0; padding: 6px 8px; border: 1px solid var(--analytics-muted); border-radius: 6px; background: var(--analytics-bg); color: var(--analytics-fg); min-width: 9em; max-width: 100%; }
 .filter.locked small { font-size: 0.8rem; color: var(--analytics-muted); }
+.filter.range .invalid { margin: 4px 0 0; font-size: 0.8rem; color: var(--analytics-danger); max-width: 22em; }
 .filters .reset { font: inherit; font-weight: 400; padding: 6px 12px; border: 1px solid var(--analytics-muted); border-radius: 6px; background: var(--analytics-bg); color: var(--analytics-fg); cursor: pointer; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .note { color: var(--analytics-muted); font-size: 0.8rem; margin: 6px 0 0; }
