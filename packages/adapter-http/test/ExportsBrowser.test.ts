@@ -244,6 +244,41 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       })
     }).pipe(Effect.scoped), 90_000)
 
+  it.live("the report screen's Export applies the filters a person chose on it, not those it opened with; 1280 and 390 px", () =>
+    Effect.gen(function*() {
+      const { admin, reportId, server, workspaceId } = yield* setup
+      const browser = yield* Chromium.launch
+      yield* Effect.promise(async () => {
+        for (const width of [1280, 390]) {
+          const context = await browser.newContext({ viewport: { width, height: 900 } })
+          await signIn(context.request, server.url, { token: admin })
+          const page = await context.newPage()
+          const errors = Chromium.watchErrors(page)
+          await page.goto(`${server.url}/w/${workspaceId}/reports/${reportId}`)
+          const region = page.getByRole("combobox", { name: "Region", exact: true })
+          await region.waitFor()
+          const changed = page.waitForResponse((response) => response.url().includes("/view?filters="))
+          await region.selectOption({ label: "EU" })
+          await changed
+          await page.getByRole("button", { name: "Export Sales overview" }).click()
+          const dialog = exportDialog(page)
+          await dialog.getByRole("heading", { name: "Export Sales overview" }).waitFor()
+          const filters = await dialog.locator("dl").innerText()
+          assert.include(filters, "Region", `${width} px`)
+          assert.include(filters, "EU", `${width} px: the filter chosen on the screen`)
+          const requested = page.waitForRequest((request) => request.method() === "POST" && /\/v1\/reports\/[^/]+\/exports?/.test(request.url()))
+          await dialog.getByRole("button", { name: "Export", exact: true }).click()
+          const body = (await requested).postDataJSON()
+          assert.deepStrictEqual(Object.keys(body.filters), ["region"], `${width} px: the export asks the filters on screen`)
+          assert.deepStrictEqual([body.filters.region].flat(), ["EU"], `${width} px: the region chosen`)
+          await shoot(page, `export-live-filters-${width}`)
+          assert.deepStrictEqual(await Axe.serious(page), [], "report screen and export dialog")
+          assert.deepStrictEqual(errors, [])
+          await context.close()
+        }
+      })
+    }).pipe(Effect.scoped), 90_000)
+
   it.live("scheduled exports: create (cron in words), Send now → the mail with the PDF arrives at the SMTP server; history, edit, off, delete", () =>
     Effect.gen(function*() {
       const { admin, server, smtp, workspaceId } = yield* setup

@@ -18,6 +18,7 @@ import "../../ReportViewer.ts"
 import { adoptScreenStyles } from "../../theme/ViewerStyles.ts"
 import "../Comments.ts"
 import { crumbs } from "../Crumbs.ts"
+import type { FilterValues } from "../../elements/ExportButton.ts"
 import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
 import { linkTitle } from "../Router.ts"
@@ -43,6 +44,8 @@ export class ReportScreen extends Screen {
   private data: (ReportData & { readonly actions?: ReadonlyArray<string> }) | undefined
   private problem: Problem | undefined
   private src = ""
+  /** The filters in force since a person changed them (the view's own until then): what Export applies. */
+  private shownFilters: FilterValues | undefined
 
   override connectedCallback() {
     super.connectedCallback()
@@ -62,6 +65,7 @@ export class ReportScreen extends Screen {
     this.src = `v1/reports/${encodeURIComponent(this.reportId)}/view${filters === null ? "" : `?filters=${encodeURIComponent(filters)}`}`
     this.problem = undefined
     this.data = undefined
+    this.shownFilters = undefined
     this.requestUpdate()
     try {
       this.data = await this.context.client.get<ReportData & { readonly actions?: ReadonlyArray<string> }>(this.src)
@@ -86,7 +90,7 @@ export class ReportScreen extends Screen {
         ? html`<button type="button" class="secondary" aria-label=${msg("share.open.named", { name })}
       @click=${() => void openShare("report", report_id, { client, name })}>${msg("share.open")}</button>`
         : nothing
-    }${may("download") ? exportButton(report_id, { client, name, filters: data.filter_values ?? {} }) : nothing}`
+    }${may("download") ? exportButton(report_id, { client, name, filters: this.shownFilters ?? data.filter_values ?? {} }) : nothing}`
   }
 
   /** A refused or failed view: in words, with the way out that fits. */
@@ -111,7 +115,11 @@ export class ReportScreen extends Screen {
       ${data?.report.description == null || data.report.description === "" ? nothing : html`<p class="muted">${data.report.description}</p>`}
       ${this.problem !== undefined ? this.problemState(this.problem) : data === undefined ? loading() : html`
         ${data.pages.length === 0 ? html`<div class="state"><p>${msg("report.noPages")}</p></div>` : html`<report-viewer linked
-          .src=${this.src} .data=${data} .fetcher=${(url: URL) => this.context.client.get<ReportData>(url.href)}></report-viewer>`}
+          .src=${this.src} .data=${data} .fetcher=${(url: URL) => this.context.client.get<ReportData>(url.href)}
+          @report-filters-change=${(event: CustomEvent<FilterValues>) => {
+            this.shownFilters = event.detail
+            this.requestUpdate()
+          }}></report-viewer>`}
         <analytics-comments .client=${this.context.client} .reportId=${this.reportId} .userId=${currentSession()?.user.user_id}
           .mayComment=${data.actions === undefined ? undefined : data.actions.includes("comment")}
           .visuals=${new Map(data.pages.flatMap((p) => p.visuals.map((v) => [v.id, v.title ?? v.id] as const)))}></analytics-comments>`}
