@@ -2,9 +2,12 @@
  * Reports as Excel workbooks, written with exceljs's streaming writer (rows
  * go to the zip as they are added, so memory stays bounded): a cover sheet
  * with the report, the export's filters and the time, then one sheet per
- * visual with its columns' titles, its rows and, under each measure, a
- * total row that is a live `SUM` formula (with its value cached for
- * readers that do not calculate). Values stay numbers and dates, shown in
+ * visual with its columns' titles, its rows and a total row under them
+ * (decision 0015, "Totals"): a summable measure's is a live `SUM` formula
+ * (a minimum's `MIN`, a maximum's `MAX`), its value cached for readers
+ * that do not calculate; an average's or a ratio's is the measure over the
+ * whole, as the view's totals give it, or blank when there is none — never
+ * a sum of averages. Values stay numbers and dates, shown in
  * their measures' formats and their granularity's (`"€"#,##0.00`,
  * `mmm yyyy`), so they still add up and sort; quarters are text
  * ("Q1 2025"), which Excel has no format for.
@@ -121,7 +124,10 @@ const write = async (view: ReportViews.ReportView, options: DocumentRenderers.Do
       const header = sheet.addRow(columns.map((c) => c.title))
       header.font = { bold: true }
       header.commit()
-      const totals = columns.map(() => 0)
+      // The rows' sum, least and greatest value of each column, cached under the formulas.
+      const sums = columns.map(() => 0)
+      const least = columns.map((): number | undefined => undefined)
+      const greatest = columns.map((): number | undefined => undefined)
       const styled = (row: ExcelJS.Row) => {
         columns.forEach((c, i) => {
           if (c.numFmt !== undefined) row.getCell(i + 1).numFmt = c.numFmt
@@ -131,15 +137,36 @@ const write = async (view: ReportViews.ReportView, options: DocumentRenderers.Do
       for (const row of v.rows) {
         styled(sheet.addRow(columns.map((c, i) => {
           const value = c.cell(row[v.columns[i]!.name])
-          if (c.measure && typeof value === "number") totals[i]! += value
+          if (c.measure && typeof value === "number") {
+            sums[i]! += value
+            least[i] = Math.min(least[i] ?? value, value)
+            greatest[i] = Math.max(greatest[i] ?? value, value)
+          }
           return value
         }))).commit()
       }
-      if (columns.some((c) => c.measure) && v.rows.length > 1) {
-        const last = v.rows.length + 1
-        const total = styled(sheet.addRow(columns.map((c, i) =>
-          c.measure ? { formula: `SUM(${letter(i + 1)}2:${letter(i + 1)}${last})`, result: totals[i]! } : i === 0 ? "Total" : null
-        )))
+      const last = v.rows.length + 1
+      const range = (i: number) => `${letter(i + 1)}2:${letter(i + 1)}${last}`
+      // A measure the view has no total for has none (a view made without totals adds up nothing).
+      const totalCell = (c: SheetColumn, i: number): ExcelJS.CellValue => {
+        const total = v.totals?.[v.columns[i]!.name]
+        switch (total?._tag) {
+          case "Sum":
+            return { formula: `SUM(${range(i)})`, result: sums[i]! }
+          case "Min":
+            return least[i] === undefined ? null : { formula: `MIN(${range(i)})`, result: least[i] }
+          case "Max":
+            return greatest[i] === undefined ? null : { formula: `MAX(${range(i)})`, result: greatest[i] }
+          case "Whole":
+            return c.cell(total.value)
+          case "None":
+          case undefined:
+            return null
+        }
+      }
+      const totalled = columns.map((c, i) => (c.measure ? totalCell(c, i) : null))
+      if (v.rows.length > 1 && totalled.some((cell) => cell !== null)) {
+        const total = styled(sheet.addRow(columns.map((c, i) => (c.measure ? totalled[i]! : i === 0 ? "Total" : null))))
         // the first column says what the row is, not a date
         if (!columns[0]!.measure) total.getCell(1).numFmt = "General"
         total.font = { bold: true }

@@ -1,7 +1,8 @@
 /**
  * The Excel renderer, read back as raw OOXML (JSZip): sheet names within
  * Excel's 31 characters and unique, columns' titles as headers, measures
- * as numbers in their formats (also in the SUM total row), months as real
+ * as numbers in their formats (also in the total row: SUM of summable
+ * measures, an average over the whole), months as real
  * dates with a month format, quarters as their labels.
  */
 import { Branding, BlobStore } from "@analytics/core"
@@ -74,6 +75,14 @@ describe("Excel workbooks", () => {
       assert.strictEqual(total[0]!.value, "Total")
       assert.strictEqual(total[3]!.formula, `SUM(D2:D${products.length - 1})`)
       assert.strictEqual(total[3]!.format, "\"€\"#,##0.00")
+      // Average order (revenue / orders) is the measure over the whole, not the sum of the products' averages.
+      const body = products.slice(1, -1)
+      const revenue = body.reduce((sum, row) => sum + Number(row[3]!.value), 0)
+      const orders = body.reduce((sum, row) => sum + Number(row[1]!.value), 0)
+      assert.isUndefined(total[4]!.formula)
+      assert.closeTo(Number(total[4]!.value), revenue / orders, 0.01)
+      assert.isAbove(body.reduce((sum, row) => sum + Number(row[4]!.value), 0), 2 * Number(total[4]!.value), "the sum of averages is far off")
+      assert.strictEqual(total[4]!.format, "\"€\"#,##0.00")
       // Revenue by month: the first month is the date 2025-01-01 (Excel's serial 45658) shown as a month.
       const months = yield* Effect.promise(() => sheet(4))
       assert.deepStrictEqual(months[0]!.map((c) => c.value), ["Order date: Month", "Revenue"])

@@ -57,6 +57,16 @@ const rowsOf = (query: Report.Visual["query"], keep: (o: Order) => boolean): Arr
   }))
 }
 
+/** The measure columns' totals as the view gives them for a document (decision 0015, "Totals"): a whole from the query without dimensions. */
+const totalsOf = (columns: ReadonlyArray<SemanticQuery.Column>, keep: (o: Order) => boolean): Record<string, ReportViews.ColumnTotal> => {
+  const measures = columns.filter((c) => c.kind === "measure")
+  const whole = rowsOf({ measures: measures.map((c) => c.member) }, keep)[0] ?? {}
+  return Object.fromEntries(measures.map((c): [string, ReportViews.ColumnTotal] => {
+    const how = SemanticModel.totallingOf(SampleSales.model, c.member)
+    return [c.name, how === "sum" ? { _tag: "Sum" } : how === "min" ? { _tag: "Min" } : how === "max" ? { _tag: "Max" } : { _tag: "Whole", value: whole[c.member] }]
+  }))
+}
+
 /** The dataset the sample's visuals read. */
 const datasetId = "0190c0de-0000-7000-8000-000000000001" as Report.Visual["dataset_id"]
 
@@ -81,7 +91,8 @@ export const view = (keep: (o: Order) => boolean = () => true): ReportViews.Repo
       visuals: page.visuals.map((visual): ReportViews.VisualView => {
         const planned = SemanticQuery.plan(model, visual.query, { roles: ["admin"], attributes: {} }, new Date("2026-11-26T00:00:00Z"))
         if (planned instanceof SemanticQuery.QueryInvalid) throw new Error(planned.detail)
-        return { _tag: "Rows", visual, columns: planned.columns, rows: rowsOf(visual.query, keep) }
+        const rows = rowsOf(visual.query, keep)
+        return { _tag: "Rows", visual, columns: planned.columns, rows, totals: rows.length < 2 ? undefined : totalsOf(planned.columns, keep) }
       })
     }))
   }

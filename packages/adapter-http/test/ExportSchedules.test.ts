@@ -6,17 +6,18 @@
  * recipient that runs as that recipient, so each mailbox receives the rows
  * its owner sees live; an address that is no user gets the view of the
  * schedule's run_as user (or, without row-level security, every row); a
- * deprovisioned recipient is skipped; members manage
+ * deprovisioned recipient is skipped; without a mail service the message
+ * is logged whole and the run says logged, not sent; members manage
  * only their own schedules; many schedules firing at once wait in their
  * workspace's queue without holding up another workspace's export.
  */
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { SmtpServer } from "@analytics/testing/smtp"
-import { ExportJob, ExportSchedules, ExportStore, type Tenant } from "@analytics/core"
+import { ExportJob, ExportSchedules, ExportStore, Mailer, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { databaseUrl, skippedForNoPostgres } from "@analytics/testing/postgres"
 import type * as App from "../src/App.ts"
-import { Clock, Context, Effect, type Layer } from "effect"
+import { Clock, Context, Effect, type Layer, Logger } from "effect"
 import { simpleParser } from "mailparser"
 import { problemCode } from "@analytics/testing/http"
 import { everyStore } from "./EveryStore.ts"
@@ -136,6 +137,9 @@ describe("export schedules", () => {
       assert.strictEqual(to("ada@example.com")[0]!.filename, "by_region.csv")
       assert.strictEqual(to("ada@example.com")[0]!.subject, "Weekly by region: by_region.csv")
       assert.include(to("ada@example.com")[0]!.text, "/v1/jobs/")
+      // The history says they were sent (handed to the mail service).
+      const history = yield* ok("GET", `/v1/export-schedules/${schedule.schedule_id}/runs`)
+      assert.deepStrictEqual(history.data.map((r: any) => [r.status, r.mail]), [["succeeded", "sent"], ["succeeded", "sent"]])
       // Its next run did not move; its last run is recorded.
       const after = yield* ok("GET", `/v1/export-schedules/${schedule.schedule_id}`)
       assert.strictEqual(after.next_run_at, schedule.next_run_at)
@@ -220,6 +224,33 @@ describe("export schedules", () => {
       }).pipe(Effect.scoped), 60_000)
   }
   if (databaseUrl === "") it.skip(`a distribution list beyond the tenant (PostgreSQL) ${skippedForNoPostgres}`, () => {})
+
+  it.live("without a mail service, a send-now's file is logged (the whole message, its link included), and its run says logged, not sent", () =>
+    Effect.gen(function*() {
+      const { ok, reportId, worker } = yield* ExportFixture.setup({
+        mailer: Mailer.Mailer.layerLog,
+        visuals: (datasetId) => [ExportFixture.byRegion(datasetId, { type: "table", encoding: { columns: ["region", "total_amount"] } })]
+      })
+      yield* ok("POST", "/v1/users", { email: "ada@example.com", name: "Ada", roles: ["member"] })
+      const schedule = yield* ok("POST", "/v1/export-schedules", {
+        report_id: reportId, name: "Weekly by region", cron: "0 8 * * 1", format: "csv", visual_id: "by_region", recipients: ["ada@example.com"]
+      })
+      const sent = yield* ok("POST", `/v1/export-schedules/${schedule.schedule_id}/send-now`)
+      const logs: Array<{ level: string; message: string }> = []
+      const capture = Logger.layer([Logger.make((options) => void logs.push({ level: options.logLevel, message: String(options.message) }))], { mergeWithExisting: true })
+      assert.strictEqual(yield* worker.pipe(Effect.provide(capture)), 1)
+      // The job made its file, but nobody received it: the history says so.
+      const history = yield* ok("GET", `/v1/export-schedules/${schedule.schedule_id}/runs`)
+      assert.deepStrictEqual(history.data.map((r: any) => [r.recipient, r.status, r.mail]), [["ada@example.com", "succeeded", "logged"]])
+      // The log holds the whole message, marked as not sent, at info level: its link works.
+      const logged = logs.filter((l) => l.message.startsWith("Mail not sent (no mail service is configured): to ada@example.com"))
+      assert.lengthOf(logged, 1, JSON.stringify(logs))
+      assert.strictEqual(logged[0]!.level, "Info")
+      assert.include(logged[0]!.message, "subject \"Weekly by region: by_region.csv\"")
+      assert.include(logged[0]!.message, `/v1/jobs/${sent.deliveries[0].job_id}/file?`)
+      assert.include(logged[0]!.message, "[attachment by_region.csv, text/csv; charset=utf-8, ")
+      assert.notInclude(logged[0]!.message, "region,total_amount", "an attachment's content is not logged")
+    }).pipe(Effect.scoped))
 
   it.live("many schedules firing at once wait in their workspace's queue; another workspace's export is not held up", () =>
     Effect.gen(function*() {

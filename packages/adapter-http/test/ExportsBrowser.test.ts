@@ -11,7 +11,8 @@
  * - The scheduled exports screen: a schedule created (cron in words),
  *   **Send now**, the mail arriving at the real SMTP test server with the
  *   PDF attached (the SMTP adapter is the app's Mailer), the run history,
- *   edit, off, delete after a confirmation.
+ *   edit, off, delete after a confirmation; without a mail service, the
+ *   history says "Logged (no SMTP)" rather than "Sent".
  *
  * Axe clean, no console error, screenshots at 1280 and 390 px
  * (`VIEWER_SHOTS=<dir>`). Signed in through the session endpoints (`ConsoleSignIn`).
@@ -20,6 +21,7 @@ import { Documents } from "@analytics/adapter-documents"
 import { SmtpMailer } from "@analytics/adapter-smtp"
 import { Axe, Chromium } from "@analytics/testing/browser"
 import { SmtpServer } from "@analytics/testing/smtp"
+import { Mailer } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { simpleParser } from "mailparser"
@@ -387,4 +389,31 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         await context.close()
       })
     }).pipe(Effect.scoped), 120_000)
+  it.live("without a mail service, a sent-now run's history says Logged (no SMTP), not Sent", () =>
+    Effect.gen(function*() {
+      const fixture = yield* setupWith({ atOwnUrl: true, mailer: Mailer.Mailer.layerLog })
+      const { admin, ok, reportId, server, worker, workspaceId } = fixture
+      yield* ok("POST", "/v1/users", { email: "ada@example.com", name: "Ada Admin", roles: ["admin"] })
+      const schedule = yield* ok("POST", "/v1/export-schedules", {
+        report_id: reportId, name: "Weekly regions", cron: "0 9 * * 1", format: "csv", visual_id: "revenue_by_region", recipients: ["ada@example.com"]
+      })
+      yield* ok("POST", `/v1/export-schedules/${schedule.schedule_id}/send-now`)
+      assert.strictEqual(yield* worker, 1)
+      const browser = yield* Chromium.launch
+      yield* Effect.promise(async () => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+        await signIn(context.request, server.url, { token: admin })
+        const page = await context.newPage()
+        const errors = Chromium.watchErrors(page)
+        await page.goto(`${server.url}/w/${workspaceId}/schedules`)
+        const row = page.locator("ul.schedules > li", { hasText: "Weekly regions" })
+        await row.getByRole("button", { name: "History: Weekly regions" }).click()
+        const run = row.locator(".runs li", { hasText: "ada@example.com" })
+        await run.getByText("Logged (no SMTP)", { exact: true }).waitFor()
+        assert.strictEqual(await run.getByText("Sent", { exact: true }).count(), 0)
+        assert.deepStrictEqual(await Axe.serious(page), [], "history, logged")
+        assert.deepStrictEqual(errors, [])
+        await context.close()
+      })
+    }).pipe(Effect.scoped), 90_000)
 })

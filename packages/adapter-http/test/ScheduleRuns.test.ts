@@ -59,10 +59,11 @@ describe("GET /v1/export-schedules/{id}/runs", () => {
         assert.isNotNull(job.result)
         assert.notProperty(job, "security")
       }
-      // The admin reads it too; it is the job as GET /v1/jobs/{job_id} shows it, with its recipient.
+      // The admin reads it too; it is the job as GET /v1/jobs/{job_id} shows it, with its recipient and how it was mailed.
       const asAdmin = yield* runs(admin)
       assert.deepStrictEqual(asAdmin.body, all.body)
-      const { recipient: _, ...job } = all.body.data[0]
+      const { mail, recipient: _, ...job } = all.body.data[0]
+      assert.strictEqual(mail, "sent")
       assert.deepStrictEqual(job, (yield* ok("GET", `/v1/jobs/${job.job_id}`)).valueOf())
 
       // A page at a time: the cursor continues where the last page ended.

@@ -118,10 +118,10 @@ const bootstrap = (config: HostConfig) =>
     return Option.some(tenantId)
   })
 
-/** SMTP when configured; otherwise mail is logged (subject and recipients), not sent. */
+/** SMTP when configured; otherwise each message is logged whole (its links included), marked as not sent. */
 const mailerLayer = (config: HostConfig) =>
   Option.match(config.mail, {
-    onNone: () => Mailer.Mailer.layerLog,
+    onNone: () => Mailer.Mailer.layerLogBecause("no SMTP_URL"),
     onSome: ({ from, url }) => SmtpMailer.layer({ url: Redacted.value(url), from })
   })
 

@@ -202,7 +202,7 @@ describe("every export format of the demo report, opened by an independent reade
     }
   }, 120_000)
 
-  it("Excel: the cover with the filter, a sheet per visual, titles as headers, the filtered values in their formats, months as dates and a live SUM total", async () => {
+  it("Excel: the cover with the filter, a sheet per visual, titles as headers, the filtered values in their formats, months as dates, a live SUM total and an average over the whole", async () => {
     const { bytes, headers } = files.xlsx
     expect(headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     const zip = await JSZip.loadAsync(bytes)
@@ -245,6 +245,12 @@ describe("every export format of the demo report, opened by an independent reade
     expect(total).toContain(`<f>SUM(C2:C${last})</f>`)
     expect(total).toContain(`<f>SUM(D2:D${last})</f>`)
     expect(styleOf(total, "D")).toBe(euroFormat)
+    // Average order is revenue / orders over every filtered order, not a SUM of the products' averages (decision 0015, "Totals").
+    const revenue = products.reduce((sum, p) => sum + p.revenue, 0)
+    const average = /<c r="E\d+"[^>]*>(.*?)<\/c>/.exec(total)?.[1] ?? ""
+    expect(average).not.toContain("<f>")
+    expect(Number(/<v>([^<]*)<\/v>/.exec(average)?.[1])).toBeCloseTo(revenue / orders, 4)
+    expect(styleOf(total, "E")).toBe(euroFormat)
   })
 
   it("PowerPoint: a title slide and a slide per visual, native charts of each kind holding the visuals' numbers, in the model's words and formats", async () => {

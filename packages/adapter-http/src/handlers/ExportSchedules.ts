@@ -42,8 +42,12 @@ export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules",
         Effect.gen(function*() {
           const member = yield* caller("exportSchedules.runs")
           const page = yield* run(ExportSchedules.runs(member, params.id, yield* listRequest(query)))
-          // Every job a schedule made has its delivery: its recipient.
-          const data = page.data.map((job) => ({ ...jobJson(job), recipient: job.delivery?.email ?? "" }))
+          // Every job a schedule made has its delivery: its recipient; a job finished before mail was recorded was sent.
+          const data = page.data.map((job) => ({
+            ...jobJson(job),
+            recipient: job.delivery?.email ?? "",
+            mail: job.status === "succeeded" && job.result !== null ? job.result.mail ?? "sent" : null
+          }))
           return respond(endpoint, { data, page: page.page })
         }))
   }))

@@ -44,7 +44,11 @@ export const ScheduleJson = Schema.Struct({
 /** A delivery of a schedule's run: the job it queued for one recipient, as GET /v1/jobs/{job_id} shows it. */
 export const RunDeliveryJson = Schema.Struct({
   ...JobJson.fields,
-  recipient: Schema.String.annotate({ description: "The address the file is (or was to be) e-mailed to" })
+  recipient: Schema.String.annotate({ description: "The address the file is (or was to be) e-mailed to" }),
+  mail: Schema.NullOr(Schema.Literals(["sent", "logged"])).annotate({
+    description: "How the file reached the recipient: `sent` (handed to the mail service) or `logged` (the deployment has no mail service, such as a host without SMTP_URL: " +
+      "the message, its links included, was written to the service's log and nobody received it); null until the job has succeeded"
+  })
 })
 
 /** A run as `send-now` answers it. */
@@ -79,7 +83,7 @@ export const ExportSchedulesGroup = WorkspaceResource.group("exportSchedules", {
     params: WorkspaceResource.idParams,
     item: RunDeliveryJson,
     error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
-    description: "The schedule's run history, newest first: every job its runs queued (one per recipient, by its cron or sent now), with its status, error and file. " +
+    description: "The schedule's run history, newest first: every job its runs queued (one per recipient, by its cron or sent now), with its status, error, file and whether its mail was sent or only logged. " +
       "A recipient a run skipped has no job (the schedule's `last_run` says why). Its maker's and tenant admins'; another member's schedule is a 404."
   }))
   .middleware(Authentication)

@@ -286,6 +286,57 @@ const currencies: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency
 export const conditionsOf = <V>(filter: Filter<V>): ReadonlyArray<Condition<V>> =>
   "and" in filter ? filter.and.flatMap(conditionsOf) : "or" in filter ? filter.or.flatMap(conditionsOf) : [filter]
 
+/**
+ * How a measure's total over a table's rows is had (decision 0015,
+ * "Totals"): `sum` when the rows' values add up to the measure over them
+ * all (sums and counts, and sums, differences and multiples of those:
+ * `revenue - cost`, `revenue / 1000`); `min` and `max` as the least and
+ * greatest of the rows'; `whole` when only the measure over the whole
+ * answers (averages, distinct counts, ratios such as `revenue / orders`):
+ * adding its rows' values would be wrong.
+ */
+export type Totalling = "sum" | "min" | "max" | "whole"
+
+/** How the total of the measure `name` of `model` is had; `whole` for a name the model lacks. */
+export const totallingOf = (model: Model, name: string): Totalling => {
+  // the measures being looked into (a checked model has no cycle; this keeps an unchecked one finite)
+  const open = new Set<string>()
+  const of = (name: string): Totalling => {
+    const measure = model.measures.find((m) => m.name === name)
+    if (measure === undefined || open.has(name)) return "whole"
+    if (measure.expression === undefined) {
+      return measure.aggregation === "sum" || measure.aggregation === "count" ? "sum" : measure.aggregation === "min" ? "min" : measure.aggregation === "max" ? "max" : "whole"
+    }
+    const parsed = MeasureExpression.parse(measure.expression)
+    open.add(name)
+    const summable = !(parsed instanceof MeasureExpression.ExpressionInvalid) && additive(parsed)
+    open.delete(name)
+    return summable ? "sum" : "whole"
+  }
+  // Whether the expression's total is the sum of its values: linear in summable measures, without a constant term.
+  const additive = (e: MeasureExpression.Expression): boolean => {
+    switch (e._tag) {
+      case "Number":
+        return false
+      case "Measure":
+        return of(e.name) === "sum"
+      case "Negate":
+        return additive(e.operand)
+      case "Binary":
+        switch (e.operator) {
+          case "+":
+          case "-":
+            return additive(e.left) && additive(e.right)
+          case "*":
+            return (e.left._tag === "Number" && additive(e.right)) || (e.right._tag === "Number" && additive(e.left))
+          case "/":
+            return e.right._tag === "Number" && e.right.value !== 0 && additive(e.left)
+        }
+    }
+  }
+  return of(name)
+}
+
 /** A cycle among derived measures, as the names along it, if any. */
 const findCycle = (expressions: ReadonlyMap<string, MeasureExpression.Expression>): ReadonlyArray<string> | undefined => {
   const done = new Set<string>()

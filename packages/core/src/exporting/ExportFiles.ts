@@ -12,7 +12,7 @@ import { Effect, Stream } from "effect"
 import type { EngineError } from "../datasets/AnalyticsEngine.ts"
 import * as Csv from "../platform/Csv.ts"
 import { Branding } from "../exports/Branding.ts"
-import { type DocumentFormat, DocumentRenderers, isDocumentFormat, type RenderError } from "../exports/DocumentRenderers.ts"
+import { type DocumentFormat, DocumentRenderers, isDocumentFormat, printsTotals, type RenderError } from "../exports/DocumentRenderers.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { type ExportJob, singleVisualFormats } from "../exports/ExportJob.ts"
@@ -59,7 +59,8 @@ export const render = (job: ExportJob) =>
         filters: job.request.filters ?? [],
         locked: job.locked,
         pages: job.request.pages,
-        visualId
+        visualId,
+        totals: printsTotals(format)
       })
       const warnings = view.pages.flatMap((page) =>
         page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])

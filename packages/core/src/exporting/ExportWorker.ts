@@ -91,16 +91,18 @@ const heartbeat = (claimed: Claimed, options: Options) =>
 
 /**
  * Mails a scheduled job's file to its recipient, attached when small
- * enough. Sent before the job is settled: a job that succeeded was mailed
+ * enough; the result says whether it was sent or only logged (no mail
+ * service). Sent before the job is settled: a job that succeeded was mailed
  * (a crash in between mails it again on the next run: at least once).
  */
 const mail = (job: ExportJob, result: Result, options: Options) =>
   Effect.gen(function*() {
-    if (job.delivery === null) return
+    if (job.delivery === null) return result
     const link = yield* options.links.url(job)
     const stored = result.bytes <= ExportMail.maxAttachmentBytes ? yield* (yield* BlobStore).get(result.key) : undefined
     const content = stored === undefined ? undefined : yield* collect(stored.body)
-    yield* (yield* Mailer).send(ExportMail.compose(job.delivery, result, link, content))
+    const sent = yield* (yield* Mailer).send(ExportMail.compose(job.delivery, result, link, content))
+    return { ...result, mail: sent === "logged" ? "logged" : "sent" } satisfies Result
   })
 
 /** Runs one claimed job to its next state, timed by format and outcome, in a span. */
@@ -132,7 +134,7 @@ const runOnce = (claimed: Claimed, options: Options, settledAs: (outcome: Metric
           warnings: file.warnings
         }))
       }),
-      Effect.tap((result) => mail(job, result, options)),
+      Effect.flatMap((result) => mail(job, result, options)),
       Effect.raceFirst(heartbeat(claimed, options)),
       Effect.result
     )

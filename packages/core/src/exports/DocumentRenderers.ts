@@ -45,3 +45,6 @@ export class DocumentRenderers extends Context.Service<DocumentRenderers, Partia
 /** Whether a format is a document of the whole report (rather than one visual's rows or SQL). */
 export const isDocumentFormat = (format: string): format is DocumentFormat =>
   format === "pdf" || format === "xlsx" || format === "png" || format === "pptx"
+
+/** Whether a format prints a total row under a visual's rows (Excel), so its view carries the totals (`ReportViews.Request.totals`). */
+export const printsTotals = (format: DocumentFormat): boolean => format === "xlsx"

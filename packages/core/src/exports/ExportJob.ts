@@ -92,6 +92,12 @@ export interface Result {
   readonly bytes: number
   /** What the file lacks, in words (a visual whose query timed out). */
   readonly warnings: ReadonlyArray<string>
+  /**
+   * How a scheduled export's file reached its recipient: `sent` (handed to
+   * the mail service) or `logged` (no mail service is configured: written
+   * to the host's log, not sent). Absent for a job nobody is mailed.
+   */
+  readonly mail?: "sent" | "logged" | undefined
 }
 
 /** An export job. */

@@ -1,7 +1,9 @@
 /**
  * Port: sending e-mail (a webhook disabled for its owner, invitations and
  * scheduled exports). The host plugs in SMTP; an embedding app its own
- * mail service; tests the memory mailer.
+ * mail service; tests the memory mailer. Without one, messages are logged
+ * whole and marked as not sent (decision 0015, "Mail without a mail
+ * service"), and what records a delivery records it as logged.
  *
  * @since 0.1.0
  */
@@ -30,19 +32,44 @@ export class MailError extends TaggedFailure("MailError")<{
   readonly cause?: unknown
 }> {}
 
+/**
+ * What became of a message: handed to a mail service (`void`, what a
+ * mailer answers unless it says otherwise), or only written to the log
+ * (`"logged"`: no mail service is configured, nobody received it).
+ */
+export type Sent = void | "logged"
+
+/**
+ * A message as the log mailer writes it: marked as not sent and why, its
+ * recipients, subject and whole text (the links in it included: on a host
+ * without mail, the operator's log is the only place a sign-in link or an
+ * invitation reaches), its attachments by name and size only.
+ */
+export const logText = (mail: Mail, reason: string): string =>
+  [
+    `Mail not sent (${reason}): to ${mail.to.join(", ")}, subject "${mail.subject}"`,
+    "",
+    mail.text,
+    ...(mail.attachments ?? []).map((a) => `[attachment ${a.filename}, ${a.contentType}, ${a.content.byteLength} bytes, not logged]`)
+  ].join("\n")
+
+/** A mailer that writes each message whole to the log at info level (`logText`) and answers `"logged"`. */
+const logging = (reason: string) => ({
+  send: (mail: Mail): Effect.Effect<Sent, MailError> =>
+    Effect.as(Effect.logInfo(logText(mail, reason)).pipe(Effect.annotateLogs({ mail: "not sent", to: mail.to.join(", "), subject: mail.subject })), "logged" as const)
+})
+
 /** Sends e-mail. */
 export class Mailer extends Context.Service<Mailer, {
-  readonly send: (mail: Mail) => Effect.Effect<void, MailError>
+  /** Sends `mail`; answers `"logged"` when it was only logged, not sent (`Sent`). */
+  readonly send: (mail: Mail) => Effect.Effect<Sent, MailError>
 }>()("@analytics/core/Mailer") {
   /** Keeps messages in memory instead of sending them: for tests and for hosts without mail. */
   static readonly layerMemory = Layer.sync(Mailer, () => makeMemory().mailer)
-  /** Logs each message (recipients and subject) instead of sending it: the default where no mail service is configured. */
-  static readonly layerLog = Layer.succeed(Mailer, {
-    send: (mail: Mail) =>
-      Effect.logWarning("No mail service is configured; this e-mail was not sent").pipe(
-        Effect.annotateLogs({ to: mail.to.join(", "), subject: mail.subject })
-      )
-  })
+  /** Logs each message whole instead of sending it (`logText`): the default where no mail service is configured. */
+  static readonly layerLog = Layer.succeed(Mailer, logging("no mail service is configured"))
+  /** `layerLog`, its log lines saying why in the deployment's words (the host: "no SMTP_URL"). */
+  static readonly layerLogBecause = (reason: string) => Layer.succeed(Mailer, logging(reason))
 }
 
 /** A mailer that keeps what it is given, and the list it keeps it in. */

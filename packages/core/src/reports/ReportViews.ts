@@ -17,6 +17,8 @@ import type { Report, ReportFilterValues, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
 import * as ResultCache from "../datasets/ResultCache.ts"
+import * as SemanticModel from "../datasets/SemanticModel.ts"
+import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { Column, SecurityContext } from "../datasets/SemanticQuery.ts"
 
 /** One visual as seen: its rows and their columns (name, kind, title, format, granularity), or why it shows none. */
@@ -26,8 +28,24 @@ export type VisualView =
     readonly visual: Visual
     readonly columns: ReadonlyArray<Column>
     readonly rows: ReadonlyArray<Row>
+    /** Each measure column's total, by column name, when the request asked for them (`Request.totals`) and there are rows to total. */
+    readonly totals?: Readonly<Record<string, ColumnTotal>> | undefined
   }
   | { readonly _tag: "Unavailable"; readonly visual: Visual; readonly detail: string }
+
+/**
+ * A measure column's total under a visual's rows (decision 0015, "Totals"):
+ * the rows' sum, least or greatest value, which a document may compute from
+ * the rows (`Sum`, `Min`, `Max`, as `SemanticModel.totallingOf` says); the
+ * measure over the whole the rows cover, as the engine computes it (`Whole`:
+ * an average, a ratio, a distinct count); or none (`None`: the rows are not
+ * the whole, cut by a limit or kept by a condition on a measure, or its
+ * query failed), never a sum of averages.
+ */
+export type ColumnTotal =
+  | { readonly _tag: "Sum" | "Min" | "Max" }
+  | { readonly _tag: "Whole"; readonly value: unknown }
+  | { readonly _tag: "None" }
 
 /** A report as seen: each page with each visual. */
 export interface ReportView {
@@ -51,6 +69,8 @@ export interface Request {
   readonly pages?: ReadonlyArray<string> | undefined
   /** Only this visual (and its page); every visual when absent. */
   readonly visualId?: string | undefined
+  /** Each visual's measure totals (`ColumnTotal`), for a document that prints a total row; a whole costs a query, so off when absent. */
+  readonly totals?: boolean | undefined
 }
 
 /** What a visual says when the viewer's row-level security leaves them no row of its data. */
@@ -108,6 +128,55 @@ export const visualView = (
         : Effect.succeed<VisualView>({ _tag: "Unavailable", visual, detail: unavailable(error) }))
   )
 
+/**
+ * The totals of a visual's measure columns as `request` sees it: those the
+ * rows' values give (`Sum`, `Min`, `Max`), and the others (`Whole`) from
+ * the visual's query without its dimensions, granularities, order and
+ * limit (the same filters, date ranges and row-level security), run once
+ * for them all. None when its rows are fewer than two or have no measure.
+ */
+const totalsOf = (request: Request, report: Report, view: Extract<VisualView, { _tag: "Rows" }>) =>
+  Effect.gen(function*() {
+    const measures = view.columns.filter((c) => c.kind === "measure")
+    if (measures.length === 0 || view.rows.length < 2) return undefined
+    const { query } = yield* Reports.visualQuery(request.tenantId, report, view.visual.id, request.filters, request.locked)
+    const model = (yield* Datasets.get(request.tenantId, view.visual.dataset_id)).model
+    const how = new Map(measures.map((c) => [c.name, SemanticModel.totallingOf(model, c.member)]))
+    const wholes = measures.filter((c) => how.get(c.name) === "whole")
+    const measureNames = new Set(model.measures.map((m) => m.name))
+    // A condition on a measure keeps some groups only, and a limit may cut them: the whole is then not what the rows show.
+    const keptByMeasure = (query.filters ?? []).some((f) => SemanticModel.conditionsOf(f).some((c) => measureNames.has(c.member)))
+    const cut = view.rows.length >= (query.limit ?? SemanticQuery.defaultLimit)
+    const ranges = (query.time_dimensions ?? []).flatMap((t) => t.date_range === undefined ? [] : [{ dimension: t.dimension, date_range: t.date_range }])
+    const whole = wholes.length === 0 || keptByMeasure || cut ? undefined : yield* Datasets.query(
+      request.tenantId,
+      view.visual.dataset_id,
+      { measures: wholes.map((c) => c.member), ...(query.filters === undefined ? {} : { filters: query.filters }), ...(ranges.length === 0 ? {} : { time_dimensions: ranges }) },
+      request.security,
+      Duration.seconds(report.settings.query_timeout_seconds)
+    ).pipe(
+      Effect.map((result) => {
+        const row = result.compiled.hidden === true ? undefined : result.rows[0]
+        return new Map(result.compiled.columns.map((c) => [c.member, row?.[c.name]]))
+      }),
+      Effect.catch((error: { readonly _tag: string }) => error._tag === "StoreError" ? Effect.fail(error as StoreError) : Effect.succeed(undefined))
+    )
+    return Object.fromEntries(measures.map((c): [string, ColumnTotal] => {
+      switch (how.get(c.name)) {
+        case "sum":
+          return [c.name, { _tag: "Sum" }]
+        case "min":
+          return [c.name, { _tag: "Min" }]
+        case "max":
+          return [c.name, { _tag: "Max" }]
+        default: {
+          const value = whole?.get(c.member)
+          return [c.name, value === undefined ? { _tag: "None" } : { _tag: "Whole", value }]
+        }
+      }
+    }))
+  }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+
 /** The report as `request` sees it. */
 export const render = (request: Request): Effect.Effect<ReportView, NotFound | StoreError, Services> =>
   Effect.gen(function*() {
@@ -118,7 +187,11 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
       .filter((p) => p.visuals.length > 0 || request.visualId === undefined)
     const pages = yield* Effect.forEach(chosen, (page) =>
       Effect.map(
-        Effect.forEach(page.visuals, (visual) => visualView(request.tenantId, report, visual, request.security, request.filters, request.locked), {
+        Effect.forEach(page.visuals, (visual) =>
+          Effect.flatMap(visualView(request.tenantId, report, visual, request.security, request.filters, request.locked), (view) =>
+            request.totals !== true || view._tag !== "Rows"
+              ? Effect.succeed(view)
+              : Effect.map(totalsOf(request, report, view), (totals): VisualView => totals === undefined ? view : { ...view, totals })), {
           concurrency: 4
         }),
         (visuals) => ({ name: page.name, visuals })

@@ -477,6 +477,7 @@ export const en = {
   "schedules.run.status.queued": "Queued",
   "schedules.run.status.running": "Running",
   "schedules.run.status.succeeded": "Sent",
+  "schedules.run.status.logged": "Logged (no SMTP)",
   "schedules.run.status.failed": "Failed",
   "schedules.run.status.canceled": "Canceled",
   "schedules.needRecipients": "Give at least one recipient's e-mail address.",

@@ -37,6 +37,8 @@ interface Schedule {
 /** A recipient's job in a schedule's history. */
 interface RunDelivery extends Job {
   readonly recipient: string
+  /** `logged`: the deployment has no mail service, so the file was not e-mailed (decision 0015). */
+  readonly mail: "sent" | "logged" | null
 }
 
 interface ReportSummary {
@@ -335,7 +337,10 @@ export class SchedulesScreen extends Screen {
       ${!runs.loaded ? (runs.loading ? loading() : nothing) : runs.items.length === 0 ? html`<p class="muted">${msg("schedules.history.empty")}</p>` : html`<ul aria-labelledby=${id}>${
         runs.items.map((run) => html`<li>
           <span>${whenWords(run.created_at)}</span> · <span>${run.recipient}</span> ·
-          <span class="badge ${run.status === "succeeded" ? "active" : run.status === "failed" ? "failed" : "paused"}">${msg(`schedules.run.status.${run.status}` as MessageKey)}</span>
+          ${run.status === "succeeded" && run.mail === "logged"
+            // succeeded, but nobody got it: the host has no mail service
+            ? html`<span class="badge paused">${msg("schedules.run.status.logged")}</span>`
+            : html`<span class="badge ${run.status === "succeeded" ? "active" : run.status === "failed" ? "failed" : "paused"}">${msg(`schedules.run.status.${run.status}` as MessageKey)}</span>`}
           ${run.result === null ? nothing : html` · <span class="muted">${run.result.filename} (${sizeWords(run.result.bytes)})</span>`}
           ${run.error === null ? nothing : html` · <span class="muted">${run.error.detail}</span>`}
         </li>`)
