@@ -253,7 +253,7 @@ export const make = Effect.gen(function*() {
         WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND delivery_id = ${deliveryId}
           AND status IN ('succeeded', 'failed')
         RETURNING ${deliverySelect}`.pipe(
-        Effect.tap((rows) => rows.length > 0 ? wakeEverywhere : Effect.void),
+        Effect.tap((rows) => rows.length > 0 ? Effect.asVoid(wakeEverywhere) : Effect.void),
         Effect.map(([row]) => row === undefined ? undefined : toDelivery(row)),
         failAs("DeliveryStore.restart")
       )
@@ -265,7 +265,7 @@ export const make = Effect.gen(function*() {
         WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND status = 'failed'
           AND created_at >= ${range.from} AND created_at < ${range.to}
         RETURNING 1`.pipe(
-        Effect.tap((rows) => rows.length > 0 ? wakeEverywhere : Effect.void),
+        Effect.tap((rows) => rows.length > 0 ? Effect.asVoid(wakeEverywhere) : Effect.void),
         Effect.map((rows) => rows.length),
         failAs("DeliveryStore.restartFailed")
       )
