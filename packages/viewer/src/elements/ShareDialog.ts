@@ -7,7 +7,8 @@
  * - **Share**: who (people, teams and executive roles through the
  *   directory's picker; anyone with a link, with an optional password and
  *   expiry; an embed, with filters locked to values), what they may do (the
- *   API's actions, in words), a watermark. A new link's URL, or an embed's
+ *   API's actions, in words), a watermark (for a link, with the viewer's
+ *   e-mail it tiles, else it names the link). A new link's URL, or an embed's
  *   snippet, is shown once with a copy button.
  * - **Manage**: every grant of the subject with its state in words; edit
  *   (actions, expiry), pause and resume a link, revoke behind a
@@ -88,6 +89,7 @@ export class AnalyticsShareDialog extends LitElement {
     chosen: { state: true },
     chosenActions: { state: true },
     watermark: { state: true },
+    recipientInvalid: { state: true },
     filters: { state: true },
     busy: { state: true },
     problem: { state: true },
@@ -111,6 +113,7 @@ export class AnalyticsShareDialog extends LitElement {
     [role="tab"][aria-selected="true"] { color: var(--analytics-fg, #1b1f24); border-bottom-color: var(--analytics-primary, #2563eb); }
     .field { display: grid; gap: 4px; }
     input, textarea { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
+    input[aria-invalid="true"] { border-color: var(--analytics-danger, #b42318); border-width: 2px; }
     textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; resize: vertical; }
     button.danger { background: var(--analytics-danger, #b42318); border-color: var(--analytics-danger, #b42318); color: var(--analytics-bg, #fff); }
     button.danger.secondary { background: transparent; color: var(--analytics-danger, #b42318); }
@@ -154,6 +157,7 @@ export class AnalyticsShareDialog extends LitElement {
   declare chosen: Person | undefined
   declare chosenActions: ReadonlyArray<Action>
   declare watermark: boolean
+  declare recipientInvalid: boolean
   declare filters: ReadonlyArray<ReportFilter>
   declare busy: boolean
   declare problem: Problem | undefined
@@ -206,6 +210,7 @@ export class AnalyticsShareDialog extends LitElement {
     this.chosen = undefined
     this.chosenActions = ["view"]
     this.watermark = false
+    this.recipientInvalid = false
     this.filters = []
     this.busy = false
     this.problem = undefined
@@ -338,6 +343,10 @@ export class AnalyticsShareDialog extends LitElement {
     if (chosenActions.length === 0) return this.refuse(msg("share.needAction"), "input[name=action]")
     const password = String(data.get("password") ?? "")
     if (this.kind === "link" && password !== "" && [...password].length < 8) return this.refuse(msg("share.passwordShort"), "#password")
+    // A watermarked link's viewer: their address is what the watermark tiles (the API's `email` of a link).
+    const recipient = this.kind === "link" && this.watermark ? String(data.get("recipient") ?? "").trim() : ""
+    this.recipientInvalid = recipient !== "" && !emailPattern.test(recipient)
+    if (this.recipientInvalid) return this.refuse(msg("share.recipient.invalid"), "#recipient")
     const expiry = String(data.get("expires") ?? "")
     const body: Record<string, unknown> = {
       subject_type: this.subjectType,
@@ -354,6 +363,7 @@ export class AnalyticsShareDialog extends LitElement {
     } else {
       body.principal_type = this.kind
       if (this.kind === "link" && password !== "") body.password = password
+      if (recipient !== "") body.email = recipient
     }
     const locked: Record<string, string> = {}
     if (this.kind === "embed") {
@@ -383,6 +393,13 @@ export class AnalyticsShareDialog extends LitElement {
     } finally {
       this.busy = false
     }
+  }
+
+  /** Typing again in the viewer's e-mail takes back its refusal. */
+  private onRecipient() {
+    if (!this.recipientInvalid) return
+    this.recipientInvalid = false
+    this.invalid = undefined
   }
 
   private refuse(text: string, field: string) {
@@ -575,7 +592,12 @@ export class AnalyticsShareDialog extends LitElement {
         </label>`)}
       </fieldset>
       <label class="check"><input type="checkbox" name="watermark" .checked=${this.watermark}
-        @change=${(e: Event) => (this.watermark = (e.target as HTMLInputElement).checked)}>${msg("share.watermark")}</label>
+        @change=${(e: Event) => (this.watermark = (e.target as HTMLInputElement).checked, this.recipientInvalid = false)}>${msg("share.watermark")}</label>
+      ${kind === "link" && this.watermark ? html`<div class="field"><label for="recipient">${msg("share.recipient")}</label>
+        <input id="recipient" name="recipient" type="email" autocomplete="off" spellcheck="false" aria-describedby="recipient-hint"
+          aria-invalid=${this.recipientInvalid ? "true" : "false"} @input=${this.onRecipient}>
+        <p class="hint" id="recipient-hint">${msg("share.recipient.hint")}</p>
+      </div>` : nothing}
       ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}
       <div class="row"><button type="submit" ?disabled=${this.busy}>${this.busy ? msg("share.creating") : msg("share.create")}</button></div>
     </form>`
