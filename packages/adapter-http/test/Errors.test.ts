@@ -54,6 +54,35 @@ describe("HTTP errors are problem+json", () => {
       assert.strictEqual(root.headers.get("allow"), "GET")
     }).pipe(Effect.scoped))
 
+  it.live("an unknown page asked for by a browser is a page in words; API clients and API paths keep the problem", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+      const page = yield* server.request("GET", "/nope", { headers: { accept: browser } })
+      assert.strictEqual(page.status, 404)
+      assert.strictEqual(page.headers.get("content-type"), "text/html; charset=utf-8")
+      assert.include(page.text, "This page does not exist")
+      assert.include(page.text, `<a href="./">`)
+      assert.match(page.headers.get("content-security-policy") ?? "", /^default-src 'none'; .*frame-ancestors 'none'/)
+      // Deeper, the link still reaches the console's root.
+      const deep = yield* server.request("GET", "/a/b/nope", { headers: { accept: browser } })
+      assert.include(deep.text, `<a href="../../">`)
+      for (const accept of ["application/json", "*/*", "application/problem+json"]) {
+        const api = yield* server.request("GET", "/nope", { headers: { accept } })
+        assert.strictEqual(api.status, 404, accept)
+        assert.strictEqual(api.headers.get("content-type"), "application/problem+json", accept)
+        assert.strictEqual(problemCode(api), "route/not-found", accept)
+      }
+      for (const path of ["/v1/nothing-here", "/v1", "/api/nothing-here"]) {
+        const api = yield* server.request("GET", path, { headers: { accept: browser } })
+        assert.strictEqual(api.status, 404, path)
+        assert.strictEqual(api.headers.get("content-type"), "application/problem+json", path)
+      }
+      // A wrong method stays a problem, even from a browser.
+      const wrongMethod = yield* server.request("DELETE", "/v1/workspaces", { headers: { accept: browser } })
+      assert.strictEqual(wrongMethod.status, 405)
+    }).pipe(Effect.scoped))
+
   it.live("a missing or unknown token answers 401 with WWW-Authenticate", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer)

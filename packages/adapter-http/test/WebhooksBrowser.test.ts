@@ -181,6 +181,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         // Rotate: a new secret once, and until when the old one is accepted (24 hours).
         await page.getByRole("link", { name: "All webhooks" }).click()
         await row.getByRole("button", { name: `Rotate secret: ${receiver.url()}` }).click()
+        await page.getByRole("dialog", { name: "Rotate this webhook's secret?" }).getByRole("button", { name: "Rotate secret" }).click()
         await page.getByText("Secret rotated. Copy the new secret now: it will not be shown again.").waitFor()
         const rotated = await page.locator("#webhook-secret").inputValue()
         assert.notStrictEqual(rotated, secret)

@@ -26,6 +26,7 @@ import {
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
+import * as NotFoundPage from "./NotFoundPage.ts"
 import * as Redaction from "./Redaction.ts"
 import * as RequestBody from "./RequestBody.ts"
 import { pathOf } from "./Url.ts"
@@ -165,8 +166,11 @@ const causeToResponse = (
   if (reason?._tag === "RouteNotFound") {
     const path = pathOf(request.url)
     const allow = allowed(path)
+    // A browser asking for a page gets one in words; an API client, and every API path, the problem.
     return Effect.succeed(
-      allow.length === 0
+      allow.length === 0 && NotFoundPage.wanted(request, path)
+        ? NotFoundPage.response(path)
+        : allow.length === 0
         ? problemResponse("route/not-found", `No route ${request.method} ${path}`)
         : problemResponse("route/method-not-allowed", `${path} accepts ${allow.join(", ")}`, {
           allow: allow.join(", ")

@@ -81,6 +81,8 @@ label.check input { margin-top: 5px; flex: none; }
 label.inline { display: flex; gap: 8px; align-items: center; font-weight: 400; }
 label.inline select { width: auto; max-width: 100%; }
 .break { overflow-wrap: anywhere; }
+/* Names are people's text: one without a space (200 characters of it) wraps instead of widening the page. */
+h1, h2, h3, .crumbs li, ul.items li, dialog p { overflow-wrap: anywhere; }
 .row .grow { flex: 1 1 14rem; width: auto; min-width: 0; }
 .reason { color: var(--analytics-danger); }
 .row.spread { justify-content: space-between; }

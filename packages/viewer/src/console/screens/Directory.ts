@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
+import { live } from "lit/directives/live.js"
 import { type ApiClient, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
 import { dateWords } from "../../elements/Grants.ts"
@@ -126,7 +127,18 @@ export class DirectoryScreen extends Screen {
     if (made !== undefined) form.reset()
   }
 
+  /** Changes a user's role; making an admin asks first (it hands over the whole tenant), and a "no" puts the menu back. */
   private async setRole(user: User, role: "admin" | "member") {
+    if (role === "admin") {
+      const ok = await confirmDialog(this, {
+        title: msg("directory.promote.title", { name: user.name }),
+        text: msg("directory.promote.text", { name: user.name }),
+        yes: msg("directory.promote.yes"),
+        no: msg("directory.deprovision.no")
+      })
+      // The menu shows the role the user has (its `.value` is live): a render puts it back.
+      if (!ok) return this.requestUpdate()
+    }
     const changed = await this.actions.run(
       () => this.client.patch<User>(`v1/users/${encodeURIComponent(user.user_id)}`, { roles: [role] }),
       (u) => msg("directory.roleChanged", { name: u.name, role: msg(`directory.role.${role}`) })
@@ -189,7 +201,7 @@ export class DirectoryScreen extends Screen {
       <span class="muted">${user.email} · ${msg("directory.since", { date: dateWords(user.created_at) })}</span>
       ${active ? html`<div class="row">
         <label>${msg("directory.role")}
-          <select ?disabled=${this.actions.busy || self} aria-label="${msg("directory.role")}: ${user.name}"
+          <select ?disabled=${this.actions.busy || self} aria-label="${msg("directory.role")}: ${user.name}" .value=${live(role)}
             @change=${(e: Event) => void this.setRole(user, (e.target as HTMLSelectElement).value as "admin" | "member")}>
             <option value="member" ?selected=${role === "member"}>${msg("directory.role.member")}</option>
             <option value="admin" ?selected=${role === "admin"}>${msg("directory.role.admin")}</option>

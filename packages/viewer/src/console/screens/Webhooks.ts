@@ -127,8 +127,16 @@ export class WebhooksScreen extends Screen {
     })
   }
 
-  private rotate(webhook: Webhook) {
-    void this.act(async () => {
+  /** Rotates after a confirmation: the receiver must learn the new secret within the old one's 24 hours. */
+  private async rotate(webhook: Webhook) {
+    const confirmed = await confirmDialog(this, {
+      title: msg("webhooks.rotate.title"),
+      text: msg("webhooks.rotate.confirm", { url: webhook.url }),
+      yes: msg("webhooks.rotate.yes"),
+      no: msg("webhooks.rotate.no")
+    })
+    if (!confirmed) return
+    await this.act(async () => {
       const rotated = await this.context.client.post<WebhookWithSecret>(this.path(webhook, "/rotate-secret"))
       const { secret, ...changed } = rotated
       this.replace(changed)
@@ -257,7 +265,7 @@ export class WebhooksScreen extends Screen {
             @click=${(event: Event) => this.test(webhook, (event.target as HTMLElement).closest("li")!)}>${msg("webhooks.test")}</button></span>` : nothing}
         <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable"))}
           @click=${() => this.toggle(webhook)}>${msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable")}</button>
-        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.rotate"))} @click=${() => this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.rotate"))} @click=${() => void this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
         <button type="button" class="danger secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.delete"))} @click=${() => void this.deleteWebhook(webhook)}>${msg("webhooks.delete")}</button>
       </div>
     </li>`
