@@ -46,6 +46,14 @@ export class ReportScreen extends Screen {
   private src = ""
   /** The filters in force since a person changed them (the view's own until then): what Export applies. */
   private shownFilters: FilterValues | undefined
+  /** One function for every render: a new fetcher would make the viewer fetch its first view again. */
+  private readonly fetchView = (url: URL) => this.context.client.get<ReportData>(url.href)
+  /** Hands the button the filters without drawing the screen again (which would reset the viewer to its first view). */
+  private readonly filtersChanged = (event: CustomEvent<FilterValues>) => {
+    this.shownFilters = event.detail
+    const button = this.querySelector<HTMLElement & { filters?: FilterValues }>("analytics-export-button")
+    if (button !== null) button.filters = event.detail
+  }
 
   override connectedCallback() {
     super.connectedCallback()
@@ -115,11 +123,8 @@ export class ReportScreen extends Screen {
       ${data?.report.description == null || data.report.description === "" ? nothing : html`<p class="muted">${data.report.description}</p>`}
       ${this.problem !== undefined ? this.problemState(this.problem) : data === undefined ? loading() : html`
         ${data.pages.length === 0 ? html`<div class="state"><p>${msg("report.noPages")}</p></div>` : html`<report-viewer linked
-          .src=${this.src} .data=${data} .fetcher=${(url: URL) => this.context.client.get<ReportData>(url.href)}
-          @report-filters-change=${(event: CustomEvent<FilterValues>) => {
-            this.shownFilters = event.detail
-            this.requestUpdate()
-          }}></report-viewer>`}
+          .src=${this.src} .data=${data} .fetcher=${this.fetchView}
+          @report-filters-change=${this.filtersChanged}></report-viewer>`}
         <analytics-comments .client=${this.context.client} .reportId=${this.reportId} .userId=${currentSession()?.user.user_id}
           .mayComment=${data.actions === undefined ? undefined : data.actions.includes("comment")}
           .visuals=${new Map(data.pages.flatMap((p) => p.visuals.map((v) => [v.id, v.title ?? v.id] as const)))}></analytics-comments>`}
