@@ -8,25 +8,15 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
+import { freePort } from "./HostProcess.ts"
 
 const run = promisify(execFile)
 
 /** The repository's root. */
 export const repoRoot = path.resolve(import.meta.dirname, "..", "..", "..")
-
-/** A free TCP port on the loopback interface. */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 /**
  * What of this environment is the user's machine rather than this repository: how npm reaches

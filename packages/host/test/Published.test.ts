@@ -13,8 +13,9 @@ import * as path from "node:path"
 import { spawn } from "node:child_process"
 import { afterAll, assert, beforeAll, describe, inject, it } from "vitest"
 import { freshDatabase } from "@analytics/testing/postgres"
-import { Effect, Exit, Scope } from "effect"
-import { command, freePort, installNode22, type Registry, repoRoot, startRegistry, userEnv } from "./LocalRegistry.ts"
+import { Effect, Exit, Scope, Semaphore } from "effect"
+import { freePort } from "./HostProcess.ts"
+import { command, installNode22, type Registry, repoRoot, startRegistry, userEnv } from "./LocalRegistry.ts"
 
 const node24 = path.dirname(process.execPath)
 const serverUrl = inject("databaseUrl") ?? ""
@@ -25,19 +26,9 @@ const examples = fs.readdirSync(path.join(repoRoot, "examples"))
   .sort()
 
 /** At most this many installs and test runs at once, on a machine of two cores. */
-const parallel = 2
-let running = 0
-const waiting: Array<() => void> = []
-const limited = async <A>(task: () => Promise<A>): Promise<A> => {
-  if (running >= parallel) await new Promise<void>((resolve) => waiting.push(resolve))
-  running++
-  try {
-    return await task()
-  } finally {
-    running--
-    waiting.shift()?.()
-  }
-}
+const installs = Semaphore.makeUnsafe(2)
+const limited = <A>(task: () => Promise<A>): Promise<A> =>
+  Effect.runPromise(installs.withPermit(Effect.promise(task)))
 
 const copyExample = (name: string, into: string) =>
   fs.cpSync(path.join(repoRoot, "examples", name), into, {
