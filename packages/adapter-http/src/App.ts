@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Api, Problems } from "@analytics/api"
+import { Api, Problems, Uploads } from "@analytics/api"
 import {
   type Answerer,
   Authenticator,
@@ -91,7 +91,8 @@ const middleware = Layer.mergeAll(authenticationLayer, validationLayer, idempote
  */
 const openapiRoute = Layer.unwrap(Effect.gen(function*() {
   const info = yield* ServiceInfo
-  const document = HttpServerResponse.jsonUnsafe({ ...OpenApi.fromApi(Api), servers: [{ url: info.publicBaseUrl }] })
+  // The upload is served beside the contract (its body is a file); its entry is added (`Uploads`).
+  const document = HttpServerResponse.jsonUnsafe({ ...Uploads.withUpload(OpenApi.fromApi(Api)), servers: [{ url: info.publicBaseUrl }] })
   return HttpRouter.add("GET", docsPaths.openapi, document)
 }))
 

@@ -263,18 +263,39 @@ export const undeclared = (
   ...extensions
 })
 
-/** 400 dataset/model-invalid. */
+/** A member of a model that does not fit the columns of the rows (or of an uploaded file). */
+export const ColumnMismatch = Schema.Struct({
+  member: Schema.String,
+  kind: Schema.Literals(["dimension", "measure"]),
+  column: Schema.String.annotate({ description: "The column the member reads" }),
+  problem: Schema.Literals(["missing", "not-numeric"]).annotate({ description: "The column does not exist, or a sum or average reads a column that is not numeric" }),
+  message: Schema.String
+})
+
+/** 400 dataset/model-invalid; against a file's columns, with every mismatch and the columns the file has. */
 export class ModelInvalid extends HttpApiError.Problem<ModelInvalid>()(
   "ModelInvalid",
   declare("dataset/model-invalid"),
-  { ...members("dataset/model-invalid") }
+  {
+    ...members("dataset/model-invalid"),
+    mismatches: Schema.optionalKey(Schema.Array(ColumnMismatch).annotate({ description: "Every member that does not fit the columns" })),
+    file_columns: Schema.optionalKey(Schema.Array(Schema.String).annotate({ description: "The columns the rows (or the uploaded file) have" }))
+  }
 ) {}
 
-/** 400 dataset/source-invalid. */
+/** Where a file was refused: its line (1 for the header) and, when known, its field (1 for the first). */
+export const FileIssue = Schema.Struct({
+  path: Schema.Array(Schema.Union([Schema.String, Schema.Number])).annotate({ description: "[\"body\"]: the uploaded file" }),
+  line: Schema.Number,
+  field: Schema.optionalKey(Schema.Number),
+  message: Schema.String
+})
+
+/** 400 dataset/source-invalid; for a CSV file the strict check refused, where in `errors`. */
 export class SourceInvalid extends HttpApiError.Problem<SourceInvalid>()(
   "SourceInvalid",
   declare("dataset/source-invalid"),
-  { ...members("dataset/source-invalid") }
+  { ...members("dataset/source-invalid"), errors: Schema.optionalKey(Schema.Array(FileIssue)) }
 ) {}
 
 /** 400 dataset/engine-unavailable. */

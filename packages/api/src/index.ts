@@ -25,6 +25,8 @@ export * as Problems from "./Problems.ts"
 export * as QueryParams from "./QueryParams.ts"
 /** The answer to a semantic query and the problems running one may answer. */
 export * as QueryResult from "./QueryResult.ts"
+/** The upload's entry in the OpenAPI document (its route is served beside the contract). */
+export * as Uploads from "./Uploads.ts"
 /** The endpoint class an endpoint is counted in at the edge. */
 export { RateLimitClass } from "./RateLimitClass.ts"
 /** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */

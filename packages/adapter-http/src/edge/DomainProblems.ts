@@ -201,7 +201,11 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
           detail: "The e-mail could not be sent; the invitation is kept: resend it later"
         })
       case "ModelInvalid":
-        return new Problems.ModelInvalid({ detail: error.detail })
+        return new Problems.ModelInvalid({
+          detail: error.detail,
+          ...(error.mismatches === undefined ? {} : { mismatches: error.mismatches }),
+          ...(error.fileColumns === undefined ? {} : { file_columns: error.fileColumns })
+        })
       case "QueryInvalid":
         return new Problems.QueryInvalid({ detail: error.detail, ...(error.member === undefined ? {} : { member: error.member }) })
       case "SourceInvalid":

@@ -26,6 +26,8 @@ import { pipeline } from "node:stream/promises"
 /** Why a file was refused: its line (1 for the header) and what is wrong there, in words without its values. */
 export interface Refusal {
   readonly line: number
+  /** The field (1 for the first) where the fault is, when the reader knows it. */
+  readonly field?: number
   readonly detail: string
 }
 
@@ -124,19 +126,20 @@ const count = (text: string): number => {
   return n
 }
 
-/** `csv-parse`'s error codes in words (its own messages repeat the file's values). */
-const csvDetail = (code: string): string => {
+/** `csv-parse`'s error codes in words (its own messages repeat the file's values), naming the field when known. */
+const csvDetail = (code: string, field?: number): string => {
+  const at = field === undefined ? "" : `field ${field}`
   switch (code) {
     case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH":
       return "has a different number of fields than the header"
     case "INVALID_OPENING_QUOTE":
-      return "has a quote inside a field that is not quoted (quote the whole field and double the quote)"
+      return `has a quote inside a field that is not quoted (${at === "" ? "" : `${at}; `}quote the whole field and double the quote)`
     case "CSV_INVALID_CLOSING_QUOTE":
-      return "has text after a quoted field's closing quote (a quote inside a quoted field is doubled)"
+      return `has text after a quoted field's closing quote (${at === "" ? "" : `${at}; `}a quote inside a quoted field is doubled)`
     case "CSV_QUOTE_NOT_CLOSED":
-      return "opens a quoted field that is never closed"
+      return `opens a quoted field that is never closed${at === "" ? "" : ` (${at})`}`
     default:
-      return "cannot be read as CSV"
+      return `cannot be read as CSV${at === "" ? "" : ` (${at})`}`
   }
 }
 
@@ -149,11 +152,13 @@ const csvDetail = (code: string): string => {
 export const check = async (path: string): Promise<Checked | Refusal> => {
   const delimiter = Csv.delimiterOf(await firstLine(path))
   let records = 0
+  let headerFields = 0
   // The line the last complete record ended on: an unclosed quote opened on the line after it.
   let lastLine = 0
   const parser = parse({
     ...Csv.uploadDialect(delimiter),
-    on_record: (_record, context) => {
+    on_record: (record: ReadonlyArray<unknown>, context) => {
+      if (records === 0) headerFields = record.length
       records++
       lastLine = context.lines
       // Nothing is kept: the check only reads.
@@ -165,16 +170,37 @@ export const check = async (path: string): Promise<Checked | Refusal> => {
     await pipeline(createReadStream(path), strictText(), parser, new Writable({ objectMode: true, write: (_record, _encoding, done) => done() }))
   } catch (error) {
     if (error instanceof Refused) return error.refusal
-    const { code, lines } = error as { readonly code?: unknown; readonly lines?: unknown }
+    const { code, lines, column, record } = error as { readonly code?: unknown; readonly lines?: unknown; readonly column?: unknown; readonly record?: unknown }
     const at = typeof lines === "number" ? lines : lastLine + 1
+    const line = code === "CSV_QUOTE_NOT_CLOSED" ? lastLine + 1 : at
+    if (code === "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH" && Array.isArray(record)) {
+      // Only the count is said, never the fields: the first field past the header's, or the first missing one.
+      const found = record.length
+      return {
+        line,
+        field: found > headerFields ? headerFields + 1 : found + 1,
+        detail: `${csvDetail(code)} (${found} ${found === 1 ? "field" : "fields"} where the header has ${headerFields})`
+      }
+    }
+    // csv-parse counts fields from 0.
+    const field = typeof column === "number" ? column + 1 : undefined
     return {
-      line: code === "CSV_QUOTE_NOT_CLOSED" ? lastLine + 1 : at,
-      detail: csvDetail(typeof code === "string" ? code : "")
+      line,
+      ...(field === undefined ? {} : { field }),
+      detail: csvDetail(typeof code === "string" ? code : "", field)
     }
   }
   if (records === 0) return { line: 1, detail: "has no header line" }
   return { delimiter }
 }
 
-/** A refusal in words: `Line 3 of the file opens a quoted field that is never closed`. */
+/** A refusal in words: `Line 3 of the file opens a quoted field that is never closed (field 2)`. */
 export const describe = (refusal: Refusal): string => `Line ${refusal.line} of the file ${refusal.detail}; no row was changed`
+
+/** A refusal as the problem's `errors` entry: where in the body, its line and field, and the same words. */
+export const issue = (refusal: Refusal) => ({
+  path: ["body"],
+  line: refusal.line,
+  ...(refusal.field === undefined ? {} : { field: refusal.field }),
+  message: `Line ${refusal.line} of the file ${refusal.detail}`
+})

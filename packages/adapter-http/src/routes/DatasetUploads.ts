@@ -8,10 +8,15 @@
  * edge (rate limits, problem answers) is the same, its body cap excepted.
  *
  * `?types={"zip":"string"}` reads columns as a given type instead of the
- * inferred one (codes with leading zeros, for instance).
+ * inferred one (codes with leading zeros, for instance). `?model=suggested`
+ * replaces the model with the one suggested from the file's columns,
+ * keeping its row-level security policies: the way out of a model that no
+ * longer fits the file (decision 0013, "Recovering from a file that does
+ * not fit"). Its OpenAPI entry is `@analytics/api`'s `Uploads`.
  *
  * @since 0.1.0
  */
+import { Problems } from "@analytics/api"
 import { Alerts, type AuditLog, Datasets, Policy, SemanticModel } from "@analytics/core"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -92,7 +97,11 @@ class Refused {
     this.response = response
   }
 }
-const refuse = (code: Parameters<typeof problemResponse>[0], detail: string) => Effect.fail(new Refused(problemResponse(code, detail)))
+const refuse = (code: Parameters<typeof problemResponse>[0], detail: string, extensions?: Record<string, unknown>) =>
+  Effect.fail(new Refused(problemResponse(code, detail, undefined, extensions)))
+
+/** What `?model=` may say: keep the model (the default), or replace it with the suggested one. */
+const modelChoices: ReadonlyArray<Datasets.ModelChoice> = ["keep", "suggested"]
 
 /**
  * The upload route over the dataset store and engines in context; files of
@@ -129,6 +138,8 @@ export const layer = (maxBytes: number = defaultMaxBytes, directory: string = de
           Effect.catch(() => refuse("request/invalid", "types: expected a JSON object of column name to string, number, boolean or time"))
         )
         : undefined
+      const model = params.model === undefined ? "keep" : modelChoices.find((c) => c === params.model)
+      if (model === undefined) return yield* refuse("request/invalid", "model: expected keep or suggested", { errors: [{ path: ["query", "model"], message: "Expected \"keep\" or \"suggested\"" }] })
       const dir = yield* Effect.acquireRelease(
         Effect.promise(() => Fs.mkdtemp(Path.join(directory, ownPrefix()))),
         (d) => Effect.promise(() => Fs.rm(d, { recursive: true, force: true }))
@@ -145,9 +156,9 @@ export const layer = (maxBytes: number = defaultMaxBytes, directory: string = de
       yield* Effect.promise(() => handle.sync())
       // Read strictly before any engine reads it: a refusal names its line and changes nothing.
       const checked = format === "csv" ? yield* Effect.promise(() => CsvCheck.check(file)) : undefined
-      if (checked !== undefined && "line" in checked) return yield* refuse("dataset/source-invalid", CsvCheck.describe(checked))
+      if (checked !== undefined && "line" in checked) return yield* refuse("dataset/source-invalid", CsvCheck.describe(checked), { errors: [CsvCheck.issue(checked)] })
       const id = (yield* HttpRouter.params).id ?? ""
-      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types, bytes: written, delimiter: checked?.delimiter }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }).pipe(
+      const dataset = yield* Datasets.load(member.tenantId, id, { path: file, format, types, bytes: written, delimiter: checked?.delimiter }, { trigger: "upload", requested_by: { type: "user", id: member.userId } }, model).pipe(
         // The alerts watching the dataset are checked against its new rows.
         Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),
@@ -156,7 +167,11 @@ export const layer = (maxBytes: number = defaultMaxBytes, directory: string = de
             return refuse("dataset/not-uploadable", `Dataset ${id} reads a PostgreSQL table in place; it takes no file`)
           }
           const problem = toProblem(error)
-          return refuse(problem.code, problem.detail ?? problem.title)
+          // A model that does not fit the file lists every mismatch and the file's columns (Problems.ModelInvalid).
+          const extensions = problem instanceof Problems.ModelInvalid
+            ? { ...(problem.mismatches === undefined ? {} : { mismatches: problem.mismatches }), ...(problem.file_columns === undefined ? {} : { file_columns: problem.file_columns }) }
+            : undefined
+          return refuse(problem.code, problem.detail ?? problem.title, extensions)
         })
       )
       return HttpServerResponse.jsonUnsafe(datasetJson(dataset))

@@ -264,9 +264,18 @@ export const remove: WorkspaceResource.Remove<DatasetStore | Engines | AuditLog.
   })
 
 /**
+ * What a load does with the model: `keep` it (refused, the old rows
+ * staying, when it does not fit the file's columns), or replace it with
+ * the one `suggested` from the file's columns, keeping its row-level
+ * security policies (decision 0013, "Recovering from a file that does not fit").
+ */
+export type ModelChoice = "keep" | "suggested"
+
+/**
  * Loads an upload dataset's rows from a file, replacing the previous ones
  * atomically. The columns are recorded; a model that no longer fits them
- * is refused (the old rows stay), and an empty model gets a suggested one.
+ * is refused (the old rows stay) naming every mismatch, unless `model` is
+ * `suggested`; an empty model gets a suggested one.
  *
  * Each load imports into a table of its own, once; the store's switch of
  * the record to it is the one commit that makes the rows current (a crash
@@ -277,7 +286,8 @@ export const load = (
   tenantId: TenantId,
   datasetId: string,
   file: FileImport,
-  origin: DatasetRefresh.Origin = { trigger: "upload", requested_by: null }
+  origin: DatasetRefresh.Origin = { trigger: "upload", requested_by: null },
+  model: ModelChoice = "keep"
 ): Effect.Effect<
   Dataset,
   NotFound | NotUploadable | EngineUnavailable | SourceInvalid | SemanticModel.ModelInvalid | StoreError,
@@ -287,7 +297,7 @@ export const load = (
     const dataset = yield* get(tenantId, datasetId)
     if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
     const engine = yield* engineFor(dataset.source)
-    return yield* refreshing(dataset, origin, (loadId) => loadFile(dataset, engine, file, loadId, origin.requested_by ?? AuditLog.system))
+    return yield* refreshing(dataset, origin, (loadId) => loadFile(dataset, engine, file, loadId, origin.requested_by ?? AuditLog.system, model))
   })
 
 /** Drops a table, logging a failure (the sweep at the next start takes what is left). */
@@ -295,7 +305,7 @@ const dropQuietly = (engine: AnalyticsEngine["Service"], table: ReadonlyArray<st
   engine.drop(table).pipe(Effect.catchTag("EngineError", (error) => Effect.logWarning(`Could not drop ${why}`, table.join("."), error.detail)))
 
 /** Imports a file into a new table of the load, then switches the dataset's record to it. */
-const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport, loadId: string, by: AuditLog.Actor) =>
+const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: FileImport, loadId: string, by: AuditLog.Actor, model: ModelChoice) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const table = tableOf({ ...dataset, load_id: loadId })
@@ -310,7 +320,7 @@ const loadFile = (dataset: Dataset, engine: AnalyticsEngine["Service"], file: Fi
           ))
       )
       // The switch is not interrupted half way; a StoreError may hide a committed switch, so its table is left to the sweep.
-      return yield* switchLoad(dataset, engine, loadId, imported, { by, file }).pipe(
+      return yield* switchLoad(dataset, engine, loadId, imported, { by, file, model }).pipe(
         Effect.tapError((error) => error._tag === "StoreError" ? Effect.void : dropQuietly(engine, table, "a refused load's table"))
       )
     })
@@ -329,15 +339,21 @@ const switchLoad = (
   engine: AnalyticsEngine["Service"],
   loadId: string,
   imported: { readonly columns: Dataset["columns"]; readonly rowCount: number },
-  uploaded?: { readonly by: AuditLog.Actor; readonly file: FileImport }
+  uploaded?: { readonly by: AuditLog.Actor; readonly file: FileImport; readonly model: ModelChoice }
 ): Effect.Effect<Dataset, NotFound | SemanticModel.ModelInvalid | StoreError, DatasetStore | AuditLog.Recording> =>
   Effect.gen(function*() {
     const store = yield* DatasetStore
     while (true) {
       const current = yield* get(dataset.tenant_id, dataset.dataset_id)
       const empty = current.model.dimensions.length === 0 && current.model.measures.length === 0
-      const model = empty ? SemanticModel.suggest(imported.columns) : current.model
-      yield* checked(model, imported.columns)
+      const replaced = uploaded?.model === "suggested" && !empty
+      const model = empty
+        ? SemanticModel.suggest(imported.columns)
+        : replaced
+        ? SemanticModel.suggestKeepingPolicies(current.model, imported.columns)
+        : current.model
+      if (model instanceof SemanticModel.ModelInvalid) return yield* model
+      yield* checked(model, imported.columns).pipe(Effect.mapError(fileMismatch))
       const now = new Date(yield* Clock.currentTimeMillis)
       const loaded: Dataset = {
         ...current,
@@ -363,7 +379,9 @@ const switchLoad = (
               bytes: uploaded.file.bytes ?? null,
               row_count: imported.rowCount,
               columns: imported.columns.map((c) => c.name),
-              load_id: loadId
+              load_id: loadId,
+              // The model replaced by the suggested one is said, with what it was: the entry is how it can be undone.
+              ...(replaced ? { model_replaced: true, previous_model: current.model } : {})
             }
           })
         }
@@ -375,6 +393,19 @@ const switchLoad = (
       }
     }
   })
+
+/** A model that does not fit a file's columns, said for the file: what does not fit, the columns it has, and what to do. */
+const fileMismatch = (invalid: SemanticModel.ModelInvalid): SemanticModel.ModelInvalid => {
+  if (invalid.mismatches === undefined || invalid.mismatches.length === 0) return invalid
+  const mismatches = invalid.mismatches.map((m) => ({ ...m, message: m.message.replace("which the rows do not have", "which the file does not have") }))
+  const columns = (invalid.fileColumns ?? []).map((n) => `"${n}"`).join(", ")
+  return new SemanticModel.ModelInvalid({
+    detail: `The file's columns do not fit the model, so no row was changed: ${mismatches.map((m) => m.message).join("; ")}. ` +
+      `The file has the columns ${columns}. Upload it again replacing the model with one suggested from its columns (?model=suggested), or change the model first`,
+    mismatches,
+    ...(invalid.fileColumns === undefined ? {} : { fileColumns: invalid.fileColumns })
+  })
+}
 
 /** An upload dataset is refreshed by uploading its file again. */
 export class RefreshNeedsFile extends TaggedFailure("RefreshNeedsFile")<{

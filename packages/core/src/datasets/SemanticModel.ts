@@ -214,9 +214,27 @@ export const Model = Schema.Struct({
 /** A dataset's semantic model. */
 export type Model = typeof Model.Type
 
-/** The model is not consistent; `detail` says where. */
+/**
+ * A member of the model that reads a column the rows lack, or a sum or
+ * average of a column that is not numeric (decision 0013, "Recovering from
+ * a file that does not fit"). `message` says it in words.
+ */
+export interface ColumnMismatch {
+  readonly member: string
+  readonly kind: "dimension" | "measure"
+  readonly column: string
+  readonly problem: "missing" | "not-numeric"
+  readonly message: string
+}
+
+/**
+ * The model is not consistent; `detail` says where. Checked against a
+ * file's columns, every mismatch is listed, with the columns the file has.
+ */
 export class ModelInvalid extends TaggedFailure("ModelInvalid")<{
   readonly detail: string
+  readonly mismatches?: ReadonlyArray<ColumnMismatch>
+  readonly fileColumns?: ReadonlyArray<string>
 }> {}
 
 /** A checked model, indexed for compiling queries. */
@@ -390,27 +408,75 @@ export const suggest = (columns: ReadonlyArray<{ readonly name: string; readonly
 }
 
 /**
+ * Every mismatch between a model and the columns its rows have: a column a
+ * member reads that does not exist, a sum or average of a column that is
+ * not numeric. (Before any rows are loaded there are no columns to check
+ * against.)
+ */
+export const columnMismatches = (
+  model: Model,
+  columns: ReadonlyArray<{ readonly name: string; readonly type: DimensionType }>
+): ReadonlyArray<ColumnMismatch> => {
+  if (columns.length === 0) return []
+  const types = new Map(columns.map((c) => [c.name, c.type]))
+  const found: Array<ColumnMismatch> = []
+  for (const d of model.dimensions) {
+    const column = d.column ?? d.name
+    if (!types.has(column)) {
+      found.push({ member: d.name, kind: "dimension", column, problem: "missing", message: `Dimension "${d.name}" reads column "${column}", which the rows do not have` })
+    }
+  }
+  for (const m of model.measures) {
+    if (m.column === undefined) continue
+    const type = types.get(m.column)
+    if (type === undefined) {
+      found.push({ member: m.name, kind: "measure", column: m.column, problem: "missing", message: `Measure "${m.name}" reads column "${m.column}", which the rows do not have` })
+    } else if ((m.aggregation === "sum" || m.aggregation === "avg") && type !== "number") {
+      found.push({ member: m.name, kind: "measure", column: m.column, problem: "not-numeric", message: `Measure "${m.name}" takes the ${m.aggregation} of "${m.column}", a ${type} column` })
+    }
+  }
+  return found
+}
+
+/**
  * Checks a model against the columns its rows have: every column it reads
- * exists, and sums and averages read numbers. (Before any rows are loaded
- * there are no columns to check against.)
+ * exists, and sums and averages read numbers. The refusal lists every
+ * mismatch and the columns there are; its detail says them all in words.
  */
 export const checkColumns = (
   model: Model,
   columns: ReadonlyArray<{ readonly name: string; readonly type: DimensionType }>
 ): ModelInvalid | undefined => {
-  if (columns.length === 0) return undefined
-  const types = new Map(columns.map((c) => [c.name, c.type]))
-  for (const d of model.dimensions) {
-    const column = d.column ?? d.name
-    if (!types.has(column)) return new ModelInvalid({ detail: `Dimension "${d.name}" reads column "${column}", which the rows do not have` })
-  }
-  for (const m of model.measures) {
-    if (m.column === undefined) continue
-    const type = types.get(m.column)
-    if (type === undefined) return new ModelInvalid({ detail: `Measure "${m.name}" reads column "${m.column}", which the rows do not have` })
-    if ((m.aggregation === "sum" || m.aggregation === "avg") && type !== "number") {
-      return new ModelInvalid({ detail: `Measure "${m.name}" takes the ${m.aggregation} of "${m.column}", a ${type} column` })
+  const mismatches = columnMismatches(model, columns)
+  if (mismatches.length === 0) return undefined
+  const names = columns.map((c) => c.name)
+  const detail = mismatches.length === 1
+    ? mismatches[0]!.message
+    : `${mismatches.length} members do not fit the columns: ${mismatches.map((m) => m.message).join("; ")}`
+  return new ModelInvalid({ detail: `${detail}. The columns are ${names.map((n) => `"${n}"`).join(", ")}`, mismatches, fileColumns: names })
+}
+
+/**
+ * The model suggested from a file's columns (`suggest`), keeping the
+ * current model's row-level security policies: replacing the model must
+ * not widen who sees which rows. A policy that filters on a dimension the
+ * suggested model lacks cannot be kept, and is refused by name.
+ */
+export const suggestKeepingPolicies = (
+  current: Model,
+  columns: ReadonlyArray<{ readonly name: string; readonly type: DimensionType }>
+): Model | ModelInvalid => {
+  const suggested = suggest(columns)
+  const policies = current.row_level_security ?? []
+  const dimensions = new Set(suggested.dimensions.map((d) => d.name))
+  for (const [index, policy] of policies.entries()) {
+    const lost = policy.filter === undefined ? undefined : conditionsOf(policy.filter).find((c) => !dimensions.has(c.member))
+    if (lost !== undefined) {
+      return new ModelInvalid({
+        detail: `Row-level security policy ${index + 1} filters on "${lost.member}", which the file's columns do not give; the model was not replaced and no row was changed. Change or remove the policy first`,
+        fileColumns: columns.map((c) => c.name)
+      })
     }
   }
-  return undefined
+  return policies.length === 0 ? suggested : { ...suggested, row_level_security: policies }
 }
