@@ -264,6 +264,18 @@ describe("authorization matrix", () => {
     assert.deepStrictEqual(Policy.rules["comments.create"], { who: "granted", action: "comment", subject: "report" })
   })
 
+  it.live("replacing a dataset's model from its file (PUT /v1/datasets/{id}/data?model=suggested) is the upload's operation, for every role", () =>
+    Effect.gen(function*() {
+      const fixture = yield* serve(MemoryStores.layer)
+      const arranged = yield* arrangeWithRoles(fixture, "model-reset")
+      const model = (yield* fixture.server.request("GET", `/v1/datasets/${arranged.tenant.ids.dataset}`, { token: arranged.tenant.admin })).body.model
+      // A file the strict check refuses: the admin is answered its 400, so nothing the other calls see changes.
+      const call = { ...extraCallOf("PUT /v1/datasets/:id/data", arranged.tenant), label: "PUT /v1/datasets/:id/data?model=suggested", body: "region,amount\nEU\n" }
+      const failures = yield* walk(fixture, arranged, { ...call, path: `${call.path}?model=suggested` }, Policy.rules[extraOperations["PUT /v1/datasets/:id/data"]!])
+      assert.deepStrictEqual(failures, [], `\n${failures.join("\n")}`)
+      assert.deepStrictEqual((yield* fixture.server.request("GET", `/v1/datasets/${arranged.tenant.ids.dataset}`, { token: arranged.tenant.admin })).body.model, model)
+    }).pipe(Effect.scoped), 120_000)
+
   it.live("the SCIM token against admins: each of SCIM's user routes on a tenant admin answers 404 and changes nothing", () =>
     Effect.gen(function*() {
       const fixture = yield* serve(MemoryStores.layer)
