@@ -23,6 +23,18 @@ export interface Problem {
   readonly action: string
   /** Which fields were wrong (a validation problem's `errors`): each a path into the request and what is wrong there. */
   readonly errors?: ReadonlyArray<FieldError>
+  /** A model that does not fit a file (`dataset/model-invalid`): each member that does not fit, and the file's columns. */
+  readonly mismatches?: ReadonlyArray<ColumnMismatch>
+  readonly fileColumns?: ReadonlyArray<string>
+}
+
+/** A member of a model that does not fit a file's columns. */
+export interface ColumnMismatch {
+  readonly member: string
+  readonly kind: "dimension" | "measure"
+  readonly column: string
+  readonly problem: "missing" | "not-numeric"
+  readonly message: string
 }
 
 /** A field a validation problem names: its path (`["payload", "model", "measures", 0, "title"]`) and what is wrong. */
@@ -72,7 +84,11 @@ export const problemOf = (status: number, body: unknown, retryAfter: string | nu
     title: typeof json.title === "string" ? json.title : msg("problem.generic"),
     detail: typeof json.detail === "string" ? json.detail : "",
     action: actionOf(status, code, retryAfter),
-    ...(Array.isArray(json.errors) ? { errors: (json.errors as Array<FieldError>).filter((e) => Array.isArray(e?.path) && typeof e.message === "string") } : {})
+    ...(Array.isArray(json.errors) ? { errors: (json.errors as Array<FieldError>).filter((e) => Array.isArray(e?.path) && typeof e.message === "string") } : {}),
+    ...(Array.isArray(json.mismatches)
+      ? { mismatches: (json.mismatches as Array<ColumnMismatch>).filter((m) => typeof m?.member === "string" && typeof m.column === "string") }
+      : {}),
+    ...(Array.isArray(json.file_columns) ? { fileColumns: (json.file_columns as Array<unknown>).filter((c): c is string => typeof c === "string") } : {})
   }
 }
 

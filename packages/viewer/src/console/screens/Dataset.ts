@@ -6,13 +6,21 @@
  * file again) and the refresh history (`GET /v1/datasets/{id}/refreshes`);
  * and the model editor: measures' and dimensions' titles and formats, the
  * row-level security policies, saved with `PATCH /v1/datasets/{id}`, the
- * API's validation errors shown beside the fields they name.
+ * API's validation errors shown beside the fields they name. A file the
+ * model does not fit is told in words (the columns the model reads that
+ * the file lacks, the file's columns it does not read), with the way out:
+ * replacing the model with the file's columns (`?model=suggested`, asked
+ * first); tenant admins may delete the dataset, the confirmation naming its
+ * rows and the reports that use it (decision 0013, "Recovering from a file
+ * that does not fit").
  *
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
-import { type FieldError, type Problem, problemIn } from "../../client/ApiClient.ts"
+import { type FieldError, type ListPage, type Problem, problemIn } from "../../client/ApiClient.ts"
+import { isAdmin, currentSession } from "../../client/Session.ts"
 import { upload } from "../../client/Upload.ts"
+import { confirmDialog } from "../../elements/Confirm.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptDataStyles } from "../../theme/DataStyles.ts"
 import { crumbs } from "../Crumbs.ts"
@@ -80,6 +88,10 @@ export class DatasetScreen extends Screen {
   private uploadProblem: Problem | undefined
   private refreshProblem: Problem | undefined
   private modelProblem: Problem | undefined
+  private deleteProblem: Problem | undefined
+  /** The file last sent, kept while the model does not fit it: replacing the model sends it again. */
+  private lastFile: { readonly file: File; readonly type: string } | undefined
+  private deleted = false
   private fieldErrors = new Map<string, string>()
   private history: Pager<Refresh> | undefined
 
@@ -127,23 +139,134 @@ export class DatasetScreen extends Screen {
     const input = (event.target as HTMLFormElement).elements.namedItem("file") as HTMLInputElement
     const file = input.files?.[0]
     if (file === undefined) return
+    const type = /\.parquet$/i.test(file.name) ? "application/vnd.apache.parquet" : "text/csv"
+    await this.sendFile({ file, type }, "keep")
+  }
+
+  /** Sends a file: keeping the model, or replacing it with the one suggested from the file's columns. */
+  private async sendFile(sent: { readonly file: File; readonly type: string }, model: "keep" | "suggested"): Promise<boolean> {
     this.uploadProblem = undefined
     this.notice = undefined
     this.busy = true
     this.progress = 0
     try {
-      const type = /\.parquet$/i.test(file.name) ? "application/vnd.apache.parquet" : "text/csv"
-      this.record = await upload<Dataset>("PUT", `${this.path}/data`, file, type, (fraction) => (this.progress = fraction))
+      const query = model === "suggested" ? "?model=suggested" : ""
+      this.record = await upload<Dataset>("PUT", `${this.path}/data${query}`, sent.file, sent.type, (fraction) => (this.progress = fraction))
       this.progress = 1
-      this.notice = msg("dataset.uploaded", { count: (this.record.row_count ?? 0).toLocaleString() })
-      input.value = ""
+      const count = (this.record.row_count ?? 0).toLocaleString()
+      this.notice = model === "suggested" ? msg("dataset.replaced", { count }) : msg("dataset.uploaded", { count })
+      this.lastFile = undefined
+      const input = this.querySelector<HTMLInputElement>(".upload-card input[type=file]")
+      if (input !== null) input.value = ""
+      return true
     } catch (error) {
       this.uploadProblem = problemIn(error)
+      this.lastFile = sent
       this.progress = undefined
+      return false
     } finally {
       this.busy = false
       this.loadHistory()
+      await this.updateComplete
+      this.querySelector<HTMLElement>(this.notice === undefined ? ".upload-card [role=alert]" : ".model-notice")?.focus()
     }
+  }
+
+  /** Replaces the model with the file's columns, once the person has said yes. */
+  private async replaceModel() {
+    const sent = this.lastFile
+    const dataset = this.record
+    if (sent === undefined || dataset === undefined) return
+    const ok = await confirmDialog(this, {
+      title: msg("dataset.replace.title", { name: dataset.name }),
+      text: msg("dataset.replace.text", {
+        members: dataset.model.dimensions.length + dataset.model.measures.length,
+        columns: (this.uploadProblem?.fileColumns ?? []).join(", ")
+      }),
+      yes: msg("dataset.replace.yes"),
+      no: msg("dataset.replace.no")
+    })
+    if (ok) await this.sendFile(sent, "suggested")
+  }
+
+  /** The reports of the workspace with a visual of this dataset (the first 500 reports). */
+  private async reportsUsing(): Promise<ReadonlyArray<string>> {
+    const names: Array<string> = []
+    let cursor: string | null = null
+    for (let page = 0; page < 5; page++) {
+      const query: string = `v1/reports?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=100${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
+      const listed: ListPage<{ readonly name: string; readonly pages?: ReadonlyArray<{ readonly visuals?: ReadonlyArray<{ readonly dataset_id?: string }> }> }> = await this.context.client.get(query)
+      for (const report of listed.data) {
+        if ((report.pages ?? []).some((p) => (p.visuals ?? []).some((v) => v.dataset_id === this.datasetId))) names.push(report.name)
+      }
+      cursor = listed.page.next_cursor
+      if (!listed.page.has_more || cursor === null) break
+    }
+    return names
+  }
+
+  private async deleteDataset() {
+    const dataset = this.record
+    if (dataset === undefined) return
+    this.deleteProblem = undefined
+    this.busy = true
+    let reports: ReadonlyArray<string>
+    try {
+      reports = await this.reportsUsing()
+    } catch (error) {
+      this.deleteProblem = problemIn(error)
+      this.busy = false
+      return
+    }
+    this.busy = false
+    const usedBy = reports.length === 0 ? msg("dataset.delete.noReports") : msg("dataset.delete.reports", { names: reports.join(", ") })
+    const ok = await confirmDialog(this, {
+      title: msg("dataset.delete.title", { name: dataset.name }),
+      text: dataset.row_count === null
+        ? msg("dataset.delete.noRows", { reports: usedBy })
+        : msg("dataset.delete.text", { rows: dataset.row_count.toLocaleString(), reports: usedBy }),
+      yes: msg("dataset.delete.yes"),
+      no: msg("dataset.delete.no")
+    })
+    if (!ok) return
+    this.busy = true
+    try {
+      await this.context.client.delete(this.path)
+      this.deleted = true
+      this.notice = msg("dataset.deleted", { name: dataset.name })
+    } catch (error) {
+      this.deleteProblem = problemIn(error)
+    } finally {
+      this.busy = false
+    }
+    await this.updateComplete
+    this.querySelector<HTMLElement>(".model-notice")?.focus()
+  }
+
+  /** A file the model does not fit, in words: what the model reads that the file lacks, what the file has that it does not read, and the way out. */
+  private misfitView(problem: Problem, dataset: Dataset): TemplateResult {
+    const mismatches = problem.mismatches ?? []
+    const read = new Set([...dataset.model.dimensions.map((d) => (typeof d.column === "string" ? d.column : d.name)), ...dataset.model.measures.flatMap((m) => typeof m.column === "string" ? [m.column] : [])])
+    const unread = (problem.fileColumns ?? []).filter((c) => !read.has(c))
+    return html`<div class="problem" role="alert" tabindex="-1">
+      <strong>${msg("dataset.misfit.title")}</strong>
+      <p>${msg("dataset.misfit.missing")}</p>
+      <ul class="misfits">${mismatches.map((m) => html`<li>${m.problem === "missing"
+        ? msg("dataset.misfit.missingColumn", { column: m.column, kind: msg(`dataset.misfit.kind.${m.kind}`), member: m.member })
+        : msg("dataset.misfit.notNumeric", { column: m.column, member: m.member })}</li>`)}</ul>
+      ${unread.length === 0 ? nothing : html`<p>${msg("dataset.misfit.unread", { columns: unread.map((c) => `"${c}"`).join(", ") })}</p>`}
+      ${unread.length === (problem.fileColumns ?? []).length ? nothing : html`<p>${msg("dataset.misfit.fileColumns", { columns: (problem.fileColumns ?? []).map((c) => `"${c}"`).join(", ") })}</p>`}
+      <p>${msg("dataset.misfit.what")}</p>
+      ${this.lastFile === undefined ? nothing : html`<p><button type="button" ?disabled=${this.busy} @click=${() => void this.replaceModel()}>${msg("dataset.misfit.replace")}</button></p>`}
+    </div>`
+  }
+
+  private uploadProblemView(dataset: Dataset): TemplateResult | typeof nothing {
+    const problem = this.uploadProblem
+    if (problem === undefined) return nothing
+    if (problem.code === "dataset/model-invalid" && (problem.mismatches ?? []).length > 0) return this.misfitView(problem, dataset)
+    // A file the check refused: its detail names the line; the fix is in the file.
+    return problemView(problem.code === "dataset/source-invalid" ? { ...problem, action: msg("dataset.upload.fixFile") } : problem)
   }
 
   private async refresh() {
@@ -331,7 +454,7 @@ export class DatasetScreen extends Screen {
     return html`
       ${crumbs([{ text: msg("app.nav.workspaces"), href: "./" }, { text: this.workspace ?? msg("workspace.title"), href: base }, { text: msg("datasets.title"), href: `${base}/datasets` }, { text: title }])}
       <h1>${title}</h1>
-      ${this.problem !== undefined ? problemView(this.problem, () => void this.load()) : dataset === undefined ? loading() : html`
+      ${this.deleted ? html`<p class="notice model-notice" role="status" tabindex="-1">${this.notice}</p><p><a href="${base}/datasets">${msg("dataset.deleted.back")}</a></p>` : this.problem !== undefined ? problemView(this.problem, () => void this.load()) : dataset === undefined ? loading() : html`
         ${dataset.description === null || dataset.description === "" ? nothing : html`<p class="muted">${dataset.description}</p>`}
         <dl class="facts">
           <dt>${msg("dataset.source")}</dt><dd>${dataset.source.type === "upload" ? msg("dataset.source.upload") : msg("dataset.source.postgres", { table: [dataset.source.schema, dataset.source.table].filter(Boolean).join(".") })}</dd>
@@ -339,10 +462,10 @@ export class DatasetScreen extends Screen {
           <dt>${msg("dataset.loadedAt")}</dt><dd>${when(dataset.refreshed_at)}</dd>
         </dl>
         ${this.notice === undefined ? nothing : html`<p class="notice model-notice" role="status" tabindex="-1">${this.notice}</p>`}
-        ${dataset.source.type === "upload" ? html`<section class="card" aria-labelledby="upload-title">
+        ${dataset.source.type === "upload" ? html`<section class="card upload-card" aria-labelledby="upload-title">
           <h2 id="upload-title">${msg("dataset.upload")}</h2>
           <p class="muted">${msg("dataset.upload.intro")}</p>
-          ${problemView(this.uploadProblem)}
+          ${this.uploadProblemView(dataset)}
           <form @submit=${(e: Event) => void this.send(e)}>
             <label>${msg("dataset.upload.file")}<input type="file" name="file" accept=".csv,text/csv,.parquet" required></label>
             ${progress === undefined ? nothing : html`<div class="upload-progress">
@@ -365,6 +488,12 @@ export class DatasetScreen extends Screen {
             <thead><tr><th scope="col">${msg("dataset.columns.name")}</th><th scope="col">${msg("dataset.columns.type")}</th></tr></thead>
             <tbody>${dataset.columns.map((c) => html`<tr><td>${c.name}</td><td>${c.type} (${c.engine_type})</td></tr>`)}</tbody>
           </table></div>
+        </section>`}
+        ${!isAdmin(currentSession()) ? nothing : html`<section class="card" aria-labelledby="delete-title">
+          <h2 id="delete-title">${msg("dataset.delete")}</h2>
+          <p class="muted">${msg("dataset.delete.intro")}</p>
+          ${problemView(this.deleteProblem)}
+          <p><button type="button" class="danger" ?disabled=${this.busy} @click=${() => void this.deleteDataset()}>${msg("dataset.delete")}</button></p>
         </section>`}
       `}
     `
