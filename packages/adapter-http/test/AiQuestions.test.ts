@@ -169,6 +169,33 @@ describe("AI questions", () => {
       assert.isNull(unclear.body.query)
     }))
 
+  it.live("the answer's chart is made as a report visual's: the model's titles on the axes, months as Jul 2026, amounts in short; its rows as formatted text", () =>
+    Effect.gen(function*() {
+      const { ask, datasetId } = yield* setup()
+      const bars = (yield* ask({ question: "revenue by region", dataset_id: datasetId })).body
+      assert.strictEqual(bars.chart.kind, "bar")
+      assert.strictEqual(bars.chart.description, "Bar chart of Revenue by Region.")
+      const axes = (spec: any): Array<any> => [...(spec.axes ?? []), ...(spec.marks ?? []).flatMap((m: any) => m.axes ?? [])]
+      const titles = axes(bars.chart.vega).map((a) => a.title).filter((t) => t !== undefined)
+      assert.includeMembers(titles, ["Region", "Revenue"])
+      // Compact amounts on the axis, written by the spec itself.
+      assert.match(JSON.stringify(bars.chart.vega), /~s/)
+      assert.deepStrictEqual(bars.table.columns, [{ title: "Region", numeric: false }, { title: "Revenue", numeric: true }])
+      assert.strictEqual(bars.table.rows, bars.result.row_count)
+      assert.strictEqual(bars.table.cells.length, bars.result.row_count)
+      // A series over months: month ticks, not raw "2026-07-01 00:00:00".
+      const line = (yield* ask({ question: "revenue per month", dataset_id: datasetId })).body
+      assert.strictEqual(line.chart.kind, "line")
+      assert.include(JSON.stringify(line.chart.vega), "%b %Y")
+      assert.match(line.table.cells[0][0], /^[A-Z][a-z]{2} \d{4}$/)
+      // One number is a key figure, formatted; a refusal has no chart.
+      const kpi = (yield* ask({ question: "orders", dataset_id: datasetId })).body
+      assert.deepStrictEqual(kpi.chart, { kind: "kpi", figure: "900" })
+      const unclear = (yield* ask({ question: "what is the meaning of life?", dataset_id: datasetId })).body
+      assert.isNull(unclear.chart)
+      assert.isNull(unclear.table)
+    }))
+
   it.live("server-sent events over a socket: progress, query, rows, answer pieces, done; the same answer as JSON", () =>
     Effect.gen(function*() {
       const { admin, ask, datasetId, server } = yield* setup()

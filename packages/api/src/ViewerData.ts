@@ -35,7 +35,7 @@ export const FilterControlJson = Schema.Struct({
 })
 
 /** A table's columns and its cells as text. */
-const TableJson = Schema.Struct({
+export const TableJson = Schema.Struct({
   columns: Schema.Array(Schema.Struct({ title: Schema.String, numeric: Schema.Boolean })),
   cells: Schema.Array(Schema.Array(Schema.String)),
   rows: Schema.Number.annotate({ description: "How many rows the visual has (the cells may be the first 200 of them)" })

@@ -29,6 +29,8 @@ export interface PlanColumn {
   readonly timeFormat?: string
   /** For a quantity: the format its measure declares. */
   readonly numberFormat?: Format.NumberFormat
+  /** For a quantity: its axis labels in short (`€1.2M`, not `€1,200,000`), for a chart drawn small (an answer's). */
+  readonly compact?: boolean
 }
 
 /** The kinds of plan: a table and a key figure are not drawn by Vega; the others are charts. */
@@ -96,6 +98,8 @@ export interface ChartInput {
   readonly locale?: string | undefined
   /** Bars by value, highest first, or in the engine's order; by default the engine's when the query orders its rows. */
   readonly order?: "value" | "engine" | undefined
+  /** Quantities' axis labels in short (`€1.2M`): an answer's chart; a report's keeps whole numbers. */
+  readonly compactAxis?: boolean | undefined
 }
 
 /** A result column as a plan's column. */
@@ -120,7 +124,7 @@ export const plan = (input: ChartInput): ChartPlan => {
     theme: input.theme ?? Theme.theme(),
     locale: input.locale ?? Format.defaultLocale
   }
-  const all = input.columns.map(planColumn)
+  const all = input.columns.map(planColumn).map((c) => (input.compactAxis === true && c.role === "quantity" ? { ...c, compact: true } : c))
   const byName = new Map(all.map((c) => [c.field, c]))
   const encoding = input.visual.encoding ?? {}
   const quantities = all.filter((c) => c.role === "quantity")
@@ -269,9 +273,22 @@ const channel = (c: PlanColumn, extra: Record<string, unknown> = {}, discrete = 
         field: c.field,
         type: "quantitative",
         title: c.title,
-        axis: { format: Format.d3Format(c.numberFormat, "axis"), tickCount: { expr: onX ? "ceil(width / 80)" : "ceil(height / 50)" } },
+        axis: { ...quantityAxis(c), tickCount: { expr: onX ? "ceil(width / 80)" : "ceil(height / 50)" } },
         ...extra
       }
+  }
+}
+
+/**
+ * A quantity's axis labels: in its measure's format, or in short (`€1.2M`,
+ * `15k`; `B` for billions) when the plan asks, under 1,000 as they are.
+ */
+const quantityAxis = (c: PlanColumn): Record<string, unknown> => {
+  if (c.compact !== true || c.numberFormat?.type === "percent") return { format: Format.d3Format(c.numberFormat, "axis") }
+  const symbol = c.numberFormat?.type === "currency" ? "$" : ""
+  return {
+    format: `${symbol}.2~s`,
+    labelExpr: `abs(datum.value) < 1000 ? format(datum.value, '${symbol},.2~f') : replace(datum.label, 'G', 'B')`
   }
 }
 
@@ -482,7 +499,7 @@ const xySpec = (p: XyPlan): Record<string, unknown> => {
     mark,
     encoding: {
       x: channel(p.x, xSort, isBar, true),
-      y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: { format: Format.d3Format(first.numberFormat, "axis") }, ...(p.kind === "area" ? { stack: "zero" } : {}) },
+      y: { field: "measure_value", type: "quantitative", title: titles(p.y), axis: quantityAxis(first), ...(p.kind === "area" ? { stack: "zero" } : {}) },
       color: { field: "measure", type: "nominal", title: null, sort: p.y.map((c) => c.title) },
       ...(p.kind === "bar" ? { xOffset: { field: "measure", type: "nominal", sort: p.y.map((c) => c.title) } } : {}),
       // a folded row keeps its other fields: each measure in its own format

@@ -236,3 +236,26 @@ describe("SVG", () => {
     assert.notInclude(labels(child.drawn.line), "Dec 2024")
   })
 })
+
+describe("compact axes (an answer's chart, drawn small)", () => {
+  it("a currency axis reads €1.2M, not €1,200,000; a report's keeps whole numbers", async () => {
+    const rows = [{ region: "EU", revenue: 1_234_567 }, { region: "US", revenue: 2_500_000 }, { region: "APAC", revenue: 15_000 }]
+    const c = { ...cases.bar, rows }
+    const compact = Chart.plan({ visual: c.visual, columns: c.columns, compactAxis: true })
+    if (!Chart.isDrawn(compact)) throw new Error("not drawn")
+    const drawn = labels((await toSvg(compile(Chart.vegaLite(compact, size)), rows)).svg)
+    assert.includeMembers(drawn, ["€0", "€1M", "€2M", "Revenue", "Region"])
+    assert.isFalse(drawn.some((l) => /€\d{1,3},\d{3}/.test(l)), drawn.join(" | "))
+    const whole = labels((await draw(c)).svg.replace(/\n/g, ""))
+    assert.isTrue(whole.some((l) => /€\d,\d{3},\d{3}/.test(l)), whole.join(" | "))
+  })
+  it("under 1,000 as they are; billions as B", async () => {
+    const small = [{ region: "EU", revenue: 12.5 }, { region: "US", revenue: 800 }]
+    const big = [{ region: "EU", revenue: 1_200_000_000 }, { region: "US", revenue: 2_000_000_000 }]
+    const p = Chart.plan({ visual: cases.bar.visual, columns: cases.bar.columns, compactAxis: true })
+    if (!Chart.isDrawn(p)) throw new Error("not drawn")
+    const spec = compile(Chart.vegaLite(p, size))
+    assert.includeMembers(labels((await toSvg(spec, small)).svg), ["€0", "€200", "€800"])
+    assert.includeMembers(labels((await toSvg(spec, big)).svg), ["€0", "€1B", "€2B"])
+  })
+})

@@ -4,12 +4,14 @@
  * @since 0.1.0
  */
 import { Api, Problems } from "@analytics/api"
+import { Format, Theme } from "@analytics/charts"
 import { Answerer, DatasetStore, Datasets, DirectoryStore, Limiter, Questions, ReportStore, TenantCache } from "@analytics/core"
 import { Effect, Stream } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import * as AnswerStream from "../routes/AnswerStream.ts"
+import { ServiceInfo } from "../ServiceInfo.ts"
 import { caller, captured, respond } from "./Handling.ts"
 
 /** The problem an answering failure is: the answerer's own as 503, the rest as the query endpoints answer them. */
@@ -26,6 +28,9 @@ const answerProblem = (error: Questions.AnswerError) =>
 export const aiLayer = HttpApiBuilder.group(Api, "ai", (handlers) =>
   Effect.gen(function*() {
     const services = yield* Effect.context<Questions.Services>()
+    // An answer's chart in the deployment's colours and locale, as report views are.
+    const info = yield* ServiceInfo
+    const look: AnswerStream.Look = { theme: Theme.theme({ primaryColor: info.branding.primaryColor }), locale: info.branding.locale ?? Format.defaultLocale }
     const provide = yield* captured(
       Answerer.Answerer,
       Limiter.Limiter,
@@ -48,8 +53,8 @@ export const aiLayer = HttpApiBuilder.group(Api, "ai", (handlers) =>
         // The stream is read after this handler returns (and outside an idempotency transaction): it carries its own services.
         const stream = Stream.provideContext(events, services)
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (AnswerStream.wantsEventStream(request.headers.accept)) return AnswerStream.eventStream(stream, answerProblem)
+        if (AnswerStream.wantsEventStream(request.headers.accept)) return AnswerStream.eventStream(stream, answerProblem, look)
         const answer = yield* Effect.mapError(Questions.collect(stream), answerProblem)
-        return respond(endpoint, AnswerStream.answerJson(answer))
+        return respond(endpoint, yield* AnswerStream.answerJson(answer, look))
       }))
   }))

@@ -85,6 +85,8 @@ export interface VisualOptions {
    * what it draws.
    */
   readonly rows?: boolean | undefined
+  /** Amounts in short on the axis (`€1.2M`): an answer's chart (`Chart.ChartInput.compactAxis`). */
+  readonly compactAxis?: boolean | undefined
 }
 
 /** One visual (a report's, or a dashboard's tile's): its data for the viewer, and its SVG when it is a chart and `draw` is asked. */
@@ -101,7 +103,7 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
     if (ReportViews.matchesNoRow(v)) {
       return { data: { ...rows, state: "no_rows", message: ReportViews.noRowsDetail } satisfies ViewerData.VisualData, svg: undefined }
     }
-    const plan = Chart.plan({ visual: v.visual, columns: v.columns, theme, locale: options.locale })
+    const plan = Chart.plan({ visual: v.visual, columns: v.columns, theme, locale: options.locale, compactAxis: options.compactAxis })
     const planColumns = v.columns.map(Chart.planColumn)
     const tableColumns = plan.kind === "table" ? plan.columns : planColumns
     const table: ViewerData.TableData = { ...Chart.textTable(tableColumns, v.rows.slice(0, rowsShown), options.locale), rows: v.rows.length }

@@ -10,6 +10,7 @@ import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import { TableJson } from "../ViewerData.ts"
 
 /** The SQL a query ran as, with its bound values (as POST /v1/datasets/{id}/sql shows it). */
 export const SqlTextJson = Schema.Struct({
@@ -21,6 +22,21 @@ export const SqlTextJson = Schema.Struct({
 /** A visual suggested for an answer: a report visual's type and encoding over the result's columns. */
 export const SuggestedVisualJson = Schema.Struct({ type: Report.VisualType, encoding: Report.Encoding })
 
+/**
+ * An answer's chart, planned and compiled on the server as a report visual's
+ * is (the model's titles on the axes, its formats, months as "Jul 2026"),
+ * its amounts in short on the axis ("€1.2M"): a chart's Vega spec, or a key
+ * figure already formatted.
+ */
+export const AnswerChartJson = Schema.Struct({
+  kind: Schema.String.annotate({ description: "What is drawn: a chart kind (bar, line…) or `kpi`" }),
+  vega: Schema.optionalKey(Schema.Unknown.annotate({
+    description: "A chart's compiled Vega 6 specification, reading `result.data` as its data source `rows` (open: Vega's own schema describes it)"
+  })),
+  figure: Schema.optionalKey(Schema.String.annotate({ description: "A key figure's value, formatted as its measure declares (`€1,234.50`)" })),
+  description: Schema.optionalKey(Schema.String.annotate({ description: "A chart's text alternative" }))
+})
+
 /** The answer to a question (and the `data` of the stream's `done` event). */
 export const AnswerJson = Schema.Struct({
   status: Schema.Literals(["answered", "cannot_answer", "query_refused"]).annotate({
@@ -31,7 +47,13 @@ export const AnswerJson = Schema.Struct({
   query: Schema.NullOr(SemanticQuery.Query).annotate({ description: "The semantic query that ran, as POST /v1/datasets/{id}/query takes it" }),
   sql: Schema.NullOr(SqlTextJson),
   result: Schema.NullOr(QueryResultJson).annotate({ description: `The rows, as POST /v1/datasets/{id}/query answers them (at most ${Questions.maxAnswerRows})` }),
-  visual: Schema.NullOr(SuggestedVisualJson)
+  visual: Schema.NullOr(SuggestedVisualJson),
+  chart: Schema.NullOr(AnswerChartJson).annotate({
+    description: "The suggested visual drawn as a report visual is: null when there are no rows, or the visual is a table (see `table`)"
+  }),
+  table: Schema.NullOr(TableJson).annotate({
+    description: "The rows as text, each cell formatted as its column's format says (the first 200); null when there are none"
+  })
 })
 
 /** How the stream of `Accept: text/event-stream` is documented on the operation. */

@@ -32,23 +32,31 @@ const singular = (word: string): string =>
     ? word.slice(0, -1)
     : word
 
-/** The words of a text or an identifier (`total_amount`, `orderedAt`, "Order Day"), lower case, singular. */
-export const wordsOf = (text: string): ReadonlyArray<string> =>
+/** The words of a text or an identifier as written, lower case (one for each of `wordsOf`'s). */
+const rawWordsOf = (text: string): ReadonlyArray<string> =>
   text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((w) => w !== "")
-    .map(singular)
+
+/** The words of a text or an identifier (`total_amount`, `orderedAt`, "Order Day"), lower case, singular. */
+export const wordsOf = (text: string): ReadonlyArray<string> => rawWordsOf(text).map(singular)
 
 /**
  * Groups of words that name the same thing in business questions: a word of
  * the question matches a member whose own words share its group. Used only
- * when no member is named by its own words.
+ * when no member is named by its own words. "Total" is in no group: it is
+ * how any sum is named (`total_ticket_id`), so it would make "revenue" mean
+ * whatever the dataset sums (decision 0016).
  */
+const revenueWords = ["revenue", "sale", "amount", "turnover", "income", "gmv", "earning", "money", "spend", "spending", "booking", "value", "price"]
+const quantityWords = ["quantity", "unit", "qty", "volume", "item", "piece"]
+const costWords = ["cost", "expense", "spend"]
+const profitWords = ["profit", "margin", "earning"]
 const thesaurus: ReadonlyArray<ReadonlyArray<string>> = [
-  ["revenue", "sale", "amount", "turnover", "income", "gmv", "earning", "money", "spend", "spending", "booking", "value", "price", "total"],
-  ["quantity", "unit", "qty", "volume", "item", "piece"],
+  revenueWords,
+  quantityWords,
   ["order", "purchase", "transaction", "deal"],
   ["customer", "client", "buyer", "account"],
   ["user", "member", "person", "people"],
@@ -57,11 +65,17 @@ const thesaurus: ReadonlyArray<ReadonlyArray<string>> = [
   ["product", "sku", "offering", "plan"],
   ["channel", "source", "medium"],
   ["category", "type", "kind", "segment"],
-  ["cost", "expense", "spend"],
-  ["profit", "margin", "earning"],
+  costWords,
+  profitWords,
   ["average", "avg", "mean", "typical"],
   ["count", "number", "many", "tally"]
 ]
+
+/**
+ * Words that can only name a measure: a question using one that no measure
+ * of the dataset answers to is refused, never answered with another measure.
+ */
+const measureWords = new Set([...revenueWords, ...quantityWords, ...costWords, ...profitWords])
 
 const synonymsOf = (word: string): ReadonlyArray<string> =>
   [...new Set(thesaurus.filter((group) => group.includes(word)).flat())].filter((w) => w !== word)
@@ -232,6 +246,10 @@ interface Reading {
   readonly timeDimension: string | undefined
   readonly rank: { readonly direction: "asc" | "desc"; readonly limit: number } | undefined
   readonly countAsked: boolean
+  /** Words as asked that name a measure no member of the dataset answers to ("revenue" of a tickets dataset). */
+  readonly missingMeasures: ReadonlyArray<string>
+  /** Words as asked after "by" or "per" that name no dimension ("by region" of a dataset without one). */
+  readonly missingDimensions: ReadonlyArray<string>
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
@@ -270,7 +288,18 @@ const read = (text: string, model: Model, values: Question["values"], now: Date)
   const named = valuesIn(text, values)
   const valueWords = new Set(named.flatMap((v) => wordsOf(v.value)))
   const tokens = wordsOf(rest).map((w) => (valueWords.has(w) ? "" : w))
+  const asked = rawWordsOf(rest)
   const mentions = mentionsIn(tokens, candidates)
+  const covered = (at: number) => mentions.some((m) => m.start <= at && at < m.end)
+  const missingMeasures = [...new Set(tokens.flatMap((t, at) => (measureWords.has(t) && !covered(at) ? [asked[at]!] : [])))]
+  const missingDimensions = [...new Set(tokens.flatMap((t, at) => {
+    if (t !== "by" && t !== "per") return []
+    let next = at + 1
+    while (tokens[next] === "the" || tokens[next] === "a" || tokens[next] === "an" || tokens[next] === "each") next++
+    const word = tokens[next]
+    // A value ("by EU"), a granularity or another stop word ("per month"), a member, or a measure word refused already.
+    return word === undefined || word === "" || stopWords.has(word) || /^\d/.test(word) || covered(next) || measureWords.has(word) ? [] : [asked[next]!]
+  }))]
   const exactMeasures = mentions.filter((m) => m.exact && m.candidate.kind === "measure")
   const measureMentions = exactMeasures.length > 0
     ? exactMeasures
@@ -322,7 +351,9 @@ const read = (text: string, model: Model, values: Question["values"], now: Date)
     granularity,
     timeDimension,
     rank: rank !== undefined && rank.limit >= 1 ? rank : undefined,
-    countAsked
+    countAsked,
+    missingMeasures,
+    missingDimensions
   }
 }
 
@@ -337,16 +368,46 @@ const lowerTitle = (member: { readonly name: string; readonly title?: string | u
   return /^[A-Z][a-z]/.test(title) ? title.charAt(0).toLowerCase() + title.slice(1) : title
 }
 
+/** A question the dataset can answer: its first measure, by its first dimension, last month. */
+const exampleOf = (model: Model): string => {
+  const dimension = model.dimensions.find((d) => d.type !== "time")
+  return [
+    model.measures[0] === undefined ? "" : lowerTitle(model.measures[0]),
+    dimension === undefined ? "" : `by ${lowerTitle(dimension)}`,
+    model.dimensions.some((d) => d.type === "time") ? "last month" : ""
+  ].filter((p) => p !== "").join(" ")
+}
+
+/**
+ * Why a question naming members the dataset lacks is refused: "This dataset
+ * has no measure for revenue; it has: count and total ticket id.", the same
+ * for dimensions, and an example it can answer.
+ */
+const missingReason = (model: Model, reading: Reading): string | undefined => {
+  if (reading.missingMeasures.length === 0 && reading.missingDimensions.length === 0) return undefined
+  const dimensions = model.dimensions.filter((d) => d.type !== "time").map(lowerTitle)
+  const sentences = [
+    reading.missingMeasures.length === 0
+      ? ""
+      : `This dataset has no measure for ${list(reading.missingMeasures, "or")}; ${
+        model.measures.length === 0 ? "it has none." : `it has: ${list(model.measures.map(lowerTitle))}.`
+      }`,
+    reading.missingDimensions.length === 0
+      ? ""
+      : `${reading.missingMeasures.length === 0 ? "This dataset has" : "It has"} no dimension for ${list(reading.missingDimensions, "or")}; ${
+        dimensions.length === 0 ? "it has none to group by." : `it has: ${list(dimensions)}.`
+      }`,
+    model.measures.length === 0 ? "" : `For example: "${exampleOf(model)}".`
+  ]
+  return sentences.filter((s) => s !== "").join(" ")
+}
+
 /** What the dataset can answer, in words, with an example question. */
 export const capabilities = (model: Model): string => {
   const measures = model.measures.map(lowerTitle)
   const dimensions = model.dimensions.filter((d) => d.type !== "time").map(lowerTitle)
   const time = model.dimensions.find((d) => d.type === "time")
-  const example = [
-    measures[0] ?? "",
-    dimensions[0] === undefined ? "" : `by ${dimensions[0]}`,
-    time === undefined ? "" : "last month"
-  ].filter((p) => p !== "").join(" ")
+  const example = exampleOf(model)
   return [
     measures.length === 0 ? "This dataset has no measures to ask about." : `This dataset can answer questions about ${list(measures)}`,
     dimensions.length === 0 ? "" : ` by ${list(dimensions, "or")}`,
@@ -374,6 +435,9 @@ export const suggestVisual = (columns: ReadonlyArray<Pick<Column, "name" | "kind
 /** The query a reading becomes, or why there is none. */
 const queryOf = (reading: Reading, question: Question): Plan => {
   const model = question.dataset.model
+  // Never a guess on another member: a question naming what the dataset lacks is refused, saying what it has.
+  const missing = missingReason(model, reading)
+  if (missing !== undefined) return { _tag: "CannotAnswer", reason: missing }
   let measures = reading.measures
   if (measures.length === 0 && reading.countAsked) {
     const count = model.measures.find((m) => m.aggregation === "count")
@@ -430,7 +494,7 @@ const queryOf = (reading: Reading, question: Question): Plan => {
 export const plan = (question: Question): Plan => {
   const { model } = question.dataset
   const reading = read(question.text, model, question.values, question.now)
-  if (reading.measures.length > 0 || reading.countAsked) return queryOf(reading, question)
+  if (reading.measures.length > 0 || reading.countAsked || reading.missingMeasures.length > 0) return queryOf(reading, question)
   const previous = [...question.context]
     .reverse()
     .filter((turn) => turn.role === "user")
