@@ -279,6 +279,80 @@ describe("webhooks API", () => {
       assert.strictEqual(problemCode(yield* server.request("DELETE", `/v1/webhooks/${hook.webhook_id}`, { token })), "resource/not-found")
     }).pipe(Effect.scoped))
 
+  it.live("each attempt keeps the headers it was sent with and the receiver's answer headers; the success rate counts attempts over 24 hours and 7 days", () =>
+    Effect.gen(function*() {
+      const { receiver, server } = yield* setup
+      const { token } = yield* server.tenant()
+      const hook = yield* register(server, token, { url: receiver.url(), events: ["alert.fire"] })
+      const path = `/v1/webhooks/${hook.webhook_id}`
+      const empty = yield* server.request("GET", `${path}/success-rate`, { token })
+      assert.strictEqual(empty.status, 200, empty.text)
+      assert.deepInclude(empty.body.last_24_hours, { succeeded: 0, failed: 0 })
+      assert.deepInclude(empty.body.last_7_days, { succeeded: 0, failed: 0 })
+      assert.approximately(Date.now() - new Date(empty.body.last_7_days.since).getTime(), 7 * 24 * 3_600_000, 60_000)
+      // A receiver answering 503 with its own headers, then 200: one delivery, two attempts.
+      let calls = 0
+      receiver.answer(() => ++calls === 1
+        ? { status: 503, headers: { "x-receiver-trace": "abc-123", "retry-after": "1" }, body: "busy" }
+        : { status: 200, headers: { "x-receiver-trace": "def-456" } })
+      yield* server.request("POST", `${path}/test`, { token, body: { type: "alert.fire" } })
+      const [delivery] = yield* deliveriesUntil(server, token, `${path}/deliveries`, (d) => d[0]?.status === "succeeded")
+      const [failed, succeeded] = delivery.attempts
+      const [first, second] = yield* Effect.promise(() => receiver.waitFor(2))
+      for (const [attempt, got] of [[failed, first], [succeeded, second]] as const) {
+        // What was sent is what the receiver got.
+        for (const name of ["content-type", "user-agent", "x-service-signature", "x-service-event", "x-service-delivery", "content-length"]) {
+          assert.strictEqual(attempt.request_headers[name], got!.headers[name], name)
+        }
+      }
+      assert.strictEqual(failed.request_headers["x-service-delivery"], delivery.delivery_id)
+      assert.strictEqual(failed.response_headers["x-receiver-trace"], "abc-123")
+      assert.strictEqual(failed.response_headers["retry-after"], "1")
+      assert.strictEqual(succeeded.response_headers["x-receiver-trace"], "def-456")
+      const rate = yield* server.request("GET", `${path}/success-rate`, { token })
+      assert.deepInclude(rate.body, { webhook_id: hook.webhook_id })
+      assert.deepInclude(rate.body.last_24_hours, { succeeded: 1, failed: 1 })
+      assert.deepInclude(rate.body.last_7_days, { succeeded: 1, failed: 1 })
+      // Another tenant's webhook is not found; a member is refused.
+      const other = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", `${path}/success-rate`, { token: other.token })), "resource/not-found")
+      assert.strictEqual(problemCode(yield* server.request("GET", "/v1/webhooks/not-an-id/success-rate", { token })), "resource/not-found")
+    }).pipe(Effect.scoped))
+
+  it.live("an admin reads the signing secret again: not cached, recorded in the audit log without the secret; a member is refused", () =>
+    Effect.gen(function*() {
+      const { server } = yield* setup
+      const { token } = yield* server.tenant()
+      const hook = yield* register(server, token, { url: "https://hooks.example.com/in", events: ["alert.fire"] })
+      const path = `/v1/webhooks/${hook.webhook_id}/secret`
+      const revealed = yield* server.request("GET", path, { token })
+      assert.strictEqual(revealed.status, 200, revealed.text)
+      assert.deepStrictEqual(revealed.body, { webhook_id: hook.webhook_id, secret: hook.secret })
+      assert.strictEqual(revealed.headers.get("cache-control"), "no-store")
+      const rotated = yield* server.request("POST", `/v1/webhooks/${hook.webhook_id}/rotate-secret`, { token, body: {} })
+      assert.strictEqual((yield* server.request("GET", path, { token })).body.secret, rotated.body.secret, "the current secret, not the previous")
+      const log = yield* server.request("GET", "/v1/audit-log?action=webhook.secret_revealed", { token })
+      assert.strictEqual(log.status, 200, log.text)
+      assert.strictEqual(log.body.data.length, 2)
+      assert.deepInclude(log.body.data[0].target, { type: "webhook", id: hook.webhook_id })
+      assert.notInclude(log.text, hook.secret)
+      assert.notInclude(log.text, rotated.body.secret)
+      // A member may not read it (core's policy); nothing is logged for them.
+      const user = (yield* server.request("POST", "/v1/users", { token, body: { email: "m@example.com", name: "M", roles: ["member"] } })).body
+      const member = (yield* server.request("POST", `/v1/users/${user.user_id}/tokens`, { token })).body.token
+      const refused = yield* server.request("GET", path, { token: member })
+      assert.strictEqual(refused.status, 403)
+      assert.notInclude(refused.text, rotated.body.secret)
+      assert.strictEqual((yield* server.request("GET", "/v1/audit-log?action=webhook.secret_revealed", { token })).body.data.length, 2)
+      // Another tenant's webhook, or none: 404, nothing logged.
+      const other = yield* server.tenant()
+      assert.strictEqual(problemCode(yield* server.request("GET", path, { token: other.token })), "resource/not-found")
+      assert.deepStrictEqual((yield* server.request("GET", "/v1/audit-log?action=webhook.secret_revealed", { token: other.token })).body.data, [])
+      const openapi = yield* server.request("GET", "/v1/openapi.json")
+      assert.property(openapi.body.paths, "/v1/webhooks/{webhook_id}/secret")
+      assert.property(openapi.body.paths, "/v1/webhooks/{webhook_id}/success-rate")
+    }).pipe(Effect.scoped))
+
   it.live("the event catalog is served and published in the OpenAPI document; egress addresses in the public configuration", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer, { info: { webhookEgressAddresses: ["203.0.113.7"] } })

@@ -160,6 +160,21 @@ export const make = Effect.gen(function*() {
         }
         return Pagination.applyInMemory(matching, query, DeliveryStore.deliveryKey, (d) => d.created_at)
       }),
+    tally: (tenantId, webhookId, since) =>
+      Effect.sync(() => {
+        let succeeded = 0
+        let failed = 0
+        for (const row of rows.values()) {
+          const d = row.delivery
+          if (d.tenant_id !== tenantId || d.webhook_id !== webhookId || d.updated_at < since) continue
+          for (const a of d.attempts) {
+            if (a.attempted_at < since) continue
+            if (a.error === null) succeeded++
+            else failed++
+          }
+        }
+        return { succeeded, failed }
+      }),
     restart: (tenantId, webhookId, deliveryId, now) =>
       write((): readonly [Webhook.Delivery | undefined, () => void] => {
         const row = deliveryOf(tenantId, webhookId, deliveryId)

@@ -63,6 +63,10 @@ interface AttemptJson {
   readonly status_code: number | null
   readonly latency_ms: number
   readonly error: string | null
+  readonly response_excerpt?: string | null
+  // Kept in the attempt's JSON, so older rows need no migration (decision 0010).
+  readonly request_headers?: Webhook.Headers | null
+  readonly response_headers?: Webhook.Headers | null
 }
 
 interface DeliveryRow {
@@ -244,6 +248,19 @@ export const make = Effect.gen(function*() {
         ORDER BY created_at DESC, delivery_id ASC LIMIT ${query.take}`.pipe(
         Effect.map((rows) => rows.map(toDelivery)),
         failAs("DeliveryStore.list")
+      )
+    },
+    tally: (tenantId, webhookId, since) => {
+      if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed({ succeeded: 0, failed: 0 })
+      // A delivery attempted since `since` changed since then: updated_at narrows the rows read.
+      return sql<{ readonly succeeded: number | string; readonly failed: number | string }>`SELECT
+          count(*) FILTER (WHERE a.attempt->>'error' IS NULL) AS succeeded,
+          count(*) FILTER (WHERE a.attempt->>'error' IS NOT NULL) AS failed
+        FROM webhook_deliveries d CROSS JOIN LATERAL jsonb_array_elements(d.attempts) AS a(attempt)
+        WHERE d.tenant_id = ${tenantId} AND d.webhook_id = ${webhookId} AND d.updated_at >= ${since}
+          AND (a.attempt->>'attempted_at')::timestamptz >= ${since}`.pipe(
+        Effect.map(([row]) => ({ succeeded: Number(row?.succeeded ?? 0), failed: Number(row?.failed ?? 0) })),
+        failAs("DeliveryStore.tally")
       )
     },
     restart: (tenantId, webhookId, deliveryId, now) => {

@@ -17,7 +17,8 @@
  *   the whole attempt; redirects are never followed (Node never does); of
  *   the response body the first 1 KB is kept, as text, when it is text
  *   (`WebhookTransport.excerptOf`: the deliveries log shows it), the rest
- *   drained and dropped.
+ *   drained and dropped. The answer's headers are kept, bounded
+ *   (`WebhookTransport.headersOf`).
  *
  * @since 0.1.0
  */
@@ -162,7 +163,8 @@ export const make = (options: Options = {}): WebhookTransport.WebhookTransport["
           resume(Effect.succeed({
             status: res.statusCode ?? 0,
             retryAfterSeconds: WebhookTransport.retryAfterSeconds(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
-            bodyExcerpt: textual && kept > 0 ? WebhookTransport.excerptOf(Buffer.concat(chunks)) : null
+            bodyExcerpt: textual && kept > 0 ? WebhookTransport.excerptOf(Buffer.concat(chunks)) : null,
+            headers: WebhookTransport.headersOf(res.headers)
           }))
         }
         res.on("data", (chunk: Buffer) => {

@@ -38,8 +38,10 @@ describe("HttpsTransport", () => {
     withReceiver({ allowPrivate: true }, (receiver, transport) =>
       Effect.gen(function*() {
         receiver.answer({ status: 503, headers: { "retry-after": "30" } })
-        const answer = yield* transport.send(request(receiver.url("/in?x=1")))
+        const { headers, ...answer } = yield* transport.send(request(receiver.url("/in?x=1")))
         assert.deepStrictEqual(answer, { status: 503, retryAfterSeconds: 30, bodyExcerpt: null })
+        // The answer's headers, kept with the attempt (decision 0010).
+        assert.strictEqual(headers?.["retry-after"], "30")
         const [got] = receiver.received
         assert.strictEqual(got.method, "POST")
         assert.strictEqual(got.path, "/in?x=1")
@@ -52,7 +54,8 @@ describe("HttpsTransport", () => {
     withReceiver({ allowPrivate: true }, (receiver, transport) =>
       Effect.gen(function*() {
         receiver.answer({ status: 422, headers: { "content-type": "application/json" }, body: "{\"error\":\"unknown event\"}" })
-        assert.deepStrictEqual(yield* transport.send(request(receiver.url())), { status: 422, retryAfterSeconds: undefined, bodyExcerpt: "{\"error\":\"unknown event\"}" })
+        const { headers: _, ...unknown } = yield* transport.send(request(receiver.url()))
+        assert.deepStrictEqual(unknown, { status: 422, retryAfterSeconds: undefined, bodyExcerpt: "{\"error\":\"unknown event\"}" })
         // 1023 ASCII bytes then "é" (2 bytes) and more: the excerpt stops before the cut character.
         const long = `${"a".repeat(1023)}é${"b".repeat(100_000)}`
         receiver.answer({ status: 500, headers: { "content-type": "text/plain; charset=utf-8" }, body: long })
@@ -62,6 +65,17 @@ describe("HttpsTransport", () => {
         assert.strictEqual((yield* transport.send(request(receiver.url()))).bodyExcerpt, null)
         receiver.answer({ status: 200, headers: { "content-type": "text/plain" }, body: "ok\u0000\u0007 done\n" })
         assert.strictEqual((yield* transport.send(request(receiver.url()))).bodyExcerpt, "ok done\n")
+      })))
+
+  it.live("keeps the answer's headers bounded: lower-case names, repeats joined, at most 64, each value at most 1,024 characters", () =>
+    withReceiver({ allowPrivate: true }, (receiver, transport) =>
+      Effect.gen(function*() {
+        const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`X-Many-${i}`, `v${i}`]))
+        receiver.answer({ status: 200, headers: { "X-Long": "y".repeat(5_000), ...many } })
+        const { headers } = yield* transport.send(request(receiver.url()))
+        assert.strictEqual(Object.keys(headers ?? {}).length, WebhookTransport.keptHeaders)
+        assert.strictEqual(headers?.["x-long"], "y".repeat(WebhookTransport.keptHeaderBytes))
+        assert.deepStrictEqual(WebhookTransport.headersOf({ "Set-Cookie": ["a=1", "b=2"], "x-n": 3, gone: undefined }), { "set-cookie": "a=1, b=2", "x-n": "3" })
       })))
 
   it.live("never follows a redirect", () =>

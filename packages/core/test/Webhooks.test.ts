@@ -139,10 +139,19 @@ describe("WebhookDispatcher.settlementOf", () => {
         failing("refused", "db.internal resolves only to 10.1.2.3 (private)"),
         at,
         12,
-        RetrySchedule.defaultWaitsSeconds
+        RetrySchedule.defaultWaitsSeconds,
+        { "x-service-event": "alert.fire" }
       )
       assert.deepStrictEqual(settled, {
-        attempt: { attempted_at: at, status_code: null, latency_ms: 12, error: "refused: the URL's host is not a public address" },
+        attempt: {
+          attempted_at: at,
+          status_code: null,
+          latency_ms: 12,
+          error: "refused: the URL's host is not a public address",
+          // What was sent is kept; there was no answer to keep headers of.
+          request_headers: { "x-service-event": "alert.fire" },
+          response_headers: null
+        },
         status: "failed",
         failures: failures + 1,
         nextAttemptAt: null
@@ -156,6 +165,14 @@ describe("WebhookDispatcher.settlementOf", () => {
       assert.strictEqual(settled.status, "retrying", reason)
       assert.strictEqual(settled.nextAttemptAt?.getTime(), now + 5_000)
     }
+  })
+
+  it("an answer's headers are kept with the attempt, beside the headers it was sent with", () => {
+    const answer = { status: 503, retryAfterSeconds: undefined, bodyExcerpt: null, headers: { "x-trace": "abc" } }
+    const settled = WebhookDispatcher.settlementOf(claim(0), { answer }, at, 3, RetrySchedule.defaultWaitsSeconds, { "user-agent": "u" })
+    assert.deepStrictEqual(settled.attempt.request_headers, { "user-agent": "u" })
+    assert.deepStrictEqual(settled.attempt.response_headers, { "x-trace": "abc" })
+    assert.isNull(WebhookDispatcher.settlementOf(claim(0), failing("timeout", "x"), at, 3, RetrySchedule.defaultWaitsSeconds).attempt.response_headers)
   })
 })
 

@@ -6,6 +6,7 @@
 import { Api, Problems } from "@analytics/api"
 import { AuditedChanges, AuditLog, Cursor, DeliveryStore, EventPublisher, Events, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
 import { Clock, Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
@@ -33,8 +34,13 @@ const deliveryJson = (d: Webhook.Delivery) => ({
   event_id: d.event.id,
   event_type: d.event.type,
   status: d.status,
-  // Attempts made before excerpts were kept have none.
-  attempts: d.attempts.map((a) => ({ ...a, response_excerpt: a.response_excerpt ?? null })),
+  // Attempts made before excerpts and headers were kept have none.
+  attempts: d.attempts.map((a) => ({
+    ...a,
+    response_excerpt: a.response_excerpt ?? null,
+    request_headers: a.request_headers ?? null,
+    response_headers: a.response_headers ?? null
+  })),
   next_attempt_at: d.next_attempt_at,
   event: d.event,
   created_at: d.created_at,
@@ -113,6 +119,22 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
             toProblem
           )
           return respond(endpoint, { ...webhookJson(webhook, yield* now), secret })
+        }))
+      .handle("secret", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.secret")
+          const { secret, webhook } = yield* Effect.mapError(
+            provide(AuditedChanges.revealWebhookSecret(member.tenantId, params.webhook_id, AuditLog.actorOf(member))),
+            toProblem
+          )
+          // A secret is kept by no cache, shared or the browser's (decision 0010).
+          return HttpServerResponse.setHeader(respond(endpoint, { webhook_id: webhook.webhook_id, secret }), "cache-control", "no-store")
+        }))
+      .handle("successRate", ({ endpoint, params }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("webhooks.successRate")
+          const rate = yield* Effect.mapError(provide(Webhooks.successRate(member.tenantId, params.webhook_id)), toProblem)
+          return respond(endpoint, { webhook_id: params.webhook_id as Webhook.WebhookId, ...rate })
         }))
       .handle("test", ({ endpoint, params, payload }) =>
         Effect.gen(function*() {

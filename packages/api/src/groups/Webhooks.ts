@@ -45,7 +45,33 @@ export const AttemptJson = Schema.Struct({
   error: Schema.NullOr(Schema.String),
   response_excerpt: Schema.NullOr(Schema.String).annotate({
     description: "The start of the receiver's answer body as text, at most 1 KB; null when it did not answer, or its body was empty or not text"
+  }),
+  request_headers: Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({
+    description: "The headers the attempt was sent with, names in lower case; null on attempts made before they were kept"
+  }),
+  response_headers: Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({
+    description: "The receiver's answer headers (at most 64, each value at most 1,024 characters); null when it did not answer"
   })
+})
+
+/** A webhook's signing secret, read again by an admin. */
+export const WebhookSecretJson = Schema.Struct({
+  webhook_id: Webhook.WebhookId,
+  secret: Schema.String.annotate({ description: "The current signing secret (the previous one, signing for 24 hours after a rotation, is not shown)" })
+})
+
+/** Attempts in one window of the success rate. */
+export const WindowTallyJson = Schema.Struct({
+  since: Schema.Date.annotate({ description: "The window's start; it ends now" }),
+  succeeded: Schema.Int.annotate({ description: "Attempts the receiver answered 2xx" }),
+  failed: Schema.Int.annotate({ description: "Attempts that got any other answer, or none" })
+})
+
+/** A webhook's success rate: its attempts over the last 24 hours and 7 days. */
+export const SuccessRateJson = Schema.Struct({
+  webhook_id: Webhook.WebhookId,
+  last_24_hours: WindowTallyJson,
+  last_7_days: WindowTallyJson
 })
 
 /** A delivery as the API shows it, with every attempt. */
@@ -101,6 +127,18 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     success: WebhookWithSecret,
     error: [Problems.Forbidden, Problems.NotFound],
     description: "Replaces the secret (returned this once); for 24 hours every delivery is signed with both, one v1= each."
+  }))
+  .add(Endpoints.get("secret", "/v1/webhooks/:webhook_id/secret", {
+    params: webhookParams,
+    success: WebhookSecretJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "The current signing secret, for tenant admins; each read is recorded in the audit log (webhook.secret_revealed) and answered with Cache-Control: no-store."
+  }))
+  .add(Endpoints.get("successRate", "/v1/webhooks/:webhook_id/success-rate", {
+    params: webhookParams,
+    success: SuccessRateJson,
+    error: [Problems.Forbidden, Problems.NotFound],
+    description: "How many attempts succeeded and failed over the last 24 hours and 7 days (re-deliveries and test sends included)."
   }))
   .add(Endpoints.action("test", "/v1/webhooks/:webhook_id/test", {
     params: webhookParams,

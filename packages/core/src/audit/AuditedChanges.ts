@@ -96,6 +96,18 @@ export const rotateWebhookSecret = (tenantId: TenantId, webhookId: string, secre
       })
   )
 
+/**
+ * An admin reads a webhook's current secret again (`webhook.secret_revealed`,
+ * never the secret itself): reading it is recorded as a change is, since
+ * whoever holds it can sign as the service (decision 0010).
+ */
+export const revealWebhookSecret = (
+  tenantId: TenantId,
+  webhookId: string,
+  by: AuditLog.Actor
+): Effect.Effect<{ readonly webhook: Webhook; readonly secret: string }, NotFound | StoreError, WebhookStore | AuditLog.Recording> =>
+  AuditLog.recorded(tenantId, Webhooks.secret(tenantId, webhookId), ({ webhook }) => AuditLog.entryOn(webhookShown, "secret_revealed", webhook, by))
+
 /** Deletes a webhook and its deliveries log (`webhook.deleted`). */
 export const removeWebhook = (
   tenantId: TenantId,

@@ -74,6 +74,9 @@ export const rules = {
   "webhooks.update": admin,
   "webhooks.remove": admin,
   "webhooks.rotateSecret": admin,
+  // Whoever holds the secret can sign as the service: admins only, each read audited (decision 0010).
+  "webhooks.secret": admin,
+  "webhooks.successRate": admin,
   "webhooks.test": admin,
   "webhooks.deliveries": admin,
   "webhooks.delivery": admin,

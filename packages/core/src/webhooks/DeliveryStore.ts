@@ -14,7 +14,7 @@ import type { StoreError } from "../platform/Errors.ts"
 import type { Envelope } from "./Events.ts"
 import type { Keyset, PageQuery } from "../platform/Pagination.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
-import type { Attempt, Delivery, DeliveryFilter, DeliveryId, DeliveryStatus, Webhook, WebhookId } from "./Webhook.ts"
+import type { Attempt, Delivery, DeliveryFilter, DeliveryId, DeliveryStatus, Tally, Webhook, WebhookId } from "./Webhook.ts"
 
 /** The keyset position of a delivery (lists sort by `created_at`). */
 export const deliveryKey = (delivery: Delivery): Keyset => ({ value: delivery.created_at.getTime(), id: delivery.delivery_id })
@@ -64,6 +64,12 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
     query: PageQuery<"created_at">,
     filter: DeliveryFilter
   ) => Effect.Effect<ReadonlyArray<Delivery>, StoreError>
+  /**
+   * How many attempts of a webhook made at or after `since` succeeded (no
+   * error) and failed, across its deliveries (re-deliveries included): the
+   * success rate of decision 0010.
+   */
+  readonly tally: (tenantId: TenantId, webhookId: WebhookId, since: Date) => Effect.Effect<Tally, StoreError>
   /** Starts a finished delivery again, due `now` with a fresh schedule; `undefined` unless it was finished. */
   readonly restart: (
     tenantId: TenantId,

@@ -136,6 +136,26 @@ export interface Attempt {
    * its body was empty or not text. Older attempts have none.
    */
   readonly response_excerpt?: string | null | undefined
+  /**
+   * The headers the attempt was sent with (names in lower case); `null` or
+   * absent on attempts made before they were kept (decision 0010).
+   */
+  readonly request_headers?: Headers | null | undefined
+  /**
+   * The receiver's answer headers, at most `WebhookTransport.keptHeaders`
+   * of them, each value cut at `keptHeaderBytes`; `null` when there was no
+   * answer (and on older attempts).
+   */
+  readonly response_headers?: Headers | null | undefined
+}
+
+/** HTTP headers as an attempt keeps them: lower-case names, one value each. */
+export type Headers = Readonly<Record<string, string>>
+
+/** How many attempts of a webhook succeeded and failed since an instant (`DeliveryStore.tally`). */
+export interface Tally {
+  readonly succeeded: number
+  readonly failed: number
 }
 
 /** One event on its way to one webhook. */

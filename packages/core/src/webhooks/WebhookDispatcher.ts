@@ -65,11 +65,19 @@ export const settlementOf = (
   result: { readonly answer: Answer } | { readonly failure: TransportFailure },
   attemptedAt: Date,
   latencyMs: number,
-  waitsSeconds: ReadonlyArray<number>
+  waitsSeconds: ReadonlyArray<number>,
+  requestHeaders: Readonly<Record<string, string>> | null = null
 ): Settlement => {
   if ("failure" in result && result.failure.reason === "refused") {
     return {
-      attempt: { attempted_at: attemptedAt, status_code: null, latency_ms: latencyMs, error: `refused: ${notPublicAddress}` },
+      attempt: {
+        attempted_at: attemptedAt,
+        status_code: null,
+        latency_ms: latencyMs,
+        error: `refused: ${notPublicAddress}`,
+        request_headers: requestHeaders,
+        response_headers: null
+      },
       status: "failed",
       failures: claim.delivery.failures + 1,
       nextAttemptAt: null
@@ -87,7 +95,9 @@ export const settlementOf = (
     status_code: answer?.status ?? null,
     latency_ms: latencyMs,
     error,
-    response_excerpt: answer?.bodyExcerpt ?? null
+    response_excerpt: answer?.bodyExcerpt ?? null,
+    request_headers: requestHeaders,
+    response_headers: answer === undefined ? null : answer.headers ?? {}
   }
   switch (outcome._tag) {
     case "Succeeded":
@@ -133,17 +143,20 @@ export const attempt = (claim: Claim, options: Pick<Options, "waitsSeconds" | "a
       WebhookSecrets.signing(claim.webhook.secrets, started),
       Math.floor(started / 1000)
     )
+    const sent = headers(claim, signature)
     const result = yield* transport.send({
       url: claim.webhook.url,
       body: claim.body,
-      headers: headers(claim, signature),
+      headers: sent,
       timeoutMillis: options.attemptTimeoutMillis
     }).pipe(
       Effect.map((answer) => ({ answer })),
       Effect.catch((failure) => Effect.succeed({ failure }))
     )
     const ended = yield* Clock.currentTimeMillis
-    const settlement = settlementOf(claim, result, new Date(started), ended - started, options.waitsSeconds)
+    // The content-length Node adds is part of what was sent too.
+    const requestHeaders = { ...sent, "content-length": String(new TextEncoder().encode(claim.body).length) }
+    const settlement = settlementOf(claim, result, new Date(started), ended - started, options.waitsSeconds, requestHeaders)
     const settled = yield* store.settle(claim, settlement, new Date(ended))
     // Counted once settled: an attempt whose lease was lost meanwhile is another worker's to count.
     if (settled) yield* Metrics.deliveryAttempted(outcomeOf(settlement), Duration.millis(ended - started))

@@ -30,6 +30,34 @@ export interface Answer {
    * deliveries log; `null` when it sent none or none that reads as text.
    */
   readonly bodyExcerpt?: string | null | undefined
+  /** The receiver's headers as the attempt keeps them (`headersOf`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/** The most answer headers an attempt keeps. */
+export const keptHeaders = 64
+
+/** The most of one answer header's value an attempt keeps, in characters. */
+export const keptHeaderBytes = 1024
+
+/**
+ * An answer's headers as an attempt keeps them (decision 0010): names in
+ * lower case, repeated ones joined with ", ", the first `keptHeaders` only,
+ * each value cut at `keptHeaderBytes` and stripped of control characters:
+ * a receiver cannot make the log grow without bound.
+ */
+export const headersOf = (
+  raw: Readonly<Record<string, string | ReadonlyArray<string> | number | undefined>>
+): Record<string, string> => {
+  const kept: Record<string, string> = {}
+  let count = 0
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue
+    if (count++ >= keptHeaders) break
+    const text = typeof value === "string" ? value : typeof value === "number" ? String(value) : value.join(", ")
+    kept[name.toLowerCase()] = text.replace(/[\u0000-\u001F\u007F]/g, "").slice(0, keptHeaderBytes)
+  }
+  return kept
 }
 
 /** The most of a receiver's body an attempt keeps, in bytes. */

@@ -22,6 +22,7 @@ import {
   isFinished,
   mayHear,
   type Owner,
+  type Tally,
   type Webhook,
   type WebhookCreate,
   type WebhookId,
@@ -185,6 +186,53 @@ export const rotateSecret = (
       if (!(yield* store.update(updated))) return yield* notFound(webhookId)
       return { webhook: updated, secret: next, previousExpiresAt: new Date(secrets.previous!.until) }
     }))
+  })
+
+/**
+ * A webhook's current signing secret, for an admin to read again (the
+ * Svix portal's reveal, decision 0010); the audited use case is
+ * `AuditedChanges.revealWebhookSecret`. The previous one, still signing
+ * for 24 hours after a rotation, is never shown again.
+ */
+export const secret = (
+  tenantId: TenantId,
+  webhookId: string
+): Effect.Effect<{ readonly webhook: Webhook; readonly secret: string }, NotFound | StoreError, WebhookStore> =>
+  Effect.map(get(tenantId, webhookId), (webhook) => ({ webhook, secret: webhook.secrets.current }))
+
+/** The windows of a webhook's success rate, newest last: the last 24 hours and the last 7 days. */
+export const successWindows = [
+  { name: "last_24_hours", millis: 24 * 60 * 60 * 1000 },
+  { name: "last_7_days", millis: 7 * 24 * 60 * 60 * 1000 }
+] as const
+
+/** How many attempts succeeded and failed in one window, since when. */
+export interface WindowTally extends Tally {
+  readonly since: Date
+}
+
+/**
+ * How a webhook's receiver has been answering (decision 0010): its
+ * attempts that succeeded and failed over the last 24 hours and 7 days,
+ * re-deliveries and test sends included.
+ */
+export const successRate = (
+  tenantId: TenantId,
+  webhookId: string
+): Effect.Effect<
+  Record<(typeof successWindows)[number]["name"], WindowTally>,
+  NotFound | StoreError,
+  WebhookStore | DeliveryStore
+> =>
+  Effect.gen(function*() {
+    const webhook = yield* get(tenantId, webhookId)
+    const store = yield* DeliveryStore
+    const now = yield* Clock.currentTimeMillis
+    const tallies = yield* Effect.forEach(successWindows, (window) => {
+      const since = new Date(now - window.millis)
+      return Effect.map(store.tally(tenantId, webhook.webhook_id, since), (tally) => [window.name, { ...tally, since }] as const)
+    })
+    return Object.fromEntries(tallies) as Record<(typeof successWindows)[number]["name"], WindowTally>
   })
 
 /** Sends an example event of `type` to one webhook through the normal pipeline (signed, retried, logged). */

@@ -63,7 +63,10 @@ const attempt = (offset: number, status: number | null): Webhook.Attempt => ({
   latency_ms: 12,
   error: status === 200 ? null : "The receiver answered 500",
   // The receiver's answer, kept with the attempt (text, any characters).
-  response_excerpt: status === 200 ? null : "{\"error\":\"busy, try later\"} — é \u2028"
+  response_excerpt: status === 200 ? null : "{\"error\":\"busy, try later\"} — é \u2028",
+  // The headers sent and answered, kept in the attempt (decision 0010).
+  request_headers: { "content-type": "application/json", "x-service-event": "alert.fire", "x-service-signature": "t=1,v1=ab" },
+  response_headers: status === null ? null : { "content-type": "text/plain; charset=utf-8", "x-trace": "é ü \u2028", "set-cookie": "a=1, b=2" }
 })
 
 class Rollback extends Data.TaggedError("Rollback")<{}> {}
@@ -235,6 +238,35 @@ export const webhookStoreContract = (it: Vitest.MethodsNonLive<Stores>): void =>
       assert.deepStrictEqual(done.attempts, [attempt(50_000, 500), attempt(85_000, 200)])
       assert.deepStrictEqual(done.updated_at, at(85_010))
       assert.deepStrictEqual(yield* claimOf([webhook], at(999_000)), [])
+    }))
+
+  it.effect("tally counts a webhook's attempts since an instant, succeeded and failed, across its deliveries", () =>
+    Effect.gen(function*() {
+      const deliveries = yield* DeliveryStore.DeliveryStore
+      const tenant = yield* makeTenant
+      const other = yield* makeTenant
+      const ws = yield* makeWorkspace(tenant)
+      const webhook = yield* makeWebhook(tenant)
+      const quiet = yield* makeWebhook(tenant)
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, webhook.webhook_id, at(0)), { succeeded: 0, failed: 0 })
+      yield* deliveries.publish(tenant, yield* event("alert.fire", ws), at(100_000))
+      const claims = yield* claimOf([webhook], at(100_000))
+      assert.strictEqual(claims.length, 1)
+      yield* deliveries.publish(tenant, yield* event("export.succeeded", ws), at(100_010))
+      const [second] = (yield* claimOf([webhook], at(100_010))).filter((c) => c.delivery.event.type === "export.succeeded")
+      // The first: 500, then 200 at its retry; the second: 200.
+      yield* deliveries.settle(claims[0], { attempt: attempt(100_000, 500), status: "retrying", failures: 1, nextAttemptAt: at(100_100) }, at(100_020))
+      yield* deliveries.settle(second, { attempt: attempt(100_050, 200), status: "succeeded", failures: 0, nextAttemptAt: null }, at(100_055))
+      const [retry] = (yield* claimOf([webhook], at(100_100))).filter((c) => c.delivery.delivery_id === claims[0].delivery.delivery_id)
+      yield* deliveries.settle(retry, { attempt: attempt(100_100, 200), status: "succeeded", failures: 1, nextAttemptAt: null }, at(100_110))
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, webhook.webhook_id, at(100_000)), { succeeded: 2, failed: 1 })
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, webhook.webhook_id, at(100_001)), { succeeded: 2, failed: 0 })
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, webhook.webhook_id, at(100_060)), { succeeded: 1, failed: 0 })
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, webhook.webhook_id, at(100_101)), { succeeded: 0, failed: 0 })
+      // Scoped by tenant and webhook.
+      assert.deepStrictEqual(yield* deliveries.tally(other, webhook.webhook_id, at(0)), { succeeded: 0, failed: 0 })
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, quiet.webhook_id, at(0)), { succeeded: 0, failed: 0 })
+      assert.deepStrictEqual(yield* deliveries.tally(tenant, "not-an-id" as Webhook.WebhookId, at(0)), { succeeded: 0, failed: 0 })
     }))
 
   it.effect("settling inside a transaction commits with it, or not at all", () =>

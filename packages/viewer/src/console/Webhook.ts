@@ -40,6 +40,32 @@ export interface Attempt {
   readonly error: string | null
   /** The start of the receiver's answer body (at most 1 KB of text); absent from an older service. */
   readonly response_excerpt?: string | null
+  /** The headers the attempt was sent with; absent or null on older attempts. */
+  readonly request_headers?: Headers | null
+  /** The receiver's answer headers; null when it did not answer. */
+  readonly response_headers?: Headers | null
+}
+
+/** HTTP headers, names in lower case. */
+export type Headers = Readonly<Record<string, string>>
+
+/** Attempts in one window of the success rate. */
+export interface Tally {
+  readonly since: string
+  readonly succeeded: number
+  readonly failed: number
+}
+
+/** `GET /v1/webhooks/{id}/success-rate`. */
+export interface SuccessRate {
+  readonly last_24_hours: Tally
+  readonly last_7_days: Tally
+}
+
+/** A window's share of attempts that succeeded, in words ("75% succeeded"), rounded down so 99.6% is not "100%". */
+export const rateWords = (tally: Pick<Tally, "succeeded" | "failed">): string => {
+  const total = tally.succeeded + tally.failed
+  return msg("webhook.rate.percent", { percent: total === 0 ? 0 : Math.floor((tally.succeeded / total) * 100) })
 }
 
 /** Where a delivery stands. */

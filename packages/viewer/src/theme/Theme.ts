@@ -128,8 +128,20 @@ details.event[open] summary { margin-bottom: 0; }
 ol.attempts details.answer { flex-basis: 100%; }
 details.answer pre { margin: 4px 0 0; padding: 6px 10px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 form.recover { grid-template-columns: 1fr 1fr auto; align-items: end; }
+ol.attempts details.headers { flex-basis: 100%; min-width: 0; }
+.headers-title { margin: 4px 0 2px; font-weight: 600; font-size: 0.9rem; }
+dl.headers { margin: 0 0 8px; display: grid; gap: 2px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+dl.headers > div { display: grid; grid-template-columns: minmax(0, 14rem) minmax(0, 1fr); gap: 0 12px; }
+dl.headers dt { color: var(--analytics-muted); overflow-wrap: anywhere; }
+dl.headers dd { margin: 0; overflow-wrap: anywhere; }
+dl.rate { margin: 0 0 8px; display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: 12px; }
+dl.rate dt { font-weight: 600; }
+dl.rate dd { margin: 0; display: grid; gap: 2px; }
+.webhook-actions { margin: 0 0 16px; gap: 8px; }
+form.edit .field-error { color: var(--analytics-danger); font-weight: 400; font-size: 0.9rem; }
 @media (max-width: 600px) {
   form.recover { grid-template-columns: 1fr; }
+  dl.headers > div { grid-template-columns: 1fr; }
   header.bar { padding: 8px 16px; gap: 8px 12px; }
   header.bar nav { order: 3; flex: 1 1 100%; }
   header.bar nav a { padding: 6px 8px; }

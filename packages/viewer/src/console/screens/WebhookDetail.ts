@@ -1,8 +1,12 @@
 /**
- * One webhook (`/webhooks/{webhook_id}`, tenant admins): its state and its
+ * One webhook (`/webhooks/{webhook_id}`, tenant admins), as the Svix portal
+ * shows an endpoint (decision 0010): its state; edit its URL, description
+ * and events; send a test event, disable or enable it, rotate its secret
+ * (after a confirmation) and reveal it (audited); its success rate over
+ * the last 24 hours and 7 days; and its
  * deliveries, newest first, a page at a time ("Load more"), each with its
  * event type, status and every attempt (the answer's status code or what
- * went wrong, when, how long it took). Deliveries the worker has not
+ * went wrong, when, how long it took, the headers sent and answered). Deliveries the worker has not
  * finished are re-read every second until they settle. A finished
  * delivery may be delivered again; every failed delivery of a time range
  * may be recovered at once.
@@ -12,6 +16,7 @@
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
+import { confirmDialog } from "../../elements/Confirm.ts"
 import { msg } from "../../i18n/msg.ts"
 import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
@@ -19,7 +24,26 @@ import { linkTitle } from "../Router.ts"
 import { Actions, noticeView } from "../Actions.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { type Attempt, type Delivery, deliveryBadge, type DeliveryStatus, deliveryWords, forbidden, reasonWords, inFlight, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
+import {
+  type Attempt,
+  type Delivery,
+  deliveryBadge,
+  type DeliveryStatus,
+  deliveryWords,
+  eventWords,
+  type EventType,
+  forbidden,
+  type Headers,
+  inFlight,
+  rateWords,
+  reasonWords,
+  stateBadge,
+  stateOf,
+  stateWords,
+  type SuccessRate,
+  type Webhook,
+  type WebhookWithSecret
+} from "../Webhook.ts"
 
 /** How often unfinished deliveries are re-read. */
 const pollMillis = 1_000
@@ -31,7 +55,14 @@ export class WebhookScreen extends Screen {
     webhook: { state: true },
     webhookProblem: { state: true },
     invalid: { state: true },
-    status: { state: true }
+    status: { state: true },
+    editing: { state: true },
+    editProblem: { state: true },
+    editInvalid: { state: true },
+    catalog: { state: true },
+    rate: { state: true },
+    secret: { state: true },
+    copied: { state: true }
   }
 
   declare webhook: Webhook | undefined
@@ -39,15 +70,27 @@ export class WebhookScreen extends Screen {
   declare invalid: string | undefined
   /** The deliveries shown: of one status, or all (`""`). */
   declare status: DeliveryStatus | ""
+  /** The edit form is open. */
+  declare editing: boolean
+  declare editProblem: Problem | undefined
+  declare editInvalid: string | undefined
+  /** The event catalog, for the edit form. */
+  declare catalog: ReadonlyArray<EventType> | undefined
+  declare rate: SuccessRate | undefined
+  /** The signing secret on screen (revealed or rotated), until hidden; never kept elsewhere. */
+  declare secret: { readonly value: string; readonly rotated: boolean } | undefined
+  declare copied: string | undefined
   private deliveries: Pager<Delivery> | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
 
-  /** Redelivery and recovery: busy meanwhile, then focus on their notice or problem. */
-  private readonly actions = new Actions(this, (failed) => failed ? ".problem" : ".webhook-notice")
+  /** The webhook's changes: busy meanwhile, then focus on their notice or problem (a secret on its field). */
+  private readonly actions = new Actions(this, (failed) => failed ? ".problem" : this.focusSecret ? "#revealed-secret" : ".webhook-notice")
+  private focusSecret = false
 
   constructor() {
     super()
     this.status = ""
+    this.editing = false
   }
 
   override connectedCallback() {
@@ -57,6 +100,7 @@ export class WebhookScreen extends Screen {
       this.deliveries = this.pager()
       void this.deliveries.more()
       void this.load()
+      void this.loadRate()
     }
   }
 
@@ -83,6 +127,22 @@ export class WebhookScreen extends Screen {
     }
   }
 
+  private async loadRate() {
+    try {
+      this.rate = await this.context.client.get<SuccessRate>(`${this.base}/success-rate`)
+    } catch {
+      // The rate is a summary: the deliveries below say the same, and the next refresh reads it again.
+    }
+  }
+
+  private async loadCatalog() {
+    try {
+      this.catalog = (await this.context.client.list<EventType>("v1/event-types")).data
+    } catch (error) {
+      this.editProblem = problemIn(error)
+    }
+  }
+
   protected override updated() {
     this.poll()
   }
@@ -100,6 +160,8 @@ export class WebhookScreen extends Screen {
         }
       }))
       this.timer = undefined
+      // Attempts settled: the success rate changed.
+      if (!pager.items.some((d) => inFlight(d.status))) void this.loadRate()
       this.requestUpdate()
     }, pollMillis)
   }
@@ -115,10 +177,114 @@ export class WebhookScreen extends Screen {
     this.timer = undefined
     this.deliveries = this.pager()
     void this.deliveries.more()
+    void this.loadRate()
   }
 
-  private act(action: () => Promise<string>): Promise<string | undefined> {
+  private act(action: () => Promise<string>, focusSecret = false): Promise<string | undefined> {
+    this.focusSecret = focusSecret
     return this.actions.run(action, (notice) => notice)
+  }
+
+  private toggle(webhook: Webhook) {
+    void this.act(async () => {
+      this.webhook = await this.context.client.patch<Webhook>(this.base, { enabled: !webhook.enabled })
+      return msg(this.webhook.enabled ? "webhooks.enabled" : "webhooks.disabled", { url: this.webhook.url })
+    })
+  }
+
+  private sendTest(webhook: Webhook) {
+    const type = this.querySelector<HTMLSelectElement>("#test-type")?.value ?? webhook.events[0] ?? ""
+    void this.act(async () => {
+      const delivery = await this.context.client.post<Delivery>(`${this.base}/test`, { type })
+      // Shown at once, and re-read until it settles (unless another status is shown).
+      if (this.status === "" || this.status === delivery.status) this.deliveries?.prepend(delivery)
+      return msg("webhook.test.sent", { type: delivery.event_type })
+    })
+  }
+
+  /** Rotates after a confirmation: the receiver must learn the new secret within the old one's 24 hours. */
+  private async rotate(webhook: Webhook) {
+    const confirmed = await confirmDialog(this, {
+      title: msg("webhooks.rotate.title"),
+      text: msg("webhooks.rotate.confirm", { url: webhook.url }),
+      yes: msg("webhooks.rotate.yes"),
+      no: msg("webhooks.rotate.no")
+    })
+    if (!confirmed) return
+    await this.act(async () => {
+      const { secret, ...changed } = await this.context.client.post<WebhookWithSecret>(`${this.base}/rotate-secret`)
+      this.webhook = changed
+      this.copied = undefined
+      this.secret = { value: secret, rotated: true }
+      return msg("webhook.rotated")
+    }, true)
+  }
+
+  /** Reads the secret again (admins; the service records each read in the audit log). */
+  private reveal() {
+    void this.act(async () => {
+      const { secret } = await this.context.client.get<{ secret: string }>(`${this.base}/secret`)
+      this.copied = undefined
+      this.secret = { value: secret, rotated: false }
+      return msg("webhook.secret.revealed")
+    }, true)
+  }
+
+  private hideSecret() {
+    this.secret = undefined
+    this.copied = undefined
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>("#reveal-secret")?.focus())
+  }
+
+  private async copy(secret: string) {
+    try {
+      await navigator.clipboard.writeText(secret)
+      this.copied = msg("webhooks.secret.copied")
+    } catch {
+      this.querySelector<HTMLInputElement>("#revealed-secret")?.select()
+      this.copied = msg("webhooks.secret.copyFailed")
+    }
+  }
+
+  private openEdit() {
+    this.editing = true
+    this.editProblem = undefined
+    this.editInvalid = undefined
+    if (this.catalog === undefined) void this.loadCatalog()
+    void this.updateComplete.then(() => this.querySelector<HTMLInputElement>("#edit-url")?.focus())
+  }
+
+  private closeEdit() {
+    this.editing = false
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>("#edit-webhook")?.focus())
+  }
+
+  private async save(event: SubmitEvent) {
+    event.preventDefault()
+    const data = new FormData(event.target as HTMLFormElement)
+    const url = String(data.get("url") ?? "").trim()
+    const description = String(data.get("description") ?? "").trim()
+    const events = data.getAll("events").map(String)
+    this.editInvalid = undefined
+    this.editProblem = undefined
+    if (events.length === 0) {
+      this.editInvalid = msg("webhooks.register.needEvent")
+      await this.updateComplete
+      this.querySelector<HTMLInputElement>("form.edit input[name=events]")?.focus()
+      return
+    }
+    this.actions.busy = true
+    try {
+      this.webhook = await this.context.client.patch<Webhook>(this.base, { url, description: description === "" ? null : description, events })
+      this.editing = false
+      this.actions.notice = msg("webhook.edit.saved")
+    } catch (error) {
+      this.editProblem = problemIn(error)
+    } finally {
+      this.actions.busy = false
+    }
+    await this.updateComplete
+    this.querySelector<HTMLElement>(this.editProblem === undefined ? ".webhook-notice" : "form.edit [aria-invalid=true], form.edit .problem")?.focus()
   }
 
   private redeliver(delivery: Delivery) {
@@ -159,7 +325,18 @@ export class WebhookScreen extends Screen {
       <span class="muted">${msg("webhook.attempt.took", { ms: attempt.latency_ms })}</span>
       ${attempt.error === null ? nothing : html`<span class="reason break">${attempt.error}</span>`}
       ${attempt.response_excerpt == null ? nothing : html`<details class="answer"><summary>${msg("webhook.attempt.answer")}</summary><pre>${attempt.response_excerpt}</pre></details>`}
+      ${attempt.request_headers == null && attempt.response_headers == null ? nothing : html`<details class="headers"><summary>${msg("webhook.attempt.headers")}</summary>
+        ${this.headerList(msg("webhook.attempt.requestHeaders"), attempt.request_headers)}
+        ${attempt.response_headers == null ? html`<p class="muted">${msg("webhook.attempt.noResponseHeaders")}</p>` : this.headerList(msg("webhook.attempt.responseHeaders"), attempt.response_headers)}
+      </details>`}
     </li>`
+  }
+
+  private headerList(title: string, headers: Headers | null | undefined): TemplateResult | typeof nothing {
+    if (headers == null) return nothing
+    const entries = Object.entries(headers).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    return html`<p class="headers-title">${title}</p>
+      <dl class="headers">${entries.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></div>`)}</dl>`
   }
 
   private delivery(delivery: Delivery): TemplateResult {
@@ -183,7 +360,75 @@ export class WebhookScreen extends Screen {
       ${webhook.description === null || webhook.description === "" ? nothing : html`<p>${webhook.description}</p>`}
       ${stateOf(webhook) === "failed" && webhook.disabled_reason !== null ? html`<p class="reason">${reasonWords(webhook.disabled_reason)}</p>` : nothing}
       <p class="muted">${msg("webhooks.events", { events: webhook.events.join(", "), scope: msg(webhook.workspace_id === null ? "webhooks.scope.all" : "webhooks.scope.one") })}</p>
-      ${until === null ? nothing : html`<p class="muted">${msg("webhooks.oldSecret", { time: dateTime(until), relative: relative(until) })}</p>`}`
+      ${until === null ? nothing : html`<p class="muted">${msg("webhooks.oldSecret", { time: dateTime(until), relative: relative(until) })}</p>`}
+      <div class="row webhook-actions">
+        ${webhook.enabled ? html`<span class="row test">
+          <label class="inline">${msg("webhooks.test.type")}<select id="test-type">${webhook.events.map((type) => html`<option value=${type}>${type}</option>`)}</select></label>
+          <button type="button" class="secondary" ?disabled=${this.actions.busy} @click=${() => this.sendTest(webhook)}>${msg("webhooks.test")}</button></span>` : nothing}
+        <button type="button" class="secondary" id="edit-webhook" ?disabled=${this.actions.busy} aria-expanded=${this.editing ? "true" : "false"}
+          @click=${() => this.editing ? this.closeEdit() : this.openEdit()}>${msg("webhook.edit")}</button>
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} @click=${() => this.toggle(webhook)}>${msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable")}</button>
+        <button type="button" class="secondary" ?disabled=${this.actions.busy} @click=${() => void this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
+      </div>`
+  }
+
+  private editView(webhook: Webhook): TemplateResult {
+    const catalog = this.catalog
+    // What the service said of the URL (a validation problem names the field), beside it.
+    const urlError = this.editProblem?.errors?.filter((e) => e.path.at(-1) === "url").map((e) => e.message).join(" ") || undefined
+    return html`<section class="card" aria-labelledby="edit-title">
+      <h2 id="edit-title">${msg("webhook.edit.title")}</h2>
+      <form class="edit" @submit=${this.save}>
+        ${problemView(this.editProblem)}
+        <label>${msg("webhooks.register.url")}
+          <input id="edit-url" name="url" type="url" required pattern="https://.+" .value=${webhook.url} autocomplete="url"
+            aria-invalid=${urlError === undefined ? nothing : "true"} aria-describedby=${urlError === undefined ? "edit-url-hint" : "edit-url-error edit-url-hint"}>
+          ${urlError === undefined ? nothing : html`<span class="field-error" id="edit-url-error">${urlError}</span>`}
+          <span class="hint" id="edit-url-hint">${msg("webhooks.register.url.hint")}</span></label>
+        <label>${msg("webhook.edit.description")}<input name="description" maxlength="500" .value=${webhook.description ?? ""}></label>
+        <fieldset aria-describedby=${this.editInvalid === undefined ? nothing : "edit-events-invalid"}>
+          <legend>${msg("webhooks.register.events")}</legend>
+          ${this.editInvalid === undefined ? nothing : html`<p class="problem" id="edit-events-invalid" role="alert">${this.editInvalid}</p>`}
+          ${catalog === undefined ? loading() : catalog.map((t) => html`<label class="check"><input type="checkbox" name="events" value=${t.type} .checked=${webhook.events.includes(t.type)}>
+            <span><code>${t.type}</code><br><span class="hint">${eventWords(t.type)}</span></span></label>`)}
+        </fieldset>
+        <div class="row"><button type="submit" ?disabled=${this.actions.busy || catalog === undefined}>${msg("webhook.edit.save")}</button>
+          <button type="button" class="secondary" @click=${() => this.closeEdit()}>${msg("webhook.edit.cancel")}</button></div>
+      </form>
+    </section>`
+  }
+
+  private rateView(): TemplateResult {
+    const rate = this.rate
+    const window = (name: "last_24_hours" | "last_7_days") => {
+      const tally = rate?.[name]
+      const total = tally === undefined ? 0 : tally.succeeded + tally.failed
+      return html`<div><dt>${msg(name === "last_24_hours" ? "webhook.rate.day" : "webhook.rate.week")}</dt><dd>${
+        tally === undefined ? loading() : total === 0 ? html`<span class="muted">${msg("webhook.rate.none")}</span>` : html`<strong>${rateWords(tally)}</strong>
+          <span class="muted">${msg("webhook.rate.counts", { succeeded: tally.succeeded, failed: tally.failed })}</span>`
+      }</dd></div>`
+    }
+    return html`<section class="card" aria-labelledby="rate-title">
+      <h2 id="rate-title">${msg("webhook.rate.title")}</h2>
+      <dl class="rate">${window("last_24_hours")}${window("last_7_days")}</dl>
+      <p class="hint">${msg("webhook.rate.hint")}</p>
+    </section>`
+  }
+
+  private secretView(): TemplateResult {
+    const secret = this.secret
+    return html`<section class="card secret" aria-labelledby="secret-title">
+      <h2 id="secret-title">${msg("webhook.secret.title")}</h2>
+      <p class="hint" id="secret-hint">${msg("webhooks.secret.hint")}</p>
+      ${secret === undefined
+      ? html`<p class="muted">${msg("webhook.secret.hidden")}</p>
+          <p><button type="button" class="secondary" id="reveal-secret" ?disabled=${this.actions.busy} @click=${() => this.reveal()}>${msg("webhook.secret.reveal")}</button></p>`
+      : html`<label for="revealed-secret">${msg(secret.rotated ? "webhook.secret.new" : "webhook.secret.label")}</label>
+          <div class="row"><input id="revealed-secret" class="grow" readonly .value=${secret.value} aria-describedby="secret-hint">
+            <button type="button" @click=${() => void this.copy(secret.value)}>${msg("webhooks.secret.copy")}</button>
+            <button type="button" class="secondary" @click=${() => this.hideSecret()}>${msg("webhook.secret.hide")}</button></div>
+          ${this.copied === undefined ? nothing : html`<p class="hint" role="status">${this.copied}</p>`}`}
+    </section>`
   }
 
   override render() {
@@ -205,6 +450,8 @@ export class WebhookScreen extends Screen {
       ${webhook === undefined ? nothing : this.header(webhook)}
       ${noticeView(this.actions.notice, "webhook-notice")}
       ${problemView(this.actions.problem)}
+      ${webhook === undefined || !this.editing ? nothing : this.editView(webhook)}
+      ${webhook === undefined ? nothing : html`${this.rateView()}${this.secretView()}`}
       <section aria-labelledby="deliveries-title">
         <div class="row spread"><h2 id="deliveries-title">${msg("webhook.deliveries")}</h2>
           <button type="button" class="secondary" ?disabled=${pager.loading} @click=${() => this.refresh()}>${msg("webhook.deliveries.refresh")}</button></div>
