@@ -17,8 +17,11 @@ export const grantsPath = "/v1/sharing/grants"
 /** How many orders the dataset holds. */
 export const orders = 3_000
 
-/** Starts the server with the viewer (and `options`: renderers, a mailer…) and arranges the demo report. */
-export const setupWith = (options: ExportFixture.ServeOptions) => Effect.gen(function*() {
+/**
+ * Starts the server with the viewer (and `options`: renderers, a mailer…) and arranges the demo report;
+ * `embedsSeeAll: false` keeps the demo's model as the host seeds it (an embed sees the rows of its `region` attribute).
+ */
+export const setupWith = (options: ExportFixture.ServeOptions, embedsSeeAll = true) => Effect.gen(function*() {
   // Unless the test brings its own mailer, mails are kept, so it can sign its people in by their e-mailed links.
   const memory = Mailer.makeMemory()
   const fixture = yield* ExportFixture.serve({
@@ -35,7 +38,7 @@ export const setupWith = (options: ExportFixture.ServeOptions) => Effect.gen(fun
   assert.strictEqual(loaded.status, 200, loaded.text)
   const model = SampleSales.model
   yield* ok("PATCH", `/v1/datasets/${datasetId}`, {
-    model: { ...model, row_level_security: [...(model.row_level_security ?? []), { roles: ["embed"], all_rows: true }] }
+    model: embedsSeeAll ? { ...model, row_level_security: [...(model.row_level_security ?? []), { roles: ["embed"], all_rows: true }] } : model
   })
   const report = yield* ok("POST", "/v1/reports", SampleReport.create(workspaceId as never, datasetId as never))
   return { ...fixture, ...tenant, mails: memory.sent, workspaceId, datasetId, reportId: report.report_id as string }
@@ -43,6 +46,9 @@ export const setupWith = (options: ExportFixture.ServeOptions) => Effect.gen(fun
 
 /** Starts the server with the viewer and arranges the demo report. */
 export const setup = setupWith({})
+
+/** The demo as the host seeds it: an embed's viewer sees only the rows of their `region` attribute. */
+export const setupDemo = setupWith({}, false)
 
 /** The body of `POST /v1/dashboards` for the demo's "Executive" dashboard: three tiles of the report's visuals. */
 export const executiveDashboard = (workspaceId: string, reportId: string) => ({

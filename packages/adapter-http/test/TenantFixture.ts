@@ -422,6 +422,10 @@ export const addresses: Readonly<Record<string, Address>> = {
   "sharing.pause": { params: { grant_id: "linkGrant" }, destructive: true },
   "sharing.resume": { params: { grant_id: "linkGrant" }, destructive: true },
   "sharing.embedToken": { params: { grant_id: "embedGrant" }, body: () => ({}) },
+  "sharing.embedPreview": {
+    body: (t) => ({ subject_type: "report", subject_id: t.ids.report, attributes: { region: "EU" } }),
+    bodyIds: { subject_id: "report" }
+  },
   "sharing.links": { params: { workspace_id: "workspace" } },
   "sharing.people": { query: () => ({ q: "member" }) },
   "exports.export": { params: { id: "report" }, body: (t) => ({ format: "csv", visual_id: t.visualId }), bodyIds: { visual_id: "visual" } },

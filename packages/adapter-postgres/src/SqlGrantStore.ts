@@ -72,6 +72,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         ...(filter.subjectType === undefined ? [] : [sql`subject_type = ${filter.subjectType}`]),
         ...(filter.subjectId === undefined ? [] : [sql`subject_id = ${filter.subjectId}`]),
         ...(filter.principalType === undefined ? [] : [sql`principal_type = ${filter.principalType}`]),
+        ...(filter.principalTypes === undefined ? [] : [sql.or(filter.principalTypes.map((t) => sql`principal_type = ${t}`))]),
         ...(filter.principalId === undefined ? [] : [sql`principal_id = ${filter.principalId}`]),
         ...(filter.workspaceId === undefined ? [] : [sql`workspace_id = ${filter.workspaceId}`]),
         ...(filter.createdById === undefined ? [] : [sql`created_by_id = ${filter.createdById}`]),

@@ -1,10 +1,10 @@
 /**
- * The handlers of `/v1/sharing/grants...` and `/v1/workspaces/{id}/links`.
+ * The handlers of `/v1/sharing/grants...`, `/v1/sharing/embed-previews` and `/v1/workspaces/{id}/links`.
  *
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { AuditLog, Cursor, People, EventPublisher, Grant, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ShareTokens, Transactor, type Workspace, Workspaces } from "@analytics/core"
+import { AuditLog, Cursor, Datasets, EmbedPreviews, People, EventPublisher, Grant, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ShareTokens, Transactor, type Workspace, Workspaces } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
@@ -48,7 +48,8 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
       InvitationStore.InvitationStore,
       Mailer.Mailer,
       ShareTokens.ShareTokens,
-      Cursor.CursorCodec
+      Cursor.CursorCodec,
+      Datasets.Engines
     )
     const { publicBaseUrl } = yield* ServiceInfo
     const links = invitationLinks(publicBaseUrl)
@@ -107,11 +108,17 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
           const token = yield* Effect.mapError(provide(Grants.embedToken(member, params.grant_id, payload)), toProblem)
           return respond(endpoint, embedJson(token, "Shared report"))
         }))
+      .handle("embedPreview", ({ endpoint, payload }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("sharing.embedPreview")
+          const preview = yield* Effect.mapError(provide(EmbedPreviews.preview(member, payload)), toProblem)
+          return respond(endpoint, preview)
+        }))
       .handle("links", ({ endpoint, params, query }) =>
         Effect.gen(function*() {
           const admin = yield* caller("sharing.links")
           yield* Effect.mapError(provide(Workspaces.ensureExists(admin.tenantId, params.workspace_id)), toProblem)
-          const filter = { principalType: "link", workspaceId: params.workspace_id, state: query.state } as const
+          const filter = { principalTypes: ["link", "embed"], workspaceId: params.workspace_id, state: query.state } as const
           const page = yield* Effect.mapError(provide(Grants.list(admin, filter, yield* listRequest(query))), toProblem)
           return respond(endpoint, yield* pageJson(page))
         }))

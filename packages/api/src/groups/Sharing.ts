@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { AuditLog, Grant, Grants, Workspace } from "@analytics/core"
+import { AuditLog, EmbedPreviews, Grant, Grants, Workspace } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
@@ -53,6 +53,38 @@ export const PersonJson = Schema.Struct({
   id: Schema.String.annotate({ description: "The grant's principal_id" }),
   name: Schema.String,
   email: Schema.NullOr(Schema.String).annotate({ description: "A user's address; null for a team or an executive role" })
+})
+
+const Scalar = Schema.Union([Schema.String, Schema.Number, Schema.Boolean])
+
+/** What an embed would show (decision 0014, "Embeds in the console"). */
+export const EmbedPreviewJson = Schema.Struct({
+  visuals: Schema.Array(Schema.Struct({
+    visual_id: Schema.String,
+    title: Schema.NullOr(Schema.String),
+    page: Schema.String,
+    state: Schema.Literals(["rows", "no_rows", "hidden", "unavailable"]).annotate({
+      description: "rows: it shows rows; no_rows: its query matches none; hidden: row-level security leaves none; unavailable: it cannot be shown"
+    }),
+    rows: Schema.Int.annotate({ description: "How many rows it would show (at most its query's limit)" })
+  })),
+  warnings: Schema.Array(Schema.Struct({
+    kind: Schema.Literals(["attribute_missing", "no_policy", "no_rows"]),
+    dataset_id: Schema.NullOr(Schema.String),
+    detail: Schema.String.annotate({ description: "The problem and its fix, in words" })
+  })),
+  filters: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    title: Schema.String,
+    dimension: Schema.String.annotate({ description: "The key to lock it by in `params`" }),
+    kind: Schema.Literals(["choice", "range"]).annotate({ description: "A choice is locked to one of `options`; a date range cannot be locked" }),
+    options: Schema.Array(Scalar).annotate({ description: "The values the maker sees (at most 200)" })
+  })),
+  attributes: Schema.Array(Schema.Struct({
+    name: Schema.String.annotate({ description: "An attribute row-level security policies for embeds read" }),
+    title: Schema.String.annotate({ description: "The dimension it is compared with, in words" }),
+    options: Schema.Array(Scalar).annotate({ description: "That dimension's values as the maker sees them (at most 200)" })
+  }))
 })
 
 /** Sharing grants (decision 0014). */
@@ -114,12 +146,24 @@ export const SharingGroup = HttpApiGroup.make("sharing")
       "Mints an embed token for an embed grant: the embedding app's server calls this per page view, with the viewer's locked parameters and attributes."
     )
   )
+  .add(
+    HttpApiEndpoint.post("embedPreview", "/v1/sharing/embed-previews", {
+      payload: EmbedPreviews.PreviewRequest,
+      success: EmbedPreviewJson,
+      error: [Problems.Forbidden, Problems.NotFound, Problems.GrantInvalid, Problems.ShareExpired]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "What an embed of a report would show, before it is made: each visual run as its viewer (the role `embed` with `attributes`, the locked `params`, at most a delegate's own rows) with how many rows it shows, " +
+        "and a warning in words, with the fix, when row-level security or the locked values leave it none; also the filters one may lock (with their values) and the attributes the report's policies for embeds read. " +
+        "Nothing is stored. For whoever may share the report; a locked value the data does not have is refused (400 grant/invalid), as the embed token refuses it."
+    )
+  )
   .add(Endpoints.list("links", "/v1/workspaces/:workspace_id/links", {
     params: { workspace_id: Workspace.WorkspaceId },
     query: { ...QueryParams.page, state: Schema.optionalKey(Grant.State) },
     item: GrantJson,
     error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
-    description: "Every public link of a workspace, newest first, with its state and whether it is paused: the one place to pause or revoke them. Tenant admins only."
+    description: "Every public link and embed of a workspace, newest first, with its state and whether it is paused: the one place to pause or revoke them. Tenant admins only."
   }))
   .add(Endpoints.list("people", "/v1/directory/people", {
     query: {

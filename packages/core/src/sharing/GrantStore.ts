@@ -15,6 +15,8 @@ export interface GrantFilter {
   readonly subjectType?: SubjectType | undefined
   readonly subjectId?: string | undefined
   readonly principalType?: PrincipalType | undefined
+  /** Grants to any of these audiences (a workspace's links and embeds). */
+  readonly principalTypes?: ReadonlyArray<PrincipalType> | undefined
   readonly principalId?: string | undefined
   readonly workspaceId?: string | undefined
   /** Grants made by this actor. */
@@ -31,6 +33,7 @@ export const matches = (grant: StoredGrant, filter: GrantFilter): boolean =>
   (filter.subjectType === undefined || grant.subject_type === filter.subjectType) &&
   (filter.subjectId === undefined || grant.subject_id === filter.subjectId) &&
   (filter.principalType === undefined || grant.principal_type === filter.principalType) &&
+  (filter.principalTypes === undefined || filter.principalTypes.includes(grant.principal_type)) &&
   (filter.principalId === undefined || grant.principal_id === filter.principalId) &&
   (filter.workspaceId === undefined || grant.workspace_id === filter.workspaceId) &&
   (filter.createdById === undefined || grant.created_by.id === filter.createdById) &&

@@ -23,6 +23,7 @@ import type { GroupId } from "../directory/Group.ts"
 import { randomBytes, UuidAnyCase, uuidv7 } from "../platform/Ids.ts"
 import type { InvitationStore } from "./InvitationStore.ts"
 import * as Invitations from "./Invitations.ts"
+import * as LockedFilters from "./LockedFilters.ts"
 import type { MailError, Mailer } from "../platform/Mailer.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
@@ -490,13 +491,16 @@ export const embedToken = (
 ): Effect.Effect<
   { readonly token: string; readonly expires_at: Date },
   NotFound | Forbidden | GrantInvalid | GrantNotActive | StoreError,
-  Services | ShareTokens.ShareTokens
+  Services | ShareTokens.ShareTokens | LockedFilters.Services
 > =>
   Effect.gen(function*() {
     const { grant, now, subject } = yield* manageable(actor, grantId)
     if (grant.principal_type !== "embed") return yield* new GrantInvalid({ detail: "Only an embed grant has embed tokens" })
     // A token hands the embed out again: its maker must still hold what it gives.
     yield* mayGrant(actor, subject, grant.actions, now)
+    // A locked value the data does not have only shows an empty embed (decision 0014).
+    const refused = yield* LockedFilters.check(actor, subject, request.params ?? {})
+    if (refused !== undefined) return yield* new GrantInvalid({ detail: refused })
     return yield* signEmbed(grant, now.getTime(), request)
   })
 

@@ -161,6 +161,8 @@ export const rules = {
   "sharing.pause": owner("grant"),
   "sharing.resume": owner("grant"),
   "sharing.embedToken": owner("grant"),
+  // What an embed would show, asked while making one: whoever may share the report (decision 0014).
+  "sharing.embedPreview": granted("share", "report"),
   "sharing.links": admin,
   // The share dialog's picker: any member may share what they hold, so any member names whom to; it shows id, name and address only.
   "sharing.people": member,

@@ -7,12 +7,14 @@
  * @since 0.1.0
  */
 export * as Access from "./Access.ts"
+export * as EmbedPreviews from "./EmbedPreviews.ts"
 export * as Grant from "./Grant.ts"
 export * as GrantStore from "./GrantStore.ts"
 export * as Grants from "./Grants.ts"
 export * as Invitation from "./Invitation.ts"
 export * as InvitationStore from "./InvitationStore.ts"
 export * as Invitations from "./Invitations.ts"
+export * as LockedFilters from "./LockedFilters.ts"
 export * as MemberViews from "./MemberViews.ts"
 export * as Policy from "./Policy.ts"
 export * as ShareTokens from "./ShareTokens.ts"
