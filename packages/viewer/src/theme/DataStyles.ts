@@ -14,7 +14,12 @@ export const css = `
 select { font: inherit; font-weight: 400; color: inherit; background: var(--analytics-bg); border: 1px solid var(--analytics-muted); border-radius: 6px; padding: 8px 10px; width: 100%; max-width: 100%; }
 .answer-text { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 1.05rem; min-height: 1.5em; }
 .answer .cursor { color: var(--analytics-primary); margin-left: 2px; }
-.answer-chart { margin: 8px 0; }
+.answer-query { margin: 12px 0; }
+.answer-query h3 { margin: 0 0 4px; font-size: 0.95rem; }
+.answer-query .query-words { margin: 0 0 6px; overflow-wrap: anywhere; }
+.answer-query pre { margin: 4px 0 8px; padding: 8px 12px; background: var(--analytics-surface); border: 1px solid var(--analytics-border); border-radius: 6px; font: 0.85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+.answer-query details p { margin: 8px 0 0; }
+visual-card.answer-visual { margin-top: 12px; }
 .answer .table-scroll, .history .table-scroll { margin-top: 8px; }
 .answer table, .history table, .dataset-columns table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 0.9rem; }
 .answer th, .answer td, .history th, .history td, .dataset-columns th, .dataset-columns td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--analytics-border); white-space: nowrap; }

@@ -2,9 +2,11 @@
  * Ask (`/w/{workspace_id}/ask`): a question in words about one of the
  * workspace's datasets, answered by `POST /v1/ai/ask` as server-sent events
  * (read with fetch: `client/Sse.ts`). The answer's words appear as they
- * arrive, then its chart (the viewer's lazy Vega chunk) and its rows as a
- * table. Refusals in words: the AI question limit (429), an answerer that
- * is not there (503).
+ * arrive, then the query it ran (in words; JSON and SQL on request,
+ * `AnswerQuery.ts`) and its chart and rows, made on the server as a report
+ * visual's and drawn by the same `<visual-card>`. The dataset asked is the
+ * first by name, or the one the question names, unless chosen. Refusals in
+ * words: the AI question limit (429), an answerer that is not there (503).
  *
  * @since 0.1.0
  */
@@ -12,12 +14,11 @@ import { html, nothing } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { featureOn } from "../../client/Boot.ts"
 import { postForEvents, type ServerEvent } from "../../client/Sse.ts"
-import type { TableData } from "../../Data.ts"
+import type { TableData, VisualData } from "../../Data.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptDataStyles } from "../../theme/DataStyles.ts"
-import { dataTable } from "../../VisualCard.ts"
-import "../../VegaChart.ts"
-import { type AnswerColumn, answerSpec, type SuggestedVisual } from "../AnswerChart.ts"
+import "../../VisualCard.ts"
+import { type AnswerColumn, type AnswerQuery, type ModelMember, queryInWords } from "../AnswerQuery.ts"
 import { crumbs } from "../Crumbs.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
@@ -25,6 +26,8 @@ import { empty, loading, problemView } from "../States.ts"
 interface DatasetItem {
   readonly dataset_id: string
   readonly name: string
+  /** Its semantic model: the members' titles the query is worded with. */
+  readonly model?: { readonly dimensions?: ReadonlyArray<ModelMember>; readonly measures?: ReadonlyArray<ModelMember> }
 }
 
 interface Result {
@@ -36,8 +39,24 @@ interface Result {
 interface Answer {
   readonly status: "answered" | "cannot_answer" | "query_refused"
   readonly text: string
+  readonly dataset_id: string
+  readonly query: AnswerQuery | null
+  readonly sql: { readonly dialect: string; readonly sql: string; readonly params: ReadonlyArray<unknown> } | null
   readonly result: Result | null
-  readonly visual: SuggestedVisual | null
+  readonly visual: { readonly type: string } | null
+  /** The chart, made on the server as a report visual's (a Vega spec, or a key figure). */
+  readonly chart: { readonly kind: string; readonly vega?: unknown; readonly figure?: string; readonly description?: string } | null
+  /** The rows as formatted text. */
+  readonly table: TableData | null
+}
+
+/** The dataset a question names ("revenue in Sales 2026"): the longest name found in it as whole words, if any. */
+const namedIn = (question: string, datasets: ReadonlyArray<DatasetItem>): DatasetItem | undefined => {
+  const text = ` ${question.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ")} `
+  const words = (name: string) => ` ${name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `
+  return [...datasets]
+    .filter((d) => words(d.name).trim() !== "" && text.includes(words(d.name)))
+    .sort((a, b) => b.name.length - a.name.length)[0]
 }
 
 /** An answer's problem in the words of asking. */
@@ -47,25 +66,30 @@ const askProblem = (problem: Problem): Problem => {
   return problem
 }
 
-const asTable = (result: Result): TableData => ({
-  columns: result.columns.map((c) => ({ title: c.title ?? c.name, numeric: c.kind === "measure" })),
-  cells: result.data.slice(0, 200).map((row) => result.columns.map((c) => {
-    const v = row[c.name]
-    return v === null || v === undefined ? "" : typeof v === "number" ? v.toLocaleString() : String(v)
-  })),
-  rows: result.row_count
-})
 
 /** The Ask screen. */
 export class AskScreen extends Screen {
-  static override properties = { ...Screen.properties, asking: { state: true }, text: { state: true }, stage: { state: true } }
+  static override properties = {
+    ...Screen.properties,
+    asking: { state: true },
+    text: { state: true },
+    stage: { state: true },
+    datasetId: { state: true },
+    named: { state: true }
+  }
   declare asking: boolean
   declare text: string
   declare stage: string
+  /** The dataset asked. */
+  declare datasetId: string
+  /** Whether it was chosen because the question names it. */
+  declare named: boolean
+  /** Whether the asker chose the dataset themselves (then a name in the question changes nothing). */
+  private picked = false
+  /** The workspace's datasets, by name. */
   private datasets: ReadonlyArray<DatasetItem> | undefined
   private listProblem: Problem | undefined
   private problem: Problem | undefined
-  private result: Result | undefined
   private answer: Answer | undefined
   private abort: AbortController | undefined
 
@@ -74,6 +98,8 @@ export class AskScreen extends Screen {
     this.asking = false
     this.text = ""
     this.stage = ""
+    this.datasetId = ""
+    this.named = false
   }
 
   override connectedCallback() {
@@ -92,11 +118,28 @@ export class AskScreen extends Screen {
   private async loadDatasets() {
     try {
       const page = await this.context.client.list<DatasetItem>(`v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=100`)
-      this.datasets = page.data
+      // By name, the first chosen: never "the newest", which may be any upload (decision 0016).
+      this.datasets = [...page.data].sort((a, b) => a.name.localeCompare(b.name))
+      this.datasetId = this.datasets[0]?.dataset_id ?? ""
     } catch (error) {
       this.listProblem = problemIn(error)
     }
     this.requestUpdate()
+  }
+
+  /** A question naming a dataset chooses it, unless the asker chose one. */
+  private onQuestion(event: Event) {
+    const datasets = this.datasets
+    if (this.picked || datasets === undefined) return
+    const named = namedIn((event.target as HTMLTextAreaElement).value, datasets)
+    this.datasetId = (named ?? datasets[0])?.dataset_id ?? ""
+    this.named = named !== undefined
+  }
+
+  private onDataset(event: Event) {
+    this.picked = true
+    this.named = false
+    this.datasetId = (event.target as HTMLSelectElement).value
   }
 
   private onEvent(event: ServerEvent) {
@@ -105,17 +148,12 @@ export class AskScreen extends Screen {
       case "progress":
         this.stage = typeof data.message === "string" ? data.message : ""
         break
-      case "rows":
-        this.result = data as unknown as Result
-        this.requestUpdate()
-        break
       case "answer":
         this.text += typeof data.text === "string" ? data.text : ""
         break
       case "done": {
         const answer = data as unknown as Answer
         this.answer = answer
-        if (answer.result !== null) this.result = answer.result
         this.text = answer.text
         this.requestUpdate()
         break
@@ -145,7 +183,6 @@ export class AskScreen extends Screen {
     this.text = ""
     this.stage = ""
     this.problem = undefined
-    this.result = undefined
     this.answer = undefined
     try {
       await postForEvents("v1/ai/ask", { question, dataset_id: dataset }, (e) => this.onEvent(e), { signal: abort.signal })
@@ -160,17 +197,53 @@ export class AskScreen extends Screen {
     }
   }
 
+  /** The query the answer ran: in words, and as JSON and SQL on request. */
+  private queryView(answer: Answer) {
+    if (answer.query === null) return nothing
+    const model = this.datasets?.find((d) => d.dataset_id === answer.dataset_id)?.model
+    const words = queryInWords(answer.query, answer.result?.columns ?? [], [...(model?.dimensions ?? []), ...(model?.measures ?? [])])
+    return html`<div class="answer-query">
+      <h3>${msg("ask.query")}</h3>
+      <p class="query-words">${words}</p>
+      <details class="query-code"><summary>${msg("ask.query.show")}</summary>
+        <p>${msg("ask.query.json")}</p>
+        <pre class="query-json">${JSON.stringify(answer.query, null, 2)}</pre>
+        ${answer.sql === null ? nothing : html`<p>${msg("ask.query.sql", { dialect: answer.sql.dialect })}</p>
+          <pre class="query-sql">${answer.sql.sql}</pre>
+          ${answer.sql.params.length === 0 ? nothing : html`<p class="muted">${msg("ask.query.params", { values: answer.sql.params.map((p) => JSON.stringify(p)).join(", ") })}</p>`}`}
+      </details>
+    </div>`
+  }
+
+  /** The answer's chart (or key figure) and rows, as a report visual's card shows them. */
+  private visualView(answer: Answer) {
+    if (answer.result === null || (answer.chart === null && answer.table === null)) return nothing
+    const chart = answer.chart
+    const visual: VisualData = {
+      id: "answer",
+      type: answer.visual?.type ?? "table",
+      title: msg("ask.chart"),
+      state: "rows",
+      columns: answer.result.columns.map((c) => c.name),
+      rows: answer.result.data,
+      kind: chart?.kind ?? "table",
+      ...(chart?.vega === undefined ? {} : { vega: chart.vega }),
+      ...(chart?.figure === undefined ? {} : { figure: chart.figure }),
+      ...(chart?.description === undefined ? {} : { description: chart.description }),
+      ...(answer.table === null ? {} : { table: answer.table })
+    }
+    return html`<visual-card class="answer-visual" .visual=${visual}></visual-card>`
+  }
+
   private answerView() {
-    const result = this.result
-    const spec = this.answer === undefined || result === undefined ? undefined : answerSpec(this.answer.visual, result.columns, this.answer.text)
-    if (this.text === "" && result === undefined && !this.asking) return nothing
+    const answer = this.answer
+    if (this.text === "" && answer === undefined && !this.asking) return nothing
     return html`<section class="card answer" aria-labelledby="answer-title">
       <h2 id="answer-title">${msg("ask.answer")}</h2>
       <p class="answer-text" aria-live="polite" aria-busy=${this.asking ? "true" : "false"}>${this.text}${this.asking ? html`<span class="cursor" aria-hidden="true">▍</span>` : nothing}</p>
       ${this.asking && this.stage !== "" ? html`<p class="muted" role="status">${this.stage}</p>` : nothing}
-      ${spec === undefined || result === undefined ? nothing : html`<figure class="answer-chart"><vega-chart .spec=${spec} .rows=${result.data}></vega-chart>
-        <figcaption class="visually-hidden">${this.text}</figcaption></figure>`}
-      ${result === undefined || result.columns.length === 0 ? nothing : html`<details class="data" ?open=${spec === undefined}><summary>${msg("ask.rows", { count: result.row_count })}</summary>${dataTable(asTable(result), msg("ask.rows.caption"))}</details>`}
+      ${answer === undefined ? nothing : this.queryView(answer)}
+      ${answer === undefined ? nothing : this.visualView(answer)}
     </section>`
   }
 
@@ -187,10 +260,13 @@ export class AskScreen extends Screen {
       ${!featureOn(this.context.boot, "ask") ? empty(msg("ask.off")) : datasets === undefined ? (this.listProblem === undefined ? loading() : nothing) : datasets.length === 0 ? empty(msg("ask.noDatasets"), msg("ask.noDatasets.hint")) : html`
         <form class="card ask-form" @submit=${(e: Event) => void this.ask(e)}>
           <label>${msg("ask.dataset")}
-            <select name="dataset">${datasets.map((d) => html`<option value=${d.dataset_id}>${d.name}</option>`)}</select>
+            <select name="dataset" aria-describedby=${this.named ? "dataset-named" : nothing} @change=${(e: Event) => this.onDataset(e)}>${
+      datasets.map((d) => html`<option value=${d.dataset_id} ?selected=${d.dataset_id === this.datasetId}>${d.name}</option>`)
+    }</select>
           </label>
+          ${this.named ? html`<p id="dataset-named" class="muted">${msg("ask.dataset.named")}</p>` : nothing}
           <label>${msg("ask.question")}
-            <textarea name="question" rows="2" maxlength="1000" required placeholder=${msg("ask.question.placeholder")}></textarea>
+            <textarea name="question" rows="2" maxlength="1000" required placeholder=${msg("ask.question.placeholder")} @input=${(e: Event) => this.onQuestion(e)}></textarea>
           </label>
           <p><button type="submit" ?disabled=${this.asking}>${this.asking ? msg("ask.asking") : msg("ask.submit")}</button></p>
         </form>`}
