@@ -303,6 +303,8 @@ export const addresses: Readonly<Record<string, Address>> = {
   "webhooks.update": { params: { webhook_id: "webhook" }, body: () => ({ description: "Changed" }), destructive: true },
   "webhooks.remove": { params: { webhook_id: "webhook" }, destructive: true },
   "webhooks.rotateSecret": { params: { webhook_id: "webhook" }, body: () => ({}), destructive: true },
+  "webhooks.secret": { params: { webhook_id: "webhook" } },
+  "webhooks.successRate": { params: { webhook_id: "webhook" } },
   "webhooks.test": { params: { webhook_id: "webhook" }, body: () => ({ type: "export.succeeded" }) },
   "webhooks.deliveries": { params: { webhook_id: "webhook" } },
   "webhooks.delivery": { params: { webhook_id: "webhook", delivery_id: "delivery" } },

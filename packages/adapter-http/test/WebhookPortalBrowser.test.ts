@@ -237,5 +237,5 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a webhook's page in he
         const refused = await Effect.runPromise(server.request("GET", `/v1/webhooks/${hook.webhook_id}/secret`, { token: member }))
         assert.strictEqual(refused.status, 403)
       })
-    }).pipe(Effect.scoped), 120_000)
+    }).pipe(Effect.scoped), 240_000)
 })

@@ -408,6 +408,7 @@ export const en = {
   "webhook.rate.day": "Last 24 hours",
   "webhook.rate.week": "Last 7 days",
   "webhook.rate.none": "No attempts",
+  "webhook.rate.failed": "Could not be read just now. Refresh the deliveries to try again.",
   "webhook.rate.percent": "{percent}% succeeded",
   "webhook.rate.counts": "{succeeded} succeeded, {failed} failed",
   "webhook.rate.hint": "Counts every attempt, retries, redeliveries and test events included. An attempt succeeds when the receiver answers 2xx within 5 seconds.",

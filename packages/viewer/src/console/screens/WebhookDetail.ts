@@ -61,6 +61,7 @@ export class WebhookScreen extends Screen {
     editInvalid: { state: true },
     catalog: { state: true },
     rate: { state: true },
+    rateFailed: { state: true },
     secret: { state: true },
     copied: { state: true }
   }
@@ -77,6 +78,8 @@ export class WebhookScreen extends Screen {
   /** The event catalog, for the edit form. */
   declare catalog: ReadonlyArray<EventType> | undefined
   declare rate: SuccessRate | undefined
+  /** The success rate could not be read (it is read again at the next refresh). */
+  declare rateFailed: boolean
   /** The signing secret on screen (revealed or rotated), until hidden; never kept elsewhere. */
   declare secret: { readonly value: string; readonly rotated: boolean } | undefined
   declare copied: string | undefined
@@ -91,6 +94,7 @@ export class WebhookScreen extends Screen {
     super()
     this.status = ""
     this.editing = false
+    this.rateFailed = false
   }
 
   override connectedCallback() {
@@ -130,8 +134,10 @@ export class WebhookScreen extends Screen {
   private async loadRate() {
     try {
       this.rate = await this.context.client.get<SuccessRate>(`${this.base}/success-rate`)
+      this.rateFailed = false
     } catch {
-      // The rate is a summary: the deliveries below say the same, and the next refresh reads it again.
+      // A summary: said in words, without a problem box; the deliveries below say the same, and a refresh reads it again.
+      this.rateFailed = this.rate === undefined
     }
   }
 
@@ -404,7 +410,7 @@ export class WebhookScreen extends Screen {
       const tally = rate?.[name]
       const total = tally === undefined ? 0 : tally.succeeded + tally.failed
       return html`<div><dt>${msg(name === "last_24_hours" ? "webhook.rate.day" : "webhook.rate.week")}</dt><dd>${
-        tally === undefined ? loading() : total === 0 ? html`<span class="muted">${msg("webhook.rate.none")}</span>` : html`<strong>${rateWords(tally)}</strong>
+        tally === undefined ? (this.rateFailed ? html`<span class="muted">${msg("webhook.rate.failed")}</span>` : loading()) : total === 0 ? html`<span class="muted">${msg("webhook.rate.none")}</span>` : html`<strong>${rateWords(tally)}</strong>
           <span class="muted">${msg("webhook.rate.counts", { succeeded: tally.succeeded, failed: tally.failed })}</span>`
       }</dd></div>`
     }
