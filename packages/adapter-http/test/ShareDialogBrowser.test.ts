@@ -305,7 +305,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         // An embed with the region locked to EU: the snippet's token carries it.
         await dialog.getByLabel("Expires on (optional)").fill("")
         await dialog.getByLabel("Embed in another site").check()
-        await dialog.getByRole("textbox", { name: "Region" }).fill("EU")
+        await dialog.getByRole("combobox", { name: "Region", exact: true }).selectOption("EU")
         await dialog.getByRole("button", { name: "Share", exact: true }).click()
         await dialog.getByText("Embed created. Copy the snippet into the other site's page.").waitFor()
         const snippet = await dialog.locator("#created-snippet").inputValue()

@@ -198,7 +198,10 @@ export const preview = (
     // The attributes the policies for embeds read, each with the values of the dimension it is compared with.
     const read = new Map<string, { readonly dataset: Dataset; readonly member: string }>()
     for (const dataset of datasets) {
-      for (const policy of embedPolicies(dataset)) {
+      const policies = embedPolicies(dataset)
+      // A policy giving embeds every row reads nothing of the viewer.
+      if (policies.some((p) => p.all_rows === true)) continue
+      for (const policy of policies) {
         for (const a of attributesOf(policy)) if (!read.has(a.name)) read.set(a.name, { dataset, member: a.member })
       }
     }

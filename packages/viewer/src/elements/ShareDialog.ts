@@ -6,7 +6,11 @@
  *
  * - **Share**: who (people, teams and executive roles through the
  *   directory's picker; anyone with a link, with an optional password and
- *   expiry; an embed, with filters locked to values), what they may do (the
+ *   expiry; an embed of a report, with filters locked to values picked from
+ *   theirs, who views it (their e-mail, the attributes row-level security
+ *   reads) and what they would see, asked live of
+ *   `POST /v1/sharing/embed-previews` with a warning and its fix when
+ *   they would see nothing), what they may do (the
  *   API's actions, in words), a watermark (for a link, with the viewer's
  *   e-mail it tiles, else it names the link). A new link's URL, or an embed's
  *   snippet, is shown once with a copy button.
@@ -55,11 +59,14 @@ interface Person {
   readonly invite?: boolean
 }
 
-/** A filter of the report, for an embed's locked values. */
-interface ReportFilter {
-  readonly name: string
-  readonly dimension: string
-  readonly title?: string | null
+type Scalar = string | number | boolean
+
+/** What an embed would show (`POST /v1/sharing/embed-previews`): rows per visual, warnings, what to lock and what to give. */
+interface EmbedPreview {
+  readonly visuals: ReadonlyArray<{ readonly visual_id: string; readonly title: string | null; readonly state: string; readonly rows: number }>
+  readonly warnings: ReadonlyArray<{ readonly kind: string; readonly detail: string }>
+  readonly filters: ReadonlyArray<{ readonly name: string; readonly title: string; readonly dimension: string; readonly kind: "choice" | "range"; readonly options: ReadonlyArray<Scalar> }>
+  readonly attributes: ReadonlyArray<{ readonly name: string; readonly title: string; readonly options: ReadonlyArray<Scalar> }>
 }
 
 type Kind = "people" | "link" | "embed"
@@ -90,7 +97,11 @@ export class AnalyticsShareDialog extends LitElement {
     chosenActions: { state: true },
     watermark: { state: true },
     recipientInvalid: { state: true },
-    filters: { state: true },
+    embedPreview: { state: true },
+    previewProblem: { state: true },
+    previewing: { state: true },
+    locked: { state: true },
+    viewerAttributes: { state: true },
     busy: { state: true },
     problem: { state: true },
     invalid: { state: true },
@@ -138,6 +149,13 @@ export class AnalyticsShareDialog extends LitElement {
     .state-text { text-align: center; color: var(--analytics-muted, #57606a); padding: 16px; border: 1px dashed var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
     .analytics-confirm { width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
     .analytics-confirm h2 { margin-bottom: 8px; }
+    select { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
+    .preview { display: grid; gap: 8px; padding: 12px 16px; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
+    .preview .warning { border-left: 4px solid var(--analytics-warn, #9a6700); padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); overflow-wrap: anywhere; }
+    ul.visuals { list-style: none; margin: 0; padding: 0; font-size: 0.9rem; display: grid; gap: 2px; }
+    ul.visuals li { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 12px; overflow-wrap: anywhere; }
+    ul.visuals .rows { color: var(--analytics-muted, #57606a); }
+    ul.visuals .rows.hidden, ul.visuals .rows.no_rows { color: var(--analytics-danger, #b42318); font-weight: 600; }
     .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   `]
 
@@ -158,7 +176,14 @@ export class AnalyticsShareDialog extends LitElement {
   declare chosenActions: ReadonlyArray<Action>
   declare watermark: boolean
   declare recipientInvalid: boolean
-  declare filters: ReadonlyArray<ReportFilter>
+  /** The embed's preview, asked again as its locked values and viewer change. */
+  declare embedPreview: EmbedPreview | undefined
+  declare previewProblem: Problem | undefined
+  declare previewing: boolean
+  /** Locked values chosen, by dimension. */
+  declare locked: Readonly<Record<string, Scalar>>
+  /** The viewer's attributes given ("Who views it"), `email` among them. */
+  declare viewerAttributes: Readonly<Record<string, Scalar>>
   declare busy: boolean
   declare problem: Problem | undefined
   declare invalid: string | undefined
@@ -172,13 +197,14 @@ export class AnalyticsShareDialog extends LitElement {
   declare notice: string | undefined
 
   private searchTimer: ReturnType<typeof setTimeout> | undefined
+  private previewTimer: ReturnType<typeof setTimeout> | undefined
+  private previewTurn = 0
   private searchTurn = 0
   /** The dialog: focus in on the selected tab, back to what opened it on closing. */
   private readonly modal = new ModalController(this, {
     dialog: "dialog.share",
     focus: "[role=tab][aria-selected=true]",
-    opened: () => void this.loadFilters(),
-    closed: () => clearTimeout(this.searchTimer)
+    closed: () => (clearTimeout(this.searchTimer), clearTimeout(this.previewTimer))
   })
 
   constructor() {
@@ -211,7 +237,11 @@ export class AnalyticsShareDialog extends LitElement {
     this.chosenActions = ["view"]
     this.watermark = false
     this.recipientInvalid = false
-    this.filters = []
+    this.embedPreview = undefined
+    this.previewProblem = undefined
+    this.previewing = false
+    this.locked = {}
+    this.viewerAttributes = {}
     this.busy = false
     this.problem = undefined
     this.invalid = undefined
@@ -242,15 +272,60 @@ export class AnalyticsShareDialog extends LitElement {
 
   // ---- Share
 
-  private async loadFilters() {
+  private chooseKind(kind: Kind) {
+    this.kind = kind
+    this.invalid = undefined
+    if (kind === "embed" && this.embedPreview === undefined) this.askPreview(0)
+  }
+
+  /**
+   * Asks what the embed would show with the values chosen, `wait` ms after
+   * the last change; only the latest answer is kept. Of reports only: the
+   * service previews those (decision 0014).
+   */
+  private askPreview(wait = debounceMillis) {
     if (this.subjectType !== "report") return
+    clearTimeout(this.previewTimer)
+    this.previewing = true
+    this.previewTimer = setTimeout(() => void this.loadPreview(), wait)
+  }
+
+  private async loadPreview() {
+    const turn = ++this.previewTurn
+    const attributes = Object.fromEntries(Object.entries(this.viewerAttributes).filter(([, v]) => v !== ""))
     try {
-      const report = await this.api.get<{ filters?: ReadonlyArray<ReportFilter> }>(`v1/reports/${encodeURIComponent(this.subjectId)}`)
-      this.filters = report.filters ?? []
-    } catch {
-      // No filters to lock: the embed shows every value.
-      this.filters = []
+      const preview = await this.api.post<EmbedPreview>("v1/sharing/embed-previews", {
+        subject_type: this.subjectType,
+        subject_id: this.subjectId,
+        params: this.locked,
+        attributes
+      })
+      if (turn !== this.previewTurn) return
+      this.embedPreview = preview
+      this.previewProblem = undefined
+    } catch (error) {
+      if (turn !== this.previewTurn) return
+      this.previewProblem = problemIn(error)
+    } finally {
+      if (turn === this.previewTurn) this.previewing = false
     }
+  }
+
+  private lock(dimension: string, options: ReadonlyArray<Scalar>, chosen: string) {
+    const next: Record<string, Scalar> = { ...this.locked }
+    const value = options.find((o) => String(o) === chosen)
+    if (value === undefined) delete next[dimension]
+    else next[dimension] = value
+    this.locked = next
+    this.askPreview()
+  }
+
+  private setViewerAttribute(name: string, value: Scalar | undefined) {
+    const next: Record<string, Scalar> = { ...this.viewerAttributes }
+    if (value === undefined || value === "") delete next[name]
+    else next[name] = value
+    this.viewerAttributes = next
+    this.askPreview()
   }
 
   private onQuery(event: Event) {
@@ -365,20 +440,17 @@ export class AnalyticsShareDialog extends LitElement {
       if (this.kind === "link" && password !== "") body.password = password
       if (recipient !== "") body.email = recipient
     }
-    const locked: Record<string, string> = {}
-    if (this.kind === "embed") {
-      for (const filter of this.filters) {
-        const value = String(data.get(`locked-${filter.dimension}`) ?? "").trim()
-        if (value !== "") locked[filter.dimension] = value
-      }
-    }
+    const email = this.kind === "embed" ? String(this.viewerAttributes.email ?? "").trim() : ""
+    if (email !== "" && !emailPattern.test(email)) return this.refuse(msg("share.recipient.invalid"), "#viewer-email")
+    const locked = this.kind === "embed" ? this.locked : {}
+    const attributes = this.kind === "embed" ? this.viewerAttributes : {}
     this.busy = true
     this.problem = undefined
     this.invalid = undefined
     try {
       let grant = await this.api.post<Grant>("v1/sharing/grants", body)
-      if (this.kind === "embed" && Object.keys(locked).length > 0) {
-        const embed = await this.api.post<NonNullable<Grant["embed"]>>(`v1/sharing/grants/${encodeURIComponent(grant.grant_id)}/embed-tokens`, { params: locked })
+      if (this.kind === "embed" && Object.keys(locked).length + Object.keys(attributes).length > 0) {
+        const embed = await this.api.post<NonNullable<Grant["embed"]>>(`v1/sharing/grants/${encodeURIComponent(grant.grant_id)}/embed-tokens`, { params: locked, attributes })
         grant = { ...grant, embed }
       }
       this.created = grant
@@ -421,7 +493,6 @@ export class AnalyticsShareDialog extends LitElement {
     const tab = this.tab
     this.reset()
     this.tab = tab
-    void this.loadFilters()
     this.modal.focus("input[name=kind]:checked")
   }
 
@@ -512,10 +583,7 @@ export class AnalyticsShareDialog extends LitElement {
 
   private selectTab(tab: Tab, focus = false) {
     // A new link's URL is shown once: back on Share, the form is empty again.
-    if (tab === "share" && this.tab !== "share" && this.created !== undefined) {
-      this.reset()
-      void this.loadFilters()
-    }
+    if (tab === "share" && this.tab !== "share" && this.created !== undefined) this.reset()
     this.tab = tab
     this.notice = undefined
     if (tab === "manage" && !this.grantsLoaded) void this.loadGrants()
@@ -565,7 +633,7 @@ export class AnalyticsShareDialog extends LitElement {
       <fieldset>
         <legend>${msg("share.who")}</legend>
         ${(["people", "link", "embed"] as const).map((k) => html`<label class="check">
-          <input type="radio" name="kind" value=${k} .checked=${kind === k} @change=${() => (this.kind = k, this.invalid = undefined)}>
+          <input type="radio" name="kind" value=${k} .checked=${kind === k} @change=${() => this.chooseKind(k)}>
           ${msg(`share.kind.${k}` as MessageKey)}
         </label>`)}
       </fieldset>
@@ -574,11 +642,7 @@ export class AnalyticsShareDialog extends LitElement {
         <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="password-hint">
         <p class="hint" id="password-hint">${msg("share.password.hint")}</p>
       </div>` : nothing}
-      ${kind === "embed" && this.filters.length > 0 ? html`<fieldset>
-        <legend>${msg("share.locked")}</legend>
-        <p class="hint">${msg("share.locked.hint")}</p>
-        ${this.filters.map((f) => html`<label>${f.title ?? f.name}<input name="locked-${f.dimension}" type="text"></label>`)}
-      </fieldset>` : nothing}
+      ${kind === "embed" ? this.renderEmbed() : nothing}
       <div class="field"><label for="expires">${msg("share.expiry")}</label>
         <input id="expires" name="expires" type="date" min=${today()} aria-describedby="expires-hint">
         <p class="hint" id="expires-hint">${msg("share.expiry.hint")}</p>
@@ -601,6 +665,67 @@ export class AnalyticsShareDialog extends LitElement {
       ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}
       <div class="row"><button type="submit" ?disabled=${this.busy}>${this.busy ? msg("share.creating") : msg("share.create")}</button></div>
     </form>`
+  }
+
+  /** An embed of a report: its locked filters picked from their values, who views it, and what they would see. */
+  private renderEmbed(): TemplateResult | typeof nothing {
+    if (this.subjectType !== "report") return nothing
+    const preview = this.embedPreview
+    const choices = preview?.filters.filter((f) => f.kind === "choice") ?? []
+    const ranges = preview?.filters.filter((f) => f.kind === "range") ?? []
+    const attributes = (preview?.attributes ?? []).filter((a) => a.name !== "email")
+    const value = (e: Event) => (e.target as HTMLInputElement | HTMLSelectElement).value
+    return html`
+      ${choices.length === 0 && ranges.length === 0 ? nothing : html`<fieldset>
+        <legend>${msg("share.locked")}</legend>
+        <p class="hint">${msg("share.locked.hint")}</p>
+        ${choices.map((f, i) => html`<div class="field"><label for="locked-${i}">${f.title}</label>
+          <select id="locked-${i}" @change=${(e: Event) => this.lock(f.dimension, f.options, value(e))}>
+            <option value="" ?selected=${this.locked[f.dimension] === undefined}>${msg("share.locked.none")}</option>
+            ${f.options.map((o) => html`<option value=${String(o)} ?selected=${this.locked[f.dimension] === o}>${String(o)}</option>`)}
+          </select></div>`)}
+        ${ranges.map((f) => html`<p class="hint">${msg("share.locked.range", { title: f.title })}</p>`)}
+      </fieldset>`}
+      <fieldset>
+        <legend>${msg("share.viewer")}</legend>
+        <p class="hint">${msg("share.viewer.hint")}</p>
+        <div class="field"><label for="viewer-email">${msg("share.viewer.email")}</label>
+          <input id="viewer-email" type="email" autocomplete="off" spellcheck="false" aria-describedby="viewer-email-hint"
+            .value=${String(this.viewerAttributes.email ?? "")} @input=${(e: Event) => this.setViewerAttribute("email", value(e).trim())}>
+          <p class="hint" id="viewer-email-hint">${msg("share.viewer.email.hint")}</p>
+        </div>
+        ${attributes.map((a, i) => html`<div class="field"><label for="attribute-${i}">${msg("share.viewer.attribute", { title: a.title, name: a.name })}</label>
+          ${a.options.length > 0 ? html`<select id="attribute-${i}" @change=${(e: Event) => this.setViewerAttribute(a.name, a.options.find((o) => String(o) === value(e)))}>
+            <option value="" ?selected=${this.viewerAttributes[a.name] === undefined}>${msg("share.viewer.attribute.none")}</option>
+            ${a.options.map((o) => html`<option value=${String(o)} ?selected=${this.viewerAttributes[a.name] === o}>${String(o)}</option>`)}
+          </select>` : html`<input id="attribute-${i}" type="text" autocomplete="off" .value=${String(this.viewerAttributes[a.name] ?? "")}
+            @input=${(e: Event) => this.setViewerAttribute(a.name, value(e).trim())}>`}
+        </div>`)}
+      </fieldset>
+      ${this.renderPreview(preview)}`
+  }
+
+  /** What the embed's viewer would see: a warning with its fix when a visual shows nothing, each visual's rows. */
+  private renderPreview(preview: EmbedPreview | undefined): TemplateResult {
+    const showing = preview?.visuals.filter((v) => v.state === "rows").length ?? 0
+    const total = preview?.visuals.length ?? 0
+    const summary = this.previewing || preview === undefined
+      ? msg("share.preview.checking")
+      : showing === total ? msg("share.preview.all", { count: total }) : msg("share.preview.some", { count: showing, total })
+    return html`<section class="preview" aria-labelledby="preview-title">
+      <h3 id="preview-title">${msg("share.preview")}</h3>
+      ${problemBox(this.previewProblem, "preview-problem")}
+      <div role="status">
+        <p class="hint">${summary}</p>
+        ${(preview?.warnings ?? []).map((w) => html`<p class="warning"><strong>${msg("share.preview.warning")}</strong> ${w.detail}.</p>`)}
+      </div>
+      ${preview === undefined ? nothing : html`<ul class="visuals" aria-label=${msg("share.preview.visuals")}>${preview.visuals.map((v) => html`<li>
+        <span>${v.title ?? v.visual_id}</span>
+        <span class="rows ${v.state}">${v.state === "rows"
+          ? msg(v.rows === 1 ? "share.preview.row" : "share.preview.rows", { count: v.rows })
+          : msg(`share.preview.state.${v.state}` as MessageKey)}</span>
+      </li>`)}</ul>`}
+    </section>`
   }
 
   private renderPicker(): TemplateResult {
