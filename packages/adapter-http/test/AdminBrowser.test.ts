@@ -65,10 +65,10 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         await page.waitForURL(/\/audit\?action=grant\.created$/)
         // The unfiltered screen stays until the filtered one has its entries: wait for the one entry left.
         await page.waitForFunction(() => document.querySelectorAll("analytics-audit ul.items > li").length === 1)
-        await page.getByText("You shared a report with Mia Member").waitFor()
+        await page.getByText("You shared Sales overview with Mia Member").waitFor()
         const filtered = page.getByRole("list", { name: "Entries, newest first" }).locator(":scope > li")
         assert.strictEqual(await filtered.count(), 1)
-        assert.match(await filtered.first().innerText(), /shared a report with Mia Member/)
+        assert.match(await filtered.first().innerText(), /shared Sales overview with Mia Member/)
         await page.reload()
         await page.getByRole("list", { name: "Entries, newest first" }).waitFor()
         assert.strictEqual(await page.getByLabel("Action").inputValue(), "grant.created")

@@ -3,7 +3,8 @@
  * (real HTTP, on memory, PGlite and PostgreSQL): webhooks (created, URL,
  * events and state changed, secret rotated, deleted), workspaces, datasets
  * (created, model and row-level security changed, data uploaded, deleted),
- * reports, dashboards, alerts, exports (through the API and through a link)
+ * reports, dashboards, alerts, exports (through the API and through a link;
+ * a file's URL handed out)
  * and export schedules (created, changed, sent now, deleted). Each entry has
  * its actor, time and target, reaches the `audit.event` firehose, and never
  * carries a secret nor a row of the tenant.
@@ -110,6 +111,7 @@ onEveryStore("the audit trail of a tenant's changes", (stores) => {
         ["alert.updated", "alert", alert.alert_id],
         ["export.requested", "job", job.job_id],
         ["export.requested", "job", shared.body.job_id],
+        ["export.downloaded", "job", job.job_id],
         ["export_schedule.created", "export_schedule", schedule.schedule_id],
         ["export_schedule.updated", "export_schedule", schedule.schedule_id],
         ["export_schedule.sent_now", "export_schedule", schedule.schedule_id],
@@ -141,7 +143,9 @@ onEveryStore("the audit trail of a tenant's changes", (stores) => {
       assert.deepStrictEqual(one("export_schedule.updated").detail.changes, { cron: { from: "0 8 * * 1", to: "0 9 * * 1" } })
       // An upload: how much, never what.
       assert.deepInclude(one("dataset.data_uploaded").detail, { row_count: 3, bytes: rows.length, format: "csv", columns: ["region", "amount"] })
-      assert.deepInclude(one("export.requested", job.job_id).detail, { report_id: report.report_id, format: "csv", visual_id: "by_region", channel: "token" })
+      assert.deepInclude(one("export.requested", job.job_id).detail, { report_id: report.report_id, report_name: "Sales overview", format: "csv", visual_id: "by_region", channel: "token" })
+      // The file's URL handed out is its download (decision 0025), never the URL itself.
+      assert.deepInclude(one("export.downloaded", job.job_id).detail, { report_id: report.report_id, report_name: "Sales overview", format: "csv" })
       // A shared export: the grant asked for it.
       const viaLink = one("export.requested", shared.body.job_id)
       assert.deepStrictEqual(viaLink.actor, { type: "grant", id: link.grant_id })

@@ -392,6 +392,7 @@ export const addresses: Readonly<Record<string, Address>> = {
   "alerts.update": { params: { id: "alert" }, body: () => ({ name: "Renamed" }), destructive: true },
   "alerts.delete": { params: { id: "alert" }, destructive: true },
   "alerts.check": { params: { id: "alert" }, destructive: true },
+  "alerts.history": { params: { id: "alert" } },
   "dashboards.list": { query: (t) => ({ workspace_id: t.ids.workspace }), queryIds: { workspace_id: "workspace" } },
   "dashboards.create": {
     body: (t) => ({ workspace_id: t.ids.workspace, name: "More", tiles: [tile(t)] }),
@@ -410,6 +411,10 @@ export const addresses: Readonly<Record<string, Address>> = {
   "auditLog.list": {
     query: () => ({}),
     // Free-text filters: another tenant's id matches nothing, as any text would.
+    queryIds: { target_id: "report", actor_id: "user" }
+  },
+  "auditLog.csv": {
+    query: () => ({}),
     queryIds: { target_id: "report", actor_id: "user" }
   },
   "sharing.create": {

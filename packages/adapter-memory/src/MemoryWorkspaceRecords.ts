@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { AlertStore, DashboardStore, type Dataset, DatasetRefresh, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
+import { Alert, AlertStore, DashboardStore, type Dataset, DatasetRefresh, DatasetStore, ExportScheduleStore, Pagination, ReportStore, type Tenant, WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import { restore, set, write } from "./Transactions.ts"
 
@@ -101,13 +101,23 @@ export const datasets = Effect.map(make(DatasetStore.datasets), ({ all, records 
 export const reports = Effect.map(make(ReportStore.reports), ({ records }) => ReportStore.ReportStore.of(records))
 
 /** A fresh in-memory AlertStore. */
-export const alerts = Effect.map(make(AlertStore.alerts), ({ all, records }) =>
-  AlertStore.AlertStore.of({
+export const alerts = Effect.map(make(AlertStore.alerts), ({ all, records }) => {
+  const checks: Array<Alert.AlertCheck> = []
+  return AlertStore.AlertStore.of({
     ...records,
     listAfterRefresh: (tenantId, datasetId) =>
       Effect.sync(() => [...all()].filter((a) => a.tenant_id === tenantId && a.dataset_id === datasetId && a.schedule.after_refresh)),
-    listScheduled: Effect.sync(() => [...all()].filter((a) => a.schedule.cron !== undefined))
-  }))
+    listScheduled: Effect.sync(() => [...all()].filter((a) => a.schedule.cron !== undefined)),
+    insertCheck: (check) => Effect.sync(() => void checks.push(check)),
+    listChecks: (tenantId, alertId, query) =>
+      Effect.gen(function*() {
+        // Gone with its alert, as the SQL store's cascade.
+        if ((yield* records.find(tenantId, alertId as Alert.AlertId)) === undefined) return []
+        const own = checks.filter((c) => c.tenant_id === tenantId && c.alert_id === alertId)
+        return Pagination.applyInMemory(own, query, Alert.checkKey, (c) => c.checked_at)
+      })
+  })
+})
 
 /** A fresh in-memory DashboardStore. */
 export const dashboards = Effect.map(make(DashboardStore.dashboards), ({ records }) => DashboardStore.DashboardStore.of(records))

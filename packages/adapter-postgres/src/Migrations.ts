@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { datasets, reports, alerts, datasetSchedules, dashboards, datasetLoads, reportFilters, datasetRefreshes } from "./migrations/Analytics.ts"
+import { datasets, reports, alerts, datasetSchedules, dashboards, datasetLoads, reportFilters, datasetRefreshes, alertChecks } from "./migrations/Analytics.ts"
 import { directory } from "./migrations/Directory.ts"
 import { exportJobs, exportSchedules, jobsBySchedule, scheduleRunAs } from "./migrations/Exports.ts"
 import { initial, idempotencyPurgeIndex, tenantLimits } from "./migrations/Platform.ts"
@@ -47,7 +47,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "21_comments": comments,
   "22_sessions": sessions,
   "23_jobs_by_schedule": jobsBySchedule,
-  "24_dataset_refreshes": datasetRefreshes
+  "24_dataset_refreshes": datasetRefreshes,
+  "25_alert_checks": alertChecks
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -49,7 +49,9 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
         ...(filter.action === undefined ? [] : [sql`action = ${filter.action}`]),
         ...(filter.targetType === undefined ? [] : [sql`target_type = ${filter.targetType}`]),
         ...(filter.targetId === undefined ? [] : [sql`target_id = ${filter.targetId}`]),
-        ...(filter.actorId === undefined ? [] : [sql`actor_id = ${filter.actorId}`])
+        ...(filter.actorId === undefined ? [] : [sql`actor_id = ${filter.actorId}`]),
+        ...(filter.since === undefined ? [] : [sql`created_at >= ${filter.since}`]),
+        ...(filter.before === undefined ? [] : [sql`created_at < ${filter.before}`])
       ]
       return sql<EntryRow>`SELECT * FROM audit_log WHERE ${sql.and(conditions)} ${afterNewestFirst(sql, query, "entry_id")}
         ORDER BY created_at DESC, entry_id ASC LIMIT ${query.take}`.pipe(

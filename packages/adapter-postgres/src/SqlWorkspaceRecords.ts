@@ -212,6 +212,19 @@ export const reports = Effect.map(
   ({ records }) => ReportStore.ReportStore.of(records)
 )
 
+/** An alert's check as its row holds it (numeric columns come back as text). */
+interface CheckRow extends Omit<Alert.AlertCheck, "threshold" | "value"> {
+  readonly threshold: number | string
+  readonly value: number | string | null
+}
+
+const checkOf = (row: CheckRow): Alert.AlertCheck => ({
+  ...row,
+  check_id: String(row.check_id),
+  threshold: Number(row.threshold),
+  value: row.value === null ? null : Number(row.value)
+})
+
 /** The AlertStore over the `SqlClient` in context. */
 export const alerts = Effect.map(
   make<Alert.Alert, Alert.AlertId>({
@@ -228,7 +241,36 @@ export const alerts = Effect.map(
         isId(tenantId) && isId(datasetId)
           ? where("listAfterRefresh", sql`tenant_id = ${tenantId} AND dataset_id = ${datasetId} AND (schedule->>'after_refresh')::boolean`)
           : Effect.succeed([]),
-      listScheduled: where("listScheduled", sql`schedule ? 'cron'`)
+      listScheduled: where("listScheduled", sql`schedule ? 'cron'`),
+      insertCheck: (c) =>
+        sql`INSERT INTO alert_checks ${
+          sql.insert({
+            check_id: c.check_id,
+            tenant_id: c.tenant_id,
+            alert_id: c.alert_id,
+            trigger: c.trigger,
+            measure: c.measure,
+            condition: c.condition,
+            threshold: c.threshold,
+            value: c.value,
+            state: c.state,
+            transition: c.transition,
+            checked_at: c.checked_at
+          })
+        }`.pipe(Effect.asVoid, failAs("AlertStore.insertCheck")),
+      listChecks: (tenantId, alertId, query) => {
+        if (!isId(tenantId) || !isId(alertId)) return Effect.succeed([])
+        const after = query.after === undefined
+          ? sql``
+          : sql`AND checked_at <= ${new Date(query.after.value)}
+            AND (checked_at < ${new Date(query.after.value)} OR (checked_at = ${new Date(query.after.value)} AND check_id > ${query.after.id}))`
+        return sql<CheckRow>`SELECT * FROM alert_checks
+          WHERE tenant_id = ${tenantId} AND alert_id = ${alertId} AND checked_at <= ${query.createdAtOrBefore} ${after}
+          ORDER BY checked_at DESC, check_id ASC LIMIT ${query.take}`.pipe(
+          Effect.map((rows) => rows.map(checkOf)),
+          failAs("AlertStore.listChecks")
+        )
+      }
     })
 )
 

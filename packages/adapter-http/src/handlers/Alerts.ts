@@ -8,7 +8,7 @@ import { Alerts } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
-import { caller, respond, withoutTenant } from "./Handling.ts"
+import { caller, listRequest, respond, withoutTenant } from "./Handling.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
 
 /** `/v1/alerts...`: members read; tenant admins write and check. */
@@ -27,5 +27,12 @@ export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         Effect.gen(function*() {
           const admin = yield* caller("alerts.check")
           return respond(endpoint, withoutTenant(yield* run(Alerts.checkNow(admin.tenantId, params.id))))
+        }))
+      .handle("history", ({ endpoint, params, query }) =>
+        Effect.gen(function*() {
+          const member = yield* caller("alerts.history")
+          const page = yield* run(Alerts.history(member.tenantId, params.id, yield* listRequest(query)))
+          const data = page.data.map(({ tenant_id: _, alert_id: __, ...check }) => check)
+          return respond(endpoint, { data, page: page.page })
         }))
   }))

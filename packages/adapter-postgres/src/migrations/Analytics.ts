@@ -119,3 +119,21 @@ export const datasetRefreshes = ddl([
   )`,
   `CREATE INDEX dataset_refreshes_by_started_at ON dataset_refreshes (tenant_id, dataset_id, started_at DESC, refresh_id)`
 ])
+
+/** Alerts' histories: each check, what it measured and whether it fired or resolved the alert (gone with the alert). */
+export const alertChecks = ddl([
+  `CREATE TABLE alert_checks (
+    check_id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    alert_id uuid NOT NULL REFERENCES alerts (alert_id) ON DELETE CASCADE,
+    trigger text NOT NULL,
+    measure text NOT NULL,
+    condition text NOT NULL,
+    threshold double precision NOT NULL,
+    value double precision,
+    state text NOT NULL,
+    transition text,
+    checked_at timestamptz(3) NOT NULL
+  )`,
+  `CREATE INDEX alert_checks_by_checked_at ON alert_checks (tenant_id, alert_id, checked_at DESC, check_id)`
+])

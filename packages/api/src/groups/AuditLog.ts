@@ -5,7 +5,7 @@
  */
 import { AuditLog } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as ListEnvelope from "../ListEnvelope.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
@@ -25,20 +25,41 @@ export const AuditEntryJson = Schema.Struct({
 
 const Filter = Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(200))
 
+/** A day (`2026-12-01`, UTC) or an instant (RFC 3339, with its offset); read by `AuditLog` handlers' `rangeOf`. */
+const When = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/, {
+    message: "a date (YYYY-MM-DD, UTC) or a date-time with its offset (2026-12-01T09:30:00Z)"
+  })
+)
+
+/** The filters of the log and of its CSV. */
+export const auditFilters = {
+  action: Schema.optionalKey(Filter),
+  target_type: Schema.optionalKey(Filter),
+  target_id: Schema.optionalKey(Filter),
+  actor_id: Schema.optionalKey(Filter),
+  from: Schema.optionalKey(When.annotate({ description: "Entries written at or after it: a day (from its first instant, UTC) or a date-time" })),
+  to: Schema.optionalKey(When.annotate({ description: "Entries written up to it: a day (to its last instant, UTC, included) or a date-time (included)" }))
+}
+
 /** The audit log: read only, for tenant admins. */
 export const AuditLogGroup = HttpApiGroup.make("auditLog")
   .add(
     HttpApiEndpoint.get("list", "/v1/audit-log", {
-      query: {
-        ...QueryParams.page,
-        action: Schema.optionalKey(Filter),
-        target_type: Schema.optionalKey(Filter),
-        target_id: Schema.optionalKey(Filter),
-        actor_id: Schema.optionalKey(Filter)
-      },
+      query: { ...QueryParams.page, ...auditFilters },
       success: ListEnvelope.make(AuditEntryJson),
       error: [...Problems.cursorProblems, Problems.Forbidden]
     }).annotate(RateLimitClass, "read")
+  )
+  .add(
+    HttpApiEndpoint.get("csv", "/v1/audit-log/csv", {
+      query: auditFilters,
+      success: HttpApiSchema.StreamUint8Array({ contentType: "text/csv" }),
+      error: [Problems.Forbidden]
+    }).annotate(RateLimitClass, "read").annotate(
+      OpenApi.Description,
+      "The entries the same filters list, newest first, as one CSV file (RFC 4180, UTF-8, a header line; each entry's detail as JSON), streamed as it is read. Tenant admins only."
+    )
   )
   .middleware(Authentication)
   .annotate(

@@ -34,7 +34,7 @@ import * as Policy from "../sharing/Policy.ts"
 import type { Member } from "../auth/Principal.ts"
 import { findVisual, type Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
-import type * as Subjects from "../sharing/Subjects.ts"
+import * as Subjects from "../sharing/Subjects.ts"
 
 /** The formats core makes itself; document formats need their renderer (`DocumentRenderers`). */
 const coreFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql", "parquet"])
@@ -128,7 +128,7 @@ export const request = (
       requested_by: { type: "user", id: member.userId },
       security,
       watermark: watermark ? member.email ?? `User ${member.userId}` : null
-    }), (job) => requestedEntry(job, AuditLog.actorOf(member), { channel: member.channel ?? "token" }))
+    }), (job) => requestedEntry(job, AuditLog.actorOf(member), { report_name: report.name, channel: member.channel ?? "token" }))
   })
 
 /**
@@ -195,13 +195,35 @@ export const resultUrl = (
 ): Effect.Effect<
   { readonly job: ExportJob; readonly url: string; readonly expires_at: Date },
   NotFound | Forbidden | Grants.ShareExpired | ResultNotReady | StoreError,
-  ExportStore | GrantStore | DirectoryStore | Subjects.Services
+  ExportStore | GrantStore | DirectoryStore | Subjects.Services | AuditLog.Recording
 > =>
   Effect.gen(function*() {
     const job = yield* get(member, jobId, "exports.result")
     yield* Policy.onSubject(member, "exports.export", job.report_id)
     if (job.status !== "succeeded" || job.result === null) return yield* new ResultNotReady({ status: job.status })
-    return { job, ...(yield* links.url(job)) }
+    const result = job.result
+    const link = yield* links.url(job)
+    // Handing out the file's URL is the download the service sees: an object store's presigned URL never passes through it (decision 0025).
+    const reportName = yield* Subjects.locate(member.tenantId, "report", job.report_id).pipe(
+      Effect.map((located) => located.name),
+      Effect.catchTag("NotFound", () => Effect.succeed(null))
+    )
+    yield* AuditLog.recorded(member.tenantId, Effect.void, () => ({
+      workspace_id: job.workspace_id,
+      action: "export.downloaded",
+      actor: AuditLog.actorOf(member),
+      target: { type: "job", id: job.job_id },
+      detail: {
+        job_id: job.job_id,
+        report_id: job.report_id,
+        report_name: reportName,
+        format: job.request.format,
+        filename: result.filename,
+        bytes: result.bytes,
+        channel: member.channel ?? "token"
+      }
+    }))
+    return { job, ...link }
   })
 
 /**

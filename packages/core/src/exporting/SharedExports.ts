@@ -88,7 +88,7 @@ export const request = (
       requested_by: requesterOf(viewer),
       security: viewer.security,
       watermark: viewer.watermark
-    }), (job) => Exports.requestedEntry(job, requesterOf(viewer), { grant_id: viewer.grant.grant_id, principal_type: viewer.grant.principal_type }))
+    }), (job) => Exports.requestedEntry(job, requesterOf(viewer), { report_name: report.name, grant_id: viewer.grant.grant_id, principal_type: viewer.grant.principal_type }))
   })
 
 /** A job the viewer's grant asked for; any other is NotFound to them. */

@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { CronExpression, DatasetId, isDue as cronDue } from "../datasets/Dataset.ts"
 import { Uuid } from "../platform/Ids.ts"
 import { FilterValue, makeFilter, MemberName } from "../datasets/SemanticModel.ts"
+import type { Keyset } from "../platform/Pagination.ts"
 import { Name, type TenantId } from "../tenancy/Tenant.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
 
@@ -69,6 +70,7 @@ export type AlertCreate = typeof AlertCreate.Type
 /** What a client may change. */
 export const AlertUpdate = Schema.Struct({
   name: Schema.optionalKey(Name),
+  measure: Schema.optionalKey(MemberName),
   filters: Schema.optionalKey(Schema.Array(Filter).check(Schema.isMaxLength(20))),
   condition: Schema.optionalKey(Condition),
   threshold: Schema.optionalKey(Schema.Finite),
@@ -95,3 +97,32 @@ export const holds = (alert: Pick<Alert, "condition" | "threshold">, value: numb
 /** Whether a scheduled alert is due at `now`: its cron has a time after its last check (or creation) and not after now. */
 export const isDue = (alert: Alert, now: Date): boolean =>
   alert.schedule.cron !== undefined && cronDue(alert.schedule.cron, alert.last_checked_at ?? alert.created_at, now)
+
+/** What started a check: its dataset's refresh, its cron schedule, or someone asking (`POST /v1/alerts/{id}/check`). */
+export const CheckTrigger = Schema.Literals(["refresh", "schedule", "manual"])
+/** What started a check. */
+export type CheckTrigger = typeof CheckTrigger.Type
+
+/**
+ * One check of an alert as its history keeps it (`GET /v1/alerts/{id}/history`):
+ * when, what started it, the rule it checked (as it was then), what it
+ * measured, the state it left, and whether it fired or resolved the alert.
+ * Gone with its alert.
+ */
+export interface AlertCheck {
+  readonly check_id: string
+  readonly tenant_id: TenantId
+  readonly alert_id: AlertId
+  readonly trigger: CheckTrigger
+  readonly measure: string
+  readonly condition: Condition
+  readonly threshold: number
+  readonly value: number | null
+  readonly state: AlertState
+  /** `fired` (became firing: `alert.fire`), `resolved` (`alert.resolve`), or `null` when the state stayed. */
+  readonly transition: "fired" | "resolved" | null
+  readonly checked_at: Date
+}
+
+/** A check's position in the newest-first history. */
+export const checkKey = (check: AlertCheck): Keyset => ({ value: check.checked_at.getTime(), id: check.check_id })

@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { Alert, AlertId } from "./Alert.ts"
+import type { Alert, AlertCheck, AlertId } from "./Alert.ts"
 import type { StoreError } from "../platform/Errors.ts"
-import type { Keyset } from "../platform/Pagination.ts"
+import type { Keyset, PageQuery } from "../platform/Pagination.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import * as WorkspaceRecords from "../tenancy/WorkspaceRecords.ts"
 
@@ -17,6 +17,14 @@ export class AlertStore extends Context.Service<AlertStore, WorkspaceRecords.Wor
   readonly listAfterRefresh: (tenantId: TenantId, datasetId: string) => Effect.Effect<ReadonlyArray<Alert>, StoreError>
   /** Every alert with a cron schedule, of every tenant (the scheduler decides which are due). */
   readonly listScheduled: Effect.Effect<ReadonlyArray<Alert>, StoreError>
+  /** Keeps a check in the alert's history (in the check's transaction). */
+  readonly insertCheck: (check: AlertCheck) => Effect.Effect<void, StoreError>
+  /**
+   * One page of an alert's history, newest first by `checked_at` then
+   * `check_id` ascending (`Pagination.applyInMemory` order, `checked_at`
+   * standing for `created_at`); its tenant's only. Gone with its alert.
+   */
+  readonly listChecks: (tenantId: TenantId, alertId: string, query: PageQuery<"created_at">) => Effect.Effect<ReadonlyArray<AlertCheck>, StoreError>
 }>()("@analytics/core/AlertStore") {}
 
 /** Alerts as workspace records. */

@@ -9,12 +9,15 @@
  */
 import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
-import { type Alert, type AlertCreate, type AlertUpdate, holds, isDue } from "./Alert.ts"
+import { type Alert, type AlertCheck, type AlertCreate, type AlertUpdate, checkKey, type CheckTrigger, holds, isDue } from "./Alert.ts"
 import { alerts, AlertStore } from "./AlertStore.ts"
 import type { EngineError } from "../datasets/AnalyticsEngine.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import * as Datasets from "../datasets/Datasets.ts"
+import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import type { NotFound, StoreError } from "../platform/Errors.ts"
+import { uuidv7 } from "../platform/Ids.ts"
+import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import { publish } from "../webhooks/EventPublisher.ts"
 import * as SemanticModel from "../datasets/SemanticModel.ts"
@@ -100,6 +103,7 @@ export const update: WorkspaceResource.Update<
     const updated: Alert = {
       ...current,
       name: change.name ?? current.name,
+      measure: change.measure ?? current.measure,
       filters: change.filters ?? current.filters,
       condition: change.condition ?? current.condition,
       threshold: change.threshold ?? current.threshold,
@@ -116,11 +120,11 @@ export const remove: WorkspaceResource.Remove<AlertStore | AuditLog.Recording, [
 export type CheckServices = AlertStore | DatasetStore | Datasets.Engines | EventPublisher | Transactor
 
 /**
- * Checks an alert now: measures its value over every row, records it, and
- * on a change of state publishes `alert.fire` or `alert.resolve` in the
- * same transaction.
+ * Checks an alert now: measures its value over every row, records it and
+ * keeps the check in the alert's history, and on a change of state
+ * publishes `alert.fire` or `alert.resolve`, in one transaction.
  */
-export const check = (alert: Alert): Effect.Effect<Alert, Datasets.QueryError | Datasets.QueryTimedOut | EngineError, CheckServices> =>
+export const check = (alert: Alert, trigger: CheckTrigger): Effect.Effect<Alert, Datasets.QueryError | Datasets.QueryTimedOut | EngineError, CheckServices> =>
   Effect.gen(function*() {
     const { rows } = yield* Datasets.query(alert.tenant_id, alert.dataset_id, queryOf(alert), { roles: [], attributes: {}, service: true })
     const measured = rows[0]?.[alert.measure]
@@ -130,7 +134,22 @@ export const check = (alert: Alert): Effect.Effect<Alert, Datasets.QueryError | 
     const checked: Alert = { ...alert, state: firing ? "firing" : "ok", last_value: value, last_checked_at: now, updated_at: now }
     const changed = checked.state !== alert.state
     yield* (yield* Transactor).transaction(Effect.gen(function*() {
-      yield* (yield* AlertStore).update(checked)
+      const store = yield* AlertStore
+      yield* store.update(checked)
+      const kept: AlertCheck = {
+        check_id: yield* uuidv7,
+        tenant_id: alert.tenant_id,
+        alert_id: alert.alert_id,
+        trigger,
+        measure: alert.measure,
+        condition: alert.condition,
+        threshold: alert.threshold,
+        value,
+        state: checked.state,
+        transition: !changed ? null : firing ? "fired" : "resolved",
+        checked_at: now
+      }
+      yield* store.insertCheck(kept)
       if (changed) {
         const data = { alert_id: alert.alert_id, name: alert.name, value: value ?? 0, threshold: alert.threshold }
         // The data is built here from stored values: a schema failure would be a bug.
@@ -143,23 +162,35 @@ export const check = (alert: Alert): Effect.Effect<Alert, Datasets.QueryError | 
   })
 
 /** Checks an alert of the tenant now, on demand. */
-export const checkNow = (tenantId: TenantId, alertId: string) => Effect.flatMap(get(tenantId, alertId), check)
+export const checkNow = (tenantId: TenantId, alertId: string) => Effect.flatMap(get(tenantId, alertId), (alert) => check(alert, "manual"))
+
+/** One page of an alert's history (its checks, what fired and resolved it), newest first; NotFound for an alert the tenant has not. */
+export const history = (
+  tenantId: TenantId,
+  alertId: string,
+  request: NewestFirstRequest
+): Effect.Effect<Page<AlertCheck>, NotFound | StoreError | CursorError | InvalidSort, AlertStore | CursorCodec> =>
+  Effect.gen(function*() {
+    const alert = yield* get(tenantId, alertId)
+    const store = yield* AlertStore
+    return yield* paginateNewestFirst(request, (query) => store.listChecks(tenantId, alert.alert_id, query), checkKey)
+  })
 
 /** Checks, one after another, the alerts; a failing check is logged and leaves the alert as it was. */
-const checkAll = (alerts: ReadonlyArray<Alert>) =>
+const checkAll = (alerts: ReadonlyArray<Alert>, trigger: CheckTrigger) =>
   Effect.forEach(alerts, (alert) =>
-    check(alert).pipe(
+    check(alert, trigger).pipe(
       Effect.catch((error) => Effect.logWarning(`Alert ${alert.alert_id} could not be checked`, error._tag))
     ), { discard: true })
 
 /** Checks the alerts a dataset's refresh triggers. */
 export const afterRefresh = (tenantId: TenantId, datasetId: string): Effect.Effect<void, StoreError, CheckServices> =>
-  Effect.flatMap(AlertStore, (store) => store.listAfterRefresh(tenantId, datasetId)).pipe(Effect.flatMap(checkAll))
+  Effect.flatMap(AlertStore, (store) => store.listAfterRefresh(tenantId, datasetId)).pipe(Effect.flatMap((due) => checkAll(due, "refresh")))
 
 /** Checks every scheduled alert that is due now (the host's scheduler runs this each minute). */
 export const runDue: Effect.Effect<number, StoreError, CheckServices> = Effect.gen(function*() {
   const now = new Date(yield* Clock.currentTimeMillis)
   const due = (yield* (yield* AlertStore).listScheduled).filter((alert) => isDue(alert, now))
-  yield* checkAll(due)
+  yield* checkAll(due, "schedule")
   return due.length
 })

@@ -255,6 +255,28 @@ const checkExpiry = (expiresAt: Date | null | undefined, now: Date) =>
     ? Effect.fail(new GrantInvalid({ detail: "expires_at must be in the future" }))
     : Effect.void
 
+/**
+ * The names a grant's entry writes down as they are now (decision 0025): what
+ * is shared and with whom, so the entry still reads right once either is
+ * renamed or deleted. `null` for what has no name (a link, an embed) or is
+ * gone.
+ */
+const namesOf = (grant: StoredGrant) =>
+  Effect.gen(function*() {
+    const subject = yield* Subjects.locate(grant.tenant_id, grant.subject_type, grant.subject_id).pipe(
+      Effect.map((located) => located.name),
+      Effect.catchTag("NotFound", () => Effect.succeed(null))
+    )
+    const directory = yield* DirectoryStore
+    const id = grant.principal_id
+    const principal = grant.principal_type === "user"
+      ? id === null ? grant.recipient_email : (yield* directory.findUser(grant.tenant_id, id as UserId))?.name ?? null
+      : (grant.principal_type === "team" || grant.principal_type === "executive_role") && id !== null
+      ? (yield* directory.findGroup(grant.tenant_id, grant.principal_type, id as GroupId))?.name ?? null
+      : null
+    return { subject_name: subject, principal_name: principal }
+  })
+
 /** Writes a change of a grant, its audit entry and its event (if any) in one transaction. */
 const commit = (
   actor: Member,
@@ -271,7 +293,7 @@ const commit = (
         action: change.audit,
         actor: actorOf(actor),
         target: { type: "grant", id: grant.grant_id },
-        detail: payloadOf(grant)
+        detail: { ...payloadOf(grant), ...(yield* namesOf(grant)) }
       })
       if (change.event !== undefined) {
         const { password_protected: _, paused: __, ...data } = payloadOf(grant)

@@ -23,6 +23,8 @@ export interface Located {
   readonly type: SubjectType
   readonly id: string
   readonly workspaceId: string
+  /** Its name now: what the audit log writes down, so an entry still reads right once it is renamed or deleted (decision 0025). */
+  readonly name: string
   readonly within: ReadonlyArray<{ readonly type: SubjectType; readonly id: string }>
 }
 
@@ -32,8 +34,8 @@ export type Services = WorkspaceStore | ReportStore | DashboardStore | DatasetSt
 /** Finds a subject of the tenant, or NotFound (another tenant's id included). */
 export const locate = (tenantId: TenantId, type: SubjectType, id: string): Effect.Effect<Located, NotFound | StoreError, Services> =>
   Effect.gen(function*() {
-    const found: { readonly workspace_id: string } | undefined = type === "workspace"
-      ? yield* Effect.map((yield* WorkspaceStore).find(tenantId, id as WorkspaceId), (w) => w === undefined ? undefined : { workspace_id: w.workspace_id })
+    const found: { readonly workspace_id: string; readonly name: string } | undefined = type === "workspace"
+      ? yield* Effect.map((yield* WorkspaceStore).find(tenantId, id as WorkspaceId), (w) => w === undefined ? undefined : { workspace_id: w.workspace_id, name: w.name })
       : type === "report"
       ? yield* (yield* ReportStore).find(tenantId, id as ReportId)
       : type === "dashboard"
@@ -44,6 +46,7 @@ export const locate = (tenantId: TenantId, type: SubjectType, id: string): Effec
       type,
       id,
       workspaceId: found.workspace_id,
+      name: found.name,
       within: type === "workspace" ? [] : [{ type: "workspace", id: found.workspace_id }]
     }
   })

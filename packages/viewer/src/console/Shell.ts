@@ -28,6 +28,7 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "w/:workspace", tag: "analytics-workspace", load: () => import("./screens/Workspace.ts") },
   { pattern: "w/:workspace/links", tag: "analytics-links", load: () => import("./screens/Links.ts") },
   { pattern: "w/:workspace/schedules", tag: "analytics-schedules", load: () => import("./screens/Schedules.ts") },
+  { pattern: "w/:workspace/alerts", tag: "analytics-alerts", load: () => import("./screens/Alerts.ts") },
   { pattern: "w/:workspace/ask", tag: "analytics-ask", load: () => import("./screens/Ask.ts") },
   { pattern: "w/:workspace/datasets", tag: "analytics-datasets", load: () => import("./screens/Datasets.ts") },
   { pattern: "w/:workspace/datasets/:dataset", tag: "analytics-dataset", load: () => import("./screens/Dataset.ts") },

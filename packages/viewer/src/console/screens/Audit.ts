@@ -1,10 +1,14 @@
 /**
  * The audit log (`/audit`, tenant admins): `GET /v1/audit-log`, newest
  * first, a page at a time. Its filters (action, target type, target id,
- * actor) are form controls kept in the address (`?action=grant.revoked`),
- * so a link or a reload shows the same entries. Each entry in words: who
- * did what to what, and when in the reader's locale; its details expand.
- * Anyone else is told the log is not theirs to read, in words.
+ * actor, a date range) are form controls kept in the address
+ * (`?action=grant.revoked&from=2026-12-01`), so a link or a reload shows
+ * the same entries, and "Download CSV" fetches those entries as a file
+ * (`GET /v1/audit-log/csv`, same filters). Each entry a sentence: who did
+ * what to what ("Ada Lovelace shared Sales overview with Finance team"),
+ * named as the entry wrote them down (decision 0025), and when in the
+ * reader's locale; its details expand. Anyone else is told the log is not
+ * theirs to read, in words.
  *
  * @since 0.1.0
  */
@@ -38,16 +42,30 @@ export const actions = [
   "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed",
   "executive_role.created", "executive_role.renamed", "executive_role.deleted", "executive_role.member_added", "executive_role.member_removed",
   "invitation.created", "invitation.renewed", "invitation.resent", "invitation.revoked", "invitation.accepted",
-  "scim_token.created", "scim_token.revoked"
+  "scim_token.created", "scim_token.revoked",
+  "workspace.created",
+  "webhook.created", "webhook.updated", "webhook.secret_rotated", "webhook.deleted",
+  "dataset.created", "dataset.updated", "dataset.deleted", "dataset.data_uploaded", "dataset.refresh_requested",
+  "report.created", "report.updated", "report.deleted",
+  "dashboard.created", "dashboard.updated", "dashboard.deleted",
+  "alert.created", "alert.updated", "alert.deleted",
+  "export.requested", "export.downloaded",
+  "export_schedule.created", "export_schedule.updated", "export_schedule.deleted", "export_schedule.sent_now"
 ] as const
 
-const targetTypes = ["grant", "comment", "session", "user", "api_token", "team", "executive_role", "invitation", "scim_token"] as const
+const targetTypes = [
+  "grant", "comment", "session", "user", "api_token", "team", "executive_role", "invitation", "scim_token",
+  "workspace", "webhook", "dataset", "report", "dashboard", "alert", "job", "export_schedule"
+] as const
+
+/** What an entry's record is called, by what the entry wrote down. */
+const text = (value: unknown): string | undefined => typeof value === "string" && value !== "" ? value : undefined
 
 /** Why a session ended, in the entry's words. */
 const endReasons = ["idle", "expired", "deprovisioned", "credential_revoked", "email_changed"] as const
 
 /** The filters, in the address's order. */
-const filters = ["action", "target_type", "target_id", "actor_id"] as const
+const filters = ["action", "target_type", "target_id", "actor_id", "from", "to"] as const
 
 /** The audit log screen. */
 export class AuditScreen extends Screen {
@@ -120,14 +138,23 @@ export class AuditScreen extends Screen {
     if (type === "invitation") return typeof d.email === "string" ? d.email : id
     if (type === "scim_token") return ""
     if (type === "comment") return msg("audit.target.comment")
+    // Named as the entry wrote them down: a record renamed or deleted since still reads as it was (decision 0025).
+    if (type === "job") {
+      const format = text(d.format)?.toUpperCase() ?? ""
+      return msg("audit.target.export", { report: text(d.report_name) ?? msg("audit.subject.report"), format })
+    }
+    if (type === "webhook") return text(d.url) ?? id
+    if (["workspace", "dataset", "report", "dashboard", "alert", "export_schedule"].includes(type)) return text(d.name) ?? id
     if (type !== "grant") return `${type} ${id}`
     const subject = typeof d.subject_type === "string" ? d.subject_type : ""
     const principal = typeof d.principal_id === "string" ? d.principal_id : ""
     const kind = typeof d.principal_type === "string" ? d.principal_type : ""
     const whom = kind === "user"
-      ? this.names.get(principal) ?? (typeof d.recipient_email === "string" ? d.recipient_email : principal)
-      : ["team", "executive_role", "link", "embed"].includes(kind) ? msg(`audit.principal.${kind}` as MessageKey) : principal
-    const what = ["report", "dashboard", "dataset", "workspace"].includes(subject) ? msg(`audit.subject.${subject}` as MessageKey) : subject
+      ? text(d.principal_name) ?? this.names.get(principal) ?? (typeof d.recipient_email === "string" ? d.recipient_email : principal)
+      : kind === "link" || kind === "embed" ? msg(`audit.principal.${kind}`)
+      : text(d.principal_name) ?? (kind === "team" || kind === "executive_role" ? msg(`audit.principal.${kind}`) : principal)
+    const what = text(d.subject_name) ??
+      (["report", "dashboard", "dataset", "workspace"].includes(subject) ? msg(`audit.subject.${subject}` as MessageKey) : subject)
     return msg("audit.target.grant", { what, whom })
   }
 
@@ -154,9 +181,23 @@ export class AuditScreen extends Screen {
         </select></label>
       <label>${msg("audit.filter.targetId")} <input name="target_id" .value=${q.get("target_id") ?? ""} autocomplete="off"></label>
       <label>${msg("audit.filter.actor")} <input name="actor_id" .value=${q.get("actor_id") ?? ""} autocomplete="off"></label>
+      <label>${msg("audit.filter.from")} <input type="date" name="from" .value=${q.get("from") ?? ""}></label>
+      <label>${msg("audit.filter.to")} <input type="date" name="to" .value=${q.get("to") ?? ""}></label>
       <div class="row"><button type="submit">${msg("audit.filter.apply")}</button>
-        <a href="audit">${msg("audit.filter.clear")}</a></div>
+        <a href="audit">${msg("audit.filter.clear")}</a>
+        <a href=${this.csvHref()} download>${msg("audit.csv")}</a></div>
     </form>`
+  }
+
+  /** The CSV of the entries the address's filters pass (the browser saves it under the service's file name). */
+  private csvHref(): string {
+    const query = new URLSearchParams()
+    for (const f of filters) {
+      const value = this.context.match.query.get(f)?.trim()
+      if (value) query.set(f, value)
+    }
+    const search = query.toString()
+    return search === "" ? "v1/audit-log/csv" : `v1/audit-log/csv?${search}`
   }
 
   override render() {

@@ -3,7 +3,7 @@
  * each a link to its own screen, a page at a time; for tenant admins, each
  * with a "Share" button (the share dialog), reports also an "Export" button
  * (`<analytics-export-button>`), and links to the workspace's datasets,
- * public links and scheduled exports. Its name as the link that led here gave it, else (a
+ * public links and scheduled exports; for everyone, its alerts. Its name as the link that led here gave it, else (a
  * deep link) as `GET /v1/workspaces/{id}` says.
  *
  * @since 0.1.0
@@ -96,7 +96,7 @@ export class WorkspaceScreen extends Screen {
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>
-      <p class="row">${featureOn(this.context.boot, "ask") ? html`<a href="${base}/ask">${msg("ask.open")}</a>` : nothing}${
+      <p class="row">${featureOn(this.context.boot, "ask") ? html`<a href="${base}/ask">${msg("ask.open")}</a>` : nothing}<a href="${base}/alerts">${msg("alerts.open")}</a>${
         admin
           ? html`<a href="${base}/datasets">${msg("datasets.open")}</a><a href="${base}/schedules">${msg("schedules.open")}</a><a href="${base}/links">${msg("links.open")}</a>`
           : nothing
