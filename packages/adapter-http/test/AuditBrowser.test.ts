@@ -74,7 +74,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
           "Ada Lovelace added the webhook https://hooks.example.com/alerts",
           "Ada Lovelace changed the webhook https://hooks.example.com/alerts",
           "Ada Lovelace scheduled the export Weekly sales",
-          "You changed the report Sales (old)"
+          "You changed the report Sales (old), formerly Sales overview"
         ]) await entries.getByText(sentence, { exact: true }).waitFor()
         await check(page, "audit-sentences-1280")
 

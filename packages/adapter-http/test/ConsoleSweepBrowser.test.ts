@@ -279,6 +279,9 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
       // The audit log's longest action, shown filtered below: its choice's label must not be clipped.
       yield* ok("PATCH", `/v1/sharing/grants/${grant.grant_id}`, { actions: ["view", "comment"] })
       yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "link", actions: ["view"] })
+      // An alert, checked: the Alerts screen has a row and a state.
+      const alert = yield* ok("POST", "/v1/alerts", { dataset_id: datasetId, name: "Revenue high", measure: "revenue", condition: "gt", threshold: 1 })
+      yield* ok("POST", `/v1/alerts/${alert.alert_id}/check`)
       yield* ok("POST", "/v1/export-schedules", {
         report_id: reportId,
         name: "Weekly sales",
@@ -304,6 +307,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
         [w, "workspace"],
         [`${w}/links`, "links"],
         [`${w}/schedules`, "schedules"],
+        [`${w}/alerts`, "alerts"],
         [`${w}/ask`, "ask"],
         [`${w}/datasets`, "datasets"],
         [`${w}/datasets/${datasetId}`, "dataset"],

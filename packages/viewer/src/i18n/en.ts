@@ -670,6 +670,7 @@ export const en = {
   "audit.filter.to": "To",
   "audit.csv": "Download CSV",
   "audit.target.export": "{report} ({format})",
+  "audit.target.renamed": "{name}, formerly {from}",
   "audit.action.workspace.created": "created the workspace",
   "audit.action.webhook.created": "added the webhook",
   "audit.action.webhook.updated": "changed the webhook",

@@ -144,7 +144,12 @@ export class AuditScreen extends Screen {
       return msg("audit.target.export", { report: text(d.report_name) ?? msg("audit.subject.report"), format })
     }
     if (type === "webhook") return text(d.url) ?? id
-    if (["workspace", "dataset", "report", "dashboard", "alert", "export_schedule"].includes(type)) return text(d.name) ?? id
+    if (["workspace", "dataset", "report", "dashboard", "alert", "export_schedule"].includes(type)) {
+      // A rename says what it was called before: the name alone would not find the record it was.
+      const renamed = (d.changes as { readonly name?: { readonly from?: unknown } } | undefined)?.name?.from
+      const name = text(d.name) ?? id
+      return text(renamed) === undefined ? name : msg("audit.target.renamed", { name, from: text(renamed)! })
+    }
     if (type !== "grant") return `${type} ${id}`
     const subject = typeof d.subject_type === "string" ? d.subject_type : ""
     const principal = typeof d.principal_id === "string" ? d.principal_id : ""
