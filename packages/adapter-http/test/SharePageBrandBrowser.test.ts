@@ -151,7 +151,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("share pages as a brand
             const table = page.getByRole("region", { name: "Products" })
             await table.waitFor()
             const overflows = await table.evaluate((el) => el.scrollWidth > el.clientWidth + 1)
-            const hint = page.getByText("Scroll sideways to see every column.")
+            const hint = page.locator("[data-visual=products]").getByText("Scroll sideways to see every column.")
             await page.waitForFunction((expected) => {
               const p = document.querySelector("[data-visual=products] .scroll-hint") as HTMLElement | null
               return p !== null && p.hidden === !expected

@@ -152,6 +152,13 @@ export class VisualCard extends LitElement {
     else await this.requestFullscreen()
   }
 
+  /** Focus gone elsewhere (a click or Tab out): the menu closes, as a menu does. */
+  private onMenuFocusOut = (e: FocusEvent) => {
+    const menu = e.currentTarget as HTMLDetailsElement
+    if (e.relatedTarget instanceof Node && menu.contains(e.relatedTarget)) return
+    menu.open = false
+  }
+
   private onMenuKey = (e: KeyboardEvent) => {
     if (e.key === "Escape") {
       e.preventDefault()
@@ -165,7 +172,7 @@ export class VisualCard extends LitElement {
     const chart = v.state === "rows" && v.vega !== undefined
     const full = typeof document.documentElement.requestFullscreen === "function"
     if (csv === undefined && !chart && !full) return nothing
-    return html`<details class="menu" @keydown=${this.onMenuKey}>
+    return html`<details class="menu" @keydown=${this.onMenuKey} @focusout=${this.onMenuFocusOut}>
       <summary><span aria-hidden="true">⋯</span><span class="visually-hidden">${msg("viewer.menu", { title })}</span></summary>
       <ul>
         ${csv === undefined ? nothing : html`<li><a href=${csv} download @click=${() => this.closeMenu()}>${msg("viewer.menu.csv")}</a></li>`}

@@ -46,12 +46,12 @@ const styles = (branding: Branding) => {
   :root { color-scheme: light dark; --accent: ${accent.light}; --on-accent: ${accent.onLight};
     --page: #f6f8fa; --card: #ffffff; --fg: #1b1f24; --fg-2: #374151; --muted: #57606a; --border: #d0d7de; --line: #eaeef2;
     --control: #6b7280; --disabled: #f3f4f6; --state-bg: #f6f8fa; --dashed: #d1d5db;
-    --warn-fg: #92400e; --warn-bg: #fffbeb; --warn-border: #fcd34d; --danger-fg: #991b1b; --danger-bg: #fef2f2; --danger-border: #fecaca; }
+    --warn-fg: #92400e; --warn-bg: #fffbeb; --warn-border: #fcd34d; --danger-fg: #991b1b; --danger-bg: #fef2f2; --danger-border: #fecaca; --shadow: rgb(0 0 0 / 0.22); }
   @media (prefers-color-scheme: dark) {
     :root { --accent: ${accent.dark}; --on-accent: ${accent.onDark};
       --page: #121417; --card: #1b1f24; --fg: #e6e8eb; --fg-2: #c9d1d9; --muted: #9aa4ae; --border: #30363d; --line: #262c33;
       --control: #8b949e; --disabled: #262c33; --state-bg: #161a1e; --dashed: #3d444d;
-      --warn-fg: #e3b341; --warn-bg: #2a2212; --warn-border: #6b5316; --danger-fg: #ff9b8f; --danger-bg: #2a1512; --danger-border: #6e2b24; }
+      --warn-fg: #e3b341; --warn-bg: #2a2212; --warn-border: #6b5316; --danger-fg: #ff9b8f; --danger-bg: #2a1512; --danger-border: #6e2b24; --shadow: rgb(255 255 255 / 0.28); }
     /* a page without script keeps the server's light drawing: it sits on a light panel */
     body.static .chart > svg { background: #ffffff; border-radius: 6px; }
     .watermark { filter: invert(1); }
@@ -84,6 +84,13 @@ const styles = (branding: Branding) => {
   figure { margin: 0; }
   .chart { min-height: 120px; }
   .chart svg { display: block; max-width: 100%; height: auto; }
+  /* The spec's text and lines suit a white card (packages/charts' theme): drawn live, they take the page's, light or dark, as the console's do. */
+  body.live vega-chart .role-axis-label text, body.live vega-chart .role-legend-label text { fill: var(--muted); }
+  body.live vega-chart .role-axis-title text, body.live vega-chart .role-legend-title text, body.live vega-chart .role-title-text text,
+  body.live vega-chart .mark-text.role-mark text { fill: var(--fg); }
+  body.live vega-chart .role-axis-domain line, body.live vega-chart .role-axis-tick line { stroke: var(--muted); }
+  body.live vega-chart .role-axis-grid line { stroke: var(--border); }
+  body.live vega-chart .mark-arc path { stroke: var(--card); }
   .chart[aria-busy="true"]::before { content: attr(data-drawing); display: block; padding: 48px 0; text-align: center; color: var(--muted); }
   .kpi { font-size: 32px; font-weight: 600; color: var(--accent); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
   .kpi[title] { cursor: help; }
@@ -91,8 +98,8 @@ const styles = (branding: Branding) => {
   .table-scroll { overflow-x: auto; max-width: 100%;
     background: linear-gradient(to right, var(--card) 30%, transparent) left / 32px 100% no-repeat local,
       linear-gradient(to left, var(--card) 30%, transparent) right / 32px 100% no-repeat local,
-      radial-gradient(farthest-side at 0 50%, rgb(0 0 0 / 0.22), transparent) left / 12px 100% no-repeat scroll,
-      radial-gradient(farthest-side at 100% 50%, rgb(0 0 0 / 0.22), transparent) right / 12px 100% no-repeat scroll; }
+      radial-gradient(farthest-side at 0 50%, var(--shadow), transparent) left / 12px 100% no-repeat scroll,
+      radial-gradient(farthest-side at 100% 50%, var(--shadow), transparent) right / 12px 100% no-repeat scroll; }
   .table-scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   .scroll-hint { margin: 0 0 4px; font-size: 12px; color: var(--muted); }
   .scroll-hint[hidden] { display: none; }

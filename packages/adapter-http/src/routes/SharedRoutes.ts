@@ -349,6 +349,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       Effect.orElseSucceed(() => serviceBranding)
     )
 
+  /** The chart theme of a page's branding: the service's, made once, unless the tenant set its accent. */
+  const themeOf = (b: SharePage.Branding) => b.primaryColor === serviceBranding.primaryColor ? theme : Theme.theme({ primaryColor: b.primaryColor })
+
   /** The branding of the share a request names, for its refusal's page: the link's or the embed token's tenant's. */
   const refusalBranding = (embed: boolean) =>
     Effect.gen(function*() {
@@ -419,8 +422,10 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       // Rule 1: with only view, no comments are read and the page has no comment section.
       const comments = yield* run(Comments.shared(viewer))
       const json = wantsJson(request)
+      const branding = yield* brandingOf(viewer.grant.tenant_id)
       const shared = yield* SharedReport.make(view, {
-        theme,
+        // The charts in the tenant's accent, as the page.
+        theme: themeOf(branding),
         locale,
         controls,
         values,
@@ -431,7 +436,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       if (json) return HttpServerResponse.jsonUnsafe(viewJson(shared, viewer, comments), { headers: pageHeaders(embed) })
       const downloads = SharedViews.may(viewer, "download")
       const page = SharePage.reportPage(shared, view, {
-        branding: yield* brandingOf(viewer.grant.tenant_id),
+        branding,
         watermark: viewer.watermark,
         exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined,
         comments,
@@ -470,14 +475,15 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         return HttpServerResponse.jsonUnsafe(dashboardJson(view, viewer), { headers: pageHeaders(embed) })
       }
       // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
+      const branding = yield* brandingOf(viewer.grant.tenant_id)
       const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
       for (const { tile, view: v } of view.tiles) {
         if (v._tag !== "Missing") {
-          cards.set(tile.id, yield* SharedReport.visual(v, { theme, locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
+          cards.set(tile.id, yield* SharedReport.visual(v, { theme: themeOf(branding), locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
         }
       }
       const page = SharePage.dashboardPage(view, {
-        branding: yield* brandingOf(viewer.grant.tenant_id),
+        branding,
         watermark: viewer.watermark,
         downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined,
         cards
