@@ -24,7 +24,6 @@ export const en = {
   "viewer.data": "Data",
   "viewer.data.show": "Show data",
   "viewer.data.firstRows": "The first {shown} of {rows} rows.",
-  "viewer.download": "Download CSV",
   "viewer.chart.drawing": "Drawing the chart…",
   // Share pages as a brand sends them (decision 0014): filter chips, the per-visual menu, the scroll hint
   "viewer.filters.active": "Active filters",
