@@ -38,6 +38,7 @@ import {
   aiLayer,
   alertsLayer,
   auditLogLayer,
+  brandingLayer,
   commentsLayer,
   dashboardsLayer,
   datasetsLayer,
@@ -184,6 +185,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
     dashboardsLayer,
     auditLogLayer,
     sharingLayer,
+    brandingLayer,
     exportsLayer,
     exportSchedulesLayer,
     aiLayer

@@ -246,7 +246,7 @@ describe("authorization matrix", () => {
   it("the rules of decision 0018 hold: admin-only resources, jobs and schedules to their owners, downloads by grant", () => {
     const pinned: ReadonlyArray<readonly [RegExp, Policy.Rule["who"]]> = [
       [/^webhooks\.(?!eventTypes)/, "admin"],
-      [/^(auditLog|users|teams|executiveRoles|invitations|scimTokens)\./, "admin"],
+      [/^(auditLog|users|teams|executiveRoles|invitations|scimTokens|branding)\./, "admin"],
       [/^exports\.(job|result|cancel)$/, "owner"],
       [/^exportSchedules\.(get|update|delete|sendNow)$/, "owner"],
       [/^exportSchedules\.list$/, "admin"],

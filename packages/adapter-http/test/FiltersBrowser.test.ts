@@ -59,8 +59,9 @@ const asking = async (page: Page, action: () => Promise<unknown>) => {
   await settled(page)
 }
 
-/** The revenue key figure on screen. */
-const revenue = (page: Page) => page.locator('[data-visual="revenue_total"] .kpi').innerText()
+/** The revenue key figure on screen, exactly: a compact figure's exact value is its tooltip (decision 0014). */
+const revenue = (page: Page) =>
+  page.locator('[data-visual="revenue_total"] .kpi').evaluate((kpi) => kpi.getAttribute("title") ?? kpi.textContent ?? "")
 
 const options = (page: Page, name: string) =>
   page.getByRole("combobox", { name, exact: true }).evaluate((select: HTMLSelectElement) => [...select.options].map((o) => o.textContent ?? ""))

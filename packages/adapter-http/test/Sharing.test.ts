@@ -246,7 +246,7 @@ describe("sharing grants", () => {
       assert.strictEqual(problemCode(yield* server.request("GET", expiringPath, { headers: json })), "share/expired")
       const expiredPage = yield* server.request("GET", expiringPath, { headers: html })
       assert.strictEqual(expiredPage.status, 403)
-      assert.include(expiredPage.text, "The grant has expired")
+      assert.include(expiredPage.text, "This link has expired")
       // An unknown link is a 404.
       assert.strictEqual(problemCode(yield* server.request("GET", "/s/no-such-link", { headers: json })), "resource/not-found")
       // Views are metered per address: 120 in a burst (this test has used some), then 429 with Retry-After.

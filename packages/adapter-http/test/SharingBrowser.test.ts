@@ -53,7 +53,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("shared links and embed
         const text = await page.locator("main").innerText()
         const watermark = await page.locator(".watermark").getAttribute("data-watermark")
         const watermarkImage = await page.locator(".watermark").evaluate((el) => getComputedStyle(el).backgroundImage)
-        const downloads = await page.locator("a.download").count()
+        const downloads = await page.getByRole("link", { name: "Download CSV" }).count()
         await page.screenshot({ path: screenshot, fullPage: true })
         return { asked, failures, text, watermark, watermarkImage, downloads, errors }
       })

@@ -333,6 +333,8 @@ export const addresses: Readonly<Record<string, Address>> = {
   "executiveRoles.listMembers": { params: { id: "role" } },
   "executiveRoles.addMember": { params: { id: "role" }, body: (t) => ({ user_id: t.ids.user }), bodyIds: { user_id: "user" } },
   "executiveRoles.removeMember": { params: { id: "role", user_id: "user" }, destructive: true },
+  "branding.get": {},
+  "branding.update": { body: () => ({ name: "Acme Corp", accent_color: "#0f766e" }), destructive: true },
   "scimTokens.create": {},
   "scimTokens.list": {},
   "scimTokens.revoke": { params: { token_id: "scimToken" }, destructive: true },

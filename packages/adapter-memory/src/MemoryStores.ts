@@ -17,6 +17,7 @@ import {
   ServiceSecrets,
   SessionStore,
   Tenant,
+  TenantBranding,
   TenantStore,
   type Stores,
   Transactor,
@@ -217,6 +218,15 @@ export const serviceSecrets = Effect.sync(() => {
   })
 })
 
+/** The in-memory BrandingStore. */
+export const brandingStore = Effect.sync(() => {
+  const brandings = new Map<string, TenantBranding.Branding>()
+  return TenantBranding.BrandingStore.of({
+    find: (tenantId) => Effect.sync(() => brandings.get(tenantId)),
+    save: (tenantId, branding) => write(() => [undefined, set(brandings, tenantId, branding)])
+  })
+})
+
 /** The webhook registrations and their deliveries, sharing one state. */
 const webhookStores = Layer.effectContext(Effect.map(MemoryWebhookStores.make, ({ deliveryStore, webhookStore }) =>
   Context.make(WebhookStore.WebhookStore, webhookStore).pipe(Context.add(DeliveryStore.DeliveryStore, deliveryStore))))
@@ -237,5 +247,6 @@ export const layer: Layer.Layer<Stores> = Layer.mergeAll(
   Layer.effect(GrantStore.GrantStore, MemoryGrantStore.make),
   Layer.effect(ExportStore.ExportStore, MemoryExportStore.make),
   Layer.effect(CommentStore.CommentStore, MemoryCommentStore.make),
+  Layer.effect(TenantBranding.BrandingStore, brandingStore),
   Layer.provide(webhookStores, tenants)
 ).pipe(Layer.provideMerge(tenants))

@@ -16,7 +16,7 @@ import { exportJobs, exportSchedules, jobsBySchedule, scheduleRunAs } from "./mi
 import { initial, idempotencyPurgeIndex, tenantLimits } from "./migrations/Platform.ts"
 import { rateLimits, rateLimitLogs } from "./migrations/RateLimits.ts"
 import { sessions } from "./migrations/Sessions.ts"
-import { auditLog, grants, grantRecipients, comments } from "./migrations/Sharing.ts"
+import { auditLog, grants, grantRecipients, comments, tenantBranding } from "./migrations/Sharing.ts"
 import { webhooks } from "./migrations/Webhooks.ts"
 
 /** The table where applied migration ids are recorded. */
@@ -48,7 +48,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "22_sessions": sessions,
   "23_jobs_by_schedule": jobsBySchedule,
   "24_dataset_refreshes": datasetRefreshes,
-  "25_alert_checks": alertChecks
+  "25_alert_checks": alertChecks,
+  "26_tenant_branding": tenantBranding
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

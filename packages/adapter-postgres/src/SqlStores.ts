@@ -20,6 +20,7 @@ import {
   SessionStore,
   type Stores,
   Tenant,
+  TenantBranding,
   TenantStore,
   Transactor,
   WebhookStore,
@@ -422,6 +423,35 @@ export const transactor: Effect.Effect<Transactor.Transactor["Service"], never, 
     })
 )
 
+// --- branding -----------------------------------------------------------------
+
+interface BrandingRow {
+  readonly name: string | null
+  readonly logo: string | null
+  readonly accent_color: string | null
+  readonly updated_at: Date | null
+}
+
+/** Each tenant's branding: one row per tenant that set any. */
+export const brandingStore: Effect.Effect<TenantBranding.BrandingStore["Service"], never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return TenantBranding.BrandingStore.of({
+    find: (tenantId) => {
+      if (!isId(tenantId)) return Effect.succeed(undefined)
+      // Validated on the way in.
+      return sql<BrandingRow>`SELECT name, logo, accent_color, updated_at FROM tenant_branding WHERE tenant_id = ${tenantId}`.pipe(
+        Effect.map((rows) => rows[0] as TenantBranding.Branding | undefined),
+        failAs("BrandingStore.find")
+      )
+    },
+    save: (tenantId, b) =>
+      sql`INSERT INTO tenant_branding (tenant_id, name, logo, accent_color, updated_at)
+        VALUES (${tenantId}, ${b.name}, ${b.logo}, ${b.accent_color}, ${b.updated_at})
+        ON CONFLICT (tenant_id) DO UPDATE SET name = EXCLUDED.name, logo = EXCLUDED.logo,
+          accent_color = EXCLUDED.accent_color, updated_at = EXCLUDED.updated_at`.pipe(Effect.asVoid, failAs("BrandingStore.save"))
+  })
+})
+
 // --- layers -----------------------------------------------------------------------------------
 
 /** Webhook registrations and their deliveries. */
@@ -440,6 +470,7 @@ export const layer: Layer.Layer<Stores, never, SqlClient.SqlClient> = Layer.merg
   Layer.effect(ExportStore.ExportStore, SqlExportStore.make),
   Layer.effect(CommentStore.CommentStore, SqlCommentStore.make),
   Layer.effect(TenantStore.TenantStore, tenantStore),
+  Layer.effect(TenantBranding.BrandingStore, brandingStore),
   Layer.effect(WorkspaceStore.WorkspaceStore, workspaceStore),
   Layer.effect(Idempotency.IdempotencyStore, idempotencyStore),
   Layer.effect(ServiceSecrets.ServiceSecrets, serviceSecrets),

@@ -9,6 +9,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AiGroup } from "./groups/Ai.ts"
 import { AlertsGroup } from "./groups/Alerts.ts"
 import { AuditLogGroup } from "./groups/AuditLog.ts"
+import { BrandingGroup } from "./groups/Branding.ts"
 import { CommentsGroup } from "./groups/Comments.ts"
 import { DashboardsGroup } from "./groups/Dashboards.ts"
 import { DatasetsGroup } from "./groups/Datasets.ts"
@@ -50,6 +51,7 @@ export const Api = HttpApi.make("analytics")
   .add(DashboardsGroup)
   .add(AuditLogGroup)
   .add(SharingGroup)
+  .add(BrandingGroup)
   .add(ExportsGroup)
   .add(ExportSchedulesGroup)
   .add(AiGroup)

@@ -57,6 +57,7 @@ export const VisualDataJson = Schema.Struct({
   })),
   kind: Schema.optionalKey(Schema.String.annotate({ description: "What is drawn: a chart kind, `table` or `kpi`" })),
   figure: Schema.optionalKey(Schema.String.annotate({ description: "A key figure's value, formatted" })),
+  figure_compact: Schema.optionalKey(Schema.String.annotate({ description: "A long key figure's value in short (€52.8M), where space is short; `figure` is the exact one" })),
   vega: Schema.optionalKey(Schema.Unknown.annotate({
     description: "A chart's compiled Vega 6 specification, reading the rows as its data source `rows` (open: Vega's own schema describes it)"
   })),

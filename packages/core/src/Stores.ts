@@ -5,6 +5,7 @@
  */
 import type { AlertStore } from "./reports/AlertStore.ts"
 import type { AuditStore } from "./audit/AuditLog.ts"
+import type { BrandingStore } from "./sharing/TenantBranding.ts"
 import type { CommentStore } from "./comments/CommentStore.ts"
 import type { DashboardStore } from "./reports/DashboardStore.ts"
 import type { DatasetStore } from "./datasets/DatasetStore.ts"
@@ -44,3 +45,4 @@ export type Stores =
   | ExportScheduleStore
   | CommentStore
   | SessionStore
+  | BrandingStore

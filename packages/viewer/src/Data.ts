@@ -43,6 +43,8 @@ export interface VisualData {
   readonly kind?: string
   /** A key figure's value, formatted. */
   readonly figure?: string
+  /** A long key figure in short (`€52.8M`); `figure` stays the exact value (its tooltip, and what screen readers read). */
+  readonly figure_compact?: string
   /** A chart's compiled Vega spec, reading its rows as the data source `rows`. */
   readonly vega?: unknown
   /** A chart's text alternative. */

@@ -2,7 +2,8 @@
  * `<filter-bar>`: the report's filters as native controls: a choice as a
  * select ("All" and the values the viewer may see), a date range as two
  * date inputs. A filter an embedding app locked shows its value in a
- * disabled control that says so. Every change sends `filters-change` with
+ * disabled control that says so. The filters in force are listed under the
+ * controls as chips, each a button that removes its filter. Every change sends `filters-change` with
  * the values set (a filter left at "All" is absent).
  *
  * The controls show `values`, the values in force, whatever the person did
@@ -90,7 +91,31 @@ export class FilterBar extends LitElement {
     return html`<form class="filters" role="search" aria-label=${msg("viewer.filters")} @submit=${(e: Event) => e.preventDefault()}>
       ${this.filters.map((f) => f.locked !== undefined ? this.locked(f) : f.kind === "range" ? this.range(f) : this.choice(f))}
       ${anySet ? html`<button type="button" class="reset" ?disabled=${this.disabled} @click=${this.reset}>${msg("viewer.filters.clear")}</button>` : nothing}
-    </form>`
+    </form>${this.chips()}`
+  }
+
+  /** The filters in force (those in `values`, not what is being asked), each a chip that removes it. */
+  private chips() {
+    const active = this.filters.filter((f) => f.locked === undefined && this.values[f.name] !== undefined)
+    if (active.length === 0) return nothing
+    return html`<ul class="chips" aria-label=${msg("viewer.filters.active")}>${
+      active.map((f) => {
+        const value = this.values[f.name]
+        const text = Array.isArray(value) ? value.map(String).join(" – ") : String(value)
+        return html`<li><button type="button" ?disabled=${this.disabled} aria-label=${msg("viewer.filters.chip.remove", { title: f.title, value: text })}
+          @click=${() => this.lift(f)}>${f.title}: ${text} <span aria-hidden="true">×</span></button></li>`
+      })
+    }</ul>`
+  }
+
+  /** Lifts one filter: a range's inputs emptied too, as "Clear filters" does. */
+  private lift(f: FilterControl) {
+    for (const input of this.querySelectorAll<HTMLInputElement>(`#filter-${f.name}-from, #filter-${f.name}-to`)) input.value = ""
+    const { [f.name]: _, ...others } = this.invalid
+    this.invalid = others
+    this.set(f.name, undefined)
+    // Focus stays in the filters: on the control of the filter removed.
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>(`#filter-${f.name}, #filter-${f.name}-from`)?.focus())
   }
 
   private reset = () => {

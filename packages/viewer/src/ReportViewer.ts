@@ -300,7 +300,7 @@ export class ReportViewer extends LitElement {
         html`<section class="page" id="page-${i}" role=${tabs ? "tabpanel" : nothing} aria-labelledby=${tabs ? `tab-${i}` : nothing} ?hidden=${tabs && i !== this.page}>
           <h2 class=${tabs ? "visually-hidden" : ""}>${p.name}</h2>
           <div class="visuals">${
-          p.visuals.map((v) => html`<visual-card data-visual=${v.id} .visual=${v} .served=${this.served.get(v.id)} ?busy=${this.busy}></visual-card>`)
+          p.visuals.map((v) => html`<visual-card data-visual=${v.id} .visual=${v} .served=${this.served.get(v.id)} .filters=${data.filter_values ?? noValues} ?busy=${this.busy}></visual-card>`)
         }</div>
         </section>`
       )

@@ -7,3 +7,4 @@
  * @since 0.1.0
  */
 export * as ViewerData from "./Data.ts"
+export { tokens as brandTokens } from "./theme/Theme.ts"

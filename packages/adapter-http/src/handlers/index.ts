@@ -30,6 +30,7 @@ export { invitationsLayer } from "./Invitations.ts"
 export { reportsLayer } from "./Reports.ts"
 /** `POST /v1/scim-tokens`: tenant admins only. */
 export { scimTokensLayer } from "./ScimTokens.ts"
+export { brandingLayer } from "./Branding.ts"
 /** `/api/session...`: console sign-in and sessions (decision 0022). */
 export { sessionLayer } from "./Session.ts"
 /** `/v1/sharing/grants...` and `/v1/workspaces/{id}/links`. */

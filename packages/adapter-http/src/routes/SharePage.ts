@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { type AnalyticsEngine, type Comments, type ExportJob, type ReportViews, type SharedSubjects } from "@analytics/core"
-import { ViewerData } from "@analytics/viewer"
+import { brandTokens, ViewerData } from "@analytics/viewer"
 import * as SharedReport from "./SharedReport.ts"
 
 type Row = AnalyticsEngine.Row
@@ -27,84 +27,148 @@ export const filtersField = (values: Readonly<Record<string, unknown>> | undefin
 /** The most rows a visual or a dataset's preview shows on the page (the rest are in its download, when allowed). */
 export const rowsShown = SharedReport.rowsShown
 
-/** How the page looks: the service's branding. */
+/** How the page looks: the tenant's branding over the service's (decision 0014). */
 export interface Branding {
   readonly name: string
   readonly primaryColor: string
+  /** The tenant's logo, a PNG, JPEG or WebP `data:` URL (`TenantBranding` checked it); none: the name alone. */
+  readonly logo?: string | null | undefined
 }
 
-const styles = (branding: Branding) => `
-  :root { color-scheme: light; --accent: ${/^#[0-9a-fA-F]{3,8}$/.test(branding.primaryColor) ? branding.primaryColor : "#2563eb"}; }
+/**
+ * The page's styles: the console's palette (light, and dark by
+ * `prefers-color-scheme`, as the console's theme), the accent made readable
+ * on each (`brandTokens`, at least 4.6:1).
+ */
+const styles = (branding: Branding) => {
+  const accent = brandTokens(/^#[0-9a-fA-F]{3,8}$/.test(branding.primaryColor) ? branding.primaryColor : "#2563eb")
+  return `
+  :root { color-scheme: light dark; --accent: ${accent.light}; --on-accent: ${accent.onLight};
+    --page: #f6f8fa; --card: #ffffff; --fg: #1b1f24; --fg-2: #374151; --muted: #57606a; --border: #d0d7de; --line: #eaeef2;
+    --control: #6b7280; --disabled: #f3f4f6; --state-bg: #f6f8fa; --dashed: #d1d5db;
+    --warn-fg: #92400e; --warn-bg: #fffbeb; --warn-border: #fcd34d; --danger-fg: #991b1b; --danger-bg: #fef2f2; --danger-border: #fecaca; --shadow: rgb(0 0 0 / 0.22); }
+  @media (prefers-color-scheme: dark) {
+    :root { --accent: ${accent.dark}; --on-accent: ${accent.onDark};
+      --page: #121417; --card: #1b1f24; --fg: #e6e8eb; --fg-2: #c9d1d9; --muted: #9aa4ae; --border: #30363d; --line: #262c33;
+      --control: #8b949e; --disabled: #262c33; --state-bg: #161a1e; --dashed: #3d444d;
+      --warn-fg: #e3b341; --warn-bg: #2a2212; --warn-border: #6b5316; --danger-fg: #ff9b8f; --danger-bg: #2a1512; --danger-border: #6e2b24; --shadow: rgb(255 255 255 / 0.28); }
+    /* a page without script keeps the server's light drawing: it sits on a light panel */
+    body.static .chart > svg { background: #ffffff; border-radius: 6px; }
+    .watermark { filter: invert(1); }
+  }
   * { box-sizing: border-box; }
-  body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; background: #f9fafb; }
-  header { padding: 16px 24px; background: #fff; border-bottom: 3px solid var(--accent); }
-  header h1 { margin: 0; font-size: 20px; }
-  header p { margin: 4px 0 0; color: #4b5563; }
-  main { padding: 16px 24px 32px; max-width: 1200px; margin: 0 auto; }
-  section.page h2 { font-size: 16px; margin: 24px 0 8px; color: #374151; }
+  body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--page); }
+  a { color: var(--accent); }
+  /* the header's content sits on the content's grid: the same width and side padding as main */
+  header.masthead { background: var(--card); border-bottom: 3px solid var(--accent); }
+  header.masthead .inner, main { max-width: 1200px; margin: 0 auto; padding-left: 24px; padding-right: 24px; }
+  header.masthead .inner { padding-top: 14px; padding-bottom: 14px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; }
+  header.masthead .titles { flex: 1 1 20rem; min-width: 0; }
+  .brand { display: flex; align-items: center; gap: 10px; margin: 0; font-weight: 600; font-size: 15px; color: var(--fg); flex: 1 0 100%; }
+  .brand img { display: block; height: 32px; width: auto; max-width: 160px; object-fit: contain; }
+  header h1 { margin: 0; font-size: 20px; overflow-wrap: anywhere; }
+  header p { margin: 4px 0 0; color: var(--muted); }
+  main { padding-top: 16px; padding-bottom: 32px; }
+  section.page h2 { font-size: 16px; margin: 24px 0 8px; color: var(--fg-2); }
   report-viewer, filter-bar, visual-card, vega-chart { display: block; }
   .visuals { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 420px), 1fr)); gap: 16px; }
   .visuals > * { min-width: 0; }
   /* a key figure is short: its card does not stretch to its row's chart */
   .visuals > visual-card:has(.kpi) { align-self: start; }
   .dashboard > article.visual { display: flex; flex-direction: column; min-width: 0; }
-  article.visual, visual-card.visual > article { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 16px 14px; overflow: auto; }
-  visual-card.visual > article { height: 100%; overflow: visible; display: flex; flex-direction: column; }
+  article.visual, visual-card.visual > article { background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 12px 16px 14px; overflow: auto; }
+  visual-card.visual > article { height: 100%; overflow: visible; display: flex; flex-direction: column; position: relative; }
   article.visual h3, visual-card h3 { margin: 0 0 10px; font-size: 14px; }
+  visual-card .card-head { display: flex; align-items: flex-start; gap: 8px; }
+  visual-card .card-head h3 { flex: 1; min-width: 0; overflow-wrap: anywhere; }
   figure { margin: 0; }
   .chart { min-height: 120px; }
   .chart svg { display: block; max-width: 100%; height: auto; }
-  .chart[aria-busy="true"]::before { content: attr(data-drawing); display: block; padding: 48px 0; text-align: center; color: #4b5563; }
+  /* The spec's text and lines suit a white card (packages/charts' theme): drawn live, they take the page's, light or dark, as the console's do. */
+  body.live vega-chart .role-axis-label text, body.live vega-chart .role-legend-label text { fill: var(--muted); }
+  body.live vega-chart .role-axis-title text, body.live vega-chart .role-legend-title text, body.live vega-chart .role-title-text text,
+  body.live vega-chart .mark-text.role-mark text { fill: var(--fg); }
+  body.live vega-chart .role-axis-domain line, body.live vega-chart .role-axis-tick line { stroke: var(--muted); }
+  body.live vega-chart .role-axis-grid line { stroke: var(--border); }
+  body.live vega-chart .mark-arc path { stroke: var(--card); }
+  .chart[aria-busy="true"]::before { content: attr(data-drawing); display: block; padding: 48px 0; text-align: center; color: var(--muted); }
   .kpi { font-size: 32px; font-weight: 600; color: var(--accent); margin: 4px 0 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
-  .table-scroll { overflow-x: auto; max-width: 100%; }
+  .kpi[title] { cursor: help; }
+  /* a table wider than its card shows shadows at the edges it scrolls to (no script needed); the viewer adds words */
+  .table-scroll { overflow-x: auto; max-width: 100%;
+    background: linear-gradient(to right, var(--card) 30%, transparent) left / 32px 100% no-repeat local,
+      linear-gradient(to left, var(--card) 30%, transparent) right / 32px 100% no-repeat local,
+      radial-gradient(farthest-side at 0 50%, var(--shadow), transparent) left / 12px 100% no-repeat scroll,
+      radial-gradient(farthest-side at 100% 50%, var(--shadow), transparent) right / 12px 100% no-repeat scroll; }
   .table-scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+  .scroll-hint { margin: 0 0 4px; font-size: 12px; color: var(--muted); }
+  .scroll-hint[hidden] { display: none; }
   table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-  th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #f3f4f6; white-space: nowrap; }
-  th { font-weight: 600; color: #374151; }
+  th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+  th { font-weight: 600; color: var(--fg-2); }
   td.number, th.number { text-align: right; }
   details.data { margin-top: 8px; }
-  details.data summary { cursor: pointer; font-size: 13px; color: #1f2937; width: max-content; padding: 2px 0; }
+  details.data summary { cursor: pointer; font-size: 13px; color: var(--fg); width: max-content; padding: 2px 0; }
   details.data[open] summary { margin-bottom: 6px; }
   .state { flex: 1; display: flex; align-items: center; justify-content: center; min-height: 140px; margin: 0; padding: 16px;
-    color: #4b5563; background: #f9fafb; border: 1px dashed #d1d5db; border-radius: 6px; text-align: center; }
-  .state.timed_out { color: #92400e; background: #fffbeb; border-color: #fcd34d; }
+    color: var(--muted); background: var(--state-bg); border: 1px dashed var(--dashed); border-radius: 6px; text-align: center; }
+  .state.timed_out { color: var(--warn-fg); background: var(--warn-bg); border-color: var(--warn-border); }
   visual-card[busy] article { opacity: 0.55; transition: opacity 0.2s; }
-  .loading { margin: 4px 0 0; min-height: 1.2em; font-size: 12px; color: #4b5563; }
-  .tabs { display: flex; gap: 4px; margin: 6px 0 12px; border-bottom: 1px solid #e5e7eb; overflow-x: auto; }
-  .tabs [role="tab"] { font: inherit; padding: 8px 14px; border: 0; border-bottom: 3px solid transparent; background: none; color: #374151; cursor: pointer; white-space: nowrap; }
+  .loading { margin: 4px 0 0; min-height: 1.2em; font-size: 12px; color: var(--muted); }
+  .tabs { display: flex; gap: 4px; margin: 6px 0 12px; border-bottom: 1px solid var(--border); overflow-x: auto; }
+  .tabs [role="tab"] { font: inherit; padding: 8px 14px; border: 0; border-bottom: 3px solid transparent; background: none; color: var(--fg-2); cursor: pointer; white-space: nowrap; }
   .tabs [role="tab"]:focus-visible { outline-offset: -3px; }
-  .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: #111827; font-weight: 600; }
+  .tabs [role="tab"][aria-selected="true"] { border-bottom-color: var(--accent); color: var(--fg); font-weight: 600; }
   :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   .filters { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; margin: 8px 0 0; padding: 12px 16px;
-    background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; }
+    background: var(--card); border: 1px solid var(--border); border-radius: 8px; }
   .filter { display: flex; flex-direction: column; gap: 4px; min-width: 0; max-width: 100%; margin: 0; padding: 0; border: 0; }
-  .filter label, .filter legend { font-size: 12px; font-weight: 600; color: #374151; padding: 0; }
+  .filter label, .filter legend { font-size: 12px; font-weight: 600; color: var(--fg-2); padding: 0; }
   .filter.range { display: block; }
   .filter.range legend { margin-bottom: 4px; }
   .filter.range input { width: 9.5em; }
-  .filter select, .filter input { font: inherit; min-height: 36px; padding: 6px 8px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; min-width: 9em; max-width: 100%; }
-  .filter select:disabled { background: #f3f4f6; color: #374151; }
-  .filter.locked small { font-size: 12px; color: #4b5563; }
-  .filters .reset { align-self: flex-end; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; color: #111827; cursor: pointer; }
-  .problem { margin: 12px 0 0; padding: 8px 12px; color: #991b1b; background: #fef2f2; border: 1px solid #fecaca; border-radius: 6px; }
+  .filter select, .filter input { font: inherit; min-height: 36px; padding: 6px 8px; border: 1px solid var(--control); border-radius: 6px; background: var(--card); color: var(--fg); min-width: 9em; max-width: 100%; }
+  .filter select:disabled { background: var(--disabled); color: var(--fg-2); }
+  .filter.locked small { font-size: 12px; color: var(--muted); }
+  .filters .reset, button.plain { align-self: flex-end; font: inherit; padding: 6px 12px; border: 1px solid var(--control); border-radius: 6px; background: var(--card); color: var(--fg); cursor: pointer; }
+  ul.chips { display: flex; flex-wrap: wrap; gap: 6px; list-style: none; margin: 8px 0 0; padding: 0; }
+  ul.chips[hidden] { display: none; }
+  ul.chips button { font: inherit; font-size: 13px; display: inline-flex; align-items: center; gap: 6px; min-height: 32px; padding: 4px 10px;
+    border: 1px solid var(--accent); border-radius: 999px; background: var(--card); color: var(--fg); cursor: pointer; max-width: 100%; overflow-wrap: anywhere; text-align: left; }
+  ul.chips button span[aria-hidden] { font-size: 16px; line-height: 1; color: var(--accent); }
+  details.menu { position: relative; flex: none; }
+  details.menu > summary { list-style: none; cursor: pointer; min-width: 32px; min-height: 32px; display: flex; align-items: center; justify-content: center;
+    border: 1px solid transparent; border-radius: 6px; color: var(--fg-2); font-size: 18px; line-height: 1; }
+  details.menu > summary::-webkit-details-marker { display: none; }
+  details.menu > summary:hover, details.menu[open] > summary { border-color: var(--border); background: var(--page); }
+  details.menu ul { position: absolute; right: 0; top: calc(100% + 4px); z-index: 5; min-width: 190px; list-style: none; margin: 0; padding: 4px;
+    background: var(--card); border: 1px solid var(--border); border-radius: 8px; box-shadow: 0 8px 24px rgb(0 0 0 / 0.18); }
+  details.menu li > a, details.menu li > button { display: block; width: 100%; padding: 8px 10px; font: inherit; text-align: left; color: var(--fg);
+    background: none; border: 0; border-radius: 4px; text-decoration: none; cursor: pointer; }
+  details.menu li > a:hover, details.menu li > button:hover { background: var(--page); }
+  visual-card:fullscreen, visual-card.visual:fullscreen { background: var(--page); padding: 24px; overflow: auto; }
+  visual-card:fullscreen > article { min-height: 100%; }
+  visual-card:fullscreen .chart svg { width: 100%; }
+  .problem { margin: 12px 0 0; padding: 8px 12px; color: var(--danger-fg); background: var(--danger-bg); border: 1px solid var(--danger-border); border-radius: 6px; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-  form.export button { margin-top: 8px; font: inherit; padding: 6px 12px; border: 1px solid #6b7280; border-radius: 6px; background: #fff; cursor: pointer; }
+  form.export button { font: inherit; padding: 6px 12px; border: 1px solid var(--control); border-radius: 6px; background: var(--card); color: var(--fg); cursor: pointer; }
   #vg-tooltip-element { font: 12px/1.4 system-ui, sans-serif; }
   @media (max-width: 600px) {
     /* a dashboard's grid is one column on a phone, its tiles in the grid's order */
     .dashboard { display: flex !important; flex-direction: column; }
-    header { padding: 12px 16px; }
-    main { padding: 12px 12px 24px; }
+    header.masthead .inner, main { padding-left: 12px; padding-right: 12px; }
+    header.masthead .inner { padding-top: 12px; padding-bottom: 12px; }
     visual-card.visual > article { padding: 10px 12px 12px; }
     .filters { padding: 10px 12px; }
     .filter { flex: 1 1 100%; }
     .filter select { width: 100%; }
   }
   @media print {
+    :root { color-scheme: light; }
     body { background: #fff; }
-    header { border-bottom-width: 2px; }
+    header.masthead { border-bottom-width: 2px; }
     main { max-width: none; padding: 8px 0; }
-    filter-bar, .tabs, form.export, a.download, details.data, .loading { display: none !important; }
+    filter-bar, .tabs, form.export, a.download, details.data, details.menu, ul.chips, .scroll-hint, .loading { display: none !important; }
     section.page[hidden] { display: block !important; }
     section.page h2.visually-hidden { position: static; width: auto; height: auto; margin: 16px 0 8px; clip: auto; overflow: visible; }
     section.page h2 { break-after: avoid; }
@@ -115,32 +179,36 @@ const styles = (branding: Branding) => `
     visual-card, article.visual { break-inside: avoid; }
     .watermark { position: fixed; }
   }
-  .note { color: #6b7280; font-size: 12px; margin: 6px 0 0; }
-  .unavailable { color: #6b7280; font-style: italic; }
-  a.download { display: inline-block; margin-top: 8px; font-size: 12px; color: #1d4ed8; }
+  .note { color: var(--muted); font-size: 12px; margin: 6px 0 0; }
+  .unavailable { color: var(--muted); font-style: italic; }
+  a.download { display: inline-block; margin-top: 8px; font-size: 12px; color: var(--accent); }
   .watermark { position: fixed; inset: 0; pointer-events: none; z-index: 10; }
-  form.password { max-width: 360px; margin: 12vh auto; background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 24px; }
+  form.password { max-width: 360px; margin: 10vh auto; background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 24px; }
+  form.password h1 { font-size: 18px; margin: 0 0 8px; }
   form.password label { display: block; margin-bottom: 8px; font-weight: 600; }
-  form.password input { width: 100%; padding: 8px; font: inherit; border: 1px solid #d1d5db; border-radius: 6px; }
-  form.password button { margin-top: 12px; padding: 8px 16px; font: inherit; color: #fff; background: var(--accent); border: 0; border-radius: 6px; cursor: pointer; }
-  .error { color: #b91c1c; margin: 8px 0 0; }
-  .message { max-width: 480px; margin: 12vh auto; text-align: center; }
+  form.password input { width: 100%; padding: 8px; font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--control); border-radius: 6px; }
+  form.password button { margin-top: 12px; padding: 8px 16px; font: inherit; color: var(--on-accent); background: var(--accent); border: 0; border-radius: 6px; cursor: pointer; }
+  .error { color: var(--danger-fg); margin: 8px 0 0; }
+  .message { max-width: 480px; margin: 10vh auto; text-align: center; }
+  .message h1 { font-size: 22px; }
+  .message p { color: var(--muted); }
 `
+}
 
 /** The comment section's styles, only on a page that has one (a view-only page names no comment at all, rule 1). */
 const commentStyles = `
   section.comments { margin: 32px 0 0; }
-  section.comments h2 { font-size: 16px; margin: 0 0 8px; color: #374151; }
-  section.comments h3 { font-size: 14px; margin: 16px 0 6px; color: #374151; }
+  section.comments h2 { font-size: 16px; margin: 0 0 8px; color: var(--fg-2); }
+  section.comments h3 { font-size: 14px; margin: 16px 0 6px; color: var(--fg-2); }
   ol.thread, ol.replies { list-style: none; margin: 0; padding: 0; }
   ol.replies { margin: 8px 0 0 24px; }
-  li.comment { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 8px 12px; margin: 0 0 8px; }
-  li.comment .meta { margin: 0; color: #6b7280; font-size: 12px; }
+  li.comment { background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin: 0 0 8px; }
+  li.comment .meta { margin: 0; color: var(--muted); font-size: 12px; }
   li.comment .text { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
-  li.comment .deleted { margin: 4px 0 0; color: #6b7280; font-style: italic; }
+  li.comment .deleted { margin: 4px 0 0; color: var(--muted); font-style: italic; }
 `
 
-const document = (title: string, branding: Branding, body: string, extraStyles = "") =>
+const document = (title: string, branding: Branding, body: string, extraStyles = "", bodyClass = "static") =>
   `<!doctype html>
 <html lang="en">
 <head>
@@ -150,11 +218,20 @@ const document = (title: string, branding: Branding, body: string, extraStyles =
 <title>${escape(title)} · ${escape(branding.name)}</title>
 <style>${styles(branding)}${extraStyles}</style>
 </head>
-<body>
+<body class="${bodyClass}">
 ${body}
 </body>
 </html>
 `
+
+/** Who sends the page: the tenant's logo (when it set one) and name, above what is shared. */
+const brand = (branding: Branding) =>
+  `<p class="brand">${branding.logo == null || !/^data:image\/(png|jpeg|webp);base64,/.test(branding.logo) ? "" : `<img src="${escape(branding.logo)}" alt="">`}` +
+  `<span class="brand-name">${escape(branding.name)}</span></p>`
+
+/** The page's header: the brand, then `titles` (a heading, a description, controls), on the content's grid. */
+const masthead = (branding: Branding, titles = "", after = "") =>
+  `<header class="masthead"><div class="inner">${brand(branding)}${titles === "" ? "" : `<div class="titles">${titles}</div>`}${after}</div></header>`
 
 /** The watermark: `text` tiled diagonally over the whole view, drawn as an SVG background (no script, no font to load). */
 const watermark = (text: string) => {
@@ -248,12 +325,21 @@ const cardTable = (table: ViewerData.TableData, label: string) =>
   `<tbody>${table.cells.map((row) => `<tr>${row.map((cell, i) => `<td class="${table.columns[i]?.numeric ? "number" : ""}">${escape(cell)}</td>`).join("")}</tr>`).join("")}</tbody></table></div>` +
   (table.rows > table.cells.length ? `<p class="note">The first ${table.cells.length} of ${table.rows} rows.</p>` : "")
 
+/**
+ * A key figure: compact where it is long (`€52.8M`), its exact value in the
+ * tooltip and for screen readers, which read it instead of the short one.
+ */
+export const kpi = (v: Pick<ViewerData.VisualData, "figure" | "figure_compact">) =>
+  v.figure_compact === undefined || v.figure_compact === v.figure
+    ? `<p class="kpi">${escape(v.figure ?? "")}</p>`
+    : `<p class="kpi" title="${escape(v.figure ?? "")}"><span aria-hidden="true">${escape(v.figure_compact)}</span><span class="visually-hidden">${escape(v.figure ?? "")}</span></p>`
+
 /** What a visual's card holds under its title: its chart (the server's SVG), key figure or table, or the message instead. */
 const cardBody = (v: ViewerData.VisualData, svg: string | undefined) =>
   v.state !== "rows"
     ? `<p class="state ${v.state}">${escape(v.message ?? v.unavailable ?? "")}</p>`
     : v.kind === "kpi"
-    ? `<p class="kpi">${escape(v.figure ?? "")}</p>`
+    ? kpi(v)
     : v.vega !== undefined
     ? `<figure><vega-chart class="chart">${svg ?? ""}</vega-chart><figcaption class="visually-hidden">${escape(v.description ?? "")}</figcaption></figure>` +
       (v.table === undefined ? "" : `<details class="data"><summary>Show data</summary>${cardTable(v.table, v.description ?? "Data")}</details>`)
@@ -261,14 +347,28 @@ const cardBody = (v: ViewerData.VisualData, svg: string | undefined) =>
     ? ""
     : cardTable(v.table, v.title ?? v.id)
 
-/** A visual's card as the viewer's `<visual-card>` renders it, its chart the server's SVG. */
-const card = (v: ViewerData.VisualData, svg: string | undefined) => {
+/** A visual's CSV with the filters on screen (`?filters=`, which its download route applies). */
+export const csvUrl = (downloadUrl: string, values: Readonly<Record<string, unknown>> | undefined): string => {
+  const filters = filtersField(values)
+  return filters === "" ? downloadUrl : `${downloadUrl}${downloadUrl.includes("?") ? "&" : "?"}filters=${encodeURIComponent(filters)}`
+}
+
+/**
+ * A visual's card as the viewer's `<visual-card>` renders it, its chart the
+ * server's SVG; its menu (a disclosure: no script needed) holds the CSV,
+ * with the filters on screen. The viewer adds PNG and full screen.
+ */
+const card = (v: ViewerData.VisualData, svg: string | undefined, values: Readonly<Record<string, unknown>> | undefined) => {
   const titleId = `visual-${v.id}-title`
+  const title = v.title ?? v.id
   const body = cardBody(v, svg)
-  const download = v.download_url === undefined ? "" : `<a class="download" href="${escape(v.download_url)}" download>Download CSV</a>`
-  return `<visual-card class="visual" data-visual="${escape(v.id)}"><article aria-labelledby="${escape(titleId)}"><h3 id="${escape(titleId)}">${
-    escape(v.title ?? v.id)
-  }</h3>${body}${download}</article></visual-card>`
+  const menu = v.download_url === undefined
+    ? ""
+    : `<details class="menu"><summary><span aria-hidden="true">⋯</span><span class="visually-hidden">Options for ${escape(title)}</span></summary>` +
+      `<ul><li><a href="${escape(csvUrl(v.download_url, values))}" download>Download CSV</a></li></ul></details>`
+  return `<visual-card class="visual" data-visual="${escape(v.id)}"><article aria-labelledby="${escape(titleId)}"><div class="card-head"><h3 id="${escape(titleId)}">${
+    escape(title)
+  }</h3>${menu}</div>${body}</article></visual-card>`
 }
 
 /** The viewer's data on the page: a table's or key figure's rows are already its cells, only a chart reads its rows. */
@@ -298,7 +398,7 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u0
 export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.ReportView, options: ReportPageOptions): string => {
   const { data, svgs } = shared
   const pages = data.pages.map((page) =>
-    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${page.visuals.map((v) => card(v, svgs.get(v.id))).join("")}</div></section>`
+    `<section class="page"><h2>${escape(page.name)}</h2><div class="visuals">${page.visuals.map((v) => card(v, svgs.get(v.id), data.filter_values)).join("")}</div></section>`
   ).join("")
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
   const script = options.script === undefined || options.watermark !== null
@@ -309,15 +409,18 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
   return document(
     view.report.name,
     options.branding,
-    `<header><h1>${escape(view.report.name)}</h1>${description}${
+    masthead(
+      options.branding,
+      `<h1>${escape(view.report.name)}</h1>${description}`,
       options.exportUrl === undefined
         ? ""
         : `<form class="export" method="post" action="${escape(options.exportUrl)}"><input type="hidden" name="format" value="pdf">${
           // The filters on screen, so the PDF shows what the page does (the viewer keeps it in step with its controls).
           `<input type="hidden" name="filters" value="${escape(filtersField(shared.data.filter_values))}">`}<button type="submit">Download PDF</button></form>`
-    }</header><main><report-viewer>${pages}</report-viewer>${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
+    ) + `<main><report-viewer>${pages}</report-viewer>${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
       (options.watermark === null ? "" : watermark(options.watermark)) + script,
-    options.comments === undefined ? "" : commentStyles
+    options.comments === undefined ? "" : commentStyles,
+    script === "" ? "static" : "live"
   )
 }
 
@@ -326,12 +429,13 @@ export const passwordPage = (branding: Branding, error?: string): string =>
   document(
     "Password required",
     branding,
-    `<form class="password" method="post" autocomplete="off">
+    `${masthead(branding)}<main><form class="password" method="post" autocomplete="off">
+<h1>Password required</h1>
 <label for="password">This link is protected. Enter its password.</label>
 <input id="password" name="password" type="password" required autofocus>
 ${error === undefined ? "" : `<p class="error" role="alert">${escape(error)}</p>`}
 <button type="submit">Open</button>
-</form>`
+</form></main>`
   )
 
 /** An export on its way (the page looks again every 2 s, without script), or why it failed. */
@@ -340,15 +444,36 @@ export const exportPage = (branding: Branding, job: Pick<ExportJob.ExportJob, "s
     ? document(
       "Preparing your file",
       branding,
-      `<meta http-equiv="refresh" content="2"><div class="message"><h1>Preparing your file</h1><p>${
+      `<meta http-equiv="refresh" content="2">${masthead(branding)}<main><div class="message"><h1>Preparing your file</h1><p>${
         job.status === "queued" ? "Waiting for its turn" : `${job.percent_complete}% done`
-      }; this page opens it when it is ready.</p></div>`
+      }; this page opens it when it is ready.</p></div></main>`
     )
     : messagePage(branding, job.status === "canceled" ? "Export canceled" : "Export failed", job.failure?.detail ?? "The file could not be made")
 
 /** A refusal (expired, revoked, not found…) as a page. */
 export const messagePage = (branding: Branding, title: string, detail: string): string =>
-  document(title, branding, `<div class="message"><h1>${escape(title)}</h1><p>${escape(detail)}</p></div>`)
+  document(title, branding, `${masthead(branding)}<main><div class="message"><h1>${escape(title)}</h1><p>${escape(detail)}</p></div></main>`)
+
+/**
+ * A share's refusal as its visitor reads it: about the link (or embedded
+ * view) they opened, never about grants, which are the sharer's words.
+ */
+export const refusalPage = (branding: Branding, code: string, detail: string, what: "link" | "view"): string => {
+  const it = what === "link" ? "link" : "embedded view"
+  const ask = what === "link" ? "Ask whoever sent it for a new link." : "Reload the page that embeds it, or ask its owner."
+  switch (code) {
+    case "share/revoked":
+      return messagePage(branding, `This ${it} was revoked`, `Its owner stopped sharing it. ${ask}`)
+    case "share/expired":
+      return messagePage(branding, `This ${it} has expired`, `It was shared until a date that has passed. ${ask}`)
+    case "share/paused":
+      return messagePage(branding, `This ${it} is paused`, "Its owner paused it for now; try again later.")
+    case "resource/not-found":
+      return messagePage(branding, `There is no such ${it}`, `Check the address, or ${ask.charAt(0).toLowerCase()}${ask.slice(1)}`)
+    default:
+      return messagePage(branding, what === "link" ? "This link cannot be opened" : "This view cannot be opened", detail)
+  }
+}
 
 /** What the page of a shared dashboard, dataset or workspace carries beyond its content. */
 export interface SubjectPageOptions {
@@ -360,7 +485,7 @@ const page = (title: string, heading: string, main: string, options: SubjectPage
   document(
     title,
     options.branding,
-    `<header>${heading}</header><main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark))
+    masthead(options.branding, heading) + `<main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark))
   )
 
 /** The dashboard's grid: 24 columns across the page's 1152 px, rows of 48 px at least, 12 px apart. */

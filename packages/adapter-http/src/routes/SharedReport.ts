@@ -18,6 +18,20 @@ import { Effect, Schema } from "effect"
 /** The most rows a table shows on the page (the rest are in its download, when allowed). */
 export const rowsShown = 200
 
+/** From how large a key figure is shown compact: a card is a third of a row at 1280 px and the whole screen at 390 px. */
+export const compactFrom = 100_000
+
+/**
+ * A key figure in short (`€52.8M`, `1.2K`), where its full digits would
+ * crowd its card; `undefined` for a small one, a percent or no number.
+ */
+export const compactFigure = (value: unknown, column: Format.TextColumn, locale: string): string | undefined => {
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN
+  if (column.role !== "quantity" || !Number.isFinite(n) || Math.abs(n) < compactFrom || column.numberFormat?.type === "percent") return undefined
+  const { minimumFractionDigits: _, maximumFractionDigits: __, ...style } = Format.intlOptions(column.numberFormat)
+  return new Intl.NumberFormat(locale, { ...style, notation: "compact", maximumFractionDigits: 1 }).format(n)
+}
+
 /** The size charts are first drawn at (the viewer redraws one far from it at once). */
 export const chartSize = ViewerData.chartSize
 
@@ -108,8 +122,13 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
     const tableColumns = plan.kind === "table" ? plan.columns : planColumns
     const table: ViewerData.TableData = { ...Chart.textTable(tableColumns, v.rows.slice(0, rowsShown), options.locale), rows: v.rows.length }
     if (plan.kind === "kpi") {
-      const figure = Format.text(v.rows[0]?.[plan.value.field], plan.value, { locale: options.locale })
-      return { data: { ...rows, state: "rows", kind: "kpi", figure, ...(servesRows ? { table } : {}) } satisfies ViewerData.VisualData, svg: undefined }
+      const value = v.rows[0]?.[plan.value.field]
+      const figure = Format.text(value, plan.value, { locale: options.locale })
+      const short = compactFigure(value, plan.value, options.locale)
+      return {
+        data: { ...rows, state: "rows", kind: "kpi", figure, ...(short === undefined || short === figure ? {} : { figure_compact: short }), ...(servesRows ? { table } : {}) } satisfies ViewerData.VisualData,
+        svg: undefined
+      }
     }
     if (!Chart.isDrawn(plan)) return { data: { ...rows, state: "rows", kind: "table", table } satisfies ViewerData.VisualData, svg: undefined }
     const size = options.size ?? chartSize

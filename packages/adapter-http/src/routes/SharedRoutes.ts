@@ -46,6 +46,7 @@ import {
   SharedSubjects,
   SharedViews,
   type ShareTokens,
+  TenantBranding,
   type Transactor,
   Watermarks
 } from "@analytics/core"
@@ -126,6 +127,7 @@ type Services =
   | AuditLog.AuditStore
   | EventPublisher.EventPublisher
   | Transactor.Transactor
+  | TenantBranding.BrandingStore
 
 const sessionCookie = "analytics_link_session"
 
@@ -305,14 +307,15 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const theme = Theme.theme({ primaryColor: info.branding.primaryColor })
   const locale = info.branding.locale ?? Format.defaultLocale
   const services = yield* Effect.context<Services>()
-  const branding = { name: info.branding.name, primaryColor: info.branding.primaryColor }
+  /** The service's own look, what a share page wears when its tenant set none (or is not known: a token that is no link). */
+  const serviceBranding: SharePage.Branding = { name: info.branding.name, primaryColor: info.branding.primaryColor, logo: null }
   const secure = info.publicBaseUrl.startsWith("https:")
   const basePath = new URL(info.publicBaseUrl).pathname.replace(/\/+$/, "")
   const run = <A, E, R extends Services>(effect: Effect.Effect<A, E, R>) =>
     Effect.withFiber((fiber) => Effect.provideContext(effect, fiber.getRef(RequestServices) ?? services)) as Effect.Effect<A, E, Exclude<R, Services>>
 
   /** Answers a refusal as the client wants it: a page (the password form for a link's password problems) or a problem. */
-  const refuse = (request: HttpServerRequest.HttpServerRequest, refusal: Refusal, embed: boolean) => {
+  const refuse = (request: HttpServerRequest.HttpServerRequest, refusal: Refusal, embed: boolean, branding: SharePage.Branding) => {
     const status = ProblemCode.catalogue[refusal.code].status
     const headers = {
       ...pageHeaders(embed),
@@ -331,9 +334,32 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       refusal.code === "rate-limit/password-attempts-exceeded"
     const page = passwordProblem
       ? SharePage.passwordPage(branding, refusal.code === "share/password-required" ? undefined : refusal.detail)
-      : SharePage.messagePage(branding, ProblemCode.catalogue[refusal.code].title, refusal.detail)
+      : SharePage.refusalPage(branding, refusal.code, refusal.detail, embed ? "view" : "link")
     return HttpServerResponse.text(page, { status, contentType: "text/html; charset=utf-8", headers })
   }
+
+  /** A tenant's branding over the service's: a store that fails leaves the service's (a page is still answered). */
+  const brandingOf = (tenantId: Parameters<typeof TenantBranding.get>[0]) =>
+    run(TenantBranding.get(tenantId)).pipe(
+      Effect.map((b): SharePage.Branding => ({
+        name: b.name ?? serviceBranding.name,
+        primaryColor: b.accent_color ?? serviceBranding.primaryColor,
+        logo: b.logo
+      })),
+      Effect.orElseSucceed(() => serviceBranding)
+    )
+
+  /** The chart theme of a page's branding: the service's, made once, unless the tenant set its accent. */
+  const themeOf = (b: SharePage.Branding) => b.primaryColor === serviceBranding.primaryColor ? theme : Theme.theme({ primaryColor: b.primaryColor })
+
+  /** The branding of the share a request names, for its refusal's page: the link's or the embed token's tenant's. */
+  const refusalBranding = (embed: boolean) =>
+    Effect.gen(function*() {
+      const tenantId = embed
+        ? yield* Effect.flatMap(embedToken, (token) => run(SharedViews.tenantOfEmbed(token)))
+        : yield* Effect.flatMap(param("slug"), (slug) => run(SharedViews.tenantOfLink(slug)))
+      return tenantId === undefined ? serviceBranding : yield* brandingOf(tenantId)
+    }).pipe(Effect.orElseSucceed(() => serviceBranding))
 
   const clientIp = Effect.map(HttpServerRequest.HttpServerRequest, (request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
 
@@ -361,9 +387,10 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       Effect.flatMap(meter, ({ decision, headers, limit }) => {
         /** A refusal answered; one by a rate limit counted in the metrics, as the edge's are (class `shared`). */
         const refused = (refusal: Refusal) =>
-          refusal.code.startsWith("rate-limit/")
-            ? Effect.as(Metrics.rateLimitRejected("shared", refusal.code), refuse(request, refusal, embed))
-            : Effect.succeed(refuse(request, refusal, embed))
+          Effect.flatMap(wantsJson(request) ? Effect.succeed(serviceBranding) : refusalBranding(embed), (branding) =>
+            refusal.code.startsWith("rate-limit/")
+              ? Effect.as(Metrics.rateLimitRejected("shared", refusal.code), refuse(request, refusal, embed, branding))
+              : Effect.succeed(refuse(request, refusal, embed, branding)))
         const answered = decision.allowed
           ? effect.pipe(
             Effect.catch((error) => refused(refusalOf(error as any))),
@@ -395,8 +422,10 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       // Rule 1: with only view, no comments are read and the page has no comment section.
       const comments = yield* run(Comments.shared(viewer))
       const json = wantsJson(request)
+      const branding = yield* brandingOf(viewer.grant.tenant_id)
       const shared = yield* SharedReport.make(view, {
-        theme,
+        // The charts in the tenant's accent, as the page.
+        theme: themeOf(branding),
         locale,
         controls,
         values,
@@ -421,7 +450,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const download = (viewer: SharedViews.Viewer) =>
     Effect.gen(function*() {
       const visualId = yield* param("visual_id")
-      const { columns, rows, visual } = yield* run(SharedViews.download(viewer, visualId))
+      // `?filters=`: the filters on screen, which the page's per-visual menu sends (decision 0014).
+      const { columns, rows, visual } = yield* run(SharedViews.download(viewer, visualId, yield* filterValues))
       return HttpServerResponse.text(Csv.table(columns, rows), {
         contentType: "text/csv; charset=utf-8",
         headers: { ...pageHeaders(false), "content-disposition": `attachment; filename="${visual.id}.csv"` }
@@ -445,10 +475,11 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         return HttpServerResponse.jsonUnsafe(dashboardJson(view, viewer), { headers: pageHeaders(embed) })
       }
       // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
+      const branding = yield* brandingOf(viewer.grant.tenant_id)
       const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
       for (const { tile, view: v } of view.tiles) {
         if (v._tag !== "Missing") {
-          cards.set(tile.id, yield* SharedReport.visual(v, { theme, locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
+          cards.set(tile.id, yield* SharedReport.visual(v, { theme: themeOf(branding), locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
         }
       }
       const page = SharePage.dashboardPage(view, {
@@ -479,10 +510,12 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
           return yield* showDashboard(viewer, embed, yield* run(SharedSubjects.dashboard(viewer)), urls.download)
         case "dataset": {
           const view = yield* run(SharedSubjects.dataset(viewer))
+          const branding = yield* brandingOf(viewer.grant.tenant_id)
           return yield* answer(embed, () => datasetJson(view, viewer), () => SharePage.datasetPage(view, { branding, watermark: viewer.watermark }))
         }
         case "workspace": {
           const view = yield* run(SharedSubjects.workspace(viewer))
+          const branding = yield* brandingOf(viewer.grant.tenant_id)
           return yield* answer(
             embed,
             () => workspaceJson(view, viewer, within),
@@ -600,7 +633,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         return HttpServerResponse.jsonUnsafe(shown, { headers: { ...pageHeaders(embed), ...(waiting ? { "retry-after": "2" } : {}) } })
       }
       if (shown.url !== null) return HttpServerResponse.redirect(shown.url, { status: 303, headers: pageHeaders(embed) })
-      return HttpServerResponse.text(SharePage.exportPage(branding, job), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+      return HttpServerResponse.text(SharePage.exportPage(yield* brandingOf(viewer.grant.tenant_id), job), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
     })
 
   /** Where a link's and an embed's report pages send downloads and exports. */

@@ -84,3 +84,14 @@ export const comments = ddl([
   `CREATE INDEX comments_by_report ON comments (tenant_id, report_id, created_at, comment_id)`,
   `CREATE INDEX comments_parent_id ON comments (parent_id) WHERE parent_id IS NOT NULL`
 ])
+
+/** Each tenant's branding of its share pages (decision 0014): one row per tenant that set any, gone with it. */
+export const tenantBranding = ddl([
+  `CREATE TABLE tenant_branding (
+    tenant_id uuid PRIMARY KEY REFERENCES tenants (tenant_id) ON DELETE CASCADE,
+    name text,
+    logo text,
+    accent_color text,
+    updated_at timestamptz(3)
+  )`
+])

@@ -10,6 +10,8 @@ export * as Ai from "./Ai.ts"
 export * as Alerts from "./Alerts.ts"
 /** The audit log: read only, for tenant admins. */
 export * as AuditLog from "./AuditLog.ts"
+/** The tenant's branding of its share pages. */
+export * as Branding from "./Branding.ts"
 /** Threaded comments on reports (decision 0019). */
 export * as Comments from "./Comments.ts"
 /** Dashboards: visuals pinned from reports. */

@@ -120,6 +120,9 @@ export const rules = {
   "scimTokens.create": admin,
   "scimTokens.list": admin,
   "scimTokens.revoke": admin,
+  // The share pages' look is the organisation's (decision 0014).
+  "branding.get": admin,
+  "branding.update": admin,
   "datasets.list": member,
   "datasets.create": admin,
   "datasets.get": member,

@@ -136,6 +136,20 @@ const openLink = (slug: string) =>
     return yield* open(grant, { _tag: "Link", grantId: grant.grant_id })
   })
 
+/**
+ * The tenant of a link's grant, whatever its state (its refusal pages wear
+ * the tenant's branding); `undefined` for a token that is no link.
+ */
+export const tenantOfLink = (slug: string): Effect.Effect<StoredGrant["tenant_id"] | undefined, StoreError, GrantStore> =>
+  Effect.map(Effect.flatMap(GrantStore, (store) => store.findBySlug(slug)), (grant) => grant?.principal_type === "link" ? grant.tenant_id : undefined)
+
+/** The tenant an embed token this service signed names, even expired (checked at time 0: only its signature counts); `undefined` for any other. */
+export const tenantOfEmbed = (token: string): Effect.Effect<StoredGrant["tenant_id"] | undefined, never, ShareTokens> =>
+  Effect.map(
+    Effect.flatMap(ShareTokens, (tokens) => tokens.verifyEmbed(token, 0)),
+    (verified) => verified._tag === "Success" ? verified.success.tenantId as StoredGrant["tenant_id"] : undefined
+  )
+
 /** The watermark of a link: its recipient's address, or else the link's own short name, which tells where a leak came from. */
 const linkWatermark = (grant: StoredGrant) => grant.watermark ? grant.recipient_email ?? `Shared link ${grant.grant_id.slice(-12)}` : null
 
@@ -253,10 +267,11 @@ export const filterControls = (
 /** One visual's rows for download, if the grant allows `download`. */
 export const download = (
   viewer: Viewer,
-  visualId: string
+  visualId: string,
+  values: ReportFilterValues = {}
 ): Effect.Effect<
   { readonly visual: Visual; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<Row> },
-  Forbidden | NotFound | Datasets.QueryError | Datasets.QueryTimedOut | EngineError,
+  Forbidden | NotFound | ReportViews.FiltersRefused | StoreError | Datasets.QueryError | Datasets.QueryTimedOut | EngineError,
   ReportStore | DatasetStore | DashboardStore | Datasets.Engines
 > =>
   Effect.gen(function*() {
@@ -274,6 +289,14 @@ export const download = (
       ? (yield* Dashboards.get(tenantId, viewer.grant.subject_id)).tiles.find((t) => t.id === visualId)
       : undefined
     if (viewer.grant.subject_type === "dashboard" && tile === undefined) return yield* new NotFound({ resource: "tile", id: visualId })
+    // A report's visual downloads with the filters on screen (the page's per-visual menu, decision 0014), checked as the view checks them.
+    if (tile === undefined && Object.keys(values).length > 0) {
+      const report = yield* Reports.get(tenantId, viewer.grant.subject_id)
+      const reason = yield* ReportViews.refusedValues(report, values, viewer.lockedFilters)
+      if (reason !== undefined) return yield* new ReportViews.FiltersRefused({ detail: reason })
+      const filtered = yield* Reports.queryVisual(tenantId, report, visualId, viewer.security, values, [...viewer.lockedFilters])
+      return { visual: filtered.visual, columns: filtered.compiled.columns.map((c) => c.name), rows: filtered.rows }
+    }
     const result = tile === undefined
       ? yield* Reports.queryVisual(tenantId, viewer.grant.subject_id, visualId, viewer.security, [...viewer.lockedFilters])
       : yield* Reports.queryVisual(tenantId, tile.report_id, tile.visual_id, viewer.security, [...viewer.lockedFilters])

@@ -24,8 +24,16 @@ export const en = {
   "viewer.data": "Data",
   "viewer.data.show": "Show data",
   "viewer.data.firstRows": "The first {shown} of {rows} rows.",
-  "viewer.download": "Download CSV",
   "viewer.chart.drawing": "Drawing the chart…",
+  // Share pages as a brand sends them (decision 0014): filter chips, the per-visual menu, the scroll hint
+  "viewer.filters.active": "Active filters",
+  "viewer.filters.chip.remove": "Remove filter {title}: {value}",
+  "viewer.menu": "Options for {title}",
+  "viewer.menu.csv": "Download CSV",
+  "viewer.menu.png": "Download PNG",
+  "viewer.menu.fullscreen": "Full screen",
+  "viewer.menu.fullscreen.exit": "Exit full screen",
+  "viewer.table.scroll": "Scroll sideways to see every column.",
 
   "app.skip": "Skip to content",
   "app.nav": "Main",
