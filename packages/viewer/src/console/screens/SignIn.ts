@@ -107,6 +107,7 @@ export class SignInScreen extends Screen {
     return html`<div class="narrow">
       <div class="card">
         <h1>${this.sentTo === undefined ? msg("signIn.title") : msg("signIn.checkMail")}</h1>
+        ${this.context.match.query.get("ended") === "1" && this.sentTo === undefined ? html`<p class="notice" role="status">${msg("signIn.ended")}</p>` : nothing}
         ${problemView(this.problem)}
         ${this.sentTo === undefined ? html`
           <p class="muted" id="sign-in-intro">${msg("signIn.intro")}</p>
