@@ -74,11 +74,8 @@ export const markFields = (form: ParentNode, problem: Problem | undefined): { re
       note.id = id
       note.dataset.fieldError = id
       note.textContent = message
-      // Under the field: after its <label> when it wraps it (so the words are not part of its name); in a one-line form, on a line of its own.
-      const wrapper = control.closest("label") ?? control
-      const row = wrapper.parentElement
-      if (row !== null && row.classList.contains("row") && row.tagName === "FORM") row.append(note)
-      else wrapper.after(note)
+      // Under the field: after its <label> when it wraps it (so the words are not part of its name); in a one-line form, on a line of its own (the theme).
+      ;(control.closest("label") ?? control).after(note)
       control.setAttribute(base, control.getAttribute("aria-describedby") ?? "")
       control.setAttribute("aria-describedby", [control.getAttribute(base), id].filter((t) => t !== "").join(" "))
       control.setAttribute("aria-invalid", "true")

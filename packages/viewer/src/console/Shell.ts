@@ -111,6 +111,8 @@ export class AnalyticsConsole extends LitElement {
     if (currentSession() === null && Router.currentPath() === "sign-in") return
     const ended = currentSession() !== null
     setSession(null)
+    // A dialog open over the screen (the share dialog lives beside it) goes with the session.
+    for (const dialog of document.querySelectorAll<HTMLElement & { close?: () => void }>("analytics-share-dialog[data-console]")) dialog.close?.()
     const here = Router.currentPath() + location.search + location.hash
     const query = [here === "" ? "" : `next=${encodeURIComponent(here)}`, ended ? "ended=1" : ""].filter((q) => q !== "").join("&")
     Router.navigate(`sign-in${query === "" ? "" : `?${query}`}`, { replace: true })
