@@ -298,8 +298,11 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         const alert = dialog.getByRole("alert")
         await alert.waitFor()
         const text = await alert.innerText()
-        assert.include(text, "expires_at must be in the future")
+        // In words, the field named by its label and marked (not "expires_at must be in the future").
+        assert.include(text, "Expires on (optional): Choose a date after today.")
+        assert.notInclude(text, "expires_at")
         assert.include(text, "Correct what is marked and send it again.")
+        assert.strictEqual(await dialog.getByLabel("Expires on (optional)").getAttribute("aria-invalid"), "true")
         assert.deepStrictEqual(await Axe.serious(page), [], "problem shown")
 
         // An embed with the region locked to EU: the snippet's token carries it.

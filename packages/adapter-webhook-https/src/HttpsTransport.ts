@@ -70,10 +70,24 @@ const networkWords: Record<string, string> = {
   ENETUNREACH: "the receiver's network is unreachable"
 }
 
+/**
+ * TLS errors in words for the person reading a delivery: Node's own messages
+ * speak to whoever runs Node ("try running Node.js with --use-system-ca").
+ */
+const tlsWords = (code: string): string => {
+  if (code === "CERT_HAS_EXPIRED") return "the receiver's certificate has expired"
+  if (code === "CERT_NOT_YET_VALID") return "the receiver's certificate is not valid yet"
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID" || code === "HOSTNAME_MISMATCH") return "the receiver's certificate is for another name"
+  if (code === "DEPTH_ZERO_SELF_SIGNED_CERT" || code === "SELF_SIGNED_CERT_IN_CHAIN" || code.startsWith("UNABLE_TO_") || code.startsWith("CERT_")) {
+    return "the receiver's certificate is not signed by a trusted authority"
+  }
+  return "a secure connection to the receiver could not be made"
+}
+
 /** The failure a socket or TLS error stands for. */
 const classify = (error: NodeJS.ErrnoException): WebhookTransport.TransportFailure => {
   const code = error.code ?? ""
-  if (tlsCodes.test(code)) return failure("tls", `TLS: ${error.message}`)
+  if (tlsCodes.test(code)) return failure("tls", tlsWords(code))
   if (code === "") return failure("network", "the connection failed")
   return failure("network", `${code}: ${networkWords[code] ?? "the connection failed"}`)
 }

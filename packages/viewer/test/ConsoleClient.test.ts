@@ -8,6 +8,8 @@
 import { afterEach, assert, describe, it, vi } from "@effect/vitest"
 import { ApiProblem, makeClient, problemOf } from "../src/client/ApiClient.ts"
 import { setSession } from "../src/client/Session.ts"
+import { fieldWords } from "../src/client/ProblemWords.ts"
+import { fieldLine } from "../src/console/FormErrors.ts"
 import { match, type Route, safeNext } from "../src/console/Router.ts"
 import { en } from "../src/i18n/en.ts"
 import { msg, useMessages } from "../src/i18n/msg.ts"
@@ -85,7 +87,7 @@ describe("the console's API client", () => {
     const client = makeClient({ base: "http://x/", onUnauthorized: (p) => told.push(p.code) })
     const problem = (call: Promise<unknown>) => call.then(() => assert.fail("expected a problem"), (e: unknown) => (assert.instanceOf(e, ApiProblem), (e as ApiProblem).problem))
     const expired = await problem(client.get("v1/workspaces"))
-    assert.deepStrictEqual(expired, { status: 401, code: "auth/unauthenticated", title: "Unauthorized", detail: "Your session ended", action: en["problem.action.signIn"] })
+    assert.deepStrictEqual(expired, { status: 401, code: "auth/unauthenticated", title: en["problem.title.unauthenticated"], detail: "Your session ended", action: en["problem.action.signIn"] })
     const spent = await problem(client.post("api/session", { link_token: "t" }, { signedOut: true }))
     assert.strictEqual(spent.detail, "Ask for a new link")
     assert.deepStrictEqual(told, ["auth/unauthenticated"], "an expected 401 (signing in) does not send the person to sign-in")
@@ -101,6 +103,42 @@ describe("the console's API client", () => {
     assert.deepStrictEqual(p, { status: 502, code: "http/502", title: en["problem.generic"], detail: "", action: en["problem.action.later"] })
     assert.strictEqual(problemOf(404, { title: "Not found", code: "resource/not-found" }).action, en["problem.action.checkAddress"])
     assert.strictEqual(problemOf(400, { title: "Invalid", code: "request/invalid" }).action, en["problem.action.fix"])
+  })
+
+  it("says problems in words for people: titles by code, no API jargon; a validation problem's fields in words; a `field: what` detail a field", () => {
+    // The service's titles speak to API callers; the console's do not.
+    const titles = ["auth/unauthenticated", "grant/invalid", "schedule/invalid", "request/invalid", "resource/not-found", "report/invalid"].map((code) => problemOf(400, { title: "x", code }).title)
+    for (const title of titles) {
+      assert.notMatch(title, /bearer|hold together|validation|resource|expires_at/i, title)
+      assert.notStrictEqual(title, "x")
+    }
+    assert.strictEqual(problemOf(409, { title: "Some new refusal", code: "area/new" }).title, "Some new refusal", "an unknown code keeps the service's title")
+    // "see errors" is left to the fields, each in words.
+    const invalid = problemOf(400, {
+      title: "The request failed validation",
+      code: "request/invalid",
+      detail: "The request failed validation; see errors",
+      errors: [
+        { path: ["payload", "name"], message: "Expected a value with a length of at least 1, got \"\"" },
+        { path: ["payload", "cron"], message: "Expected a five-field cron expression such as \"0 8 * * 1\" (Mondays at 08:00), got \"99 * * *\"" }
+      ]
+    })
+    assert.strictEqual(invalid.title, en["problem.title.invalid"])
+    assert.strictEqual(invalid.detail, "")
+    assert.deepStrictEqual(invalid.errors?.map((e) => fieldLine(e)), [
+      `name: ${en["problem.field.empty"]}`,
+      "cron: Use a five-field cron expression such as \"0 8 * * 1\" (Mondays at 08:00)."
+    ])
+    assert.strictEqual(fieldWords("Expected a string with at most 200 code points"), "Use at most 200 characters.")
+    assert.strictEqual(fieldWords("Expected an IANA time zone such as \"Europe/Paris\", got \"Mars/Base\""), en["problem.field.timezone"])
+    // A refusal that names its field in its detail marks that field, in words, without the API's name for it.
+    const past = problemOf(400, { title: "The grant does not hold together", code: "grant/invalid", detail: "expires_at must be in the future" })
+    assert.deepStrictEqual([past.title, past.detail, past.errors], [en["problem.title.grantInvalid"], "", [{ path: ["expires_at"], message: "must be in the future" }]])
+    assert.strictEqual(fieldLine(past.errors![0]!), `expires at: ${en["problem.field.future"]}`)
+    assert.strictEqual(fieldLine({ ...past.errors![0]!, label: "Expires" }), `Expires: ${en["problem.field.future"]}`)
+    const named = problemOf(400, { code: "schedule/invalid", detail: "recipients: ada@example.com is a deprovisioned user of this tenant" })
+    assert.deepStrictEqual(named.errors, [{ path: ["recipients"], message: "ada@example.com is a deprovisioned user of this tenant" }])
+    assert.strictEqual(problemOf(409, { code: "x/y", detail: "name: taken" }).errors, undefined, "only a 400's detail names a field")
   })
 })
 
@@ -126,7 +164,13 @@ describe("the console's router", () => {
 
   it("comes back after sign-in only to a path inside the console", () => {
     assert.strictEqual(safeNext("w/ws_1/reports/rep_1?page=2"), "w/ws_1/reports/rep_1?page=2")
-    for (const bad of ["https://evil.example", "//evil.example/x", "/w/ws_1", "w/../../x", "javascript:alert(1)", null]) assert.strictEqual(safeNext(bad), "", String(bad))
+    // A report's filters (JSON in the query) and its page (the fragment) come back as they were.
+    const view = `w/ws_1/reports/rep_1?filters=${encodeURIComponent('{"region":["EU"]}')}#page=Mix`
+    assert.strictEqual(safeNext(view), view)
+    assert.strictEqual(safeNext('w/ws_1/reports/rep_1?filters={"region":["EU"]}#page=2'), 'w/ws_1/reports/rep_1?filters={"region":["EU"]}#page=2')
+    for (const bad of ["https://evil.example", "//evil.example/x", "/w/ws_1", "w/../../x", "javascript:alert(1)", "w\\..\\x", "JavaScript:alert(1)", "w/x\nSet-Cookie", "w//evil", null]) {
+      assert.strictEqual(safeNext(bad), "", String(bad))
+    }
   })
 })
 

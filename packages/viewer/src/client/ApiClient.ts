@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { msg } from "../i18n/msg.ts"
+import { detailAsField, pointsToErrors, titleWords } from "./ProblemWords.ts"
 import { currentSession } from "./Session.ts"
 
 /** A refusal or failure, in words a person can act on. */
@@ -41,6 +42,8 @@ export interface ColumnMismatch {
 export interface FieldError {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
+  /** The label of the form's field it marks, once a form has marked it (console/FormErrors.ts). */
+  readonly label?: string
 }
 
 /** The error a failed call throws. */
@@ -74,17 +77,26 @@ const actionOf = (status: number, code: string, retryAfter: string | null): stri
   return msg("problem.action.fix")
 }
 
-/** A problem from an answer's status and body (problem+json, or anything else). */
+/**
+ * A problem from an answer's status and body (problem+json, or anything
+ * else), in words for people (ProblemWords.ts): the title by code; a
+ * validation problem's "see errors" left to its fields; a refusal's
+ * `field: what` detail made a field error a form can mark.
+ */
 export const problemOf = (status: number, body: unknown, retryAfter: string | null = null): Problem => {
   const json = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
   const code = typeof json.code === "string" ? json.code : `http/${status}`
+  const detail = typeof json.detail === "string" ? json.detail : ""
+  const listed = Array.isArray(json.errors) ? (json.errors as Array<FieldError>).filter((e) => Array.isArray(e?.path) && typeof e.message === "string") : undefined
+  const named = listed === undefined && status === 400 ? detailAsField(detail) : undefined
+  const errors = named === undefined ? listed : [named]
   return {
     status,
     code,
-    title: typeof json.title === "string" ? json.title : msg("problem.generic"),
-    detail: typeof json.detail === "string" ? json.detail : "",
+    title: titleWords(code, typeof json.title === "string" ? json.title : undefined),
+    detail: named !== undefined || (errors !== undefined && errors.length > 0 && pointsToErrors(detail)) ? "" : detail,
     action: actionOf(status, code, retryAfter),
-    ...(Array.isArray(json.errors) ? { errors: (json.errors as Array<FieldError>).filter((e) => Array.isArray(e?.path) && typeof e.message === "string") } : {}),
+    ...(errors === undefined ? {} : { errors }),
     ...(Array.isArray(json.mismatches)
       ? { mismatches: (json.mismatches as Array<ColumnMismatch>).filter((m) => typeof m?.member === "string" && typeof m.column === "string") }
       : {}),

@@ -9,6 +9,7 @@
  */
 import { html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../client/ApiClient.ts"
+import { clearFields, markFields } from "./FormErrors.ts"
 
 interface State<N> {
   readonly busy: boolean
@@ -61,8 +62,14 @@ export class Actions<N = string> implements ReactiveController {
     this.host.requestUpdate()
   }
 
-  /** Runs one change: busy meanwhile, then its notice (`notice` of its result) or its problem, and focus on it; the result, unless it failed. */
-  async run<A>(change: () => Promise<A>, notice: (result: A) => N | undefined): Promise<A | undefined> {
+  /**
+   * Runs one change: busy meanwhile, then its notice (`notice` of its
+   * result) or its problem, and focus on it; the result, unless it failed.
+   * A change sent by a `form` has the fields its problem names marked there
+   * (FormErrors.ts), focus on the first.
+   */
+  async run<A>(change: () => Promise<A>, notice: (result: A) => N | undefined, form?: HTMLFormElement): Promise<A | undefined> {
+    if (form !== undefined) clearFields(form)
     this.set({ busy: true, problem: undefined, notice: undefined })
     let result: A | undefined
     try {
@@ -74,6 +81,11 @@ export class Actions<N = string> implements ReactiveController {
       this.busy = false
     }
     await this.host.updateComplete
+    if (form !== undefined && this.problem !== undefined && form.isConnected) {
+      const { problem, focused } = markFields(form, this.problem)
+      this.problem = problem
+      if (focused) return result
+    }
     this.host.querySelector<HTMLElement>(this.focusOn(this.problem !== undefined))?.focus()
     return result
   }

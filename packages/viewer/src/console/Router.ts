@@ -100,6 +100,14 @@ export const linkTitle = (): string | undefined => {
   return typeof state === "object" && state !== null && typeof (state as { title?: unknown }).title === "string" ? (state as { title: string }).title : undefined
 }
 
-/** A relative path that stays in the console (for `?next=`): no scheme, no `//`, else `""`. */
-export const safeNext = (next: string | null): string =>
-  next !== null && /^[\w\-./?=&%]*$/.test(next) && !next.startsWith("/") && !next.includes("//") && !next.includes("..") ? next : ""
+/**
+ * A relative path that stays in the console (for `?next=`), else `""`: no
+ * scheme, no leading `/`, no `//`, `..` or `\\` in its path, no control
+ * characters; its query and `#page=` are kept as they were (a report's
+ * `?filters=` holds JSON).
+ */
+export const safeNext = (next: string | null): string => {
+  if (next === null || next.startsWith("/") || next.includes("\\") || /[\u0000-\u001f\u007f]/.test(next) || /^[a-z][a-z0-9+.-]*:/i.test(next)) return ""
+  const path = next.split(/[?#]/, 1)[0]!
+  return path.includes("//") || path.split("/").includes("..") || !/^[\w\-./%]*$/.test(path) ? "" : next
+}

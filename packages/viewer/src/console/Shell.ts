@@ -103,12 +103,20 @@ export class AnalyticsConsole extends LitElement {
     }
   }
 
-  /** A request answered 401: the session is over; sign in again, then come back here. */
+  /**
+   * A request answered 401: the session is over; sign in again, then come
+   * back to this very view (its `?filters=` and `#page=` too). A session
+   * that was there and ended says so on the sign-in screen (`ended=1`).
+   */
   private signedOut() {
     if (currentSession() === null && Router.currentPath() === "sign-in") return
+    const ended = currentSession() !== null
     setSession(null)
-    const here = Router.currentPath() + location.search
-    Router.navigate(`sign-in${here === "" ? "" : `?next=${encodeURIComponent(here)}`}`, { replace: true })
+    // A dialog open over the screen (the share dialog lives beside it) goes with the session.
+    for (const dialog of document.querySelectorAll<HTMLElement & { close?: () => void }>("analytics-share-dialog[data-console]")) dialog.close?.()
+    const here = Router.currentPath() + location.search + location.hash
+    const query = [here === "" ? "" : `next=${encodeURIComponent(here)}`, ended ? "ended=1" : ""].filter((q) => q !== "").join("&")
+    Router.navigate(`sign-in${query === "" ? "" : `?${query}`}`, { replace: true })
   }
 
   /** Shows the screen the path names (after the session check, for screens that need one). */

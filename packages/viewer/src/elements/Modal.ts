@@ -10,6 +10,8 @@
  */
 import { css, html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from "lit"
 import type { ApiClient, Problem } from "../client/ApiClient.ts"
+import { fieldLine } from "../console/FormErrors.ts"
+import { msg } from "../i18n/msg.ts"
 import { deepActive } from "./Confirm.ts"
 import { elementClient, ensureSession } from "./ElementClient.ts"
 
@@ -108,6 +110,9 @@ export const problemBox = (problem: Problem | undefined, extra = ""): TemplateRe
   problem === undefined ? nothing : html`<div class="problem ${extra}" role="alert" tabindex="-1">
       <strong>${problem.title}</strong>
       ${problem.detail === "" ? nothing : html`<p>${problem.detail}</p>`}
+      ${problem.errors === undefined || problem.errors.length === 0 ? nothing : html`<p>${msg("problem.fields")}</p><ul class="field-errors">${
+        problem.errors.map((e) => html`<li>${fieldLine(e)}</li>`)
+      }</ul>`}
       <p>${problem.action}</p>
     </div>`
 
@@ -137,6 +142,9 @@ export const modalStyles = css`
   button.close { background: transparent; border-color: transparent; color: var(--analytics-fg, #1b1f24); padding: 4px 10px; font-size: 1.1rem; line-height: 1; }
   button[disabled] { opacity: 0.6; cursor: progress; }
   .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+  .field-error { color: var(--analytics-danger, #b42318); font-weight: 400; font-size: 0.9rem; margin: 0; overflow-wrap: anywhere; }
+  .problem ul.field-errors { margin: 4px 0 0; padding-left: 1.25em; }
+  input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"] { border-color: var(--analytics-danger, #b42318); border-width: 2px; }
   .problem { border: 1px solid var(--analytics-danger, #b42318); background: var(--analytics-danger-bg, #fef3f2); border-radius: var(--analytics-radius, 8px); padding: 10px 14px; margin: 0 0 16px; }
   .problem strong { color: var(--analytics-danger, #b42318); display: block; }
   .problem p { margin: 4px 0 0; }

@@ -47,6 +47,7 @@ import {
   today,
   whoWords
 } from "./Grants.ts"
+import { clearFields, showRefusal } from "../console/FormErrors.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
@@ -447,6 +448,7 @@ export class AnalyticsShareDialog extends LitElement {
     this.busy = true
     this.problem = undefined
     this.invalid = undefined
+    clearFields(form)
     try {
       let grant = await this.api.post<Grant>("v1/sharing/grants", body)
       if (this.kind === "embed" && Object.keys(locked).length + Object.keys(attributes).length > 0) {
@@ -459,11 +461,22 @@ export class AnalyticsShareDialog extends LitElement {
       await this.updateComplete
       this.renderRoot.querySelector<HTMLElement>(".created-notice")?.focus()
     } catch (error) {
-      this.problem = problemIn(error)
-      await this.updateComplete
-      this.renderRoot.querySelector<HTMLElement>(".problem")?.focus()
+      this.busy = false
+      // The fields the service names are marked in the form, focus on the first (else on the box).
+      await showRefusal(this.fieldHost, form, problemIn(error), (problem) => (this.problem = problem), ".problem")
     } finally {
       this.busy = false
+    }
+  }
+
+  /** The dialog's shadow root, as what `showRefusal` draws and marks. */
+  private get fieldHost() {
+    const dialog = this
+    return {
+      get updateComplete() {
+        return dialog.updateComplete
+      },
+      querySelector: <E extends Element = Element>(selector: string) => dialog.renderRoot.querySelector<E>(selector)
     }
   }
 
@@ -518,8 +531,9 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   /** Runs a change on a grant; its problem, if any, shows above the list. */
-  private async change(run: () => Promise<Grant>, event: "updated" | "revoked", notice: (g: Grant) => string) {
+  private async change(run: () => Promise<Grant>, event: "updated" | "revoked", notice: (g: Grant) => string, form?: HTMLFormElement) {
     this.grantsProblem = undefined
+    if (form !== undefined) clearFields(form)
     this.busy = true
     try {
       const grant = await run()
@@ -528,6 +542,10 @@ export class AnalyticsShareDialog extends LitElement {
       this.notice = notice(grant)
       this.emit(event, grant)
     } catch (error) {
+      if (form !== undefined) {
+        this.busy = false
+        return showRefusal(this.fieldHost, form, problemIn(error), (problem) => (this.grantsProblem = problem), ".manage-problem")
+      }
       this.grantsProblem = problemIn(error)
     } finally {
       this.busy = false
@@ -557,7 +575,8 @@ export class AnalyticsShareDialog extends LitElement {
 
   private async save(event: Event, grant: Grant) {
     event.preventDefault()
-    const data = new FormData(event.target as HTMLFormElement)
+    const form = event.target as HTMLFormElement
+    const data = new FormData(form)
     const chosen = data.getAll("edit-action").map(String) as Array<Action>
     if (chosen.length === 0) {
       this.grantsProblem = { status: 400, code: "client", title: msg("share.needAction"), detail: "", action: msg("problem.action.fix") }
@@ -569,7 +588,7 @@ export class AnalyticsShareDialog extends LitElement {
       expires_at: data.get("no-expiry") !== null || day === "" ? null : endOfDay(day)
     }
     const who = whoWords(grant)
-    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", () => msg("share.edit.saved", { who }))
+    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", () => msg("share.edit.saved", { who }), form)
   }
 
   private edit(grant: Grant | undefined) {
@@ -644,7 +663,7 @@ export class AnalyticsShareDialog extends LitElement {
       </div>` : nothing}
       ${kind === "embed" ? this.renderEmbed() : nothing}
       <div class="field"><label for="expires">${msg("share.expiry")}</label>
-        <input id="expires" name="expires" type="date" min=${today()} aria-describedby="expires-hint">
+        <input id="expires" name="expires" data-field="expires_at" type="date" min=${today()} aria-describedby="expires-hint">
         <p class="hint" id="expires-hint">${msg("share.expiry.hint")}</p>
       </div>
       <fieldset>
@@ -658,7 +677,7 @@ export class AnalyticsShareDialog extends LitElement {
       <label class="check"><input type="checkbox" name="watermark" .checked=${this.watermark}
         @change=${(e: Event) => (this.watermark = (e.target as HTMLInputElement).checked, this.recipientInvalid = false)}>${msg("share.watermark")}</label>
       ${kind === "link" && this.watermark ? html`<div class="field"><label for="recipient">${msg("share.recipient")}</label>
-        <input id="recipient" name="recipient" type="email" autocomplete="off" spellcheck="false" aria-describedby="recipient-hint"
+        <input id="recipient" name="recipient" data-field="email" type="email" autocomplete="off" spellcheck="false" aria-describedby="recipient-hint"
           aria-invalid=${this.recipientInvalid ? "true" : "false"} @input=${this.onRecipient}>
         <p class="hint" id="recipient-hint">${msg("share.recipient.hint")}</p>
       </div>` : nothing}
@@ -745,7 +764,7 @@ export class AnalyticsShareDialog extends LitElement {
       : q === "" ? "" : people.length === 0 ? msg("share.picker.none", { q }) : people.length === 1 ? msg("share.picker.one") : msg("share.picker.count", { count: people.length })
     return html`<div class="combo">
       <label for="person">${msg("share.picker.label")}</label>
-      <input id="person" type="text" role="combobox" autocomplete="off" aria-autocomplete="list" aria-expanded=${expanded ? "true" : "false"}
+      <input id="person" data-field="principal_id" type="text" role="combobox" autocomplete="off" aria-autocomplete="list" aria-expanded=${expanded ? "true" : "false"}
         aria-controls="people" aria-describedby="person-status" .value=${this.query}
         aria-activedescendant=${expanded && this.activeOption >= 0 ? `person-${this.activeOption}` : nothing}
         @input=${this.onQuery} @keydown=${this.onQueryKey}>
@@ -826,7 +845,7 @@ export class AnalyticsShareDialog extends LitElement {
         ${offered.map((a) => html`<label class="check"><input type="checkbox" name="edit-action" value=${a} ?checked=${grant.actions.includes(a)}>
           ${msg(`share.action.${a}` as MessageKey)}</label>`)}
       </fieldset>
-      <label>${msg("share.expiry")}<input name="edit-expires" type="date" min=${today()} .value=${dayOf(grant.expires_at)}></label>
+      <label>${msg("share.expiry")}<input name="edit-expires" data-field="expires_at" type="date" min=${today()} .value=${dayOf(grant.expires_at)}></label>
       <label class="check"><input type="checkbox" name="no-expiry">${msg("share.edit.removeExpiry")}</label>
       <div class="row">
         <button type="submit" ?disabled=${this.busy}>${msg("share.edit.save")}</button>

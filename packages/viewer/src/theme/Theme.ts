@@ -117,6 +117,10 @@ ul.items .runs { margin-top: 12px; padding-top: 8px; border-top: 1px dashed var(
 .problem { border: 1px solid var(--analytics-danger); background: var(--analytics-danger-bg); border-radius: var(--analytics-radius); padding: 12px 16px; margin: 0 0 16px; }
 .problem strong { color: var(--analytics-danger); display: block; }
 .problem p { margin: 4px 0 0; }
+.problem ul.field-errors { margin: 4px 0 0; padding-left: 1.25em; }
+.field-error { color: var(--analytics-danger); font-weight: 400; font-size: 0.9rem; margin: 0; overflow-wrap: anywhere; }
+.row > .field-error { flex-basis: 100%; }
+input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"] { border-color: var(--analytics-danger); border-width: 2px; }
 .notice { border-left: 4px solid var(--analytics-primary); padding: 8px 12px; background: var(--analytics-surface); margin: 0 0 16px; }
 .row { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 .spinner { display: inline-block; width: 1em; height: 1em; border: 2px solid var(--analytics-border); border-top-color: var(--analytics-primary); border-radius: 50%; animation: spin 0.8s linear infinite; vertical-align: -0.15em; margin-right: 8px; }

@@ -20,7 +20,7 @@ import "../../VisualCard.ts"
 import { crumbs } from "../Crumbs.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
-import { empty, loading, problemView } from "../States.ts"
+import { empty, loading, missingView, problemView } from "../States.ts"
 import { viewProblem } from "./Report.ts"
 
 /** A dashboard as `GET /v1/dashboards/{id}/view` answers. */
@@ -70,7 +70,8 @@ export class DashboardScreen extends Screen {
       ${crumbs([{ text: msg("app.nav.workspaces"), href: "./" }, { text: this.workspace ?? msg("workspace.title"), href: `w/${encodeURIComponent(this.workspaceId)}` }, { text: title }])}
       <div class="screen-head"><h1>${title}</h1></div>
       ${
-      this.problem !== undefined ? problemView(this.problem, retry) : data === undefined ? loading() : data.tiles.length === 0 ? empty(msg("dashboard.empty")) : html`
+      this.problem?.status === 404 ? missingView(this.problem.title, { href: `w/${encodeURIComponent(this.workspaceId)}`, text: msg("problem.missing.back") })
+        : this.problem !== undefined ? problemView(this.problem, retry) : data === undefined ? loading() : data.tiles.length === 0 ? empty(msg("dashboard.empty")) : html`
         <div class="tiles">${
         data.tiles.map((tile) =>
           html`<visual-card data-visual=${tile.visual.id} .visual=${tile.visual}

@@ -27,7 +27,7 @@ import { crumbs } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
-import { empty, loading, problemView } from "../States.ts"
+import { empty, loading, missingView, problemView } from "../States.ts"
 import { type DatasetSummary, when } from "./Datasets.ts"
 
 type Format = { readonly type: "currency"; readonly currency: string; readonly decimals?: number } | { readonly type: "percent" | "number"; readonly decimals?: number }
@@ -454,7 +454,9 @@ export class DatasetScreen extends Screen {
     return html`
       ${crumbs([{ text: msg("app.nav.workspaces"), href: "./" }, { text: this.workspace ?? msg("workspace.title"), href: base }, { text: msg("datasets.title"), href: `${base}/datasets` }, { text: title }])}
       <h1>${title}</h1>
-      ${this.deleted ? html`<p class="notice model-notice" role="status" tabindex="-1">${this.notice}</p><p><a href="${base}/datasets">${msg("dataset.deleted.back")}</a></p>` : this.problem !== undefined ? problemView(this.problem, () => void this.load()) : dataset === undefined ? loading() : html`
+      ${this.deleted ? html`<p class="notice model-notice" role="status" tabindex="-1">${this.notice}</p><p><a href="${base}/datasets">${msg("dataset.deleted.back")}</a></p>`
+        : this.problem?.status === 404 ? missingView(msg("problem.missing.dataset"), { href: `${base}/datasets`, text: msg("problem.missing.datasets") })
+        : this.problem !== undefined ? problemView(this.problem, this.problem.status >= 500 || this.problem.status === 0 ? () => void this.load() : undefined) : dataset === undefined ? loading() : html`
         ${dataset.description === null || dataset.description === "" ? nothing : html`<p class="muted">${dataset.description}</p>`}
         <dl class="facts">
           <dt>${msg("dataset.source")}</dt><dd>${dataset.source.type === "upload" ? msg("dataset.source.upload") : msg("dataset.source.postgres", { table: [dataset.source.schema, dataset.source.table].filter(Boolean).join(".") })}</dd>

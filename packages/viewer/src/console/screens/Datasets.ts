@@ -15,6 +15,7 @@ import { crumbs } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { navigate } from "../Router.ts"
 import { Screen } from "../Screen.ts"
+import { clearFields, showRefusal } from "../FormErrors.ts"
 import { empty, loading, problemView } from "../States.ts"
 
 /** A dataset as the list shows it. */
@@ -59,6 +60,7 @@ export class DatasetsScreen extends Screen {
     const description = (form.elements.namedItem("description") as HTMLInputElement).value.trim()
     this.busy = true
     this.problem = undefined
+    clearFields(form)
     try {
       const created = await this.context.client.post<DatasetSummary>("v1/datasets", {
         workspace_id: this.workspaceId,
@@ -68,7 +70,8 @@ export class DatasetsScreen extends Screen {
       })
       navigate(`w/${encodeURIComponent(this.workspaceId)}/datasets/${encodeURIComponent(created.dataset_id)}`, { state: { title: created.name } })
     } catch (error) {
-      this.problem = problemIn(error)
+      this.busy = false
+      await showRefusal(this, form, problemIn(error), (problem) => (this.problem = problem), ".create-problem")
     } finally {
       this.busy = false
     }
@@ -93,7 +96,7 @@ export class DatasetsScreen extends Screen {
       ${isAdmin(currentSession()) ? html`<section class="card" aria-labelledby="new-dataset">
         <h2 id="new-dataset">${msg("datasets.create.title")}</h2>
         <p class="muted">${msg("datasets.create.intro")}</p>
-        ${problemView(this.problem)}
+        ${problemView(this.problem, undefined, "create-problem")}
         <form @submit=${(e: Event) => void this.create(e)}>
           <label>${msg("datasets.create.name")}<input name="name" required maxlength="200" autocomplete="off"></label>
           <label>${msg("datasets.create.description")}<input name="description" maxlength="2000" autocomplete="off"></label>

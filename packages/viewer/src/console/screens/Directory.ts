@@ -122,7 +122,8 @@ export class DirectoryScreen extends Screen {
     const name = String(data.get("name") ?? "").trim()
     const made = await this.actions.run(
       () => this.client.post<Invitation>("v1/invitations", name === "" ? { email } : { email, name }),
-      (i) => msg("directory.invited", { email: i.email })
+      (i) => msg("directory.invited", { email: i.email }),
+      form
     )
     if (made !== undefined) form.reset()
   }
@@ -237,7 +238,7 @@ export class DirectoryScreen extends Screen {
     event.preventDefault()
     const form = event.target as HTMLFormElement
     const name = String(new FormData(form).get("name") ?? "").trim()
-    const made = await this.actions.run(() => this.client.post<Group>(this.groupPath, { name }), (g) => msg("directory.group.created", { name: g.name }))
+    const made = await this.actions.run(() => this.client.post<Group>(this.groupPath, { name }), (g) => msg("directory.group.created", { name: g.name }), form)
     if (made !== undefined) {
       this.list!.prepend(made)
       form.reset()
@@ -246,10 +247,12 @@ export class DirectoryScreen extends Screen {
 
   private async rename(group: Group, event: SubmitEvent) {
     event.preventDefault()
-    const name = String(new FormData(event.target as HTMLFormElement).get("name") ?? "").trim()
+    const form = event.target as HTMLFormElement
+    const name = String(new FormData(form).get("name") ?? "").trim()
     const changed = await this.actions.run(
       () => this.client.patch<Group>(`${this.groupPath}/${encodeURIComponent(groupId(group))}`, { name }),
-      (g) => msg("directory.group.renamed", { name: g.name })
+      (g) => msg("directory.group.renamed", { name: g.name }),
+      form
     )
     if (changed !== undefined) this.replace(groupId, changed)
   }

@@ -10,6 +10,7 @@ import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { type SessionInfo, setSession } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import * as Router from "../Router.ts"
+import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { problemView } from "../States.ts"
 
@@ -27,15 +28,18 @@ export class InvitationScreen extends Screen {
 
   private async accept(event: SubmitEvent) {
     event.preventDefault()
-    const name = String(new FormData(event.target as HTMLFormElement).get("name") ?? "").trim()
+    const form = event.target as HTMLFormElement
+    const name = String(new FormData(form).get("name") ?? "").trim()
     this.busy = true
     this.problem = undefined
+    clearFields(form)
     try {
       const token = this.context.match.query.get("token") ?? ""
       setSession(await this.context.client.post<SessionInfo>("api/session/invitation", { token, ...(name === "" ? {} : { name }) }, { signedOut: true }))
       Router.navigate("", { replace: true })
     } catch (error) {
-      this.problem = problemIn(error)
+      this.busy = false
+      await showRefusal(this, form, problemIn(error), (problem) => (this.problem = problem), ".invitation-problem")
     } finally {
       this.busy = false
     }
@@ -47,7 +51,7 @@ export class InvitationScreen extends Screen {
     return html`<div class="narrow card">
       <h1>${msg("invitation.title")}</h1>
       ${token === null || token === "" ? html`<p>${msg("invitation.noToken")}</p>` : html`
-        ${problemView(this.problem)}
+        ${problemView(this.problem, undefined, "invitation-problem")}
         <p class="muted">${msg("invitation.intro")}</p>
         <form @submit=${this.accept}>
           <label>${msg("invitation.name")}<input name="name" autocomplete="name" required maxlength="200"></label>

@@ -23,7 +23,7 @@ import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
-import { loading, problemView } from "../States.ts"
+import { loading, missingView, problemView } from "../States.ts"
 
 /** The problem of a view in the words of what it is (`report`, `dashboard`): who may not, what is gone. */
 export const viewProblem = (problem: Problem, what: "report" | "dashboard"): Problem => {
@@ -121,7 +121,8 @@ export class ReportScreen extends Screen {
         <div class="actions" role="group" aria-label=${msg("report.actions")} ?hidden=${data === undefined}>${data === undefined ? nothing : this.actions(data)}</div>
       </div>
       ${data?.report.description == null || data.report.description === "" ? nothing : html`<p class="muted">${data.report.description}</p>`}
-      ${this.problem !== undefined ? this.problemState(this.problem) : data === undefined ? loading() : html`
+      ${this.problem?.status === 404 ? missingView(this.problem.title, { href: workspaceHref, text: msg("problem.missing.back") })
+        : this.problem !== undefined ? this.problemState(this.problem) : data === undefined ? loading() : html`
         ${data.pages.length === 0 ? html`<div class="state"><p>${msg("report.noPages")}</p></div>` : html`<report-viewer linked
           .src=${this.src} .data=${data} .fetcher=${this.fetchView}
           @report-filters-change=${this.filtersChanged}></report-viewer>`}

@@ -16,6 +16,7 @@ import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
 import { Actions, noticeView } from "../Actions.ts"
+import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
@@ -230,19 +231,26 @@ export class SchedulesScreen extends Screen {
     event.preventDefault()
     const editing = this.editing
     if (editing === undefined) return
-    const data = new FormData(event.target as HTMLFormElement)
+    const form = event.target as HTMLFormElement
+    const data = new FormData(form)
     const text = (name: string) => String(data.get(name) ?? "").trim()
     const recipients = text("recipients").split(/[\s,;]+/).filter((r) => r !== "")
-    const refuse = (title: string, field: string) => {
-      this.formProblem = { status: 400, code: "client", title, detail: "", action: msg("problem.action.fix") }
-      void this.updateComplete.then(() => this.querySelector<HTMLElement>(field)?.focus())
-    }
-    if (recipients.length === 0) return refuse(msg("schedules.needRecipients"), "#schedule-recipients")
+    // Checked here first, said the way the service's refusals are: the field marked, the box listing it.
+    const refuse = (message: string, field: string) =>
+      showRefusal(this, form, {
+        status: 400,
+        code: "client",
+        title: msg("problem.title.invalid"),
+        detail: "",
+        action: msg("problem.action.fix"),
+        errors: [{ path: [field], message }]
+      }, (problem) => (this.formProblem = problem), ".form-problem")
+    if (recipients.length === 0) return refuse(msg("schedules.needRecipients"), "recipients")
     const bad = recipients.find((r) => !emailPattern.test(r))
-    if (bad !== undefined) return refuse(msg("schedules.badRecipient", { email: bad }), "#schedule-recipients")
+    if (bad !== undefined) return refuse(msg("schedules.badRecipient", { email: bad }), "recipients")
     const oneVisual = visualFormats.has(this.format)
     const visual = text("visual")
-    if (oneVisual && visual === "") return refuse(msg("schedules.needVisual"), "#schedule-visual")
+    if (oneVisual && visual === "") return refuse(msg("schedules.needVisual"), "visual_id")
     const body: Record<string, unknown> = {
       name: text("name"),
       cron: text("cron"),
@@ -259,6 +267,7 @@ export class SchedulesScreen extends Screen {
     }
     this.actions.busy = true
     this.formProblem = undefined
+    clearFields(form)
     try {
       const client = this.context.client
       const saved = editing === "new" ? await client.post<Schedule>("v1/export-schedules", body) : await client.patch<Schedule>(this.path(editing), body)
@@ -269,9 +278,8 @@ export class SchedulesScreen extends Screen {
       await this.updateComplete
       this.querySelector<HTMLElement>(".schedules-notice")?.focus()
     } catch (error) {
-      this.formProblem = problemIn(error)
-      await this.updateComplete
-      this.querySelector<HTMLElement>(".form-problem")?.focus()
+      this.actions.busy = false
+      await showRefusal(this, form, problemIn(error), (problem) => (this.formProblem = problem), ".form-problem")
     } finally {
       this.actions.busy = false
     }
@@ -284,21 +292,17 @@ export class SchedulesScreen extends Screen {
     const title = isNew ? msg("schedules.new") : msg("schedules.edit.title", { name: editing.name })
     return html`<section class="card" aria-labelledby="schedule-form-title">
       <h2 id="schedule-form-title">${title}</h2>
-      ${this.formProblem === undefined ? nothing : html`<div class="problem form-problem" role="alert" tabindex="-1">
-        <strong>${this.formProblem.title}</strong>
-        ${this.formProblem.detail === "" ? nothing : html`<p>${this.formProblem.detail}</p>`}
-        <p>${this.formProblem.action}</p>
-      </div>`}
+      ${problemView(this.formProblem, undefined, "form-problem")}
       <form class="stack" @submit=${this.save} novalidate>
         <label>${msg("schedules.name")}<input id="schedule-name" name="name" required maxlength="200" .value=${current?.name ?? ""}></label>
-        <label>${msg("schedules.report")}<select name="report" ?disabled=${!isNew}
+        <label>${msg("schedules.report")}<select name="report" data-field="report_id" ?disabled=${!isNew}
           @change=${(e: Event) => void this.loadVisuals((e.target as HTMLSelectElement).value)}>${
           this.reports.map((r) => html`<option value=${r.report_id} ?selected=${r.report_id === current?.report_id}>${r.name}</option>`)
         }</select></label>
         <label>${msg("schedules.format")}<select name="format" @change=${(e: Event) => (this.format = (e.target as HTMLSelectElement).value as Format)}>${
           formats.map((f) => html`<option value=${f} ?selected=${f === this.format}>${msg(`export.format.${f}` as MessageKey)}</option>`)
         }</select></label>
-        ${oneVisual ? html`<label>${msg("schedules.visual")}<select id="schedule-visual" name="visual">${
+        ${oneVisual ? html`<label>${msg("schedules.visual")}<select id="schedule-visual" name="visual" data-field="visual_id">${
           this.visuals.map((v) => html`<option value=${v.id} ?selected=${v.id === current?.visual_id}>${v.title}</option>`)
         }</select></label>` : nothing}
         <div class="field">

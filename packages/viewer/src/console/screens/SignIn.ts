@@ -13,6 +13,7 @@ import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { type SessionInfo, setSession } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import * as Router from "../Router.ts"
+import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { loading, problemView } from "../States.ts"
 
@@ -64,14 +65,17 @@ export class SignInScreen extends Screen {
 
   private async sendLink(event: SubmitEvent) {
     event.preventDefault()
-    const email = String(new FormData(event.target as HTMLFormElement).get("email") ?? "").trim()
+    const form = event.target as HTMLFormElement
+    const email = String(new FormData(form).get("email") ?? "").trim()
     this.busy = true
     this.problem = undefined
+    clearFields(form)
     try {
       await this.context.client.post("api/session/sign-in-links", { email }, { signedOut: true })
       this.sentTo = email
     } catch (error) {
-      this.problem = problemIn(error)
+      this.busy = false
+      await showRefusal(this, form, problemIn(error), (problem) => (this.problem = problem), ".sign-in-problem")
     } finally {
       this.busy = false
     }
@@ -107,7 +111,8 @@ export class SignInScreen extends Screen {
     return html`<div class="narrow">
       <div class="card">
         <h1>${this.sentTo === undefined ? msg("signIn.title") : msg("signIn.checkMail")}</h1>
-        ${problemView(this.problem)}
+        ${this.context.match.query.get("ended") === "1" && this.sentTo === undefined ? html`<p class="notice" role="status">${msg("signIn.ended")}</p>` : nothing}
+        ${problemView(this.problem, undefined, "sign-in-problem")}
         ${this.sentTo === undefined ? html`
           <p class="muted" id="sign-in-intro">${msg("signIn.intro")}</p>
           <form @submit=${this.sendLink} aria-describedby="sign-in-intro">

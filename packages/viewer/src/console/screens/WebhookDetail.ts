@@ -23,7 +23,7 @@ import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Actions, noticeView } from "../Actions.ts"
 import { Screen } from "../Screen.ts"
-import { empty, loading, problemView } from "../States.ts"
+import { empty, loading, missingView, problemView } from "../States.ts"
 import {
   type Attempt,
   type Delivery,
@@ -446,6 +446,10 @@ export class WebhookScreen extends Screen {
     const webhook = this.webhook
     const title = webhook?.url ?? linkTitle() ?? msg("webhook.title")
     if ((pager.loaded || pager.problem !== undefined) && (webhook !== undefined || this.webhookProblem !== undefined)) this.ready(title)
+    if (this.webhookProblem?.status === 404) {
+      return html`<p><a href="webhooks">${msg("webhook.back")}</a></p><h1 class="break">${title}</h1>
+        ${missingView(msg("problem.missing.webhook"), { href: "webhooks", text: msg("problem.missing.webhooks") })}`
+    }
     return html`
       <p><a href="webhooks">${msg("webhook.back")}</a></p>
       <h1 class="break">${title}</h1>

@@ -17,6 +17,7 @@ import { msg } from "../../i18n/msg.ts"
 import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
 import { Actions } from "../Actions.ts"
+import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 import { type Delivery, eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
@@ -188,6 +189,7 @@ export class WebhooksScreen extends Screen {
       return
     }
     this.actions.busy = true
+    clearFields(form)
     try {
       const created = await this.context.client.post<WebhookWithSecret>("v1/webhooks", {
         url,
@@ -203,12 +205,14 @@ export class WebhooksScreen extends Screen {
       this.shown = { webhook, secret, rotated: false }
       form.reset()
     } catch (error) {
-      this.registerProblem = problemIn(error)
+      this.actions.busy = false
+      // The fields the service names (the url) are marked, focus on the first; else on the box.
+      return showRefusal(this, form, problemIn(error), (problem) => (this.registerProblem = problem), "#register .problem")
     } finally {
       this.actions.busy = false
     }
     await this.updateComplete
-    this.querySelector<HTMLElement>(this.registerProblem === undefined ? ".secret-notice" : "#register .problem")?.focus()
+    this.querySelector<HTMLElement>(".secret-notice")?.focus()
   }
 
   private async copy(secret: string) {
@@ -275,13 +279,13 @@ export class WebhooksScreen extends Screen {
     const catalog = this.catalog
     return html`<section class="card" id="register" aria-labelledby="register-title">
       <h2 id="register-title">${msg("webhooks.register.title")}</h2>
-      ${problemView(this.registerProblem)}
+      ${problemView(this.registerProblem, undefined, "register-problem")}
       <form @submit=${this.register}>
         <label>${msg("webhooks.register.url")}
           <input name="url" type="url" required pattern="https://.+" placeholder="https://" aria-describedby="url-hint" autocomplete="url">
           <span class="hint" id="url-hint">${msg("webhooks.register.url.hint")}</span></label>
         <label>${msg("webhooks.register.description")}<input name="description" maxlength="500"></label>
-        ${this.workspaces.length === 0 ? nothing : html`<label>${msg("webhooks.register.workspace")}<select name="workspace">
+        ${this.workspaces.length === 0 ? nothing : html`<label>${msg("webhooks.register.workspace")}<select name="workspace" data-field="workspace_id">
           <option value="">${msg("webhooks.register.workspace.all")}</option>
           ${this.workspaces.map((w) => html`<option value=${w.workspace_id}>${w.name}</option>`)}</select></label>`}
         <fieldset aria-describedby=${this.invalid === undefined ? nothing : "events-invalid"}>

@@ -18,7 +18,7 @@ import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
 import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
-import { empty, loading, problemView } from "../States.ts"
+import { empty, loading, missingView, problemView } from "../States.ts"
 
 interface Named {
   readonly name: string
@@ -93,6 +93,10 @@ export class WorkspaceScreen extends Screen {
     const base = `w/${encodeURIComponent(this.workspaceId)}`
     // A member's grants differ report by report: their Share and Export are on the report's screen, which knows them (its view's actions).
     const admin = isAdmin(currentSession())
+    if (reports.problem?.status === 404 || dashboards.problem?.status === 404) {
+      return html`<p><a href="./">${msg("workspace.back")}</a></p><h1>${title}</h1>
+        ${missingView(msg("problem.missing.workspace"), { href: "./", text: msg("problem.missing.home") })}`
+    }
     return html`
       <p><a href="./">${msg("workspace.back")}</a></p>
       <h1>${title}</h1>

@@ -11,6 +11,7 @@ import { currentSession, isAdmin } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import { Pager } from "../Pager.ts"
 import { Screen } from "../Screen.ts"
+import { clearFields, showRefusal } from "../FormErrors.ts"
 import { empty, loading, problemView } from "../States.ts"
 
 /** A workspace as `GET /v1/workspaces` lists it. */
@@ -54,13 +55,15 @@ export class WorkspacesScreen extends Screen {
     this.creating = true
     this.createProblem = undefined
     this.created = undefined
+    clearFields(form)
     try {
       const workspace = await this.context.client.post<Workspace>("v1/workspaces", { name, ...(description === "" ? {} : { description }) })
       this.pager?.prepend(workspace)
       this.created = workspace.name
       form.reset()
     } catch (error) {
-      this.createProblem = problemIn(error)
+      this.creating = false
+      await showRefusal(this, form, problemIn(error), (problem) => (this.createProblem = problem), ".create-problem")
     } finally {
       this.creating = false
     }
@@ -87,7 +90,7 @@ export class WorkspacesScreen extends Screen {
         <section class="card" aria-labelledby="new-workspace">
           <h2 id="new-workspace">${msg("workspaces.create.title")}</h2>
           ${this.created === undefined ? nothing : html`<p class="notice" role="status">${msg("workspaces.created", { name: this.created })}</p>`}
-          ${problemView(this.createProblem)}
+          ${problemView(this.createProblem, undefined, "create-problem")}
           <form @submit=${this.create}>
             <label>${msg("workspaces.create.name")}<input name="name" required maxlength="200"></label>
             <label>${msg("workspaces.create.description")}<input name="description" maxlength="2000"></label>
