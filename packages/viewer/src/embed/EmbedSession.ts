@@ -55,6 +55,9 @@ export const claimsOf = (token: string): TokenClaims | undefined => {
 /** How long before expiry the page first asks: half a short token's life, a minute of a long one's. */
 export const leadMillis = (claims: TokenClaims): number => Math.min(60_000, Math.max(0, (claims.exp - claims.iat) * 1000) / 2)
 
+/** The least time the parent is given to answer, even when the token was all but spent on arrival. */
+const answerMillis = 3_000
+
 /** The messages' prefix: the host page's own messages never collide with them. */
 const prefix = "analytics:"
 
@@ -120,9 +123,11 @@ export class EmbedSession {
     clearTimeout(this.asking)
     clearTimeout(this.ending)
     const remaining = this.claims.exp * 1000 - Date.now()
-    if (remaining <= 0) return this.expire()
-    if (this.origin !== undefined) this.asking = setTimeout(this.ask, Math.max(0, remaining - leadMillis(this.claims)))
-    this.ending = setTimeout(() => this.expire(), remaining)
+    const talks = this.origin !== undefined
+    if (remaining <= 0 && !talks) return this.expire()
+    if (talks) this.asking = setTimeout(this.ask, Math.max(0, remaining - leadMillis(this.claims)))
+    // A page that loaded late (its token all but spent) still gives its parent time to answer.
+    this.ending = setTimeout(() => this.expire(), Math.max(remaining, talks ? answerMillis : 0))
   }
 
   /** Asks the parent for a fresh token, then again a few times until one comes or this one ends. */
@@ -180,7 +185,11 @@ export class EmbedSession {
     notice.setAttribute("role", "alert")
     notice.textContent = words
     const main = doc.querySelector("main")
-    for (const hidden of doc.querySelectorAll("report-viewer, form.export")) (hidden as HTMLElement).hidden = true
+    // (The page's styles make its elements blocks, which would override `hidden` alone.)
+    for (const hidden of doc.querySelectorAll<HTMLElement>("report-viewer, form.export")) {
+      hidden.hidden = true
+      hidden.style.display = "none"
+    }
     if (main === null) doc.body.prepend(notice)
     else main.prepend(notice)
     this.post("expired", { message: words })

@@ -283,7 +283,7 @@ export const en = {
   "links.who.link": "Anyone with the link to {what}",
   "links.who.embed": "Every page embedding {what}",
   "links.meta": "Made by {by} on {on} · {expires}",
-  "share.embed.hint": "The token in it lasts a few minutes: the other site's server asks for a new one for each page view (POST /v1/sharing/grants/{id}/embed-tokens).",
+  "share.embed.hint": "The token in it lasts 10 minutes, then the embed says it has expired. To keep it alive, the other site's server mints tokens for its page's origin (POST /v1/sharing/grants/{id}/embed-tokens) and the page shows the embed with /embed.js, which renews them: see \"Keeping an embed alive\" in the embedding guide (docs/guides/embedding.md).",
   // Webhooks
   "webhooks.nav": "Webhooks",
   "webhooks.title": "Webhooks",
