@@ -16,7 +16,7 @@ describe("the embed page example", () => {
   it.live("mints tokens for its own origin; its page uses /embed.js; the service frames the embed for that origin only", () =>
     Effect.gen(function*() {
       const service = yield* startService(MemoryStores.layer)
-      const { token } = yield* service.tenant("portal")
+      const { token } = yield* service.tenant("scale")
       const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token, body })
       const workspace = yield* call("POST", "/v1/workspaces", { name: "Portal" })
       const grant = yield* call("POST", "/v1/sharing/grants", { subject_type: "workspace", subject_id: workspace.body.workspace_id, principal_type: "embed", actions: ["view"] })
