@@ -67,6 +67,7 @@ import * as RequestObservability from "./edge/RequestObservability.ts"
 import * as SessionCookie from "./edge/SessionCookie.ts"
 import * as Console from "./routes/Console.ts"
 import * as DatasetUploads from "./routes/DatasetUploads.ts"
+import * as EmbedScript from "./routes/EmbedScript.ts"
 import * as ExportRoutes from "./routes/ExportRoutes.ts"
 import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
 import * as ReferencePage from "./routes/ReferencePage.ts"
@@ -126,6 +127,7 @@ const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
   ...ReferencePage.routes,
   ...ScimRoutes.routes,
   ...SharedRoutes.routes,
+  ...EmbedScript.routes,
   ...ViewerAssets.routes,
   ...Console.routes,
   ...ExportRoutes.routes,
@@ -154,6 +156,7 @@ export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoi
     ReferencePage.layer(Api),
     ScimRoutes.layer,
     SharedRoutes.layer,
+    EmbedScript.layer,
     ViewerAssets.layer,
     Console.layer,
     ExportRoutes.layer,

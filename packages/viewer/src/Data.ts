@@ -33,6 +33,8 @@ export interface VisualData {
   readonly title: string | null
   /** The result columns' names, as the rows key them. */
   readonly columns?: ReadonlyArray<string>
+  /** Which of them are dimensions (not measures): what a click on a mark tells of it. */
+  readonly dimensions?: ReadonlyArray<string>
   readonly rows?: ReadonlyArray<Readonly<Record<string, unknown>>>
   /** Why it shows no rows, when it cannot be shown. */
   readonly unavailable?: string

@@ -17,8 +17,9 @@
  * the filters in `?filters=`, the page in `#page=`, which it follows too.
  * Unlinked, `showPage` selects a page. Either way it tells its host:
  * `report-load` (the data), `report-filters-change` (the values set),
- * `report-page-change` ({index, name}) and `report-problem` ({status,
- * title, detail}), all bubbling and composed.
+ * `report-page-change` ({index, name}), `report-mark-click` ({visual_id,
+ * values}: the clicked mark's dimension values, for drill-through) and
+ * `report-problem` ({status, title, detail}), all bubbling and composed.
  *
  * @since 0.1.0
  */
@@ -144,11 +145,13 @@ export class ReportViewer extends LitElement {
     }
     if (this.follows) this.page = pageFromHash(this.names)
     window.addEventListener("hashchange", this.onHash)
+    this.addEventListener("chart-mark-click", this.onMark)
     super.connectedCallback()
   }
 
   override disconnectedCallback() {
     window.removeEventListener("hashchange", this.onHash)
+    this.removeEventListener("chart-mark-click", this.onMark)
     super.disconnectedCallback()
   }
 
@@ -211,6 +214,22 @@ export class ReportViewer extends LitElement {
     if (target === undefined) return
     e.preventDefault()
     this.select(target, true)
+  }
+
+  /** A mark clicked in a live chart: its visual and the dimension values of its datum (times as ISO text). */
+  private onMark = (e: Event) => {
+    e.stopPropagation()
+    const datum = (e as CustomEvent<{ readonly datum: Readonly<Record<string, unknown>> }>).detail.datum
+    const visualId = (e.target as Element | null)?.closest("[data-visual]")?.getAttribute("data-visual")
+    const visual = this.data?.pages.flatMap((p) => p.visuals).find((v) => v.id === visualId)
+    if (visual === undefined) return
+    const values: Record<string, string | number | boolean> = {}
+    for (const name of visual.dimensions ?? []) {
+      const value = datum[name]
+      if (value instanceof Date) values[name] = value.toISOString()
+      else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") values[name] = value
+    }
+    this.tell("report-mark-click", { visual_id: visual.id, values })
   }
 
   private onFilters = (e: FiltersChange) => {

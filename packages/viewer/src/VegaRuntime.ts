@@ -55,6 +55,13 @@ export const draw = async (
     tooltip: tooltip.call
   })
   view.data("rows", normalise(rows))
+  // A click on a mark is told with its datum (`chart-mark-click`): the viewer turns it into the mark's dimension values, for drill-through.
+  view.addEventListener("click", (_event, item) => {
+    const datum = (item as { readonly datum?: unknown } | null | undefined)?.datum
+    if (typeof datum === "object" && datum !== null) {
+      container.dispatchEvent(new CustomEvent("chart-mark-click", { detail: { datum }, bubbles: true }))
+    }
+  })
   // The spec's white suits a white page; in the page the chart takes its card's colour (light or dark), its text the theme's (ViewerStyles).
   view.background("transparent")
   view.width(width)

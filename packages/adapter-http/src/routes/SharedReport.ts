@@ -113,7 +113,13 @@ export const visual = (v: ReportViews.VisualView, options: VisualOptions): Effec
       return { data: { ...base, unavailable: v.detail, state: stateOf(v.detail), message: v.detail } satisfies ViewerData.VisualData, svg: undefined }
     }
     const servesRows = options.rows !== false
-    const rows = servesRows ? { ...base, columns: v.columns.map((c) => c.name), rows: v.rows, ...download } : base
+    const rows = servesRows ? {
+      ...base,
+      columns: v.columns.map((c) => c.name),
+      dimensions: v.columns.filter((c) => c.kind !== "measure").map((c) => c.name),
+      rows: v.rows,
+      ...download
+    } : base
     if (ReportViews.matchesNoRow(v)) {
       return { data: { ...rows, state: "no_rows", message: ReportViews.noRowsDetail } satisfies ViewerData.VisualData, svg: undefined }
     }

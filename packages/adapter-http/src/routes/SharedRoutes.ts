@@ -157,15 +157,24 @@ const wantsJson = (request: HttpServerRequest.HttpServerRequest) => {
  * The headers every shared page carries: no caching, no referrer (the URL is the credential), no framing unless an embed.
  * A report's page runs the viewer: scripts of this origin only (no inline script, no eval) and requests to it (its JSON view).
  */
-const pageHeaders = (embed: boolean, viewer = false) => ({
+const pageHeaders = (embed: Framing, viewer = false) => ({
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
   "x-robots-tag": "noindex, nofollow",
   "content-security-policy": `default-src 'none'; ${viewer ? "script-src 'self'; connect-src 'self'; " : ""}style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors ${
-    embed ? "*" : "'none'"
+    embed === true ? "*" : embed === false ? "'none'" : embed
   }`
 })
+
+/**
+ * Who may frame a page: nobody (`false`: a link's), anyone (`true`: an embed
+ * whose token names no origin), or the one origin its token names (decision 0027).
+ */
+type Framing = boolean | string
+
+/** An embed's framing: its token's origin, else anyone. */
+const framing = (viewer: SharedViews.Viewer): Framing => viewer.origin ?? true
 
 /** The comments a viewer reads, as JSON: authors by name only. */
 const commentsJson = (shown: NonNullable<SharePage.ReportPageOptions["comments"]>) => ({
@@ -413,7 +422,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     SharedReport.filterValues(new URL(request.url, "http://localhost").searchParams.get("filters")))
 
   /** The report as a page (its download controls when the share allows download), or JSON; with the filters' values asked for. */
-  const show = (viewer: SharedViews.Viewer, embed: boolean, urls: { readonly download: (visualId: string) => string; readonly export: string }) =>
+  const show = (viewer: SharedViews.Viewer, embed: Framing, urls: { readonly download: (visualId: string) => string; readonly export: string }) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const values = yield* filterValues
@@ -459,7 +468,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     })
 
   /** An answer as the client wants it: JSON, or the page. */
-  const answer = (embed: boolean, json: () => unknown, html: () => string) =>
+  const answer = (embed: Framing, json: () => unknown, html: () => string) =>
     Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
       wantsJson(request)
         ? HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) })
@@ -469,7 +478,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
    * A shared dashboard as a page or JSON: each tile's CSV when its own share allows rows (`download`, no
    * watermark); no PDF (exports are of a report), and none within a workspace share (decision 0014).
    */
-  const showDashboard = (viewer: SharedViews.Viewer, embed: boolean, view: SharedSubjects.DashboardView, download?: (tileId: string) => string) =>
+  const showDashboard = (viewer: SharedViews.Viewer, embed: Framing, view: SharedSubjects.DashboardView, download?: (tileId: string) => string) =>
     Effect.gen(function*() {
       if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) {
         return HttpServerResponse.jsonUnsafe(dashboardJson(view, viewer), { headers: pageHeaders(embed) })
@@ -497,7 +506,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
    */
   const showShared = (
     viewer: SharedViews.Viewer,
-    embed: boolean,
+    embed: Framing,
     urls: Parameters<typeof show>[2],
     within: (kind: "reports" | "dashboards", id: string) => string
   ) =>
@@ -526,7 +535,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     })
 
   /** A report or a dashboard of a shared workspace, drawn as its own share's page is; one of another workspace is 404. */
-  const showWithin = (viewer: SharedViews.Viewer, embed: boolean, kind: "reports" | "dashboards", urls: Parameters<typeof show>[2]) =>
+  const showWithin = (viewer: SharedViews.Viewer, embed: Framing, kind: "reports" | "dashboards", urls: Parameters<typeof show>[2]) =>
     Effect.gen(function*() {
       if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) yield* Watermarks.jsonView(viewer)
       if (kind === "reports") return yield* show(yield* run(SharedSubjects.reportWithin(viewer, yield* param("report_id"))), embed, urls)
@@ -623,7 +632,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     }))
 
   /** The job's status: JSON (with Retry-After while it runs); for a browser, the file once made, or a page that looks again. */
-  const exportStatus = (viewer: SharedViews.Viewer, embed: boolean) =>
+  const exportStatus = (viewer: SharedViews.Viewer, embed: Framing) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const job = yield* run(SharedExports.job(viewer, yield* param("job_id")))
@@ -651,7 +660,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     HttpRouter.add("GET", `${paths.link}/:slug/jobs/:job_id`, handle(false, Effect.flatMap(linkViewer, (viewer) => exportStatus(viewer, false)))),
     HttpRouter.add("POST", `${paths.embed}/export`, handle(true, Effect.flatMap(embedViewer, (viewer) =>
       Effect.flatMap(embedToken, (token) => requestExport(viewer, (jobId) => `${basePath}${paths.embed}/jobs/${jobId}?token=${encodeURIComponent(token)}`))))),
-    HttpRouter.add("GET", `${paths.embed}/jobs/:job_id`, handle(true, Effect.flatMap(embedViewer, (viewer) => exportStatus(viewer, true)))),
+    HttpRouter.add("GET", `${paths.embed}/jobs/:job_id`, handle(true, Effect.flatMap(embedViewer, (viewer) => exportStatus(viewer, framing(viewer))))),
     HttpRouter.add("GET", `${paths.link}/:slug`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
       Effect.flatMap(linkPath, (link) =>
         showShared(viewer, false, linkUrls(link), (kind, id) => `${link}/${kind}/${encodeURIComponent(id)}`))))),
@@ -663,10 +672,10 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     HttpRouter.add("GET", `${paths.link}/:slug/download/:visual_id`, handle(false, Effect.flatMap(linkViewer, download))),
     HttpRouter.add("GET", paths.embed, handle(true, Effect.flatMap(embedViewer, (viewer) =>
       Effect.flatMap(embedToken, (token) =>
-        showShared(viewer, true, embedUrls(token), (kind, id) => `${basePath}${paths.embed}/${kind}/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`))))),
+        showShared(viewer, framing(viewer), embedUrls(token), (kind, id) => `${basePath}${paths.embed}/${kind}/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`))))),
     ...(["reports", "dashboards"] as const).map((kind) =>
       HttpRouter.add("GET", `${paths.embed}/${kind}/:${kind === "reports" ? "report_id" : "dashboard_id"}`, handle(true, Effect.flatMap(embedViewer, (viewer) =>
-        Effect.flatMap(embedToken, (token) => showWithin(viewer, true, kind, embedUrls(token))))))
+        Effect.flatMap(embedToken, (token) => showWithin(viewer, framing(viewer), kind, embedUrls(token))))))
     ),
     HttpRouter.add("GET", `${paths.embed}/download/:visual_id`, handle(true, Effect.flatMap(embedViewer, download)))
   )

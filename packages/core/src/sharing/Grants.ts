@@ -496,6 +496,10 @@ export const EmbedTokenRequest = Schema.Struct({
   })),
   attributes: Schema.optionalKey(ShareTokens.ViewerAttributes.annotate({
     description: "The viewer's attributes, which row-level security policies for the role `embed` read (`region`…); `email` is also the watermark"
+  })),
+  origin: Schema.optionalKey(ShareTokens.EmbedOrigin.annotate({
+    description: "The embedding page's origin (`https://app.example.com`): the only page that may frame the embed, and the one it asks for a fresh token " +
+      "before this one expires and tells of its events (postMessage; docs/guides/embedding.md). Without it any page may frame the embed, which renews nothing"
   }))
 })
 /** What an embedding app asks of a new embed token. */
@@ -536,7 +540,8 @@ const signEmbed = (grant: StoredGrant, now: number, request: EmbedTokenRequest) 
       tenantId: grant.tenant_id,
       resource: { type: grant.subject_type, id: grant.subject_id },
       params: request.params ?? {},
-      attributes: request.attributes ?? {}
+      attributes: request.attributes ?? {},
+      origin: request.origin
     }, now, lifetime)
     return { token, expires_at: new Date(Math.floor(now / 1000) * 1000 + lifetime * 1000) }
   })

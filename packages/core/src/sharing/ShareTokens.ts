@@ -9,7 +9,9 @@
  *
  * Embed token claims (documented in docs/sharing.md):
  * `{ aud: "analytics:embed", sub: <grant_id>, tid: <tenant_id>,
- *    resource: { type, id }, params: { <dimension>: <value> }, attributes: {…}, iat, exp }`.
+ *    resource: { type, id }, params: { <dimension>: <value> }, attributes: {…}, origin?, iat, exp }`;
+ * `origin`, when given, is the one page origin that may frame the embed and
+ * talk to it (decision 0027).
  *
  * @since 0.1.0
  */
@@ -42,6 +44,26 @@ export const ViewerAttributes = Schema.Record(Schema.String.check(Schema.isMinLe
 /** Viewer attributes. */
 export type ViewerAttributes = typeof ViewerAttributes.Type
 
+/** Whether `text` is a web origin spelled as browsers send it: `http(s)://host[:port]`, nothing more. */
+const isOrigin = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === text
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The embedding page's origin an embed token may name (decision 0027): the
+ * embed page's `frame-ancestors`, and the one origin its messages go to and
+ * come from. Spelled as `event.origin` is, so comparing is exact.
+ */
+export const EmbedOrigin = Schema.String.check(
+  Schema.isMaxLength(2048),
+  Schema.makeFilter((text) => isOrigin(text) || `Expected an origin such as "https://app.example.com": scheme, host and port only, lower case, no path or trailing slash`)
+)
+
 /** What a verified embed token says. */
 export interface EmbedClaims {
   readonly grantId: string
@@ -49,6 +71,8 @@ export interface EmbedClaims {
   readonly resource: { readonly type: string; readonly id: string }
   readonly params: LockedParams
   readonly attributes: ViewerAttributes
+  /** The embedding page's origin (`https://app.example.com`): the only one that may frame it and exchange messages with it. */
+  readonly origin?: string | undefined
   readonly expiresAt: Date
 }
 
@@ -68,6 +92,7 @@ const EmbedPayload = Schema.Struct({
   resource: Schema.Struct({ type: Schema.String, id: Schema.String }),
   params: LockedParams,
   attributes: ViewerAttributes,
+  origin: Schema.optionalKey(EmbedOrigin),
   exp: Schema.Number
 })
 const SessionPayload = Schema.Struct({ sub: Schema.String, pwv: Schema.String })
@@ -131,7 +156,13 @@ export const make = (key: Uint8Array): ShareTokens["Service"] => {
     )
   return {
     signEmbed: (claims, now, lifetimeSeconds) =>
-      sign(embedAudience, claims.grantId, { tid: claims.tenantId, resource: claims.resource, params: claims.params, attributes: claims.attributes }, now, lifetimeSeconds),
+      sign(embedAudience, claims.grantId, {
+        tid: claims.tenantId,
+        resource: claims.resource,
+        params: claims.params,
+        attributes: claims.attributes,
+        ...(claims.origin === undefined ? {} : { origin: claims.origin })
+      }, now, lifetimeSeconds),
     verifyEmbed: (token, now) =>
       Effect.map(verify(token, embedAudience, now, EmbedPayload), Result.map((p) => ({
         grantId: p.sub,
@@ -139,6 +170,7 @@ export const make = (key: Uint8Array): ShareTokens["Service"] => {
         resource: p.resource,
         params: p.params,
         attributes: p.attributes,
+        origin: p.origin,
         expiresAt: new Date(p.exp * 1000)
       }))),
     signSession: (claims, now) => sign(sessionAudience, claims.grantId, { pwv: claims.passwordVersion }, now, sessionLifetimeSeconds),

@@ -63,6 +63,8 @@ export interface Viewer {
   readonly lockedFilters: ReadonlyArray<{ readonly member: string; readonly operator: "equals"; readonly values: ReadonlyArray<string | number | boolean> }>
   /** The text tiled across the view, or `null` without a watermark. */
   readonly watermark: string | null
+  /** An embed's page origin from its token (decision 0027): the only one that may frame it. */
+  readonly origin?: string | undefined
 }
 
 /** Whether the viewer may do `action` (decision 0014: with only view, no download and no comment). */
@@ -220,7 +222,8 @@ export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | S
       grant,
       security: { roles: ["embed"], attributes: claims.attributes, within },
       lockedFilters: lockedFilters(claims.params),
-      watermark: grant.watermark ? typeof email === "string" ? email : `Embedded view ${grant.grant_id.slice(-12)}` : null
+      watermark: grant.watermark ? typeof email === "string" ? email : `Embedded view ${grant.grant_id.slice(-12)}` : null,
+      origin: claims.origin
     }
   })
 

@@ -13,6 +13,8 @@ export const en = {
   "viewer.problem.title": "The report could not be loaded",
   "viewer.problem.filters": "These filters cannot be applied.",
   "viewer.problem.connection": "The report could not be loaded; check your connection and try again.",
+  // The embed token's lifecycle (EmbedSession, decision 0027)
+  "embed.expired": "This embedded report has expired: the page that shows it did not renew its access. Reload the page to see it again.",
   "viewer.filters": "Filters",
   "viewer.filters.clear": "Clear filters",
   "viewer.filters.all": "All",
@@ -289,7 +291,7 @@ export const en = {
   "links.who.link": "Anyone with the link to {what}",
   "links.who.embed": "Every page embedding {what}",
   "links.meta": "Made by {by} on {on} · {expires}",
-  "share.embed.hint": "The token in it lasts a few minutes: the other site's server asks for a new one for each page view (POST /v1/sharing/grants/{id}/embed-tokens).",
+  "share.embed.hint": "The token in it lasts 10 minutes, then the embed says it has expired. To keep it alive, the other site's server mints tokens for its page's origin (POST /v1/sharing/grants/{id}/embed-tokens) and the page shows the embed with /embed.js, which renews them: see \"Keeping an embed alive\" in the embedding guide (docs/guides/embedding.md).",
   // Webhooks
   "webhooks.nav": "Webhooks",
   "webhooks.title": "Webhooks",
