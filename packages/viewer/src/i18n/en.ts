@@ -800,8 +800,6 @@ export const en = {
   "ask.submit": "Ask",
   "ask.asking": "Answering…",
   "ask.answer": "Answer",
-  "ask.rows": "The rows ({count})",
-  "ask.rows.caption": "The rows of the answer",
   "ask.noDatasets": "This workspace has no datasets to ask about.",
   "ask.noDatasets.hint": "A tenant admin adds datasets on the workspace's Datasets screen.",
   "ask.off": "Questions are turned off on this service.",
