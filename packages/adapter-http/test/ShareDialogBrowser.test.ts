@@ -116,7 +116,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await dialog.getByText("The password needs at least 8 characters.").waitFor()
         await dialog.getByLabel("Password (optional)").fill("correct horse battery")
         await dialog.getByRole("button", { name: "Share", exact: true }).click()
-        await dialog.getByText("Link created. Copy it now: it is shown only once.").waitFor()
+        await dialog.getByText("Link created. Copy it now, or later under Manage.").waitFor()
         const link = await dialog.locator("#created-link").inputValue()
         assert.match(link, /\/s\//)
         await dialog.getByRole("button", { name: "Copy" }).click()
@@ -150,6 +150,31 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await row.getByText("Active", { exact: true }).waitFor()
         const resumed = await other.reload()
         assert.strictEqual(resumed?.status(), 200)
+        await other.getByRole("heading", { name: "Sales overview" }).waitFor({ timeout: 20_000 })
+
+        // The link copied again from Manage (decision 0014, "Links copied again").
+        await page.evaluate(() => navigator.clipboard.writeText(""))
+        await row.getByRole("button", { name: "Copy link: Anyone with the link" }).click()
+        await dialog.getByText("The link's address was copied.").waitFor()
+        assert.strictEqual(await page.evaluate(() => navigator.clipboard.readText()), link)
+
+        // Edit: a new password (too short is refused, nothing changed); the visitor is asked for the new one. No watermark offered: this link names no viewer to tile.
+        await row.getByRole("button", { name: "Edit: Anyone with the link" }).click()
+        const edit = row.getByRole("form", { name: "Change access for Anyone with the link" })
+        await edit.getByLabel("New password (optional)").fill("short")
+        await edit.getByRole("button", { name: "Save" }).click()
+        await dialog.getByText("The password needs at least 8 characters.").waitFor()
+        assert.deepStrictEqual(await Axe.serious(page), [], "Edit a link")
+        await shoot(page, "share-edit-link-1280")
+        await edit.getByLabel("New password (optional)").fill("another long secret")
+        assert.strictEqual(await edit.getByLabel(/^Watermark/).count(), 0)
+        await edit.getByRole("button", { name: "Save" }).click()
+        await dialog.getByText("Access for Anyone with the link changed.").waitFor()
+        const edited = await ok("GET", `${grantsPath}?subject_type=report&subject_id=${reportId}&principal_type=link`).pipe(Effect.runPromise) as { data: Array<{ watermark: boolean, password_protected: boolean }> }
+        assert.deepStrictEqual(edited.data.map((g) => [g.watermark, g.password_protected]), [[false, true]])
+        await other.reload()
+        await other.fill("#password", "another long secret")
+        await Promise.all([other.waitForURL(/\/s\//), other.click("button[type=submit]")])
         await other.getByRole("heading", { name: "Sales overview" }).waitFor({ timeout: 20_000 })
 
         // Revoke, behind a confirmation naming who loses access; "Keep access" keeps it.
@@ -197,8 +222,11 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await bea.getByRole("button", { name: "Edit: Bea Brown (bea@example.com)" }).click()
         await bea.getByLabel("Download: export it as CSV, PDF or Excel").check()
         await bea.getByLabel("Expires on (optional)").fill("2099-12-31")
+        await bea.getByLabel(/^Watermark/).check()
         await bea.getByRole("button", { name: "Save" }).click()
         await dialog.getByText("Access for Bea Brown (bea@example.com) changed.").waitFor()
+        const watermarked = await ok("GET", `${grantsPath}?subject_type=report&subject_id=${reportId}&principal_type=user`).pipe(Effect.runPromise)
+        assert.deepStrictEqual(watermarked.data.map((g: any) => g.watermark), [true], "the watermark changed in Edit")
         assert.include(await bea.innerText(), "View, Download, Comment")
         assert.include(await bea.innerText(), "2099")
         // Dark: still axe clean (contrast of the states and buttons).

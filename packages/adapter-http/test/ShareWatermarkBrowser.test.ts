@@ -72,7 +72,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a watermarked link's v
           await shoot(page, `share-watermark-email-${viewport.width}`)
           assert.isAtMost(await dialog.evaluate((el) => el.scrollWidth - el.clientWidth), 0, `the dialog fits ${viewport.width} px`)
           await dialog.getByRole("button", { name: "Share", exact: true }).click()
-          await dialog.getByText("Link created. Copy it now: it is shown only once.").waitFor()
+          await dialog.getByText("Link created. Copy it now, or later under Manage.").waitFor()
           const link = await dialog.locator("#created-link").inputValue()
           const made = (await links()).filter((g) => g.email === viewer)
           assert.deepStrictEqual(made.map((g) => g.watermark), [true], "one watermarked link, for the viewer")

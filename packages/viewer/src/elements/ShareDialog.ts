@@ -14,9 +14,10 @@
  *   API's actions, in words), a watermark (for a link, with the viewer's
  *   e-mail it tiles, else it names the link). A new link's URL, or an embed's
  *   snippet, is shown once with a copy button.
- * - **Manage**: every grant of the subject with its state in words; edit
- *   (actions, expiry), pause and resume a link, revoke behind a
- *   confirmation naming who loses access.
+ * - **Manage**: every grant of the subject with its state in words; copy a
+ *   link's URL again (decision 0014, "Links copied again"); edit (actions,
+ *   expiry, watermark, a link's password), pause and resume a link, revoke
+ *   behind a confirmation naming who loses access.
  *
  * Methods `show()` and `close()`; events `analytics-grant-created`,
  * `analytics-grant-updated` and `analytics-grant-revoked` with
@@ -502,6 +503,17 @@ export class AnalyticsShareDialog extends LitElement {
     }
   }
 
+  /** A link's URL copied again from Manage; where the clipboard refuses, the URL in words to copy by hand. */
+  private async copyLink(grant: Grant) {
+    const url = grant.link_url ?? ""
+    try {
+      await navigator.clipboard.writeText(url)
+      this.notice = msg("share.linkCopied")
+    } catch {
+      this.notice = msg("share.linkCopy.failed", { url })
+    }
+  }
+
   private shareAgain() {
     const tab = this.tab
     this.reset()
@@ -583,9 +595,18 @@ export class AnalyticsShareDialog extends LitElement {
       return
     }
     const day = String(data.get("edit-expires") ?? "")
-    const body = {
+    const password = String(data.get("edit-password") ?? "")
+    if (password !== "" && [...password].length < 8) {
+      this.grantsProblem = { status: 400, code: "client", title: msg("share.passwordShort"), detail: "", action: msg("problem.action.fix") }
+      form.querySelector<HTMLElement>("[name=edit-password]")?.focus()
+      return
+    }
+    const body: Record<string, unknown> = {
       actions: chosen,
-      expires_at: data.get("no-expiry") !== null || day === "" ? null : endOfDay(day)
+      expires_at: data.get("no-expiry") !== null || day === "" ? null : endOfDay(day),
+      ...(form.querySelector("[name=edit-watermark]") === null ? {} : { watermark: data.get("edit-watermark") !== null }),
+      // A new password ends the link's open sessions (the API's rule); an empty field keeps the one it has.
+      ...(password !== "" ? { password } : data.get("no-password") !== null ? { password: null } : {})
     }
     const who = whoWords(grant)
     await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", () => msg("share.edit.saved", { who }), form)
@@ -830,6 +851,8 @@ export class AnalyticsShareDialog extends LitElement {
       <div class="meta">${details}</div>
       ${this.editing === grant.grant_id ? this.renderEdit(grant, who) : active ? html`<div class="row">
         <button type="button" class="secondary" id="edit-${grant.grant_id}" aria-label="${msg("share.edit")}: ${who}" @click=${() => this.edit(grant)}>${msg("share.edit")}</button>
+        ${grant.principal_type === "link" && grant.link_url !== null ? html`<button type="button" class="secondary" aria-label="${msg("share.copyLink")}: ${who}"
+          @click=${() => void this.copyLink(grant)}>${msg("share.copyLink")}</button>` : nothing}
         ${grant.principal_type === "link" ? html`<button type="button" class="secondary" aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
           ?disabled=${this.busy} @click=${() => void this.pause(grant, !grant.paused)}>${msg(grant.paused ? "share.resume" : "share.pause")}</button>` : nothing}
         <button type="button" class="danger secondary" aria-label="${msg("share.revoke")}: ${who}" ?disabled=${this.busy} @click=${() => void this.revoke(grant)}>${msg("share.revoke")}</button>
@@ -839,7 +862,7 @@ export class AnalyticsShareDialog extends LitElement {
 
   private renderEdit(grant: Grant, who: string): TemplateResult {
     const offered = grant.principal_type === "link" || grant.principal_type === "embed" ? this.offered("link") : allActions
-    return html`<form id="editing-${grant.grant_id}" aria-label=${msg("share.edit.title", { who })} @submit=${(e: Event) => void this.save(e, grant)}>
+    return html`<form id="editing-${grant.grant_id}" novalidate aria-label=${msg("share.edit.title", { who })} @submit=${(e: Event) => void this.save(e, grant)}>
       <fieldset>
         <legend>${msg("share.actions")}</legend>
         ${offered.map((a) => html`<label class="check"><input type="checkbox" name="edit-action" value=${a} ?checked=${grant.actions.includes(a)}>
@@ -847,6 +870,13 @@ export class AnalyticsShareDialog extends LitElement {
       </fieldset>
       <label>${msg("share.expiry")}<input name="edit-expires" data-field="expires_at" type="date" min=${today()} .value=${dayOf(grant.expires_at)}></label>
       <label class="check"><input type="checkbox" name="no-expiry">${msg("share.edit.removeExpiry")}</label>
+      ${grant.principal_type === "link" && grant.email === null && !grant.watermark ? nothing
+        // A link's watermark tiles its viewer's address: one made without it has none to tile (a new link with the address does).
+        : html`<label class="check"><input type="checkbox" name="edit-watermark" ?checked=${grant.watermark}>${msg("share.watermark")}</label>`}
+      ${grant.principal_type === "link" ? html`<div class="field"><label for="edit-password-${grant.grant_id}">${msg(grant.password_protected ? "share.edit.newPassword" : "share.edit.addPassword")}</label>
+        <input id="edit-password-${grant.grant_id}" name="edit-password" data-field="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="edit-password-hint-${grant.grant_id}">
+        <p class="hint" id="edit-password-hint-${grant.grant_id}">${msg("share.edit.password.hint")}</p></div>
+        ${grant.password_protected ? html`<label class="check"><input type="checkbox" name="no-password">${msg("share.edit.removePassword")}</label>` : nothing}` : nothing}
       <div class="row">
         <button type="submit" ?disabled=${this.busy}>${msg("share.edit.save")}</button>
         <button type="button" class="secondary" @click=${() => this.edit(undefined)}>${msg("share.edit.cancel")}</button>
