@@ -225,9 +225,12 @@ const extraProbesOf = (a: FixtureTenant, b: FixtureTenant): Array<Probe> => {
   return probes
 }
 
-/** Whether an answer is empty: a list envelope (or a SCIM list) with nothing in it. */
+/** Whether an answer is empty: a list envelope (or a SCIM list) with nothing in it, or a CSV of its header line alone. */
 const isEmptyList = (r: JsonResponse) =>
-  r.status === 200 && (Array.isArray(r.body?.data) ? r.body.data.length === 0 : r.body?.totalResults === 0)
+  r.status === 200 && (
+    (r.headers.get("content-type") ?? "").startsWith("text/csv") ? r.text.trim().split(/\r?\n/).length === 1
+      : Array.isArray(r.body?.data) ? r.body.data.length === 0 : r.body?.totalResults === 0
+  )
 
 const matrix = <E>(stores: Layer.Layer<App.Stores, E>) =>
   Effect.gen(function*() {

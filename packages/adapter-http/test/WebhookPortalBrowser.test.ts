@@ -146,7 +146,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a webhook's page in he
         await form.getByRole("button", { name: "Save changes" }).click()
         await form.locator(".problem").first().waitFor()
         // What is wrong with the URL, beside it, and the field marked.
-        await form.getByText("A webhook URL carries no user name or password").waitFor()
+        await form.locator("#edit-url-error").getByText("A webhook URL carries no user name or password").waitFor()
         assert.strictEqual(await form.getByLabel("HTTPS address").getAttribute("aria-invalid"), "true")
         assert.deepStrictEqual(await Axe.serious(page), [], "edit, refused")
         await shoot(page, "webhook-portal-edit-refused-1280")
