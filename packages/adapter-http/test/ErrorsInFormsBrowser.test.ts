@@ -184,6 +184,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("refusals and endings i
             assert.deepStrictEqual(await Axe.serious(page), [], `missing ${name} at ${width}`)
             assert.isAtMost(await scrollWidth(page), width, `missing ${name} at ${width}`)
             await shoot(page, `missing-${name}-${width}`)
+            // The screen's lazy modules settle first: a navigation would abort their fetches, which the watch counts as errors.
+            await page.waitForLoadState("networkidle")
             await alert.getByRole("link", { name: back }).click()
             await page.waitForURL((url) => !url.pathname.includes(gone))
           }
