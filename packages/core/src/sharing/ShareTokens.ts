@@ -170,7 +170,7 @@ export const make = (key: Uint8Array): ShareTokens["Service"] => {
         resource: p.resource,
         params: p.params,
         attributes: p.attributes,
-        origin: p.origin,
+        ...(p.origin === undefined ? {} : { origin: p.origin }),
         expiresAt: new Date(p.exp * 1000)
       }))),
     signSession: (claims, now) => sign(sessionAudience, claims.grantId, { pwv: claims.passwordVersion }, now, sessionLifetimeSeconds),
