@@ -15,7 +15,7 @@ import { Effect, Layer, Stream } from "effect"
 import type { Row } from "../datasets/AnalyticsEngine.ts"
 import { Answerer, type Plan, type Question, type Result, type SuggestedVisual } from "./Answerer.ts"
 import * as DateRange from "../datasets/DateRange.ts"
-import type { Dimension, Measure, Model } from "../datasets/SemanticModel.ts"
+import type { Dimension, Measure, MeasureFormat, Model } from "../datasets/SemanticModel.ts"
 import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { Column, Query } from "../datasets/SemanticQuery.ts"
 
@@ -517,12 +517,32 @@ export const plan = (question: Question): Plan => {
 
 const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 })
 
-/** A cell as words: numbers grouped, at most two decimals. */
-const formatValue = (value: Row[string] | undefined): string =>
+/** Formatters by declared format: a model declares few, and making one costs far more than using it. */
+const formatters = new Map<string, Intl.NumberFormat>()
+
+/** The `Intl.NumberFormat` a measure's declared format reads as in words (`€1,234.50`, `12.5%`); grouped, at most two decimals without one. */
+const formatterOf = (format: MeasureFormat | undefined): Intl.NumberFormat => {
+  if (format === undefined) return numberFormat
+  const key = JSON.stringify(format)
+  let formatter = formatters.get(key)
+  if (formatter === undefined) {
+    const digits = format.decimals === undefined ? {} : { minimumFractionDigits: format.decimals, maximumFractionDigits: format.decimals }
+    formatter = new Intl.NumberFormat("en-US", format.type === "currency"
+      ? { style: "currency", currency: format.currency, ...digits }
+      : format.type === "percent"
+      ? { style: "percent", maximumFractionDigits: format.decimals ?? 0, ...digits }
+      : { maximumFractionDigits: 2, ...digits })
+    formatters.set(key, formatter)
+  }
+  return formatter
+}
+
+/** A cell as words: numbers grouped, in the measure's declared format (a currency, a percentage) when it has one, else at most two decimals. */
+const formatValue = (value: Row[string] | undefined, format?: MeasureFormat): string =>
   value === null || value === undefined
     ? "no value"
     : typeof value === "number"
-    ? numberFormat.format(value)
+    ? formatterOf(format).format(value)
     : typeof value === "boolean"
     ? (value ? "yes" : "no")
     : value
@@ -613,8 +633,8 @@ export const narrate = (question: Question, result: Result): ReadonlyArray<strin
     labels.map((c) => (c.kind === "time_dimension" ? formatTime(row[c.name], c.granularity) : formatValue(row[c.name]))).join(", ")
   const numbersOf = (row: Row) =>
     measures.length === 1
-      ? formatValue(row[measures[0]!.name])
-      : measures.map((m) => `${m.name.replace(/_+/g, " ")} ${formatValue(row[m.name])}`).join(", ")
+      ? formatValue(row[measures[0]!.name], measures[0]!.format)
+      : measures.map((m) => `${lowerTitle(m)} ${formatValue(row[m.name], m.format)}`).join(", ")
   if (labels.length === 0) return [`${heading}: ${numbersOf(rows[0]!)}.`]
   const shown = rows.slice(0, listedRows).map((row) => `${labelOf(row)} ${numbersOf(row)}`)
   const sentences = [`${heading}: ${shown.join("; ")}${rows.length > listedRows ? `; and ${rows.length - listedRows} more` : ""}.`]
@@ -624,8 +644,8 @@ export const narrate = (question: Question, result: Result): ReadonlyArray<strin
     if (numeric.length > 1) {
       const largest = numeric.reduce((a, b) => ((b[first.name] as number) > (a[first.name] as number) ? b : a))
       const smallest = numeric.reduce((a, b) => ((b[first.name] as number) < (a[first.name] as number) ? b : a))
-      const what = first.name.replace(/_+/g, " ")
-      sentences.push(` The largest ${what} is ${labelOf(largest)} (${formatValue(largest[first.name])}); the smallest, ${labelOf(smallest)} (${formatValue(smallest[first.name])}).`)
+      const what = lowerTitle(first)
+      sentences.push(` The largest ${what} is ${labelOf(largest)} (${formatValue(largest[first.name], first.format)}); the smallest, ${labelOf(smallest)} (${formatValue(smallest[first.name], first.format)}).`)
     }
   }
   return sentences
