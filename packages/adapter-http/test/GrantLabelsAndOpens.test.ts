@@ -69,6 +69,20 @@ onEveryStore("grant labels and opens", (stores) => {
       assert.deepStrictEqual(log.slice().reverse(), [longest, "Customer portal", "Customer portal", null])
       const made = (yield* ok("GET", `/v1/audit-log?action=grant.created&limit=100`)).data.find((e: { target: { id: string } }) => e.target.id === created.grant_id)
       assert.strictEqual(made.detail.label, "Newsletter March")
+
+      // The OpenAPI document describes the three fields, always present, and the label sent on create and on change.
+      const document = yield* ok("GET", "/v1/openapi.json")
+      const grant = document.paths["/v1/sharing/grants/{grant_id}"]
+      const shown = grant.get.responses["200"].content["application/json"].schema
+      for (const field of ["label", "last_opened_at", "open_count"]) {
+        assert.include(shown.required, field)
+        assert.isString(shown.properties[field].description, field)
+      }
+      assert.deepInclude(shown.properties.open_count, { type: "integer", minimum: 0 })
+      for (const body of [grant.patch.requestBody, document.paths[grantsPath].post.requestBody]) {
+        const label = body.content["application/json"].schema.properties.label
+        assert.include(JSON.stringify(label), "1 to 100 characters")
+      }
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
   it.live("a link's page loads count, a password link's once unlocked, an embed's with a valid token; JSON, refusals and other audiences do not", () =>
