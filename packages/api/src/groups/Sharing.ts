@@ -129,7 +129,8 @@ export const SharingGroup = HttpApiGroup.make("sharing")
     payload: Grants.GrantUpdate,
     success: GrantJson,
     error: grantProblems,
-    description: "Changes an active grant's actions, expiry, watermark or (a link's) password; `null` removes an expiry or a password. A new password ends the link's open sessions."
+    description: "Changes an active grant's actions, expiry, watermark, label or (a link's) password; `null` removes an expiry, a password or the label. " +
+      "A new password ends the link's open sessions. Its opens (`open_count`, `last_opened_at`) are not changed: only visits count them."
   }))
   .add(Endpoints.remove("revoke", "/v1/sharing/grants/:grant_id", {
     params: grantParams,
