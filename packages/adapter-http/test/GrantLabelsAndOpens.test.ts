@@ -107,9 +107,10 @@ onEveryStore("grant labels and opens", (stores) => {
       const at = Date.parse(twice.last_opened_at!)
       assert.isAtLeast(at, before - 1)
       assert.isAtMost(at, after + 1)
-      // What the page then reads (its JSON view), and a token that is none, count nothing.
+      // What the page then reads (its JSON view), a token that is none, and a HEAD count nothing.
       assert.strictEqual((yield* server.request("GET", page, { headers: json })).status, 200)
       assert.strictEqual((yield* server.request("GET", `${page}x`, { headers: html })).status, 404)
+      yield* server.request("HEAD", page, { headers: html })
       assert.strictEqual((yield* opens(link.grant_id)).open_count, 2)
       // A paused link and a revoked one are refused, and not counted.
       yield* ok("POST", `${grantsPath}/${link.grant_id}/pause`)

@@ -536,14 +536,16 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
 
   /**
    * A share's own page (`/s/{token}`, `/embed?token=`) as `showShared` answers it, its open counted (decision 0014,
-   * "Labels and opens"): a page loaded is one open; the JSON its viewer then reads, the items of a shared
+   * "Labels and opens"): a page loaded (GET) is one open; a HEAD, the JSON its viewer then reads, the items of a shared
    * workspace, downloads and exports are not. A password link's form is a refusal and counts nothing: the
    * page that follows its unlocking does. Counted once the page is made, and never failing it.
    */
   const showOpened = (viewer: SharedViews.Viewer, embed: Framing, urls: Parameters<typeof show>[2], within: Parameters<typeof showShared>[3]) =>
     Effect.gen(function*() {
       const response = yield* showShared(viewer, embed, urls, within)
-      if (!wantsJson(yield* HttpServerRequest.HttpServerRequest)) yield* run(SharedViews.countOpen(viewer))
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // A HEAD (a checker's, answered as GET without the body) loads no page.
+      if (request.method === "GET" && !wantsJson(request)) yield* run(SharedViews.countOpen(viewer))
       return response
     })
 
