@@ -10,7 +10,8 @@
  * - an event's `workspace_id` is always a string, `"*"` for tenant-wide
  *   events, which webhooks scoped to a workspace do not hear (decision 0010);
  * - only an active grant is revoked: an expired one stays expired, a revoked
- *   one stays revoked, both 409 `grant/not-active` (decision 0014).
+ *   one stays revoked, both 409 `grant/not-active` (decision 0014); a link's
+ *   open is counted at the service's clock.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { SqlStores } from "@analytics/adapter-postgres"
@@ -256,6 +257,14 @@ const suite = (name: string, storesOf: Stores, skip: string | undefined) =>
 
         // An active grant is revoked once; again, 409 naming its state, and the record unchanged.
         const active = yield* created("POST", "/v1/sharing/grants", token, { ...onReport, principal_type: "link" })
+        // Its page opened a minute on: counted at the service's clock (decision 0014, "Labels and opens").
+        yield* TestClock.adjust("1 minute")
+        const page = yield* server.request("GET", new URL(active.link_url).pathname, { headers: { accept: "text/html" } })
+        assert.strictEqual(page.status, 200, page.text)
+        assert.deepInclude(yield* ok("GET", `/v1/sharing/grants/${active.grant_id}`, token), {
+          open_count: 1,
+          last_opened_at: new Date(Date.parse(active.created_at) + 60_000).toISOString()
+        })
         const revoked = yield* ok("DELETE", `/v1/sharing/grants/${active.grant_id}`, token)
         assert.strictEqual(revoked.state, "revoked")
         yield* TestClock.adjust("1 second")

@@ -32,7 +32,18 @@ export const make = Effect.sync(() => {
         [...grants.values()].filter((g) => g.tenant_id === tenantId && subjects.some((s) => s.type === g.subject_type && s.id === g.subject_id))
       ),
     update: (grant) =>
-      write(() => of(grant.tenant_id, grant.grant_id) === undefined ? [false, () => {}] : [true, set(grants, grant.grant_id, grant)]),
+      write(() => {
+        const stored = of(grant.tenant_id, grant.grant_id)
+        if (stored === undefined) return [false, () => {}]
+        // The opens as counted, not as the change read them.
+        return [true, set(grants, grant.grant_id, { ...grant, open_count: stored.open_count, last_opened_at: stored.last_opened_at })]
+      }),
+    recordOpen: (tenantId, grantId, at) =>
+      write(() => {
+        const stored = of(tenantId, grantId)
+        if (stored === undefined) return [undefined, () => {}]
+        return [undefined, set(grants, grantId, { ...stored, open_count: stored.open_count + 1, last_opened_at: at })]
+      }),
     activateInvitation: (tenantId, invitationId, userId, at) =>
       write(() => {
         const waiting = [...grants.values()].filter((g) => g.tenant_id === tenantId && g.invitation_id === invitationId && g.principal_id === null)

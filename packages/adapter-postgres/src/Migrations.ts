@@ -16,7 +16,7 @@ import { exportJobs, exportSchedules, jobsBySchedule, scheduleRunAs } from "./mi
 import { initial, idempotencyPurgeIndex, tenantLimits } from "./migrations/Platform.ts"
 import { rateLimits, rateLimitLogs } from "./migrations/RateLimits.ts"
 import { sessions } from "./migrations/Sessions.ts"
-import { auditLog, grants, grantRecipients, comments, tenantBranding } from "./migrations/Sharing.ts"
+import { auditLog, grants, grantRecipients, comments, tenantBranding, grantOpens } from "./migrations/Sharing.ts"
 import { webhooks } from "./migrations/Webhooks.ts"
 
 /** The table where applied migration ids are recorded. */
@@ -49,7 +49,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "23_jobs_by_schedule": jobsBySchedule,
   "24_dataset_refreshes": datasetRefreshes,
   "25_alert_checks": alertChecks,
-  "26_tenant_branding": tenantBranding
+  "26_tenant_branding": tenantBranding,
+  "27_grant_opens": grantOpens
 }
 
 /** An arbitrary constant: the advisory lock that serialises `migrate` across processes. */

@@ -26,6 +26,9 @@ interface GrantRow {
   readonly paused: boolean
   readonly invitation_id: string | null
   readonly recipient_email: string | null
+  readonly label: string | null
+  readonly last_opened_at: Date | null
+  readonly open_count: number
   readonly created_by_type: AuditLog.Actor["type"]
   readonly created_by_id: string
   readonly created_at: Date
@@ -88,11 +91,17 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     },
     update: (grant) => {
       if (!isId(grant.tenant_id) || !isId(grant.grant_id)) return Effect.succeed(false)
-      return sql`UPDATE grants SET ${sql.update(toRow(grant), ["grant_id", "tenant_id", "created_at"])}
+      // The opens stay as recordOpen counted them.
+      return sql`UPDATE grants SET ${sql.update(toRow(grant), ["grant_id", "tenant_id", "created_at", "open_count", "last_opened_at"])}
         WHERE tenant_id = ${grant.tenant_id} AND grant_id = ${grant.grant_id} RETURNING grant_id`.pipe(
         Effect.map((rows) => rows.length > 0),
         fail("update")
       )
+    },
+    recordOpen: (tenantId, grantId, at) => {
+      if (!isId(tenantId) || !isId(grantId)) return Effect.void
+      return sql`UPDATE grants SET open_count = open_count + 1, last_opened_at = ${at}
+        WHERE tenant_id = ${tenantId} AND grant_id = ${grantId}`.pipe(Effect.asVoid, fail("recordOpen"))
     },
     activateInvitation: (tenantId, invitationId, userId, at) => {
       if (!isId(tenantId) || !isId(invitationId)) return Effect.succeed(0)

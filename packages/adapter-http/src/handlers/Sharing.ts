@@ -31,6 +31,9 @@ const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) =
   paused: grant.paused,
   password_protected: grant.password_hash !== null,
   link_url: grant.link_slug === null ? null : SharedRoutes.linkUrl(publicBaseUrl, grant.link_slug),
+  label: grant.label,
+  last_opened_at: grant.last_opened_at,
+  open_count: grant.open_count,
   created_by: grant.created_by,
   created_at: grant.created_at,
   updated_at: grant.updated_at

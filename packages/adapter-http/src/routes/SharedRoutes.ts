@@ -534,6 +534,21 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       }
     })
 
+  /**
+   * A share's own page (`/s/{token}`, `/embed?token=`) as `showShared` answers it, its open counted (decision 0014,
+   * "Labels and opens"): a page loaded (GET) is one open; a HEAD, the JSON its viewer then reads, the items of a shared
+   * workspace, downloads and exports are not. A password link's form is a refusal and counts nothing: the
+   * page that follows its unlocking does. Counted once the page is made, and never failing it.
+   */
+  const showOpened = (viewer: SharedViews.Viewer, embed: Framing, urls: Parameters<typeof show>[2], within: Parameters<typeof showShared>[3]) =>
+    Effect.gen(function*() {
+      const response = yield* showShared(viewer, embed, urls, within)
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // A HEAD (a checker's, answered as GET without the body) loads no page.
+      if (request.method === "GET" && !wantsJson(request)) yield* run(SharedViews.countOpen(viewer))
+      return response
+    })
+
   /** A report or a dashboard of a shared workspace, drawn as its own share's page is; one of another workspace is 404. */
   const showWithin = (viewer: SharedViews.Viewer, embed: Framing, kind: "reports" | "dashboards", urls: Parameters<typeof show>[2]) =>
     Effect.gen(function*() {
@@ -663,7 +678,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     HttpRouter.add("GET", `${paths.embed}/jobs/:job_id`, handle(true, Effect.flatMap(embedViewer, (viewer) => exportStatus(viewer, framing(viewer))))),
     HttpRouter.add("GET", `${paths.link}/:slug`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
       Effect.flatMap(linkPath, (link) =>
-        showShared(viewer, false, linkUrls(link), (kind, id) => `${link}/${kind}/${encodeURIComponent(id)}`))))),
+        showOpened(viewer, false, linkUrls(link), (kind, id) => `${link}/${kind}/${encodeURIComponent(id)}`))))),
     ...(["reports", "dashboards"] as const).map((kind) =>
       HttpRouter.add("GET", `${paths.link}/:slug/${kind}/:${kind === "reports" ? "report_id" : "dashboard_id"}`, handle(false, Effect.flatMap(linkViewer, (viewer) =>
         Effect.flatMap(linkPath, (link) => showWithin(viewer, false, kind, linkUrls(link))))))
@@ -672,7 +687,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     HttpRouter.add("GET", `${paths.link}/:slug/download/:visual_id`, handle(false, Effect.flatMap(linkViewer, download))),
     HttpRouter.add("GET", paths.embed, handle(true, Effect.flatMap(embedViewer, (viewer) =>
       Effect.flatMap(embedToken, (token) =>
-        showShared(viewer, framing(viewer), embedUrls(token), (kind, id) => `${basePath}${paths.embed}/${kind}/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`))))),
+        showOpened(viewer, framing(viewer), embedUrls(token), (kind, id) => `${basePath}${paths.embed}/${kind}/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`))))),
     ...(["reports", "dashboards"] as const).map((kind) =>
       HttpRouter.add("GET", `${paths.embed}/${kind}/:${kind === "reports" ? "report_id" : "dashboard_id"}`, handle(true, Effect.flatMap(embedViewer, (viewer) =>
         Effect.flatMap(embedToken, (token) => showWithin(viewer, framing(viewer), kind, embedUrls(token))))))

@@ -95,3 +95,13 @@ export const tenantBranding = ddl([
     updated_at timestamptz(3)
   )`
 ])
+
+/**
+ * A grant's label for people, and how often and when a link's or an
+ * embed's page was last opened (decision 0014, "Labels and opens").
+ */
+export const grantOpens = ddl([
+  `ALTER TABLE grants ADD COLUMN label text`,
+  `ALTER TABLE grants ADD COLUMN last_opened_at timestamptz(3)`,
+  `ALTER TABLE grants ADD COLUMN open_count integer NOT NULL DEFAULT 0`
+])

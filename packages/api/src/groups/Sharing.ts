@@ -39,6 +39,17 @@ export const GrantJson = Schema.Struct({
   password_protected: Schema.Boolean,
   link_url: Schema.NullOr(Schema.String).annotate({ description: "For links: the absolute URL to send" }),
   embed: Schema.optionalKey(EmbedJson.annotate({ description: "On creating an embed grant: its first token" })),
+  label: Schema.NullOr(Schema.String).annotate({
+    description: "A name for people (\"Newsletter March\", \"Customer portal\"), trimmed, 1 to 100 characters; null when none was given"
+  }),
+  last_opened_at: Schema.NullOr(Schema.Date).annotate({
+    description: "For links and embeds: when its page was last opened (a link's /s/{token} page, an embed's page with a valid token); " +
+      "null before its first open, and always for user, team and executive role grants"
+  }),
+  open_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+    description: "For links and embeds: how many times its page was opened (each page load is one; the data the page then reads, " +
+      "downloads and exports are not, nor are refused visits); 0 for user, team and executive role grants"
+  }),
   created_by: AuditLog.Actor,
   created_at: Schema.Date,
   updated_at: Schema.Date
@@ -118,7 +129,8 @@ export const SharingGroup = HttpApiGroup.make("sharing")
     payload: Grants.GrantUpdate,
     success: GrantJson,
     error: grantProblems,
-    description: "Changes an active grant's actions, expiry, watermark or (a link's) password; `null` removes an expiry or a password. A new password ends the link's open sessions."
+    description: "Changes an active grant's actions, expiry, watermark, label or (a link's) password; `null` removes an expiry, a password or the label. " +
+      "A new password ends the link's open sessions. Its opens (`open_count`, `last_opened_at`) are not changed: only visits count them."
   }))
   .add(Endpoints.remove("revoke", "/v1/sharing/grants/:grant_id", {
     params: grantParams,

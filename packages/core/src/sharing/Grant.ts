@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import type { Actor } from "../audit/AuditLog.ts"
 import { Uuid } from "../platform/Ids.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
@@ -40,6 +40,27 @@ export interface Grant {
   readonly revoked_at: Date | null
 }
 
+/** The most code points a grant's label holds, once trimmed. */
+export const maxLabelLength = 100
+
+/**
+ * A grant's label (decision 0014, "Labels and opens"): a name for people,
+ * chiefly of links and embeds ("Newsletter March", "Customer portal").
+ * Surrounding white space is removed, then 1 to 100 code points must
+ * remain, none a control character.
+ */
+export const Label = Schema.String.annotate({
+  description: `A name for people ("Newsletter March"): 1 to ${maxLabelLength} characters once surrounding white space is removed ` +
+    "(it is stored trimmed), no control characters"
+}).pipe(Schema.decodeTo(
+  Schema.Trimmed.check(
+    Schema.isMinLength(1, { message: "A label needs at least one character besides spaces" }),
+    Schema.isMaxCodePoints(maxLabelLength, { message: `A label holds at most ${maxLabelLength} characters` }),
+    Schema.isPattern(/^[^\p{Cc}]*$/u, { message: "A label holds no control characters (tabs, line breaks)" })
+  ),
+  SchemaTransformation.trim()
+))
+
 /** A grant's identifier. */
 export const GrantId = Uuid.pipe(Schema.brand("GrantId"))
 /** A grant's identifier. */
@@ -63,6 +84,15 @@ export interface StoredGrant extends Grant {
    * waits for an invitation, or a link's recipient (tiled as its watermark).
    */
   readonly recipient_email: string | null
+  /** A name for people (`Label`), or `null`. */
+  readonly label: string | null
+  /**
+   * When a link's page or an embed's page was last opened (decision 0014,
+   * "Labels and opens"); `null` before the first open, and always for other audiences.
+   */
+  readonly last_opened_at: Date | null
+  /** How many times a link's or an embed's page was opened; `0` for other audiences. */
+  readonly open_count: number
   readonly created_by: Actor
   readonly created_at: Date
   readonly updated_at: Date

@@ -52,8 +52,18 @@ export class GrantStore extends Context.Service<GrantStore, {
     tenantId: TenantId,
     subjects: ReadonlyArray<{ readonly type: SubjectType; readonly id: string }>
   ) => Effect.Effect<ReadonlyArray<StoredGrant>, StoreError>
-  /** Replaces a grant; `false` when there is none. */
+  /**
+   * Replaces a grant's settings; `false` when there is none. Its opens
+   * (`open_count`, `last_opened_at`) stay as `recordOpen` counted them:
+   * a change read before an open never writes the open away.
+   */
   readonly update: (grant: StoredGrant) => Effect.Effect<boolean, StoreError>
+  /**
+   * Counts one open of a grant's page at `at` (decision 0014, "Labels and
+   * opens"): `open_count` one more, `last_opened_at` set, in one write
+   * that concurrent opens cannot lose; nothing when there is no such grant.
+   */
+  readonly recordOpen: (tenantId: TenantId, grantId: GrantId, at: Date) => Effect.Effect<void, StoreError>
   /** Gives the grants waiting for an invitation to the user who accepted it; how many. */
   readonly activateInvitation: (tenantId: TenantId, invitationId: string, userId: string, at: Date) => Effect.Effect<number, StoreError>
 }>()("@analytics/core/GrantStore") {}

@@ -17,7 +17,7 @@ import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { type EventPublisher, publish } from "../webhooks/EventPublisher.ts"
-import { Action, type GrantId, PrincipalType, type State, stateAt, type StoredGrant, SubjectType } from "./Grant.ts"
+import { Action, type GrantId, Label, PrincipalType, type State, stateAt, type StoredGrant, SubjectType } from "./Grant.ts"
 import { type GrantFilter, grantKey, GrantStore } from "./GrantStore.ts"
 import type { GroupId } from "../directory/Group.ts"
 import { randomBytes, UuidAnyCase, uuidv7 } from "../platform/Ids.ts"
@@ -56,17 +56,21 @@ export const GrantCreate = Schema.Struct({
   ),
   watermark: Schema.optionalKey(Schema.Boolean),
   expires_at: Schema.optionalKey(Schema.Date),
-  password: Schema.optionalKey(Password)
+  password: Schema.optionalKey(Password),
+  label: Schema.optionalKey(Schema.NullOr(Label).annotate({
+    description: "A name for people, chiefly of links and embeds (\"Newsletter March\", \"Customer portal\"); none (null) by default"
+  }))
 })
 /** What a client sends to create a grant. */
 export type GrantCreate = typeof GrantCreate.Type
 
-/** What a client sends to change a grant; `null` removes an expiry or a password. */
+/** What a client sends to change a grant; `null` removes an expiry, a password or a label. */
 export const GrantUpdate = Schema.Struct({
   actions: Schema.optionalKey(GrantCreate.fields.actions),
   watermark: Schema.optionalKey(Schema.Boolean),
   expires_at: Schema.optionalKey(Schema.NullOr(Schema.Date)),
-  password: Schema.optionalKey(Schema.NullOr(Password))
+  password: Schema.optionalKey(Schema.NullOr(Password)),
+  label: Schema.optionalKey(Schema.NullOr(Label).annotate({ description: "A new label; null removes it" }))
 })
 /** What a client sends to change a grant. */
 export type GrantUpdate = typeof GrantUpdate.Type
@@ -105,7 +109,8 @@ export const payloadOf = (grant: StoredGrant) => ({
   expires_at: iso(grant.expires_at),
   revoked_at: iso(grant.revoked_at),
   password_protected: grant.password_hash !== null,
-  paused: grant.paused
+  paused: grant.paused,
+  label: grant.label
 })
 
 /** What the use cases on grants read and write. */
@@ -296,7 +301,8 @@ const commit = (
         detail: { ...payloadOf(grant), ...(yield* namesOf(grant)) }
       })
       if (change.event !== undefined) {
-        const { password_protected: _, paused: __, ...data } = payloadOf(grant)
+        // The webhook contract's fields (Events' catalog): no password, pause or label.
+        const { label: ___, password_protected: _, paused: __, ...data } = payloadOf(grant)
         yield* publish(actor.tenantId, change.event, grant.workspace_id, { ...data, actor: actorOf(actor) }).pipe(
           Effect.catchTag("SchemaError", Effect.die)
         )
@@ -355,6 +361,9 @@ export const create = (
       paused: false,
       invitation_id: invitation?.invitation_id ?? null,
       recipient_email: audience.recipientEmail,
+      label: input.label ?? null,
+      last_opened_at: null,
+      open_count: 0,
       created_by: actorOf(actor),
       created_at: now,
       updated_at: now
@@ -413,9 +422,10 @@ const manageable = (actor: Member, grantId: string) =>
   })
 
 /**
- * Changes an active grant's actions, expiry, watermark or password (a link's
- * only). The actor must still hold what the grant will allow; the audit
- * entry carries the grant as it becomes.
+ * Changes an active grant's actions, expiry, watermark, label or password
+ * (a link's only). The actor must still hold what the grant will allow;
+ * the audit entry (`grant.updated`) carries the grant as it becomes, its
+ * label included.
  */
 export const update = (
   actor: Member,
@@ -440,6 +450,7 @@ export const update = (
         : input.password === null
         ? null
         : yield* (yield* PasswordHasher).hash(input.password),
+      label: input.label === undefined ? grant.label : input.label,
       updated_at: now
     }
     yield* commit(actor, updated, { audit: "grant.updated" })

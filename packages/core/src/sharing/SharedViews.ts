@@ -227,6 +227,22 @@ export const viewEmbed = (token: string): Effect.Effect<Viewer, TokenRefused | S
     }
   })
 
+/**
+ * Counts one open of the viewer's link or embed (decision 0014, "Labels and
+ * opens"): its page loaded, not each request the page makes. One write,
+ * waited for; a store that fails it is logged and fails nothing, the page
+ * is answered all the same.
+ */
+export const countOpen = (viewer: Viewer): Effect.Effect<void, never, GrantStore> =>
+  Effect.gen(function*() {
+    const at = new Date(yield* Clock.currentTimeMillis)
+    yield* (yield* GrantStore).recordOpen(viewer.grant.tenant_id, viewer.grant.grant_id, at)
+  }).pipe(
+    Effect.catch((error) =>
+      Effect.logWarning("A share's open was not counted", { grant_id: viewer.grant.grant_id, operation: error.operation }, error.cause)
+    )
+  )
+
 const lockedFilters = (params: LockedParams): Viewer["lockedFilters"] =>
   Object.entries(params).map(([member, value]) => ({ member, operator: "equals", values: [value] }))
 

@@ -1,8 +1,9 @@
 /**
  * The grants part of the store contract: grants round-trip (revoked and
- * expired ones kept), are found by subject for access evaluation, by a
- * link's URL token across tenants, and listed with filters in their tenant
- * only. Run by `storeContract` on every adapter.
+ * expired ones kept, labels as given), are found by subject for access
+ * evaluation, by a link's URL token across tenants, and listed with
+ * filters in their tenant only; opens are counted without a change of the
+ * grant writing them away. Run by `storeContract` on every adapter.
  *
  * @since 0.1.0
  */
@@ -47,6 +48,9 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
           paused: false,
           invitation_id: null,
           recipient_email: null,
+          label: null,
+          last_opened_at: null,
+          open_count: 0,
           created_by: { type: "user", id: "admin-1" },
           created_at: at(offset),
           updated_at: at(offset),
@@ -60,7 +64,8 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
         password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
         watermark: true,
         expires_at: at(500_000),
-        recipient_email: "board@example.com"
+        recipient_email: "board@example.com",
+        label: "Newsletter March \u00e9 \u{1F600}"
       })
       const onWorkspace = yield* grant(3, { subject_type: "workspace", subject_id: workspaceId, principal_type: "team", principal_id: "t-1" })
       for (const g of [toUser, link, onWorkspace]) yield* store.insert(g)
@@ -85,8 +90,26 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
       assert.deepStrictEqual(yield* list({ state: { is: "active", at: at(499_999) } }), [onWorkspace.grant_id, link.grant_id, toUser.grant_id])
       assert.deepStrictEqual(yield* list({ state: { is: "expired", at: at(500_000) } }), [link.grant_id])
       assert.deepStrictEqual(yield* list({ state: { is: "revoked", at: at(500_000) } }), [])
+      // Opens: counted one write at a time, in their tenant only; a change of the grant read before an open keeps it.
+      const before = (yield* store.find(tenant.tenant_id, link.grant_id))!
+      yield* store.recordOpen(tenant.tenant_id, link.grant_id, at(5))
+      yield* Effect.all([store.recordOpen(tenant.tenant_id, link.grant_id, at(6)), store.recordOpen(tenant.tenant_id, link.grant_id, at(6))], {
+        concurrency: "unbounded"
+      })
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), { ...link, open_count: 3, last_opened_at: at(6) })
+      assert.isTrue(yield* store.update({ ...before, label: "Customer portal", updated_at: at(7) }))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), {
+        ...link,
+        label: "Customer portal",
+        updated_at: at(7),
+        open_count: 3,
+        last_opened_at: at(6)
+      })
+      yield* store.recordOpen(tenant.tenant_id, "00000000-0000-7000-8000-000000000000" as Grant.GrantId, at(8))
+      yield* store.recordOpen(tenant.tenant_id, "not-an-id" as Grant.GrantId, at(8))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, toUser.grant_id), toUser)
       // Revoked: kept, as it is.
-      const revoked: Grant.StoredGrant = { ...link, revoked_at: at(10), paused: true, updated_at: at(10) }
+      const revoked: Grant.StoredGrant = { ...link, label: null, revoked_at: at(10), paused: true, updated_at: at(10), open_count: 3, last_opened_at: at(6) }
       assert.isTrue(yield* store.update(revoked))
       assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), revoked)
       assert.deepStrictEqual(yield* list({ state: { is: "revoked", at: at(20) } }), [link.grant_id])
@@ -104,5 +127,7 @@ export const grantStoreContract = (it: Vitest.MethodsNonLive<Stores>): void => {
       assert.deepStrictEqual(yield* store.list(other.tenant_id, {}, newestFirst(10)), [])
       assert.isFalse(yield* store.update({ ...revoked, tenant_id: other.tenant_id }))
       assert.strictEqual(yield* store.activateInvitation(other.tenant_id, invitationId, "u-new", at(32)), 0)
+      yield* store.recordOpen(other.tenant_id, link.grant_id, at(33))
+      assert.deepStrictEqual(yield* store.find(tenant.tenant_id, link.grant_id), revoked)
     }))
 }
