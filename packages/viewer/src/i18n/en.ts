@@ -15,6 +15,7 @@ export const en = {
   "viewer.problem.connection": "The report could not be loaded; check your connection and try again.",
   // The embed token's lifecycle (EmbedSession, decision 0027)
   "embed.expired": "This embedded report has expired: the page that shows it did not renew its access. Reload the page to see it again.",
+  "embed.expired.view": "This embedded view has expired: the page that shows it did not renew its access. Reload the page to see it again.",
   "viewer.filters": "Filters",
   "viewer.filters.clear": "Clear filters",
   "viewer.filters.all": "All",
