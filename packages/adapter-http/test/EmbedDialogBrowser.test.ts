@@ -20,7 +20,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { signIn } from "./ConsoleSignIn.ts"
-import { setupDemo } from "./ReportViewerFixture.ts"
+import { setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -51,7 +51,8 @@ const expectEmbedShown = async (page: Page) => {
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the share dialog, in headless Chromium"), () => {
   it.live("the demo's embed warns of the missing attribute, shows rows once it is given; locked values from a list; listed on Public links and revoked there; 390 px", () =>
     Effect.gen(function*() {
-      const { admin, ok, server, workspaceId } = yield* setupDemo
+      // The demo as the host seeds it (an embed sees its `region` attribute's rows), at the server's own URL: the embed's URL opens in the preview.
+      const { admin, ok, server, workspaceId } = yield* setupWith({ atOwnUrl: true }, false)
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
@@ -107,7 +108,9 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the sha
         await shown.waitFor()
         const frame = shown.locator("iframe")
         assert.strictEqual(await frame.getAttribute("title"), frameTitle)
-        assert.strictEqual(new URL((await frame.getAttribute("src"))!).searchParams.get("token"), token)
+        const src = new URL((await frame.getAttribute("src"))!)
+        assert.strictEqual(`${src.origin}${src.pathname}`, `${server.url}/embed`, "the snippet's own URL")
+        assert.strictEqual(src.searchParams.get("token"), token)
         await expectEmbedShown(page)
         await shown.scrollIntoViewIfNeeded()
         assert.deepStrictEqual(await Axe.serious(page), [], "the embed made, previewed")
