@@ -1,8 +1,9 @@
 /**
- * The browser bundle, one build with three entries: `viewer` (the share and
- * embed pages, `src/main.ts`), `console` (the web console,
- * `src/console/main.ts`) and `elements` (the public custom elements an
- * embedding app loads, `src/elements.ts`). One Rollup graph, so Lit and the
+ * The browser bundle, one build with four entries: `viewer` (the share and
+ * embed pages of a report, `src/main.ts`), `embed` (an embed page drawn on
+ * the server, which only renews its token: `src/embed/main.ts`), `console`
+ * (the web console, `src/console/main.ts`) and `elements` (the public custom
+ * elements an embedding app loads, `src/elements.ts`). One Rollup graph, so Lit and the
  * viewer's components are chunks the entries share, and the Vega chunk is
  * loaded when a chart is drawn. Hashed files beside a manifest in `bundle`
  * (read by `@analytics/viewer/assets`). Relative URLs (`base: "./"`), so
@@ -31,6 +32,7 @@ export default defineConfig({
     rollupOptions: {
       input: {
         viewer: fileURLToPath(new URL("src/main.ts", import.meta.url)),
+        embed: fileURLToPath(new URL("src/embed/main.ts", import.meta.url)),
         console: fileURLToPath(new URL("src/console/main.ts", import.meta.url)),
         elements: fileURLToPath(new URL("src/elements.ts", import.meta.url))
       },

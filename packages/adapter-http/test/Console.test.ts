@@ -46,6 +46,8 @@ describe("the console's shell", () => {
       expect(policy).not.toContain("unsafe-eval")
       expect(policy).toContain("img-src 'self' data: https://cdn.example.com;")
       expect(policy).toContain("frame-ancestors 'none'")
+      // Frames: the service's own embed page only (the share dialog's preview of an embed made, decision 0027).
+      expect(policy).toContain("frame-src http://x/embed http://x/embed/;")
       expect(html).toContain(`<base href="/">`)
       expect(html).toContain(`<script type="module" src="assets/${built.entries.console!.file}"></script>`)
       for (const file of built.entries.console!.closure.slice(1)) expect(html).toContain(`<link rel="modulepreload" href="assets/${file}">`)

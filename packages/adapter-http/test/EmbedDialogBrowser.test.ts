@@ -6,7 +6,10 @@
  * viewer would see: a warning naming the attribute to add under "Who
  * views it"; once given, every visual has rows. Locked values are picked
  * from the filter's values (a select, never free text). The embed made is
- * listed on the workspace's Public links screen and revoked there. Axe
+ * listed on the workspace's Public links screen and revoked there. Once
+ * made, the embed itself shows live under its snippet ("What your page
+ * will show": its frame loads the report with the snippet's token, within
+ * the console's policy, which frames the service's embed page only). Axe
  * clean, no console error, screenshots at 1280 and 390 px
  * (`VIEWER_SHOTS=<dir>`).
  */
@@ -17,7 +20,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { signIn } from "./ConsoleSignIn.ts"
-import { setupDemo } from "./ReportViewerFixture.ts"
+import { setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -31,10 +34,25 @@ const dialogOf = (page: Page) => page.locator("analytics-share-dialog dialog.sha
 
 const warning = "Row-level security on Sales reads the attribute `region`; add it under Who views it."
 
+/** The preview frame's accessible name. */
+const frameTitle = "Sales overview, as the embed shows it"
+
+/** The embed made, inside the dialog's preview frame: the report's title and its drawn visuals, with rows (the viewer's region). */
+const expectEmbedShown = async (page: Page) => {
+  const inside = page.frameLocator(`iframe[title="${frameTitle}"]`)
+  await inside.getByRole("heading", { name: "Sales overview", level: 1 }).waitFor({ timeout: 20_000 })
+  await inside.locator('[data-visual="revenue_by_region"] svg').first().waitFor({ timeout: 20_000 })
+  const text = await inside.locator("body").innerText()
+  assert.notInclude(text, "Nothing here is visible to you")
+  assert.notInclude(text, "has expired")
+  assert.isAbove(await inside.locator("[data-visual]").count(), 1, "its visuals are drawn")
+}
+
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the share dialog, in headless Chromium"), () => {
   it.live("the demo's embed warns of the missing attribute, shows rows once it is given; locked values from a list; listed on Public links and revoked there; 390 px", () =>
     Effect.gen(function*() {
-      const { admin, ok, server, workspaceId } = yield* setupDemo
+      // The demo as the host seeds it (an embed sees its `region` attribute's rows), at the server's own URL: the embed's URL opens in the preview.
+      const { admin, ok, server, workspaceId } = yield* setupWith({ atOwnUrl: true }, false)
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
@@ -84,6 +102,22 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the sha
         const claims = JSON.parse(Buffer.from(token!.split(".")[1]!, "base64url").toString())
         assert.deepStrictEqual(claims.params, { region: "EU" })
         assert.deepStrictEqual(claims.attributes, { region: "EU", email: "ana@partner.example" })
+
+        // What your page will show: the embed itself, live under the snippet, with the snippet's own token.
+        const shown = dialog.getByRole("region", { name: "What your page will show" })
+        await shown.waitFor()
+        const frame = shown.locator("iframe")
+        assert.strictEqual(await frame.getAttribute("title"), frameTitle)
+        const src = new URL((await frame.getAttribute("src"))!)
+        assert.strictEqual(`${src.origin}${src.pathname}`, `${server.url}/embed`, "the snippet's own URL")
+        assert.strictEqual(src.searchParams.get("token"), token)
+        await expectEmbedShown(page)
+        await shown.scrollIntoViewIfNeeded()
+        assert.deepStrictEqual(await Axe.serious(page), [], "the embed made, previewed")
+        await shoot(page, "embed-preview-1280")
+        const box = (await frame.boundingBox())!
+        assert.isAtLeast(box.height, 320, "tall enough to read")
+        assert.isAtMost(box.x + box.width, 1280, "within the screen")
         const embedded = await context.newPage()
         const opened = await embedded.goto(`${server.url}/embed?token=${token}`)
         assert.strictEqual(opened?.status(), 200)
@@ -121,6 +155,20 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the sha
         await shoot(small, "embed-warning-390")
         const overflow = await smallDialog.evaluate((el) => el.scrollWidth - el.clientWidth)
         assert.isAtMost(overflow, 0, "the dialog fits 390 px")
+
+        // Made at 390 px: the preview frame fits the dialog and shows the embed as a phone would.
+        await smallDialog.getByRole("combobox", { name: "Region (attribute “region”)" }).selectOption("EU")
+        await smallDialog.getByText("Every visual shows rows (9 visuals).").waitFor()
+        await smallDialog.getByRole("button", { name: "Share", exact: true }).click()
+        const smallShown = smallDialog.getByRole("region", { name: "What your page will show" })
+        await smallShown.waitFor()
+        await expectEmbedShown(small)
+        await smallShown.scrollIntoViewIfNeeded()
+        assert.deepStrictEqual(await Axe.serious(small), [], "the embed previewed at 390 px")
+        await shoot(small, "embed-preview-390")
+        const smallBox = (await smallShown.locator("iframe").boundingBox())!
+        assert.isAtMost(smallBox.x + smallBox.width, 390, "the frame fits 390 px")
+        assert.isAtMost(await smallDialog.evaluate((el) => el.scrollWidth - el.clientWidth), 0, "the dialog still fits 390 px")
         assert.deepStrictEqual(smallErrors, [])
         await narrow.close()
       })

@@ -12,6 +12,10 @@
  * - A fresh, valid token posted from a frame of another origin is ignored.
  * - Unanswered: at expiry the embed hides the report and says so in words
  *   (an alert), and the partner's page hears expired with those words.
+ * - A dashboard's embed (drawn on the server, no viewer) renews the same
+ *   way: its page runs the embed entry's token session; past its first
+ *   token's end its tiles' CSV links carry the fresh token and answer, and
+ *   unanswered it says so in words.
  *
  * At 1280 and 390 px, axe clean, no console error. With `VIEWER_SHOTS=<dir>`,
  * screenshots are saved there.
@@ -24,7 +28,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import type { Frame, Page } from "playwright-core"
-import { grantsPath, setupWith } from "./ReportViewerFixture.ts"
+import { executiveDashboard, grantsPath, setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -43,7 +47,7 @@ const lifetimeSeconds = 10
  * origin through the service's API (as docs/guides/embedding.md's sample),
  * and `/other`, a page the test opens on yet another origin (`localhost`).
  */
-const partner = (service: string, mint: (origin: string) => Promise<string>) =>
+const partner = (service: string, mint: (origin: string) => Promise<string>, title = "Sales overview") =>
   Effect.acquireRelease(
     Effect.callback<{ readonly origin: string; readonly close: () => void }>((resume) => {
       let origin = ""
@@ -82,7 +86,7 @@ const partner = (service: string, mint: (origin: string) => Promise<string>) =>
   }
   Analytics.embed(element, {
     url: "${service}/embed",
-    title: "Sales overview",
+    title: ${JSON.stringify(title)},
     height: 700,
     fetchToken: () => (${renew} || minted++ === 0)
       ? fetch("/token", { method: "POST" }).then((r) => r.json()).then((b) => b.token)
@@ -221,6 +225,84 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the embed token's life
           assert.include(expired.detail.message as string, "Reload the page")
           assert.deepStrictEqual(await Axe.serious(dying), [], `expired embed at ${width} px`)
           await shoot(unanswered, `expired-${width}`)
+          assert.deepStrictEqual(unansweredErrors, [])
+          await lone.close()
+        }
+      })
+    }).pipe(Effect.scoped), 180_000)
+
+  it.live("a dashboard's embed renews its token through postMessage in place, its links carry the fresh one and answer; unanswered, expired in words; 1280 and 390 px", () =>
+    Effect.gen(function*() {
+      const { admin, ok, reportId, server, workspaceId } = yield* setupWith({})
+      const dashboard = yield* ok("POST", "/v1/dashboards", executiveDashboard(workspaceId, reportId))
+      const embed = yield* ok("POST", grantsPath, {
+        subject_type: "dashboard",
+        subject_id: dashboard.dashboard_id,
+        principal_type: "embed",
+        actions: ["view", "download"]
+      })
+      const mint = (origin: string) =>
+        fetch(`${server.url}${grantsPath}/${embed.grant_id}/embed-tokens`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+          body: JSON.stringify({ origin, lifetime_seconds: lifetimeSeconds })
+        }).then((r) => r.json()).then((b: { token: string }) => b.token)
+      const host = yield* partner(server.url, mint, "Executive")
+      const browser = yield* Chromium.launch
+      yield* Effect.promise(async () => {
+        for (const width of [1280, 390]) {
+          const context = await browser.newContext({ viewport: { width, height: 900 }, locale: "en-US" })
+          const page = await context.newPage()
+          const errors = Chromium.watchErrors(page)
+          await page.goto(`${host.origin}/`)
+          const embedded = page.frameLocator("#report iframe")
+          await embedded.getByRole("heading", { name: "Executive", level: 1 }).waitFor({ timeout: 20_000 })
+          const frame = page.frames().find((f) => new URL(f.url()).pathname === "/embed")!
+          assert.strictEqual(await frame.locator("report-viewer").count(), 0, "a dashboard's page runs no viewer")
+          await waitForEvents(page, "ready", 1)
+          const first = await tokenIn(frame)
+          const firstEnds = JSON.parse(Buffer.from(first!.split(".")[1]!, "base64url").toString()).exp * 1000
+          await frame.evaluate(() => Object.assign(window, { sameDocument: true }))
+
+          // Renewed twice, past the first token's end, in place.
+          await waitForEvents(page, "refreshed", 2, 30_000)
+          if (Date.now() < firstEnds) await page.waitForTimeout(firstEnds - Date.now() + 500)
+          assert.isTrue(await frame.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true), "not reloaded")
+          const fresh = await tokenIn(frame)
+          assert.notStrictEqual(fresh, first)
+          const refreshed = (await events(page)).filter((e) => e.type === "refreshed")
+          assert.isAbove(Date.parse(refreshed.at(-1)!.detail.expires_at as string), Date.now(), "told when the fresh token ends")
+
+          // It keeps working: a tile's CSV link carries the fresh token and answers; the first token no longer does.
+          const link = embedded.getByRole("link", { name: "Download CSV" }).first()
+          const href = new URL((await link.getAttribute("href"))!, frame.url())
+          assert.strictEqual(href.searchParams.get("token"), await tokenIn(frame), `${width} px: the link carries the token in force`)
+          const csv = await context.request.get(href.href)
+          assert.strictEqual(csv.status(), 200, `${width} px: the renewed link answers`)
+          const stale = await context.request.get(`${server.url}/embed?token=${first}`, { headers: { accept: "application/json" } })
+          assert.strictEqual(stale.status(), 401, "the first token has expired")
+          const view = await context.request.get(`${server.url}/embed?token=${await tokenIn(frame)}`, { headers: { accept: "application/json" } })
+          assert.strictEqual(view.status(), 200, "the fresh one is taken")
+          assert.strictEqual(await embedded.getByRole("alert").count(), 0, `${width} px: still alive`)
+          assert.isUndefined((await events(page)).find((e) => e.type === "expired" || e.type === "error"))
+          assert.deepStrictEqual(await Axe.serious(frame), [], `renewed dashboard embed at ${width} px`)
+          await shoot(page, `dashboard-renewed-${width}`)
+          assert.deepStrictEqual(errors, [])
+          await context.close()
+
+          // Nobody answers: at expiry the dashboard is replaced by the words, and the host page hears it.
+          const lone = await browser.newContext({ viewport: { width, height: 900 }, locale: "en-US" })
+          const unanswered = await lone.newPage()
+          const unansweredErrors = Chromium.watchErrors(unanswered)
+          await unanswered.goto(`${host.origin}/?renew=no`)
+          const dying = unanswered.frameLocator("#report iframe")
+          await dying.getByRole("heading", { name: "Executive", level: 1 }).waitFor({ timeout: 20_000 })
+          const alert = dying.getByRole("alert")
+          await alert.waitFor({ timeout: 20_000 })
+          assert.include(await alert.innerText(), "This embedded view has expired")
+          assert.isTrue(await dying.locator(".dashboard").isHidden(), "the tiles are hidden")
+          await waitForEvents(unanswered, "expired", 1)
+          await shoot(unanswered, `dashboard-expired-${width}`)
           assert.deepStrictEqual(unansweredErrors, [])
           await lone.close()
         }

@@ -5,7 +5,11 @@
  * data as JSON that runs nothing, and draws its charts as SVG first; the
  * JSON view keeps its members and adds the filters; `?filters=` narrows
  * the view, and a value for an embed's locked parameter, an unknown filter
- * or a bad value is refused (400 request/invalid), never a 5xx.
+ * or a bad value is refused (400 request/invalid), never a 5xx. An embed
+ * page drawn on the server (a dashboard's, a dataset's, a workspace's, a
+ * watermarked report's) runs the embed entry alone, its token session
+ * (decision 0027), under `script-src 'self'` and no `connect-src`; a link's
+ * page of the same runs nothing.
  */
 import { problemCode } from "@analytics/testing/http"
 import * as Viewer from "@analytics/viewer/assets"
@@ -13,7 +17,7 @@ import * as Http from "node:http"
 import * as Zlib from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { grantsPath, setup } from "./ReportViewerFixture.ts"
+import { executiveDashboard, grantsPath, setup } from "./ReportViewerFixture.ts"
 
 describe("the report viewer over HTTP", () => {
   it.live("assets, the page's policy and data, the JSON view, and filters given and refused", () =>
@@ -113,5 +117,38 @@ describe("the report viewer over HTTP", () => {
       const channel = yield* server.request("GET", `${embedPath}&filters=${encodeURIComponent(JSON.stringify({ channel: "Online" }))}`, { headers: { accept: "application/json" } })
       assert.strictEqual(channel.status, 200)
       assert.deepStrictEqual(channel.body.pages[0].visuals[1].rows.map((r: any) => r.region), ["EU"])
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("every embed page renews its token: a page drawn on the server runs the embed entry alone; a link's runs nothing", () =>
+    Effect.gen(function*() {
+      const { ok, reportId, server, workspaceId, datasetId } = yield* setup
+      const built = Viewer.load()
+      const session = built.entries.embed!
+      const dashboard = yield* ok("POST", "/v1/dashboards", executiveDashboard(workspaceId, reportId))
+      const subjects: ReadonlyArray<readonly [string, string, object]> = [
+        ["dashboard", dashboard.dashboard_id, {}],
+        ["dataset", datasetId, {}],
+        ["workspace", workspaceId, {}],
+        ["report", reportId, { watermark: true }]
+      ]
+      for (const [type, id, extra] of subjects) {
+        const embed = yield* ok("POST", grantsPath, { subject_type: type, subject_id: id, principal_type: "embed", actions: ["view"], ...extra })
+        const page = yield* server.request("GET", new URL(embed.embed.embed_url).pathname + new URL(embed.embed.embed_url).search, { headers: { accept: "text/html" } })
+        assert.strictEqual(page.status, 200, `${type}: ${page.text}`)
+        assert.include(page.text, `<script type="module" src="/assets/${session.file}"></script>`, type)
+        for (const file of session.closure.slice(1)) assert.include(page.text, `<link rel="modulepreload" href="/assets/${file}">`, type)
+        assert.notInclude(page.text, `src="/assets/${built.entry}"`, `${type}: no viewer`)
+        assert.notInclude(page.text, `id="report-data"`, `${type}: no rows for a script`)
+        const csp = page.headers.get("content-security-policy") ?? ""
+        assert.include(csp, "script-src 'self';", type)
+        assert.notInclude(csp, "connect-src", `${type}: the session asks nothing of the server`)
+        const link = yield* ok("POST", grantsPath, {
+          subject_type: type, subject_id: id, principal_type: "link", actions: ["view"], ...extra, ...("watermark" in extra ? { email: "a@example.com" } : {})
+        })
+        const linked = yield* server.request("GET", new URL(link.link_url).pathname, { headers: { accept: "text/html" } })
+        assert.strictEqual(linked.status, 200, `${type} link: ${linked.text}`)
+        assert.notInclude(linked.text, "<script", `${type}: a link's page drawn on the server runs nothing`)
+        assert.notInclude(linked.headers.get("content-security-policy") ?? "", "script-src", type)
+      }
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })

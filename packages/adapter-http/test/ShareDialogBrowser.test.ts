@@ -21,7 +21,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { signIn } from "./ConsoleSignIn.ts"
-import { grantsPath, setup } from "./ReportViewerFixture.ts"
+import { grantsPath, setup, setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -290,7 +290,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
 
   it.live("the element alone on a plain page: an embed with a locked filter, its events; a refused grant told in words with what to do", () =>
     Effect.gen(function*() {
-      const { admin, reportId, server } = yield* setup
+      // At the server's own URL: the embed made is previewed in the dialog, from its own URL.
+      const { admin, reportId, server } = yield* setupWith({ atOwnUrl: true })
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })

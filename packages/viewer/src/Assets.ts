@@ -1,7 +1,7 @@
 /**
  * The built bundle, read in Node for the server to serve: each entry
- * script's file name (the share page's viewer, the console, the public
- * elements) with the files it imports statically, and every file of `bundle`
+ * script's file name (the share page's viewer, an embed page's token
+ * session, the console, the public elements) with the files it imports statically, and every file of `bundle`
  * by name, with its content type and SHA-256. Names are hashed by the
  * build, so a file never changes under its name and can be cached for good.
  *
@@ -24,7 +24,7 @@ export interface AssetFile {
 }
 
 /** The bundle's entries, by the name `vite.config.ts` gives them. */
-export type EntryName = "viewer" | "console" | "elements"
+export type EntryName = "viewer" | "embed" | "console" | "elements"
 
 /** An entry script and what loading it fetches before it runs. */
 export interface Entry {
@@ -42,7 +42,7 @@ export interface Entry {
 export interface ViewerAssets {
   /** The share page's entry script's file name (a key of `files`): `entries.viewer.file`. */
   readonly entry: string
-  /** Every entry the build has; an older build may lack the console's or the elements'. */
+  /** Every entry the build has; an older build may lack the embed's, the console's or the elements'. */
   readonly entries: Readonly<Partial<Record<EntryName, Entry>>>
   readonly files: ReadonlyMap<string, AssetFile>
 }
@@ -94,7 +94,7 @@ export const load = (dir: string = bundleDir): ViewerAssets => {
   const entries: Partial<Record<EntryName, Entry>> = {}
   for (const [key, chunk] of Object.entries(manifest)) {
     const name = chunk.name as EntryName | undefined
-    if (chunk.isEntry === true && (name === "viewer" || name === "console" || name === "elements")) {
+    if (chunk.isEntry === true && (name === "viewer" || name === "embed" || name === "console" || name === "elements")) {
       entries[name] = { file: chunk.file, closure: closureOf(manifest, key) }
     }
   }

@@ -27,7 +27,7 @@ describe("the viewer's assets", () => {
   it("names every entry with its static import closure: Lit shared, Vega in no closure, the screens lazy", () => {
     const built = Viewer.load()
     assert.strictEqual(built.entries.viewer?.file, built.entry)
-    for (const name of ["viewer", "console", "elements"] as const) {
+    for (const name of ["viewer", "embed", "console", "elements"] as const) {
       const entry = built.entries[name]
       assert.isDefined(entry, name)
       assert.strictEqual(entry!.closure[0], entry!.file, `${name}'s closure starts with itself`)
@@ -37,6 +37,7 @@ describe("the viewer's assets", () => {
     const lit = built.entries.console!.closure.find((file) => file.startsWith("lit-"))
     assert.isDefined(lit, "Lit is a chunk of its own")
     assert.include(built.entries.viewer!.closure, lit!, "the viewer and the console share Lit")
+    assert.notInclude(built.entries.embed!.closure, lit!, "an embed page drawn on the server loads its token session alone, no Lit")
     assert.isUndefined(built.entries.console!.closure.find((file) => /^(SignIn|Workspaces?)-/.test(file)), "each screen is its own chunk, loaded when shown")
   })
 

@@ -20,6 +20,7 @@ import * as SessionCookie from "../edge/SessionCookie.ts"
 import * as SessionInfo from "../edge/SessionInfo.ts"
 import { publicConfig, ServiceInfo } from "../ServiceInfo.ts"
 import { escape } from "./SharePage.ts"
+import * as SharedRoutes from "./SharedRoutes.ts"
 import * as ViewerAssets from "./ViewerAssets.ts"
 
 /** How people sign in to the console: by an e-mailed link (and admins by API token), through the embedding app, or not at all. */
@@ -92,16 +93,31 @@ export const scriptJson = (value: unknown): string =>
   JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
+ * The frames the shell may hold: the service's own embed page alone (the
+ * share dialog's preview of an embed made, decision 0027 "Preview in the
+ * console"), `/embed` and what a workspace's embed opens under it, at the
+ * public base URL (the embed's URL); no other page, of this origin or any.
+ */
+export const frameSources = (publicBaseUrl: string): string => {
+  if (!URL.canParse(publicBaseUrl)) return "'none'"
+  // Origin and path as the URL parser writes them: percent-encoded, so no space or `;` can end the source early.
+  const url = new URL(publicBaseUrl)
+  const embed = `${url.origin}${url.pathname.replace(/\/+$/, "")}${SharedRoutes.paths.embed}`
+  return `${embed} ${embed}/`
+}
+
+/**
  * The policy of the shell: scripts, styles and requests of this origin
  * only. Lit's styles are constructed stylesheets (`adoptedStyleSheets`),
  * which no `style-src` governs, so neither inline script nor inline style
- * is allowed. Images: this origin, `data:` and the logo's origin.
+ * is allowed. Images: this origin, `data:` and the logo's origin. Frames:
+ * the service's embed page only (`frameSources`).
  */
-const policy = (logoUrl: string | null) => {
+const policy = (logoUrl: string | null, publicBaseUrl: string) => {
   const logoOrigin = logoUrl !== null && URL.canParse(logoUrl) ? new URL(logoUrl).origin : undefined
   const images = ["'self'", "data:", ...(logoOrigin === undefined || logoOrigin === "null" ? [] : [logoOrigin])].join(" ")
   return `default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src ${images}; font-src 'self'; ` +
-    "form-action 'self'; base-uri 'self'; frame-ancestors 'none'"
+    `frame-src ${frameSources(publicBaseUrl)}; form-action 'self'; base-uri 'self'; frame-ancestors 'none'`
 }
 
 /** The shell page: its `<base>`, preloads, script and boot data; a line to read until the script runs. */
@@ -164,7 +180,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       boot: { ...config, session }
     })
   const headers = {
-    "content-security-policy": policy(info.branding.logoUrl),
+    "content-security-policy": policy(info.branding.logoUrl, info.publicBaseUrl),
     // `/invitations/accept?token=` must not leave in a Referer.
     "referrer-policy": "no-referrer",
     // The page says who is signed in: what a cache keeps must depend on the cookie.

@@ -317,7 +317,26 @@ export interface ReportPageOptions {
   readonly script?: string | undefined
   /** The URLs of the chunks the entry imports, preloaded with it (no waterfall of imports). */
   readonly preload?: ReadonlyArray<string> | undefined
+  /** An embed's token session, run when the viewer is not (a watermarked report's embed): see `SessionScript`. */
+  readonly session?: SessionScript | undefined
 }
+
+/**
+ * The embed entry's script (the viewer's `src/embed/main.ts`), on an embed
+ * page that runs no viewer: it renews the page's token through its parent as
+ * the viewer does on a report's (decision 0027). Its URL and its chunks' URLs.
+ */
+export interface SessionScript {
+  readonly script: string
+  readonly preload: ReadonlyArray<string>
+}
+
+/** A module script with the chunks it imports preloaded. */
+const moduleScript = (script: string, preload: ReadonlyArray<string>) =>
+  `${preload.map((url) => `<link rel="modulepreload" href="${escape(url)}">`).join("")}<script type="module" src="${escape(script)}"></script>`
+
+/** The session's script, or nothing. */
+const sessionTags = (session: SessionScript | undefined) => session === undefined ? "" : moduleScript(session.script, session.preload)
 
 const cardTable = (table: ViewerData.TableData, label: string) =>
   `<div class="table-scroll" tabindex="0" role="region" aria-label="${escape(label)}"><table><caption class="visually-hidden">${escape(label)}</caption>` +
@@ -403,9 +422,7 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
   const description = view.report.description === null ? "" : `<p>${escape(view.report.description)}</p>`
   const script = options.script === undefined || options.watermark !== null
     ? ""
-    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script>${
-      (options.preload ?? []).map((url) => `<link rel="modulepreload" href="${escape(url)}">`).join("")
-    }<script type="module" src="${escape(options.script)}"></script>`
+    : `<script type="application/json" id="${ViewerData.dataElementId}">${scriptJson(pageData(data))}</script>${moduleScript(options.script, options.preload ?? [])}`
   return document(
     view.report.name,
     options.branding,
@@ -418,7 +435,7 @@ export const reportPage = (shared: SharedReport.SharedReport, view: ReportViews.
           // The filters on screen, so the PDF shows what the page does (the viewer keeps it in step with its controls).
           `<input type="hidden" name="filters" value="${escape(filtersField(shared.data.filter_values))}">`}<button type="submit">Download PDF</button></form>`
     ) + `<main><report-viewer>${pages}</report-viewer>${options.comments === undefined ? "" : commentSection(view, options.comments)}</main>` +
-      (options.watermark === null ? "" : watermark(options.watermark)) + script,
+      (options.watermark === null ? "" : watermark(options.watermark)) + (script === "" ? sessionTags(options.session) : script),
     options.comments === undefined ? "" : commentStyles,
     script === "" ? "static" : "live"
   )
@@ -479,13 +496,16 @@ export const refusalPage = (branding: Branding, code: string, detail: string, wh
 export interface SubjectPageOptions {
   readonly branding: Branding
   readonly watermark: string | null
+  /** An embed's token session (an embed page's only script); none on a link's page. */
+  readonly session?: SessionScript | undefined
 }
 
 const page = (title: string, heading: string, main: string, options: SubjectPageOptions) =>
   document(
     title,
     options.branding,
-    masthead(options.branding, heading) + `<main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark))
+    masthead(options.branding, heading) + `<main>${main}</main>` + (options.watermark === null ? "" : watermark(options.watermark)) +
+      sessionTags(options.session)
   )
 
 /** The dashboard's grid: 24 columns across the page's 1152 px, rows of 48 px at least, 12 px apart. */

@@ -154,15 +154,28 @@ const wantsJson = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 /**
- * The headers every shared page carries: no caching, no referrer (the URL is the credential), no framing unless an embed.
- * A report's page runs the viewer: scripts of this origin only (no inline script, no eval) and requests to it (its JSON view).
+ * What a shared page runs: nothing, an embed's token session alone (an embed
+ * page drawn on the server: scripts of this origin, no requests) or the
+ * viewer (a report's page: scripts of this origin and requests to it, its JSON view).
  */
-const pageHeaders = (embed: Framing, viewer = false) => ({
+type Scripts = "none" | "session" | "viewer"
+
+const scriptSources: Readonly<Record<Scripts, string>> = {
+  none: "",
+  session: "script-src 'self'; ",
+  viewer: "script-src 'self'; connect-src 'self'; "
+}
+
+/**
+ * The headers every shared page carries: no caching, no referrer (the URL is the credential), no framing unless an embed,
+ * and the scripts it runs (`Scripts`; never inline script, never eval).
+ */
+const pageHeaders = (embed: Framing, scripts: Scripts = "none") => ({
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
   "x-robots-tag": "noindex, nofollow",
-  "content-security-policy": `default-src 'none'; ${viewer ? "script-src 'self'; connect-src 'self'; " : ""}style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors ${
+  "content-security-policy": `default-src 'none'; ${scriptSources[scripts]}style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors ${
     embed === true ? "*" : embed === false ? "'none'" : embed
   }`
 })
@@ -416,6 +429,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const script = assets.entry === null ? undefined : `${basePath}${ViewerAssets.path}/${assets.entry}`
   /** The chunks it imports, preloaded with it. */
   const preload = (assets.entries.viewer?.closure ?? []).filter((file) => file !== assets.entry).map((file) => `${basePath}${ViewerAssets.path}/${file}`)
+  /** The embed entry: the token session of an embed page that runs no viewer (decision 0027); none in an older build. */
+  const sessionEntry: SharePage.SessionScript | undefined = assets.entries.embed === undefined ? undefined : {
+    script: `${basePath}${ViewerAssets.path}/${assets.entries.embed.file}`,
+    preload: assets.entries.embed.closure.slice(1).map((file) => `${basePath}${ViewerAssets.path}/${file}`)
+  }
+  /** The token session an embed's page drawn on the server runs, so every embed renews alike; none on a link's page. */
+  const sessionOf = (embed: Framing) => embed === false ? undefined : sessionEntry
 
   /** The report filters' values a view asks for (`?filters=`, SharedReport's encoding). */
   const filterValues = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -444,15 +464,19 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       })
       if (json) return HttpServerResponse.jsonUnsafe(viewJson(shared, viewer, comments), { headers: pageHeaders(embed) })
       const downloads = SharedViews.may(viewer, "download")
+      // A watermarked report's page runs no viewer (it serves no rows): an embed's runs its token session alone.
+      const session = viewer.watermark === null ? undefined : sessionOf(embed)
       const page = SharePage.reportPage(shared, view, {
         branding,
         watermark: viewer.watermark,
         exportUrl: downloads && (yield* run(Exports.availableFormats)).has("pdf") ? urls.export : undefined,
         comments,
         script,
-        preload
+        preload,
+        session
       })
-      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, script !== undefined) })
+      const scripts: Scripts = script !== undefined && viewer.watermark === null ? "viewer" : session !== undefined ? "session" : "none"
+      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, scripts) })
     })
 
   /** One visual as a CSV download. */
@@ -467,12 +491,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       })
     })
 
-  /** An answer as the client wants it: JSON, or the page. */
-  const answer = (embed: Framing, json: () => unknown, html: () => string) =>
-    Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
-      wantsJson(request)
-        ? HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) })
-        : HttpServerResponse.text(html(), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) }))
+  /** An answer as the client wants it: JSON, or the page (an embed's with its token session, `sessionOf`). */
+  const answer = (embed: Framing, json: () => unknown, html: (session: SharePage.SessionScript | undefined) => string) =>
+    Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) })
+      const session = sessionOf(embed)
+      return HttpServerResponse.text(html(session), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, session === undefined ? "none" : "session") })
+    })
 
   /**
    * A shared dashboard as a page or JSON: each tile's CSV when its own share allows rows (`download`, no
@@ -483,7 +508,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       if (wantsJson(yield* HttpServerRequest.HttpServerRequest)) {
         return HttpServerResponse.jsonUnsafe(dashboardJson(view, viewer), { headers: pageHeaders(embed) })
       }
-      // Each tile a card: its chart drawn as SVG (no script on a dashboard's page), at its tile's size on a 1280 px screen.
+      // Each tile a card: its chart drawn as SVG (no viewer on a dashboard's page; an embed's runs its token session), at its tile's size on a 1280 px screen.
       const branding = yield* brandingOf(viewer.grant.tenant_id)
       const cards = new Map<string, { readonly data: ViewerData.VisualData; readonly svg: string | undefined }>()
       for (const { tile, view: v } of view.tiles) {
@@ -491,13 +516,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
           cards.set(tile.id, yield* SharedReport.visual(v, { theme: themeOf(branding), locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
         }
       }
-      const page = SharePage.dashboardPage(view, {
-        branding,
-        watermark: viewer.watermark,
-        downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined,
-        cards
-      })
-      return HttpServerResponse.text(page, { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed) })
+      return yield* answer(embed, () => dashboardJson(view, viewer), (session) =>
+        SharePage.dashboardPage(view, {
+          branding,
+          watermark: viewer.watermark,
+          session,
+          downloadUrl: viewer.grant.subject_type === "dashboard" && SharedViews.downloadsRows(viewer) ? download : undefined,
+          cards
+        }))
     })
 
   /**
@@ -520,7 +546,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
         case "dataset": {
           const view = yield* run(SharedSubjects.dataset(viewer))
           const branding = yield* brandingOf(viewer.grant.tenant_id)
-          return yield* answer(embed, () => datasetJson(view, viewer), () => SharePage.datasetPage(view, { branding, watermark: viewer.watermark }))
+          return yield* answer(embed, () => datasetJson(view, viewer), (session) => SharePage.datasetPage(view, { branding, watermark: viewer.watermark, session }))
         }
         case "workspace": {
           const view = yield* run(SharedSubjects.workspace(viewer))
@@ -528,7 +554,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
           return yield* answer(
             embed,
             () => workspaceJson(view, viewer, within),
-            () => SharePage.workspacePage(view, { branding, watermark: viewer.watermark, href: within })
+            (session) => SharePage.workspacePage(view, { branding, watermark: viewer.watermark, session, href: within })
           )
         }
       }

@@ -27,8 +27,8 @@ export interface Entry {
   readonly closure: ReadonlyArray<string>
 }
 
-/** The bundle's entries: the share page's viewer, the console, the public elements. */
-export type Entries = Readonly<Partial<Record<"viewer" | "console" | "elements", Entry>>>
+/** The bundle's entries: the share page's viewer, an embed page's token session (no viewer), the console, the public elements. */
+export type Entries = Readonly<Partial<Record<"viewer" | "embed" | "console" | "elements", Entry>>>
 
 /**
  * The bundle's files: the share page's entry script's name (`null` without

@@ -13,7 +13,8 @@
  *   they would see nothing), what they may do (the
  *   API's actions, in words), a watermark (for a link, with the viewer's
  *   e-mail it tiles, else it names the link). A new link's URL, or an embed's
- *   snippet, is shown once with a copy button.
+ *   snippet, is shown once with a copy button; an embed's, live beneath it
+ *   (`<analytics-embed-preview>`: what the other site's page will show).
  * - **Manage**: every grant of the subject with its state in words; copy a
  *   link's URL again (decision 0014, "Links copied again"); edit (actions,
  *   expiry, watermark, a link's password), pause and resume a link, revoke
@@ -50,6 +51,7 @@ import {
 } from "./Grants.ts"
 import { clearFields, showRefusal } from "../console/FormErrors.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
+import "./EmbedPreviewFrame.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
 interface Person {
@@ -819,6 +821,8 @@ export class AnalyticsShareDialog extends LitElement {
         <textarea id="created-snippet" readonly rows="4" aria-describedby="snippet-hint" .value=${snippet}></textarea>
         <p class="hint" id="snippet-hint">${msg("share.embed.hint", { id: grant.grant_id })}</p>
         <div class="row"><button type="button" @click=${() => void this.copy(snippet, "#created-snippet")}>${msg("share.copy")}</button></div>`}
+      ${snippet === null ? nothing : html`<analytics-embed-preview src=${grant.embed?.embed_url ?? ""}
+        frame-title=${msg("share.embed.preview.frame", { name: this.subjectName ?? grant.subject_id })}></analytics-embed-preview>`}
       ${this.copied === undefined ? nothing : html`<p class="hint" role="status">${this.copied}</p>`}
       <div class="row"><button type="button" class="secondary" @click=${this.shareAgain}>${msg("share.another")}</button>
         <button type="button" class="secondary" @click=${() => this.selectTab("manage", true)}>${msg("share.tab.manage")}</button></div>

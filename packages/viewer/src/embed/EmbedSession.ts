@@ -16,6 +16,11 @@
  *   `analytics:expired` (with the words shown), `analytics:page-change`,
  *   `analytics:filter-change` and `analytics:mark-click`.
  *
+ * Every embed page runs it, whatever it shares: a report's through the
+ * viewer's entry, a dashboard's, a dataset's, a workspace's and a
+ * watermarked report's (drawn on the server) through the embed entry
+ * (`main.ts` here), so all renew the same way.
+ *
  * Each frame keeps its own timer and answers only its own parent, so any
  * number of embeds in any number of tabs renew independently. A token
  * without `origin` talks to nobody (any page may frame it, so none is
@@ -173,22 +178,25 @@ export class EmbedSession {
     this.post("refreshed", { expires_at: this.expiresAt })
   }
 
-  /** No fresh token came: the report is hidden and the page says so in words, and tells its parent. */
+  /**
+   * No fresh token came: what is shared (a report, a dashboard, a dataset, a workspace: all of the page's
+   * `main`) and the export form are hidden, the page says so in words, and tells its parent.
+   */
   private expire() {
     if (this.expired) return
     this.expired = true
     clearTimeout(this.asking)
     const doc = this.win.document
-    const words = msg("embed.expired")
+    const words = msg(doc.querySelector("report-viewer") === null ? "embed.expired.view" : "embed.expired")
     const notice = doc.createElement("p")
     notice.className = "problem embed-expired"
     notice.setAttribute("role", "alert")
     notice.textContent = words
     const main = doc.querySelector("main")
-    // (The page's styles make its elements blocks, which would override `hidden` alone.)
-    for (const hidden of doc.querySelectorAll<HTMLElement>("report-viewer, form.export")) {
+    // (The page's styles make its elements blocks, some `!important` (a dashboard's grid on a phone), which would override `hidden` alone.)
+    for (const hidden of doc.querySelectorAll<HTMLElement>("main > *, form.export")) {
       hidden.hidden = true
-      hidden.style.display = "none"
+      hidden.style.setProperty("display", "none", "important")
     }
     if (main === null) doc.body.prepend(notice)
     else main.prepend(notice)

@@ -15,6 +15,7 @@ export const en = {
   "viewer.problem.connection": "The report could not be loaded; check your connection and try again.",
   // The embed token's lifecycle (EmbedSession, decision 0027)
   "embed.expired": "This embedded report has expired: the page that shows it did not renew its access. Reload the page to see it again.",
+  "embed.expired.view": "This embedded view has expired: the page that shows it did not renew its access. Reload the page to see it again.",
   "viewer.filters": "Filters",
   "viewer.filters.clear": "Clear filters",
   "viewer.filters.all": "All",
@@ -235,6 +236,10 @@ export const en = {
   "share.created.embed": "Embed created. Copy the snippet into the other site's page.",
   "share.link.label": "The link",
   "share.embed.label": "The snippet",
+  // The embed made, live (EmbedPreviewFrame, decision 0027 "Preview in the console")
+  "share.embed.preview": "What your page will show",
+  "share.embed.preview.hint": "The embed as the other site's visitors will see it, with the snippet's own token: it expires with it.",
+  "share.embed.preview.frame": "{name}, as the embed shows it",
   "share.copy": "Copy",
   "share.copied": "Copied.",
   "share.copy.failed": "Could not copy: select the text and copy it yourself.",
