@@ -55,6 +55,7 @@ import {
   whoWords,
   dateWords
 } from "./Grants.ts"
+import { detailAsField, fieldWords } from "../client/ProblemWords.ts"
 import { clearFields, showRefusal } from "../console/FormErrors.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 
@@ -81,6 +82,15 @@ const fullName = (p: Person): string => p.email === null || p.email === p.name ?
 
 /** Names in a list, in the reader's words ("A, B and C"). */
 const listWords = (names: ReadonlyArray<string>): string => new Intl.ListFormat(undefined, { type: "conjunction" }).format(names)
+
+/** Why a chip's grant was refused, in words: gone from the directory, what a field says, else the problem itself. */
+const reasonWords = (problem: Problem): string => {
+  const named = detailAsField(problem.detail)
+  const errors = [...(problem.errors ?? []), ...(named === undefined ? [] : [named])]
+  if (errors.some((e) => e.path.at(-1) === "principal_id")) return msg("share.chip.gone")
+  if (errors.length > 0) return errors.map((e) => fieldWords(e.message)).join(" ")
+  return problem.detail === "" ? problem.title : problem.detail
+}
 
 /** How many of the subject's people with access the Share tab lists before "and N more". */
 const accessShown = 5
@@ -573,7 +583,7 @@ export class AnalyticsShareDialog extends LitElement {
     this.busy = false
     const shared = results.flatMap((r) => r.grant === undefined ? [] : [r])
     for (const { grant } of shared) this.emit("created", grant)
-    const failed = results.flatMap((r) => r.problem === undefined ? [] : [{ ...r.chip, reason: r.problem.detail === "" ? r.problem.title : `${r.problem.title} ${r.problem.detail}` }])
+    const failed = results.flatMap((r) => r.problem === undefined ? [] : [{ ...r.chip, reason: reasonWords(r.problem) }])
     const named = (which: ReadonlyArray<{ readonly chip: Chip }>, invite: boolean) => which.filter((r) => (r.chip.invite === true) === invite).map((r) => fullName(r.chip))
     const said = [
       named(shared, false).length > 0 ? msg("share.shared.some", { names: listWords(named(shared, false)) }) : "",
@@ -939,13 +949,13 @@ export class AnalyticsShareDialog extends LitElement {
       ? msg("share.picker.searching")
       : q === "" ? "" : people.length === 0 ? msg("share.picker.none", { q }) : people.length === 1 ? msg("share.picker.one") : msg("share.picker.count", { count: people.length })
     return html`<div class="combo">
+      <label for="person">${msg("share.picker.label")}</label>
       ${chips.length === 0 ? nothing : html`<ul class="chips" aria-label=${msg("share.chips")}>${chips.map((c, i) => html`<li class=${c.reason === undefined ? "" : "failed"}>
         <span>${fullName(c)} <span class="type">· ${c.invite === true ? msg("share.chip.invite") : msg(`share.type.${c.type}` as MessageKey)}</span></span>
         <button type="button" aria-label=${msg("share.chip.remove", { name: c.name })} aria-describedby=${c.reason === undefined ? nothing : `chip-reason-${i}`}
           @click=${() => this.removeChip(c)}>✕</button>
         ${c.reason === undefined ? nothing : html`<span class="reason" id="chip-reason-${i}">${msg("share.chip.failed", { reason: c.reason })}</span>`}
       </li>`)}</ul>`}
-      <label for="person">${msg("share.picker.label")}</label>
       <input id="person" data-field="principal_id" type="text" role="combobox" autocomplete="off" aria-autocomplete="list" aria-expanded=${expanded ? "true" : "false"}
         aria-controls="people" aria-describedby="person-hint person-status" .value=${this.query}
         aria-activedescendant=${expanded && this.activeOption >= 0 ? `person-${this.activeOption}` : nothing}

@@ -298,6 +298,7 @@ export const en = {
   "share.chip.remove": "Remove {name}",
   "share.chip.invite": "Invite",
   "share.chip.failed": "Not shared: {reason}",
+  "share.chip.gone": "they are no longer in the directory.",
   "share.picker.hint": "Choose from the list, or type an e-mail address and press Enter or a comma. Backspace in the empty field removes the last one.",
   "share.shared.some": "Shared with {names}.",
   "share.shared.invited": "Invited {names}: not users yet, an invitation is on its way.",
