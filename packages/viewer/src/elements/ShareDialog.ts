@@ -730,13 +730,13 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   private async revoke(grant: Grant) {
-    const who = whoWords(grant)
+    const who = titleWords(grant)
     if (!(await confirmRevoke(this.modal.dialog ?? this.renderRoot, who))) return
     await this.change(() => this.api.delete<Grant>(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
   }
 
   private async pause(grant: Grant, pause: boolean) {
-    const who = whoWords(grant)
+    const who = titleWords(grant)
     await this.change(
       () => this.api.post<Grant>(this.grantPath(grant, pause ? "/pause" : "/resume")),
       "updated",
@@ -776,8 +776,8 @@ export class AnalyticsShareDialog extends LitElement {
       // A new password ends the link's open sessions (the API's rule); an empty field keeps the one it has.
       ...(password !== "" ? { password } : data.get("no-password") !== null ? { password: null } : {})
     }
-    const who = whoWords(grant)
-    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", () => msg("share.edit.saved", { who }), form)
+    // Named as it is now (a label just given names it).
+    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", (changed) => msg("share.edit.saved", { who: titleWords(changed) }), form)
   }
 
   private edit(grant: Grant | undefined) {
