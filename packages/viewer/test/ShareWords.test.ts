@@ -3,11 +3,13 @@
  * browser: states (a paused link is "Paused" while active), audiences,
  * actions, makers (you, an API token, the tenant's first admin token, a
  * name learnt from the directory), expiry, the order of the Manage list
- * and the end-of-day expiry the date field stands for.
+ * and the end-of-day expiry the date field stands for; a label as a row's
+ * title, and when a link was last opened (nothing from a service that does
+ * not say).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { setSession } from "../src/client/Session.ts"
-import { activeFirst, actionsWords, dayOf, endOfDay, expiryWords, type Grant, learnNames, makerWords, stateWords, whoWords } from "../src/elements/Grants.ts"
+import { activeFirst, actionsWords, dayOf, endOfDay, expiryWords, type Grant, learnNames, makerWords, openedWords, stateWords, titleWords, whoWords } from "../src/elements/Grants.ts"
 import type { ApiClient } from "../src/client/ApiClient.ts"
 
 const grant = (over: Partial<Grant> = {}): Grant => ({
@@ -31,6 +33,20 @@ const grant = (over: Partial<Grant> = {}): Grant => ({
 })
 
 describe("grants in words", () => {
+  it("titles a row by its label when it has one; says when a link or an embed was last opened, and nothing when the service does not", () => {
+    assert.strictEqual(titleWords(grant({ label: "Board pack" })), "Board pack")
+    assert.strictEqual(titleWords(grant({ label: null })), "Anyone with the link")
+    assert.strictEqual(titleWords(grant()), "Anyone with the link", "an older service sends no label")
+    const now = Date.parse("2026-12-03T12:00:00Z")
+    assert.strictEqual(openedWords(grant(), now), "", "an older service sends no openings")
+    assert.strictEqual(openedWords(grant({ open_count: 0, last_opened_at: null }), now), "Never opened")
+    assert.strictEqual(openedWords(grant({ open_count: 1, last_opened_at: "2026-12-03T11:59:00Z" }), now), "Last opened 1 minute ago · opened 1 time")
+    assert.strictEqual(openedWords(grant({ open_count: 12, last_opened_at: "2026-11-30T12:00:00Z" }), now), "Last opened 3 days ago · opened 12 times")
+    assert.strictEqual(openedWords(grant({ principal_type: "embed", open_count: 2, last_opened_at: "2026-12-03T10:00:00Z" }), now), "Last opened 2 hours ago · opened 2 times")
+    assert.strictEqual(openedWords(grant({ principal_type: "user", principal_id: "usr_2", link_url: null, open_count: 4, last_opened_at: "2026-12-01T10:00:00Z" }), now), "", "people's grants: not told")
+    assert.strictEqual(makerWords(grant({ created_by: { type: "grant", id: "grt_1" } })), "a shared link")
+  })
+
   it("names states, a paused link included, and the actions as the API names them", () => {
     assert.strictEqual(stateWords(grant()), "Active")
     assert.strictEqual(stateWords(grant({ paused: true })), "Paused")

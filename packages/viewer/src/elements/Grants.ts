@@ -9,6 +9,7 @@
 import type { ApiClient } from "../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../client/Session.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
+import { relative } from "../i18n/Time.ts"
 import { confirmDialog } from "./Confirm.ts"
 
 /** What a grant allows, as the API names it. */
@@ -34,8 +35,35 @@ export interface Grant {
   readonly password_protected: boolean
   readonly link_url: string | null
   readonly embed?: { readonly token: string; readonly expires_at: string; readonly embed_url: string; readonly iframe: string }
-  readonly created_by: { readonly type: "user" | "api_token" | "scim" | "system"; readonly id: string }
+  readonly created_by: { readonly type: "user" | "api_token" | "scim" | "system" | "grant"; readonly id: string }
   readonly created_at: string
+  /** Its maker's name for it (a link's or an embed's, "Board pack"); absent from an older service. */
+  readonly label?: string | null
+  /** When it was last opened; absent from an older service. */
+  readonly last_opened_at?: string | null
+  /** How often it was opened; absent from an older service. */
+  readonly open_count?: number
+}
+
+/** What a grant's row is titled by: its label when it has one, else who it reaches. */
+export const titleWords = (grant: Grant): string =>
+  typeof grant.label === "string" && grant.label !== "" ? grant.label : whoWords(grant)
+
+/**
+ * When a link or an embed was last opened and how often, in words ("Last
+ * opened 3 days ago · opened 12 times", "Never opened"); empty when the
+ * service does not say (an older one) or for any other grant.
+ */
+export const openedWords = (grant: Grant, now: number = Date.now()): string => {
+  if (grant.principal_type !== "link" && grant.principal_type !== "embed") return ""
+  const count = grant.open_count
+  if (typeof count !== "number") return ""
+  const last = grant.last_opened_at ?? null
+  if (count === 0 || last === null) return msg("share.opened.never")
+  return [
+    msg("share.opened.last", { when: relative(last, now) }),
+    msg(count === 1 ? "share.opened.one" : "share.opened.count", { count: count.toLocaleString() })
+  ].join(" · ")
 }
 
 /** A grant's state in words: a paused link is "Paused" while it stays active. */
@@ -104,6 +132,7 @@ export const makerWords = (grant: Grant): string => {
   if (by.type === "api_token") return msg("share.by.token")
   if (by.type === "scim") return msg("share.by.scim")
   if (by.type === "system") return msg("share.by.system")
+  if (by.type === "grant") return msg("share.by.grant")
   const session = currentSession()
   if (by.id === session?.user.user_id) return msg("share.by.you")
   // The token a tenant is provisioned with acts as `admin@{tenant_id}`, no directory user.

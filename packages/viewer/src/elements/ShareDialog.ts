@@ -5,19 +5,23 @@
  * with two tabs:
  *
  * - **Share**: who (people, teams and executive roles through the
- *   directory's picker; anyone with a link, with an optional password and
+ *   directory's picker, several at once as removable chips, typed e-mail
+ *   addresses invited, one grant each, with those who already have access
+ *   listed under it; anyone with a link, with an optional password and
  *   expiry; an embed of a report, with filters locked to values picked from
  *   theirs, who views it (their e-mail, the attributes row-level security
  *   reads) and what they would see, asked live of
  *   `POST /v1/sharing/embed-previews` with a warning and its fix when
  *   they would see nothing), what they may do (the
  *   API's actions, in words), a watermark (for a link, with the viewer's
- *   e-mail it tiles, else it names the link). A new link's URL, or an embed's
- *   snippet, is shown once with a copy button; an embed's, live beneath it
- *   (`<analytics-embed-preview>`: what the other site's page will show).
- * - **Manage**: every grant of the subject with its state in words; copy a
+ *   e-mail it tiles, else it names the link), a link's or an embed's label.
+ *   A new link's URL, or an embed's snippet, is shown once with a copy
+ *   button; an embed's, live beneath it (`<analytics-embed-preview>`: what
+ *   the other site's page will show).
+ * - **Manage**: every grant of the subject with its state, label, maker and
+ *   (a link's or an embed's) last opening in words; copy a
  *   link's URL again (decision 0014, "Links copied again"); edit (actions,
- *   expiry, watermark, a link's password), pause and resume a link, revoke
+ *   expiry, watermark, a link's password, a label), pause and resume a link, revoke
  *   behind a confirmation naming who loses access.
  *
  * Methods `show()` and `close()`; events `analytics-grant-created`,
@@ -43,12 +47,17 @@ import {
   expiryWords,
   type Grant,
   learnNames,
+  makerWords,
+  openedWords,
   rememberName,
   stateName,
   stateWords,
+  titleWords,
   today,
-  whoWords
+  whoWords,
+  dateWords
 } from "./Grants.ts"
+import { detailAsField, fieldWords } from "../client/ProblemWords.ts"
 import { clearFields, showRefusal } from "../console/FormErrors.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 import "./EmbedPreviewFrame.ts"
@@ -62,6 +71,35 @@ interface Person {
   /** An address that is no one in the directory yet: the grant invites it. */
   readonly invite?: boolean
 }
+
+/** A recipient picked for the next Share (a chip), with why sharing with them last failed. */
+interface Chip extends Person {
+  readonly reason?: string
+}
+
+/** A chip's key: one grant per principal (an address for an invitation). */
+const chipKey = (p: Person): string => `${p.type}:${p.invite === true ? (p.email ?? p.id).toLowerCase() : p.id}`
+
+/** A chip's name with its address, as the grant's row names it. */
+const fullName = (p: Person): string => p.email === null || p.email === p.name ? p.name : `${p.name} (${p.email})`
+
+/** Names in a list, in the reader's words ("A, B and C"). */
+const listWords = (names: ReadonlyArray<string>): string => new Intl.ListFormat(undefined, { type: "conjunction" }).format(names)
+
+/** Why a chip's grant was refused, in words: gone from the directory, what a field says, else the problem itself. */
+const reasonWords = (problem: Problem): string => {
+  const named = detailAsField(problem.detail)
+  const errors = [...(problem.errors ?? []), ...(named === undefined ? [] : [named])]
+  if (errors.some((e) => e.path.at(-1) === "principal_id")) return msg("share.chip.gone")
+  if (errors.length > 0) return errors.map((e) => fieldWords(e.message)).join(" ")
+  return problem.detail === "" ? problem.title : problem.detail
+}
+
+/** How many of the subject's people with access the Share tab lists before "and N more". */
+const accessShown = 5
+
+/** The longest label the service keeps. */
+const labelMax = 100
 
 type Scalar = string | number | boolean
 
@@ -98,6 +136,7 @@ export class AnalyticsShareDialog extends LitElement {
     searching: { state: true },
     activeOption: { state: true },
     chosen: { state: true },
+    shareNotice: { state: true },
     chosenActions: { state: true },
     watermark: { state: true },
     recipientInvalid: { state: true },
@@ -137,7 +176,16 @@ export class AnalyticsShareDialog extends LitElement {
     [role="option"] { padding: 6px 10px; border-radius: 4px; cursor: pointer; display: flex; justify-content: space-between; gap: 8px; flex-wrap: wrap; }
     [role="option"][aria-selected="true"], [role="option"]:hover { background: var(--analytics-surface, #f6f8fa); outline: 2px solid var(--analytics-primary, #2563eb); }
     .type { font-size: 0.85rem; color: var(--analytics-muted, #57606a); }
-    .chosen { display: flex; gap: 12px; align-items: center; justify-content: space-between; flex-wrap: wrap; padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); border-radius: 6px; }
+    ul.chips { list-style: none; margin: 0 0 6px; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
+    ul.chips > li { display: inline-flex; align-items: center; gap: 4px; max-width: 100%; padding: 2px 2px 2px 10px; border: 1px solid var(--analytics-border, #d0d7de); border-radius: 999px; background: var(--analytics-surface, #f6f8fa); overflow-wrap: anywhere; }
+    ul.chips > li.failed { border-color: var(--analytics-danger, #b42318); border-width: 2px; border-radius: 12px; flex-wrap: wrap; }
+    ul.chips .reason { flex-basis: 100%; font-size: 0.85rem; color: var(--analytics-danger, #b42318); padding-right: 8px; }
+    ul.chips button { background: transparent; border-color: transparent; color: var(--analytics-fg, #1b1f24); padding: 2px 8px; border-radius: 999px; line-height: 1.2; }
+    .access { display: grid; gap: 6px; padding: 10px 14px; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
+    .access h3 { margin: 0; }
+    .access ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 2px; font-size: 0.9rem; }
+    .access li { display: flex; justify-content: space-between; gap: 4px 12px; flex-wrap: wrap; overflow-wrap: anywhere; }
+    .access .row { justify-content: space-between; }
     .created { display: grid; gap: 8px; }
     .created input { font-family: ui-monospace, monospace; font-size: 0.9rem; }
     .grow { flex: 1; min-width: 12rem; }
@@ -176,7 +224,10 @@ export class AnalyticsShareDialog extends LitElement {
   declare peopleMore: boolean
   declare searching: boolean
   declare activeOption: number
-  declare chosen: Person | undefined
+  /** The recipients picked (chips), each shared with in its own grant. */
+  declare chosen: ReadonlyArray<Chip>
+  /** What the last Share of several did, when some failed (the failed chips stay). */
+  declare shareNotice: string | undefined
   declare chosenActions: ReadonlyArray<Action>
   declare watermark: boolean
   declare recipientInvalid: boolean
@@ -201,6 +252,8 @@ export class AnalyticsShareDialog extends LitElement {
   declare notice: string | undefined
 
   private searchTimer: ReturnType<typeof setTimeout> | undefined
+  /** The grants being asked for (the Share tab's list and Manage share them). */
+  private grantsLoading: Promise<void> | undefined
   private previewTimer: ReturnType<typeof setTimeout> | undefined
   private previewTurn = 0
   private searchTurn = 0
@@ -208,6 +261,8 @@ export class AnalyticsShareDialog extends LitElement {
   private readonly modal = new ModalController(this, {
     dialog: "dialog.share",
     focus: "[role=tab][aria-selected=true]",
+    // The Share tab lists who has access: the grants Manage shows.
+    opened: () => void this.loadGrants(),
     closed: () => (clearTimeout(this.searchTimer), clearTimeout(this.previewTimer))
   })
 
@@ -237,7 +292,8 @@ export class AnalyticsShareDialog extends LitElement {
     this.peopleMore = false
     this.searching = false
     this.activeOption = -1
-    this.chosen = undefined
+    this.chosen = []
+    this.shareNotice = undefined
     this.chosenActions = ["view"]
     this.watermark = false
     this.recipientInvalid = false
@@ -333,7 +389,15 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   private onQuery(event: Event) {
-    this.query = (event.target as HTMLInputElement).value
+    const input = event.target as HTMLInputElement
+    // A comma ends an address typed or pasted: it becomes an invitation's chip.
+    if (input.value.includes(",")) {
+      const parts = input.value.split(",")
+      const rest = parts.pop() ?? ""
+      const refused = parts.map((part) => part.trim()).filter((part) => part !== "" && !this.addAddress(part))
+      input.value = [...refused, rest].join(", ")
+    }
+    this.query = input.value
     clearTimeout(this.searchTimer)
     const q = this.query.trim()
     if (q === "") {
@@ -380,6 +444,11 @@ export class AnalyticsShareDialog extends LitElement {
       event.preventDefault()
       const person = this.people[this.activeOption]
       if (person !== undefined) this.choose(person)
+      else if (this.query.trim() !== "" && !this.searching) this.addAddress(this.query.trim(), true)
+    } else if (event.key === "Backspace" && (event.target as HTMLInputElement).value === "" && this.chosen.length > 0) {
+      // In the empty field, Backspace takes back the last chip.
+      event.preventDefault()
+      this.chosen = this.chosen.slice(0, -1)
     } else if (event.key === "Escape" && count > 0) {
       // The first Escape closes the list; the next closes the dialog.
       event.preventDefault()
@@ -387,17 +456,39 @@ export class AnalyticsShareDialog extends LitElement {
     }
   }
 
+  /** Adds `person` as a chip (once), empties the field for the next one; focus stays in it. */
   private choose(person: Person) {
-    this.chosen = person
+    const key = chipKey(person)
+    if (!this.chosen.some((c) => chipKey(c) === key)) this.chosen = [...this.chosen, person]
+    clearTimeout(this.searchTimer)
+    ++this.searchTurn
+    this.searching = false
     this.people = []
     this.query = ""
     this.invalid = undefined
-    if (person.invite !== true) rememberName(person.id, person.email === null ? person.name : `${person.name} (${person.email})`)
-    this.modal.focus("#change-person")
+    if (person.invite !== true) rememberName(person.id, fullName(person))
+    this.modal.focus("#person")
   }
 
-  private unchoose() {
-    this.chosen = undefined
+  /**
+   * An address typed (Enter or a comma): whom the directory offered for it,
+   * else an invitation's chip. False, with the refusal shown when `tell`,
+   * for what is no address.
+   */
+  private addAddress(text: string, tell = false): boolean {
+    const address = text.toLowerCase()
+    const known = this.people.find((p) => p.email?.toLowerCase() === address)
+    if (known !== undefined) return (this.choose(known), true)
+    if (!emailPattern.test(text)) {
+      if (tell) this.refuse(msg("share.picker.notAddress", { q: text }), "#person")
+      return false
+    }
+    this.choose({ type: "user", id: text, name: text, email: text, invite: true })
+    return true
+  }
+
+  private removeChip(chip: Chip) {
+    this.chosen = this.chosen.filter((c) => c !== chip)
     this.modal.focus("#person")
   }
 
@@ -418,8 +509,12 @@ export class AnalyticsShareDialog extends LitElement {
     const form = event.target as HTMLFormElement
     const data = new FormData(form)
     const chosenActions = this.chosenActions.filter((a) => this.offered(this.kind).includes(a))
-    if (this.kind === "people" && this.chosen === undefined) return this.refuse(msg("share.needWho"), "#person")
+    // An address still in the field is meant as a recipient too.
+    if (this.kind === "people" && this.query.trim() !== "" && !this.addAddress(this.query.trim(), true)) return
+    if (this.kind === "people" && this.chosen.length === 0) return this.refuse(msg("share.needWho"), "#person")
     if (chosenActions.length === 0) return this.refuse(msg("share.needAction"), "input[name=action]")
+    const label = this.kind === "people" ? "" : String(data.get("label") ?? "").trim()
+    if ([...label].length > labelMax) return this.refuse(msg("share.label.long"), "#label")
     const password = String(data.get("password") ?? "")
     if (this.kind === "link" && password !== "" && [...password].length < 8) return this.refuse(msg("share.passwordShort"), "#password")
     // A watermarked link's viewer: their address is what the watermark tiles (the API's `email` of a link).
@@ -434,16 +529,11 @@ export class AnalyticsShareDialog extends LitElement {
       watermark: this.watermark,
       ...(expiry === "" ? {} : { expires_at: endOfDay(expiry) })
     }
-    if (this.kind === "people") {
-      const person = this.chosen!
-      body.principal_type = person.type
-      if (person.invite === true) body.email = person.email
-      else body.principal_id = person.id
-    } else {
-      body.principal_type = this.kind
-      if (this.kind === "link" && password !== "") body.password = password
-      if (recipient !== "") body.email = recipient
-    }
+    if (this.kind === "people") return this.shareWithChips(form, body)
+    body.principal_type = this.kind
+    if (this.kind === "link" && password !== "") body.password = password
+    if (recipient !== "") body.email = recipient
+    if (label !== "") body.label = label
     const email = this.kind === "embed" ? String(this.viewerAttributes.email ?? "").trim() : ""
     if (email !== "" && !emailPattern.test(email)) return this.refuse(msg("share.recipient.invalid"), "#viewer-email")
     const locked = this.kind === "embed" ? this.locked : {}
@@ -470,6 +560,69 @@ export class AnalyticsShareDialog extends LitElement {
     } finally {
       this.busy = false
     }
+  }
+
+  /**
+   * One grant per chip (`POST /v1/sharing/grants` each, with the same
+   * actions, expiry and watermark). All shared: the created view says so.
+   * Some refused: the shared chips go, the refused stay with their reason,
+   * and the dialog says which is which.
+   */
+  private async shareWithChips(form: HTMLFormElement, common: Readonly<Record<string, unknown>>) {
+    const chips = this.chosen
+    this.busy = true
+    this.problem = undefined
+    this.invalid = undefined
+    this.shareNotice = undefined
+    clearFields(form)
+    const results = await Promise.all(chips.map(async (chip) => {
+      const body = { ...common, principal_type: chip.type, ...(chip.invite === true ? { email: chip.email } : { principal_id: chip.id }) }
+      try {
+        return { chip, grant: await this.api.post<Grant>("v1/sharing/grants", body) }
+      } catch (error) {
+        return { chip, problem: problemIn(error) }
+      }
+    }))
+    this.busy = false
+    const shared = results.flatMap((r) => r.grant === undefined ? [] : [r])
+    for (const { grant } of shared) this.emit("created", grant)
+    const failed = results.flatMap((r) => r.problem === undefined ? [] : [{ ...r.chip, reason: reasonWords(r.problem) }])
+    const named = (which: ReadonlyArray<{ readonly chip: Chip }>, invite: boolean) => which.filter((r) => (r.chip.invite === true) === invite).map((r) => fullName(r.chip))
+    const said = [
+      named(shared, false).length > 0 ? msg("share.shared.some", { names: listWords(named(shared, false)) }) : "",
+      named(shared, true).length > 0 ? msg("share.shared.invited", { names: listWords(named(shared, true)) }) : ""
+    ].filter((t) => t !== "").join(" ")
+    if (shared.length > 0) {
+      this.grantsLoaded = false
+      void this.fetchGrants(false)
+    }
+    if (failed.length === 0) {
+      this.created = shared.at(-1)!.grant
+      this.shareNotice = said
+      await this.updateComplete
+      this.renderRoot.querySelector<HTMLElement>(".created-notice")?.focus()
+      return
+    }
+    this.chosen = failed
+    this.shareNotice = said === "" ? undefined : said
+    this.problem = {
+      status: 400,
+      code: "client",
+      title: msg("share.shared.failed", { names: listWords(failed.map(fullName)) }),
+      detail: "",
+      action: failed.map((c) => `${fullName(c)}: ${c.reason}`).join(" ")
+    }
+    await this.updateComplete
+    this.renderRoot.querySelector<HTMLElement>(".problem")?.focus()
+  }
+
+  /**
+   * Whether the service keeps a grant's label: the grants it lists carry
+   * one (an older service's do not, and would refuse it); with none listed
+   * yet, it is offered.
+   */
+  private get keepsLabels(): boolean {
+    return this.grants.length === 0 || this.grants.some((g) => "label" in g)
   }
 
   /** The dialog's shadow root, as what `showRefusal` draws and marks. */
@@ -526,6 +679,13 @@ export class AnalyticsShareDialog extends LitElement {
   // ---- Manage
 
   private async loadGrants(more = false) {
+    if (!more && this.grantsLoading !== undefined) return this.grantsLoading
+    const loading = this.fetchGrants(more)
+    if (!more) this.grantsLoading = loading.finally(() => (this.grantsLoading = undefined))
+    return loading
+  }
+
+  private async fetchGrants(more: boolean) {
     this.grantsProblem = undefined
     const path = `v1/sharing/grants?subject_type=${encodeURIComponent(this.subjectType)}&subject_id=${encodeURIComponent(this.subjectId)}&limit=50`
     try {
@@ -573,13 +733,13 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   private async revoke(grant: Grant) {
-    const who = whoWords(grant)
+    const who = titleWords(grant)
     if (!(await confirmRevoke(this.modal.dialog ?? this.renderRoot, who))) return
     await this.change(() => this.api.delete<Grant>(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
   }
 
   private async pause(grant: Grant, pause: boolean) {
-    const who = whoWords(grant)
+    const who = titleWords(grant)
     await this.change(
       () => this.api.post<Grant>(this.grantPath(grant, pause ? "/pause" : "/resume")),
       "updated",
@@ -603,15 +763,24 @@ export class AnalyticsShareDialog extends LitElement {
       form.querySelector<HTMLElement>("[name=edit-password]")?.focus()
       return
     }
+    const labelField = form.querySelector<HTMLInputElement>("[name=edit-label]")
+    const label = labelField === null ? undefined : labelField.value.trim()
+    if (label !== undefined && [...label].length > labelMax) {
+      this.grantsProblem = { status: 400, code: "client", title: msg("share.label.long"), detail: "", action: msg("problem.action.fix") }
+      labelField?.focus()
+      return
+    }
     const body: Record<string, unknown> = {
+      // Sent only when changed (an older service knows no label); empty removes it.
+      ...(label === undefined || label === (grant.label ?? "") ? {} : { label: label === "" ? null : label }),
       actions: chosen,
       expires_at: data.get("no-expiry") !== null || day === "" ? null : endOfDay(day),
       ...(form.querySelector("[name=edit-watermark]") === null ? {} : { watermark: data.get("edit-watermark") !== null }),
       // A new password ends the link's open sessions (the API's rule); an empty field keeps the one it has.
       ...(password !== "" ? { password } : data.get("no-password") !== null ? { password: null } : {})
     }
-    const who = whoWords(grant)
-    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", () => msg("share.edit.saved", { who }), form)
+    // Named as it is now (a label just given names it).
+    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", (changed) => msg("share.edit.saved", { who: titleWords(changed) }), form)
   }
 
   private edit(grant: Grant | undefined) {
@@ -671,6 +840,7 @@ export class AnalyticsShareDialog extends LitElement {
     if (this.created !== undefined) return this.renderCreated(this.created)
     const kind = this.kind
     return html`<form @submit=${this.create} novalidate>
+      ${noticeLine(this.shareNotice, "share-notice")}
       ${problemBox(this.problem)}
       <fieldset>
         <legend>${msg("share.who")}</legend>
@@ -679,7 +849,10 @@ export class AnalyticsShareDialog extends LitElement {
           ${msg(`share.kind.${k}` as MessageKey)}
         </label>`)}
       </fieldset>
-      ${kind === "people" ? this.renderPicker() : nothing}
+      ${kind === "people" ? html`${this.renderPicker()}${this.renderAccess()}` : !this.keepsLabels ? nothing : html`<div class="field"><label for="label">${msg("share.label")}</label>
+        <input id="label" name="label" data-field="label" type="text" autocomplete="off" maxlength=${labelMax} aria-describedby="label-hint">
+        <p class="hint" id="label-hint">${msg("share.label.hint", { kind: msg(kind === "link" ? "share.label.kind.link" : "share.label.kind.embed") })}</p>
+      </div>`}
       ${kind === "link" ? html`<div class="field"><label for="password">${msg("share.password")}</label>
         <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="password-hint">
         <p class="hint" id="password-hint">${msg("share.password.hint")}</p>
@@ -771,14 +944,7 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   private renderPicker(): TemplateResult {
-    const chosen = this.chosen
-    if (chosen !== undefined) {
-      return html`<div class="chosen">
-        <span>${msg("share.picker.chosen", { name: chosen.email === null || chosen.email === chosen.name ? chosen.name : `${chosen.name} (${chosen.email})` })}
-          <span class="type">· ${msg(`share.type.${chosen.type}` as MessageKey)}</span></span>
-        <button type="button" class="secondary" id="change-person" @click=${this.unchoose}>${msg("share.picker.change")}</button>
-      </div>`
-    }
+    const chips = this.chosen
     const people = this.people
     const expanded = people.length > 0
     const q = this.query.trim()
@@ -787,10 +953,17 @@ export class AnalyticsShareDialog extends LitElement {
       : q === "" ? "" : people.length === 0 ? msg("share.picker.none", { q }) : people.length === 1 ? msg("share.picker.one") : msg("share.picker.count", { count: people.length })
     return html`<div class="combo">
       <label for="person">${msg("share.picker.label")}</label>
+      ${chips.length === 0 ? nothing : html`<ul class="chips" aria-label=${msg("share.chips")}>${chips.map((c, i) => html`<li class=${c.reason === undefined ? "" : "failed"}>
+        <span>${fullName(c)} <span class="type">· ${c.invite === true ? msg("share.chip.invite") : msg(`share.type.${c.type}` as MessageKey)}</span></span>
+        <button type="button" aria-label=${msg("share.chip.remove", { name: c.name })} aria-describedby=${c.reason === undefined ? nothing : `chip-reason-${i}`}
+          @click=${() => this.removeChip(c)}>✕</button>
+        ${c.reason === undefined ? nothing : html`<span class="reason" id="chip-reason-${i}">${msg("share.chip.failed", { reason: c.reason })}</span>`}
+      </li>`)}</ul>`}
       <input id="person" data-field="principal_id" type="text" role="combobox" autocomplete="off" aria-autocomplete="list" aria-expanded=${expanded ? "true" : "false"}
-        aria-controls="people" aria-describedby="person-status" .value=${this.query}
+        aria-controls="people" aria-describedby="person-hint person-status" .value=${this.query}
         aria-activedescendant=${expanded && this.activeOption >= 0 ? `person-${this.activeOption}` : nothing}
         @input=${this.onQuery} @keydown=${this.onQueryKey}>
+      <p class="hint" id="person-hint">${msg("share.picker.hint")}</p>
       <p class="hint" id="person-status" role="status">${status}${this.peopleMore && !this.searching && q !== "" ? ` ${msg("share.picker.more")}` : ""}</p>
       ${expanded ? html`<ul role="listbox" id="people" aria-label=${msg("share.picker.label")}>${
         people.map((p, i) => html`<li role="option" id="person-${i}" aria-selected=${i === this.activeOption ? "true" : "false"}
@@ -802,11 +975,28 @@ export class AnalyticsShareDialog extends LitElement {
     </div>`
   }
 
+  /** Who already has access (the subject's active user, team and role grants, as Manage loads them), with the way to Manage. */
+  private renderAccess(): TemplateResult {
+    const people = this.grants.filter((g) => g.state === "active" && g.principal_type !== "link" && g.principal_type !== "embed")
+    const shown = people.slice(0, accessShown)
+    return html`<section class="access" aria-labelledby="access-title">
+      <h3 id="access-title">${msg("share.access")}</h3>
+      ${!this.grantsLoaded ? html`<p class="hint">${msg("app.loading")}</p>`
+        : this.grantsProblem !== undefined ? html`<p class="hint">${this.grantsProblem.title}</p>`
+        : people.length === 0 ? html`<p class="hint">${msg("share.access.none")}</p>`
+        : html`<ul aria-labelledby="access-title">${shown.map((g) => html`<li><span>${whoWords(g)}</span><span class="type">${actionsWords(g)}</span></li>`)}</ul>
+          ${people.length > shown.length ? html`<p class="hint">${msg("share.access.more", { count: people.length - shown.length })}</p>` : nothing}`}
+      <div class="row"><button type="button" class="secondary" @click=${() => this.selectTab("manage", true)}>${msg("share.access.manage")}</button></div>
+    </section>`
+  }
+
   private renderCreated(grant: Grant): TemplateResult {
     const link = grant.principal_type === "link" ? grant.link_url : null
     const snippet = grant.principal_type === "embed" ? grant.embed?.iframe ?? null : null
     const text = link !== null
       ? msg("share.created.link")
+      : this.shareNotice !== undefined && snippet === null
+      ? this.shareNotice
       : snippet !== null
       ? msg("share.created.embed")
       : grant.principal_id === null
@@ -844,15 +1034,20 @@ export class AnalyticsShareDialog extends LitElement {
 
   private renderGrant(grant: Grant): TemplateResult {
     const active = grant.state === "active"
-    const who = whoWords(grant)
+    // A labelled link or embed goes by its label; who it reaches follows.
+    const who = titleWords(grant)
+    const reaches = whoWords(grant)
     const details = [
+      who === reaches ? "" : reaches,
       actionsWords(grant),
       grant.password_protected ? msg("share.grant.password") : "",
       expiryWords(grant.expires_at)
     ].filter((s) => s !== "").join(" · ")
+    const opened = openedWords(grant)
     return html`<li>
       <div><span class="who">${who}</span><span class="state ${stateName(grant)}">${stateWords(grant)}</span></div>
       <div class="meta">${details}</div>
+      <div class="meta">${[msg("share.made", { by: makerWords(grant), on: dateWords(grant.created_at) }), opened].filter((t) => t !== "").join(" · ")}</div>
       ${this.editing === grant.grant_id ? this.renderEdit(grant, who) : active ? html`<div class="row">
         <button type="button" class="secondary" id="edit-${grant.grant_id}" aria-label="${msg("share.edit")}: ${who}" @click=${() => this.edit(grant)}>${msg("share.edit")}</button>
         ${grant.principal_type === "link" && grant.link_url !== null ? html`<button type="button" class="secondary" aria-label="${msg("share.copyLink")}: ${who}"
@@ -877,6 +1072,10 @@ export class AnalyticsShareDialog extends LitElement {
       ${grant.principal_type === "link" && grant.email === null && !grant.watermark ? nothing
         // A link's watermark tiles its viewer's address: one made without it has none to tile (a new link with the address does).
         : html`<label class="check"><input type="checkbox" name="edit-watermark" ?checked=${grant.watermark}>${msg("share.watermark")}</label>`}
+      ${(grant.principal_type === "link" || grant.principal_type === "embed") && "label" in grant ? html`<div class="field"><label for="edit-label-${grant.grant_id}">${msg("share.edit.label")}</label>
+        <input id="edit-label-${grant.grant_id}" name="edit-label" data-field="label" type="text" autocomplete="off" maxlength=${labelMax}
+          .value=${grant.label ?? ""} aria-describedby="edit-label-hint-${grant.grant_id}">
+        <p class="hint" id="edit-label-hint-${grant.grant_id}">${msg("share.edit.label.hint")}</p></div>` : nothing}
       ${grant.principal_type === "link" ? html`<div class="field"><label for="edit-password-${grant.grant_id}">${msg(grant.password_protected ? "share.edit.newPassword" : "share.edit.addPassword")}</label>
         <input id="edit-password-${grant.grant_id}" name="edit-password" data-field="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="edit-password-hint-${grant.grant_id}">
         <p class="hint" id="edit-password-hint-${grant.grant_id}">${msg("share.edit.password.hint")}</p></div>

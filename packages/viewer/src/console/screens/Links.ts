@@ -1,14 +1,26 @@
 /**
  * A workspace's public links (`/w/{workspace_id}/links`): every link and
  * embed of its reports and dashboards (`GET /v1/workspaces/{id}/links`,
- * tenant admins), with its state, who made it and when, its expiry; pause,
+ * tenant admins), titled by its label when it has one, with its state, who
+ * made it and when, when it was last opened and how often, its expiry; pause,
  * resume and revoke (after a confirmation naming who loses access) from
  * here.
  *
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
-import { actionsWords, confirmRevoke, dateWords, expiryWords, type Grant, learnNames, makerWords, stateName, stateWords } from "../../elements/Grants.ts"
+import {
+  actionsWords,
+  confirmRevoke,
+  dateWords,
+  expiryWords,
+  type Grant,
+  learnNames,
+  makerWords,
+  openedWords,
+  stateName,
+  stateWords
+} from "../../elements/Grants.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { Actions, noticeView } from "../Actions.ts"
 import { Pager } from "../Pager.ts"
@@ -62,8 +74,14 @@ export class LinksScreen extends Screen {
     return msg(`links.subject.${grant.subject_type}` as MessageKey, { name })
   }
 
-  private who(grant: Grant): string {
+  /** Who a link reaches, in words. */
+  private reaches(grant: Grant): string {
     return msg(grant.principal_type === "embed" ? "links.who.embed" : "links.who.link", { what: this.what(grant) })
+  }
+
+  /** What a row is titled by: the link's label when it has one, else whom it reaches. */
+  private who(grant: Grant): string {
+    return typeof grant.label === "string" && grant.label !== "" ? grant.label : this.reaches(grant)
   }
 
   private async change(grant: Grant, tail: string, method: "post" | "delete", notice: string) {
@@ -86,10 +104,12 @@ export class LinksScreen extends Screen {
     const active = grant.state === "active"
     return html`<li>
       <div><strong>${who}</strong> <span class="badge ${stateName(grant)}">${stateWords(grant)}</span></div>
+      ${who === this.reaches(grant) ? nothing : html`<span>${this.reaches(grant)}</span>`}
       <span class="muted">${msg(grant.principal_type === "embed" ? "links.kind.embed" : "links.kind.link")} · ${actionsWords(grant)}${
         grant.password_protected ? ` · ${msg("share.grant.password")}` : ""
       }${grant.email === null ? "" : ` · ${grant.email}`}</span>
       <span class="muted">${msg("links.meta", { by: makerWords(grant), on: dateWords(grant.created_at), expires: expiryWords(grant.expires_at) })}</span>
+      ${openedWords(grant) === "" ? nothing : html`<span class="muted">${openedWords(grant)}</span>`}
       ${active ? html`<div class="row">
         ${grant.principal_type === "link" ? html`<button type="button" class="secondary" ?disabled=${this.actions.busy}
           aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
