@@ -200,10 +200,12 @@ export class BrandingScreen extends Screen {
     const busy = this.actions.busy
     const typed = draft.accent_color.trim()
     return html`<form class="branding card" novalidate @submit=${this.save}>
-      <label>${msg("branding.name")}
-        <input name="name" autocomplete="organization" maxlength="200" .value=${draft.name} aria-describedby="branding-name-hint"
+      <div class="field">
+        <label for="branding-name">${msg("branding.name")}</label>
+        <input id="branding-name" name="name" autocomplete="organization" maxlength="200" .value=${draft.name} aria-describedby="branding-name-hint"
           @input=${(e: Event) => this.edit({ name: (e.target as HTMLInputElement).value })}>
-        <span class="hint" id="branding-name-hint">${msg("branding.name.hint", { name: this.service.name })}</span></label>
+        <span class="hint" id="branding-name-hint">${msg("branding.name.hint", { name: this.service.name })}</span>
+      </div>
       <div class="field">
         <label for="branding-colour">${msg("branding.accent")}</label>
         <div class="brand-colour">
