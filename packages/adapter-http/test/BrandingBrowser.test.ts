@@ -4,6 +4,7 @@
  * admin's navigation leads there; a name and an accent colour typed show
  * in the preview of the share page's header at once, and once saved a
  * share link opened in a second browser context (signed out) wears them;
+ * a PNG logo shows in the preview and, saved, on the share page;
  * a colour that is not `#rrggbb` and an SVG logo are refused in words
  * beside their fields (FormErrors), the share page unchanged; "Use the
  * service's branding" (asked first) brings the service's back. A member
@@ -51,6 +52,9 @@ const shareBrand = async (page: Page, url: string) => {
     accent: await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue("--accent").trim())
   }
 }
+
+/** A 1×1 PNG. */
+const pngLogo = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 const svgLogo = Buffer.from("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\" height=\"1\"><script>alert(1)</script></svg>")
 
@@ -114,14 +118,26 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's Branding
           assert.deepStrictEqual(await shareBrand(share, shareUrl), { name, accent: brandTokens(colour).light }, "a refused change changes nothing")
           await check(page, `refused-colour-${width}`)
 
-          // An SVG logo: refused beside the logo's field.
+          // A PNG logo: in the preview at once, and once saved on the share page.
           await colourField.fill(colour)
+          await page.getByLabel("Logo", { exact: true }).setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: Buffer.from(pngLogo.split(",")[1]!, "base64") })
+          await preview.locator(".brand img").waitFor()
+          assert.strictEqual(await preview.locator(".brand img").getAttribute("src"), pngLogo)
+          await page.getByRole("button", { name: "Save branding" }).click()
+          await page.getByRole("status").filter({ hasText: "Branding saved" }).waitFor()
+          assert.strictEqual(await page.locator("#branding-colour[aria-invalid=true]").count(), 0, "the colour is no longer marked")
+          await shareBrand(share, shareUrl)
+          assert.strictEqual(await share.locator("header .brand img").getAttribute("src"), pngLogo, "the share page wears the logo")
+
+          // An SVG logo: refused beside the logo's field; the preview keeps to what a share page would show.
           await page.getByLabel("Logo", { exact: true }).setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: svgLogo })
           await page.locator(".brand-logo img").waitFor()
           await page.getByRole("button", { name: "Save branding" }).click()
           await page.locator("#branding-logo[aria-invalid=true]").waitFor()
           assert.match(await describedBy(page, "#branding-logo"), /SVG logos are not accepted/)
-          assert.strictEqual(await page.locator("#branding-colour[aria-invalid=true]").count(), 0, "the colour is no longer marked")
+          assert.strictEqual(await preview.locator(".brand img").count(), 0, "no SVG in the preview")
+          await shareBrand(share, shareUrl)
+          assert.strictEqual(await share.locator("header .brand img").getAttribute("src"), pngLogo, "a refused logo changes nothing")
           await check(page, `refused-logo-${width}`)
           await page.getByRole("button", { name: "Remove the logo" }).click()
 
