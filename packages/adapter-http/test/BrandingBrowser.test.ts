@@ -131,7 +131,9 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's Branding
 
           // An SVG logo: refused beside the logo's field; the preview keeps to what a share page would show.
           await page.getByLabel("Logo", { exact: true }).setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: svgLogo })
-          await page.locator(".brand-logo img").waitFor()
+          // Read: the PNG gives way (an SVG is not drawn, here or in the preview).
+          await preview.locator(".brand img").waitFor({ state: "detached" })
+          assert.strictEqual(await page.locator(".brand-logo img").count(), 0)
           await page.getByRole("button", { name: "Save branding" }).click()
           await page.locator("#branding-logo[aria-invalid=true]").waitFor()
           assert.match(await describedBy(page, "#branding-logo"), /SVG logos are not accepted/)

@@ -38,6 +38,9 @@ interface Draft {
 
 const colour = /^#[0-9a-fA-F]{6}$/
 
+/** A logo as a share page would draw it: a PNG, JPEG or WebP `data:` URL, else none (the service refuses the rest, in words). */
+const shownLogo = (logo: string | null): string | null => logo !== null && /^data:image\/(png|jpeg|webp);base64,/.test(logo) ? logo : null
+
 const draftOf = (b: Branding): Draft => ({ name: b.name ?? "", logo: b.logo, accent_color: b.accent_color ?? "" })
 
 /** The preview's accent, as the share page makes it readable on light and dark (a constructed sheet: the policy allows no inline style). */
@@ -181,7 +184,7 @@ export class BrandingScreen extends Screen {
     const typed = this.draft.accent_color.trim()
     showAccent(colour.test(typed) ? typed : this.service.primary_color)
     const name = this.draft.name.trim() === "" ? this.service.name : this.draft.name.trim()
-    const logo = this.draft.logo !== null && /^data:image\/(png|jpeg|webp);base64,/.test(this.draft.logo) ? this.draft.logo : null
+    const logo = shownLogo(this.draft.logo)
     return html`<section class="card" aria-labelledby="preview-title">
       <h2 id="preview-title">${msg("branding.preview.title")}</h2>
       <p class="hint">${msg("branding.preview.hint")}</p>
@@ -219,7 +222,7 @@ export class BrandingScreen extends Screen {
       <div class="field">
         <label for="branding-logo">${msg("branding.logo")}</label>
         <div class="brand-logo">
-          ${draft.logo === null ? html`<span class="muted">${msg("branding.logo.none")}</span>` : html`<img src=${draft.logo} alt=${msg("branding.logo.current")}>
+          ${draft.logo === null ? html`<span class="muted">${msg("branding.logo.none")}</span>` : html`${shownLogo(draft.logo) === null ? nothing : html`<img src=${draft.logo} alt=${msg("branding.logo.current")}>`}
             <button type="button" class="secondary" ?disabled=${busy} @click=${this.removeLogo}>${msg("branding.logo.remove")}</button>`}
         </div>
         <input id="branding-logo" type="file" data-field="logo" accept="image/png,image/jpeg,image/webp" aria-describedby="branding-logo-hint" @change=${this.chooseLogo}>
