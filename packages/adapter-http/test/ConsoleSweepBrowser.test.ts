@@ -325,6 +325,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
         ["directory?tab=roles", "directory-roles"],
         ["directory?tab=invitations", "directory-invitations"],
         ["directory?tab=scim", "directory-scim"],
+        ["branding", "branding"],
         [`${w}/nothing-here`, "not-found"]
       ]
       const signedOutScreens: ReadonlyArray<readonly [string, string]> = [
@@ -368,7 +369,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
         await member.getByRole("heading", { level: 1, name: "Workspaces" }).waitFor()
         const nav = member.getByRole("navigation", { name: "Main" })
         assert.deepStrictEqual(await nav.getByRole("link").allInnerTexts(), ["Workspaces"], "a member's navigation")
-        for (const [path, name] of [["webhooks", "webhooks"], [`webhooks/${webhook.webhook_id}`, "webhook"], ["audit", "audit"], ["directory", "directory"], ["directory?tab=scim", "directory-scim"]] as const) {
+        for (const [path, name] of [["webhooks", "webhooks"], [`webhooks/${webhook.webhook_id}`, "webhook"], ["audit", "audit"], ["directory", "directory"], ["directory?tab=scim", "directory-scim"], ["branding", "branding"]] as const) {
           await member.goto(`${server.url}/${path}`)
           await member.getByRole("heading", { level: 1, name: "Not available to you" }).waitFor()
           await settle(member)

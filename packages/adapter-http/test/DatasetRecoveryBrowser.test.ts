@@ -6,8 +6,10 @@
  * column named `a,b`) refuses the correct file, told in words (the column
  * the model reads that the file lacks, the file's columns it does not
  * read), with "Replace the model with the file's columns", asked first;
- * then the file loads; "Delete this dataset" names its rows and the report
- * that uses it, and deletes it. Axe clean at each step; screenshots with
+ * then the file loads; "Delete this dataset" names its rows, asks first,
+ * and while a report and a dashboard use it is refused (409
+ * `dataset/in-use`) in words with a link to each, nothing deleted; once
+ * they are gone it deletes it. Axe clean at each step; screenshots with
  * `VIEWER_SHOTS=<dir>`.
  */
 import { ViewerAssets } from "@analytics/adapter-http"
@@ -40,7 +42,7 @@ const malformed = "a,b\n1,2,3\n\"unterminated"
 const good = "region,amount\nEU,1\nUS,2\nEU,4\n"
 
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("recovering a dataset from a file its model does not fit, in headless Chromium"), () => {
-  it.live("bad file told in words, the model replaced from the good file's columns (asked first), then the dataset deleted naming its rows and reports", () =>
+  it.live("bad file told in words, the model replaced from the good file's columns (asked first); deleting while a report and a dashboard use it refused in words with links, then deleted", () =>
     Effect.gen(function*() {
       const server = yield* start(MemoryStores.layer, {
         engines: { upload: DuckDbEngine.layer(":memory:") },
@@ -62,7 +64,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("recovering a dataset f
           const context = await browser.newContext({ viewport: { width, height: 900 } })
           await signIn(context.request, server.url, { token: admin })
           const page = await context.newPage()
-          const errors = Chromium.watchErrorsExcept(page, (path, status) => path.endsWith("/data") && status === 400)
+          const errors = Chromium.watchErrorsExcept(page, (path, status) => (path.endsWith("/data") && status === 400) || (path === `/v1/datasets/${dataset.dataset_id}` && status === 409))
           await page.goto(`${server.url}/w/${workspace.workspace_id}/datasets/${dataset.dataset_id}`)
           await page.getByRole("heading", { level: 1, name: `Orders ${width}` }).waitFor()
           const send = async (name: string, text: string) => {
@@ -117,16 +119,51 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("recovering a dataset f
           const replaced = await ok("GET", `/v1/datasets/${dataset.dataset_id}`)
           assert.deepStrictEqual(replaced.model.dimensions.map((d: any) => d.name), ["region", "amount"])
 
-          // A report uses it; deleting names its rows and that report, and asks first.
-          await ok("POST", "/v1/reports", { workspace_id: workspace.workspace_id, name: `Sales overview ${width}`, pages: [{ name: "Overview", visuals: [ExportFixture.byRegion(dataset.dataset_id)] }] })
+          // A report and a dashboard use it: deleting asks first (naming its rows), then the service refuses, said in
+          // words with a link to each; nothing is deleted.
+          const report = await ok("POST", "/v1/reports", { workspace_id: workspace.workspace_id, name: `Sales overview ${width}`, pages: [{ name: "Overview", visuals: [ExportFixture.byRegion(dataset.dataset_id)] }] })
+          const dashboard = await ok("POST", "/v1/dashboards", {
+            workspace_id: workspace.workspace_id,
+            name: `Executive ${width}`,
+            tiles: [{ id: "regions", report_id: report.report_id, visual_id: "by_region", x: 0, y: 0, width: 12, height: 6 }]
+          })
           await page.getByRole("button", { name: "Delete this dataset" }).click()
-          const deleting = page.getByRole("dialog", { name: `Delete Orders ${width}?` })
+          let deleting = page.getByRole("dialog", { name: `Delete Orders ${width}?` })
           await deleting.waitFor()
           const said = await deleting.innerText()
           assert.include(said, "Its 3 rows and its model are deleted for good.")
-          assert.include(said, `These reports use it and their visuals of it will stop working: Sales overview ${width}.`)
+          assert.include(said, "A dataset that reports, dashboards or alerts use is not deleted: you are told which use it.")
           assert.deepStrictEqual(await Axe.serious(page), [], `delete dialog at ${width}`)
           await shoot(page, `delete-confirm-${width}`)
+          await deleting.getByRole("button", { name: "Delete the dataset" }).click()
+          const inUse = page.getByRole("alert").filter({ hasText: `Orders ${width} was not deleted` })
+          await inUse.waitFor()
+          const refusedWords = await inUse.innerText()
+          assert.include(refusedWords, `Orders ${width} was not deleted: it is in use, and nothing was changed.`)
+          assert.include(refusedWords, "These reports have visuals of it:")
+          assert.include(refusedWords, "These dashboards show those reports' visuals:")
+          assert.notInclude(refusedWords, "These alerts watch it:")
+          assert.include(refusedWords, "Delete them, or take this dataset out of them, then delete the dataset.")
+          const reportLink = inUse.getByRole("link", { name: `Sales overview ${width}` })
+          assert.match((await reportLink.getAttribute("href"))!, new RegExp(`w/${workspace.workspace_id}/reports/${report.report_id}$`))
+          assert.match((await inUse.getByRole("link", { name: `Executive ${width}` }).getAttribute("href"))!, new RegExp(`w/${workspace.workspace_id}/dashboards/${dashboard.dashboard_id}$`))
+          assert.isTrue(await inUse.evaluate((el) => el === document.activeElement), "focus on the refusal")
+          assert.deepStrictEqual(await Axe.serious(page), [], `in use at ${width}`)
+          assert.isAtMost(await scrollWidth(page), width, `in use overflows at ${width}`)
+          await shoot(page, `delete-in-use-${width}`)
+          if (shots !== undefined) await inUse.screenshot({ path: join(shots, `recovery-delete-in-use-box-${width}.png`) })
+          assert.strictEqual((await ok("GET", `/v1/datasets/${dataset.dataset_id}`)).row_count, 3, "nothing deleted")
+
+          // The report's link leads to it; back, with them deleted, the dataset is deleted.
+          await reportLink.click()
+          await page.getByRole("heading", { level: 1, name: `Sales overview ${width}` }).waitFor()
+          await page.goBack()
+          await page.getByRole("heading", { level: 1, name: `Orders ${width}` }).waitFor()
+          await ok("DELETE", `/v1/dashboards/${dashboard.dashboard_id}`)
+          await ok("DELETE", `/v1/reports/${report.report_id}`)
+          await page.getByRole("button", { name: "Delete this dataset" }).click()
+          deleting = page.getByRole("dialog", { name: `Delete Orders ${width}?` })
+          await deleting.waitFor()
           await deleting.getByRole("button", { name: "Delete the dataset" }).click()
           await page.getByRole("status").filter({ hasText: `Orders ${width} was deleted, with its rows.` }).waitFor()
           assert.deepStrictEqual(await Axe.serious(page), [], `deleted at ${width}`)

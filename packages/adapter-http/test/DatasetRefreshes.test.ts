@@ -13,7 +13,7 @@ import * as ExportFixture from "./ExportFixture.ts"
 describe("GET /v1/datasets/{id}/refreshes", () => {
   it.live("each upload's refresh as it ended, newest first, with who started it, its rows and duration; a failed one says why", () =>
     Effect.gen(function*() {
-      const { server, ok, admin, datasetId } = yield* ExportFixture.setup()
+      const { server, ok, admin, datasetId, reportId } = yield* ExportFixture.setup()
       const upload = (csv: string) => server.request("PUT", `/v1/datasets/${datasetId}/data`, { token: admin, body: csv, headers: { "content-type": "text/csv" } })
       const refreshes = (token: string, query = "", id = datasetId) => server.request("GET", `/v1/datasets/${id}/refreshes${query}`, { token })
 
@@ -63,7 +63,8 @@ describe("GET /v1/datasets/{id}/refreshes", () => {
         assert.strictEqual(answer.headers.get("content-type"), "application/problem+json")
       }
 
-      // A deleted dataset's history goes with it.
+      // A deleted dataset's history goes with it (its report first: a dataset in use is not deleted).
+      yield* ok("DELETE", `/v1/reports/${reportId}`)
       yield* ok("DELETE", `/v1/datasets/${datasetId}`)
       assert.strictEqual(problemCode(yield* refreshes(admin)), "resource/not-found")
     }).pipe(Effect.scoped), 60_000)

@@ -145,7 +145,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("errors and risks in wo
         await page.goto(`${server.url}/webhooks`)
         await page.getByRole("button", { name: `Rotate secret: ${url}` }).click()
         await page.getByRole("dialog", { name: "Rotate this webhook's secret?" }).getByRole("button", { name: "Rotate secret" }).click()
-        await page.getByText("Secret rotated. Copy the new secret now: it will not be shown again.").waitFor()
+        await page.getByText("Secret rotated. Copy the new secret now; a tenant admin can reveal it again on the webhook's page (each reveal is recorded in the audit log).").waitFor()
         assert.isNotNull((await ok("GET", `/v1/webhooks/${hook.webhook_id}`)).previous_secret_expires_at)
         await context.close()
       })

@@ -3,7 +3,7 @@
  * HTTPS receiver on loopback (`Receiver.start` with the test run's
  * certificate; the delivery worker's transport lets loopback through,
  * `allowPrivate`, and trusts the run's test CA, `ca`): register (the
- * secret shown once, copied), send a test event, its delivery and attempt
+ * secret shown, copied, revealable again), send a test event, its delivery and attempt
  * appear as delivered (HTTP 200), redeliver, a second attempt appears, the
  * receiver got both with valid signatures; recover a range; rotate (the
  * old secret's 24 hours in words); disable, enable; a receiver answering
@@ -107,12 +107,12 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await page.getByRole("button", { name: "Register webhook" }).click()
         await page.getByText("Choose at least one event type.").waitFor()
 
-        // Register: the secret is shown once, with a copy button and words saying so.
+        // Register: the secret is shown, with a copy button and words saying where an admin reveals it again.
         await page.getByLabel("Description (optional)").fill("Order system")
         await page.getByRole("checkbox", { name: /alert\.fire/ }).check()
         await page.getByRole("checkbox", { name: /export\.succeeded/ }).check()
         await page.getByRole("button", { name: "Register webhook" }).click()
-        await page.getByText("Webhook registered. Copy its signing secret now: it will not be shown again.").waitFor()
+        await page.getByText("Webhook registered. Copy its signing secret now; a tenant admin can reveal it again on the webhook's page (each reveal is recorded in the audit log).").waitFor()
         const secret = await page.locator("#webhook-secret").inputValue()
         assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/)
         await page.getByRole("button", { name: "Copy", exact: true }).click()
@@ -182,7 +182,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await page.getByRole("link", { name: "All webhooks" }).click()
         await row.getByRole("button", { name: `Rotate secret: ${receiver.url()}` }).click()
         await page.getByRole("dialog", { name: "Rotate this webhook's secret?" }).getByRole("button", { name: "Rotate secret" }).click()
-        await page.getByText("Secret rotated. Copy the new secret now: it will not be shown again.").waitFor()
+        await page.getByText("Secret rotated. Copy the new secret now; a tenant admin can reveal it again on the webhook's page (each reveal is recorded in the audit log).").waitFor()
         const rotated = await page.locator("#webhook-secret").inputValue()
         assert.notStrictEqual(rotated, secret)
         const until = (await Effect.runPromise(ok("GET", `/v1/webhooks/${hook.webhook_id}`))).previous_secret_expires_at as string
@@ -292,7 +292,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await page.getByLabel("From which workspaces").selectOption({ label: "Sales" })
         await page.getByRole("checkbox", { name: /dataset\.refresh\.failed/ }).check()
         await page.getByRole("button", { name: "Register webhook" }).click()
-        await page.getByText("Webhook registered. Copy its signing secret now: it will not be shown again.").waitFor()
+        await page.getByText("Webhook registered. Copy its signing secret now; a tenant admin can reveal it again on the webhook's page (each reveal is recorded in the audit log).").waitFor()
         await page.getByRole("button", { name: "I have copied it" }).click()
         const sales = page.locator("li.webhook", { hasText: salesUrl })
         assert.include(await sales.innerText(), "dataset.refresh.failed · from the workspace Sales")

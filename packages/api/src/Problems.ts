@@ -326,6 +326,18 @@ export class QueryTimedOut extends HttpApiError.Problem<QueryTimedOut>()(
   { ...members("query/timed-out") }
 ) {}
 
+/** 409 dataset/in-use: the reports, dashboards and alerts that use the dataset, by id and name; nothing was deleted. */
+export class DatasetInUse extends HttpApiError.Problem<DatasetInUse>()(
+  "DatasetInUse",
+  declare("dataset/in-use"),
+  {
+    ...members("dataset/in-use"),
+    reports: Schema.Array(Schema.Struct({ report_id: Schema.String, name: Schema.String })).annotate({ description: "The reports with a visual of the dataset" }),
+    dashboards: Schema.Array(Schema.Struct({ dashboard_id: Schema.String, name: Schema.String })).annotate({ description: "The dashboards with a tile of those reports" }),
+    alerts: Schema.Array(Schema.Struct({ alert_id: Schema.String, name: Schema.String })).annotate({ description: "The alerts on the dataset" })
+  }
+) {}
+
 /** 409 dataset/refresh-needs-file. */
 export class RefreshNeedsFile extends HttpApiError.Problem<RefreshNeedsFile>()(
   "RefreshNeedsFile",

@@ -26,6 +26,9 @@ export interface Change<Payload extends Schema.Top, Error extends HttpApiEndpoin
   readonly description?: string
 }
 
+/** The problems a delete answers unless the resource says more. */
+type DefaultRemoveError = readonly [typeof Problems.Forbidden, typeof Problems.NotFound]
+
 /** What the five endpoints are built from. */
 export interface Resource<
   Path extends `/${string}`,
@@ -33,7 +36,8 @@ export interface Resource<
   CreatePayload extends Schema.Top,
   CreateError extends HttpApiEndpoint.ErrorConstraint,
   UpdatePayload extends Schema.Top,
-  UpdateError extends HttpApiEndpoint.ErrorConstraint
+  UpdateError extends HttpApiEndpoint.ErrorConstraint,
+  RemoveError extends HttpApiEndpoint.ErrorConstraint = DefaultRemoveError
 > {
   /** Where the resource's collection is, e.g. `/v1/datasets`. */
   readonly path: Path
@@ -41,6 +45,8 @@ export interface Resource<
   readonly json: Json
   readonly create: Change<CreatePayload, CreateError>
   readonly update: Change<UpdatePayload, UpdateError>
+  /** The delete endpoint's problems (default: forbidden, not found) and description, when it refuses more. */
+  readonly remove?: { readonly error: RemoveError; readonly description?: string }
   /** The list endpoint's description, when it has one. */
   readonly listDescription?: string
 }
@@ -53,8 +59,9 @@ export const group = <
   CreatePayload extends Schema.Top,
   const CreateError extends HttpApiEndpoint.ErrorConstraint,
   UpdatePayload extends Schema.Top,
-  const UpdateError extends HttpApiEndpoint.ErrorConstraint
->(name: Name, resource: Resource<Path, Json, CreatePayload, CreateError, UpdatePayload, UpdateError>) =>
+  const UpdateError extends HttpApiEndpoint.ErrorConstraint,
+  const RemoveError extends HttpApiEndpoint.ErrorConstraint = DefaultRemoveError
+>(name: Name, resource: Resource<Path, Json, CreatePayload, CreateError, UpdatePayload, UpdateError, RemoveError>) =>
   HttpApiGroup.make(name)
     .add(Endpoints.list("list", resource.path, {
       query: { workspace_id: Workspace.WorkspaceId, ...QueryParams.page },
@@ -76,4 +83,8 @@ export const group = <
       error: resource.update.error,
       description: resource.update.description
     }))
-    .add(Endpoints.remove("delete", `${resource.path}/:id`, { params: idParams, error: [Problems.Forbidden, Problems.NotFound] }))
+    .add(Endpoints.remove("delete", `${resource.path}/:id`, {
+      params: idParams,
+      error: resource.remove?.error ?? [Problems.Forbidden, Problems.NotFound] as unknown as RemoveError,
+      description: resource.remove?.description
+    }))

@@ -140,6 +140,19 @@ describe("the console's API client", () => {
     assert.deepStrictEqual(named.errors, [{ path: ["recipients"], message: "ada@example.com is a deprovisioned user of this tenant" }])
     assert.strictEqual(problemOf(409, { code: "x/y", detail: "name: taken" }).errors, undefined, "only a 400's detail names a field")
   })
+
+  it("reads what uses a dataset from dataset/in-use: each report, dashboard and alert by id and name, malformed entries left out", () => {
+    const inUse = problemOf(409, {
+      code: "dataset/in-use",
+      title: "x",
+      reports: [{ report_id: "r1", name: "Sales overview" }, { name: "no id" }],
+      dashboards: [{ dashboard_id: "d1", name: "Executive" }],
+      alerts: "not a list"
+    })
+    assert.strictEqual(inUse.title, en["problem.title.datasetInUse"])
+    assert.deepStrictEqual(inUse.uses, { reports: [{ id: "r1", name: "Sales overview" }], dashboards: [{ id: "d1", name: "Executive" }], alerts: [] })
+    assert.strictEqual(problemOf(409, { code: "dataset/not-loaded", reports: [{ report_id: "r1", name: "x" }] }).uses, undefined, "only dataset/in-use names uses")
+  })
 })
 
 describe("the console's router", () => {

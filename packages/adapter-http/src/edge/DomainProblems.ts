@@ -6,7 +6,7 @@
  */
 import { Problems } from "@analytics/api"
 import { Errors } from "@analytics/core"
-import type { AnalyticsEngine, Comments, Cursor, Dashboards, Datasets, Directory, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Sessions, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
+import type { AnalyticsEngine, Comments, Cursor, Dashboards, DatasetDeletion, Datasets, Directory, Exports, ExportSchedules, Grants, Idempotency, Invitations, Limiter, Mailer, Pagination, Reports, SemanticModel, SemanticQuery, Sessions, Tenants, TenantTokens, Webhook, Webhooks, WebhookUrl } from "@analytics/core"
 
 /** Every domain error a handler may meet. */
 export type DomainError =
@@ -40,6 +40,7 @@ export type DomainError =
   | Datasets.NotLoaded
   | Datasets.QueryTimedOut
   | Datasets.RefreshNeedsFile
+  | DatasetDeletion.DatasetInUse
   | Reports.ReportInvalid
   | Dashboards.DashboardInvalid
   | Grants.GrantInvalid
@@ -100,6 +101,7 @@ export type ProblemOf<E extends DomainError> = E extends Errors.Unauthenticated 
   : E extends Datasets.NotLoaded ? Problems.NotLoaded
   : E extends Datasets.QueryTimedOut ? Problems.QueryTimedOut
   : E extends Datasets.RefreshNeedsFile ? Problems.RefreshNeedsFile
+  : E extends DatasetDeletion.DatasetInUse ? Problems.DatasetInUse
   : E extends Reports.ReportInvalid ? Problems.ReportInvalid
   : E extends Dashboards.DashboardInvalid ? Problems.DashboardInvalid
   : E extends Grants.GrantInvalid ? Problems.GrantInvalid
@@ -222,6 +224,18 @@ export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
         return new Problems.QueryTimedOut({ detail: `The query ran longer than ${error.seconds} s and was cancelled; narrow it (filters, a date range, fewer dimensions)` })
       case "RefreshNeedsFile":
         return new Problems.RefreshNeedsFile({ detail: `Dataset ${error.datasetId} is an upload: PUT its file to /v1/datasets/${error.datasetId}/data again` })
+      case "DatasetInUse": {
+        const { reports, dashboards, alerts } = error.uses
+        const named = (what: string, uses: ReadonlyArray<{ readonly name: string }>) =>
+          uses.length === 0 ? [] : [`${what} ${uses.map((u) => `"${u.name}"`).join(", ")}`]
+        return new Problems.DatasetInUse({
+          detail: `Dataset "${error.name}" is used by ${[...named("the reports", reports), ...named("the dashboards", dashboards), ...named("the alerts", alerts)].join("; ")}. ` +
+            "Nothing was deleted: delete them or take the dataset out of them first",
+          reports: reports.map((u) => ({ report_id: u.id, name: u.name })),
+          dashboards: dashboards.map((u) => ({ dashboard_id: u.id, name: u.name })),
+          alerts: alerts.map((u) => ({ alert_id: u.id, name: u.name }))
+        })
+      }
       case "DashboardInvalid":
         return new Problems.DashboardInvalid({ detail: error.detail })
       case "ReportInvalid":

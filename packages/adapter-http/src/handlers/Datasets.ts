@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api } from "@analytics/api"
-import { Alerts, type Dataset, Datasets } from "@analytics/core"
+import { Alerts, type Dataset, DatasetDeletion, Datasets } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
@@ -34,7 +34,8 @@ export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
     return handlers
       .handleAll(WorkspaceResource.handlers(handlers, {
         name: "datasets",
-        useCases: Datasets,
+        // A dataset that reports, dashboards or alerts use is refused (409 dataset/in-use), nothing deleted.
+        useCases: { ...Datasets, remove: DatasetDeletion.remove },
         owner: WorkspaceResource.tenantOf,
         run,
         toJson: datasetJson

@@ -1,7 +1,7 @@
 /**
  * The web console's shell: one small HTML page answered at every console
  * URL (`/`, `/sign-in`, `/invitations/accept`, `/w/...`, `/webhooks...`,
- * `/audit`, `/directory`), whose script (the bundle's `console` entry)
+ * `/audit`, `/directory`, `/branding`), whose script (the bundle's `console` entry)
  * picks the screen from the path. The page
  * carries its boot data inline (the body of `GET /api/config/public`, how
  * people sign in, and who is signed in: what `GET /api/session` answers,
@@ -77,7 +77,8 @@ export const routes: ReadonlyArray<readonly [string, string]> = [
   // `/webhooks/*` answers `/webhooks` too.
   ["GET", "/webhooks/*"],
   ["GET", "/audit"],
-  ["GET", "/directory"]
+  ["GET", "/directory"],
+  ["GET", "/branding"]
 ]
 
 /** The id of the boot data's script element. */

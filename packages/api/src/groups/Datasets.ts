@@ -61,6 +61,10 @@ export const DatasetsGroup = WorkspaceResource.group("datasets", {
     payload: Dataset.DatasetUpdate,
     error: [Problems.Forbidden, Problems.NotFound, Problems.ModelInvalid],
     description: "Renames or describes a dataset: its semantic model (dimensions, measures, row-level security) is checked against its columns. Tenant admins only."
+  },
+  remove: {
+    error: [Problems.Forbidden, Problems.NotFound, Problems.DatasetInUse],
+    description: "Deletes a dataset and its rows. A dataset that reports (a visual of it), dashboards (a tile of those reports) or alerts use is refused, 409 dataset/in-use naming each by id and name, and nothing is deleted: delete or change them first. Tenant admins only."
   }
 })
   .add(

@@ -74,6 +74,7 @@ export const catalogue = {
   "dataset/not-loaded": { status: 409, title: "The dataset has no rows yet; upload them first" },
   "dataset/not-uploadable": { status: 409, title: "Only upload datasets take files; a PostgreSQL dataset reads its table in place" },
   "dataset/refresh-needs-file": { status: 409, title: "An upload dataset is refreshed by uploading its file again" },
+  "dataset/in-use": { status: 409, title: "Reports, dashboards or alerts use this dataset; delete or change them first" },
   "dataset/upload-too-large": { status: 413, title: "The file exceeds the upload limit" },
   "report/invalid": { status: 400, title: "The report's pages do not hold together" },
   "dashboard/invalid": { status: 400, title: "The dashboard's tiles do not hold together" },

@@ -11,6 +11,8 @@ export * as AlertStore from "./AlertStore.ts"
 export * as Alerts from "./Alerts.ts"
 export * as Dashboard from "./Dashboard.ts"
 export * as DashboardStore from "./DashboardStore.ts"
+/** Deleting a dataset nothing uses; one that reports, dashboards or alerts use is refused naming them. */
+export * as DatasetDeletion from "./DatasetDeletion.ts"
 export * as DashboardViews from "./DashboardViews.ts"
 export * as Dashboards from "./Dashboards.ts"
 export * as Report from "./Report.ts"

@@ -27,7 +27,22 @@ export interface Problem {
   /** A model that does not fit a file (`dataset/model-invalid`): each member that does not fit, and the file's columns. */
   readonly mismatches?: ReadonlyArray<ColumnMismatch>
   readonly fileColumns?: ReadonlyArray<string>
+  /** A dataset that is used (`dataset/in-use`): what uses it, by id and name. */
+  readonly uses?: DatasetUses
 }
+
+/** What uses a dataset, as `dataset/in-use` names it. */
+export interface DatasetUses {
+  readonly reports: ReadonlyArray<{ readonly id: string; readonly name: string }>
+  readonly dashboards: ReadonlyArray<{ readonly id: string; readonly name: string }>
+  readonly alerts: ReadonlyArray<{ readonly id: string; readonly name: string }>
+}
+
+/** The records a `dataset/in-use` problem lists under `member`, each by its `idField` and name. */
+const usesIn = (json: Record<string, unknown>, member: string, idField: string): DatasetUses["reports"] =>
+  (Array.isArray(json[member]) ? json[member] as Array<Record<string, unknown>> : [])
+    .filter((u) => typeof u?.[idField] === "string" && typeof u.name === "string")
+    .map((u) => ({ id: u[idField] as string, name: u.name as string }))
 
 /** A member of a model that does not fit a file's columns. */
 export interface ColumnMismatch {
@@ -100,7 +115,10 @@ export const problemOf = (status: number, body: unknown, retryAfter: string | nu
     ...(Array.isArray(json.mismatches)
       ? { mismatches: (json.mismatches as Array<ColumnMismatch>).filter((m) => typeof m?.member === "string" && typeof m.column === "string") }
       : {}),
-    ...(Array.isArray(json.file_columns) ? { fileColumns: (json.file_columns as Array<unknown>).filter((c): c is string => typeof c === "string") } : {})
+    ...(Array.isArray(json.file_columns) ? { fileColumns: (json.file_columns as Array<unknown>).filter((c): c is string => typeof c === "string") } : {}),
+    ...(code === "dataset/in-use"
+      ? { uses: { reports: usesIn(json, "reports", "report_id"), dashboards: usesIn(json, "dashboards", "dashboard_id"), alerts: usesIn(json, "alerts", "alert_id") } }
+      : {})
   }
 }
 

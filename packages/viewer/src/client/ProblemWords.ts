@@ -56,6 +56,7 @@ const titles: Readonly<Record<string, MessageKey>> = {
   "dataset/source-invalid": "problem.title.sourceInvalid",
   "dataset/engine-unavailable": "problem.title.engineUnavailable",
   "dataset/not-loaded": "problem.title.notLoaded",
+  "dataset/in-use": "problem.title.datasetInUse",
   "dataset/upload-too-large": "problem.title.uploadTooLarge",
   "report/invalid": "problem.title.reportInvalid",
   "dashboard/invalid": "problem.title.dashboardInvalid",

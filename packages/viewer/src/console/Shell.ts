@@ -37,7 +37,8 @@ export const routes: ReadonlyArray<Router.Route> = [
   { pattern: "webhooks", tag: "analytics-webhooks", load: () => import("./screens/Webhooks.ts") },
   { pattern: "webhooks/:webhook", tag: "analytics-webhook", load: () => import("./screens/WebhookDetail.ts") },
   { pattern: "audit", tag: "analytics-audit", load: () => import("./screens/Audit.ts") },
-  { pattern: "directory", tag: "analytics-directory", load: () => import("./screens/Directory.ts") }
+  { pattern: "directory", tag: "analytics-directory", load: () => import("./screens/Directory.ts") },
+  { pattern: "branding", tag: "analytics-branding", load: () => import("./screens/Branding.ts") }
 ]
 
 const signInRoute = routes[1]!
@@ -206,7 +207,7 @@ export class AnalyticsConsole extends LitElement {
               // Tenant admins' screens (core's policy): members are not shown what they may not open.
               isAdmin(session)
                 ? html`<li><a href="webhooks" aria-current=${path === "webhooks" || path.startsWith("webhooks/") ? "page" : "false"}>${msg("webhooks.nav")}</a></li>${
-                  (["audit", "directory"] as const).map((p) => html`<li><a href=${p} aria-current=${path === p ? "page" : "false"}>${msg(`app.nav.${p}`)}</a></li>`)
+                  (["audit", "directory", "branding"] as const).map((p) => html`<li><a href=${p} aria-current=${path === p ? "page" : "false"}>${msg(`app.nav.${p}`)}</a></li>`)
                 }`
                 : nothing
             }</ul>

@@ -11,13 +11,14 @@
  * the file lacks, the file's columns it does not read), with the way out:
  * replacing the model with the file's columns (`?model=suggested`, asked
  * first); tenant admins may delete the dataset, the confirmation naming its
- * rows and the reports that use it (decision 0013, "Recovering from a file
- * that does not fit").
+ * rows (decision 0013, "Recovering from a file that does not fit"); one
+ * that reports, dashboards or alerts use the service refuses (409
+ * `dataset/in-use`), told in words with a link to each.
  *
  * @since 0.1.0
  */
 import { html, nothing, type TemplateResult } from "lit"
-import { type FieldError, type ListPage, type Problem, problemIn } from "../../client/ApiClient.ts"
+import { type DatasetUses, type FieldError, type Problem, problemIn } from "../../client/ApiClient.ts"
 import { isAdmin, currentSession } from "../../client/Session.ts"
 import { upload } from "../../client/Upload.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
@@ -189,42 +190,15 @@ export class DatasetScreen extends Screen {
     if (ok) await this.sendFile(sent, "suggested")
   }
 
-  /** The reports of the workspace with a visual of this dataset (the first 500 reports). */
-  private async reportsUsing(): Promise<ReadonlyArray<string>> {
-    const names: Array<string> = []
-    let cursor: string | null = null
-    for (let page = 0; page < 5; page++) {
-      const query: string = `v1/reports?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=100${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
-      const listed: ListPage<{ readonly name: string; readonly pages?: ReadonlyArray<{ readonly visuals?: ReadonlyArray<{ readonly dataset_id?: string }> }> }> = await this.context.client.get(query)
-      for (const report of listed.data) {
-        if ((report.pages ?? []).some((p) => (p.visuals ?? []).some((v) => v.dataset_id === this.datasetId))) names.push(report.name)
-      }
-      cursor = listed.page.next_cursor
-      if (!listed.page.has_more || cursor === null) break
-    }
-    return names
-  }
-
   private async deleteDataset() {
     const dataset = this.record
     if (dataset === undefined) return
     this.deleteProblem = undefined
-    this.busy = true
-    let reports: ReadonlyArray<string>
-    try {
-      reports = await this.reportsUsing()
-    } catch (error) {
-      this.deleteProblem = problemIn(error)
-      this.busy = false
-      return
-    }
-    this.busy = false
-    const usedBy = reports.length === 0 ? msg("dataset.delete.noReports") : msg("dataset.delete.reports", { names: reports.join(", ") })
     const ok = await confirmDialog(this, {
       title: msg("dataset.delete.title", { name: dataset.name }),
       text: dataset.row_count === null
-        ? msg("dataset.delete.noRows", { reports: usedBy })
-        : msg("dataset.delete.text", { rows: dataset.row_count.toLocaleString(), reports: usedBy }),
+        ? msg("dataset.delete.noRows")
+        : msg("dataset.delete.text", { rows: dataset.row_count.toLocaleString() }),
       yes: msg("dataset.delete.yes"),
       no: msg("dataset.delete.no")
     })
@@ -240,7 +214,21 @@ export class DatasetScreen extends Screen {
       this.busy = false
     }
     await this.updateComplete
-    this.querySelector<HTMLElement>(".model-notice")?.focus()
+    this.querySelector<HTMLElement>(this.deleteProblem === undefined ? ".model-notice" : ".delete-problem")?.focus()
+  }
+
+  /** A dataset the service would not delete: what uses it, each a link, and the way out; nothing was deleted. */
+  private inUseView(dataset: Dataset, uses: DatasetUses): TemplateResult {
+    const workspace = `w/${encodeURIComponent(this.workspaceId)}`
+    const list = (heading: string, items: DatasetUses["reports"], href: (id: string) => string) =>
+      items.length === 0 ? nothing : html`<p>${heading}</p><ul>${items.map((u) => html`<li><a href=${href(u.id)} data-title=${u.name}>${u.name}</a></li>`)}</ul>`
+    return html`<div class="problem delete-problem in-use" role="alert" tabindex="-1">
+      <strong>${msg("dataset.inUse.title", { name: dataset.name })}</strong>
+      ${list(msg("dataset.inUse.reports"), uses.reports, (id) => `${workspace}/reports/${encodeURIComponent(id)}`)}
+      ${list(msg("dataset.inUse.dashboards"), uses.dashboards, (id) => `${workspace}/dashboards/${encodeURIComponent(id)}`)}
+      ${list(msg("dataset.inUse.alerts"), uses.alerts, () => `${workspace}/alerts`)}
+      <p>${msg("dataset.inUse.action")}</p>
+    </div>`
   }
 
   /** A file the model does not fit, in words: what the model reads that the file lacks, what the file has that it does not read, and the way out. */
@@ -494,7 +482,7 @@ export class DatasetScreen extends Screen {
         ${!isAdmin(currentSession()) ? nothing : html`<section class="card" aria-labelledby="delete-title">
           <h2 id="delete-title">${msg("dataset.delete")}</h2>
           <p class="muted">${msg("dataset.delete.intro")}</p>
-          ${problemView(this.deleteProblem)}
+          ${this.deleteProblem?.uses === undefined ? problemView(this.deleteProblem, undefined, "delete-problem") : this.inUseView(dataset, this.deleteProblem.uses)}
           <p><button type="button" class="danger" ?disabled=${this.busy} @click=${() => void this.deleteDataset()}>${msg("dataset.delete")}</button></p>
         </section>`}
       `}

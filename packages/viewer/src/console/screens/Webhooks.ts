@@ -5,7 +5,7 @@
  * the old secret is accepted; enable or disable, rotate the secret, send a
  * test event, delete (after a confirmation); and a form to register one
  * with event types from the catalog (`GET /v1/event-types`) in words. The
- * secret of a new or rotated webhook is shown once, with a copy button.
+ * secret of a new or rotated webhook is shown with a copy button; the words say an admin can reveal it again on the webhook's page (`GET /v1/webhooks/{id}/secret`).
  *
  * @since 0.1.0
  */
