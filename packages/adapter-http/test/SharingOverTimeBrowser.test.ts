@@ -20,7 +20,6 @@
  * Axe clean, no console error, both widths 1280 and 390 px, screenshots
  * (`VIEWER_SHOTS=<dir>`).
  */
-import { Groups } from "@analytics/api"
 import { Axe, Chromium } from "@analytics/testing/browser"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -37,10 +36,6 @@ const shoot = async (page: Page, name: string) => {
   mkdirSync(shots, { recursive: true })
   await page.screenshot({ path: join(shots, `over-time-${name}.png`), fullPage: false })
 }
-
-/** Whether the service's grants carry their label and openings (issue 40's server side). */
-const grantFields: ReadonlyArray<string> = Object.keys(Groups.Sharing.GrantJson.fields)
-const servesOpenings = ["label", "last_opened_at", "open_count"].every((f) => grantFields.includes(f))
 
 /** What has focus, looking into shadow roots: its tag, role or type, and its name or text. */
 const focused = (page: Page) =>
@@ -141,39 +136,29 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("sharing over time in h
           assert.include(await row.innerText(), "Made by you")
         }
 
-        // A link with a label: sent as `label`; Manage's Edit changes it. A service that keeps no labels (its grants carry none) is offered none.
+        // A link with a label: sent as `label`; Manage's Edit changes it.
         await dialog.getByRole("tab", { name: "Share" }).click()
         await dialog.getByLabel("Anyone with the link").check()
-        if (servesOpenings) await dialog.getByLabel("Label (optional)").fill("Board pack")
-        else assert.strictEqual(await dialog.getByLabel("Label (optional)").count(), 0, "no label for a service without them")
+        await dialog.getByLabel("Label (optional)").fill("Board pack")
         assert.deepStrictEqual(await Axe.serious(page), [], "a link with a label")
         await shoot(page, "link-label-1280")
         const [request] = await Promise.all([
           page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === grantsPath),
           dialog.getByRole("button", { name: "Share", exact: true }).click()
         ])
-        assert.strictEqual(request.postDataJSON().label, servesOpenings ? "Board pack" : undefined)
+        assert.strictEqual(request.postDataJSON().label, "Board pack")
         await dialog.getByText("Link created. Copy it now, or later under Manage.").waitFor()
         await dialog.getByRole("button", { name: "Manage" }).click()
         const link = dialog.locator("ul.grants > li", { hasText: "Anyone with the link" })
         await link.waitFor()
-        const title = servesOpenings ? "Board pack" : "Anyone with the link"
-        await link.getByRole("button", { name: `Edit: ${title}` }).click()
+        await link.getByRole("button", { name: "Edit: Board pack" }).click()
         const label = link.getByLabel("Label", { exact: true })
-        if (servesOpenings) {
-          assert.strictEqual(await label.inputValue(), "Board pack")
-          await label.fill("Board pack, March")
-          assert.deepStrictEqual(await Axe.serious(page), [], "editing a link's label")
-          await link.getByRole("button", { name: "Save" }).click()
-          await dialog.getByText("Access for Board pack, March changed.").waitFor()
-          assert.strictEqual(await link.locator(".who").innerText(), "Board pack, March")
-        } else {
-          // A service without labels and openings: the row as before, no words for what it does not send.
-          assert.strictEqual(await label.count(), 0)
-          assert.notMatch(await link.innerText(), /Never opened|Last opened|opened \d+ times?/)
-          await link.getByRole("button", { name: "Save" }).click()
-          await dialog.getByText("Access for Anyone with the link changed.").waitFor()
-        }
+        assert.strictEqual(await label.inputValue(), "Board pack")
+        await label.fill("Board pack, March")
+        assert.deepStrictEqual(await Axe.serious(page), [], "editing a link's label")
+        await link.getByRole("button", { name: "Save" }).click()
+        await dialog.getByText("Access for Board pack, March changed.").waitFor()
+        assert.strictEqual(await link.locator(".who").innerText(), "Board pack, March")
         assert.deepStrictEqual(errors(), [])
         await context.close()
 
@@ -196,15 +181,15 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("sharing over time in h
         await shoot(small, "chips-390")
         assert.isAtMost(await smallDialog.evaluate((el) => el.scrollWidth - el.clientWidth), 0, "the dialog fits 390 px")
         await smallDialog.getByLabel("Anyone with the link").check()
-        if (servesOpenings) await smallDialog.getByLabel("Label (optional)").waitFor()
+        await smallDialog.getByLabel("Label (optional)").waitFor()
         await shoot(small, "link-label-390")
         assert.deepStrictEqual(smallErrors, [])
         await narrow.close()
       })
     }).pipe(Effect.scoped), 120_000)
 
-  it.live.skipIf(!servesOpenings)(
-    "a labelled link: its label in Manage and on Public links, “Never opened”, then “opened 1 time” after a second context opens it (skipped until GrantJson serves label, last_opened_at and open_count: the server side of issue 40)",
+  it.live(
+    "a labelled link: its label in Manage and on Public links, “Never opened”, then “opened 1 time” after a second context opens it",
     () =>
       Effect.gen(function*() {
         const { admin, server, workspaceId } = yield* setup

@@ -616,15 +616,6 @@ export class AnalyticsShareDialog extends LitElement {
     this.renderRoot.querySelector<HTMLElement>(".problem")?.focus()
   }
 
-  /**
-   * Whether the service keeps a grant's label: the grants it lists carry
-   * one (an older service's do not, and would refuse it); with none listed
-   * yet, it is offered.
-   */
-  private get keepsLabels(): boolean {
-    return this.grants.length === 0 || this.grants.some((g) => "label" in g)
-  }
-
   /** The dialog's shadow root, as what `showRefusal` draws and marks. */
   private get fieldHost() {
     const dialog = this
@@ -849,7 +840,7 @@ export class AnalyticsShareDialog extends LitElement {
           ${msg(`share.kind.${k}` as MessageKey)}
         </label>`)}
       </fieldset>
-      ${kind === "people" ? html`${this.renderPicker()}${this.renderAccess()}` : !this.keepsLabels ? nothing : html`<div class="field"><label for="label">${msg("share.label")}</label>
+      ${kind === "people" ? html`${this.renderPicker()}${this.renderAccess()}` : html`<div class="field"><label for="label">${msg("share.label")}</label>
         <input id="label" name="label" data-field="label" type="text" autocomplete="off" maxlength=${labelMax} aria-describedby="label-hint">
         <p class="hint" id="label-hint">${msg("share.label.hint", { kind: msg(kind === "link" ? "share.label.kind.link" : "share.label.kind.embed") })}</p>
       </div>`}
@@ -1072,7 +1063,7 @@ export class AnalyticsShareDialog extends LitElement {
       ${grant.principal_type === "link" && grant.email === null && !grant.watermark ? nothing
         // A link's watermark tiles its viewer's address: one made without it has none to tile (a new link with the address does).
         : html`<label class="check"><input type="checkbox" name="edit-watermark" ?checked=${grant.watermark}>${msg("share.watermark")}</label>`}
-      ${(grant.principal_type === "link" || grant.principal_type === "embed") && "label" in grant ? html`<div class="field"><label for="edit-label-${grant.grant_id}">${msg("share.edit.label")}</label>
+      ${grant.principal_type === "link" || grant.principal_type === "embed" ? html`<div class="field"><label for="edit-label-${grant.grant_id}">${msg("share.edit.label")}</label>
         <input id="edit-label-${grant.grant_id}" name="edit-label" data-field="label" type="text" autocomplete="off" maxlength=${labelMax}
           .value=${grant.label ?? ""} aria-describedby="edit-label-hint-${grant.grant_id}">
         <p class="hint" id="edit-label-hint-${grant.grant_id}">${msg("share.edit.label.hint")}</p></div>` : nothing}
