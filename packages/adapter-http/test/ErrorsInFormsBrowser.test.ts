@@ -185,13 +185,15 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("refusals and endings i
             assert.isAtMost(await scrollWidth(page), width, `missing ${name} at ${width}`)
             await shoot(page, `missing-${name}-${width}`)
             // The screen's lazy modules settle first: a navigation would abort their fetches, which the watch counts as errors.
-            await page.waitForLoadState("networkidle")
+            await Chromium.settled(page)
             await alert.getByRole("link", { name: back }).click()
             await page.waitForURL((url) => !url.pathname.includes(gone))
+            // The screen gone back to loads its lazy modules in full before the next navigation or the end (either aborts what is still loading).
+            await Chromium.settled(page)
           }
           assert.strictEqual(new URL(page.url()).pathname, "/webhooks")
-          await context.close()
           assert.deepStrictEqual(errors(), [])
+          await context.close()
         }
       })
     }).pipe(Effect.scoped), { timeout: 180_000 })

@@ -68,6 +68,39 @@ export const watchErrors = (page: Page): Array<string> => {
 }
 
 /**
+ * Waits until `page` has made no request for `quietMillis` (none in flight
+ * meanwhile), at most `timeoutMillis`: a screen reached by the console's own
+ * routing loads its lazy modules after the URL changes, when Playwright's
+ * load states have long been reached, and a navigation before they arrive
+ * aborts them.
+ */
+export const settled = async (page: Page, quietMillis = 500, timeoutMillis = 20_000): Promise<void> => {
+  let inFlight = 0
+  let last = Date.now()
+  const started = () => {
+    inFlight += 1
+    last = Date.now()
+  }
+  const ended = () => {
+    inFlight = Math.max(0, inFlight - 1)
+    last = Date.now()
+  }
+  page.on("request", started)
+  page.on("requestfinished", ended)
+  page.on("requestfailed", ended)
+  try {
+    const deadline = Date.now() + timeoutMillis
+    // Lets a request the last step set off begin before the quiet is measured.
+    await page.waitForTimeout(50)
+    while ((inFlight > 0 || Date.now() - last < quietMillis) && Date.now() < deadline) await page.waitForTimeout(50)
+  } finally {
+    page.off("request", started)
+    page.off("requestfinished", ended)
+    page.off("requestfailed", ended)
+  }
+}
+
+/**
  * `watchErrors`, less the failed answers a test expects (a refusal the page
  * tells in words): Chromium logs each failed fetch as a console error
  * without its URL, so each response `expected` accepts excuses one such
