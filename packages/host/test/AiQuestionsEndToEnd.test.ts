@@ -58,7 +58,8 @@ describe("AI questions on the packaged host", () => {
     // The words carry those numbers, the largest first, and name the month.
     const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 1)).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" })
     expect(done.text).toContain(`Revenue by region for ${month}: `)
-    const format = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 })
+    // In the measure's declared format (the demo's revenue is in euros).
+    const format = new Intl.NumberFormat("en-US", { style: "currency", currency: "EUR" })
     for (const row of direct.body.data) expect(done.text).toContain(`${row.region} ${format.format(row.revenue)}`)
     expect(done.text).toContain(`The largest revenue is ${direct.body.data[0].region}`)
     expect(stream.filter((e) => e.event === "answer").map((e) => e.data.text).join("")).toBe(done.text)
