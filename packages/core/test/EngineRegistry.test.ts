@@ -32,7 +32,7 @@ describe("engines by source type", () => {
     assert.deepStrictEqual(Object.keys(Dataset.sourceTypes).sort(), ["postgres", "upload"])
     assert.isTrue(Dataset.readsInPlace({ type: "postgres", table: "orders" }))
     assert.isFalse(Dataset.readsInPlace({ type: "upload" }))
-    const id = "0190c0de-0000-7000-8000-000000000001"
+    const id = "0190c0de-0000-7000-8000-000000000001" as Dataset.DatasetId
     assert.deepStrictEqual(Dataset.tableOf({ dataset_id: id, load_id: null, source: { type: "postgres", schema: "sales", table: "orders" } }), ["sales", "orders"])
     assert.deepStrictEqual(Dataset.tableOf({ dataset_id: id, load_id: null, source: { type: "postgres", table: "orders" } }), ["public", "orders"])
     assert.deepStrictEqual(Dataset.tableOf({ dataset_id: id, load_id: null, source: { type: "upload" } }), ["dataset_0190c0de000070008000000000000001"])
