@@ -10,5 +10,13 @@ import * as Png from "./Png.ts"
 import * as Pptx from "./Pptx.ts"
 import * as Xlsx from "./Xlsx.ts"
 
-/** PDF documents, PNG images of a visual, Excel workbooks and PowerPoint decks. */
-export const layer = Layer.succeed(DocumentRenderers.DocumentRenderers, { pdf: Pdf.render, png: Png.render, pptx: Pptx.render, xlsx: Xlsx.render })
+/**
+ * A renderer for each document format of core's table (`ExportFormats`):
+ * PDF documents, PNG images of a visual, Excel workbooks and PowerPoint
+ * decks. Typed `Complete`, so a document format added to the table fails
+ * to compile here until its renderer is.
+ */
+export const renderers: DocumentRenderers.Complete = { pdf: Pdf.render, png: Png.render, pptx: Pptx.render, xlsx: Xlsx.render }
+
+/** All of this package's renderers, as the deployment's `DocumentRenderers`. */
+export const layer = Layer.succeed(DocumentRenderers.DocumentRenderers, renderers)

@@ -220,10 +220,11 @@ export interface Options<E> extends EdgeOptions {
   /** The operator token, which may only provision tenants. */
   readonly operatorToken?: string | undefined
   /**
-   * The analytics engines datasets run on: `upload` for uploaded files
+   * The analytics engines datasets run on, keyed by the source type each
+   * serves (`Dataset.sourceTypes`): `upload` for uploaded files
    * (`DuckDbEngine.layer` from `@analytics/adapter-duckdb`), `postgres` for
    * tables of your PostgreSQL read in place (`PgEngine.layer`). Without one,
-   * datasets of that kind are refused (400 dataset/engine-unavailable).
+   * datasets of that type are refused (400 dataset/engine-unavailable).
    */
   readonly engines?: Datasets.EngineLayers<E> | undefined
   /**

@@ -67,7 +67,7 @@ const withDatasets = (engine: AnalyticsEngine.AnalyticsEngine["Service"]) =>
     const stores = yield* Layer.build(MemoryStores.layer)
     const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
       effect.pipe(
-        Effect.provideService(Datasets.Engines, { upload: undefined, postgres: engine }),
+        Effect.provideService(Datasets.Engines, { bySource: { postgres: engine } }),
         Effect.provide(EventPublisher.EventPublisher.layer),
         Effect.provideContext(stores)
       ) as Effect.Effect<A, E>

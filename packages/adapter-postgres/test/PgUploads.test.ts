@@ -82,7 +82,7 @@ if (databaseUrl === "") {
         const stores = yield* Layer.build(MemoryStores.layer)
         const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
           effect.pipe(
-            Effect.provideService(Datasets.Engines, { upload: engine, postgres: undefined }),
+            Effect.provideService(Datasets.Engines, { bySource: { upload: engine } }),
             Effect.provide(EventPublisher.EventPublisher.layer),
             Effect.provideContext(stores)
           ) as Effect.Effect<A, E>
@@ -186,7 +186,7 @@ if (databaseUrl === "") {
         for (const table of [old, young]) yield* engine.importFile([table], { path: file, format: "csv" })
         const stores = yield* Layer.build(MemoryStores.layer)
         const dropped = yield* Datasets.sweepOrphanTables.pipe(
-          Effect.provideService(Datasets.Engines, { upload: engine, postgres: undefined }),
+          Effect.provideService(Datasets.Engines, { bySource: { upload: engine } }),
           Effect.provideContext(stores)
         )
         assert.deepStrictEqual(dropped, [old])
@@ -194,7 +194,7 @@ if (databaseUrl === "") {
         // The same sweep on an engine no other host loads into drops both, as DuckDB's does.
         yield* engine.importFile([old], { path: file, format: "csv" })
         const alone = yield* Datasets.sweepOrphanTables.pipe(
-          Effect.provideService(Datasets.Engines, { upload: { ...engine, shared: false }, postgres: undefined }),
+          Effect.provideService(Datasets.Engines, { bySource: { upload: { ...engine, shared: false } } }),
           Effect.provideContext(stores)
         )
         assert.deepStrictEqual([...alone].sort(), [old, young].sort())

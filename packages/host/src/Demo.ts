@@ -24,7 +24,7 @@ export const seed = (tenantId: Tenant.TenantId) =>
     })
     if (existing.length > 0) return
     const workspace = yield* Workspaces.create(tenantId, { name: "Demo workspace", description: "Sample data to explore the API" })
-    if ((yield* Datasets.Engines).upload === undefined) {
+    if ((yield* Datasets.Engines).bySource.upload === undefined) {
       return yield* Effect.logInfo("Demo workspace created (no engine for uploads: no demo dataset)")
     }
     const dataset = yield* Datasets.create(tenantId, {

@@ -19,7 +19,6 @@ import { SmtpMailer } from "@analytics/adapter-smtp"
 import { HttpsTransport } from "@analytics/adapter-webhook-https"
 import * as Viewer from "@analytics/viewer/assets"
 import {
-  AnalyticsEngine,
   ApiToken,
   BlobStore,
   Branding,
@@ -269,10 +268,7 @@ const httpApp = (config: HostConfig, base: Foundation, parts: Parts) => {
     // ANALYTICS_CONSOLE_SIGN_IN, ANALYTICS_SESSION_IDLE_MINUTES, ANALYTICS_SESSION_ABSOLUTE_HOURS
     console: { signIn: config.console.signIn },
     sessions: config.console.sessions,
-    engines: {
-      upload: engines.upload === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.upload),
-      postgres: engines.postgres === undefined ? undefined : Layer.succeed(AnalyticsEngine.AnalyticsEngine, engines.postgres)
-    },
+    engines: Datasets.Engines.layersOf(engines.bySource),
     engineScheduler,
     maxUploadBytes: config.datasets.maxUploadBytes,
     // A directory of the service's own, swept at start of what a killed process left.

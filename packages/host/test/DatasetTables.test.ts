@@ -30,7 +30,7 @@ const security = { roles: [], attributes: {} }
 const setup = Effect.gen(function*() {
   const engine = yield* DuckDbEngine.make(join(dir, `${crypto.randomUUID()}.duckdb`))
   const stores = yield* Layer.build(MemoryStores.layer)
-  const context = Context.merge(stores, Context.make(Datasets.Engines, { upload: engine, postgres: undefined }))
+  const context = Context.merge(stores, Context.make(Datasets.Engines, { bySource: { upload: engine } }))
   const publisher = yield* Layer.build(EventPublisher.EventPublisher.layer.pipe(Layer.provide(Layer.succeedContext(stores))))
   const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
     effect.pipe(Effect.provideContext(Context.merge(context, publisher))) as Effect.Effect<A, E>
@@ -111,7 +111,7 @@ describe("upload datasets' engine tables", () => {
     Effect.gen(function*() {
       const { engine, run } = yield* setup
       const withoutList = AnalyticsEngine.AnalyticsEngine.of({ ...engine, listTables: undefined })
-      const swept = yield* run(Datasets.sweepOrphanTables.pipe(Effect.provideService(Datasets.Engines, { upload: withoutList, postgres: undefined })))
+      const swept = yield* run(Datasets.sweepOrphanTables.pipe(Effect.provideService(Datasets.Engines, { bySource: { upload: withoutList } })))
       assert.deepStrictEqual(swept, [])
     }).pipe(Effect.scoped))
 })

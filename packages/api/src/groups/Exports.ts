@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { ExportJob } from "@analytics/core"
+import { ExportFormats, ExportJob } from "@analytics/core"
 import { Schema } from "effect"
 import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
@@ -33,6 +33,14 @@ export const JobJson = Schema.Struct({
 
 const jobParams = { job_id: Schema.String }
 
+/** The formats in words, from core's table: what each holds, which need a document renderer, which name `visual_id`. */
+const formatsText = (): string => {
+  const { formats, listed, names, which } = ExportFormats
+  return `Formats: ${names.map((name) => `${name} (${formats[name].holds})`).join("; ")}. ` +
+    `${listed(which((f) => f.madeBy === "renderer"))} need the deployment's document renderers; ` +
+    `${listed(which((f) => f.renders !== "report"))} export one visual: these name \`visual_id\`.`
+}
+
 /** Export jobs (decision 0015). */
 export const ExportsGroup = HttpApiGroup.make("exports")
   .add(Endpoints.action("export", "/v1/reports/:id/export", {
@@ -42,7 +50,7 @@ export const ExportsGroup = HttpApiGroup.make("exports")
     error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded],
     rateLimit: "export",
     description: "Queues an export of a report as the caller (their row-level security), who needs download on it. Answers 202 with the job; poll GET /v1/jobs/{job_id}. " +
-      "Formats: pdf, xlsx and pptx (the report or its chosen `pages`, with the deployment's document renderers); png (one visual's image), csv, json and parquet (one visual's rows; parquet from the DuckDB engine's own writer) and sql (its compiled SQL, in `dialect`): these name `visual_id`."
+      formatsText()
   }))
   .add(Endpoints.get("job", "/v1/jobs/:job_id", {
     params: jobParams,

@@ -43,6 +43,39 @@ export const DatasetSource = Schema.Union([
 /** Where a dataset's rows come from. */
 export type DatasetSource = typeof DatasetSource.Type
 
+/** A source's type: `upload`, `postgres`; the key of `sourceTypes` and of the deployment's engines (`Datasets.Engines`). */
+export type SourceType = DatasetSource["type"]
+
+/** How one type of source holds its rows: what `Datasets` asks of it instead of naming the type. */
+export interface SourceKind<S extends DatasetSource = DatasetSource> {
+  /**
+   * `loaded`: rows loaded from files into tables of the service's own, a
+   * table a load (`PUT /v1/datasets/{id}/data`), dropped with the dataset;
+   * `in-place`: a table the operator names, read where it is, its columns
+   * read when the dataset is made and at each refresh (asked, or on its
+   * `refresh_cron`).
+   */
+  readonly rows: "loaded" | "in-place"
+  /** The table a dataset's rows are read from. */
+  readonly table: (dataset: Pick<Dataset, "dataset_id" | "load_id"> & { readonly source: S }) => ReadonlyArray<string>
+}
+
+/**
+ * The source types, keyed by `type`: a member added to `DatasetSource`
+ * fails to compile here until its row is written (then its engine is
+ * given to `Datasets.Engines` under the same key).
+ */
+export const sourceTypes: { readonly [T in SourceType]: SourceKind<Extract<DatasetSource, { readonly type: T }>> } = {
+  upload: {
+    rows: "loaded",
+    table: (dataset) => [`${uploadTablePrefix}${compact(dataset.dataset_id)}${dataset.load_id === null ? "" : `_${compact(dataset.load_id)}`}`]
+  },
+  postgres: { rows: "in-place", table: (dataset) => [dataset.source.schema ?? "public", dataset.source.table] }
+}
+
+/** Whether a source is read in place (refreshed by reading it again) rather than loaded from files. */
+export const readsInPlace = (source: DatasetSource): boolean => sourceTypes[source.type].rows === "in-place"
+
 /** A dataset as stored. */
 export interface Dataset {
   readonly dataset_id: DatasetId
@@ -104,9 +137,8 @@ const compact = (id: string) => id.replaceAll("-", "")
  * rows loaded before loads had tables of their own.
  */
 export const tableOf = (dataset: Pick<Dataset, "dataset_id" | "source" | "load_id">): ReadonlyArray<string> =>
-  dataset.source.type === "postgres"
-    ? [dataset.source.schema ?? "public", dataset.source.table]
-    : [`${uploadTablePrefix}${compact(dataset.dataset_id)}${dataset.load_id === null ? "" : `_${compact(dataset.load_id)}`}`]
+  // The row of the dataset's own type, which the compiler cannot pair with the union `source` is.
+  (sourceTypes[dataset.source.type].table as (dataset: Pick<Dataset, "dataset_id" | "source" | "load_id">) => ReadonlyArray<string>)(dataset)
 
 /**
  * Whether an engine table's name is one uploads make: `dataset_<id>`,

@@ -8,7 +8,18 @@
 import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
-import { type Dataset, type DatasetCreate, type DatasetSource, type DatasetUpdate, isDue, isUploadTable, tableOf, uploadTablePrefix } from "./Dataset.ts"
+import {
+  type Dataset,
+  type DatasetCreate,
+  type DatasetSource,
+  type DatasetUpdate,
+  isDue,
+  isUploadTable,
+  readsInPlace,
+  type SourceType,
+  tableOf,
+  uploadTablePrefix
+} from "./Dataset.ts"
 import * as DatasetRefresh from "./DatasetRefresh.ts"
 import { datasets, DatasetStore } from "./DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
@@ -35,21 +46,24 @@ import type { UserId } from "../directory/User.ts"
 import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
-/** The layers of the engines datasets run on; either may be absent. */
-export interface EngineLayers<E> {
-  readonly upload?: Layer.Layer<AnalyticsEngine, E> | undefined
-  readonly postgres?: Layer.Layer<AnalyticsEngine, E> | undefined
-}
+/** The layers of the engines datasets run on, keyed by the source type each serves (`Dataset.sourceTypes`); any may be absent. */
+export type EngineLayers<E> = { readonly [T in SourceType]?: Layer.Layer<AnalyticsEngine, E> | undefined }
 
 /**
- * The engines datasets run on: uploaded files' (embedded DuckDB) and the
- * operator's PostgreSQL, either may be absent; and the scheduler that
+ * The deployment's engines, keyed by the source type each serves: `upload`
+ * for uploaded files (embedded DuckDB, or PostgreSQL's uploads), `postgres`
+ * for the operator's tables read in place. A type without one is refused
+ * (`EngineUnavailable`).
+ */
+export type EngineRegistry = { readonly [T in SourceType]?: AnalyticsEngine["Service"] | undefined }
+
+/**
+ * The engines datasets run on (`bySource`), and the scheduler that
  * shares them between tenants (`EngineScheduler`). Without a scheduler,
  * work runs as it comes (tests that build the engines by hand).
  */
 export class Engines extends Context.Service<Engines, {
-  readonly upload: AnalyticsEngine["Service"] | undefined
-  readonly postgres: AnalyticsEngine["Service"] | undefined
+  readonly bySource: EngineRegistry
   readonly scheduler?: EngineScheduler["Service"] | undefined
   /** Results of uploaded datasets' queries, kept while their load stays; none kept without it. */
   readonly results?: ResultCache.ResultCache | undefined
@@ -59,11 +73,19 @@ export class Engines extends Context.Service<Engines, {
     Layer.effect(
       Engines,
       Effect.gen(function*() {
-        const build = (layer: Layer.Layer<AnalyticsEngine, E> | undefined) =>
-          layer === undefined ? Effect.succeed(undefined) : Effect.map(Layer.build(layer), (context) => Context.get(context, AnalyticsEngineTag))
-        return { upload: yield* build(layers.upload), postgres: yield* build(layers.postgres), scheduler: yield* EngineScheduler, results: ResultCache.make() }
+        const bySource: { [T in SourceType]?: AnalyticsEngine["Service"] } = {}
+        for (const [type, layer] of Object.entries(layers) as Array<[SourceType, Layer.Layer<AnalyticsEngine, E> | undefined]>) {
+          if (layer !== undefined) bySource[type] = Context.get(yield* Layer.build(layer), AnalyticsEngineTag)
+        }
+        return { bySource, scheduler: yield* EngineScheduler, results: ResultCache.make() }
       })
     )
+
+  /** Engines already built, as layers again (the host hands the ones it built to the app it serves). */
+  static readonly layersOf = (bySource: EngineRegistry): EngineLayers<never> =>
+    Object.fromEntries(Object.entries(bySource).flatMap(([type, engine]) =>
+      engine === undefined ? [] : [[type, Layer.succeed(AnalyticsEngineTag, engine)]]
+    ))
 }
 
 /**
@@ -140,7 +162,7 @@ const datasetNotFound = (id: string) => new NotFound({ resource: "dataset", id }
 
 const engineFor = (source: DatasetSource) =>
   Effect.flatMap(Engines, (engines) => {
-    const engine = source.type === "upload" ? engines.upload : engines.postgres
+    const engine = engines.bySource[source.type]
     return engine === undefined ? Effect.fail(new EngineUnavailable({ source: source.type })) : Effect.succeed(engine)
   })
 
@@ -206,7 +228,8 @@ export const create: WorkspaceResource.Create<
 > = (tenantId, input, by) =>
   AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(datasets, tenantId, input.workspace_id, (datasetId, now) =>
     Effect.gen(function*() {
-      const columns = input.source.type === "postgres"
+      const inPlace = readsInPlace(input.source)
+      const columns = inPlace
         ? yield* Effect.flatMap(engineFor(input.source), (engine) =>
           engine.describe(tableOf({ dataset_id: datasetId, source: input.source, load_id: null }))).pipe(
             Effect.catchTag("EngineError", (error) => Effect.fail(new SourceInvalid({ detail: error.detail })))
@@ -221,8 +244,8 @@ export const create: WorkspaceResource.Create<
         model,
         columns,
         row_count: null,
-        refreshed_at: input.source.type === "postgres" ? now : null,
-        refresh_cron: input.source.type === "postgres" ? input.refresh_cron ?? null : null,
+        refreshed_at: inPlace ? now : null,
+        refresh_cron: inPlace ? input.refresh_cron ?? null : null,
         load_id: null
       }
     })))
@@ -246,7 +269,7 @@ export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticMo
       name: change.name ?? current.name,
       description: change.description === undefined ? current.description : change.description,
       model,
-      refresh_cron: current.source.type === "postgres" && change.refresh_cron !== undefined ? change.refresh_cron : current.refresh_cron
+      refresh_cron: readsInPlace(current.source) && change.refresh_cron !== undefined ? change.refresh_cron : current.refresh_cron
     })
   }))
 
@@ -254,10 +277,10 @@ export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticMo
 export const remove: WorkspaceResource.Remove<DatasetStore | Engines | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, datasetId, by) =>
   Effect.gen(function*() {
     const dataset = yield* AuditLog.deleted(tenantId, shown, by, get(tenantId, datasetId), () => WorkspaceResource.remove(datasets, tenantId, datasetId))
-    const engines = yield* Engines
-    if (dataset.source.type === "upload" && engines.upload !== undefined) {
+    const engine = (yield* Engines).bySource[dataset.source.type]
+    if (!readsInPlace(dataset.source) && engine !== undefined) {
       // The record is gone; rows left behind by a failed drop are unreachable, and logged.
-      yield* engines.upload.drop(tableOf(dataset)).pipe(
+      yield* engine.drop(tableOf(dataset)).pipe(
         Effect.catchTag("EngineError", (error) => Effect.logWarning("Could not drop a deleted dataset's rows", error.detail))
       )
     }
@@ -295,7 +318,7 @@ export const load = (
 > =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
-    if (dataset.source.type !== "upload") return yield* new NotUploadable({ datasetId })
+    if (readsInPlace(dataset.source)) return yield* new NotUploadable({ datasetId })
     const engine = yield* engineFor(dataset.source)
     return yield* refreshing(dataset, origin, (loadId) => loadFile(dataset, engine, file, loadId, origin.requested_by ?? AuditLog.system, model))
   })
@@ -504,7 +527,7 @@ export const refresh = (
 > =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
-    if (dataset.source.type !== "postgres") return yield* new RefreshNeedsFile({ datasetId })
+    if (!readsInPlace(dataset.source)) return yield* new RefreshNeedsFile({ datasetId })
     const engine = yield* engineFor(dataset.source)
     return yield* refreshing(dataset, origin, () =>
       Effect.gen(function*() {
@@ -556,7 +579,7 @@ const prepared = (
 ) =>
   Effect.gen(function*() {
     const dataset = yield* get(tenantId, datasetId)
-    if (dataset.source.type === "upload" && dataset.refreshed_at === null) return yield* new NotLoaded({ datasetId })
+    if (!readsInPlace(dataset.source) && dataset.refreshed_at === null) return yield* new NotLoaded({ datasetId })
     const engine = yield* engineFor(dataset.source)
     const { scheduler } = yield* Engines
     const model = yield* checked(dataset.model, [])
@@ -656,7 +679,8 @@ export const query = (
   Effect.gen(function*() {
     const { compiled, dataset, engine } = yield* prepared(tenantId, datasetId, query, security)
     const { results } = yield* Engines
-    const cache = results !== undefined && dataset.source.type === "upload" && (yield* ResultCache.Enabled)
+    // A loaded dataset's rows change only with its load, which the key names; a table read in place may change at any time.
+    const cache = results !== undefined && !readsInPlace(dataset.source) && (yield* ResultCache.Enabled)
       ? { results, key: ResultCache.key(dataset, compiled) }
       : undefined
     const cached = cache?.results.get(cache.key)
@@ -730,7 +754,7 @@ const loadStartedAt = (name: string): number | undefined => {
  * tables dropped.
  */
 export const sweepOrphanTables: Effect.Effect<ReadonlyArray<string>, StoreError | EngineError, DatasetStore | Engines> = Effect.gen(function*() {
-  const engine = (yield* Engines).upload
+  const engine = (yield* Engines).bySource.upload
   if (engine?.listTables === undefined) return []
   const tables = yield* engine.listTables(uploadTablePrefix)
   const live = new Set((yield* (yield* DatasetStore).listUploads).map((dataset) => tableOf(dataset)[0]))

@@ -1,5 +1,7 @@
 /**
- * Making an export's file from its job: the rows of one visual as CSV or
+ * Making an export's file from its job: a document by the deployment's
+ * renderer of its format (`DocumentRenderers`), or, made by core itself
+ * (one maker per core format of `ExportFormats`): the rows of one visual as CSV or
  * Parquet (every row of its query, unless the visual names a limit,
  * streamed by the engine into the result) or JSON (with its columns'
  * schema; the visual's displayed rows, bounded), or the SQL it compiles to
@@ -12,7 +14,8 @@ import { Effect, Stream } from "effect"
 import type { EngineError } from "../datasets/AnalyticsEngine.ts"
 import * as Csv from "../platform/Csv.ts"
 import { Branding } from "../exports/Branding.ts"
-import { type DocumentFormat, DocumentRenderers, isDocumentFormat, printsTotals, type RenderError } from "../exports/DocumentRenderers.ts"
+import { DocumentRenderers, printsTotals, type RenderError } from "../exports/DocumentRenderers.ts"
+import { type CoreFormat, type DocumentFormat, type Format, formats, isDocumentFormat } from "../exports/ExportFormats.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { type ExportJob, singleVisualFormats } from "../exports/ExportJob.ts"
@@ -43,82 +46,89 @@ const visualQueryOf = (job: ExportJob) =>
 const rowsOf = (job: ExportJob) =>
   Reports.queryVisual(job.tenant_id, job.report_id, job.request.visual_id ?? "", job.security, job.request.filters ?? [], job.locked ?? [])
 
-/** Makes the file of a job whose format this deployment produces (`Exports.availableFormats`). */
-export const render = (job: ExportJob) =>
+
+/** A file's media type and name, as the table gives them (`ExportFormats`). */
+const named = (format: Format, name: string) => ({ filename: fileName(name, formats[format].extension), contentType: formats[format].mediaType })
+
+/**
+ * What core makes itself, by format: every core format of the table has
+ * its maker (the compiler checks it), as every document format has its
+ * renderer (`DocumentRenderers.Complete`).
+ */
+const makers = {
+  csv: (job) =>
+    Effect.gen(function*() {
+      // Every row, streamed by the engine into the result (any row count in bounded memory);
+      // an engine that cannot stream gives the bounded result of the visual's query instead.
+      const { query, visual } = yield* visualQueryOf(job)
+      const streamed = yield* Datasets.csv(job.tenant_id, visual.dataset_id, query, job.security)
+      const body = streamed ?? (yield* Effect.map(rowsOf(job), ({ compiled, rows }) => text(Csv.table(compiled.columns.map((c) => c.name), rows))))
+      const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "csv")
+      return { ...named("csv", visual.id), body, toFile, warnings: [] }
+    }),
+  json: (job) =>
+    Effect.gen(function*() {
+      const { compiled, rows, visual } = yield* rowsOf(job)
+      const document = {
+        visual: { id: visual.id, type: visual.type, title: visual.title ?? null, dataset_id: visual.dataset_id },
+        columns: compiled.columns.map((c) => ({ name: c.name, member: c.member, kind: c.kind, type: c.type, granularity: c.granularity ?? null, ...(c.format === undefined ? {} : { format: c.format }) })),
+        row_count: rows.length,
+        rows
+      }
+      return { ...named("json", visual.id), body: text(JSON.stringify(document)), warnings: [] }
+    }),
+  parquet: (job) =>
+    Effect.gen(function*() {
+      const { query, visual } = yield* visualQueryOf(job)
+      const body = yield* Datasets.parquet(job.tenant_id, visual.dataset_id, query, job.security)
+      const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "parquet")
+      return { ...named("parquet", visual.id), body, toFile, warnings: [] }
+    }),
+  sql: (job) =>
+    Effect.gen(function*() {
+      const { query, visual } = yield* visualQueryOf(job)
+      const { compiled, dialect } = yield* Datasets.compile(job.tenant_id, visual.dataset_id, query, job.security, job.request.dialect)
+      const header = [
+        `-- Visual ${visual.id} of report ${job.report_id}, compiled for ${dialect}`,
+        ...compiled.params.map((value, i) => `-- parameter ${i + 1}: ${JSON.stringify(value)}`)
+      ]
+      return { ...named("sql", visual.id), body: text(`${[...header, compiled.sql].join("\n")};\n`), warnings: [] }
+    })
+} satisfies Readonly<Record<CoreFormat, (job: ExportJob) => Effect.Effect<Rendered, unknown, unknown>>>
+
+/** Makes a document with the deployment's renderer of its format. */
+const document = (job: ExportJob, format: DocumentFormat) =>
   Effect.gen(function*() {
-    const format = job.request.format
-    if (isDocumentFormat(format)) {
-      const renderer = (yield* DocumentRenderers)[format]
-      if (renderer === undefined) return yield* Effect.die(new Error(`No ${format} renderer (refused when asked)`))
-      // A single-visual document (png) shows, and runs, only the visual named.
-      const visualId = singleVisualFormats.has(format) ? job.request.visual_id : undefined
-      const view = yield* ReportViews.render({
-        tenantId: job.tenant_id,
-        reportId: job.report_id,
-        security: job.security,
-        filters: job.request.filters ?? [],
-        locked: job.locked,
-        pages: job.request.pages,
-        visualId,
-        totals: printsTotals(format)
-      })
-      const warnings = view.pages.flatMap((page) =>
-        page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
-      )
-      const body = renderer(view, {
-        watermark: job.watermark,
-        filters: [...Reports.describeFilters(view.report, job.request.filters), ...Reports.describeFilters(view.report, job.locked)],
-        generatedAt: job.updated_at,
-        branding: yield* Branding
-      })
-      return { filename: fileName(visualId ?? view.report.name, format), contentType: contentTypes[format], body, warnings } satisfies Rendered
-    }
-    switch (format) {
-      case "csv": {
-        // Every row, streamed by the engine into the result (any row count in bounded memory);
-        // an engine that cannot stream gives the bounded result of the visual's query instead.
-        const { query, visual } = yield* visualQueryOf(job)
-        const streamed = yield* Datasets.csv(job.tenant_id, visual.dataset_id, query, job.security)
-        const body = streamed ?? (yield* Effect.map(rowsOf(job), ({ compiled, rows }) => text(Csv.table(compiled.columns.map((c) => c.name), rows))))
-        const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "csv")
-        return { filename: fileName(visual.id, "csv"), contentType: "text/csv; charset=utf-8", body, toFile, warnings: [] } satisfies Rendered
-      }
-      case "json": {
-        const { compiled, rows, visual } = yield* rowsOf(job)
-        const document = {
-          visual: { id: visual.id, type: visual.type, title: visual.title ?? null, dataset_id: visual.dataset_id },
-          columns: compiled.columns.map((c) => ({ name: c.name, member: c.member, kind: c.kind, type: c.type, granularity: c.granularity ?? null, ...(c.format === undefined ? {} : { format: c.format }) })),
-          row_count: rows.length,
-          rows
-        }
-        return { filename: fileName(visual.id, "json"), contentType: "application/json", body: text(JSON.stringify(document)), warnings: [] } satisfies Rendered
-      }
-      case "parquet": {
-        const { query, visual } = yield* visualQueryOf(job)
-        const body = yield* Datasets.parquet(job.tenant_id, visual.dataset_id, query, job.security)
-        const toFile = yield* Datasets.fileWriter(job.tenant_id, visual.dataset_id, query, job.security, "parquet")
-        return { filename: fileName(visual.id, "parquet"), contentType: "application/vnd.apache.parquet", body, toFile, warnings: [] } satisfies Rendered
-      }
-      case "sql": {
-        const { query, visual } = yield* visualQueryOf(job)
-        const { compiled, dialect } = yield* Datasets.compile(job.tenant_id, visual.dataset_id, query, job.security, job.request.dialect)
-        const header = [
-          `-- Visual ${visual.id} of report ${job.report_id}, compiled for ${dialect}`,
-          ...compiled.params.map((value, i) => `-- parameter ${i + 1}: ${JSON.stringify(value)}`)
-        ]
-        return { filename: fileName(visual.id, "sql"), contentType: "application/sql; charset=utf-8", body: text(`${[...header, compiled.sql].join("\n")};\n`), warnings: [] } satisfies Rendered
-      }
-      default:
-        return yield* Effect.die(new Error(`The ${job.request.format} format is not produced (refused when asked)`))
-    }
+    const renderer = (yield* DocumentRenderers)[format]
+    if (renderer === undefined) return yield* Effect.die(new Error(`No ${format} renderer (refused when asked)`))
+    // A single-visual document (png) shows, and runs, only the visual named.
+    const visualId = singleVisualFormats.has(format) ? job.request.visual_id : undefined
+    const view = yield* ReportViews.render({
+      tenantId: job.tenant_id,
+      reportId: job.report_id,
+      security: job.security,
+      filters: job.request.filters ?? [],
+      locked: job.locked,
+      pages: job.request.pages,
+      visualId,
+      totals: printsTotals(format)
+    })
+    const warnings = view.pages.flatMap((page) =>
+      page.visuals.flatMap((v) => v._tag === "Unavailable" ? [`${page.name} / ${v.visual.title ?? v.visual.id}: ${v.detail}`] : [])
+    )
+    const body = renderer(view, {
+      watermark: job.watermark,
+      filters: [...Reports.describeFilters(view.report, job.request.filters), ...Reports.describeFilters(view.report, job.locked)],
+      generatedAt: job.updated_at,
+      branding: yield* Branding
+    })
+    return { ...named(format, visualId ?? view.report.name), body, warnings } satisfies Rendered
   })
 
-/** The media types of documents. */
-const contentTypes: Record<DocumentFormat, string> = {
-  pdf: "application/pdf",
-  png: "image/png",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+/** Makes the file of a job whose format this deployment produces (`Exports.availableFormats`). */
+export const render = (job: ExportJob) => {
+  const format = job.request.format
+  return isDocumentFormat(format) ? document(job, format) : makers[format](job)
 }
 
 /** What rendering reads. */

@@ -11,6 +11,7 @@ import * as AuditLog from "../audit/AuditLog.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { DocumentRenderers } from "../exports/DocumentRenderers.ts"
+import * as ExportFormats from "../exports/ExportFormats.ts"
 import { type Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import {
   type ExportJob,
@@ -36,12 +37,14 @@ import { findVisual, type Report } from "../reports/Report.ts"
 import * as Reports from "../reports/Reports.ts"
 import * as Subjects from "../sharing/Subjects.ts"
 
-/** The formats core makes itself; document formats need their renderer (`DocumentRenderers`). */
-const coreFormats: ReadonlySet<Format> = new Set(["csv", "json", "sql", "parquet"])
-
-/** The formats this deployment produces; the others are refused at request time, never accepted and then failed. */
+/**
+ * The formats this deployment produces, in the table's order: those core
+ * makes itself, and the document formats it has a renderer of
+ * (`DocumentRenderers`); the others are refused at request time, never
+ * accepted and then failed.
+ */
 export const availableFormats = Effect.map(DocumentRenderers, (renderers): ReadonlySet<Format> =>
-  new Set([...coreFormats, ...(Object.keys(renderers) as ReadonlyArray<Format>)]))
+  new Set(ExportFormats.names.filter((name) => !ExportFormats.isDocumentFormat(name) || renderers[name] !== undefined)))
 
 /** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
 export class ExportInvalid extends TaggedFailure("ExportInvalid")<{
@@ -65,7 +68,7 @@ export interface ResultLinks {
 export const carryingWatermark = (format: Format, whose: string): Effect.Effect<void, ExportInvalid> =>
   watermarkedFormats.has(format)
     ? Effect.void
-    : Effect.fail(new ExportInvalid({ detail: `format: ${whose} is watermarked; it exports ${[...watermarkedFormats].join(" or ")}, which carry the watermark` }))
+    : Effect.fail(new ExportInvalid({ detail: `format: ${whose} is watermarked; it exports ${ExportFormats.listed([...watermarkedFormats], "or")}, which carry the watermark` }))
 
 /** Checks the request against the report: its pages and visual exist, the format can be made. */
 export const check = (report: Report, request: ExportRequest) =>

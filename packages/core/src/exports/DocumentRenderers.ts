@@ -1,8 +1,9 @@
 /**
- * Port: turning a report as its requester sees it into a document (PDF,
- * PNG, Excel, PowerPoint). Renderers are adapters (they need
- * their libraries); a format whose renderer is absent is refused when an
- * export asks for it.
+ * Port: turning a report as its requester sees it into a document (the
+ * formats `ExportFormats` says a renderer makes: PDF, PNG, Excel,
+ * PowerPoint). Renderers are adapters (they need their libraries), keyed
+ * by format; a format whose renderer is absent is refused when an export
+ * asks for it.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,7 @@ import { Context, Layer, type Stream } from "effect"
 import type { ReportView } from "../reports/ReportViews.ts"
 import type { Branding } from "./Branding.ts"
 import { TaggedFailure } from "../platform/Errors.ts"
+import { type DocumentFormat, formats } from "./ExportFormats.ts"
 
 /** A renderer failed to make its document. */
 export class RenderError extends TaggedFailure("RenderError")<{
@@ -31,20 +33,20 @@ export interface DocumentOptions {
 /** Makes a document of a report view, streamed. */
 export type Renderer = (view: ReportView, options: DocumentOptions) => Stream.Stream<Uint8Array, RenderError>
 
-/** The document formats. */
-export type DocumentFormat = "pdf" | "xlsx" | "png" | "pptx"
+/**
+ * A renderer for every document format of the table (`ExportFormats`): what
+ * an adapter that renders them all provides, so that a format added to the
+ * table without its renderer fails to compile there.
+ */
+export type Complete = Readonly<Record<DocumentFormat, Renderer>>
 
-/** The renderers this deployment has. */
-export class DocumentRenderers extends Context.Service<DocumentRenderers, Partial<Record<DocumentFormat, Renderer>>>()(
+/** The renderers this deployment has, keyed by format: a format without one is refused. */
+export class DocumentRenderers extends Context.Service<DocumentRenderers, Partial<Complete>>()(
   "@analytics/core/DocumentRenderers"
 ) {
   /** No renderer: document formats are refused. */
   static readonly none = Layer.succeed(DocumentRenderers, {})
 }
 
-/** Whether a format is a document of the whole report (rather than one visual's rows or SQL). */
-export const isDocumentFormat = (format: string): format is DocumentFormat =>
-  format === "pdf" || format === "xlsx" || format === "png" || format === "pptx"
-
 /** Whether a format prints a total row under a visual's rows (Excel), so its view carries the totals (`ReportViews.Request.totals`). */
-export const printsTotals = (format: DocumentFormat): boolean => format === "xlsx"
+export const printsTotals = (format: DocumentFormat): boolean => formats[format].totals

@@ -25,18 +25,19 @@ import { Uuid } from "../platform/Ids.ts"
 import { ReportFilterValues } from "../reports/Report.ts"
 import { Query, type SecurityContext } from "../datasets/SemanticQuery.ts"
 import { dialectNames } from "../datasets/SqlDialect.ts"
+import * as ExportFormats from "./ExportFormats.ts"
 import { Name, type TenantId } from "../tenancy/Tenant.ts"
 
-/** The export formats (decision 0015): `pdf` is the contract's first; the others are ours. */
-export const Format = Schema.Literals(["pdf", "xlsx", "csv", "json", "parquet", "png", "pptx", "sql"])
+/** The export formats (decision 0015), as `ExportFormats` lists them. */
+export const Format = Schema.Literals(ExportFormats.names)
 /** An export format. */
-export type Format = typeof Format.Type
+export type Format = ExportFormats.Format
 
 /** The formats that draw a watermark into the file: all a watermarked grant exports (decision 0014). */
-export const watermarkedFormats: ReadonlySet<Format> = new Set(["pdf", "png"])
+export const watermarkedFormats: ReadonlySet<Format> = new Set(ExportFormats.which((f) => f.watermarked))
 
-/** Formats of one visual's rows or SQL, which name the visual. */
-export const singleVisualFormats: ReadonlySet<Format> = new Set(["csv", "json", "parquet", "png", "sql"])
+/** Formats of one visual's picture, rows or SQL, which name the visual. */
+export const singleVisualFormats: ReadonlySet<Format> = new Set(ExportFormats.which((f) => f.renders !== "report"))
 
 /** A filter of a semantic query, as an export adds it. */
 type QueryFilter = NonNullable<typeof Query.Type["filters"]>[number]
@@ -48,7 +49,7 @@ export const ExportRequest = Schema.Struct({
     description: "Names of the report pages to include; all pages when omitted"
   })),
   visual_id: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(100)).annotate({
-    description: "The visual exported by csv, json, parquet, png and sql"
+    description: `The visual exported by ${ExportFormats.listed([...singleVisualFormats])}`
   })),
   filters: Schema.optionalKey(
     Schema.Union([ReportFilterValues, Query.fields.filters.schema]).annotate({

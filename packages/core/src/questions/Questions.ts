@@ -16,7 +16,7 @@ import { Clock, Duration, Effect, Schema, Stream } from "effect"
 import type { EngineError, Row } from "../datasets/AnalyticsEngine.ts"
 import { Answerer, AnswererError, type Plan as AnswerPlan, type Question, type SuggestedVisual } from "./Answerer.ts"
 import { suggestVisual } from "./BuiltInAnswerer.ts"
-import type { Dataset } from "../datasets/Dataset.ts"
+import { type Dataset, readsInPlace } from "../datasets/Dataset.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
@@ -230,7 +230,7 @@ export const ask = (
   Effect.gen(function*() {
     const subject = yield* subjectOf(member, request)
     const { dataset } = subject
-    if (dataset.source.type === "upload" && dataset.refreshed_at === null) {
+    if (!readsInPlace(dataset.source) && dataset.refreshed_at === null) {
       return yield* new Datasets.NotLoaded({ datasetId: dataset.dataset_id })
     }
     const limiter = yield* Limiter

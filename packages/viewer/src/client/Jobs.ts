@@ -7,15 +7,38 @@
  *
  * @since 0.1.0
  */
+import type { ExportFormats } from "@analytics/core"
+import type { MessageKey } from "../i18n/msg.ts"
 import type { ApiClient } from "./ApiClient.ts"
 
-/** The formats the service exports (`POST /v1/reports/{id}/export`). */
-export const formats = ["pdf", "xlsx", "pptx", "csv", "json", "parquet", "png", "sql"] as const
-/** An export format. */
-export type Format = (typeof formats)[number]
+/** An export format, as core's table (`ExportFormats`) lists them. */
+export type Format = ExportFormats.Format
 
-/** The formats of one visual (its rows, image or SQL): they name `visual_id`. */
-export const visualFormats: ReadonlySet<Format> = new Set(["csv", "json", "parquet", "png", "sql"])
+/**
+ * What each format makes a file of, as core's table says. The browser
+ * imports core for types only (its size budget), so it keeps this copy of
+ * the one column it needs, which the compiler holds to the table: a format
+ * the table adds or drops, or one whose kind it changes, fails to compile here.
+ */
+const renders = {
+  pdf: "report",
+  xlsx: "report",
+  pptx: "report",
+  csv: "dataset",
+  json: "dataset",
+  parquet: "dataset",
+  png: "visual",
+  sql: "dataset"
+} as const satisfies { readonly [F in Format]: ExportFormats.Formats[F]["renders"] }
+
+/** The formats the service exports (`POST /v1/reports/{id}/export`), in the table's order. */
+export const formats = Object.keys(renders) as ReadonlyArray<Format>
+
+/** The formats of one visual (its picture, rows or SQL): they name `visual_id`. */
+export const visualFormats: ReadonlySet<Format> = new Set(formats.filter((f) => renders[f] !== "report"))
+
+/** The key of a format's words in the console (`export.format.pdf`): a format without them in `en.ts` fails to compile here. */
+export const formatWords = (format: Format): MessageKey => `export.format.${format}`
 
 /** A job's state. */
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled"

@@ -1,7 +1,7 @@
 /**
  * `<analytics-export-button report-id="…">`: a button that opens a small
  * dialog to export a report (docs/guides/console.md): the format (the
- * service's eight, or those `formats` lists), the pages (PDF, Excel,
+ * service's, or those `formats` lists), the pages (PDF, Excel,
  * PowerPoint) or the visual (one visual's formats), the filters as the
  * report shows them now (property `filters`); then `POST
  * /v1/reports/{id}/export`, the job's progress from its `percent_complete`
@@ -21,8 +21,8 @@
  */
 import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
-import { download, follow, type Format, formats as allFormats, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
-import { type MessageKey, msg } from "../i18n/msg.ts"
+import { download, follow, type Format, formats as allFormats, formatWords, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
+import { msg } from "../i18n/msg.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 
 /** What the dialog reads of the report (`GET /v1/reports/{id}`). */
@@ -42,7 +42,7 @@ const firstFocus = ".problem, .notice, input[name=format]:checked, button.cancel
 
 const nonEmpty = (text: string | null | undefined): string | undefined => text == null || text === "" ? undefined : text
 
-/** The formats `formats` names, in the service's order; all eight when it names none it knows. */
+/** The formats `formats` names, in the service's order; all of them when it names none it knows. */
 export const formatsOf = (attribute: string | null): ReadonlyArray<Format> => {
   const named = new Set((attribute ?? "").split(",").map((f) => f.trim().toLowerCase()))
   const chosen = allFormats.filter((f) => named.has(f))
@@ -364,7 +364,7 @@ export class AnalyticsExportButton extends LitElement {
         <legend>${msg("export.format")}</legend>
         ${formatsOf(this.formats).map((f) => html`<label class="check">
           <input type="radio" name="format" value=${f} .checked=${this.format === f} @change=${() => (this.format = f, this.invalid = undefined)}>
-          ${msg(`export.format.${f}` as MessageKey)}
+          ${msg(formatWords(f))}
         </label>`)}
       </fieldset>
       ${report === undefined ? nothing : oneVisual ? this.visualId === null ? html`<label>${msg("export.visual")}

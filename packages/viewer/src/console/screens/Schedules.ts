@@ -11,7 +11,7 @@
  */
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
-import { type Format, formats, type Job, sizeWords, visualFormats } from "../../client/Jobs.ts"
+import { type Format, formats, formatWords, type Job, sizeWords, visualFormats } from "../../client/Jobs.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
@@ -300,7 +300,7 @@ export class SchedulesScreen extends Screen {
           this.reports.map((r) => html`<option value=${r.report_id} ?selected=${r.report_id === current?.report_id}>${r.name}</option>`)
         }</select></label>
         <label>${msg("schedules.format")}<select name="format" @change=${(e: Event) => (this.format = (e.target as HTMLSelectElement).value as Format)}>${
-          formats.map((f) => html`<option value=${f} ?selected=${f === this.format}>${msg(`export.format.${f}` as MessageKey)}</option>`)
+          formats.map((f) => html`<option value=${f} ?selected=${f === this.format}>${msg(formatWords(f))}</option>`)
         }</select></label>
         ${oneVisual ? html`<label>${msg("schedules.visual")}<select id="schedule-visual" name="visual" data-field="visual_id">${
           this.visuals.map((v) => html`<option value=${v.id} ?selected=${v.id === current?.visual_id}>${v.title}</option>`)
