@@ -30,6 +30,7 @@ import { documentWebhooks, WebhooksGroup } from "./groups/Webhooks.ts"
 import { WorkspacesGroup } from "./groups/Workspaces.ts"
 import { Validation } from "./Middleware.ts"
 import * as QueryParams from "./QueryParams.ts"
+import * as RateLimitHeaders from "./RateLimitHeaders.ts"
 
 /** The whole API. */
 export const Api = HttpApi.make("analytics")
@@ -66,4 +67,4 @@ export const Api = HttpApi.make("analytics")
     OpenApi.Description,
     "Multi-tenant analytics: workspaces, datasets, reports, exports, sharing, webhooks. Errors are RFC 9457 problem+json with a `code` member."
   )
-  .annotate(OpenApi.Transform, (spec) => documentWebhooks(QueryParams.documentQueryParams(spec)))
+  .annotate(OpenApi.Transform, (spec) => RateLimitHeaders.document(documentWebhooks(QueryParams.documentQueryParams(spec))))

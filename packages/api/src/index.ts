@@ -29,6 +29,8 @@ export * as QueryResult from "./QueryResult.ts"
 export * as Uploads from "./Uploads.ts"
 /** The endpoint class an endpoint is counted in at the edge. */
 export { RateLimitClass } from "./RateLimitClass.ts"
+/** The rate-limit headers, named once for the edge and the OpenAPI document. */
+export * as RateLimitHeaders from "./RateLimitHeaders.ts"
 /** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */
 export * as ViewerData from "./ViewerData.ts"
 export * as WorkspaceResource from "./WorkspaceResource.ts"

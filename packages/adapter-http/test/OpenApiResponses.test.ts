@@ -1,0 +1,223 @@
+/**
+ * The document tells all the server does: a broad walk over a real server
+ * (the fixture tenant's one of everything, in-memory stores, DuckDB) calls
+ * every operation of the document validly, then the problems it declares
+ * where they are cheap to provoke (400 bad limit and cursor, 401 no
+ * credential, 404 unknown ids, 409 a taken address, 422 a reused
+ * idempotency key, 429 on a server with a small burst), and checks each
+ * answer against the document `GET /v1/openapi.json` serves: its status is
+ * declared, its media type is one the status declares, its body validates
+ * against the schema (ajv, JSON Schema 2020-12, formats checked), every
+ * required header is present and valid, and every rate-limit header it
+ * carries (`X-RateLimit-*`, `RateLimit*`, `Retry-After`) is declared.
+ */
+import { MemoryStores } from "@analytics/adapter-memory"
+import { RateLimit } from "@analytics/core"
+import { assert, describe, it } from "@effect/vitest"
+import Ajv2020 from "ajv/dist/2020.js"
+import addFormats from "ajv-formats"
+import { Effect } from "effect"
+import { type JsonResponse, operatorToken, start, type TestServer } from "@analytics/testing/http"
+import { addresses, arrange, fill, type FixtureTenant, type Operation, operations, paramsOf, queryOf, serve } from "./TenantFixture.ts"
+
+/** The headers whose presence the document must declare when a response carries them. */
+const declaredFamily = /^(x-ratelimit-|ratelimit$|ratelimit-policy$|retry-after$)/
+
+/** Checks answers against one served document. */
+const makeChecker = (document: any) => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true })
+  addFormats.default(ajv)
+  ajv.addSchema(document, "doc")
+  /** A schema of the document, its `$ref`s pointed into the registered document. */
+  const rebased = (schema: unknown): unknown =>
+    Array.isArray(schema)
+      ? schema.map(rebased)
+      : typeof schema === "object" && schema !== null
+      ? Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#") ? `doc${v}` : rebased(v)]))
+      : schema
+  const resolve = (node: any): any => {
+    let n = node
+    while (n !== undefined && typeof n.$ref === "string") n = n.$ref.replace(/^#\//, "").split("/").reduce((at: any, key: string) => at?.[key], document)
+    return n
+  }
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>()
+  const validatorOf = (key: string, schema: unknown) => {
+    let validate = compiled.get(key)
+    if (validate === undefined) {
+      validate = ajv.compile(rebased(schema) as object)
+      compiled.set(key, validate)
+    }
+    return validate
+  }
+  /** A header's text as its schema types it (integers arrive as text). */
+  const headerValue = (text: string, schema: any): unknown => (schema?.type === "integer" && /^-?\d+$/.test(text) ? Number(text) : text)
+
+  /** What is wrong with an answer of `op`, as sentences (none: it agrees with the document). */
+  return (path: string, method: string, answer: JsonResponse): Array<string> => {
+    const op = document.paths[path]?.[method.toLowerCase()]
+    const where = `${method} ${path} ${answer.status}`
+    if (op === undefined) return [`${method} ${path}: not in the document`]
+    const declared = op.responses?.[String(answer.status)]
+    if (declared === undefined) {
+      return [`${where}: status not declared (declared: ${Object.keys(op.responses ?? {}).join(", ")}): ${answer.text.slice(0, 200)}`]
+    }
+    const wrong: Array<string> = []
+    // The media type: one the status declares, and the body valid against its schema.
+    const contentType = (answer.headers.get("content-type") ?? "").split(";")[0]!.trim()
+    const content = declared.content ?? {}
+    if (Object.keys(content).length === 0) {
+      if (answer.text !== "") wrong.push(`${where}: a body (${contentType}) where none is declared: ${answer.text.slice(0, 200)}`)
+    } else if (content[contentType] === undefined) {
+      wrong.push(`${where}: media type ${contentType || "(none)"} not declared (declared: ${Object.keys(content).join(", ")})`)
+    } else if (/json$/.test(contentType)) {
+      const schema = content[contentType].schema
+      const validate = validatorOf(`${method} ${path} ${answer.status} ${contentType}`, schema)
+      if (answer.body === undefined) wrong.push(`${where}: not JSON: ${answer.text.slice(0, 200)}`)
+      else if (!validate(answer.body)) {
+        wrong.push(`${where}: body does not match the schema: ${ajv.errorsText(validate.errors, { separator: "; " }).slice(0, 600)}: ${answer.text.slice(0, 300)}`)
+      }
+    }
+    // Headers: every required one present and valid; every one of the family declared.
+    const headers = Object.fromEntries(Object.entries<any>(declared.headers ?? {}).map(([name, h]) => [name.toLowerCase(), resolve(h)]))
+    for (const [name, header] of Object.entries<any>(headers)) {
+      const value = answer.headers.get(name)
+      if (value === null) {
+        if (header.required === true) wrong.push(`${where}: required header ${name} absent`)
+        continue
+      }
+      const validate = validatorOf(`header ${JSON.stringify(header.schema)}`, header.schema ?? {})
+      if (!validate(headerValue(value, header.schema))) wrong.push(`${where}: header ${name}: ${value}: ${ajv.errorsText(validate.errors)}`)
+    }
+    answer.headers.forEach((_, name) => {
+      if (declaredFamily.test(name) && headers[name] === undefined) wrong.push(`${where}: header ${name} sent but not declared`)
+    })
+    return wrong
+  }
+}
+
+/** Whether an answer is a problem of this status and code. */
+const isProblem = (answer: JsonResponse, status: number, code?: string) =>
+  answer.status === status && (answer.headers.get("content-type") ?? "").startsWith("application/problem+json") &&
+  (code === undefined || answer.body?.code === code)
+
+describe("every answer of a broad walk agrees with the OpenAPI document", () => {
+  it.live("every operation called validly, then the problems cheap to provoke: statuses, media types, bodies and headers as declared", () =>
+    Effect.gen(function*() {
+      const fixture = yield* serve(MemoryStores.layer)
+      const { server } = fixture
+      const t = yield* arrange(fixture, "walk")
+      const served = yield* server.request("GET", "/v1/openapi.json")
+      assert.strictEqual(served.status, 200)
+      const check = makeChecker(served.body)
+      const wrong: Array<string> = []
+      const statuses = new Map<string, Set<number>>()
+      const record = (path: string, method: string, answer: JsonResponse) => {
+        wrong.push(...check(path, method, answer))
+        const key = `${method} ${path}`
+        statuses.set(key, (statuses.get(key) ?? new Set()).add(answer.status))
+        return answer
+      }
+      const call = (op: Operation, options: { readonly token?: string | undefined; readonly url?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}) =>
+        Effect.map(
+          server.request(op.method, options.url ?? `${fill(op.path, paramsOf(t, op))}${queryOf(t, op)}`, {
+            token: "token" in options ? options.token : addresses[op.id]?.operatorOnly === true ? operatorToken : t.admin,
+            body: "body" in options ? options.body : addresses[op.id]?.body?.(t),
+            headers: { "idempotency-key": crypto.randomUUID(), ...options.headers }
+          }),
+          (answer) => record(op.path, op.method, answer)
+        )
+
+      // Every operation, called validly (destructive ones last, so the others still find what they name).
+      const ordered = [...operations].sort((a, b) => Number(addresses[a.id]?.destructive === true) - Number(addresses[b.id]?.destructive === true))
+      const safe = ordered.filter((op) => addresses[op.id]?.destructive !== true)
+      for (const op of safe) yield* call(op)
+
+      // The upload, served beside the contract and declared in the document.
+      const upload = yield* server.request("PUT", `/v1/datasets/${t.ids.dataset}/data`, {
+        token: t.admin,
+        body: "region,amount\nEU,1\n",
+        headers: { "content-type": "text/csv" }
+      })
+      record("/v1/datasets/{id}/data", "PUT", upload)
+
+      // 400: a limit out of range and a cursor not issued by the service, on every list.
+      const lists = safe.filter((op) => op.queryParams.some((q) => q.name === "cursor"))
+      for (const op of lists) {
+        const url = `${fill(op.path, paramsOf(t, op))}${queryOf(t, op)}`
+        const sep = url.includes("?") ? "&" : "?"
+        assert.isTrue(isProblem(yield* call(op, { url: `${url}${sep}limit=0` }), 400, "request/invalid"), `${op.id} limit=0`)
+        assert.isTrue(isProblem(yield* call(op, { url: `${url}${sep}cursor=not-a-cursor` }), 400, "pagination/cursor-invalid"), `${op.id} cursor`)
+      }
+      // 400: malformed JSON on every operation with a body.
+      for (const op of safe.filter((o) => o.bodySchema !== undefined)) {
+        const answer = yield* call(op, { body: "{\"unclosed\":" })
+        assert.strictEqual(answer.status, 400, `${op.id} malformed: ${answer.text}`)
+      }
+      // 401: no credential, on every secured operation.
+      for (const op of safe.filter((o) => o.secured)) {
+        assert.isTrue(isProblem(yield* call(op, { token: undefined }), 401, "auth/unauthenticated"), `${op.id} without a credential`)
+      }
+      // 404: an unknown id in every path that names one.
+      for (const op of safe.filter((o) => o.pathParams.length > 0)) {
+        // The real id with its last four characters changed: the same shape, naming nothing.
+        const unknown = Object.fromEntries(Object.entries(paramsOf(t, op)).map(([p, v]) => [p, `${v.slice(0, -4)}${v.endsWith("0000") ? "1111" : "0000"}`]))
+        const answer = yield* call(op, { url: `${fill(op.path, unknown)}${queryOf(t, op)}` })
+        assert.include([403, 404], answer.status, `${op.id} unknown id: ${answer.text}`)
+      }
+      const byId = (id: string) => operations.find((op) => op.id === id)!
+      // 409: an address another user has.
+      assert.isTrue(isProblem(yield* call(byId("users.create"), { body: { email: t.memberEmail, name: "Again" } }), 409), "users.create taken")
+      // 422: an idempotency key reused with another body.
+      const key = crypto.randomUUID()
+      yield* call(byId("workspaces.create"), { body: { name: "Once" }, headers: { "idempotency-key": key } })
+      assert.isTrue(
+        isProblem(yield* call(byId("workspaces.create"), { body: { name: "Twice" }, headers: { "idempotency-key": key } }), 422, "idempotency/key-reused")
+      )
+      // Paged lists that paged before they took a cursor: the next page continues.
+      const firstTypes = yield* call(byId("webhooks.eventTypes"), { url: "/v1/event-types?limit=1" })
+      assert.isString(firstTypes.body.page.next_cursor)
+      yield* call(byId("webhooks.eventTypes"), { url: `/v1/event-types?limit=1&cursor=${encodeURIComponent(firstTypes.body.page.next_cursor)}` })
+
+      // The destructive operations last.
+      for (const op of ordered.filter((o) => addresses[o.id]?.destructive === true)) yield* call(op)
+
+      // 429: a server whose tenants have a burst of 3: the fourth request is refused, with Retry-After.
+      const tight: TestServer = yield* start(MemoryStores.layer, {
+        rateLimits: () => ({ burst: RateLimit.bucket(3), sustained: RateLimit.window(1000) })
+      })
+      const tightChecker = makeChecker((yield* tight.request("GET", "/v1/openapi.json")).body)
+      const tenant = yield* tight.tenant()
+      let refused: JsonResponse | undefined
+      for (let i = 0; i < 6 && refused === undefined; i++) {
+        const answer = yield* tight.request("GET", "/v1/workspaces", { token: tenant.token })
+        wrong.push(...tightChecker("/v1/workspaces", "GET", answer))
+        if (answer.status === 429) refused = answer
+      }
+      assert.isDefined(refused, "no 429 within 6 requests")
+      assert.isTrue(isProblem(refused!, 429, "rate-limit/burst-exceeded"))
+      assert.isNotNull(refused!.headers.get("retry-after"))
+
+      assert.deepStrictEqual(wrong, [], `\n${wrong.join("\n")}`)
+      // The walk is broad: every operation answered, and with several statuses in all.
+      for (const op of operations) assert.isTrue(statuses.has(`${op.method} ${op.path}`), `${op.id} not walked`)
+      const total = [...statuses.values()].reduce((n, s) => n + s.size, 0)
+      assert.isAbove(total, operations.length * 2)
+    }).pipe(Effect.scoped), 600_000)
+
+  it.live("an undeclared status, an undeclared rate-limit header or a body off its schema is found", () =>
+    Effect.gen(function*() {
+      const server = yield* start(MemoryStores.layer)
+      const check = makeChecker((yield* server.request("GET", "/v1/openapi.json")).body)
+      const { token } = yield* server.tenant()
+      const answer = yield* server.request("GET", "/v1/workspaces", { token })
+      assert.deepStrictEqual(check("/v1/workspaces", "GET", answer), [])
+      const headers = new Headers(answer.headers)
+      assert.lengthOf(check("/v1/workspaces", "GET", { ...answer, status: 418 }), 1)
+      headers.set("x-ratelimit-limit-hourly", "1")
+      assert.match(check("/v1/workspaces", "GET", { ...answer, headers }).join(), /x-ratelimit-limit-hourly sent but not declared/)
+      const without = new Headers(answer.headers)
+      without.delete("x-ratelimit-remaining-burst")
+      assert.match(check("/v1/workspaces", "GET", { ...answer, headers: without }).join(), /required header x-ratelimit-remaining-burst absent/)
+      assert.match(check("/v1/workspaces", "GET", { ...answer, body: { data: [{}], page: answer.body.page } }).join(), /does not match the schema/)
+    }).pipe(Effect.scoped))
+})
