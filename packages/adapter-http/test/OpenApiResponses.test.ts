@@ -18,14 +18,15 @@ import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Effect } from "effect"
 import { type JsonResponse, operatorToken, start, type TestServer } from "@analytics/testing/http"
-import { addresses, arrange, fill, type FixtureTenant, type Operation, operations, paramsOf, queryOf, serve } from "./TenantFixture.ts"
+import { addresses, arrange, fill, type Operation, operations, paramsOf, queryOf, serve } from "./TenantFixture.ts"
 
 /** The headers whose presence the document must declare when a response carries them. */
 const declaredFamily = /^(x-ratelimit-|ratelimit$|ratelimit-policy$|retry-after$)/
 
 /** Checks answers against one served document. */
 const makeChecker = (document: any) => {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true })
+  // Both are CommonJS: their default import is the module, whose `default` is the class (the plugin).
+  const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: true })
   addFormats.default(ajv)
   ajv.addSchema(document, "doc")
   /** A schema of the document, its `$ref`s pointed into the registered document. */
@@ -178,8 +179,23 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
       assert.isString(firstTypes.body.page.next_cursor)
       yield* call(byId("webhooks.eventTypes"), { url: `/v1/event-types?limit=1&cursor=${encodeURIComponent(firstTypes.body.page.next_cursor)}` })
 
-      // The destructive operations last.
-      for (const op of ordered.filter((o) => addresses[o.id]?.destructive === true)) yield* call(op)
+      // 403: a member (no admin role) on what only admins may do.
+      for (const id of ["users.list", "users.create", "webhooks.list", "auditLog.list", "scimTokens.list", "branding.update"]) {
+        assert.isTrue(isProblem(yield* call(byId(id), { token: t.member }), 403), `${id} as a member`)
+      }
+      // A job's status while it waits: 200 with Retry-After.
+      const queued = yield* call(byId("exports.export"))
+      const waiting = yield* call(byId("exports.job"), { url: `/v1/jobs/${queued.body.job_id}` })
+      assert.isNotNull(waiting.headers.get("retry-after"), waiting.text)
+      // The people search pages: the next page continues where the first stopped.
+      const firstPeople = yield* call(byId("sharing.people"), { url: "/v1/directory/people?q=e&limit=1" })
+      assert.isTrue(firstPeople.body.page.has_more, firstPeople.text)
+      const nextPeople = yield* call(byId("sharing.people"), { url: `/v1/directory/people?q=e&limit=1&cursor=${encodeURIComponent(firstPeople.body.page.next_cursor)}` })
+      assert.notDeepEqual(nextPeople.body.data, firstPeople.body.data)
+
+      // The destructive operations last: changes, then removals.
+      const destructive = ordered.filter((o) => addresses[o.id]?.destructive === true)
+      for (const op of [...destructive.filter((o) => o.method !== "DELETE"), ...destructive.filter((o) => o.method === "DELETE")]) yield* call(op)
 
       // 429: a server whose tenants have a burst of 3: the fourth request is refused, with Retry-After.
       const tight: TestServer = yield* start(MemoryStores.layer, {
@@ -197,6 +213,7 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
       assert.isTrue(isProblem(refused!, 429, "rate-limit/burst-exceeded"))
       assert.isNotNull(refused!.headers.get("retry-after"))
 
+      if (process.env.WALK_DEBUG) console.log([...statuses].map(([k, v]) => `${k} ${[...v].join(",")}`).join("\n"))
       assert.deepStrictEqual(wrong, [], `\n${wrong.join("\n")}`)
       // The walk is broad: every operation answered, and with several statuses in all.
       for (const op of operations) assert.isTrue(statuses.has(`${op.method} ${op.path}`), `${op.id} not walked`)

@@ -1,9 +1,10 @@
 /**
  * The share dialog's people picker over real HTTP (in-memory stores):
- * `GET /v1/directory/people?q=&limit=` finds the tenant's active users,
+ * `GET /v1/directory/people?q=&limit=&cursor=` finds the tenant's active users,
  * teams and executive roles by name or address for any member, showing no
  * more than an id, a name and a user's address; `GET /v1/users` stays for
- * admins. Another tenant's people are never found; bad input is a problem.
+ * admins. A search pages like every list. Another tenant's people are never
+ * found; bad input is a problem.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
@@ -49,11 +50,27 @@ describe("GET /v1/directory/people", () => {
       assert.notInclude(found.text, "Elsewhere")
       assert.notInclude(found.text, "Annex")
 
-      // By address too; the limit bounds the answer and says more matched; a larger one is cut to 50.
+      // By address too; the limit bounds a page, and the cursor continues it in the same order; a larger limit is cut to 50.
       assert.deepStrictEqual((yield* people(member, "q=jo%40exa")).body.data.map((p: any) => p.id), [jo.user_id])
       const first = yield* people(ours.token, "q=ann&limit=1")
       assert.deepStrictEqual(first.body.data.map((p: any) => p.id), [ann.user_id])
-      assert.deepStrictEqual(first.body.page, { limit: 1, next_cursor: null, has_more: true })
+      assert.strictEqual(first.body.page.limit, 1)
+      assert.isTrue(first.body.page.has_more)
+      assert.isString(first.body.page.next_cursor)
+      const paged: Array<string> = []
+      let cursor: string | null = null
+      for (let i = 0; i < 10; i++) {
+        const page: any = yield* people(member, `q=ann&limit=1${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+        assert.strictEqual(page.status, 200, page.text)
+        paged.push(...page.body.data.map((p: any) => p.id))
+        cursor = page.body.page.next_cursor
+        assert.strictEqual(page.body.page.has_more, cursor !== null)
+        if (cursor === null) break
+      }
+      assert.deepStrictEqual(paged, found.body.data.map((p: any) => p.id))
+      // A cursor continues its own search only; one not issued by the service is refused.
+      assert.strictEqual(problemCode(yield* people(member, `q=jo&limit=1&cursor=${encodeURIComponent(first.body.page.next_cursor)}`)), "pagination/cursor-mismatch")
+      assert.strictEqual(problemCode(yield* people(member, "q=ann&cursor=nope")), "pagination/cursor-invalid")
       assert.strictEqual((yield* people(ours.token, "q=ann&limit=500")).body.page.limit, 50)
       assert.deepStrictEqual((yield* people(member, "q=%20%20")).body.data, [])
       // Another tenant's admin finds only their own.
