@@ -140,7 +140,10 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
         headers: { "content-type": "text/csv" }
       })
       record("/v1/datasets/{id}/data", "PUT", upload)
+      const uploadJson = yield* server.request("PUT", `/v1/datasets/${t.ids.dataset}/data`, { token: t.admin, body: { rows: [] } })
+      assert.strictEqual(record("/v1/datasets/{id}/data", "PUT", uploadJson).status, 415, uploadJson.text)
 
+      const byId = (id: string) => operations.find((op) => op.id === id)!
       // 400: a limit out of range and a cursor not issued by the service, on every list.
       const lists = safe.filter((op) => op.queryParams.some((q) => q.name === "cursor"))
       for (const op of lists) {
@@ -154,6 +157,17 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
         const answer = yield* call(op, { body: "{\"unclosed\":" })
         assert.strictEqual(answer.status, 400, `${op.id} malformed: ${answer.text}`)
       }
+      // 413 and 415: a body over the cap and one of another media type, on every operation with a body.
+      const oversized = JSON.stringify({ name: "x".repeat(1_100_000) })
+      for (const op of safe.filter((o) => o.bodySchema !== undefined)) {
+        const tooLarge = yield* call(op, { body: oversized })
+        assert.isTrue(isProblem(tooLarge, 413, "request/body-too-large"), `${op.id} oversized: ${tooLarge.status} ${tooLarge.text.slice(0, 200)}`)
+        const text = yield* call(op, { body: "name=x", headers: { "content-type": "text/plain" } })
+        assert.isTrue(isProblem(text, 415, "request/unsupported-media-type"), `${op.id} text/plain: ${text.status} ${text.text.slice(0, 200)}`)
+      }
+      // A question answered as server-sent events.
+      const streamed = yield* call(byId("ai.ask"), { headers: { accept: "text/event-stream" } })
+      assert.strictEqual(streamed.headers.get("content-type")?.split(";")[0], "text/event-stream", streamed.text.slice(0, 200))
       // 401: no credential, on every secured operation.
       for (const op of safe.filter((o) => o.secured)) {
         assert.isTrue(isProblem(yield* call(op, { token: undefined }), 401, "auth/unauthenticated"), `${op.id} without a credential`)
@@ -165,7 +179,6 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
         const answer = yield* call(op, { url: `${fill(op.path, unknown)}${queryOf(t, op)}` })
         assert.include([403, 404], answer.status, `${op.id} unknown id: ${answer.text}`)
       }
-      const byId = (id: string) => operations.find((op) => op.id === id)!
       // 409: an address another user has.
       assert.isTrue(isProblem(yield* call(byId("users.create"), { body: { email: t.memberEmail, name: "Again" } }), 409), "users.create taken")
       // 422: an idempotency key reused with another body.

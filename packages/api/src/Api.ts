@@ -31,6 +31,7 @@ import { WorkspacesGroup } from "./groups/Workspaces.ts"
 import { Validation } from "./Middleware.ts"
 import * as QueryParams from "./QueryParams.ts"
 import * as RateLimitHeaders from "./RateLimitHeaders.ts"
+import * as RequestBodyProblems from "./RequestBodyProblems.ts"
 
 /** The whole API. */
 export const Api = HttpApi.make("analytics")
@@ -67,4 +68,9 @@ export const Api = HttpApi.make("analytics")
     OpenApi.Description,
     "Multi-tenant analytics: workspaces, datasets, reports, exports, sharing, webhooks. Errors are RFC 9457 problem+json with a `code` member."
   )
-  .annotate(OpenApi.Transform, (spec) => RateLimitHeaders.document(documentWebhooks(QueryParams.documentQueryParams(spec))))
+  .annotate(HttpApi.AdditionalSchemas, RequestBodyProblems.schemas)
+  // The rate-limit headers last: they go on every response, the body problems' included.
+  .annotate(
+    OpenApi.Transform,
+    (spec) => RateLimitHeaders.document(RequestBodyProblems.document(documentWebhooks(QueryParams.documentQueryParams(spec))))
+  )
