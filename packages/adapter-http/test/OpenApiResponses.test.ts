@@ -3,13 +3,15 @@
  * (the fixture tenant's one of everything, in-memory stores, DuckDB) calls
  * every operation of the document validly, then the problems it declares
  * where they are cheap to provoke (400 bad limit and cursor, 401 no
- * credential, 404 unknown ids, 409 a taken address, 422 a reused
- * idempotency key, 429 on a server with a small burst), and checks each
+ * credential, 403 a member on admins' operations, 404 unknown ids, 409 a
+ * taken address, 413 and 415 bodies, 422 a reused idempotency key, 429 of
+ * the export and question limits and on a server with a small burst), and checks each
  * answer against the document `GET /v1/openapi.json` serves: its status is
  * declared, its media type is one the status declares, its body validates
  * against the schema (ajv, JSON Schema 2020-12, formats checked), every
- * required header is present and valid, and every rate-limit header it
- * carries (`X-RateLimit-*`, `RateLimit*`, `Retry-After`) is declared.
+ * required header is present and valid, and every header of those it
+ * documents (`X-RateLimit-*`, `RateLimit*`, `Retry-After`, `X-Request-Id`,
+ * `Set-Cookie`, `Content-Disposition`) that it carries is declared.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
 import { RateLimit } from "@analytics/core"
@@ -20,8 +22,8 @@ import { Effect } from "effect"
 import { type JsonResponse, operatorToken, start, type TestServer } from "@analytics/testing/http"
 import { addresses, arrange, fill, type Operation, operations, paramsOf, queryOf, serve } from "./TenantFixture.ts"
 
-/** The headers whose presence the document must declare when a response carries them. */
-const declaredFamily = /^(x-ratelimit-|ratelimit$|ratelimit-policy$|retry-after$)/
+/** The headers the document must declare when a response carries them: the rate limits', the request id, a cookie, a file's name. */
+const declaredFamily = /^(x-ratelimit-|ratelimit$|ratelimit-policy$|retry-after$|x-request-id$|set-cookie$|content-disposition$)/
 
 /** Checks answers against one served document. */
 const makeChecker = (document: any) => {
@@ -205,6 +207,26 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
       assert.isTrue(firstPeople.body.page.has_more, firstPeople.text)
       const nextPeople = yield* call(byId("sharing.people"), { url: `/v1/directory/people?q=e&limit=1&cursor=${encodeURIComponent(firstPeople.body.page.next_cursor)}` })
       assert.notDeepEqual(nextPeople.body.data, firstPeople.body.data)
+
+      // A session opened with the admin's API token: 200 with its cookie.
+      const signedIn = yield* call(byId("session.signInWithToken"), { token: undefined, body: { api_token: t.admin } })
+      assert.strictEqual(signedIn.status, 200, signedIn.text)
+      assert.isNotNull(signedIn.headers.get("set-cookie"))
+      // 429 of the per-operation limits: a burst of 10 API exports per workspace, 30 questions a minute per user (with Retry-After).
+      const refusedAfter = (op: Operation, most: number, code: string) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < most; i++) {
+            const answer = yield* call(op)
+            if (answer.status === 429) {
+              assert.strictEqual(answer.body?.code, code, answer.text)
+              assert.isNotNull(answer.headers.get("retry-after"))
+              return
+            }
+          }
+          assert.fail(`${op.id}: no 429 within ${most} requests`)
+        })
+      yield* refusedAfter(byId("exports.export"), 12, "rate-limit/exports-exceeded")
+      yield* refusedAfter(byId("ai.ask"), 32, "rate-limit/ai-questions-exceeded")
 
       // The destructive operations last: changes, then removals.
       const destructive = ordered.filter((o) => addresses[o.id]?.destructive === true)

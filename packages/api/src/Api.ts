@@ -32,6 +32,7 @@ import { Validation } from "./Middleware.ts"
 import * as QueryParams from "./QueryParams.ts"
 import * as RateLimitHeaders from "./RateLimitHeaders.ts"
 import * as RequestBodyProblems from "./RequestBodyProblems.ts"
+import * as ResponseHeaders from "./ResponseHeaders.ts"
 
 /** The whole API. */
 export const Api = HttpApi.make("analytics")
@@ -69,8 +70,11 @@ export const Api = HttpApi.make("analytics")
     "Multi-tenant analytics: workspaces, datasets, reports, exports, sharing, webhooks. Errors are RFC 9457 problem+json with a `code` member."
   )
   .annotate(HttpApi.AdditionalSchemas, RequestBodyProblems.schemas)
-  // The rate-limit headers last: they go on every response, the body problems' included.
+  // The headers last: they go on every response, the body problems' included.
   .annotate(
     OpenApi.Transform,
-    (spec) => RateLimitHeaders.document(RequestBodyProblems.document(documentWebhooks(QueryParams.documentQueryParams(spec))))
+    (spec) =>
+      ResponseHeaders.documentRequestId(
+        RateLimitHeaders.document(RequestBodyProblems.document(documentWebhooks(QueryParams.documentQueryParams(spec))))
+      )
   )
