@@ -10,6 +10,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { problemCode, start } from "@analytics/testing/http"
+import { onEveryStore } from "./EveryStore.ts"
 
 describe("GET /v1/directory/people", () => {
   it.live("a member finds users, teams and executive roles by name or address, prefix matches first; nothing more than id, name and e-mail", () =>
@@ -85,4 +86,47 @@ describe("GET /v1/directory/people", () => {
       }
       assert.strictEqual(problemCode(yield* server.request("GET", "/v1/directory/people?q=a", {})), "auth/unauthenticated")
     }).pipe(Effect.scoped))
+})
+
+onEveryStore("GET /v1/directory/people pages", (stores) => {
+  it.live("pages of 7 concatenate to the whole ranking, users and groups interleaved; one removed between pages is no skip", () =>
+    Effect.gen(function*() {
+      const server = yield* start(stores())
+      const { token } = yield* server.tenant()
+      const ok = (method: string, path: string, body?: unknown) =>
+        Effect.map(server.request(method, path, { token, body }), (r) => {
+          assert.isBelow(r.status, 300, r.text)
+          return r.body
+        })
+      // Names that interleave users and groups, prefix matches ("Mar…") and others ("…mar…").
+      const users: Array<string> = []
+      for (let i = 0; i < 24; i++) {
+        const name = i % 3 === 0 ? `Omar ${String(i).padStart(2, "0")}` : `Mar ${String(i).padStart(2, "0")}`
+        users.push((yield* ok("POST", "/v1/users", { email: `p${i}@example.com`, name, roles: ["member"] })).user_id)
+      }
+      for (let i = 0; i < 6; i++) yield* ok("POST", "/v1/teams", { name: `Mar team ${i}` })
+      for (let i = 0; i < 4; i++) yield* ok("POST", "/v1/executive-roles", { name: `Grammar role ${i}` })
+      const whole = (yield* ok("GET", "/v1/directory/people?q=mar&limit=50")).data.map((p: any) => p.id) as Array<string>
+      assert.lengthOf(whole, 34)
+      const walk = (removeAfterFirst?: string) =>
+        Effect.gen(function*() {
+          const ids: Array<string> = []
+          let cursor: string | null = null
+          for (let i = 0; i < 10; i++) {
+            const page: any = yield* ok("GET", `/v1/directory/people?q=mar&limit=7${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+            assert.isAtMost(page.data.length, 7)
+            ids.push(...page.data.map((p: any) => p.id))
+            cursor = page.page.next_cursor
+            assert.strictEqual(page.page.has_more, cursor !== null)
+            if (i === 0 && removeAfterFirst !== undefined) yield* ok("PATCH", `/v1/users/${removeAfterFirst}`, { status: "deprovisioned" })
+            if (cursor === null) return ids
+          }
+          return ids
+        })
+      assert.deepStrictEqual(yield* walk(), whole)
+      // Removing someone the first page showed shifts the ranking: the walk still sees every other one, once.
+      const shown = whole.slice(0, 7)
+      const removed = users.find((id) => shown.includes(id))!
+      assert.deepStrictEqual(yield* walk(removed), whole)
+    }).pipe(Effect.scoped), 120_000)
 })
