@@ -198,6 +198,10 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
       for (const id of ["users.list", "users.create", "webhooks.list", "auditLog.list", "scimTokens.list", "branding.update"]) {
         assert.isTrue(isProblem(yield* call(byId(id), { token: t.member }), 403), `${id} as a member`)
       }
+      // Every read as a member (no admin role): what they may see, 403 or 404 otherwise.
+      for (const op of safe.filter((o) => o.method === "GET" && addresses[o.id]?.operatorOnly !== true)) yield* call(op, { token: t.member })
+      // 400 query/invalid: a measure the model does not have.
+      assert.isTrue(isProblem(yield* call(byId("datasets.query"), { body: { measures: ["no_such_measure"] } }), 400, "query/invalid"))
       // A job's status while it waits: 200 with Retry-After.
       const queued = yield* call(byId("exports.export"))
       const waiting = yield* call(byId("exports.job"), { url: `/v1/jobs/${queued.body.job_id}` })
@@ -227,6 +231,13 @@ describe("every answer of a broad walk agrees with the OpenAPI document", () => 
         })
       yield* refusedAfter(byId("exports.export"), 12, "rate-limit/exports-exceeded")
       yield* refusedAfter(byId("ai.ask"), 32, "rate-limit/ai-questions-exceeded")
+
+      // 409 webhook/disabled: a test send to a disabled webhook.
+      const disabled = yield* call(byId("webhooks.create"), { body: { url: "https://hooks.example.com/off", events: ["export.succeeded"] } })
+      yield* call(byId("webhooks.update"), { url: `/v1/webhooks/${disabled.body.webhook_id}`, body: { enabled: false } })
+      assert.isTrue(
+        isProblem(yield* call(byId("webhooks.test"), { url: `/v1/webhooks/${disabled.body.webhook_id}/test` }), 409, "webhook/disabled")
+      )
 
       // The destructive operations last: changes, then removals.
       const destructive = ordered.filter((o) => addresses[o.id]?.destructive === true)
