@@ -360,6 +360,24 @@ describe("webhooks API", () => {
       const types = yield* server.request("GET", "/v1/event-types", { token })
       assert.deepStrictEqual(types.body.data.map((t: any) => t.type), [...Events.eventTypes])
       assert.deepInclude(types.body.data[0].schema.properties.type, { enum: ["alert.fire"] })
+      // A list like every other: `limit` bounds a page, `cursor` continues it in the catalog's order, a bad one is refused.
+      const paged: Array<string> = []
+      let cursor: string | null = null
+      for (let i = 0; i <= Events.eventTypes.length; i++) {
+        const page: any = yield* server.request("GET", `/v1/event-types?limit=2${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`, { token })
+        assert.strictEqual(page.status, 200, page.text)
+        assert.isAtMost(page.body.data.length, 2)
+        assert.strictEqual(page.body.page.limit, 2)
+        paged.push(...page.body.data.map((t: any) => t.type))
+        cursor = page.body.page.next_cursor
+        assert.strictEqual(page.body.page.has_more, cursor !== null)
+        if (cursor === null) break
+      }
+      assert.deepStrictEqual(paged, [...Events.eventTypes])
+      assert.strictEqual((yield* server.request("GET", "/v1/event-types?cursor=nope", { token })).body.code, "pagination/cursor-invalid")
+      assert.strictEqual((yield* server.request("GET", "/v1/event-types?limit=0", { token })).status, 400)
+      const parameters = (yield* server.request("GET", "/v1/openapi.json")).body.paths["/v1/event-types"].get.parameters.map((p: any) => p.name)
+      assert.includeMembers(parameters, ["limit", "cursor"])
       const openapi = yield* server.request("GET", "/v1/openapi.json")
       assert.deepStrictEqual(Object.keys(openapi.body.webhooks), [...Events.eventTypes])
       assert.deepStrictEqual(

@@ -30,6 +30,9 @@ import { documentWebhooks, WebhooksGroup } from "./groups/Webhooks.ts"
 import { WorkspacesGroup } from "./groups/Workspaces.ts"
 import { Validation } from "./Middleware.ts"
 import * as QueryParams from "./QueryParams.ts"
+import * as RateLimitHeaders from "./RateLimitHeaders.ts"
+import * as RequestBodyProblems from "./RequestBodyProblems.ts"
+import * as ResponseHeaders from "./ResponseHeaders.ts"
 
 /** The whole API. */
 export const Api = HttpApi.make("analytics")
@@ -66,4 +69,12 @@ export const Api = HttpApi.make("analytics")
     OpenApi.Description,
     "Multi-tenant analytics: workspaces, datasets, reports, exports, sharing, webhooks. Errors are RFC 9457 problem+json with a `code` member."
   )
-  .annotate(OpenApi.Transform, (spec) => documentWebhooks(QueryParams.documentQueryParams(spec)))
+  .annotate(HttpApi.AdditionalSchemas, RequestBodyProblems.schemas)
+  // The headers last: they go on every response, the body problems' included.
+  .annotate(
+    OpenApi.Transform,
+    (spec) =>
+      ResponseHeaders.documentRequestId(
+        RateLimitHeaders.document(RequestBodyProblems.document(documentWebhooks(QueryParams.documentQueryParams(spec))))
+      )
+  )

@@ -79,6 +79,20 @@ export class MalformedJson extends HttpApiError.Problem<MalformedJson>()(
   { ...members("request/malformed-json") }
 ) {}
 
+/** 413 request/body-too-large: the body is over the cap (1 MiB; an upload's own is larger). */
+export class BodyTooLarge extends HttpApiError.Problem<BodyTooLarge>()(
+  "BodyTooLarge",
+  declare("request/body-too-large"),
+  { ...members("request/body-too-large") }
+) {}
+
+/** 415 request/unsupported-media-type: the body is not of the media type the operation takes. */
+export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  declare("request/unsupported-media-type"),
+  { ...members("request/unsupported-media-type") }
+) {}
+
 /** 400 pagination/cursor-invalid. */
 export class CursorInvalid extends HttpApiError.Problem<CursorInvalid>()(
   "CursorInvalid",
@@ -241,6 +255,9 @@ export class SignInLinksExceeded extends tooManyRequests<SignInLinksExceeded>()(
 
 /** The 429s of the tenant's own limits, which any authenticated request can meet. */
 export const rateLimitProblems = [BurstExceeded, SustainedExceeded] as const
+
+/** The problems of reading any request body, which every operation taking one may answer (`RequestBodyProblems`). */
+export const bodyProblems = [BodyTooLarge, UnsupportedMediaType] as const
 
 /** The cursor problems every list endpoint declares. */
 export const cursorProblems = [CursorInvalid, CursorExpired, CursorMismatch] as const

@@ -10,6 +10,8 @@
  * @since 0.1.0
  */
 import { ProblemCode } from "@analytics/core"
+import * as RateLimitHeaders from "./RateLimitHeaders.ts"
+import * as ResponseHeaders from "./ResponseHeaders.ts"
 
 /** The path of the upload, as the OpenAPI document writes it. */
 export const path = "/v1/datasets/{id}/data"
@@ -36,7 +38,8 @@ const problemJson = (schema: Json) => ({ "application/problem+json": { schema } 
  * The document with the upload's operation added. Its answers are the
  * dataset refresh's (the same dataset JSON and problems: 400 for a file
  * that cannot be read or a model that does not fit it, 403, 404), plus the
- * upload's own 409, 413 and 415.
+ * upload's own 409, 413 and 415; every one with the rate-limit headers and
+ * `X-Request-Id`.
  */
 export const withUpload = <D extends { readonly paths: Json }>(document: D): D => {
   const refresh = document.paths["/v1/datasets/{id}/refresh"]?.post
@@ -88,5 +91,6 @@ export const withUpload = <D extends { readonly paths: Json }>(document: D): D =
       ...(responses["503"] === undefined ? {} : { "503": responses["503"] })
     }
   }
-  return { ...document, paths: { ...document.paths, [path]: { put: operation } } }
+  // The rate-limit headers and the request id on its own answers too, as on every operation's.
+  return ResponseHeaders.documentRequestId(RateLimitHeaders.document({ ...document, paths: { ...document.paths, [path]: { put: operation } } })) as D
 }

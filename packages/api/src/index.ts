@@ -29,6 +29,12 @@ export * as QueryResult from "./QueryResult.ts"
 export * as Uploads from "./Uploads.ts"
 /** The endpoint class an endpoint is counted in at the edge. */
 export { RateLimitClass } from "./RateLimitClass.ts"
+/** The problems of reading a request body (413, 415), declared on every operation that takes one. */
+export * as RequestBodyProblems from "./RequestBodyProblems.ts"
+/** The response headers declared besides the rate limits': X-Request-Id on every answer, an operation's own. */
+export * as ResponseHeaders from "./ResponseHeaders.ts"
+/** The rate-limit headers, named once for the edge and the OpenAPI document. */
+export * as RateLimitHeaders from "./RateLimitHeaders.ts"
 /** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */
 export * as ViewerData from "./ViewerData.ts"
 export * as WorkspaceResource from "./WorkspaceResource.ts"

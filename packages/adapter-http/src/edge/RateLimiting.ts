@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Problems, RateLimitClass } from "@analytics/api"
+import { Problems, RateLimitClass, RateLimitHeaders } from "@analytics/api"
 import { Limiter, Metrics, Plan, RateLimit, type Tenant } from "@analytics/core"
 import { Clock, Context, Effect, Option } from "effect"
 import { FindMyWay, type HttpMethod, type HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
@@ -59,13 +59,13 @@ interface QuotaHeaders {
 }
 const quotaHeaders = (quota: RateLimit.Quota, limit: number): QuotaHeaders => {
   // Lower case, as every other header: Node writes a name as given to `writeHead`, and the platform's writer lower-cases.
-  const name = quota.name.toLowerCase()
+  const names = RateLimitHeaders.quotaHeaderNames(quota.name)
   return {
     limit,
     limitText: String(limit),
-    limitName: `x-ratelimit-limit-${name}`,
-    remainingName: `x-ratelimit-remaining-${name}`,
-    resetName: `x-ratelimit-reset-${name}`,
+    limitName: names.limit,
+    remainingName: names.remaining,
+    resetName: names.reset,
     policy: `"${quota.name}";q=${limit};w=${periodSeconds(quota.rule)}`
   }
 }
@@ -108,8 +108,8 @@ export const headers = (
     result[names.resetName] = IsoTime.format(status.resetAt)
     states += `${i === 0 ? "" : ", "}"${quotas[i].name}";r=${status.remaining};t=${secondsUntil(status.resetAt, now)}`
   }
-  result["ratelimit-policy"] = ready.policy
-  result["ratelimit"] = states
+  result[RateLimitHeaders.policyHeader] = ready.policy
+  result[RateLimitHeaders.stateHeader] = states
   return result
 }
 
@@ -132,7 +132,7 @@ export const tooManyRequests = (
   return HttpServerResponse.jsonUnsafe(body, {
     status: 429,
     contentType: ProblemDetails.contentType,
-    headers: { ...headers(quotas, decision, now), "retry-after": String(decision.retryAfterSeconds) }
+    headers: { ...headers(quotas, decision, now), [RateLimitHeaders.retryAfterHeader]: String(decision.retryAfterSeconds) }
   })
 }
 
@@ -188,9 +188,7 @@ export const edgeLimits = {
  * (`/api/session…`) or SCIM's (`/scim/…`): those, and requests no route
  * matches, are counted without a credential.
  */
-const isApiPath = (path: string) =>
-  path === "/v1" || path.startsWith("/v1/") || path === "/api/session" || path.startsWith("/api/session/") ||
-  path.startsWith("/scim/")
+const isApiPath = RateLimitHeaders.isCountedPath
 
 /** The `burst` and `sustained` quotas of one key (the tenants' are `RateLimit.tenantQuotas`). */
 const quotasUnder = (key: string, limits: RateLimit.Limits): ReadonlyArray<RateLimit.Quota> => [

@@ -128,8 +128,7 @@ export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
       .handle("people", ({ endpoint, query }) =>
         Effect.gen(function*() {
           const member = yield* caller("sharing.people")
-          const limit = Math.min(query.limit ?? People.limits.default, People.limits.max)
-          const found = yield* Effect.mapError(provide(People.search(member.tenantId, query.q, limit)), toProblem)
-          return respond(endpoint, { data: found.people, page: { limit, next_cursor: null, has_more: found.more } })
+          const found = yield* Effect.mapError(provide(People.page(member.tenantId, query.q, yield* listRequest(query))), toProblem)
+          return respond(endpoint, found)
         }))
   }))

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api, Problems } from "@analytics/api"
-import { AuditedChanges, AuditLog, Cursor, DeliveryStore, EventPublisher, Events, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
+import { AuditedChanges, AuditLog, Cursor, DeliveryStore, EventPublisher, Events, Pagination, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -47,12 +47,25 @@ const deliveryJson = (d: Webhook.Delivery) => ({
   updated_at: d.updated_at
 })
 
-/** The event catalog, built once. */
+/** The event catalog, built once, each type with its place in the catalog (the order it is listed in). */
 const eventTypes = (() => {
   const schemas = Events.jsonSchemas()
-  const data = Events.eventTypes.map((type) => ({ type, schema: schemas[type].schema }))
-  return { data, page: { limit: data.length, next_cursor: null, has_more: false } }
+  return Events.eventTypes.map((type, position) => ({ position, json: { type, schema: schemas[type].schema } }))
 })()
+type CatalogEntry = (typeof eventTypes)[number]
+const catalogKey = (entry: CatalogEntry): Pagination.Keyset => ({ value: entry.position, id: entry.json.type })
+const catalogSince = new Date(0)
+
+/** One page of the event catalog, in its order. */
+const eventTypesPage = (request: Pagination.NewestFirstRequest) =>
+  Effect.map(
+    Pagination.paginate<CatalogEntry, "position", never, never>(
+      { ...request, sort: undefined, sortable: ["position"], defaultSort: { field: "position", direction: "asc" } },
+      (query) => Effect.succeed(Pagination.pageOfSorted(eventTypes, query, catalogKey, () => catalogSince)),
+      catalogKey
+    ),
+    (page) => ({ data: page.data.map((entry) => entry.json), page: page.page })
+  )
 
 /** `/v1/webhooks...` and `/v1/event-types`. */
 export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
@@ -77,7 +90,12 @@ export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     })
     const now = Clock.currentTimeMillis
     return handlers
-      .handle("eventTypes", ({ endpoint }) => Effect.as(caller("webhooks.eventTypes"), respond(endpoint, eventTypes)))
+      .handle("eventTypes", ({ endpoint, query }) =>
+        Effect.gen(function*() {
+          yield* caller("webhooks.eventTypes")
+          const page = yield* Effect.mapError(provide(eventTypesPage(yield* listRequest(query))), toProblem)
+          return respond(endpoint, page)
+        }))
       .handle("create", ({ endpoint, payload }) =>
         Effect.gen(function*() {
           const who = yield* actor("webhooks.create")

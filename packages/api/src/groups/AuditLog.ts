@@ -11,6 +11,7 @@ import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import * as ResponseHeaders from "../ResponseHeaders.ts"
 
 /** An audit log entry as the API shows it. */
 export const AuditEntryJson = Schema.Struct({
@@ -59,6 +60,9 @@ export const AuditLogGroup = HttpApiGroup.make("auditLog")
     }).annotate(RateLimitClass, "read").annotate(
       OpenApi.Description,
       "The entries the same filters list, newest first, as one CSV file (RFC 4180, UTF-8, a header line; each entry's detail as JSON), streamed as it is read. Tenant admins only."
+    ).annotate(
+      OpenApi.Transform,
+      ResponseHeaders.declare(200, "Content-Disposition", { description: "attachment, named `audit-log-<day>.csv` for the day it was read" })
     )
   )
   .middleware(Authentication)

@@ -9,6 +9,7 @@ import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
+import * as RateLimitHeaders from "../RateLimitHeaders.ts"
 import * as WorkspaceResource from "../WorkspaceResource.ts"
 
 /** An export job as the API shows it. */
@@ -57,7 +58,7 @@ export const ExportsGroup = HttpApiGroup.make("exports")
     success: JobJson,
     error: [Problems.Forbidden, Problems.NotFound],
     description: "A job's status; while it is queued or running, `Retry-After` says when to poll again. Its requester's and tenant admins' only: another member's job is a 404."
-  }))
+  }).annotate(OpenApi.Transform, RateLimitHeaders.retryAfterOn(200)))
   .add(Endpoints.get("result", "/v1/jobs/:job_id/result", {
     params: jobParams,
     success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),

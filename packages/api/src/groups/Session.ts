@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Problems from "../Problems.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
+import * as ResponseHeaders from "../ResponseHeaders.ts"
 
 /** The name of the session cookie. */
 export const cookieName = "analytics_session"
@@ -56,6 +57,11 @@ export const TokenSignIn = Schema.Struct({
 
 const signInProblems = [Problems.CsrfFailed, Problems.ServiceUnavailable, ...Problems.rateLimitProblems] as const
 
+/** The session cookie a sign-in sets (HttpOnly, SameSite=Lax). */
+const signsIn = ResponseHeaders.declare(200, "Set-Cookie", { description: "The `analytics_session` cookie of the session opened (HttpOnly, SameSite=Lax)" })
+/** The session cookie a sign-out clears. */
+const signsOut = ResponseHeaders.declare(204, "Set-Cookie", { description: "The `analytics_session` cookie, cleared (Max-Age=0)" })
+
 /** Console sign-in and sessions. */
 export const SessionGroup = HttpApiGroup.make("session")
   .add(
@@ -76,7 +82,7 @@ export const SessionGroup = HttpApiGroup.make("session")
     }).annotate(RateLimitClass, "write").annotate(
       OpenApi.Description,
       "Opens a session with the token of an e-mailed link (once) and sets the `analytics_session` cookie."
-    )
+    ).annotate(OpenApi.Transform, signsIn)
   )
   .add(
     HttpApiEndpoint.post("signInWithToken", "/api/session/token", {
@@ -86,7 +92,7 @@ export const SessionGroup = HttpApiGroup.make("session")
     }).annotate(RateLimitClass, "write").annotate(
       OpenApi.Description,
       "Opens a session with a tenant admin's API token and sets the `analytics_session` cookie; a member's or the operator's token is refused (403). Revoking the token ends the session."
-    )
+    ).annotate(OpenApi.Transform, signsIn)
   )
   .add(
     HttpApiEndpoint.post("signInWithInvitation", "/api/session/invitation", {
@@ -96,7 +102,7 @@ export const SessionGroup = HttpApiGroup.make("session")
     }).annotate(RateLimitClass, "write").annotate(
       OpenApi.Description,
       "Accepts an invitation as POST /v1/invitations/accept does, then signs the new user in (no API token is issued)."
-    )
+    ).annotate(OpenApi.Transform, signsIn)
   )
   .add(
     HttpApiEndpoint.get("current", "/api/session", {
@@ -114,7 +120,7 @@ export const SessionGroup = HttpApiGroup.make("session")
     }).annotate(RateLimitClass, "write").annotate(
       OpenApi.Description,
       "Signs out: ends the session and clears the cookie."
-    )
+    ).annotate(OpenApi.Transform, signsOut)
   )
   .annotate(
     OpenApi.Description,

@@ -182,12 +182,12 @@ export const SharingGroup = HttpApiGroup.make("sharing")
       q: Schema.String.check(Schema.isMinLength(1), Schema.isMaxCodePoints(100)).annotate({
         description: "Text found in a name or a user's address, case-insensitively; those starting with it come first"
       }),
-      limit: QueryParams.limit
+      ...QueryParams.page
     },
     item: PersonJson,
-    error: [Problems.Forbidden],
-    description: "The share dialog's people picker: the tenant's active users, teams and executive roles matching `q`, at most 50 (`page.limit` says how many were asked for in effect), " +
-      "those starting with it first, then by name. A search is narrowed, not paged: `next_cursor` is always null, and `has_more` says more matched. " +
+    error: [...Problems.cursorProblems, Problems.Forbidden],
+    description: "The share dialog's people picker: the tenant's active users, teams and executive roles matching `q`, at most 50 a page (a larger `limit` is cut to 50; `page.limit` says the size in effect), " +
+      "those starting with it first, then by name. Paged like every list: `next_cursor` continues after the last person shown. " +
       "Any member may call it; it shows an id, a name and a user's address only (`GET /v1/users` stays for admins)."
   }))
   .middleware(Authentication)

@@ -5,13 +5,11 @@
  */
 import { Events, Webhook } from "@analytics/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import * as Endpoints from "../Endpoints.ts"
-import * as ListEnvelope from "../ListEnvelope.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
-import { RateLimitClass } from "../RateLimitClass.ts"
 
 /** A webhook as the API shows it: never its secret (shown once, at creation and rotation). */
 export const WebhookJson = Schema.Struct({
@@ -100,10 +98,11 @@ const deliveryParams = { webhook_id: Schema.String, delivery_id: Schema.String }
 /** Webhooks of the caller's tenant, their deliveries, and the event catalog. */
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.get("eventTypes", "/v1/event-types", {
-      success: ListEnvelope.make(EventTypeJson),
-      error: Problems.Forbidden
-    }).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "The event catalog, each type with its JSON Schema.")
+    Endpoints.list("eventTypes", "/v1/event-types", {
+      item: EventTypeJson,
+      error: [...Problems.cursorProblems, Problems.Forbidden],
+      description: "The event catalog, each type with its JSON Schema, in the catalog's order; paged like every list."
+    })
   )
   .add(Endpoints.create("create", "/v1/webhooks", {
     payload: Webhook.WebhookCreate,
