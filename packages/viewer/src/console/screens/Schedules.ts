@@ -139,7 +139,7 @@ export class SchedulesScreen extends Screen {
 
   private sendNow(schedule: Schedule) {
     return this.change(async () => {
-      const run = await this.context.client.post<{ deliveries: ReadonlyArray<unknown> }>(this.path(schedule, "/send-now"))
+      const run = await this.context.client.post<Json<typeof Groups.ExportSchedules.RunJson>>(this.path(schedule, "/send-now"))
       this.replace(await this.context.client.get<Schedule>(this.path(schedule)))
       const history = this.runs.get(schedule.schedule_id)
       if (history !== undefined) this.openHistory(schedule)
