@@ -61,6 +61,8 @@ describe("member views", () => {
       assert.strictEqual(chart.kind, "bar")
       assert.isObject(chart.vega)
       assert.isString(chart.description)
+      // Which columns are dimensions, as the share page's data tells them (the contract declares them: a click on a mark in the console tells its region).
+      assert.deepStrictEqual(chart.dimensions, ["region"])
       assert.notInclude(all.text, "<svg")
       assert.strictEqual(all.body.pages[1].visuals[0].kind, "table")
       assert.deepStrictEqual(all.body.filters, [{ name: "region", title: "Region", kind: "choice", options: ["APAC", "EU", "US"] }])

@@ -16,7 +16,7 @@
 import { Schema } from "effect"
 
 /** A value a report filter may take: one value, several, or a date range `[from, to]`. */
-const FilterValueJson = Schema.Union([
+export const FilterValueJson = Schema.Union([
   Schema.String,
   Schema.Number,
   Schema.Boolean,
@@ -52,6 +52,9 @@ export const VisualDataJson = Schema.Struct({
   message: Schema.optionalKey(Schema.String.annotate({ description: "The words shown instead of the visual, when it has no rows to draw" })),
   unavailable: Schema.optionalKey(Schema.String),
   columns: Schema.optionalKey(Schema.Array(Schema.String).annotate({ description: "The result columns' names, as `rows` key them" })),
+  dimensions: Schema.optionalKey(Schema.Array(Schema.String).annotate({
+    description: "Which of `columns` are dimensions (not measures): what a click on a mark tells of it"
+  })),
   rows: Schema.optionalKey(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
     description: "The result rows, keyed by column name; each value a string, number, boolean or null"
   })),
@@ -66,14 +69,22 @@ export const VisualDataJson = Schema.Struct({
   download_url: Schema.optionalKey(Schema.String)
 })
 
-/** A report as the caller sees it: the viewer's `ReportData`, and the watermark to tile over it. */
-export const ReportViewJson = Schema.Struct({
+/** A page of a report: its visuals, in order. */
+export const PageDataJson = Schema.Struct({ name: Schema.String, visuals: Schema.Array(VisualDataJson) })
+
+/** A report as the viewer draws it (`@analytics/viewer`'s `ReportData`, the share page's data): its pages, its filters as controls and their values. */
+export const ReportDataJson = Schema.Struct({
   report: Schema.Struct({ report_id: Schema.String, name: Schema.String, description: Schema.NullOr(Schema.String) }),
-  pages: Schema.Array(Schema.Struct({ name: Schema.String, visuals: Schema.Array(VisualDataJson) })),
+  pages: Schema.Array(PageDataJson),
   filters: Schema.optionalKey(Schema.Array(FilterControlJson)),
   filter_values: Schema.optionalKey(Schema.Record(Schema.String, FilterValueJson).annotate({
     description: "The values the report's filters are set to in this view"
-  })),
+  }))
+})
+
+/** A report as the caller sees it: the viewer's `ReportData`, and the watermark to tile over it. */
+export const ReportViewJson = Schema.Struct({
+  ...ReportDataJson.fields,
   watermark: Schema.NullOr(Schema.String).annotate({
     description: "The text to tile over the view (the caller's address) when their grant is watermarked; null otherwise"
   }),

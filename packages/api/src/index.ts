@@ -15,6 +15,8 @@ export * as Client from "./Client.ts"
 export * as Groups from "./groups/index.ts"
 /** The CRUD-shaped endpoints (list, create, get, update, remove, actions), each built once from its schemas and declared problems. */
 export * as Endpoints from "./Endpoints.ts"
+/** The JSON a schema of the contract travels as (its encoded side), for clients to name response shapes by. */
+export type { Json } from "./Json.ts"
 /** The list envelope every list answers (decision 0003). */
 export * as ListEnvelope from "./ListEnvelope.ts"
 /** The middleware the contract declares: authentication, idempotency, validation. */
@@ -35,6 +37,7 @@ export * as RequestBodyProblems from "./RequestBodyProblems.ts"
 export * as ResponseHeaders from "./ResponseHeaders.ts"
 /** The rate-limit headers, named once for the edge and the OpenAPI document. */
 export * as RateLimitHeaders from "./RateLimitHeaders.ts"
-/** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */
+/** A report or dashboard as the viewer's data: the JSON the browser's `<report-viewer>` draws. */
 export * as ViewerData from "./ViewerData.ts"
+/** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */
 export * as WorkspaceResource from "./WorkspaceResource.ts"

@@ -1,8 +1,9 @@
 /**
- * Core and the contract know no platform, and the compiler says so: their
- * own TypeScript projects (packages/core and packages/api tsconfig.json: no
- * ambient types, ES and DOM libraries) refuse a Node import and Node's
- * globals. A probe file is compiled with the package's sources under that
+ * Core, the contract and the browser code know no platform, and the
+ * compiler says so: their own TypeScript projects (packages/core,
+ * packages/api and packages/viewer tsconfig.json: no ambient types, ES and
+ * DOM libraries; the viewer's without `Assets.ts`, which Node runs) refuse
+ * a Node import and Node's globals. A probe file is compiled with the package's sources under that
  * project's settings, from a folder beside `src` (so @types/node would be
  * found if the settings let it in).
  */
@@ -15,7 +16,7 @@ import { fileURLToPath } from "node:url"
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const tsc = path.join(repoRoot, "node_modules/typescript/bin/tsc")
 
-describe.each(["core", "api"])("%s's TypeScript project", (pkg) => {
+describe.each(["core", "api", "viewer"])("%s's TypeScript project", (pkg) => {
   it("refuses node:fs and process, and compiles the package itself", () => {
     const dir = fs.mkdtempSync(path.join(repoRoot, `packages/${pkg}/.boundary-probe-`))
     try {

@@ -20,25 +20,37 @@ const grant = (over: Partial<Grant> = {}): Grant => ({
   principal_type: "link",
   principal_id: null,
   email: null,
+  invitation_id: null,
   actions: ["view"],
   watermark: false,
   expires_at: null,
   state: "active",
+  revoked_at: null,
   paused: false,
   password_protected: false,
   link_url: "https://example.com/s/abc",
+  label: null,
+  last_opened_at: null,
+  open_count: 0,
   created_by: { type: "user", id: "usr_1" },
   created_at: "2026-11-26T10:00:00Z",
+  updated_at: "2026-11-26T10:00:00Z",
   ...over
 })
+
+/** A grant as an older service answers it, without a label or openings (which the contract now always has). */
+const older = (over: Partial<Grant> = {}): Grant => {
+  const { label: _label, last_opened_at: _opened, open_count: _count, ...rest } = grant(over)
+  return rest as Grant
+}
 
 describe("grants in words", () => {
   it("titles a row by its label when it has one; says when a link or an embed was last opened, and nothing when the service does not", () => {
     assert.strictEqual(titleWords(grant({ label: "Board pack" })), "Board pack")
     assert.strictEqual(titleWords(grant({ label: null })), "Anyone with the link")
-    assert.strictEqual(titleWords(grant()), "Anyone with the link", "an older service sends no label")
+    assert.strictEqual(titleWords(older()), "Anyone with the link", "an older service sends no label")
     const now = Date.parse("2026-12-03T12:00:00Z")
-    assert.strictEqual(openedWords(grant(), now), "", "an older service sends no openings")
+    assert.strictEqual(openedWords(older(), now), "", "an older service sends no openings")
     assert.strictEqual(openedWords(grant({ open_count: 0, last_opened_at: null }), now), "Never opened")
     assert.strictEqual(openedWords(grant({ open_count: 1, last_opened_at: "2026-12-03T11:59:00Z" }), now), "Last opened 1 minute ago · opened 1 time")
     assert.strictEqual(openedWords(grant({ open_count: 12, last_opened_at: "2026-11-30T12:00:00Z" }), now), "Last opened 3 days ago · opened 12 times")

@@ -32,6 +32,9 @@ export const JobJson = Schema.Struct({
   updated_at: Schema.Date
 })
 
+/** Where a finished job's file is fetched (a signed URL, for an hour) and what it is. */
+export const JobResultJson = Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int })
+
 const jobParams = { job_id: Schema.String }
 
 /** The formats in words, from core's table: what each holds, which need a document renderer, which name `visual_id`. */
@@ -61,7 +64,7 @@ export const ExportsGroup = HttpApiGroup.make("exports")
   }).annotate(OpenApi.Transform, RateLimitHeaders.retryAfterOn(200)))
   .add(Endpoints.get("result", "/v1/jobs/:job_id/result", {
     params: jobParams,
-    success: Schema.Struct({ url: Schema.String, expires_at: Schema.Date, filename: Schema.String, content_type: Schema.String, bytes: Schema.Int }),
+    success: JobResultJson,
     error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ResultNotReady],
     description: "A signed URL to the job's file, valid for 1 hour; anyone holding it may fetch the file until then. Only the job's requester (while they may still download the report) and tenant admins get one; another member's job is a 404."
   }))

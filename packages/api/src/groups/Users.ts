@@ -27,7 +27,7 @@ export const UserJson = Schema.Struct({
 const userParams = { user_id: Schema.String }
 
 /** A bearer token as listed: never the token itself. */
-const TokenJson = Schema.Struct({ token_id: Schema.String, created_at: Schema.Date })
+export const TokenJson = Schema.Struct({ token_id: Schema.String, created_at: Schema.Date })
 
 /** The tokens of a holder, newest first, a page at a time like every list. */
 export const TokenList = ListEnvelope.make(TokenJson)

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import type { ExportFormats } from "@analytics/core"
 import type { MessageKey } from "../i18n/msg.ts"
 import type { ApiClient } from "./ApiClient.ts"
@@ -40,30 +41,14 @@ export const visualFormats: ReadonlySet<Format> = new Set(formats.filter((f) => 
 /** The key of a format's words in the console (`export.format.pdf`): a format without them in `en.ts` fails to compile here. */
 export const formatWords = (format: Format): MessageKey => `export.format.${format}`
 
-/** A job's state. */
-export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled"
+/** A job as `GET /v1/jobs/{job_id}` shows it: its status, how far it is, why it failed, its file once done. */
+export type Job = Json<typeof Groups.Exports.JobJson>
 
-/** A job as `GET /v1/jobs/{job_id}` shows it (the fields the browser reads). */
-export interface Job {
-  readonly job_id: string
-  readonly report_id: string
-  readonly format: Format
-  readonly status: JobStatus
-  readonly percent_complete: number
-  readonly error: { readonly kind: "transient" | "permanent"; readonly detail: string } | null
-  readonly result: { readonly filename: string; readonly content_type: string; readonly bytes: number } | null
-  readonly created_at: string
-  readonly finished_at: string | null
-}
+/** A job's state. */
+export type JobStatus = Job["status"]
 
 /** A finished job's file: where to fetch it (for an hour) and its name. */
-export interface JobResult {
-  readonly url: string
-  readonly filename: string
-  readonly content_type: string
-  readonly bytes: number
-  readonly expires_at: string
-}
+export type JobResult = Json<typeof Groups.Exports.JobResultJson>
 
 /** Whether a state is final. */
 export const isFinal = (status: JobStatus): boolean => status === "succeeded" || status === "failed" || status === "canceled"

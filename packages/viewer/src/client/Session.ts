@@ -5,17 +5,10 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 
 /** The session as the service describes it (docs/guides/console.md). */
-export interface SessionInfo {
-  readonly user: { readonly user_id: string; readonly email: string | null; readonly display_name: string | null; readonly roles: ReadonlyArray<string> }
-  readonly tenant: { readonly tenant_id: string; readonly name: string }
-  readonly via: "link" | "api-token" | "invitation" | "embedded"
-  /** Sent back as `X-CSRF-Token` on every unsafe request. */
-  readonly csrf_token: string
-  readonly idle_expires_at: string | null
-  readonly expires_at: string | null
-}
+export type SessionInfo = Json<typeof Groups.Session.SessionInfo>
 
 let current: SessionInfo | null = null
 const listeners = new Set<(session: SessionInfo | null) => void>()

@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
 import { msg } from "../i18n/msg.ts"
@@ -19,17 +20,7 @@ import { Pager } from "./Pager.ts"
 import { problemView } from "./States.ts"
 
 /** A comment as the API shows it (`/v1/reports/{id}/comments`). */
-export interface CommentJson {
-  readonly comment_id: string
-  readonly visual_id: string | null
-  readonly parent_id: string | null
-  /** `name` is the directory's, null when it no longer knows them (decision 0024). */
-  readonly author: { readonly type: string; readonly id: string; readonly name?: string | null }
-  readonly text: string
-  readonly deleted: boolean
-  readonly edited_at: string | null
-  readonly created_at: string
-}
+export type CommentJson = Json<typeof Groups.Comments.CommentJson>
 
 const when = (iso: string) => {
   const date = new Date(iso)

@@ -1,66 +1,35 @@
 /**
  * Webhooks and their deliveries as the console shows them (the OpenAPI
- * document's `webhooks` group): the API's shapes, a webhook's state and a
+ * document's `webhooks` group): the contract's shapes (type-only), a webhook's state and a
  * delivery's status in words, each event type's description, and the
  * "not available to you" state members see (webhooks are the tenant
  * admins', core's policy). Shared by the webhooks and webhook screens.
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, type TemplateResult } from "lit"
 import { en } from "../i18n/en.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 import { dateTime } from "../i18n/Time.ts"
 
-/** A webhook as `GET /v1/webhooks` lists it (never its secret). */
-export interface Webhook {
-  readonly webhook_id: string
-  readonly url: string
-  readonly events: ReadonlyArray<string>
-  readonly workspace_id: string | null
-  readonly description: string | null
-  readonly enabled: boolean
-  readonly disabled_reason: string | null
-  /** After a rotation: until when the old secret still signs deliveries. */
-  readonly previous_secret_expires_at: string | null
-  readonly created_at: string
-  readonly updated_at: string
-}
+/** A webhook as `GET /v1/webhooks` lists it (never its secret); after a rotation, `previous_secret_expires_at` says until when the old secret still signs. */
+export type Webhook = Json<typeof Groups.Webhooks.WebhookJson>
 
 /** A webhook with its secret: the answer of registration and rotation, shown once. */
-export interface WebhookWithSecret extends Webhook {
-  readonly secret: string
-}
+export type WebhookWithSecret = Json<typeof Groups.Webhooks.WebhookWithSecret>
 
-/** One attempt of a delivery. */
-export interface Attempt {
-  readonly attempted_at: string
-  readonly status_code: number | null
-  readonly latency_ms: number
-  readonly error: string | null
-  /** The start of the receiver's answer body (at most 1 KB of text); absent from an older service. */
-  readonly response_excerpt?: string | null
-  /** The headers the attempt was sent with; absent or null on older attempts. */
-  readonly request_headers?: Headers | null
-  /** The receiver's answer headers; null when it did not answer. */
-  readonly response_headers?: Headers | null
-}
+/** One attempt of a delivery: the receiver's status, the start of its answer body, the headers sent and answered. */
+export type Attempt = Json<typeof Groups.Webhooks.AttemptJson>
 
 /** HTTP headers, names in lower case. */
-export type Headers = Readonly<Record<string, string>>
+export type Headers = NonNullable<Attempt["request_headers"]>
 
 /** Attempts in one window of the success rate. */
-export interface Tally {
-  readonly since: string
-  readonly succeeded: number
-  readonly failed: number
-}
+export type Tally = Json<typeof Groups.Webhooks.WindowTallyJson>
 
 /** `GET /v1/webhooks/{id}/success-rate`. */
-export interface SuccessRate {
-  readonly last_24_hours: Tally
-  readonly last_7_days: Tally
-}
+export type SuccessRate = Json<typeof Groups.Webhooks.SuccessRateJson>
 
 /** A window's share of attempts that succeeded, in words ("75% succeeded"), rounded down so 99.6% is not "100%". */
 export const rateWords = (tally: Pick<Tally, "succeeded" | "failed">): string => {
@@ -68,28 +37,14 @@ export const rateWords = (tally: Pick<Tally, "succeeded" | "failed">): string =>
   return msg("webhook.rate.percent", { percent: total === 0 ? 0 : Math.floor((tally.succeeded / total) * 100) })
 }
 
-/** Where a delivery stands. */
-export type DeliveryStatus = "pending" | "retrying" | "succeeded" | "failed"
+/** A delivery, with every attempt (oldest first); `event` is the envelope delivered as the body. */
+export type Delivery = Json<typeof Groups.Webhooks.DeliveryJson>
 
-/** A delivery, with every attempt (oldest first). */
-export interface Delivery {
-  readonly delivery_id: string
-  readonly webhook_id: string
-  readonly event_id: string
-  readonly event_type: string
-  readonly status: DeliveryStatus
-  readonly attempts: ReadonlyArray<Attempt>
-  readonly next_attempt_at: string | null
-  /** The envelope delivered as the body. */
-  readonly event: unknown
-  readonly created_at: string
-  readonly updated_at: string
-}
+/** Where a delivery stands. */
+export type DeliveryStatus = Delivery["status"]
 
 /** One type of the event catalog (`GET /v1/event-types`). */
-export interface EventType {
-  readonly type: string
-}
+export type EventType = Json<typeof Groups.Webhooks.EventTypeJson>
 
 /** The reason core records when an admin disables a webhook; any other reason is the receiver's doing (404/410). */
 const byAdmin = "Disabled by an admin"

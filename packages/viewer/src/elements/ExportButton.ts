@@ -19,18 +19,15 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
 import { download, follow, type Format, formats as allFormats, formatWords, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
 import { msg } from "../i18n/msg.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
 
-/** What the dialog reads of the report (`GET /v1/reports/{id}`). */
-interface ReportShape {
-  readonly name: string
-  readonly pages: ReadonlyArray<{ readonly name: string; readonly title?: string; readonly visuals: ReadonlyArray<{ readonly id: string; readonly title?: string; readonly type: string }> }>
-  readonly filters?: ReadonlyArray<{ readonly name: string; readonly title?: string | null }>
-}
+/** What the dialog reads of the report (`GET /v1/reports/{id}`): its name, pages, visuals and filters. */
+type ReportShape = Json<typeof Groups.Reports.ReportJson>
 
 /** Values of the report's filters by name, as `<analytics-report>` and the export request take them. */
 export type FilterValues = Readonly<Record<string, unknown>>
@@ -369,14 +366,14 @@ export class AnalyticsExportButton extends LitElement {
       </fieldset>
       ${report === undefined ? nothing : oneVisual ? this.visualId === null ? html`<label>${msg("export.visual")}
         <select name="visual" @change=${(e: Event) => (this.visual = (e.target as HTMLSelectElement).value)}>
-          ${report.pages.map((p) => html`<optgroup label=${p.title ?? p.name}>${
+          ${report.pages.map((p) => html`<optgroup label=${p.name}>${
             p.visuals.map((v) => html`<option value=${v.id} ?selected=${v.id === this.visual}>${v.title ?? v.id}</option>`)
           }</optgroup>`)}
         </select></label>` : html`<p><strong>${msg("export.visual")}</strong>: ${this.visualTitle(report)}</p>` : report.pages.length > 1 ? html`<fieldset>
         <legend>${msg("export.pages")}</legend>
         <p class="hint">${msg("export.pages.hint")}</p>
         ${report.pages.map((p) => html`<label class="check"><input type="checkbox" name="page" value=${p.name} .checked=${this.pages.includes(p.name)}
-          @change=${(e: Event) => this.togglePage(p.name, (e.target as HTMLInputElement).checked)}>${p.title ?? p.name}</label>`)}
+          @change=${(e: Event) => this.togglePage(p.name, (e.target as HTMLInputElement).checked)}>${p.name}</label>`)}
       </fieldset>` : nothing}
       ${this.renderFilters()}
       ${this.invalid === undefined ? nothing : html`<p class="problem" role="alert"><strong>${this.invalid}</strong></p>`}

@@ -6,44 +6,21 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import type { ApiClient } from "../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../client/Session.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 import { relative } from "../i18n/Time.ts"
 import { confirmDialog } from "./Confirm.ts"
 
+/** A grant as the API shows it (the contract's `sharing` group): who it reaches, what it allows, its state, label and openings. */
+export type Grant = Json<typeof Groups.Sharing.GrantJson>
+
 /** What a grant allows, as the API names it. */
-export type Action = "view" | "download" | "comment" | "edit" | "share"
+export type Action = Grant["actions"][number]
 
 /** Every action, in the order the dialog offers them. */
 export const actions: ReadonlyArray<Action> = ["view", "download", "comment", "edit", "share"]
-
-/** A grant as the API shows it (docs: the OpenAPI document's `sharing` group). */
-export interface Grant {
-  readonly grant_id: string
-  readonly workspace_id: string
-  readonly subject_type: string
-  readonly subject_id: string
-  readonly principal_type: "user" | "team" | "executive_role" | "link" | "embed"
-  readonly principal_id: string | null
-  readonly email: string | null
-  readonly actions: ReadonlyArray<Action>
-  readonly watermark: boolean
-  readonly expires_at: string | null
-  readonly state: "active" | "expired" | "revoked"
-  readonly paused: boolean
-  readonly password_protected: boolean
-  readonly link_url: string | null
-  readonly embed?: { readonly token: string; readonly expires_at: string; readonly embed_url: string; readonly iframe: string }
-  readonly created_by: { readonly type: "user" | "api_token" | "scim" | "system" | "grant"; readonly id: string }
-  readonly created_at: string
-  /** Its maker's name for it (a link's or an embed's, "Board pack"); absent from an older service. */
-  readonly label?: string | null
-  /** When it was last opened; absent from an older service. */
-  readonly last_opened_at?: string | null
-  /** How often it was opened; absent from an older service. */
-  readonly open_count?: number
-}
 
 /** What a grant's row is titled by: its label when it has one, else who it reaches. */
 export const titleWords = (grant: Grant): string =>

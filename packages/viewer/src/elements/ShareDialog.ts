@@ -33,6 +33,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type ListPage, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
@@ -63,11 +64,7 @@ import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts
 import "./EmbedPreviewFrame.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
-interface Person {
-  readonly type: "user" | "team" | "executive_role"
-  readonly id: string
-  readonly name: string
-  readonly email: string | null
+type Person = Json<typeof Groups.Sharing.PersonJson> & {
   /** An address that is no one in the directory yet: the grant invites it. */
   readonly invite?: boolean
 }
@@ -104,12 +101,7 @@ const labelMax = 100
 type Scalar = string | number | boolean
 
 /** What an embed would show (`POST /v1/sharing/embed-previews`): rows per visual, warnings, what to lock and what to give. */
-interface EmbedPreview {
-  readonly visuals: ReadonlyArray<{ readonly visual_id: string; readonly title: string | null; readonly state: string; readonly rows: number }>
-  readonly warnings: ReadonlyArray<{ readonly kind: string; readonly detail: string }>
-  readonly filters: ReadonlyArray<{ readonly name: string; readonly title: string; readonly dimension: string; readonly kind: "choice" | "range"; readonly options: ReadonlyArray<Scalar> }>
-  readonly attributes: ReadonlyArray<{ readonly name: string; readonly title: string; readonly options: ReadonlyArray<Scalar> }>
-}
+type EmbedPreview = Json<typeof Groups.Sharing.EmbedPreviewJson>
 
 type Kind = "people" | "link" | "embed"
 type Tab = "share" | "manage"

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -22,38 +23,14 @@ import { empty, loading, problemView } from "../States.ts"
 type Condition = "gt" | "gte" | "lt" | "lte"
 const conditions: ReadonlyArray<Condition> = ["gt", "gte", "lt", "lte"]
 
-/** An alert as the API shows it (the fields the screen reads). */
-interface Alert {
-  readonly alert_id: string
-  readonly dataset_id: string
-  readonly name: string
-  readonly measure: string
-  readonly condition: Condition
-  readonly threshold: number
-  readonly schedule: { readonly after_refresh: boolean; readonly cron?: string }
-  readonly state: "ok" | "firing"
-  readonly last_value: number | null
-  readonly last_checked_at: string | null
-}
+/** An alert as the API shows it (the contract's). */
+type Alert = Json<typeof Groups.Alerts.AlertJson>
 
 /** One check in an alert's history. */
-interface Check {
-  readonly check_id: string
-  readonly trigger: "refresh" | "schedule" | "manual"
-  readonly measure: string
-  readonly condition: Condition
-  readonly threshold: number
-  readonly value: number | null
-  readonly state: "ok" | "firing"
-  readonly transition: "fired" | "resolved" | null
-  readonly checked_at: string
-}
+type Check = Json<typeof Groups.Alerts.AlertCheckJson>
 
-interface DatasetSummary {
-  readonly dataset_id: string
-  readonly name: string
-  readonly model: { readonly measures: ReadonlyArray<{ readonly name: string; readonly title?: string }> }
-}
+/** A dataset of the workspace, to watch: its name and its model's measures. */
+type DatasetSummary = Json<typeof Groups.Datasets.DatasetJson>
 
 /** A time in the reader's words. */
 const whenWords = (iso: string): string =>

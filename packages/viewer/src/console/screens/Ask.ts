@@ -10,45 +10,25 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { featureOn } from "../../client/Boot.ts"
 import { postForEvents, type ServerEvent } from "../../client/Sse.ts"
-import type { TableData, VisualData } from "../../Data.ts"
+import type { VisualData } from "../../Data.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptDataStyles } from "../../theme/DataStyles.ts"
 import "../../VisualCard.ts"
-import { type AnswerColumn, type AnswerQuery, type ModelMember, queryInWords } from "../AnswerQuery.ts"
+import { queryInWords } from "../AnswerQuery.ts"
 import { crumbs } from "../Crumbs.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
-interface DatasetItem {
-  readonly dataset_id: string
-  readonly name: string
-  /** Its semantic model: the members' titles the query is worded with. */
-  readonly model?: { readonly dimensions?: ReadonlyArray<ModelMember>; readonly measures?: ReadonlyArray<ModelMember> }
-}
+/** A dataset to ask about: its name and its semantic model, whose members' titles the query is worded with. */
+type DatasetItem = Json<typeof Groups.Datasets.DatasetJson>
 
-interface Result {
-  readonly columns: ReadonlyArray<AnswerColumn>
-  readonly data: ReadonlyArray<Readonly<Record<string, unknown>>>
-  readonly row_count: number
-}
-
-interface Answer {
-  readonly status: "answered" | "cannot_answer" | "query_refused"
-  readonly text: string
-  readonly dataset_id: string
-  readonly query: AnswerQuery | null
-  readonly sql: { readonly dialect: string; readonly sql: string; readonly params: ReadonlyArray<unknown> } | null
-  readonly result: Result | null
-  readonly visual: { readonly type: string } | null
-  /** The chart, made on the server as a report visual's (a Vega spec, or a key figure). */
-  readonly chart: { readonly kind: string; readonly vega?: unknown; readonly figure?: string; readonly description?: string } | null
-  /** The rows as formatted text. */
-  readonly table: TableData | null
-}
+/** The answer to a question (`POST /v1/ai/ask`, and the `data` of the stream's `done` event): its words, query, SQL, rows and chart. */
+type Answer = Json<typeof Groups.Ai.AnswerJson>
 
 /** The dataset a question names ("revenue in Sales 2026"): the longest name found in it as whole words, if any. */
 const namedIn = (question: string, datasets: ReadonlyArray<DatasetItem>): DatasetItem | undefined => {

@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { isAdmin, currentSession } from "../../client/Session.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
@@ -22,15 +23,7 @@ import { empty, loading, problemView } from "../States.ts"
 import { adoptAdminStyles, notAvailable, peopleNames, timeWords } from "./Admin.ts"
 
 /** An audit entry as `GET /v1/audit-log` shows it. */
-interface Entry {
-  readonly entry_id: string
-  readonly workspace_id: string | null
-  readonly action: string
-  readonly actor: { readonly type: "user" | "api_token" | "scim" | "system"; readonly id: string }
-  readonly target: { readonly type: string; readonly id: string }
-  readonly detail: Readonly<Record<string, unknown>>
-  readonly created_at: string
-}
+type Entry = Json<typeof Groups.AuditLog.AuditEntryJson>
 
 /** The actions the service records, offered by the action filter. */
 export const actions = [

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -22,12 +23,7 @@ import { loading, problemView } from "../States.ts"
 import { adoptAdminStyles, notAvailable } from "./Admin.ts"
 
 /** The tenant's branding as `GET /v1/branding` answers it; `null` is the service's own. */
-interface Branding {
-  readonly name: string | null
-  readonly logo: string | null
-  readonly accent_color: string | null
-  readonly updated_at: string | null
-}
+type Branding = Json<typeof Groups.Branding.BrandingJson>
 
 /** What the form holds: the name and colour as typed, the logo as a `data:` URL (`null`: none). */
 interface Draft {

@@ -10,10 +10,10 @@
  *
  * @since 0.1.0
  */
+import type { Json, ViewerData } from "@analytics/api"
 import { html } from "lit"
 import { ref } from "lit/directives/ref.js"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
-import type { VisualData } from "../../Data.ts"
 import { msg } from "../../i18n/msg.ts"
 import { adoptScreenStyles } from "../../theme/ViewerStyles.ts"
 import "../../VisualCard.ts"
@@ -24,10 +24,7 @@ import { empty, loading, missingView, problemView } from "../States.ts"
 import { viewProblem } from "./Report.ts"
 
 /** A dashboard as `GET /v1/dashboards/{id}/view` answers. */
-interface DashboardView {
-  readonly dashboard: { readonly dashboard_id: string; readonly name: string }
-  readonly tiles: ReadonlyArray<{ readonly id: string; readonly x: number; readonly y: number; readonly width: number; readonly height: number; readonly visual: VisualData }>
-}
+type DashboardView = Json<typeof ViewerData.DashboardViewJson>
 
 /** Places a tile's card on the grid (custom properties the stylesheet reads). */
 const place = (card: Element | undefined, tile: DashboardView["tiles"][number]) => {

@@ -17,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type DatasetUses, type FieldError, type Problem, problemIn } from "../../client/ApiClient.ts"
 import { isAdmin, currentSession } from "../../client/Session.ts"
@@ -31,37 +32,15 @@ import { Screen } from "../Screen.ts"
 import { empty, loading, missingView, problemView } from "../States.ts"
 import { type DatasetSummary, when } from "./Datasets.ts"
 
-type Format = { readonly type: "currency"; readonly currency: string; readonly decimals?: number } | { readonly type: "percent" | "number"; readonly decimals?: number }
-interface Measure {
-  readonly name: string
-  readonly title?: string
-  readonly format?: Format
-  readonly [key: string]: unknown
-}
-interface Dimension {
-  readonly name: string
-  readonly type: string
-  readonly title?: string
-  readonly [key: string]: unknown
-}
-interface Model {
-  readonly dimensions: ReadonlyArray<Dimension>
-  readonly measures: ReadonlyArray<Measure>
-  readonly row_level_security?: ReadonlyArray<unknown>
-}
-interface Dataset extends DatasetSummary {
-  readonly model: Model
-  readonly columns: ReadonlyArray<{ readonly name: string; readonly type: string; readonly engine_type: string }>
-}
-interface Refresh {
-  readonly refresh_id: string
-  readonly trigger: "upload" | "manual" | "schedule"
-  readonly status: "succeeded" | "failed"
-  readonly row_count: number | null
-  readonly error: { readonly code: string; readonly message: string } | null
-  readonly started_at: string
-  readonly duration_ms: number
-}
+/** A dataset as its screen reads it: the contract's, with its model and columns. */
+type Dataset = DatasetSummary
+type Model = Dataset["model"]
+type Measure = Model["measures"][number]
+type Dimension = Model["dimensions"][number]
+/** The model as the editor sends it: its row-level security as typed (the service checks it). */
+type EditedModel = Omit<Model, "row_level_security"> & { readonly row_level_security: unknown }
+/** A refresh as the dataset's history lists it. */
+type Refresh = Json<typeof Groups.Datasets.RefreshJson>
 
 /** The key of a field an error path names: its path after `model` (`measures.0.format`), cut to the editor's fields. */
 export const fieldKey = (path: ReadonlyArray<string | number>): string => {
@@ -273,7 +252,7 @@ export class DatasetScreen extends Screen {
   }
 
   /** The model as the editor's fields hold it. */
-  private edited(form: HTMLFormElement): Model | string {
+  private edited(form: HTMLFormElement): EditedModel | string {
     const model = this.record!.model
     const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null)?.value.trim() ?? ""
     const titled = <A extends { readonly title?: string }>(item: A, title: string): A => {
@@ -296,7 +275,7 @@ export class DatasetScreen extends Screen {
     } catch {
       return msg("dataset.model.rls.notJson")
     }
-    return { ...model, dimensions, measures, row_level_security: rls as ReadonlyArray<unknown> }
+    return { ...model, dimensions, measures, row_level_security: rls }
   }
 
   private async save(event: Event) {

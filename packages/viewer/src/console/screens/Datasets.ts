@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -18,15 +19,8 @@ import { Screen } from "../Screen.ts"
 import { clearFields, showRefusal } from "../FormErrors.ts"
 import { empty, loading, problemView } from "../States.ts"
 
-/** A dataset as the list shows it. */
-export interface DatasetSummary {
-  readonly dataset_id: string
-  readonly name: string
-  readonly description: string | null
-  readonly source: { readonly type: "upload" | "postgres"; readonly table?: string; readonly schema?: string }
-  readonly row_count: number | null
-  readonly refreshed_at: string | null
-}
+/** A dataset as the API shows it (the list and the dataset's screen alike): its source, model, columns and last load. */
+export type DatasetSummary = Json<typeof Groups.Datasets.DatasetJson>
 
 /** When, in words. */
 export const when = (iso: string | null): string => iso === null ? msg("datasets.never") : new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { live } from "lit/directives/live.js"
 import { type ApiClient, problemIn } from "../../client/ApiClient.ts"
@@ -20,37 +21,18 @@ import { empty, loading, problemView } from "../States.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { adoptAdminStyles, notAvailable } from "./Admin.ts"
 
-interface User {
-  readonly user_id: string
-  readonly email: string
-  readonly name: string
-  readonly status: "active" | "deprovisioned"
-  readonly roles: ReadonlyArray<"admin" | "member">
-  readonly created_at: string
-}
+/** The directory's shapes, the contract's: a user, an invitation, a token as listed, someone the picker offers. */
+type User = Json<typeof Groups.Users.UserJson>
+/** A team or an executive role, as their lists show them (one row shape for both tabs). */
 interface Group {
   readonly team_id?: string
   readonly role_id?: string
   readonly name: string
   readonly source?: "manual" | "scim"
 }
-interface Invitation {
-  readonly invitation_id: string
-  readonly email: string
-  readonly name: string | null
-  readonly status: "pending" | "accepted" | "revoked" | "expired"
-  readonly expires_at: string
-}
-interface Token {
-  readonly token_id: string
-  readonly created_at: string
-}
-interface Person {
-  readonly type: "user" | "team" | "executive_role"
-  readonly id: string
-  readonly name: string
-  readonly email: string | null
-}
+type Invitation = Json<typeof Groups.Invitations.InvitationJson>
+type Token = Json<typeof Groups.Users.TokenJson>
+type Person = Json<typeof Groups.Sharing.PersonJson>
 
 const tabs = ["users", "teams", "roles", "invitations", "scim"] as const
 type Tab = (typeof tabs)[number]

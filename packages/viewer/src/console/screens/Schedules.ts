@@ -9,9 +9,10 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
-import { type Format, formats, formatWords, type Job, sizeWords, visualFormats } from "../../client/Jobs.ts"
+import { type Format, formats, formatWords, sizeWords, visualFormats } from "../../client/Jobs.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
@@ -20,36 +21,16 @@ import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
-/** A schedule as the API shows it (the fields the screen reads). */
-interface Schedule {
-  readonly schedule_id: string
-  readonly report_id: string
-  readonly name: string
-  readonly cron: string
-  readonly timezone: string
-  readonly format: Format
-  readonly visual_id?: string
-  readonly recipients: ReadonlyArray<string>
-  readonly enabled: boolean
-  readonly next_run_at: string | null
-  readonly last_run: { readonly at: string; readonly trigger: "schedule" | "send_now"; readonly deliveries: ReadonlyArray<unknown> } | null
-}
+/** A schedule as the API shows it (the contract's). */
+type Schedule = Json<typeof Groups.ExportSchedules.ScheduleJson>
 
 /** A recipient's job in a schedule's history. */
-interface RunDelivery extends Job {
-  readonly recipient: string
-  /** `logged`: the deployment has no mail service, so the file was not e-mailed (decision 0015). */
-  readonly mail: "sent" | "logged" | null
-}
+type RunDelivery = Json<typeof Groups.ExportSchedules.RunDeliveryJson>
 
-interface ReportSummary {
-  readonly report_id: string
-  readonly name: string
-}
+/** A report of the workspace, to schedule: its name, its pages and their visuals. */
+type ReportSummary = Json<typeof Groups.Reports.ReportJson>
 
-interface ReportVisuals {
-  readonly pages: ReadonlyArray<{ readonly name: string; readonly visuals: ReadonlyArray<{ readonly id: string; readonly title?: string }> }>
-}
+type ReportVisuals = ReportSummary
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
@@ -158,7 +139,7 @@ export class SchedulesScreen extends Screen {
 
   private sendNow(schedule: Schedule) {
     return this.change(async () => {
-      const run = await this.context.client.post<{ deliveries: ReadonlyArray<unknown> }>(this.path(schedule, "/send-now"))
+      const run = await this.context.client.post<Json<typeof Groups.ExportSchedules.RunJson>>(this.path(schedule, "/send-now"))
       this.replace(await this.context.client.get<Schedule>(this.path(schedule)))
       const history = this.runs.get(schedule.schedule_id)
       if (history !== undefined) this.openHistory(schedule)

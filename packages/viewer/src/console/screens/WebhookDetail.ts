@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -229,7 +230,7 @@ export class WebhookScreen extends Screen {
   /** Reads the secret again (admins; the service records each read in the audit log). */
   private reveal() {
     void this.act(async () => {
-      const { secret } = await this.context.client.get<{ secret: string }>(`${this.base}/secret`)
+      const { secret } = await this.context.client.get<Json<typeof Groups.Webhooks.WebhookSecretJson>>(`${this.base}/secret`)
       this.copied = undefined
       this.secret = { value: secret, rotated: false }
       return msg("webhook.secret.revealed")

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -36,10 +37,7 @@ interface Notice {
 }
 
 /** A workspace, as `GET /v1/workspaces` lists it. */
-interface Workspace {
-  readonly workspace_id: string
-  readonly name: string
-}
+type Workspace = Json<typeof Groups.Workspaces.WorkspaceJson>
 
 /** The firehose, which only the Scale plan may hear. */
 const firehose = "audit.event"

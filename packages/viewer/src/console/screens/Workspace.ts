@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { featureOn } from "../../client/Boot.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -20,16 +21,13 @@ import { exportButton } from "../Export.ts"
 import { openShare } from "../Share.ts"
 import { empty, loading, missingView, problemView } from "../States.ts"
 
+/** What a section of the screen shows of an item: its name and, a report's, its description. */
 interface Named {
   readonly name: string
   readonly description?: string | null
 }
-interface Report extends Named {
-  readonly report_id: string
-}
-interface Dashboard extends Named {
-  readonly dashboard_id: string
-}
+type Report = Json<typeof Groups.Reports.ReportJson>
+type Dashboard = Json<typeof Groups.Dashboards.DashboardJson>
 
 /** A workspace's screen. */
 export class WorkspaceScreen extends Screen {

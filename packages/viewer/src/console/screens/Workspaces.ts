@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Groups, Json } from "@analytics/api"
 import { html, nothing } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -15,11 +16,7 @@ import { clearFields, showRefusal } from "../FormErrors.ts"
 import { empty, loading, problemView } from "../States.ts"
 
 /** A workspace as `GET /v1/workspaces` lists it. */
-interface Workspace {
-  readonly workspace_id: string
-  readonly name: string
-  readonly description: string | null
-}
+type Workspace = Json<typeof Groups.Workspaces.WorkspaceJson>
 
 /** The workspaces screen. */
 export class WorkspacesScreen extends Screen {
