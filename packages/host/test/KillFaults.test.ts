@@ -211,13 +211,16 @@ describe.skipIf(databaseUrl === "")(`kill -9 on PostgreSQL${databaseUrl === "" ?
     expect((await put(first, orders, small(1_000))).status).toBe(200)
     const loading = put(first, orders, bytes).then((r) => r.status, () => "died")
     const loadStarted = await until("the load to start", () => started(orders), 60_000)
-    const killAt = new Date(loadStarted).getTime() + loadMs * 0.7
+    // Halfway by the probe's measure: a loaded machine can make this load quicker than the probe's, and a kill after
+    // the answer tests nothing of a load cut short.
+    const killAt = new Date(loadStarted).getTime() + loadMs * 0.5
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killAt - Date.now())))
-    // The file being loaded waits in the service's upload directory, a plain-text copy of the rows.
     const uploads = join(dir, "data", "uploads")
-    expect(readdirSync(uploads).length).toBe(1)
+    const waiting = readdirSync(uploads).length
     await kill9(first)
     const answered = await loading
+    // A load the kill cut short had its file waiting in the service's upload directory, a plain-text copy of the rows.
+    if (answered !== 200) expect(waiting).toBe(1)
 
     const second = await serving(env, token)
     // What the killed host left was swept at start (decision 0013, "Where the file waits").
