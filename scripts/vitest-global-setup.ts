@@ -84,8 +84,10 @@ const ensureViewerBuilt = async () => {
 
 /** The throwaway CA and server certificate, made once a run (a later project finds them in the environment). */
 const setupTls = async (): Promise<Teardown | undefined> => {
+  // Made by an earlier project of this run: its CA is the one the workers trust.
   const existing = process.env.TEST_TLS_DIR
-  if (existing !== undefined && existing !== "" && fs.existsSync(existing)) return undefined
+  const trusted = process.env.NODE_EXTRA_CA_CERTS
+  if (existing && trusted && path.dirname(trusted) === existing && fs.existsSync(trusted)) return undefined
   const tls = makeTestCertificates(fs.mkdtempSync(path.join(os.tmpdir(), "analytics-tls-")))
   process.env.TEST_TLS_DIR = tls.dir
   process.env.NODE_EXTRA_CA_CERTS = tls.caCert
