@@ -72,10 +72,13 @@ describe("engine fair share over HTTP", () => {
       const b = yield* tenantWithDataset
       const waiting = () => Effect.map(scheduler.usage, (usage) => usage.waiting)
 
-      // B floods: its first query holds the engine, two more wait.
+      // B floods: its first query holds the engine, two more wait. Each is sent only once the one before it is in
+      // the scheduler: requests on separate connections reach the server in any order (under load B3 can overtake B2,
+      // and then B3 runs and times out while B2 is the one refused), and within a tenant the queue is first come, first served.
       const b1 = yield* b.query
       yield* waitUntil(() => started.length === 1)
       const b2 = yield* b.query
+      yield* waitUntil(() => Effect.map(waiting(), (n) => n === 1))
       const b3 = yield* b.query
       yield* waitUntil(() => Effect.map(waiting(), (n) => n === 2))
       // A asks after B's queued queries, and is served first.
