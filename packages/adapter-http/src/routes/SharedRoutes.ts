@@ -491,13 +491,16 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
       })
     })
 
-  /** An answer as the client wants it: JSON, or the page (an embed's with its token session, `sessionOf`). */
+  /** A page drawn on the server: an embed's with its token session (`sessionOf`), which its policy then lets run. */
+  const serverPage = (embed: Framing, html: (session: SharePage.SessionScript | undefined) => string) => {
+    const session = sessionOf(embed)
+    return HttpServerResponse.text(html(session), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, session === undefined ? "none" : "session") })
+  }
+
+  /** An answer as the client wants it: JSON, or the page (`serverPage`). */
   const answer = (embed: Framing, json: () => unknown, html: (session: SharePage.SessionScript | undefined) => string) =>
-    Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-      if (wantsJson(request)) return HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) })
-      const session = sessionOf(embed)
-      return HttpServerResponse.text(html(session), { contentType: "text/html; charset=utf-8", headers: pageHeaders(embed, session === undefined ? "none" : "session") })
-    })
+    Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+      wantsJson(request) ? HttpServerResponse.jsonUnsafe(json(), { headers: pageHeaders(embed) }) : serverPage(embed, html))
 
   /**
    * A shared dashboard as a page or JSON: each tile's CSV when its own share allows rows (`download`, no
@@ -516,7 +519,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
           cards.set(tile.id, yield* SharedReport.visual(v, { theme: themeOf(branding), locale, draw: true, size: SharePage.tileChartSize(tile), rows: Watermarks.servesRows(viewer) }))
         }
       }
-      return yield* answer(embed, () => dashboardJson(view, viewer), (session) =>
+      return serverPage(embed, (session) =>
         SharePage.dashboardPage(view, {
           branding,
           watermark: viewer.watermark,
