@@ -43,6 +43,7 @@ export const browserFiles: ReadonlyArray<string> = [
 export const processFiles: ReadonlyArray<string> = [
   "examples/express-full/test/express-full.test.ts",
   "examples/typed-client/test/typed-client.test.ts",
+  "packages/adapter-http/test/HandlerRequirements.test.ts",
   "packages/adapter-http/test/JsonEncoder.test.ts",
   "packages/adapter-http/test/StrictCsv.test.ts",
   "packages/adapter-node/test/V8Flags.test.ts",

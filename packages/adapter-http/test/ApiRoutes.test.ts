@@ -16,6 +16,7 @@ import { Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { listen } from "@analytics/testing/http"
+import * as ApiHandlers from "../src/edge/ApiHandlers.ts"
 import * as ApiRoutes from "../src/edge/ApiRoutes.ts"
 import { authenticationLayer, validationLayer } from "../src/edge/Middleware.ts"
 
@@ -44,23 +45,27 @@ const TestApi = HttpApi.make("api-routes")
 
 const at = new Date("2026-11-26T12:00:00.000Z")
 
-const handlers = HttpApiBuilder.group(TestApi, "things", (handlers) =>
-  handlers
-    // A value: encoded by the endpoint's success schema.
-    .handle("get", ({ params, query }) =>
-      params.id === "missing"
-        ? Effect.fail(new Problems.NotFound({ detail: `No thing ${params.id}` }))
-        : Effect.succeed({ id: params.id, n: query.n ?? 0, at }))
-    .handle("create", ({ payload }) =>
-      Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
-        payload.name === "forbidden"
-          ? Effect.fail(new Problems.Forbidden({ detail: "Not this one" }))
-          : Effect.succeed({ id: `${principal._tag}:${payload.name}`, n: payload.tags?.length ?? 0, at })))
-    .handle("remove", ({ params }) =>
-      params.id === "missing" ? Effect.fail(new Problems.NotFound({ detail: "Gone" })) : Effect.void)
-    // A response: passed through as it is.
-    .handle("note", ({ payload }) => Effect.succeed(HttpServerResponse.text([...payload].reverse().join(""), { status: 200 }) as never))
-)
+/** The group's handlers, registered both ways: with `HttpApiBuilder.group` and with `ApiHandlers.group`. */
+const things = {
+  // A value: encoded by the endpoint's success schema.
+  get: HttpApiBuilder.handler(TestApi, "things", "get", ({ params, query }) =>
+    params.id === "missing"
+      ? Effect.fail(new Problems.NotFound({ detail: `No thing ${params.id}` }))
+      : Effect.succeed({ id: params.id, n: query.n ?? 0, at })),
+  create: HttpApiBuilder.handler(TestApi, "things", "create", ({ payload }) =>
+    Effect.flatMap(Principal.CurrentPrincipal, (principal) =>
+      payload.name === "forbidden"
+        ? Effect.fail(new Problems.Forbidden({ detail: "Not this one" }))
+        : Effect.succeed({ id: `${principal._tag}:${payload.name}`, n: payload.tags?.length ?? 0, at }))),
+  remove: HttpApiBuilder.handler(TestApi, "things", "remove", ({ params }) =>
+    params.id === "missing" ? Effect.fail(new Problems.NotFound({ detail: "Gone" })) : Effect.void),
+  // A response: passed through as it is.
+  note: HttpApiBuilder.handler(TestApi, "things", "note", ({ payload }) =>
+    Effect.succeed(HttpServerResponse.text([...payload].reverse().join(""), { status: 200 }) as never))
+}
+
+const builderHandlers = HttpApiBuilder.group(TestApi, "things", (handlers) => handlers.handleAll(things))
+const compiledHandlers = ApiHandlers.group(TestApi, "things", (handlers) => handlers.handleAll(things))
 
 const tenant = { tenant_id: "t1" } as unknown as Tenant.Tenant
 
@@ -76,7 +81,7 @@ const credentials = Layer.mergeAll(
 )
 
 /** The contract served by `routes` (HttpApiBuilder's or the compiled ones); its base URL. */
-const serve = <R>(routes: Layer.Layer<never, never, R>) =>
+const serve = <R, A>(routes: Layer.Layer<never, never, R>, handlers: Layer.Layer<A>) =>
   Effect.flatMap(
     HttpRouter.toHttpEffect(routes.pipe(
       Layer.provide(handlers.pipe(Layer.provideMerge(Layer.mergeAll(authenticationLayer, validationLayer)))),
@@ -130,8 +135,8 @@ const answer = (base: string, ask: Ask) =>
 describe("ApiRoutes", () => {
   it.live("answers every request as HttpApiBuilder does, compiled or not", () =>
     Effect.scoped(Effect.gen(function*() {
-      const builder = yield* serve(HttpApiBuilder.layer(TestApi))
-      const compiled = yield* serve(ApiRoutes.layer(TestApi))
+      const builder = yield* serve(HttpApiBuilder.layer(TestApi), builderHandlers as Layer.Layer<unknown>)
+      const compiled = yield* serve(ApiRoutes.layer(TestApi), compiledHandlers as Layer.Layer<unknown>)
       const statuses: Array<number> = []
       for (const ask of asks) {
         const expected = yield* answer(builder, ask)

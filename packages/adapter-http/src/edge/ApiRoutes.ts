@@ -5,22 +5,24 @@
  * per request it merges the group's whole context into the request's, runs
  * each declared security scheme in turn (wrapping the credential, catching
  * each failure), then decodes, calls the handler and encodes through
- * schemas. This layer serves the same handlers (the groups'
- * `HttpApiBuilder.group` layers, unchanged) with what each endpoint needs
- * resolved when the app is built: its decoders, its success encoder (the
- * compiled `JsonResponse`), its middleware, and the caller decided in one
- * call (`principalResolver`, as the `Authentication` middleware decides).
- * The OpenAPI document and the typed client still come from the contract.
+ * schemas. This layer serves the groups' handlers (`ApiHandlers.group`)
+ * with what each endpoint needs resolved when the app is built: its
+ * decoders, its success encoder (the compiled `JsonResponse`), its
+ * middleware, and the caller decided in one call (`principalResolver`, from
+ * the edge's resolution of the credential). The OpenAPI document and the
+ * typed client still come from the contract.
  *
- * Unlike `HttpApiBuilder`, a handler does not get its group's whole context
- * merged into every request's (a copy of every service per request): it
- * uses the services it captured when it was built (`Handling.captured`).
- * The authorization matrix calls every operation of the contract, so a
- * handler that reads a service it did not capture fails there by name.
+ * A handler does not get its group's whole context merged into every
+ * request's (a copy of every service per request): it uses the services it
+ * captured when it was built (`Handling.captured`), and `ApiHandlers.group`
+ * refuses to compile a handler that reads any other.
  *
- * An endpoint this compiler does not cover (a raw handler, a payload other
- * than JSON, several success schemas, streams, response headers, another
- * security middleware) is served by `HttpApiBuilder`'s own route.
+ * Everything is read through Effect's public API: the handlers from
+ * `ApiHandlers`' own registry, the middleware by its contract key. An
+ * endpoint this compiler does not cover (a payload other than JSON, several
+ * success schemas, streams, response headers, another security middleware;
+ * today only `GET /v1/audit-log/csv`) is served by
+ * `HttpApiBuilder.endpoint`, Effect's own pipeline for one endpoint.
  *
  * @since 0.1.0
  */
@@ -30,6 +32,7 @@ import { Context, Effect, Schema, SchemaAST, SchemaIssue } from "effect"
 import { HttpMethod, HttpRouter, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import {
   HttpApi,
+  HttpApiBuilder,
   type HttpApiEndpoint,
   HttpApiError,
   type HttpApiGroup,
@@ -37,22 +40,12 @@ import {
   HttpApiSchema
 } from "effect/http-api"
 import { toProblem } from "./DomainProblems.ts"
+import * as ApiHandlers from "./ApiHandlers.ts"
 import * as JsonResponse from "./JsonResponse.ts"
 import { principalResolver } from "./Middleware.ts"
 import * as RequestBody from "./RequestBody.ts"
 import * as RequestDecoder from "./RequestDecoder.ts"
 import { ResolvedCaller } from "./ResolvedCaller.ts"
-
-/** What `HttpApiBuilder.group` registers for a group, as `HttpApiBuilder.layer` reads it. */
-interface GroupService {
-  readonly routes: ReadonlyArray<HttpRouter.Route<any, any>>
-  readonly handlers: ReadonlyMap<string, {
-    readonly endpoint: HttpApiEndpoint.Top
-    readonly handler: (request: any) => Effect.Effect<unknown, unknown, unknown>
-    readonly isRaw: boolean
-    readonly uninterruptible: boolean
-  }>
-}
 
 type Response = HttpServerResponse.HttpServerResponse
 type Wrap = (effect: Effect.Effect<Response, unknown, unknown>, options: { readonly group: HttpApiGroup.Top; readonly endpoint: HttpApiEndpoint.Top }) => Effect.Effect<Response, unknown, unknown>
@@ -166,13 +159,13 @@ const decodersOf = (endpoint: HttpApiEndpoint.Top, options: ReturnType<typeof sl
 const compile = (
   api: Pick<HttpApi.Top, "annotations">,
   group: HttpApiGroup.Top,
-  runtime: GroupService["handlers"] extends ReadonlyMap<string, infer H> ? H : never,
+  runtime: ApiHandlers.Registered,
   context: Context.Context<never>,
   respond: ((value: unknown) => Response) | undefined,
   authenticated: <E, R>(app: Effect.Effect<Response, E, R>) => Effect.Effect<Response, unknown, R>
 ): HttpRouter.Route<any, any> | undefined => {
   const { endpoint, handler } = runtime
-  if (runtime.isRaw || respond === undefined) return undefined
+  if (respond === undefined) return undefined
   const annotations = Context.merge(Context.merge(api.annotations, group.annotations), endpoint.annotations)
   const steps = decodersOf(endpoint, slotOptions(annotations))
   if (steps === undefined) return undefined
@@ -214,9 +207,20 @@ const compile = (
 }
 
 /**
+ * The route of an endpoint this module does not compile, as `HttpApiBuilder`
+ * serves it (`HttpApiBuilder.endpoint`: decoding, middleware, encoding
+ * through the endpoint's schemas, the building context provided per request).
+ */
+const generic = (api: HttpApi.HttpApi<string, any>, group: HttpApiGroup.Top, runtime: ApiHandlers.Registered) =>
+  Effect.map(
+    (HttpApiBuilder.endpoint as (...args: ReadonlyArray<unknown>) => Effect.Effect<Effect.Effect<Response>>)(api, group.identifier, runtime.endpoint.identifier, runtime.handler),
+    (served) => HttpRouter.route(runtime.endpoint.method, runtime.endpoint.path as HttpRouter.PathInput, served, { uninterruptible: runtime.uninterruptible })
+  )
+
+/**
  * Registers every endpoint of `api` on the `HttpRouter`, compiled where it
  * can be, else as `HttpApiBuilder` builds it. Needs the groups' layers
- * (`HttpApiBuilder.group`) and the contract's middleware implementations.
+ * (`ApiHandlers.group`) and the contract's middleware implementations.
  */
 export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
@@ -239,16 +243,13 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
     const empties = emptySuccesses(api)
     const routes: Array<HttpRouter.Route<any, any>> = []
     for (const group of Object.values(api.groups) as ReadonlyArray<HttpApiGroup.Top>) {
-      const service = context.mapUnsafe.get(group.key) as GroupService | undefined
-      if (service === undefined) {
-        return yield* Effect.die(new Error(`HttpApiGroup "${group.identifier}" not found: provide HttpApiBuilder.group(api, "${group.identifier}", ...)`))
+      const registered = Context.getOrUndefined(context, ApiHandlers.keyOf(group.identifier))
+      if (registered === undefined) {
+        return yield* Effect.die(new Error(`HttpApiGroup "${group.identifier}" not found: provide ApiHandlers.group(api, "${group.identifier}", ...)`))
       }
-      // `HttpApiBuilder.group` builds one route per handler, in the handlers' order.
-      let index = 0
-      for (const runtime of service.handlers.values()) {
+      for (const runtime of registered) {
         const respond = json.get(runtime.endpoint) ?? (empties.has(runtime.endpoint) ? () => empties.get(runtime.endpoint)! : undefined)
-        routes.push(compile(api, group, runtime, context, respond, authenticated) ?? service.routes[index])
-        index++
+        routes.push(compile(api, group, runtime, context, respond, authenticated) ?? (yield* generic(api, group, runtime)))
       }
     }
     yield* (router.addAll(routes) as Effect.Effect<void>)

@@ -8,11 +8,11 @@ import { Format, Theme } from "@analytics/charts"
 import { Answerer, DatasetStore, Datasets, DirectoryStore, Limiter, Questions, ReportStore, TenantCache } from "@analytics/core"
 import { Effect, Stream } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import * as AnswerStream from "../routes/AnswerStream.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { caller, captured, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** The problem an answering failure is: the answerer's own as 503, the rest as the query endpoints answer them. */
 const answerProblem = (error: Questions.AnswerError) =>
@@ -25,7 +25,7 @@ const answerProblem = (error: Questions.AnswerError) =>
  * that accepts `text/event-stream` (the request is checked and the question
  * counted before the stream begins, so refusals are problem+json).
  */
-export const aiLayer = HttpApiBuilder.group(Api, "ai", (handlers) =>
+export const aiLayer = ApiHandlers.group(Api, "ai", (handlers) =>
   Effect.gen(function*() {
     const services = yield* Effect.context<Questions.Services>()
     // An answer's chart in the deployment's colours and locale, as report views are.

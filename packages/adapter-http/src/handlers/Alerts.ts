@@ -6,13 +6,13 @@
 import { Api } from "@analytics/api"
 import { Alerts } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, listRequest, respond, withoutTenant } from "./Handling.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/alerts...`: members read; tenant admins write and check. */
-export const alertsLayer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
+export const alertsLayer = ApiHandlers.group(Api, "alerts", (handlers) =>
   Effect.gen(function*() {
     const { run } = yield* analyticsTools
     return handlers

@@ -8,9 +8,9 @@ import { Api, Problems } from "@analytics/api"
 import { AuditLog, Cursor } from "@analytics/core"
 import { Clock, Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 const dayMillis = 24 * 60 * 60 * 1000
 
@@ -65,7 +65,7 @@ const filterOf = (query: FilterQuery) =>
   }))
 
 /** `GET /v1/audit-log` and its CSV: tenant admins only. */
-export const auditLogLayer = HttpApiBuilder.group(Api, "auditLog", (handlers) =>
+export const auditLogLayer = ApiHandlers.group(Api, "auditLog", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(AuditLog.AuditStore, Cursor.CursorCodec)
     const store = yield* AuditLog.AuditStore

@@ -6,12 +6,12 @@
 import { Api } from "@analytics/api"
 import { AuditLog, EventPublisher, TenantBranding, Transactor } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `GET|PATCH /v1/branding`: tenant admins only. */
-export const brandingLayer = HttpApiBuilder.group(Api, "branding", (handlers) =>
+export const brandingLayer = ApiHandlers.group(Api, "branding", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(TenantBranding.BrandingStore, AuditLog.AuditStore, EventPublisher.EventPublisher, Transactor.Transactor)
     return handlers

@@ -6,9 +6,9 @@
 import { Api } from "@analytics/api"
 import { AuditLog, type Comment, CommentStore, Comments, Cursor, EventPublisher, type Principal, Transactor } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { accessServices, caller, captured, listRequest, respond, withoutTenant } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A comment as the API shows it: as stored, without its tenant, its author named from `names`. */
 const commentJson = (names: ReadonlyMap<string, string>) => (comment: Comment.Comment) => ({
@@ -21,7 +21,7 @@ const named = (member: Principal.Member, comments: ReadonlyArray<Comment.Comment
   Effect.map(Comments.authorNames(member.tenantId, comments), (names) => comments.map(commentJson(names)))
 
 /** `/v1/reports/{id}/comments` and `/v1/comments/{id}`: members read; holders of comment post; authors edit; authors and admins delete. */
-export const commentsLayer = HttpApiBuilder.group(Api, "comments", (handlers) =>
+export const commentsLayer = ApiHandlers.group(Api, "comments", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
       CommentStore.CommentStore,

@@ -6,14 +6,14 @@
 import { Api } from "@analytics/api"
 import { Dashboards, Datasets } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, respond, withoutTenant } from "./Handling.ts"
 import { memberViews } from "./MemberViews.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/dashboards...`: members read and run tiles, and view what a grant lets them; tenant admins write. */
-export const dashboardsLayer = HttpApiBuilder.group(Api, "dashboards", (handlers) =>
+export const dashboardsLayer = ApiHandlers.group(Api, "dashboards", (handlers) =>
   Effect.gen(function*() {
     const tools = yield* analyticsTools
     const { queryResult, run } = tools

@@ -6,10 +6,10 @@
 import { Api } from "@analytics/api"
 import { Alerts, type Dataset, DatasetDeletion, Datasets } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, listRequest, respond } from "./Handling.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A dataset as the API shows it. */
 export const datasetJson = (d: Dataset.Dataset) => ({
@@ -28,7 +28,7 @@ export const datasetJson = (d: Dataset.Dataset) => ({
 })
 
 /** `/v1/datasets...`: members list, read and query; tenant admins create, describe and delete. */
-export const datasetsLayer = HttpApiBuilder.group(Api, "datasets", (handlers) =>
+export const datasetsLayer = ApiHandlers.group(Api, "datasets", (handlers) =>
   Effect.gen(function*() {
     const { queryResult, run } = yield* analyticsTools
     return handlers

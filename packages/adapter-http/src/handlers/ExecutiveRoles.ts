@@ -4,7 +4,10 @@
  * @since 0.1.0
  */
 import type { Group } from "@analytics/core"
-import { groupLayer } from "./GroupLayer.ts"
+import { Api } from "@analytics/api"
+import { Effect } from "effect"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
+import { groupHandlers } from "./GroupLayer.ts"
 
 /** An executive role as the API shows it. */
 const executiveRoleJson = (g: Group.Group) => ({
@@ -15,4 +18,5 @@ const executiveRoleJson = (g: Group.Group) => ({
 })
 
 /** `/v1/executive-roles...`: tenant admins only. */
-export const executiveRolesLayer = groupLayer("executiveRoles", "executive_role", executiveRoleJson)
+export const executiveRolesLayer = ApiHandlers.group(Api, "executiveRoles", (handlers) =>
+  Effect.map(groupHandlers("executiveRoles", "executive_role", executiveRoleJson), (all) => handlers.handleAll(all)))

@@ -6,17 +6,17 @@
 import { Api } from "@analytics/api"
 import { Cursor, type ExportSchedule, ExportScheduleStore, ExportSchedules } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { exportServices, jobJson } from "./Exports.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A schedule as the API shows it: its export's fields beside its timing. */
 const scheduleJson = ({ request, tenant_id: _, ...schedule }: ExportSchedule.ExportSchedule) => ({ ...schedule, ...request })
 
 /** `/v1/export-schedules...`: tenant admins, and members with download on the report for their own. */
-export const exportSchedulesLayer = HttpApiBuilder.group(Api, "exportSchedules", (handlers) =>
+export const exportSchedulesLayer = ApiHandlers.group(Api, "exportSchedules", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(...exportServices, ExportScheduleStore.ExportScheduleStore, Cursor.CursorCodec)
     type Services =

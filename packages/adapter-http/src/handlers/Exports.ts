@@ -7,11 +7,11 @@ import { Api } from "@analytics/api"
 import { AuditLog, BlobStore, Datasets, DocumentRenderers, EventPublisher, ExportJob, ExportStore, Exports, Limiter, SignedUrl, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { toProblem } from "../edge/DomainProblems.ts"
 import * as ExportRoutes from "../routes/ExportRoutes.ts"
 import { accessServices, caller, captured, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A job as the API shows it: never its requester's security context or where its file is kept. */
 export const jobJson = (job: ExportJob.ExportJob) => ({
@@ -49,7 +49,7 @@ export const exportServices = [
 ] as const
 
 /** `POST /v1/reports/{id}/export` and `/v1/jobs...`. */
-export const exportsLayer = HttpApiBuilder.group(Api, "exports", (handlers) =>
+export const exportsLayer = ApiHandlers.group(Api, "exports", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(...exportServices)
     const links = ExportRoutes.resultLinks((yield* ServiceInfo).publicBaseUrl, yield* SignedUrl.UrlSigner, yield* BlobStore.BlobStore)

@@ -6,13 +6,13 @@
 import { Api } from "@analytics/api"
 import { AuditLog, DirectoryStore, EventPublisher, GrantStore, InvitationStore, Invitations, TenantStore, Transactor } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { userJson } from "./Directory.ts"
 import { captured, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `POST /v1/invitations/accept`: the token is the credential. */
-export const invitationAcceptanceLayer = HttpApiBuilder.group(Api, "invitationAcceptance", (handlers) =>
+export const invitationAcceptanceLayer = ApiHandlers.group(Api, "invitationAcceptance", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
       InvitationStore.InvitationStore,

@@ -6,10 +6,10 @@
 import { Api } from "@analytics/api"
 import { AuditLog, Cursor, DirectoryStore, EventPublisher, Invitation, InvitationStore, Invitations, Mailer, Transactor } from "@analytics/core"
 import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** An invitation as the API shows it. */
 const invitationJson = (i: Invitation.Invitation, now: number) => ({
@@ -29,7 +29,7 @@ export const invitationLinks = (publicBaseUrl: string): Invitations.Links => ({
 })
 
 /** `/v1/invitations...`: tenant admins only. */
-export const invitationsLayer = HttpApiBuilder.group(Api, "invitations", (handlers) =>
+export const invitationsLayer = ApiHandlers.group(Api, "invitations", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
       InvitationStore.InvitationStore,

@@ -6,14 +6,14 @@
 import { Api } from "@analytics/api"
 import { Datasets, Grants, Reports } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, respond, withoutTenant } from "./Handling.ts"
 import { memberViews } from "./MemberViews.ts"
 import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/reports...`: members list, read and run visuals, and view what a grant lets them; tenant admins write. */
-export const reportsLayer = HttpApiBuilder.group(Api, "reports", (handlers) =>
+export const reportsLayer = ApiHandlers.group(Api, "reports", (handlers) =>
   Effect.gen(function*() {
     const tools = yield* analyticsTools
     const { queryResult, run } = tools

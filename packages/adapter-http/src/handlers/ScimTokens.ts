@@ -6,14 +6,14 @@
 import { Api, Problems } from "@analytics/api"
 import { AuditLog, Cursor, EventPublisher, TenantStore, TenantTokens, Transactor } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { issuedTokenJson, tokenJson } from "./Directory.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `POST /v1/scim-tokens`: tenant admins only. */
-export const scimTokensLayer = HttpApiBuilder.group(Api, "scimTokens", (handlers) =>
+export const scimTokensLayer = ApiHandlers.group(Api, "scimTokens", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(TenantStore.TenantStore, Cursor.CursorCodec, AuditLog.AuditStore, EventPublisher.EventPublisher, Transactor.Transactor)
     const info = yield* ServiceInfo

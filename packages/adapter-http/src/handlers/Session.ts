@@ -24,17 +24,17 @@ import {
 } from "@analytics/core"
 import { Effect, Option, Redacted } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import * as SessionCookie from "../edge/SessionCookie.ts"
 import * as SessionInfo from "../edge/SessionInfo.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { captured, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 const notSignedIn = new Problems.Unauthenticated({ detail: "You are not signed in, or your session has ended: sign in again" })
 
 /** `POST /api/session/sign-in-links`, `POST /api/session`, `/token`, `/invitation`, `GET` and `DELETE /api/session`. */
-export const sessionLayer = HttpApiBuilder.group(Api, "session", (handlers) =>
+export const sessionLayer = ApiHandlers.group(Api, "session", (handlers) =>
   Effect.gen(function*() {
     const info = yield* ServiceInfo
     const lifetimes = yield* SessionCookie.SessionLifetimes

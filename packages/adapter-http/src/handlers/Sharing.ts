@@ -6,12 +6,12 @@
 import { Api } from "@analytics/api"
 import { AuditLog, Cursor, Datasets, EmbedPreviews, People, EventPublisher, Grant, Grants, InvitationStore, Mailer, type Pagination, PasswordHasher, Policy, Principal, ShareTokens, Transactor, type Workspace, Workspaces } from "@analytics/core"
 import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import * as SharedRoutes from "../routes/SharedRoutes.ts"
 import { accessServices, caller, captured, listRequest, respond } from "./Handling.ts"
 import { invitationLinks } from "./Invitations.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A grant as the API shows it: its state now, its absolute `link_url`; never its password, hash or an embed token. */
 const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) => ({
@@ -40,7 +40,7 @@ const grantJson = (grant: Grant.StoredGrant, now: Date, publicBaseUrl: string) =
 })
 
 /** `/v1/sharing/grants...`, `/v1/workspaces/{id}/links` and the share dialog's `/v1/directory/people`. */
-export const sharingLayer = HttpApiBuilder.group(Api, "sharing", (handlers) =>
+export const sharingLayer = ApiHandlers.group(Api, "sharing", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
       ...accessServices,

@@ -5,12 +5,12 @@
  */
 import { Api } from "@analytics/api"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { publicConfig, ServiceInfo } from "../ServiceInfo.ts"
 import { respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `GET /healthz` and `GET /api/config/public`. */
-export const systemLayer = HttpApiBuilder.group(Api, "system", (handlers) =>
+export const systemLayer = ApiHandlers.group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const info = yield* ServiceInfo
     const health = { status: "ok", version: info.version } as const

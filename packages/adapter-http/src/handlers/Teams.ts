@@ -4,7 +4,10 @@
  * @since 0.1.0
  */
 import type { Group } from "@analytics/core"
-import { groupLayer } from "./GroupLayer.ts"
+import { Api } from "@analytics/api"
+import { Effect } from "effect"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
+import { groupHandlers } from "./GroupLayer.ts"
 
 /** A team as the API shows it. */
 const teamJson = (g: Group.Group) => ({
@@ -17,4 +20,5 @@ const teamJson = (g: Group.Group) => ({
 })
 
 /** `/v1/teams...`: tenant admins only. */
-export const teamsLayer = groupLayer("teams", "team", teamJson)
+export const teamsLayer = ApiHandlers.group(Api, "teams", (handlers) =>
+  Effect.map(groupHandlers("teams", "team", teamJson), (all) => handlers.handleAll(all)))

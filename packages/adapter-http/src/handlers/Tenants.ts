@@ -6,15 +6,15 @@
 import { Api } from "@analytics/api"
 import { type Tenant, TenantStore, Tenants, Transactor } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { captured, operatorCaller, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A tenant as the API shows it. */
 const tenantJson = (tenant: Tenant.Tenant) => ({ ...tenant, limits: tenant.limits ?? null })
 
 /** `POST /v1/tenants`, `PATCH /v1/tenants/{tenant_id}`. */
-export const tenantsLayer = HttpApiBuilder.group(Api, "tenants", (handlers) =>
+export const tenantsLayer = ApiHandlers.group(Api, "tenants", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(TenantStore.TenantStore, Transactor.Transactor)
     return handlers

@@ -6,12 +6,12 @@
 import { Api, Problems } from "@analytics/api"
 import { Directory, TenantTokens } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { directoryTools, issuedTokenJson, tokenJson, userJson } from "./Directory.ts"
 import { listRequest, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/users...`: tenant admins only. */
-export const usersLayer = HttpApiBuilder.group(Api, "users", (handlers) =>
+export const usersLayer = ApiHandlers.group(Api, "users", (handlers) =>
   Effect.gen(function*() {
     const { asAdmin } = yield* directoryTools
     return handlers

@@ -7,9 +7,9 @@ import { Api, Problems } from "@analytics/api"
 import { AuditedChanges, AuditLog, Cursor, DeliveryStore, EventPublisher, Events, Pagination, Policy, TenantCache, Transactor, type Webhook, WebhookStore, Webhooks, WorkspaceStore } from "@analytics/core"
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A webhook as the API shows it (never its secret). */
 const webhookJson = (w: Webhook.Webhook, now: number) => ({
@@ -68,7 +68,7 @@ const eventTypesPage = (request: Pagination.NewestFirstRequest) =>
   )
 
 /** `/v1/webhooks...` and `/v1/event-types`. */
-export const webhooksLayer = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+export const webhooksLayer = ApiHandlers.group(Api, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(
       WebhookStore.WebhookStore,

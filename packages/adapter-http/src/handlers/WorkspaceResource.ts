@@ -10,7 +10,7 @@
  */
 import { AuditLog, type Pagination, type Policy, type Principal, type Workspace } from "@analytics/core"
 import { Effect } from "effect"
-import type { HttpApiBuilder, HttpApiEndpoint } from "effect/http-api"
+import type { HttpApiEndpoint } from "effect/http-api"
 import type { DomainError, ProblemOf } from "../edge/DomainProblems.ts"
 import { caller, listRequest, respond } from "./Handling.ts"
 
@@ -77,7 +77,7 @@ export const handlers = <
   Services,
   EBefore = never
 >(
-  _group: HttpApiBuilder.Handlers<any, Endpoints, any>,
+  _group: { readonly "~EndpointsByIdentifier": Endpoints },
   resource: {
     readonly name: Name
     readonly useCases: UseCases<Owner, Rec, Create, Update, EList, ECreate, EGet, EUpdate, ERemove, NoInfer<Services>>

@@ -6,9 +6,9 @@
 import { Api } from "@analytics/api"
 import { AuditedChanges, AuditLog, Cursor, EventPublisher, Transactor, type Workspace, WorkspaceStore, Workspaces } from "@analytics/core"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { toProblem } from "../edge/DomainProblems.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
+import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A workspace as the API shows it. */
 const workspaceJson = (w: Workspace.Workspace) => ({
@@ -19,7 +19,7 @@ const workspaceJson = (w: Workspace.Workspace) => ({
 })
 
 /** `GET|POST /v1/workspaces`, `GET /v1/workspaces/{workspace_id}`. */
-export const workspacesLayer = HttpApiBuilder.group(Api, "workspaces", (handlers) =>
+export const workspacesLayer = ApiHandlers.group(Api, "workspaces", (handlers) =>
   Effect.gen(function*() {
     const provide = yield* captured(WorkspaceStore.WorkspaceStore, Cursor.CursorCodec, AuditLog.AuditStore, EventPublisher.EventPublisher, Transactor.Transactor)
     return handlers
