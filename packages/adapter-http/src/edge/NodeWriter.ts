@@ -1,7 +1,7 @@
 /**
  * The edge's last step before an answer is written: its own headers (the
  * request id, the rate limits) added, and a text answer written straight to
- * Node in one write (docs/decisions/0008, fifth step).
+ * Node in one write (docs/decisions/0008; the journal docs/journal/0008-http-throughput.md, fifth step).
  *
  * Two costs of the platform's writer are avoided for the common answer.
  * It writes with `strictContentLength` set, which turns off Node's single

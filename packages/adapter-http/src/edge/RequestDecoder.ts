@@ -1,6 +1,6 @@
 /**
  * A request slot's decoder (params, headers, query, JSON payload) that takes
- * Schema's own fast path for valid input (docs/decisions/0008, sixth step).
+ * Schema's own fast path for valid input (docs/journal/0008-http-throughput.md, sixth step).
  *
  * The API decodes under `errors: "all"` and `onExcessProperty: "error"`, and
  * Schema's struct parser runs its per-property fast path only under the
