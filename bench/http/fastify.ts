@@ -202,7 +202,7 @@ app.post<{ Body: WorkspaceCreate; Headers: { "idempotency-key"?: string } }>(wor
     return refuse(reply, { status: 403, code: "auth/forbidden", detail: "Admins only" })
   }
   void reply.code(201)
-  return workspaceJson(createWorkspace(rows, request.member!.tenantId, request.body))
+  return workspaceJson(createWorkspace(rows, request.member!, request.body))
 })
 
 await serve("fastify", app.server, async () => {

@@ -515,17 +515,73 @@ export const workspaceCreateSchema = {
   additionalProperties: false
 } as const
 
-/** `Workspaces.create`: a new row, created now, in the tenant's rows (insertion order, as the in-memory store). */
-export const createWorkspace = (rows: Array<WorkspaceRow>, tenantId: string, input: WorkspaceCreate): WorkspaceRow => {
+/** An entry of the audit log (`AuditLog.AuditEntry`). */
+interface AuditEntry {
+  readonly entry_id: string
+  readonly tenant_id: string
+  readonly workspace_id: string | null
+  readonly action: string
+  readonly actor: { readonly type: "user"; readonly id: string }
+  readonly target: { readonly type: string; readonly id: string }
+  readonly detail: Readonly<Record<string, unknown>>
+  readonly created_at: Date
+}
+
+/** An event as webhooks receive it (`Events.Envelope`). */
+interface EventEnvelope {
+  readonly id: string
+  readonly type: string
+  readonly created_at: string
+  readonly workspace_id: string
+  readonly data: unknown
+}
+
+/**
+ * The audit log and the events published, in this process: what ours does
+ * beside the row on every create (`AuditedChanges.createWorkspace`: an entry
+ * `workspace.created`, and its `audit.event` offered to the tenant's webhooks
+ * that hear it; the bench subscribes none), so that the peers do the same work.
+ */
+const audit = { entries: [] as Array<AuditEntry>, events: [] as Array<EventEnvelope>, subscribers: new Map<string, ReadonlyArray<string>>() }
+
+const recordCreated = (row: WorkspaceRow, member: TokenRecord, now: number) => {
+  const entry: AuditEntry = {
+    entry_id: uuidv7(now),
+    tenant_id: row.tenant_id,
+    workspace_id: row.workspace_id,
+    action: "workspace.created",
+    actor: { type: "user", id: member.userId },
+    target: { type: "workspace", id: row.workspace_id },
+    detail: { name: row.name, description: row.description },
+    created_at: new Date(now)
+  }
+  audit.entries.push(entry)
+  const event: EventEnvelope = {
+    id: uuidv7(now),
+    type: "audit.event",
+    created_at: new Date(now).toISOString(),
+    workspace_id: row.workspace_id,
+    data: { action: entry.action, actor: entry.actor, target: entry.target, detail: entry.detail }
+  }
+  for (const _webhook of audit.subscribers.get(row.tenant_id) ?? []) audit.events.push(event)
+}
+
+/**
+ * `Workspaces.create` with its audit (`AuditedChanges.createWorkspace`): a new
+ * row, created now, in the tenant's rows (insertion order, as the in-memory
+ * store), its entry and event recorded.
+ */
+export const createWorkspace = (rows: Array<WorkspaceRow>, member: TokenRecord, input: WorkspaceCreate): WorkspaceRow => {
   const now = Date.now()
   const row: WorkspaceRow = {
     workspace_id: uuidv7(now),
-    tenant_id: tenantId,
+    tenant_id: member.tenantId,
     name: input.name,
     description: input.description ?? null,
     created_at: new Date(now)
   }
   rows.push(row)
+  recordCreated(row, member, now)
   return row
 }
 
@@ -638,7 +694,7 @@ export const answerCreate = (
   if (isProblem(input)) return writtenProblem(input)
   const handle = (): StoredResponse =>
     member.roles.includes("admin")
-      ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, member.tenantId, input))) }
+      ? { status: 201, headers: {}, body: JSON.stringify(workspaceJson(createWorkspace(rows, member, input))) }
       : { status: 403, headers: {}, body: JSON.stringify({ type: "about:blank", status: 403, code: "auth/forbidden" }) }
   const written = ({ status, headers, body }: StoredResponse, replayed: boolean): Written => ({
     status,
