@@ -71,6 +71,7 @@ import * as EmbedScript from "./routes/EmbedScript.ts"
 import * as ExportRoutes from "./routes/ExportRoutes.ts"
 import * as MetricsEndpoint from "./routes/MetricsEndpoint.ts"
 import * as ReferencePage from "./routes/ReferencePage.ts"
+import * as RouteTable from "./routes/RouteTable.ts"
 import * as ScimRoutes from "./routes/ScimRoutes.ts"
 import * as SharedRoutes from "./routes/SharedRoutes.ts"
 import * as ViewerAssets from "./routes/ViewerAssets.ts"
@@ -121,20 +122,33 @@ export const withEdge = <Id extends string, Groups extends HttpApiGroup.Constrai
   options: Edge.Options = {}
 ) => Edge.serve(api, routes, options)
 
-/** The routes served beside the `HttpApi` contract's. */
-const routesBeside: ReadonlyArray<readonly [method: string, path: string]> = [
-  ["GET", docsPaths.openapi],
-  ...ReferencePage.routes,
-  ...ScimRoutes.routes,
-  ...SharedRoutes.routes,
-  ...EmbedScript.routes,
-  ...ViewerAssets.routes,
-  ...Console.routes,
-  ...ExportRoutes.routes,
-  ...DatasetUploads.routes
-]
+/** What `routes` serves: the edge's options, the upload's, and `GET /metrics` when `metrics` is given. */
+type RoutesOptions = EdgeOptions & { readonly metrics?: MetricsEndpoint.Options | undefined }
 
-const routeOf = RequestObservability.routeTemplates(Api, [...routesBeside, ...MetricsEndpoint.routes])
+/** The routes served beside the `HttpApi` contract's, one entry a set (`RouteTable`). */
+const beside = [
+  RouteTable.entry({ routes: [["GET", docsPaths.openapi]], layer: () => openapiRoute }),
+  // Its script in files of its own, under a strict CSP (decision 0001).
+  RouteTable.entry({ routes: ReferencePage.routes, layer: () => ReferencePage.layer(Api) }),
+  RouteTable.entry({ routes: ScimRoutes.routes, layer: () => ScimRoutes.layer }),
+  RouteTable.entry({ routes: SharedRoutes.routes, layer: () => SharedRoutes.layer, sharePage: SharedRoutes.isShared }),
+  RouteTable.entry({ routes: EmbedScript.routes, layer: () => EmbedScript.layer }),
+  RouteTable.entry({ routes: ViewerAssets.routes, layer: () => ViewerAssets.layer }),
+  RouteTable.entry({ routes: Console.routes, layer: () => Console.layer }),
+  RouteTable.entry({ routes: ExportRoutes.routes, layer: () => ExportRoutes.layer }),
+  RouteTable.entry({
+    routes: DatasetUploads.routes,
+    layer: (options: RoutesOptions) => DatasetUploads.layer(options.maxUploadBytes, options.uploadDirectory),
+    ownsBody: DatasetUploads.isUpload
+  }),
+  RouteTable.entry({
+    routes: MetricsEndpoint.routes,
+    layer: (options: RoutesOptions) => MetricsEndpoint.layer(options.metrics!),
+    when: (options: RoutesOptions) => options.metrics !== undefined
+  })
+] as const
+
+const routeOf = RequestObservability.routeTemplates(Api, RouteTable.allRoutes(beside))
 
 /**
  * A request's server-span name, OpenTelemetry's way: its method and route
@@ -147,54 +161,44 @@ export const spanName = (request: HttpServerRequest.HttpServerRequest): string =
 }
 
 /** The API's routes and documentation, behind the edge; `GET /metrics` when `metrics` is given. */
-export const routes = (options: EdgeOptions & { readonly metrics?: MetricsEndpoint.Options | undefined } = {}) => Edge.serve(
-  Api,
-  Layer.mergeAll(
-    ApiRoutes.layer(Api),
-    openapiRoute,
-    // Its script in files of its own, under a strict CSP (decision 0001).
-    ReferencePage.layer(Api),
-    ScimRoutes.layer,
-    SharedRoutes.layer,
-    EmbedScript.layer,
-    ViewerAssets.layer,
-    Console.layer,
-    ExportRoutes.layer,
-    DatasetUploads.layer(options.maxUploadBytes, options.uploadDirectory),
-    options.metrics === undefined ? Layer.empty : MetricsEndpoint.layer(options.metrics)
-  ),
-  options,
-  [...routesBeside, ...(options.metrics === undefined ? [] : MetricsEndpoint.routes)],
-  DatasetUploads.isUpload,
-  SharedRoutes.isShared
-).pipe(
-  // The groups' handlers; the middleware merged in, not only provided to them: the compiled routes apply it themselves.
-  Layer.provide(Layer.mergeAll(
-    systemLayer,
-    sessionLayer,
-    tenantsLayer,
-    workspacesLayer,
-    webhooksLayer,
-    usersLayer,
-    teamsLayer,
-    executiveRolesLayer,
-    scimTokensLayer,
-    invitationsLayer,
-    invitationAcceptanceLayer,
-    datasetsLayer,
-    reportsLayer,
-    alertsLayer,
-    commentsLayer,
-    dashboardsLayer,
-    auditLogLayer,
-    sharingLayer,
-    brandingLayer,
-    exportsLayer,
-    exportSchedulesLayer,
-    aiLayer
-  ).pipe(Layer.provideMerge(middleware))),
-  Layer.provide(NodeHttpServer.layerHttpServices)
-)
+export const routes = (options: RoutesOptions = {}) => {
+  const served = RouteTable.served(beside, options)
+  return Edge.serve(
+    Api,
+    Layer.merge(ApiRoutes.layer(Api), served.layer),
+    options,
+    served.routes,
+    served.ownsBody,
+    served.sharePage
+  ).pipe(
+    // The groups' handlers; the middleware merged in, not only provided to them: the compiled routes apply it themselves.
+    Layer.provide(Layer.mergeAll(
+      systemLayer,
+      sessionLayer,
+      tenantsLayer,
+      workspacesLayer,
+      webhooksLayer,
+      usersLayer,
+      teamsLayer,
+      executiveRolesLayer,
+      scimTokensLayer,
+      invitationsLayer,
+      invitationAcceptanceLayer,
+      datasetsLayer,
+      reportsLayer,
+      alertsLayer,
+      commentsLayer,
+      dashboardsLayer,
+      auditLogLayer,
+      sharingLayer,
+      brandingLayer,
+      exportsLayer,
+      exportSchedulesLayer,
+      aiLayer
+    ).pipe(Layer.provideMerge(middleware))),
+    Layer.provide(NodeHttpServer.layerHttpServices)
+  )
+}
 
 /** What an embedding app supplies. */
 export interface Options<E> extends EdgeOptions {
