@@ -67,14 +67,18 @@ export interface Issue {
  * A domain error that answers as a problem (docs/decisions/0001, "Errors
  * mapped once"): its `code` from the catalogue (`ProblemCode`), declared on
  * its class, and the sentence its problem's `detail` says: `problemDetail`
- * when its class words one from its fields, else its own `detail`.
+ * when its class words one from its fields, else its own `detail` (one of
+ * the two is there: ErrorCodes.test checks every such error of core).
  */
-export type Answerable =
-  & { readonly _tag: string; readonly code: ProblemCode }
-  & ({ readonly problemDetail: string } | { readonly detail: string })
+export interface Answerable {
+  readonly _tag: string
+  readonly code: ProblemCode
+  readonly problemDetail?: string
+  readonly detail?: string
+}
 
 /** The sentence an answerable error's problem says: its `problemDetail`, else its `detail`. */
-export const problemDetailOf = (error: Answerable): string => "problemDetail" in error ? error.problemDetail : error.detail
+export const problemDetailOf = (error: Answerable): string | undefined => error.problemDetail ?? error.detail
 
 /** No credential, or one that matches nothing. */
 export class Unauthenticated extends TaggedFailure("Unauthenticated")<{
