@@ -84,6 +84,7 @@ export const unitFiles: ReadonlyArray<string> = [
   "packages/adapter-documents/test/",
   "packages/adapter-node/test/",
   "scripts/test/",
+  "packages/adapter-http/test/ErrorCodes.test.ts",
   "packages/adapter-http/test/RequestDecoder.test.ts",
   "packages/host/test/BrandingConfig.test.ts",
   "packages/host/test/ConsoleConfig.test.ts",

@@ -23,6 +23,8 @@ export * as ListEnvelope from "./ListEnvelope.ts"
 export * as Middleware from "./Middleware.ts"
 /** The problem+json bodies the API declares, one class per problem code. */
 export * as Problems from "./Problems.ts"
+/** The problem class of each problem code, derived from Problems: the one table a domain error's code is answered by. */
+export * as ProblemClasses from "./ProblemClasses.ts"
 /** The query parameters shared by list endpoints, and their OpenAPI documentation. */
 export * as QueryParams from "./QueryParams.ts"
 /** The answer to a semantic query and the problems running one may answer. */

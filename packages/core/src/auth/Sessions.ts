@@ -45,6 +45,10 @@ import type { User, UserId } from "../directory/User.ts"
 
 /** The sign-in link is unknown, used or expired. */
 export class SignInLinkInvalid extends TaggedFailure("SignInLinkInvalid")<{}> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "This sign-in link is unknown, was used already or has expired. Ask for a new link"
+  }
   readonly code = "auth/sign-in-link-invalid" as const
 }
 

@@ -45,7 +45,13 @@ export interface Listed {
 /** The user is deprovisioned: no token is issued for them. */
 export class UserDeprovisioned extends TaggedFailure("UserDeprovisioned")<{
   readonly userId: string
-}> {}
+}> {
+  readonly code = "directory/user-deprovisioned" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `User ${this.userId} is deprovisioned; reactivate them first`
+  }
+}
 
 const issue = (tenantId: TenantId, holder: Pick<ApiTokenRecord, "userId" | "email" | "roles">) =>
   Effect.gen(function*() {

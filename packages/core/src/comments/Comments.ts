@@ -33,12 +33,20 @@ import type { TenantId } from "../tenancy/Tenant.ts"
 /** The comment does not fit its report: a visual it lacks, a parent that is not a thread's first comment. */
 export class CommentInvalid extends TaggedFailure("CommentInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "comment/invalid" as const
+}
 
 /** The comment was deleted: its tombstone changes no more. */
 export class CommentDeleted extends TaggedFailure("CommentDeleted")<{
   readonly commentId: string
-}> {}
+}> {
+  readonly code = "comment/deleted" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Comment ${this.commentId} was deleted: its tombstone changes no more`
+  }
+}
 
 /** What the use cases on comments read and write. */
 export type Services =

@@ -59,7 +59,13 @@ export class EngineError extends TaggedFailure("EngineError")<{
   readonly operation: string
   readonly detail: string
   readonly cause?: unknown
-}> {}
+}> {
+  readonly code = "service/unavailable" as const
+  /** The sentence its problem says (the engine's own detail may name files or hosts: it stays in the log). */
+  get problemDetail(): string {
+    return "The analytics engine failed; retry later"
+  }
+}
 
 /** The analytics engine. */
 export class AnalyticsEngine extends Context.Service<AnalyticsEngine, {

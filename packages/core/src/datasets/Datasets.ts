@@ -133,27 +133,51 @@ const streamedInTurn = <A>(
 /** No engine serves this kind of source here. */
 export class EngineUnavailable extends TaggedFailure("EngineUnavailable")<{
   readonly source: DatasetSource["type"]
-}> {}
+}> {
+  readonly code = "dataset/engine-unavailable" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return this.source === "upload"
+      ? "This service has no engine for uploaded files"
+      : "This service has no PostgreSQL engine configured for direct query"
+  }
+}
 
 /** The source cannot be read (a PostgreSQL table that does not exist, a file the engine cannot parse). */
 export class SourceInvalid extends TaggedFailure("SourceInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "dataset/source-invalid" as const
+}
 
 /** The dataset has no rows yet: upload them first. */
 export class NotLoaded extends TaggedFailure("NotLoaded")<{
   readonly datasetId: string
-}> {}
+}> {
+  readonly code = "dataset/not-loaded" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Dataset ${this.datasetId} has no rows yet: PUT a CSV or Parquet file to /v1/datasets/${this.datasetId}/data`
+  }
+}
 
 /** Files are uploaded to upload datasets only (a PostgreSQL dataset reads its table in place). */
 export class NotUploadable extends TaggedFailure("NotUploadable")<{
   readonly datasetId: string
-}> {}
+}> {
+  readonly code = "dataset/not-uploadable" as const
+}
 
 /** The query ran longer than allowed and was cancelled. */
 export class QueryTimedOut extends TaggedFailure("QueryTimedOut")<{
   readonly seconds: number
-}> {}
+}> {
+  readonly code = "query/timed-out" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `The query ran longer than ${this.seconds} s and was cancelled; narrow it (filters, a date range, fewer dimensions)`
+  }
+}
 
 /** How long a query may run before it is cancelled in the engine (reports set their own). */
 export const defaultQueryTimeout = Duration.seconds(60)
@@ -433,7 +457,13 @@ const fileMismatch = (invalid: SemanticModel.ModelInvalid): SemanticModel.ModelI
 /** An upload dataset is refreshed by uploading its file again. */
 export class RefreshNeedsFile extends TaggedFailure("RefreshNeedsFile")<{
   readonly datasetId: string
-}> {}
+}> {
+  readonly code = "dataset/refresh-needs-file" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Dataset ${this.datasetId} is an upload: PUT its file to /v1/datasets/${this.datasetId}/data again`
+  }
+}
 
 /**
  * Runs a refresh of a dataset's rows (`work`, given the refresh's id,

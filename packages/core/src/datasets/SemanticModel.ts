@@ -235,7 +235,9 @@ export class ModelInvalid extends TaggedFailure("ModelInvalid")<{
   readonly detail: string
   readonly mismatches?: ReadonlyArray<ColumnMismatch>
   readonly fileColumns?: ReadonlyArray<string>
-}> {}
+}> {
+  readonly code = "dataset/model-invalid" as const
+}
 
 /** A checked model, indexed for compiling queries. */
 export interface CheckedModel {

@@ -59,7 +59,9 @@ export type Query = typeof Query.Type
 export class QueryInvalid extends TaggedFailure("QueryInvalid")<{
   readonly detail: string
   readonly member?: string | undefined
-}> {}
+}> {
+  readonly code = "query/invalid" as const
+}
 
 /** Who is asking, as row-level security sees them. */
 export interface SecurityContext {

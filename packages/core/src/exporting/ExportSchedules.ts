@@ -56,7 +56,9 @@ import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 /** The schedule does not hold together (a recipient who is no user of the tenant). */
 export class ScheduleInvalid extends TaggedFailure("ScheduleInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "schedule/invalid" as const
+}
 
 /** What managing schedules reads. */
 export type Services =

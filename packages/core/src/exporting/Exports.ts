@@ -49,12 +49,20 @@ export const availableFormats = Effect.map(DocumentRenderers, (renderers): Reado
 /** The export request does not fit the report (an unknown page or visual, a format without the visual it needs). */
 export class ExportInvalid extends TaggedFailure("ExportInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "export/invalid" as const
+}
 
 /** The job has no result yet (or never will: failed, canceled). */
 export class ResultNotReady extends TaggedFailure("ResultNotReady")<{
   readonly status: ExportJob["status"]
-}> {}
+}> {
+  readonly code = "export/not-ready" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `The job is ${this.status}; a result exists once it has succeeded`
+  }
+}
 
 /** How result URLs are made: the HTTP side knows the path, core the signature. */
 export interface ResultLinks {

@@ -60,14 +60,26 @@ export interface CursorBinding {
 
 /** The cursor was not issued by this service, or was altered. */
 export class CursorInvalid extends TaggedFailure("CursorInvalid")<{}> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "The cursor was not issued by this service or was altered"
+  }
   readonly code = "pagination/cursor-invalid" as const
 }
 /** The cursor is older than 24 hours. */
 export class CursorExpired extends TaggedFailure("CursorExpired")<{ readonly issuedAt: Date }> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `The cursor was issued at ${this.issuedAt.toISOString()}; restart from the first page`
+  }
   readonly code = "pagination/cursor-expired" as const
 }
 /** The cursor belongs to another endpoint, query string or tenant. */
 export class CursorMismatch extends TaggedFailure("CursorMismatch")<{}> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "The cursor belongs to another endpoint or query string; send the same query with it"
+  }
   readonly code = "pagination/cursor-mismatch" as const
 }
 /** Any reason a cursor is refused. */

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Data, Effect } from "effect"
+import type { ProblemCode } from "./ProblemCode.ts"
 
 /** V8's (and Node's) knob on how many frames an `Error` captures; other engines ignore it. */
 const ErrorWithLimit = Error as ErrorConstructor & { stackTraceLimit?: number | undefined }
@@ -52,6 +53,33 @@ export const TaggedFailure = <Tag extends string>(tag: Tag): ReturnType<typeof D
   return Failure as unknown as ReturnType<typeof Data.TaggedError<Tag>>
 }
 
+/**
+ * Where in an operation's input a refused value is (`["body", "url"]`,
+ * `["query", "sort"]`) and what is wrong with it: an entry of a
+ * `request/invalid` problem's `errors`.
+ */
+export interface Issue {
+  readonly path: ReadonlyArray<string>
+  readonly message: string
+}
+
+/**
+ * A domain error that answers as a problem (docs/decisions/0001, "Errors
+ * mapped once"): its `code` from the catalogue (`ProblemCode`), declared on
+ * its class, and the sentence its problem's `detail` says: `problemDetail`
+ * when its class words one from its fields, else its own `detail` (one of
+ * the two is there: ErrorCodes.test checks every such error of core).
+ */
+export interface Answerable {
+  readonly _tag: string
+  readonly code: ProblemCode
+  readonly problemDetail?: string
+  readonly detail?: string
+}
+
+/** The sentence an answerable error's problem says: its `problemDetail`, else its `detail`. */
+export const problemDetailOf = (error: Answerable): string | undefined => error.problemDetail ?? error.detail
+
 /** No credential, or one that matches nothing. */
 export class Unauthenticated extends TaggedFailure("Unauthenticated")<{
   readonly detail: string
@@ -71,6 +99,10 @@ export class NotFound extends TaggedFailure("NotFound")<{
   readonly resource: string
   readonly id: string
 }> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `No ${this.resource} ${this.id}`
+  }
   readonly code = "resource/not-found" as const
 }
 
@@ -83,4 +115,10 @@ export const orNotFound = (resource: string, id: string) =>
 export class StoreError extends TaggedFailure("StoreError")<{
   readonly operation: string
   readonly cause: unknown
-}> {}
+}> {
+  readonly code = "service/unavailable" as const
+  /** The sentence its problem says (the cause stays in the log). */
+  get problemDetail(): string {
+    return "The store is unavailable; retry later"
+  }
+}

@@ -84,10 +84,18 @@ export class IdempotencyKeyInvalid extends TaggedFailure("IdempotencyKeyInvalid"
 }
 /** The key was used before with a different request body. */
 export class IdempotencyKeyReused extends TaggedFailure("IdempotencyKeyReused")<{}> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "This Idempotency-Key was used with a different request body; use a new key"
+  }
   readonly code = "idempotency/key-reused" as const
 }
 /** The first request with this key has not finished yet. */
 export class IdempotencyInProgress extends TaggedFailure("IdempotencyInProgress")<{}> {
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "The first request with this Idempotency-Key is still running; retry shortly"
+  }
   readonly code = "idempotency/in-progress" as const
 }
 

@@ -30,7 +30,13 @@ export interface Mail {
 export class MailError extends TaggedFailure("MailError")<{
   readonly message: string
   readonly cause?: unknown
-}> {}
+}> {
+  readonly code = "service/unavailable" as const
+  /** The sentence its problem says (the message stays in the log). */
+  get problemDetail(): string {
+    return "The e-mail could not be sent; the invitation is kept: resend it later"
+  }
+}
 
 /**
  * What became of a message: handed to a mail service (`void`, what a

@@ -11,7 +11,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { sha256Hex } from "./Crypto.ts"
 import { type CursorError, CursorCodec, type CursorPayload } from "./Cursor.ts"
-import { TaggedFailure } from "./Errors.ts"
+import { type Issue, TaggedFailure } from "./Errors.ts"
 
 /** Page size bounds and default (decision 0003). */
 export const limits = { min: 1, max: 500, default: 50 } as const
@@ -72,6 +72,14 @@ export class InvalidSort extends TaggedFailure("InvalidSort")<{
   readonly sort: string
   readonly allowed: ReadonlyArray<string>
 }> {
+  /** The sentence its problem says: the issue says what is wrong. */
+  get problemDetail(): string {
+    return "The request failed validation; see errors"
+  }
+  /** The `sort` parameter, and the sorts there are. */
+  get issue(): Issue {
+    return { path: ["query", "sort"], message: `Expected one of ${this.allowed.join(", ")}` }
+  }
   readonly code = "request/invalid" as const
 }
 

@@ -26,12 +26,24 @@ import type { User, UserCreate, UserId, UserUpdate } from "../directory/User.ts"
 /** Another user of the tenant has this e-mail address. */
 export class EmailTaken extends TaggedFailure("EmailTaken")<{
   readonly email: string
-}> {}
+}> {
+  readonly code = "directory/email-taken" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `A user of this tenant already has ${this.email}`
+  }
+}
 
 /** The group is an identity provider's: it changes there (over SCIM), not here. */
 export class ManagedByIdentityProvider extends TaggedFailure("ManagedByIdentityProvider")<{
   readonly groupId: GroupId
-}> {}
+}> {
+  readonly code = "directory/managed-by-identity-provider" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Group ${this.groupId} is synced from the identity provider over SCIM; change it there`
+  }
+}
 
 const userNotFound = (userId: string) => new NotFound({ resource: "user", id: userId })
 

@@ -75,7 +75,9 @@ export type AskRequest = typeof AskRequest.Type
 export class AskInvalid extends TaggedFailure("AskInvalid")<{
   readonly detail: string
   readonly field: string
-}> {}
+}> {
+  readonly code = "request/invalid" as const
+}
 
 /** How a question ended: answered with rows; the answerer could not answer it; or its proposed query was refused. */
 export type Status = "answered" | "cannot_answer" | "query_refused"

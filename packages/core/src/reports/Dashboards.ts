@@ -22,7 +22,9 @@ import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 /** The tiles do not hold together; `detail` says where. */
 export class DashboardInvalid extends TaggedFailure("DashboardInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "dashboard/invalid" as const
+}
 
 /** Tile ids unique, each pointing at an existing visual of a report of the dashboard's workspace. */
 const checkTiles = (tenantId: TenantId, workspaceId: WorkspaceId, tiles: ReadonlyArray<Tile>) =>

@@ -38,7 +38,16 @@ export class DatasetInUse extends TaggedFailure("DatasetInUse")<{
   readonly datasetId: string
   readonly name: string
   readonly uses: Uses
-}> {}
+}> {
+  readonly code = "dataset/in-use" as const
+  /** The sentence its problem says: each use by name, and that nothing was deleted. */
+  get problemDetail(): string {
+    const named = (what: string, uses: ReadonlyArray<Use>) => uses.length === 0 ? [] : [`${what} ${uses.map((u) => `"${u.name}"`).join(", ")}`]
+    const { alerts, dashboards, reports } = this.uses
+    return `Dataset "${this.name}" is used by ${[...named("the reports", reports), ...named("the dashboards", dashboards), ...named("the alerts", alerts)].join("; ")}. ` +
+      "Nothing was deleted: delete them or take the dataset out of them first"
+  }
+}
 
 /** Whether anything uses the dataset. */
 export const used = (uses: Uses): boolean => uses.reports.length + uses.dashboards.length + uses.alerts.length > 0

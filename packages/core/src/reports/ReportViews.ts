@@ -202,7 +202,9 @@ export const render = (request: Request): Effect.Effect<ReportView, NotFound | S
 /** Values given to the report's filters that the viewer may not set: a filter it lacks, a bad value, or a locked parameter's dimension. */
 export class FiltersRefused extends TaggedFailure("FiltersRefused")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "request/invalid" as const
+}
 
 /** A filter the viewer cannot lift (an embed's locked parameter): a dimension equal to a value. */
 export interface LockedFilter {

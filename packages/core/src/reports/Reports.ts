@@ -35,7 +35,9 @@ import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 /** The report's pages do not hold together; `detail` says where. */
 export class ReportInvalid extends TaggedFailure("ReportInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "report/invalid" as const
+}
 
 /** The columns an encoding may name for each visual type, and which it must. */
 const encodingFields: Record<

@@ -78,17 +78,27 @@ export type GrantUpdate = typeof GrantUpdate.Type
 /** The grant request does not hold together (a past expiry, a principal that is not one). */
 export class GrantInvalid extends TaggedFailure("GrantInvalid")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "grant/invalid" as const
+}
 
 /** The only grants that reached the caller have expired (decision 0014: 403 `share/expired`). */
 export class ShareExpired extends TaggedFailure("ShareExpired")<{
   readonly detail: string
-}> {}
+}> {
+  readonly code = "share/expired" as const
+}
 
 /** The grant was revoked or has expired: it is kept for the record and changes no more. */
 export class GrantNotActive extends TaggedFailure("GrantNotActive")<{
   readonly state: "expired" | "revoked"
-}> {}
+}> {
+  readonly code = "grant/not-active" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `The grant is ${this.state}: it is kept for the record and changes no more`
+  }
+}
 
 /** The actor as the audit log names them. */
 const actorOf = (member: Member): AuditLog.Actor => ({ type: "user", id: member.userId })

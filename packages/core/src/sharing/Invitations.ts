@@ -29,10 +29,22 @@ import type { User } from "../directory/User.ts"
 /** The invitation cannot be accepted (or resent): it was used, revoked or has expired. */
 export class InvitationClosed extends TaggedFailure("InvitationClosed")<{
   readonly status: "accepted" | "revoked" | "expired"
-}> {}
+}> {
+  readonly code = "directory/invitation-closed" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `The invitation is ${this.status}`
+  }
+}
 
 /** No invitation has this token. */
-export class InvitationUnknown extends TaggedFailure("InvitationUnknown")<{}> {}
+export class InvitationUnknown extends TaggedFailure("InvitationUnknown")<{}> {
+  readonly code = "directory/invitation-not-found" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "No invitation has this token; ask for a new one"
+  }
+}
 
 /** How invitation e-mails point to the page that accepts them. */
 export interface Links {

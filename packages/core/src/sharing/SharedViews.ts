@@ -42,18 +42,32 @@ import * as Subjects from "./Subjects.ts"
 /** The grant no longer opens: expired (403 `share/expired`), revoked, or a paused link. */
 export class ShareClosed extends TaggedFailure("ShareClosed")<{
   readonly reason: "expired" | "revoked" | "paused"
-}> {}
+}> {
+  /** `share/expired`, `share/revoked` or `share/paused`, by reason. */
+  get code(): "share/expired" | "share/revoked" | "share/paused" {
+    return `share/${this.reason}`
+  }
+}
 
 /** The link has a password and the visitor has no session for it. */
-export class PasswordRequired extends TaggedFailure("PasswordRequired")<{}> {}
+export class PasswordRequired extends TaggedFailure("PasswordRequired")<{}> {
+  readonly code = "share/password-required" as const
+}
 
 /** The password given is not the link's. */
-export class PasswordIncorrect extends TaggedFailure("PasswordIncorrect")<{}> {}
+export class PasswordIncorrect extends TaggedFailure("PasswordIncorrect")<{}> {
+  readonly code = "share/password-incorrect" as const
+}
 
 /** The embed token is not one this service signed for an embed grant, or has run out. */
 export class TokenRefused extends TaggedFailure("TokenRefused")<{
   readonly reason: TokenRefusal
-}> {}
+}> {
+  /** `share/token-expired` or `share/token-invalid`, by reason. */
+  get code(): "share/token-expired" | "share/token-invalid" {
+    return this.reason === "expired" ? "share/token-expired" : "share/token-invalid"
+  }
+}
 
 /** Someone viewing shared content, through the grant that lets them. */
 export interface Viewer {

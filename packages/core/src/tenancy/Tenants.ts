@@ -6,7 +6,7 @@
  */
 import { Clock, Effect } from "effect"
 import * as ApiToken from "./ApiToken.ts"
-import { NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
+import { type Issue, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import type { NegotiatedLimits, Plan } from "./Plan.ts"
 import { Tenant, type TenantId } from "./Tenant.ts"
@@ -27,7 +27,17 @@ class TokenTaken extends TaggedFailure("TokenTaken")<{}> {}
 /** Negotiated limits given with a plan other than Custom: they would silently not apply. */
 export class LimitsNeedCustomPlan extends TaggedFailure("LimitsNeedCustomPlan")<{
   readonly plan: Plan
-}> {}
+}> {
+  readonly code = "request/invalid" as const
+  /** The sentence its problem says: the issue says what is wrong. */
+  get problemDetail(): string {
+    return "The request failed validation; see errors"
+  }
+  /** The `limits` given. */
+  get issue(): Issue {
+    return { path: ["body", "limits"], message: `Negotiated limits apply to the custom plan only, not ${this.plan}` }
+  }
+}
 
 /** What a tenant is provisioned with. */
 export interface TenantInput {

@@ -95,7 +95,13 @@ export const firehose: EventType = "audit.event"
 /** The firehose asked for on a plan other than Scale. */
 export class FirehoseNeedsScalePlan extends TaggedFailure("FirehoseNeedsScalePlan")<{
   readonly plan: Plan
-}> {}
+}> {
+  readonly code = "webhook/firehose-not-in-plan" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `audit.event is available on the Scale plan; this tenant is on ${this.plan}`
+  }
+}
 
 /** Whether a tenant on `plan` may subscribe to `events`. */
 export const mayHear = (plan: Plan, events: ReadonlyArray<EventType>): boolean =>

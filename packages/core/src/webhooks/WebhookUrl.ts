@@ -6,14 +6,27 @@
  * @since 0.1.0
  */
 import { Result } from "effect"
-import { TaggedFailure } from "../platform/Errors.ts"
+import { type Issue, TaggedFailure } from "../platform/Errors.ts"
 
 /** A URL refused at registration, with the reason in words. */
 export class WebhookUrlRefused extends TaggedFailure("WebhookUrlRefused")<{
   /** `scheme`: not https (`webhook/scheme-not-allowed`); `invalid`: not a usable URL. */
   readonly reason: "scheme" | "invalid"
   readonly message: string
-}> {}
+}> {
+  /** `webhook/scheme-not-allowed` for a URL that is not https, else `request/invalid`. */
+  get code(): "webhook/scheme-not-allowed" | "request/invalid" {
+    return this.reason === "scheme" ? "webhook/scheme-not-allowed" : "request/invalid"
+  }
+  /** The sentence its problem says: the message for a scheme, else the issue says what is wrong. */
+  get problemDetail(): string {
+    return this.reason === "scheme" ? this.message : "The request failed validation; see errors"
+  }
+  /** The `url` given. */
+  get issue(): Issue {
+    return { path: ["body", "url"], message: this.message }
+  }
+}
 
 const refused = (reason: "scheme" | "invalid", message: string) => Result.fail(new WebhookUrlRefused({ reason, message }))
 

@@ -7,7 +7,7 @@
 import { Clock, Effect, Result } from "effect"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
 import { DeliveryStore, deliveryKey } from "./DeliveryStore.ts"
-import { NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
+import { type Issue, NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import * as Events from "./Events.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
@@ -44,17 +44,39 @@ export interface Actor {
 /** `workspace_id` names no workspace of the tenant. */
 export class UnknownWorkspace extends TaggedFailure("UnknownWorkspace")<{
   readonly workspaceId: string
-}> {}
+}> {
+  readonly code = "request/invalid" as const
+  /** The sentence its problem says: the issue says what is wrong. */
+  get problemDetail(): string {
+    return "The request failed validation; see errors"
+  }
+  /** The `workspace_id` given. */
+  get issue(): Issue {
+    return { path: ["body", "workspace_id"], message: `No workspace ${this.workspaceId} in this tenant` }
+  }
+}
 
 /** Re-delivering a delivery that has not finished yet. */
 export class DeliveryInProgress extends TaggedFailure("DeliveryInProgress")<{
   readonly deliveryId: DeliveryId
-}> {}
+}> {
+  readonly code = "webhook/delivery-in-progress" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Delivery ${this.deliveryId} is still being attempted; re-deliver it once it has succeeded or failed`
+  }
+}
 
 /** Sending to a disabled webhook (a test send, a re-delivery, a recovery). */
 export class WebhookDisabled extends TaggedFailure("WebhookDisabled")<{
   readonly webhookId: WebhookId
-}> {}
+}> {
+  readonly code = "webhook/disabled" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Webhook ${this.webhookId} is disabled; enable it with PATCH {"enabled": true} first`
+  }
+}
 
 const notFound = (webhookId: string) => new NotFound({ resource: "webhook", id: webhookId })
 

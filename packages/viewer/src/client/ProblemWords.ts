@@ -9,10 +9,16 @@
  *
  * @since 0.1.0
  */
+import type { ProblemCode } from "@analytics/core"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 
-/** The title of each code a person may meet, in words; other codes keep the service's title. */
-const titles: Readonly<Record<string, MessageKey>> = {
+/**
+ * The title of each code of the catalogue (core's `ProblemCode`), in words:
+ * keyed by the catalogue's codes, so a code added there without its words
+ * here fails to compile. A code the service may answer that is not in the
+ * catalogue (`http/502` from a proxy) keeps the service's title.
+ */
+const titles: { readonly [Code in ProblemCode.ProblemCode]: MessageKey } = {
   "auth/unauthenticated": "problem.title.unauthenticated",
   "auth/forbidden": "problem.title.forbidden",
   "auth/sign-in-link-invalid": "problem.title.signInLink",
@@ -38,11 +44,14 @@ const titles: Readonly<Record<string, MessageKey>> = {
   "request/unsupported-media-type": "problem.title.unreadable",
   "request/body-too-large": "problem.title.tooLarge",
   "route/not-found": "problem.title.notFound",
+  "route/method-not-allowed": "problem.title.methodNotAllowed",
   "resource/not-found": "problem.title.notFound",
   "pagination/cursor-invalid": "problem.title.listChanged",
   "pagination/cursor-expired": "problem.title.listChanged",
   "pagination/cursor-mismatch": "problem.title.listChanged",
   "idempotency/in-progress": "problem.title.inProgress",
+  "idempotency/invalid-key": "problem.title.idempotencyKey",
+  "idempotency/key-reused": "problem.title.idempotencyReused",
   "webhook/scheme-not-allowed": "problem.title.httpsOnly",
   "webhook/firehose-not-in-plan": "problem.title.firehose",
   "webhook/disabled": "problem.title.webhookDisabled",
@@ -57,6 +66,8 @@ const titles: Readonly<Record<string, MessageKey>> = {
   "dataset/engine-unavailable": "problem.title.engineUnavailable",
   "dataset/not-loaded": "problem.title.notLoaded",
   "dataset/in-use": "problem.title.datasetInUse",
+  "dataset/not-uploadable": "problem.title.notUploadable",
+  "dataset/refresh-needs-file": "problem.title.refreshNeedsFile",
   "dataset/upload-too-large": "problem.title.uploadTooLarge",
   "report/invalid": "problem.title.reportInvalid",
   "dashboard/invalid": "problem.title.dashboardInvalid",
@@ -65,13 +76,18 @@ const titles: Readonly<Record<string, MessageKey>> = {
   "rate-limit/burst-exceeded": "problem.title.tooMany",
   "rate-limit/sustained-exceeded": "problem.title.tooMany",
   "rate-limit/query-concurrency": "problem.title.tooManyQueries",
+  "rate-limit/ai-questions-exceeded": "problem.title.tooMany",
+  "rate-limit/exports-exceeded": "problem.title.tooMany",
+  "rate-limit/password-attempts-exceeded": "problem.title.passwordAttempts",
+  "rate-limit/shared-views-exceeded": "problem.title.tooMany",
+  "rate-limit/sign-in-links-exceeded": "problem.title.signInLinks",
   "service/unavailable": "problem.title.unavailable",
   "internal": "problem.title.internal"
 }
 
 /** A problem's title in words: by its code, else the service's own title, else a generic one. */
 export const titleWords = (code: string, title: string | undefined): string => {
-  const key = titles[code]
+  const key = Object.hasOwn(titles, code) ? titles[code as ProblemCode.ProblemCode] : undefined
   return key !== undefined ? msg(key) : title ?? msg("problem.generic")
 }
 
