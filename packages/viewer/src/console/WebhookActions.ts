@@ -29,13 +29,13 @@ export const toggledWords = (webhook: Webhook): string =>
 export const sendTest = (client: ApiClient, webhook: Webhook, type: string): Promise<Delivery> =>
   client.post<Delivery>(webhookPath(webhook, "/test"), { type })
 
-/** Asks, in a dialog placed in `host`, whether to rotate the webhook's secret; true when confirmed. */
-export const confirmRotate = (host: HTMLElement, webhook: Webhook): Promise<boolean> =>
+/** Asks, in a dialog placed in `host`, whether to rotate the webhook's secret or delete the webhook; true when confirmed. */
+export const confirmChange = (host: HTMLElement, webhook: Webhook, change: "rotate" | "delete"): Promise<boolean> =>
   confirmDialog(host, {
-    title: msg("webhooks.rotate.title"),
-    text: msg("webhooks.rotate.confirm", { url: webhook.url }),
-    yes: msg("webhooks.rotate.yes"),
-    no: msg("webhooks.rotate.no")
+    title: msg(`webhooks.${change}.title`),
+    text: msg(`webhooks.${change}.confirm`, { url: webhook.url }),
+    yes: msg(`webhooks.${change}.yes`),
+    no: msg(`webhooks.${change}.no`)
   })
 
 /** Rotates the webhook's secret: the webhook as it is now, and the new secret (shown once). */
@@ -44,18 +44,23 @@ export const rotateSecret = async (client: ApiClient, webhook: Webhook): Promise
   return { webhook: changed, secret }
 }
 
-/** Asks, in a dialog placed in `host`, whether to delete the webhook; true when confirmed. */
-export const confirmDelete = (host: HTMLElement, webhook: Webhook): Promise<boolean> =>
-  confirmDialog(host, {
-    title: msg("webhooks.delete.title"),
-    text: msg("webhooks.delete.confirm", { url: webhook.url }),
-    yes: msg("webhooks.delete.yes"),
-    no: msg("webhooks.delete.no")
-  })
-
 /** Deletes the webhook. */
 export const deleteWebhook = async (client: ApiClient, webhook: Webhook): Promise<void> => {
   await client.delete(webhookPath(webhook))
+}
+
+/**
+ * Copies a secret shown in `field`; where the clipboard refuses, selects
+ * it there to copy by hand. What happened, in words.
+ */
+export const copySecret = async (secret: string, field: HTMLInputElement | null): Promise<string> => {
+  try {
+    await navigator.clipboard.writeText(secret)
+    return msg("webhooks.secret.copied")
+  } catch {
+    field?.select()
+    return msg("webhooks.secret.copyFailed")
+  }
 }
 
 /** What the buttons do, and how they are drawn, on one screen. */

@@ -43,7 +43,7 @@ import {
   type SuccessRate,
   type Webhook
 } from "../Webhook.ts"
-import { confirmRotate, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
+import { confirmChange, copySecret, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** How often unfinished deliveries are re-read. */
 const pollMillis = 1_000
@@ -209,7 +209,7 @@ export class WebhookScreen extends Screen {
 
   /** Rotates after a confirmation: the receiver must learn the new secret within the old one's 24 hours. */
   private async rotate(webhook: Webhook) {
-    if (!(await confirmRotate(this, webhook))) return
+    if (!(await confirmChange(this, webhook, "rotate"))) return
     await this.act(async () => {
       const rotated = await rotateSecret(this.context.client, webhook)
       this.webhook = rotated.webhook
@@ -236,13 +236,7 @@ export class WebhookScreen extends Screen {
   }
 
   private async copy(secret: string) {
-    try {
-      await navigator.clipboard.writeText(secret)
-      this.copied = msg("webhooks.secret.copied")
-    } catch {
-      this.querySelector<HTMLInputElement>("#revealed-secret")?.select()
-      this.copied = msg("webhooks.secret.copyFailed")
-    }
+    this.copied = await copySecret(secret, this.querySelector<HTMLInputElement>("#revealed-secret"))
   }
 
   private openEdit() {

@@ -21,7 +21,7 @@ import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 import { eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
-import { confirmDelete, confirmRotate, deleteWebhook, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
+import { confirmChange, copySecret, deleteWebhook, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** A secret on screen: whose, and whether it replaced one (then until when the old one is accepted). */
 interface ShownSecret {
@@ -124,7 +124,7 @@ export class WebhooksScreen extends Screen {
 
   /** Rotates after a confirmation: the receiver must learn the new secret within the old one's 24 hours. */
   private async rotate(webhook: Webhook) {
-    if (!(await confirmRotate(this, webhook))) return
+    if (!(await confirmChange(this, webhook, "rotate"))) return
     await this.act(async () => {
       const rotated = await rotateSecret(this.context.client, webhook)
       this.replace(rotated.webhook)
@@ -142,7 +142,7 @@ export class WebhooksScreen extends Screen {
   }
 
   private async deleteWebhook(webhook: Webhook) {
-    if (!(await confirmDelete(this, webhook))) return
+    if (!(await confirmChange(this, webhook, "delete"))) return
     await this.act(async () => {
       await deleteWebhook(this.context.client, webhook)
       const pager = this.pager!
@@ -196,13 +196,7 @@ export class WebhooksScreen extends Screen {
   }
 
   private async copy(secret: string) {
-    try {
-      await navigator.clipboard.writeText(secret)
-      this.copied = msg("webhooks.secret.copied")
-    } catch {
-      this.querySelector<HTMLInputElement>("#webhook-secret")?.select()
-      this.copied = msg("webhooks.secret.copyFailed")
-    }
+    this.copied = await copySecret(secret, this.querySelector<HTMLInputElement>("#webhook-secret"))
   }
 
   /** Forgets the secret (it is not kept anywhere in the page once dismissed). */
