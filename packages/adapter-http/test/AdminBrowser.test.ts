@@ -19,7 +19,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -49,9 +49,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
       yield* ok("POST", "/v1/sharing/grants", { subject_type: "report", subject_id: reportId, principal_type: "user", principal_id: mia.user_id, actions: ["view"] })
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(adminContext.request, server.url, { token: admin })
-        const page = await adminContext.newPage()
+        const { context: adminContext, page } = await consolePage(browser, server.url, { token: admin })
         const errors = Chromium.watchErrorsExcept(page, () => false)
 
         // The audit log: the navigation offers it; filtered by action, the address carries the filter, a reload keeps it.
@@ -135,9 +133,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
         assert.notInclude(await page.locator("main").innerText(), token)
 
         // The member, signed in by their e-mailed link: no admin navigation, deep links refused in words.
-        const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(memberContext.request, server.url, { email: "mia@example.com", mails })
-        const member = await memberContext.newPage()
+        const { context: memberContext, page: member } = await consolePage(browser, server.url, { email: "mia@example.com", mails })
         // After deprovisioning, the member's next request answers 401 (the refusal the console answers with the sign-in
         // screen); pages loaded since say who is signed in, so nothing else is refused.
         const memberErrors = Chromium.watchErrorsExcept(member, (path, status) => status === 401 && path.startsWith("/v1/"))

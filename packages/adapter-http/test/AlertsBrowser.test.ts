@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -34,9 +34,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's alerts i
       const { admin, server, workspaceId } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         const errors = Chromium.watchErrorsExcept(page, () => false)
         await page.goto(`${server.url}/w/${workspaceId}`)
         await page.getByRole("heading", { level: 1, name: "Demo" }).waitFor()

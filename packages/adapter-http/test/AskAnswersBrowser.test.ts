@@ -19,7 +19,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { ViewerAssets } from "../src/routes/ViewerAssets.ts"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -90,8 +90,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("Ask answers honestly i
 
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
-          const page = await browser.newPage({ viewport: { width, height: 900 } })
-          await signIn(page.request, server.url, { token: admin })
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrors(page)
           await page.goto(`${server.url}/w/${workspaceId}/ask`)
           await page.getByRole("heading", { level: 1, name: "Ask" }).waitFor()
@@ -158,7 +157,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("Ask answers honestly i
           // Chromium reports a no-store response read to its end through `body.getReader()` as "net::ERR_ABORTED"
           // when it came in more than one write (microsoft/playwright#42742, open; as AskDatasetsBrowser says).
           assert.deepStrictEqual(errors.filter((e) => !/\/v1\/ai\/ask net::ERR_ABORTED$/.test(e)), [], `console errors at ${width}`)
-          await page.close()
+          await context.close()
         })
       }
     }).pipe(Effect.scoped), { timeout: 180_000 })

@@ -24,7 +24,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { ViewerAssets } from "../src/routes/ViewerAssets.ts"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -95,8 +95,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("Ask and datasets in th
 
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
-          const page = await browser.newPage({ viewport: { width, height: 900 } })
-          await signIn(page.request, server.url, { token: admin })
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const seen = watch(page)
 
           // From the workspace to its datasets.
@@ -194,14 +193,13 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("Ask and datasets in th
           // `body.getReader()` as "net::ERR_ABORTED" when it came in more than one write (microsoft/playwright#42742,
           // open); the answer was whole (its last words and the chart are on screen), so that report alone is let through.
           assert.deepStrictEqual(seen.errors([400]).filter((e) => !/\/v1\/ai\/ask net::ERR_ABORTED$/.test(e)), [], `console errors at ${width}`)
-          await page.close()
+          await context.close()
         })
       }
 
       // The AI question limit (30 a minute per user): asked again and again, the console's next question is refused in words.
       yield* Effect.promise(async () => {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-        await signIn(page.request, server.url, { token: admin })
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         const seen = watch(page)
         await page.goto(`${base}/ask`)
         await page.getByLabel("Your question").fill("orders")
@@ -215,7 +213,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("Ask and datasets in th
         assert.deepStrictEqual(await Axe.serious(page), [], "ask refused")
         await shoot(page, "ask-limited-1280")
         assert.deepStrictEqual(seen.errors([429]).filter((e) => !/\/v1\/ai\/ask net::ERR_ABORTED$/.test(e)), [], "console errors when refused")
-        await page.close()
+        await context.close()
       })
     }).pipe(Effect.scoped), { timeout: 180_000 })
 })

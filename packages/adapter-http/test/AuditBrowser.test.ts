@@ -14,7 +14,7 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -58,9 +58,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's audit lo
 
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin }, { acceptDownloads: true })
         const errors = Chromium.watchErrorsExcept(page, () => false)
         await page.goto(`${server.url}/`)
         await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click()

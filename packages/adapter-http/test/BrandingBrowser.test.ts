@@ -19,7 +19,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -71,9 +71,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's Branding
         for (const width of [1280, 390]) {
           const name = `Contoso ${width}`
           const colour = width === 1280 ? "#7c3aed" : "#b45309"
-          const context = await browser.newContext({ viewport: { width, height: 900 }, locale: "en-US" })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width, locale: "en-US" })
           // The refusals the walk provokes are the expected 400s of PATCH /v1/branding.
           const errors = Chromium.watchErrorsExcept(page, (path, status) => path === "/v1/branding" && status === 400)
           const policy = await Chromium.watchPolicy(page)
@@ -163,9 +161,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's Branding
         }
 
         // A member: no Branding in the navigation; the screen says it is not theirs, and PATCH is refused.
-        const memberContext = await browser.newContext({ viewport: { width: 390, height: 900 }, locale: "en-US" })
-        await signIn(memberContext.request, server.url, { email: "mia@example.com", mails })
-        const member = await memberContext.newPage()
+        const { context: memberContext, page: member } = await consolePage(browser, server.url, { email: "mia@example.com", mails }, { width: 390, locale: "en-US" })
         await member.goto(`${server.url}/`)
         await member.getByRole("heading", { level: 1, name: "Workspaces" }).waitFor()
         assert.strictEqual(await member.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Branding" }).count(), 0)

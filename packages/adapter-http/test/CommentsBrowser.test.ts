@@ -18,7 +18,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Locator, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -59,9 +59,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("comment threads in the
 
       /** A page signed in as `who`, on the report, its comments panel loaded. */
       const open = async (who: typeof ada, width: number) => {
-        const context = await browser.newContext({ viewport: { width, height: 900 } })
-        await signIn(context.request, server.url, who)
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, who, { width })
         const errors = Chromium.watchErrorsExcept(page, () => false)
         const violations = await Chromium.watchPolicy(page)
         await page.goto(reportPath)

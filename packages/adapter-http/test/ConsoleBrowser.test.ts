@@ -27,7 +27,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 
 /** The page's errors, every one of them: the page says who is signed in, so a signed-out visit is refused nothing. */
 const watchErrors = (page: Page) => Chromium.watchErrorsExcept(page, () => false)
@@ -218,10 +218,9 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
       for (let i = 1; i <= 22; i++) await app.call("POST", "/v1/workspaces", app.admin, { name: `Team ${String(i).padStart(2, "0")}` })
       await withBrowser(async (browser) => {
         for (const width of [1280, 390]) {
-          const page = await browser.newPage({ viewport: { width, height: 800 } })
+          const { context, page } = await consolePage(browser, app.base, { token: app.ada }, { width, height: 800 })
           const errors = watchErrors(page)
           const violations = await Chromium.watchPolicy(page)
-          await signIn(page.request, app.base, { token: app.ada })
           await page.goto(`${app.base}/`)
           await page.getByRole("heading", { name: "Workspaces" }).waitFor()
           await page.locator("ul.items li").first().waitFor()
@@ -259,7 +258,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
           await page.getByRole("heading", { name: "Sign in" }).waitFor()
           assert.deepStrictEqual(await violations(), [])
           assert.deepStrictEqual(errors(), [], `${width} px`)
-          await page.close()
+          await context.close()
         }
       })
     } finally {
@@ -271,8 +270,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     const app = await serve()
     try {
       await withBrowser(async (browser) => {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-        await signIn(page.request, app.base, { token: app.ada })
+        const { page } = await consolePage(browser, app.base, { token: app.ada }, { height: 800 })
         await page.goto(`${app.origin}/sign-in?next=${encodeURIComponent("w/ws_1")}`)
         await page.getByRole("heading", { name: "Reports" }).waitFor()
         assert.strictEqual(new URL(page.url()).pathname, "/w/ws_1")
@@ -286,8 +284,7 @@ suite(Chromium.suiteTitle("the console in headless Chromium"), () => {
     const app = await serve()
     try {
       await withBrowser(async (browser) => {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-        await signIn(page.request, app.base, { token: app.ada })
+        const { page } = await consolePage(browser, app.base, { token: app.ada }, { height: 800 })
         await page.route(/\/v1\/workspaces\?/, (route) =>
           route.fulfill({
             status: 429,

@@ -6,11 +6,13 @@
  * sent, `POST /api/session`). The session cookie lands in the browser
  * context, so each of its pages is signed in, as after the sign-in screen.
  * The sign-in screen itself is walked through in ConsoleBrowser.test.ts.
+ * `consolePage` opens such a signed-in page at a width, as the browser
+ * tests start.
  *
  * @since 0.1.0
  */
 import type { Mailer } from "@analytics/core"
-import type { APIRequestContext } from "playwright-core"
+import type { APIRequestContext, Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core"
 
 /** Who signs in: an admin's API token, or an e-mail address whose link is read from `mails`. */
 export type Who =
@@ -36,4 +38,33 @@ export const signIn = async (request: APIRequestContext, base: string, who: Who)
   }
   await ok(await request.post(`${base}/api/session/sign-in-links`, { data: { email: who.email } }), "sign-in link")
   await ok(await request.post(`${base}/api/session`, { data: { link_token: linkTokenFor(who.mails, who.email) } }), "link sign-in")
+}
+
+/** How `consolePage` opens its context: the viewport's size, what the browser may do there, and any other context option. */
+export interface ConsolePageOptions extends Omit<BrowserContextOptions, "viewport" | "permissions"> {
+  /** The viewport's width; 1280 unless said (390 for a phone). */
+  readonly width?: number
+  /** The viewport's height; 900 unless said. */
+  readonly height?: number
+  /** Permissions granted at the console's origin before signing in (the clipboard's: `clipboard-read`, `clipboard-write`). */
+  readonly permissions?: ReadonlyArray<string>
+}
+
+/** A signed-in browser context and its first page. */
+export interface ConsolePage {
+  readonly context: BrowserContext
+  readonly page: Page
+}
+
+/**
+ * A new context of `browser` at the viewport asked (1280 × 900 unless
+ * said), signed in as `who` at the console served at `base`, and a page in
+ * it (nothing opened yet: watch it, then `goto`). Close the context when done.
+ */
+export const consolePage = async (browser: Browser, base: string, who: Who, options: ConsolePageOptions = {}): Promise<ConsolePage> => {
+  const { width = 1280, height = 900, permissions, ...contextOptions } = options
+  const context = await browser.newContext({ ...contextOptions, viewport: { width, height } })
+  if (permissions !== undefined) await context.grantPermissions([...permissions], { origin: base })
+  await signIn(context.request, base, who)
+  return { context, page: await context.newPage() }
 }

@@ -25,7 +25,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { executiveDashboard, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -336,10 +336,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
       const failures: Array<string> = []
       yield* Effect.promise(async () => {
         for (const theme of themes) {
-          const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: theme })
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { colorScheme: theme })
           await watchReady(context)
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
           const errors = Chromium.watchErrors(page)
           const policy = await Chromium.watchPolicy(page)
           for (const [path, name] of adminScreens) await sweep(page, server.url, path, name, theme, failures)
@@ -360,10 +358,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's product 
         }
 
         // The member, by their e-mailed link: no admin navigation; the admin screens say so in words.
-        const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+        const { context: memberContext, page: member } = await consolePage(browser, server.url, { email: "mia@example.com", mails })
         await watchReady(memberContext)
-        await signIn(memberContext.request, server.url, { email: "mia@example.com", mails })
-        const member = await memberContext.newPage()
         const memberErrors = Chromium.watchErrors(member)
         await member.goto(`${server.url}/`)
         await member.getByRole("heading", { level: 1, name: "Workspaces" }).waitFor()

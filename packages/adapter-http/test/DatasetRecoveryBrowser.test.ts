@@ -23,7 +23,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -61,9 +61,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("recovering a dataset f
           // Each width on a dataset of its own, in the state a misread file left it.
           const dataset = await ok("POST", "/v1/datasets", { workspace_id: workspace.workspace_id, name: `Orders ${width}`, source: { type: "upload" } })
           await ok("PUT", `/v1/datasets/${dataset.dataset_id}/data`, misread, { "content-type": "text/csv" })
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrorsExcept(page, (path, status) => (path.endsWith("/data") && status === 400) || (path === `/v1/datasets/${dataset.dataset_id}` && status === 409))
           await page.goto(`${server.url}/w/${workspace.workspace_id}/datasets/${dataset.dataset_id}`)
           await page.getByRole("heading", { level: 1, name: `Orders ${width}` }).waitFor()

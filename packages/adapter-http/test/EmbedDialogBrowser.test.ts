@@ -19,7 +19,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -55,9 +55,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the sha
       const { admin, ok, server, workspaceId } = yield* setupWith({ atOwnUrl: true }, false)
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/w/${workspaceId}`)
         await page.getByRole("button", { name: "Share Sales overview" }).click()
@@ -141,9 +139,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("embeds made in the sha
         await context.close()
 
         // 390 px: the embed's fields and its warning fit the screen.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/w/${workspaceId}`)
         await small.getByRole("button", { name: "Share Sales overview" }).click()

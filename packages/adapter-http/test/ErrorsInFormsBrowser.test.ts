@@ -23,7 +23,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Locator, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -61,9 +61,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("refusals and endings i
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of widths) {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrorsExcept(page, (_path, status) => status === 400)
 
           // The schedule: a cron of four fields and a zone that is none.
@@ -129,9 +127,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("refusals and endings i
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of widths) {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrorsExcept(page, (_path, status) => status === 400)
           await page.goto(`${server.url}/w/${workspaceId}/reports/${reportId}`)
           await page.getByRole("button", { name: "Share" }).click()
@@ -165,9 +161,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("refusals and endings i
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of widths) {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrorsExcept(page, (_path, status) => status === 404)
           for (const [path, words, back, name] of [
             [`w/${workspaceId}/reports/${gone}`, "This report does not exist or was deleted", "Go back to the workspace", "report"],
@@ -204,9 +198,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("refusals and endings i
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of widths) {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrorsExcept(page, (_path, status) => status === 401)
           await page.goto(`${server.url}/w/${workspaceId}/reports/${reportId}#page=Products`)
           await page.locator(`[data-visual="products"] table`).waitFor({ timeout: 20_000 })

@@ -16,7 +16,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -72,9 +72,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("errors and risks in wo
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of [1280, 390]) {
-          const context = await browser.newContext({ viewport: { width, height: 800 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width, height: 800 })
           await page.goto(`${server.url}/`)
           await page.getByRole("link", { name }).waitFor()
           assert.isAtMost(await scrollWidth(page), width, `workspace list at ${width}`)
@@ -97,9 +95,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("errors and risks in wo
       const browser: Browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of [1280, 390]) {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrorsExcept(page, () => false)
 
           // The role: choosing Admin asks, naming what it hands over; Cancel leaves Mia a member, the menu too.
@@ -134,9 +130,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("errors and risks in wo
           assert.deepStrictEqual(errors(), [])
         }
         // Yes goes ahead: once at the end, so each width starts from the same state.
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         await page.goto(`${server.url}/directory`)
         await page.getByLabel("Role: Mia Member").selectOption("admin")
         await page.getByRole("dialog", { name: "Make Mia Member an admin?" }).getByRole("button", { name: "Make admin" }).click()

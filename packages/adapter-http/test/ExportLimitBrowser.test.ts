@@ -24,7 +24,7 @@ import { Effect, Layer } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -59,9 +59,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the UI export limit in
         const { admin, reportId, server, workspaceId } = yield* setupWith({ atOwnUrl: true, server: { rateLimitStore: layer } })
         const browser = yield* Chromium.launch
         yield* Effect.promise(async () => {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           // The loop's 429 and the dialog's are refusals the page expects; nothing else may fail.
           const errors = Chromium.watchErrorsExcept(page, (path, status) => path.endsWith("/export") && status === 429)
           await page.goto(`${server.url}/w/${workspaceId}/reports/${reportId}`)

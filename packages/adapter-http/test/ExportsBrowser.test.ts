@@ -28,7 +28,7 @@ import { simpleParser } from "mailparser"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -68,9 +68,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       const { admin, reportId, server, working, workspaceId } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin }, { acceptDownloads: true })
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/w/${workspaceId}`)
         const open = page.getByRole("button", { name: "Export Sales overview" })
@@ -168,9 +166,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         await context.close()
 
         // 390 px: the workspace's rows and the dialog fit.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/w/${workspaceId}`)
         await small.getByRole("button", { name: "Export Sales overview" }).waitFor()
@@ -192,8 +188,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       const { admin, reportId, server } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
-        await signIn(context.request, server.url, { token: admin })
+        const { context, page } = await consolePage(browser, server.url, { token: admin }, { acceptDownloads: true })
         // An embedding app's page on the service's origin: the stable elements script and the element, CSV and JSON of one visual only.
         await context.route(/\/plain\.html$/, (route) =>
           route.fulfill({
@@ -202,7 +197,6 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
               <body><main><h1>Partner portal</h1>
               <analytics-export-button report-id="${reportId}" visual-id="revenue_by_region" formats="csv,json"></analytics-export-button></main></body></html>`
           }))
-        const page = await context.newPage()
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/plain.html`)
         await page.evaluate(async () => {
@@ -252,9 +246,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
         for (const width of [1280, 390]) {
-          const context = await browser.newContext({ viewport: { width, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           const errors = Chromium.watchErrors(page)
           await page.goto(`${server.url}/w/${workspaceId}/reports/${reportId}`)
           const region = page.getByRole("combobox", { name: "Region", exact: true })
@@ -286,9 +278,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       const { admin, server, smtp, workspaceId } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/w/${workspaceId}`)
         await page.getByRole("link", { name: "Scheduled exports" }).click()
@@ -352,9 +342,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
         assert.deepStrictEqual(listed.body.data.map((s: any) => [s.cron, s.timezone, s.enabled]), [["30 7 * * 1-5", "Europe/Paris", false]])
 
         // 390 px, before it goes.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/w/${workspaceId}/schedules`)
         const smallRow = small.locator("ul.schedules > li").first()
@@ -401,9 +389,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("exports in the console
       assert.strictEqual(yield* worker, 1)
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/w/${workspaceId}/schedules`)
         const row = page.locator("ul.schedules > li", { hasText: "Weekly regions" })

@@ -21,7 +21,7 @@ import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { executiveDashboard, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -86,8 +86,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
 
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
-          const page = await browser.newPage({ viewport: { width, height: 900 } })
-          await signIn(page.request, server.url, asAdmin)
+          const { context, page } = await consolePage(browser, server.url, asAdmin, { width })
           const seen = await watch(page)
           // A deep link to the workspace: its real name, no chart code.
           await page.goto(`${server.url}/w/${workspaceId}`)
@@ -152,15 +151,14 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
           await shoot(page, `dashboard-${width}`)
           assert.deepStrictEqual(await seen.violations(), [])
           assert.deepStrictEqual(seen.errors(), [], `${width} px`)
-          await page.close()
+          await context.close()
         })
       }
 
       // The dark theme: the same report readable, axe clean.
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
-          const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: "dark" })
-          await signIn(page.request, server.url, asAdmin)
+          const { context, page } = await consolePage(browser, server.url, asAdmin, { width, colorScheme: "dark" })
           const seen = await watch(page)
           await page.goto(`${server.url}${reportPath}#page=Trends`)
           await page.locator("[role=tab][aria-selected=true]", { hasText: "Trends" }).waitFor({ timeout: 20_000 })
@@ -169,14 +167,13 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
           assert.isAtMost(await overflow(page), 0)
           await shoot(page, `report-dark-${width}`)
           assert.deepStrictEqual(seen.errors(), [])
-          await page.close()
+          await context.close()
         })
       }
 
       // Comments: Ada (comment granted) adds, edits and deletes hers; Carol (view) reads, with no form to add.
       yield* Effect.promise(async () => {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-        await signIn(page.request, server.url, ada)
+        const { context, page } = await consolePage(browser, server.url, ada)
         const seen = await watch(page)
         await page.goto(`${server.url}${reportPath}`)
         const panel = page.getByRole("region", { name: "Comments" })
@@ -201,12 +198,11 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         await panel.getByText("No comments yet.").waitFor()
         assert.deepStrictEqual(await seen.violations(), [])
         assert.deepStrictEqual(seen.errors(), [])
-        await page.close()
+        await context.close()
       })
       yield* ok("POST", `/v1/reports/${reportId}/comments`, { text: "Looks good." }, ada.token)
       yield* Effect.promise(async () => {
-        const page = await browser.newPage({ viewport: { width: 390, height: 900 } })
-        await signIn(page.request, server.url, carol)
+        const { context, page } = await consolePage(browser, server.url, carol, { width: 390 })
         const seen = await watch(page, (path, status) => path.endsWith("/comments") && status === 403)
         await page.goto(`${server.url}${reportPath}`)
         const panel = page.getByRole("region", { name: "Comments" })
@@ -217,13 +213,12 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         assert.strictEqual(await panel.getByRole("button", { name: /Reply/ }).count(), 0)
         assert.deepStrictEqual(await Axe.serious(page), [])
         assert.deepStrictEqual(seen.errors(), [])
-        await page.close()
+        await context.close()
       })
 
       // Refusals in words: Dave has no grant (403); an unknown report (404); a list the policy refuses hides the panel.
       yield* Effect.promise(async () => {
-        const page = await browser.newPage({ viewport: { width: 390, height: 900 } })
-        await signIn(page.request, server.url, dave)
+        const { context, page } = await consolePage(browser, server.url, dave, { width: 390 })
         const seen = await watch(page, (path, status) => path.endsWith("/view") && (status === 403 || status === 404))
         await page.goto(`${server.url}${reportPath}`)
         await page.getByRole("alert").getByText("You cannot open this report").waitFor({ timeout: 20_000 })
@@ -239,11 +234,10 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         await page.getByRole("alert").getByText("You cannot open this dashboard").waitFor({ timeout: 20_000 })
         assert.strictEqual(await page.getByRole("heading", { level: 1 }).innerText(), "Dashboard")
         assert.deepStrictEqual(seen.errors(), [])
-        await page.close()
+        await context.close()
       })
       yield* Effect.promise(async () => {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-        await signIn(page.request, server.url, asAdmin)
+        const { context, page } = await consolePage(browser, server.url, asAdmin)
         await page.route(/\/comments\?/, (route) =>
           route.fulfill({ status: 403, contentType: "application/problem+json", body: JSON.stringify({ type: "about:blank", title: "Forbidden", status: 403, code: "auth/forbidden", detail: "No." }) }))
         const seen = await watch(page, (path, status) => path.endsWith("/comments") && status === 403)
@@ -255,7 +249,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
         assert.strictEqual(await page.getByRole("heading", { name: "Comments" }).count(), 0)
         assert.strictEqual(await page.getByRole("alert").count(), 0)
         assert.deepStrictEqual(seen.errors(), [])
-        await page.close()
+        await context.close()
       })
     }).pipe(Effect.scoped), { timeout: 180_000 })
 
@@ -266,8 +260,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
       const browser: Browser = yield* Chromium.launch
       for (const width of [1280, 390]) {
         yield* Effect.promise(async () => {
-          const page = await browser.newPage({ viewport: { width, height: 900 } })
-          await signIn(page.request, server.url, { token: admin })
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, { width })
           // The embedding app's page, on the service's origin.
           await page.route(`${server.url}/portal/sales`, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: example }))
           const seen = await watch(page, (path, status) => path.endsWith("/view") && status === 404)
@@ -319,7 +312,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("reports and dashboards
           ])
           assert.deepStrictEqual(await seen.violations(), [])
           assert.deepStrictEqual(seen.errors(), [], `${width}`)
-          await page.close()
+          await context.close()
         })
       }
     }).pipe(Effect.scoped), { timeout: 120_000 })

@@ -10,7 +10,7 @@ import { Chromium } from "@analytics/testing/browser"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a password link in a browser signed in to the console"), () => {
@@ -32,10 +32,8 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a password link in a b
       yield* workers
       const browser = yield* Chromium.launch
       const seen = yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
-        await signIn(context.request, server.url, { token: admin })
+        const { context, page } = await consolePage(browser, server.url, { token: admin }, { acceptDownloads: true })
         const cookies = (await context.cookies()).map((c) => c.name)
-        const page = await context.newPage()
         await page.goto(`${server.url}${new URL(link.link_url).pathname}`)
         await page.fill("#password", "correct horse battery")
         await Promise.all([page.waitForLoadState("load"), page.click("button[type=submit]")])

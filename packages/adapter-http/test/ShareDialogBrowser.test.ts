@@ -20,7 +20,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { grantsPath, setup, setupWith } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -59,10 +59,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
       yield* ok("POST", "/v1/users", { email: "bea@example.com", name: "Bea Brown" })
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const console_ = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await console_.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
-        await signIn(console_.request, server.url, { token: admin })
-        const page = await console_.newPage()
+        const { context: console_, page } = await consolePage(browser, server.url, { token: admin }, { permissions: ["clipboard-read", "clipboard-write"] })
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/w/${workspaceId}`)
         const open = page.getByRole("button", { name: "Share Sales overview" })
@@ -266,9 +263,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
         await console_.close()
 
         // 390 px: the workspace, both tabs, the links screen; nothing wider than the screen.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/w/${workspaceId}`)
         await small.getByRole("button", { name: "Share Sales overview" }).click()
@@ -298,8 +293,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
       const { admin, reportId, server } = yield* setupWith({ atOwnUrl: true })
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         // An embedding app's page on the service's origin: the stable elements script, the element, a button that opens it.
         await context.route(/\/plain\.html$/, (route) =>
           route.fulfill({
@@ -308,7 +302,6 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the share dialog in he
               <body><main><h1>Partner portal</h1><button id="open" type="button">Share the sales report</button>
               <analytics-share-dialog subject-type="report" subject-id="${reportId}" subject-name="Sales overview"></analytics-share-dialog></main></body></html>`
           }))
-        const page = await context.newPage()
         const errors = Chromium.watchErrors(page)
         await page.goto(`${server.url}/plain.html`)
         await page.evaluate(async () => {

@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -37,9 +37,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a watermarked link's v
       yield* Effect.promise(async () => {
         for (const viewport of widths) {
           const viewer = `viewer-${viewport.width}@partner.example`
-          const context = await browser.newContext({ viewport })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin }, viewport)
           const errors = Chromium.watchErrors(page)
           await page.goto(`${server.url}/w/${workspaceId}`)
           await page.getByRole("button", { name: "Share Sales overview" }).click()

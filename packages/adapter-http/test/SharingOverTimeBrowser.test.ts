@@ -26,7 +26,7 @@ import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 import { grantsPath, setup } from "./ReportViewerFixture.ts"
 
 const shots = process.env.VIEWER_SHOTS
@@ -59,9 +59,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("sharing over time in h
       const team = yield* ok("POST", "/v1/teams", { name: "Finance team" })
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin })
         // The removed team's refusal is expected: the dialog tells it in words.
         const errors = Chromium.watchErrorsExcept(page, (path, status) => path === grantsPath && status >= 400 && status < 500)
         await page.goto(`${server.url}/w/${workspaceId}`)
@@ -163,9 +161,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("sharing over time in h
         await context.close()
 
         // 390 px: chips, the list of people with access; nothing wider than the screen.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/w/${workspaceId}`)
         await small.getByRole("button", { name: "Share Sales overview" }).click()
@@ -195,9 +191,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("sharing over time in h
         const { admin, server, workspaceId } = yield* setup
         const browser = yield* Chromium.launch
         yield* Effect.promise(async () => {
-          const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-          await signIn(context.request, server.url, { token: admin })
-          const page = await context.newPage()
+          const { context, page } = await consolePage(browser, server.url, { token: admin })
           const errors = Chromium.watchErrors(page)
           await page.goto(`${server.url}/w/${workspaceId}`)
           const open = page.getByRole("button", { name: "Share Sales overview" })
@@ -252,9 +246,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("sharing over time in h
           await context.close()
 
           // 390 px: the links screen with the label and its openings.
-          const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-          await signIn(narrow.request, server.url, { token: admin })
-          const small = await narrow.newPage()
+          const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
           await small.goto(`${server.url}/w/${workspaceId}/links`)
           await small.locator("ul.items > li", { hasText: "Board pack" }).getByText(/opened 1 time/).waitFor()
           assert.deepStrictEqual(await Axe.serious(small), [], "links screen at 390 px")

@@ -24,7 +24,7 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { ViewerAssets } from "../src/routes/ViewerAssets.ts"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -78,10 +78,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a webhook's page in he
       )
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin }, { permissions: ["clipboard-read", "clipboard-write"] })
         // The refused edit below is answered 400: expected, once.
         const errors = Chromium.watchErrorsExcept(page, (path, status) => path === `/v1/webhooks/${hook.webhook_id}` && status === 400)
 
@@ -209,9 +206,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a webhook's page in he
         await context.close()
 
         // 390 px: the page, an attempt's headers and a revealed secret fit the screen.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/webhooks/${hook.webhook_id}`)
         const smallAttempt = small.locator("li.delivery ol.attempts > li").first()
@@ -227,9 +222,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("a webhook's page in he
         await narrow.close()
 
         // A member: not theirs, and the API refuses the secret.
-        const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(memberContext.request, server.url, { email: memberEmail, mails })
-        const memberPage = await memberContext.newPage()
+        const { context: memberContext, page: memberPage } = await consolePage(browser, server.url, { email: memberEmail, mails })
         await memberPage.goto(`${server.url}/webhooks/${hook.webhook_id}`)
         await memberPage.getByRole("heading", { name: "Not available to you", level: 1 }).waitFor()
         assert.deepStrictEqual(await Axe.serious(memberPage), [], "member")

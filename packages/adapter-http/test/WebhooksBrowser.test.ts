@@ -30,7 +30,7 @@ import { join } from "node:path"
 import type { Page } from "playwright-core"
 import Stripe from "stripe"
 import { ViewerAssets } from "../src/routes/ViewerAssets.ts"
-import { signIn } from "./ConsoleSignIn.ts"
+import { consolePage } from "./ConsoleSignIn.ts"
 
 const shots = process.env.VIEWER_SHOTS
 
@@ -84,10 +84,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
       const { admin, mails, member, memberEmail, ok, receiver, server, workspaceId } = yield* setup
       const browser = yield* Chromium.launch
       yield* Effect.promise(async () => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
-        await signIn(context.request, server.url, { token: admin })
-        const page = await context.newPage()
+        const { context, page } = await consolePage(browser, server.url, { token: admin }, { permissions: ["clipboard-read", "clipboard-write"] })
         const errors = Chromium.watchErrors(page)
 
         // The admin's navigation has Webhooks; the screen starts empty, with the form.
@@ -259,9 +256,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await row.waitFor()
 
         // 390 px: the list and the webhook fit the screen.
-        const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } })
-        await signIn(narrow.request, server.url, { token: admin })
-        const small = await narrow.newPage()
+        const { context: narrow, page: small } = await consolePage(browser, server.url, { token: admin }, { width: 390, height: 844 })
         const smallErrors = Chromium.watchErrors(small)
         await small.goto(`${server.url}/webhooks`)
         await small.locator("li.webhook").waitFor()
@@ -320,9 +315,7 @@ describe.skipIf(!Chromium.available)(Chromium.suiteTitle("the console's webhooks
         await context.close()
 
         // A member: no Webhooks in the navigation; the deep links say it is not theirs.
-        const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-        await signIn(memberContext.request, server.url, { email: memberEmail, mails })
-        const memberPage = await memberContext.newPage()
+        const { context: memberContext, page: memberPage } = await consolePage(browser, server.url, { email: memberEmail, mails })
         const memberErrors = Chromium.watchErrors(memberPage)
         await memberPage.goto(`${server.url}/`)
         await memberPage.getByRole("heading", { name: "Workspaces", level: 1 }).waitFor()

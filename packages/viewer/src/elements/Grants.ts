@@ -22,6 +22,16 @@ export type Action = Grant["actions"][number]
 /** Every action, in the order the dialog offers them. */
 export const actions: ReadonlyArray<Action> = ["view", "download", "comment", "edit", "share"]
 
+/** Whom a grant is made for, as the dialog asks it: people (users, teams, executive roles), anyone with a link, or an embed. */
+export type Audience = "people" | "link" | "embed"
+
+/** The actions an audience may be given: links and embeds open and export only. */
+export const audienceActions = (audience: Audience): ReadonlyArray<Action> =>
+  audience === "people" ? actions : ["view", "download"]
+
+/** The longest label (of a link or an embed) the service keeps. */
+export const labelMax = 100
+
 /** What a grant's row is titled by: its label when it has one, else who it reaches. */
 export const titleWords = (grant: Grant): string =>
   typeof grant.label === "string" && grant.label !== "" ? grant.label : whoWords(grant)

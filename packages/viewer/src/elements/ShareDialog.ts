@@ -18,7 +18,7 @@
  *   A new link's URL, or an embed's snippet, is shown once with a copy
  *   button; an embed's, live beneath it (`<analytics-embed-preview>`: what
  *   the other site's page will show).
- * - **Manage**: every grant of the subject with its state, label, maker and
+ * - **Manage** (ShareManage.ts): every grant of the subject with its state, label, maker and
  *   (a link's or an embed's) last opening in words; copy a
  *   link's URL again (decision 0014, "Links copied again"); edit (actions,
  *   expiry, watermark, a link's password, a label), pause and resume a link, revoke
@@ -41,26 +41,19 @@ import {
   type Action,
   actions as allActions,
   actionsWords,
-  activeFirst,
-  confirmRevoke,
-  dayOf,
+  type Audience,
+  audienceActions,
   endOfDay,
-  expiryWords,
   type Grant,
-  learnNames,
-  makerWords,
-  openedWords,
+  labelMax,
   rememberName,
-  stateName,
-  stateWords,
-  titleWords,
   today,
-  whoWords,
-  dateWords
+  whoWords
 } from "./Grants.ts"
 import { detailAsField, fieldWords } from "../client/ProblemWords.ts"
 import { clearFields, showRefusal } from "../console/FormErrors.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
+import { ShareManage, shareManageStyles } from "./ShareManage.ts"
 import "./EmbedPreviewFrame.ts"
 
 /** Someone the picker offers (`GET /v1/directory/people`), or an address to invite. */
@@ -95,15 +88,12 @@ const reasonWords = (problem: Problem): string => {
 /** How many of the subject's people with access the Share tab lists before "and N more". */
 const accessShown = 5
 
-/** The longest label the service keeps. */
-const labelMax = 100
-
 type Scalar = string | number | boolean
 
 /** What an embed would show (`POST /v1/sharing/embed-previews`): rows per visual, warnings, what to lock and what to give. */
 type EmbedPreview = Json<typeof Groups.Sharing.EmbedPreviewJson>
 
-type Kind = "people" | "link" | "embed"
+type Kind = Audience
 type Tab = "share" | "manage"
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -141,13 +131,7 @@ export class AnalyticsShareDialog extends LitElement {
     problem: { state: true },
     invalid: { state: true },
     created: { state: true },
-    copied: { state: true },
-    grants: { state: true },
-    grantsLoaded: { state: true },
-    grantsCursor: { state: true },
-    grantsProblem: { state: true },
-    editing: { state: true },
-    notice: { state: true }
+    copied: { state: true }
   }
 
   static override styles = [modalStyles, css`
@@ -181,18 +165,7 @@ export class AnalyticsShareDialog extends LitElement {
     .created { display: grid; gap: 8px; }
     .created input { font-family: ui-monospace, monospace; font-size: 0.9rem; }
     .grow { flex: 1; min-width: 12rem; }
-    ul.grants { list-style: none; margin: 0; padding: 0; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
-    ul.grants > li { padding: 12px 16px; border-top: 1px solid var(--analytics-border, #d0d7de); display: grid; gap: 6px; }
-    ul.grants > li:first-child { border-top: none; }
-    .who { font-weight: 600; overflow-wrap: anywhere; }
-    .meta { font-size: 0.9rem; color: var(--analytics-muted, #57606a); }
-    .state { display: inline-block; font-size: 0.8rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; border: 1px solid currentColor; margin-left: 6px; }
-    .state.active { color: var(--analytics-ok, #1a7f37); }
-    .state.paused { color: var(--analytics-warn, #9a6700); }
-    .state.expired, .state.revoked { color: var(--analytics-muted, #57606a); }
-    .state-text { text-align: center; color: var(--analytics-muted, #57606a); padding: 16px; border: 1px dashed var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
-    .analytics-confirm { width: min(440px, calc(100vw - 32px)); padding: 20px 24px; }
-    .analytics-confirm h2 { margin-bottom: 8px; }
+  `, shareManageStyles, css`
     select { font: inherit; color: inherit; background: var(--analytics-bg, #fff); border: 1px solid var(--analytics-muted, #57606a); border-radius: 6px; padding: 8px 10px; width: 100%; box-sizing: border-box; }
     .preview { display: grid; gap: 8px; padding: 12px 16px; border: 1px solid var(--analytics-border, #d0d7de); border-radius: var(--analytics-radius, 8px); }
     .preview .warning { border-left: 4px solid var(--analytics-warn, #9a6700); padding: 8px 12px; background: var(--analytics-surface, #f6f8fa); overflow-wrap: anywhere; }
@@ -236,16 +209,8 @@ export class AnalyticsShareDialog extends LitElement {
   declare invalid: string | undefined
   declare created: Grant | undefined
   declare copied: string | undefined
-  declare grants: ReadonlyArray<Grant>
-  declare grantsLoaded: boolean
-  declare grantsCursor: string | null
-  declare grantsProblem: Problem | undefined
-  declare editing: string | undefined
-  declare notice: string | undefined
 
   private searchTimer: ReturnType<typeof setTimeout> | undefined
-  /** The grants being asked for (the Share tab's list and Manage share them). */
-  private grantsLoading: Promise<void> | undefined
   private previewTimer: ReturnType<typeof setTimeout> | undefined
   private previewTurn = 0
   private searchTurn = 0
@@ -254,8 +219,15 @@ export class AnalyticsShareDialog extends LitElement {
     dialog: "dialog.share",
     focus: "[role=tab][aria-selected=true]",
     // The Share tab lists who has access: the grants Manage shows.
-    opened: () => void this.loadGrants(),
+    opened: () => void this.manage.load(),
     closed: () => (clearTimeout(this.searchTimer), clearTimeout(this.previewTimer))
+  })
+  /** The Manage tab: the subject's grants (the Share tab lists who has access from them too). */
+  private readonly manage = new ShareManage(this, {
+    api: () => this.api,
+    confirmIn: () => this.modal.dialog ?? this.renderRoot,
+    fieldHost: () => this.fieldHost,
+    changed: (event, grant) => this.emit(event, grant)
   })
 
   constructor() {
@@ -267,12 +239,6 @@ export class AnalyticsShareDialog extends LitElement {
     this.open = false
     this.client = undefined
     this.reset()
-    this.grants = []
-    this.grantsLoaded = false
-    this.grantsCursor = null
-    this.grantsProblem = undefined
-    this.editing = undefined
-    this.notice = undefined
   }
 
   /** Back to an empty Share tab. */
@@ -304,8 +270,8 @@ export class AnalyticsShareDialog extends LitElement {
   /** Opens the dialog on the Share tab; focus returns to what had it when the dialog closes. */
   show(): void {
     this.reset()
-    this.grantsLoaded = false
-    this.notice = undefined
+    this.manage.stale()
+    this.manage.clearNotice()
     this.modal.show()
   }
 
@@ -491,16 +457,11 @@ export class AnalyticsShareDialog extends LitElement {
     this.chosenActions = allActions.filter((a) => set.has(a))
   }
 
-  /** The actions a kind of audience may be given: links and embeds open and export only. */
-  private offered(kind: Kind): ReadonlyArray<Action> {
-    return kind === "people" ? allActions : ["view", "download"]
-  }
-
   private async create(event: Event) {
     event.preventDefault()
     const form = event.target as HTMLFormElement
     const data = new FormData(form)
-    const chosenActions = this.chosenActions.filter((a) => this.offered(this.kind).includes(a))
+    const chosenActions = this.chosenActions.filter((a) => audienceActions(this.kind).includes(a))
     // An address still in the field is meant as a recipient too.
     if (this.kind === "people" && this.query.trim() !== "" && !this.addAddress(this.query.trim(), true)) return
     if (this.kind === "people" && this.chosen.length === 0) return this.refuse(msg("share.needWho"), "#person")
@@ -541,7 +502,7 @@ export class AnalyticsShareDialog extends LitElement {
         grant = { ...grant, embed }
       }
       this.created = grant
-      this.grantsLoaded = false
+      this.manage.stale()
       this.emit("created", grant)
       await this.updateComplete
       this.renderRoot.querySelector<HTMLElement>(".created-notice")?.focus()
@@ -585,8 +546,8 @@ export class AnalyticsShareDialog extends LitElement {
       named(shared, true).length > 0 ? msg("share.shared.invited", { names: listWords(named(shared, true)) }) : ""
     ].filter((t) => t !== "").join(" ")
     if (shared.length > 0) {
-      this.grantsLoaded = false
-      void this.fetchGrants(false)
+      this.manage.stale()
+      void this.manage.fetch(false)
     }
     if (failed.length === 0) {
       this.created = shared.at(-1)!.grant
@@ -641,17 +602,6 @@ export class AnalyticsShareDialog extends LitElement {
     }
   }
 
-  /** A link's URL copied again from Manage; where the clipboard refuses, the URL in words to copy by hand. */
-  private async copyLink(grant: Grant) {
-    const url = grant.link_url ?? ""
-    try {
-      await navigator.clipboard.writeText(url)
-      this.notice = msg("share.linkCopied")
-    } catch {
-      this.notice = msg("share.linkCopy.failed", { url })
-    }
-  }
-
   private shareAgain() {
     const tab = this.tab
     this.reset()
@@ -659,128 +609,12 @@ export class AnalyticsShareDialog extends LitElement {
     this.modal.focus("input[name=kind]:checked")
   }
 
-  // ---- Manage
-
-  private async loadGrants(more = false) {
-    if (!more && this.grantsLoading !== undefined) return this.grantsLoading
-    const loading = this.fetchGrants(more)
-    if (!more) this.grantsLoading = loading.finally(() => (this.grantsLoading = undefined))
-    return loading
-  }
-
-  private async fetchGrants(more: boolean) {
-    this.grantsProblem = undefined
-    const path = `v1/sharing/grants?subject_type=${encodeURIComponent(this.subjectType)}&subject_id=${encodeURIComponent(this.subjectId)}&limit=50`
-    try {
-      const page = await this.api.list<Grant>(path, more ? this.grantsCursor : null)
-      this.grants = more ? [...this.grants, ...page.data] : page.data
-      this.grantsCursor = page.page.has_more ? page.page.next_cursor : null
-      this.grantsLoaded = true
-      void learnNames(this.api, page.data, () => this.requestUpdate())
-    } catch (error) {
-      this.grantsProblem = problemIn(error)
-      this.grantsLoaded = true
-    }
-  }
-
-  private replaceGrant(grant: Grant) {
-    this.grants = this.grants.map((g) => g.grant_id === grant.grant_id ? grant : g)
-  }
-
-  /** Runs a change on a grant; its problem, if any, shows above the list. */
-  private async change(run: () => Promise<Grant>, event: "updated" | "revoked", notice: (g: Grant) => string, form?: HTMLFormElement) {
-    this.grantsProblem = undefined
-    if (form !== undefined) clearFields(form)
-    this.busy = true
-    try {
-      const grant = await run()
-      this.replaceGrant(grant)
-      this.editing = undefined
-      this.notice = notice(grant)
-      this.emit(event, grant)
-    } catch (error) {
-      if (form !== undefined) {
-        this.busy = false
-        return showRefusal(this.fieldHost, form, problemIn(error), (problem) => (this.grantsProblem = problem), ".manage-problem")
-      }
-      this.grantsProblem = problemIn(error)
-    } finally {
-      this.busy = false
-    }
-    await this.updateComplete
-    this.renderRoot.querySelector<HTMLElement>(this.grantsProblem === undefined ? ".manage-notice" : ".manage-problem")?.focus()
-  }
-
-  private grantPath(grant: Grant, tail = "") {
-    return `v1/sharing/grants/${encodeURIComponent(grant.grant_id)}${tail}`
-  }
-
-  private async revoke(grant: Grant) {
-    const who = titleWords(grant)
-    if (!(await confirmRevoke(this.modal.dialog ?? this.renderRoot, who))) return
-    await this.change(() => this.api.delete<Grant>(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
-  }
-
-  private async pause(grant: Grant, pause: boolean) {
-    const who = titleWords(grant)
-    await this.change(
-      () => this.api.post<Grant>(this.grantPath(grant, pause ? "/pause" : "/resume")),
-      "updated",
-      () => msg(pause ? "share.paused" : "share.resumed", { who })
-    )
-  }
-
-  private async save(event: Event, grant: Grant) {
-    event.preventDefault()
-    const form = event.target as HTMLFormElement
-    const data = new FormData(form)
-    const chosen = data.getAll("edit-action").map(String) as Array<Action>
-    if (chosen.length === 0) {
-      this.grantsProblem = { status: 400, code: "client", title: msg("share.needAction"), detail: "", action: msg("problem.action.fix") }
-      return
-    }
-    const day = String(data.get("edit-expires") ?? "")
-    const password = String(data.get("edit-password") ?? "")
-    if (password !== "" && [...password].length < 8) {
-      this.grantsProblem = { status: 400, code: "client", title: msg("share.passwordShort"), detail: "", action: msg("problem.action.fix") }
-      form.querySelector<HTMLElement>("[name=edit-password]")?.focus()
-      return
-    }
-    const labelField = form.querySelector<HTMLInputElement>("[name=edit-label]")
-    const label = labelField === null ? undefined : labelField.value.trim()
-    if (label !== undefined && [...label].length > labelMax) {
-      this.grantsProblem = { status: 400, code: "client", title: msg("share.label.long"), detail: "", action: msg("problem.action.fix") }
-      labelField?.focus()
-      return
-    }
-    const body: Record<string, unknown> = {
-      // Sent only when changed (an older service knows no label); empty removes it.
-      ...(label === undefined || label === (grant.label ?? "") ? {} : { label: label === "" ? null : label }),
-      actions: chosen,
-      expires_at: data.get("no-expiry") !== null || day === "" ? null : endOfDay(day),
-      ...(form.querySelector("[name=edit-watermark]") === null ? {} : { watermark: data.get("edit-watermark") !== null }),
-      // A new password ends the link's open sessions (the API's rule); an empty field keeps the one it has.
-      ...(password !== "" ? { password } : data.get("no-password") !== null ? { password: null } : {})
-    }
-    // Named as it is now (a label just given names it).
-    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", (changed) => msg("share.edit.saved", { who: titleWords(changed) }), form)
-  }
-
-  private edit(grant: Grant | undefined) {
-    const id = grant?.grant_id
-    const was = this.editing
-    this.editing = id
-    void this.updateComplete.then(() =>
-      this.renderRoot.querySelector<HTMLElement>(id === undefined ? `#edit-${was}` : `#editing-${id} input`)?.focus()
-    )
-  }
-
   private selectTab(tab: Tab, focus = false) {
     // A new link's URL is shown once: back on Share, the form is empty again.
     if (tab === "share" && this.tab !== "share" && this.created !== undefined) this.reset()
     this.tab = tab
-    this.notice = undefined
-    if (tab === "manage" && !this.grantsLoaded) void this.loadGrants()
+    this.manage.clearNotice()
+    if (tab === "manage" && !this.manage.loaded) void this.manage.load()
     if (focus) this.modal.focus(`#tab-${tab}`)
   }
 
@@ -807,7 +641,7 @@ export class AnalyticsShareDialog extends LitElement {
           ${this.tabButton("manage", msg("share.tab.manage"))}
         </div>
         <div role="tabpanel" id="panel-${this.tab}" aria-labelledby="tab-${this.tab}">
-          ${this.tab === "share" ? this.renderShare() : this.renderManage()}
+          ${this.tab === "share" ? this.renderShare() : this.manage.render()}
         </div>
       </div>` : nothing}
     </dialog>`
@@ -847,7 +681,7 @@ export class AnalyticsShareDialog extends LitElement {
       </div>
       <fieldset>
         <legend>${msg("share.actions")}</legend>
-        ${this.offered(kind).map((a) => html`<label class="check">
+        ${audienceActions(kind).map((a) => html`<label class="check">
           <input type="checkbox" name="action" value=${a} .checked=${this.chosenActions.includes(a)}
             @change=${(e: Event) => this.toggleAction(a, (e.target as HTMLInputElement).checked)}>
           ${msg(`share.action.${a}` as MessageKey)}
@@ -960,12 +794,12 @@ export class AnalyticsShareDialog extends LitElement {
 
   /** Who already has access (the subject's active user, team and role grants, as Manage loads them), with the way to Manage. */
   private renderAccess(): TemplateResult {
-    const people = this.grants.filter((g) => g.state === "active" && g.principal_type !== "link" && g.principal_type !== "embed")
+    const people = this.manage.grants.filter((g) => g.state === "active" && g.principal_type !== "link" && g.principal_type !== "embed")
     const shown = people.slice(0, accessShown)
     return html`<section class="access" aria-labelledby="access-title">
       <h3 id="access-title">${msg("share.access")}</h3>
-      ${!this.grantsLoaded ? html`<p class="hint">${msg("app.loading")}</p>`
-        : this.grantsProblem !== undefined ? html`<p class="hint">${this.grantsProblem.title}</p>`
+      ${!this.manage.loaded ? html`<p class="hint">${msg("app.loading")}</p>`
+        : this.manage.problem !== undefined ? html`<p class="hint">${this.manage.problem.title}</p>`
         : people.length === 0 ? html`<p class="hint">${msg("share.access.none")}</p>`
         : html`<ul aria-labelledby="access-title">${shown.map((g) => html`<li><span>${whoWords(g)}</span><span class="type">${actionsWords(g)}</span></li>`)}</ul>
           ${people.length > shown.length ? html`<p class="hint">${msg("share.access.more", { count: people.length - shown.length })}</p>` : nothing}`}
@@ -1000,74 +834,6 @@ export class AnalyticsShareDialog extends LitElement {
       <div class="row"><button type="button" class="secondary" @click=${this.shareAgain}>${msg("share.another")}</button>
         <button type="button" class="secondary" @click=${() => this.selectTab("manage", true)}>${msg("share.tab.manage")}</button></div>
     </div>`
-  }
-
-  private renderManage(): TemplateResult {
-    if (!this.grantsLoaded) return html`<p class="state-text" role="status">${msg("app.loading")}</p>`
-    return html`
-      ${noticeLine(this.notice, "manage-notice")}
-      ${problemBox(this.grantsProblem, "manage-problem")}
-      ${this.grants.length === 0
-        ? this.grantsProblem === undefined ? html`<p class="state-text">${msg("share.manage.empty")}</p>` : nothing
-        : html`<h3 id="grants-title">${msg("share.manage.caption")}</h3>
-          <ul class="grants" aria-labelledby="grants-title">${activeFirst(this.grants).map((g) => this.renderGrant(g))}</ul>`}
-      ${this.grantsCursor === null ? nothing : html`<p><button type="button" class="secondary" @click=${() => void this.loadGrants(true)}>${msg("share.manage.more")}</button></p>`}
-    `
-  }
-
-  private renderGrant(grant: Grant): TemplateResult {
-    const active = grant.state === "active"
-    // A labelled link or embed goes by its label; who it reaches follows.
-    const who = titleWords(grant)
-    const reaches = whoWords(grant)
-    const details = [
-      who === reaches ? "" : reaches,
-      actionsWords(grant),
-      grant.password_protected ? msg("share.grant.password") : "",
-      expiryWords(grant.expires_at)
-    ].filter((s) => s !== "").join(" · ")
-    const opened = openedWords(grant)
-    return html`<li>
-      <div><span class="who">${who}</span><span class="state ${stateName(grant)}">${stateWords(grant)}</span></div>
-      <div class="meta">${details}</div>
-      <div class="meta">${[msg("share.made", { by: makerWords(grant), on: dateWords(grant.created_at) }), opened].filter((t) => t !== "").join(" · ")}</div>
-      ${this.editing === grant.grant_id ? this.renderEdit(grant, who) : active ? html`<div class="row">
-        <button type="button" class="secondary" id="edit-${grant.grant_id}" aria-label="${msg("share.edit")}: ${who}" @click=${() => this.edit(grant)}>${msg("share.edit")}</button>
-        ${grant.principal_type === "link" && grant.link_url !== null ? html`<button type="button" class="secondary" aria-label="${msg("share.copyLink")}: ${who}"
-          @click=${() => void this.copyLink(grant)}>${msg("share.copyLink")}</button>` : nothing}
-        ${grant.principal_type === "link" ? html`<button type="button" class="secondary" aria-label="${msg(grant.paused ? "share.resume" : "share.pause")}: ${who}"
-          ?disabled=${this.busy} @click=${() => void this.pause(grant, !grant.paused)}>${msg(grant.paused ? "share.resume" : "share.pause")}</button>` : nothing}
-        <button type="button" class="danger secondary" aria-label="${msg("share.revoke")}: ${who}" ?disabled=${this.busy} @click=${() => void this.revoke(grant)}>${msg("share.revoke")}</button>
-      </div>` : nothing}
-    </li>`
-  }
-
-  private renderEdit(grant: Grant, who: string): TemplateResult {
-    const offered = grant.principal_type === "link" || grant.principal_type === "embed" ? this.offered("link") : allActions
-    return html`<form id="editing-${grant.grant_id}" novalidate aria-label=${msg("share.edit.title", { who })} @submit=${(e: Event) => void this.save(e, grant)}>
-      <fieldset>
-        <legend>${msg("share.actions")}</legend>
-        ${offered.map((a) => html`<label class="check"><input type="checkbox" name="edit-action" value=${a} ?checked=${grant.actions.includes(a)}>
-          ${msg(`share.action.${a}` as MessageKey)}</label>`)}
-      </fieldset>
-      <label>${msg("share.expiry")}<input name="edit-expires" data-field="expires_at" type="date" min=${today()} .value=${dayOf(grant.expires_at)}></label>
-      <label class="check"><input type="checkbox" name="no-expiry">${msg("share.edit.removeExpiry")}</label>
-      ${grant.principal_type === "link" && grant.email === null && !grant.watermark ? nothing
-        // A link's watermark tiles its viewer's address: one made without it has none to tile (a new link with the address does).
-        : html`<label class="check"><input type="checkbox" name="edit-watermark" ?checked=${grant.watermark}>${msg("share.watermark")}</label>`}
-      ${grant.principal_type === "link" || grant.principal_type === "embed" ? html`<div class="field"><label for="edit-label-${grant.grant_id}">${msg("share.edit.label")}</label>
-        <input id="edit-label-${grant.grant_id}" name="edit-label" data-field="label" type="text" autocomplete="off" maxlength=${labelMax}
-          .value=${grant.label ?? ""} aria-describedby="edit-label-hint-${grant.grant_id}">
-        <p class="hint" id="edit-label-hint-${grant.grant_id}">${msg("share.edit.label.hint")}</p></div>` : nothing}
-      ${grant.principal_type === "link" ? html`<div class="field"><label for="edit-password-${grant.grant_id}">${msg(grant.password_protected ? "share.edit.newPassword" : "share.edit.addPassword")}</label>
-        <input id="edit-password-${grant.grant_id}" name="edit-password" data-field="password" type="password" autocomplete="new-password" minlength="8" aria-describedby="edit-password-hint-${grant.grant_id}">
-        <p class="hint" id="edit-password-hint-${grant.grant_id}">${msg("share.edit.password.hint")}</p></div>
-        ${grant.password_protected ? html`<label class="check"><input type="checkbox" name="no-password">${msg("share.edit.removePassword")}</label>` : nothing}` : nothing}
-      <div class="row">
-        <button type="submit" ?disabled=${this.busy}>${msg("share.edit.save")}</button>
-        <button type="button" class="secondary" @click=${() => this.edit(undefined)}>${msg("share.edit.cancel")}</button>
-      </div>
-    </form>`
   }
 }
 

@@ -17,7 +17,6 @@ import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
-import { confirmDialog } from "../../elements/Confirm.ts"
 import { msg } from "../../i18n/msg.ts"
 import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
@@ -42,9 +41,9 @@ import {
   stateOf,
   stateWords,
   type SuccessRate,
-  type Webhook,
-  type WebhookWithSecret
+  type Webhook
 } from "../Webhook.ts"
+import { confirmChange, copySecret, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** How often unfinished deliveries are re-read. */
 const pollMillis = 1_000
@@ -194,15 +193,14 @@ export class WebhookScreen extends Screen {
 
   private toggle(webhook: Webhook) {
     void this.act(async () => {
-      this.webhook = await this.context.client.patch<Webhook>(this.base, { enabled: !webhook.enabled })
-      return msg(this.webhook.enabled ? "webhooks.enabled" : "webhooks.disabled", { url: this.webhook.url })
+      this.webhook = await toggleWebhook(this.context.client, webhook)
+      return toggledWords(this.webhook)
     })
   }
 
-  private sendTest(webhook: Webhook) {
-    const type = this.querySelector<HTMLSelectElement>("#test-type")?.value ?? webhook.events[0] ?? ""
+  private sendTest(webhook: Webhook, type: string) {
     void this.act(async () => {
-      const delivery = await this.context.client.post<Delivery>(`${this.base}/test`, { type })
+      const delivery = await sendTest(this.context.client, webhook, type)
       // Shown at once, and re-read until it settles (unless another status is shown).
       if (this.status === "" || this.status === delivery.status) this.deliveries?.prepend(delivery)
       return msg("webhook.test.sent", { type: delivery.event_type })
@@ -211,18 +209,12 @@ export class WebhookScreen extends Screen {
 
   /** Rotates after a confirmation: the receiver must learn the new secret within the old one's 24 hours. */
   private async rotate(webhook: Webhook) {
-    const confirmed = await confirmDialog(this, {
-      title: msg("webhooks.rotate.title"),
-      text: msg("webhooks.rotate.confirm", { url: webhook.url }),
-      yes: msg("webhooks.rotate.yes"),
-      no: msg("webhooks.rotate.no")
-    })
-    if (!confirmed) return
+    if (!(await confirmChange(this, webhook, "rotate"))) return
     await this.act(async () => {
-      const { secret, ...changed } = await this.context.client.post<WebhookWithSecret>(`${this.base}/rotate-secret`)
-      this.webhook = changed
+      const rotated = await rotateSecret(this.context.client, webhook)
+      this.webhook = rotated.webhook
       this.copied = undefined
-      this.secret = { value: secret, rotated: true }
+      this.secret = { value: rotated.secret, rotated: true }
       return msg("webhook.rotated")
     }, true)
   }
@@ -244,13 +236,7 @@ export class WebhookScreen extends Screen {
   }
 
   private async copy(secret: string) {
-    try {
-      await navigator.clipboard.writeText(secret)
-      this.copied = msg("webhooks.secret.copied")
-    } catch {
-      this.querySelector<HTMLInputElement>("#revealed-secret")?.select()
-      this.copied = msg("webhooks.secret.copyFailed")
-    }
+    this.copied = await copySecret(secret, this.querySelector<HTMLInputElement>("#revealed-secret"))
   }
 
   private openEdit() {
@@ -368,15 +354,15 @@ export class WebhookScreen extends Screen {
       ${stateOf(webhook) === "failed" && webhook.disabled_reason !== null ? html`<p class="reason">${reasonWords(webhook.disabled_reason)}</p>` : nothing}
       <p class="muted">${msg("webhooks.events", { events: webhook.events.join(", "), scope: msg(webhook.workspace_id === null ? "webhooks.scope.all" : "webhooks.scope.one") })}</p>
       ${until === null ? nothing : html`<p class="muted">${msg("webhooks.oldSecret", { time: dateTime(until), relative: relative(until) })}</p>`}
-      <div class="row webhook-actions">
-        ${webhook.enabled ? html`<span class="row test">
-          <label class="inline">${msg("webhooks.test.type")}<select id="test-type">${webhook.events.map((type) => html`<option value=${type}>${type}</option>`)}</select></label>
-          <button type="button" class="secondary" ?disabled=${this.actions.busy} @click=${() => this.sendTest(webhook)}>${msg("webhooks.test")}</button></span>` : nothing}
-        <button type="button" class="secondary" id="edit-webhook" ?disabled=${this.actions.busy} aria-expanded=${this.editing ? "true" : "false"}
-          @click=${() => this.editing ? this.closeEdit() : this.openEdit()}>${msg("webhook.edit")}</button>
-        <button type="button" class="secondary" ?disabled=${this.actions.busy} @click=${() => this.toggle(webhook)}>${msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable")}</button>
-        <button type="button" class="secondary" ?disabled=${this.actions.busy} @click=${() => void this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
-      </div>`
+      <div class="row webhook-actions">${webhookButtons(webhook, {
+        busy: this.actions.busy,
+        testTypeId: "test-type",
+        test: (type) => this.sendTest(webhook, type),
+        after: html`<button type="button" class="secondary" id="edit-webhook" ?disabled=${this.actions.busy} aria-expanded=${this.editing ? "true" : "false"}
+          @click=${() => this.editing ? this.closeEdit() : this.openEdit()}>${msg("webhook.edit")}</button>`,
+        toggle: () => this.toggle(webhook),
+        rotate: () => void this.rotate(webhook)
+      })}</div>`
   }
 
   private editView(webhook: Webhook): TemplateResult {

@@ -13,7 +13,6 @@ import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
-import { confirmDialog } from "../../elements/Confirm.ts"
 import { msg } from "../../i18n/msg.ts"
 import { dateTime, relative, when } from "../../i18n/Time.ts"
 import { Pager } from "../Pager.ts"
@@ -21,7 +20,8 @@ import { Actions } from "../Actions.ts"
 import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { type Delivery, eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
+import { eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
+import { confirmChange, copySecret, deleteWebhook, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** A secret on screen: whose, and whether it replaced one (then until when the old one is accepted). */
 interface ShownSecret {
@@ -114,55 +114,37 @@ export class WebhooksScreen extends Screen {
     return this.actions.run(action, (notice) => notice)
   }
 
-  private path(webhook: Webhook, tail = ""): string {
-    return `v1/webhooks/${encodeURIComponent(webhook.webhook_id)}${tail}`
-  }
-
   private toggle(webhook: Webhook) {
     void this.act(async () => {
-      const changed = await this.context.client.patch<Webhook>(this.path(webhook), { enabled: !webhook.enabled })
+      const changed = await toggleWebhook(this.context.client, webhook)
       this.replace(changed)
-      return { text: msg(changed.enabled ? "webhooks.enabled" : "webhooks.disabled", { url: changed.url }) }
+      return { text: toggledWords(changed) }
     })
   }
 
   /** Rotates after a confirmation: the receiver must learn the new secret within the old one's 24 hours. */
   private async rotate(webhook: Webhook) {
-    const confirmed = await confirmDialog(this, {
-      title: msg("webhooks.rotate.title"),
-      text: msg("webhooks.rotate.confirm", { url: webhook.url }),
-      yes: msg("webhooks.rotate.yes"),
-      no: msg("webhooks.rotate.no")
-    })
-    if (!confirmed) return
+    if (!(await confirmChange(this, webhook, "rotate"))) return
     await this.act(async () => {
-      const rotated = await this.context.client.post<WebhookWithSecret>(this.path(webhook, "/rotate-secret"))
-      const { secret, ...changed } = rotated
-      this.replace(changed)
+      const rotated = await rotateSecret(this.context.client, webhook)
+      this.replace(rotated.webhook)
       this.copied = undefined
-      this.shown = { webhook: changed, secret, rotated: true }
+      this.shown = { webhook: rotated.webhook, secret: rotated.secret, rotated: true }
       return undefined
     })
   }
 
-  private test(webhook: Webhook, row: HTMLElement) {
-    const type = row.querySelector<HTMLSelectElement>("select")?.value ?? webhook.events[0] ?? ""
+  private test(webhook: Webhook, type: string) {
     void this.act(async () => {
-      const delivery = await this.context.client.post<Delivery>(this.path(webhook, "/test"), { type })
+      const delivery = await sendTest(this.context.client, webhook, type)
       return { text: msg("webhooks.test.sent", { type: delivery.event_type, url: webhook.url }), href: `webhooks/${encodeURIComponent(webhook.webhook_id)}` }
     })
   }
 
   private async deleteWebhook(webhook: Webhook) {
-    const confirmed = await confirmDialog(this, {
-      title: msg("webhooks.delete.title"),
-      text: msg("webhooks.delete.confirm", { url: webhook.url }),
-      yes: msg("webhooks.delete.yes"),
-      no: msg("webhooks.delete.no")
-    })
-    if (!confirmed) return
+    if (!(await confirmChange(this, webhook, "delete"))) return
     await this.act(async () => {
-      await this.context.client.delete(this.path(webhook))
+      await deleteWebhook(this.context.client, webhook)
       const pager = this.pager!
       pager.items = pager.items.filter((w) => w.webhook_id !== webhook.webhook_id)
       if (this.shown?.webhook.webhook_id === webhook.webhook_id) this.shown = undefined
@@ -214,13 +196,7 @@ export class WebhooksScreen extends Screen {
   }
 
   private async copy(secret: string) {
-    try {
-      await navigator.clipboard.writeText(secret)
-      this.copied = msg("webhooks.secret.copied")
-    } catch {
-      this.querySelector<HTMLInputElement>("#webhook-secret")?.select()
-      this.copied = msg("webhooks.secret.copyFailed")
-    }
+    this.copied = await copySecret(secret, this.querySelector<HTMLInputElement>("#webhook-secret"))
   }
 
   /** Forgets the secret (it is not kept anywhere in the page once dismissed). */
@@ -249,7 +225,6 @@ export class WebhooksScreen extends Screen {
   }
 
   private row(webhook: Webhook): TemplateResult {
-    const label = (action: string) => msg("webhooks.actionsFor", { action, url: webhook.url })
     const state = stateOf(webhook)
     const until = webhook.previous_secret_expires_at
     return html`<li class="webhook">
@@ -260,16 +235,14 @@ export class WebhooksScreen extends Screen {
       ${state === "failed" && webhook.disabled_reason !== null ? html`<span class="reason">${reasonWords(webhook.disabled_reason)}</span>` : nothing}
       ${until === null ? nothing : html`<span class="muted">${this.oldSecret(until)}</span>`}
       <span class="muted">${msg("webhooks.registered", { when: when(webhook.created_at) })}</span>
-      <div class="row actions">
-        ${webhook.enabled ? html`<span class="row test">
-          <label class="inline">${msg("webhooks.test.type")}<select>${webhook.events.map((type) => html`<option value=${type}>${type}</option>`)}</select></label>
-          <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.test"))}
-            @click=${(event: Event) => this.test(webhook, (event.target as HTMLElement).closest("li")!)}>${msg("webhooks.test")}</button></span>` : nothing}
-        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable"))}
-          @click=${() => this.toggle(webhook)}>${msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable")}</button>
-        <button type="button" class="secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.rotate"))} @click=${() => void this.rotate(webhook)}>${msg("webhooks.rotate")}</button>
-        <button type="button" class="danger secondary" ?disabled=${this.actions.busy} aria-label=${label(msg("webhooks.delete"))} @click=${() => void this.deleteWebhook(webhook)}>${msg("webhooks.delete")}</button>
-      </div>
+      <div class="row actions">${webhookButtons(webhook, {
+        busy: this.actions.busy,
+        label: (action) => msg("webhooks.actionsFor", { action, url: webhook.url }),
+        test: (type) => this.test(webhook, type),
+        toggle: () => this.toggle(webhook),
+        rotate: () => void this.rotate(webhook),
+        remove: () => void this.deleteWebhook(webhook)
+      })}</div>
     </li>`
   }
 
