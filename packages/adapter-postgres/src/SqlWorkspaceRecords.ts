@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Dashboard, DashboardStore, type Dataset, type DatasetRefresh, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
+import { type Alert, AlertStore, type Pagination, type Dashboard, DashboardStore, type Dataset, type DatasetRefresh, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
@@ -138,6 +138,32 @@ const refreshOf = (row: RefreshRow): DatasetRefresh.DatasetRefresh => ({
   duration_ms: row.duration_ms
 })
 
+/** Where a record's history is kept: its table, the owner's id column, its own id column, its time column. */
+interface History {
+  readonly table: string
+  readonly owner: string
+  readonly id: string
+  readonly at: string
+  /** The operation its failures name (`AlertStore.listChecks`). */
+  readonly operation: string
+}
+
+const refreshHistory: History = { table: "dataset_refreshes", owner: "dataset_id", id: "refresh_id", at: "started_at", operation: "DatasetStore.listRefreshes" }
+const checkHistory: History = { table: "alert_checks", owner: "alert_id", id: "check_id", at: "checked_at", operation: "AlertStore.listChecks" }
+
+/**
+ * One page of a record's history (a dataset's refreshes, an alert's
+ * checks): its rows at or before the page's snapshot, newest first, after
+ * the cursor's place.
+ */
+const history = <R extends object>(sql: SqlClient.SqlClient, of: History, tenantId: string, ownerId: string, query: Pagination.PageQuery) =>
+  !isId(tenantId) || !isId(ownerId)
+    ? Effect.succeed<ReadonlyArray<R>>([])
+    : sql<R>`SELECT * FROM ${sql(of.table)}
+        WHERE tenant_id = ${tenantId} AND ${sql(of.owner)} = ${ownerId} AND ${sql(of.at)} <= ${query.createdAtOrBefore}
+          ${afterNewestFirst(sql, query, of.id, undefined, of.at)}
+        ORDER BY ${sql(of.at)} DESC, ${sql(of.id)} ASC LIMIT ${query.take}`.pipe(failAs(of.operation))
+
 /** The DatasetStore over the `SqlClient` in context. */
 export const datasets = Effect.map(
   make<Dataset.Dataset, Dataset.DatasetId>({
@@ -185,19 +211,8 @@ export const datasets = Effect.map(
             duration_ms: r.duration_ms
           })
         }`.pipe(Effect.asVoid, failAs("DatasetStore.insertRefresh")),
-      listRefreshes: (tenantId, datasetId, query) => {
-        if (!isId(tenantId) || !isId(datasetId)) return Effect.succeed([])
-        const after = query.after === undefined
-          ? sql``
-          : sql`AND started_at <= ${new Date(query.after.value)}
-            AND (started_at < ${new Date(query.after.value)} OR (started_at = ${new Date(query.after.value)} AND refresh_id > ${query.after.id}))`
-        return sql<RefreshRow>`SELECT * FROM dataset_refreshes
-          WHERE tenant_id = ${tenantId} AND dataset_id = ${datasetId} AND started_at <= ${query.createdAtOrBefore} ${after}
-          ORDER BY started_at DESC, refresh_id ASC LIMIT ${query.take}`.pipe(
-          Effect.map((rows) => rows.map(refreshOf)),
-          failAs("DatasetStore.listRefreshes")
-        )
-      }
+      listRefreshes: (tenantId, datasetId, query) =>
+        Effect.map(history<RefreshRow>(sql, refreshHistory, tenantId, datasetId, query), (rows) => rows.map(refreshOf))
     })
 )
 
@@ -258,19 +273,8 @@ export const alerts = Effect.map(
             checked_at: c.checked_at
           })
         }`.pipe(Effect.asVoid, failAs("AlertStore.insertCheck")),
-      listChecks: (tenantId, alertId, query) => {
-        if (!isId(tenantId) || !isId(alertId)) return Effect.succeed([])
-        const after = query.after === undefined
-          ? sql``
-          : sql`AND checked_at <= ${new Date(query.after.value)}
-            AND (checked_at < ${new Date(query.after.value)} OR (checked_at = ${new Date(query.after.value)} AND check_id > ${query.after.id}))`
-        return sql<CheckRow>`SELECT * FROM alert_checks
-          WHERE tenant_id = ${tenantId} AND alert_id = ${alertId} AND checked_at <= ${query.createdAtOrBefore} ${after}
-          ORDER BY checked_at DESC, check_id ASC LIMIT ${query.take}`.pipe(
-          Effect.map((rows) => rows.map(checkOf)),
-          failAs("AlertStore.listChecks")
-        )
-      }
+      listChecks: (tenantId, alertId, query) =>
+        Effect.map(history<CheckRow>(sql, checkHistory, tenantId, alertId, query), (rows) => rows.map(checkOf))
     })
 )
 
