@@ -15,7 +15,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
-import { listen } from "@analytics/testing/http"
+import { listen } from "./TestServer.ts"
 import * as ApiRoutes from "../src/edge/ApiRoutes.ts"
 import { authenticationLayer, validationLayer } from "../src/edge/Middleware.ts"
 
