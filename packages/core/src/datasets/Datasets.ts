@@ -7,7 +7,7 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
-import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
+import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row, type Writer } from "./AnalyticsEngine.ts"
 import {
   type Dataset,
   type DatasetCreate,
@@ -604,10 +604,14 @@ export const compile = (
 ): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, PlanError, DatasetStore | Engines> =>
   Effect.map(prepared(tenantId, datasetId, query, security, dialect), ({ compiled, engine }) => ({ dialect: dialect ?? engine.dialect.name, compiled }))
 
-/** Whether the engine of a dataset writes Parquet itself (DuckDB does). */
-export const writesParquet = (tenantId: TenantId, datasetId: string): Effect.Effect<boolean, NotFound | StoreError, DatasetStore | Engines> =>
+/** Whether the engine of a dataset has a file writer of its own (`parquet`: DuckDB's). */
+export const engineWrites = (
+  tenantId: TenantId,
+  datasetId: string,
+  writer: Writer
+): Effect.Effect<boolean, NotFound | StoreError, DatasetStore | Engines> =>
   Effect.flatMap(get(tenantId, datasetId), (dataset) =>
-    Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.parquet !== undefined))
+    Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.[writer] !== undefined))
 
 /** Files streamed from the engine carry every row; a limit the query names still applies. */
 const streamed: SemanticQuery.PlanOptions = { everyRow: true }
