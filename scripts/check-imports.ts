@@ -13,6 +13,9 @@
  *   6. the browser code (`@analytics/viewer`'s `src`, but `Assets.ts`, which Node runs) imports
  *      `@analytics/core`, `@analytics/api` and `effect` for types only (`import type`), and no
  *      Node built-in: one runtime import of them costs more than the console's size budget.
+ *   7. the test kits (`@analytics/testing`) import no adapter, not even for types: every adapter's
+ *      tests use them, so a kit that needs an application or an adapter's type takes it as a
+ *      parameter or by its shape.
  * Over every `packages/*\/src/**\/*.ts` file; imports, re-exports, `import type`, `import()` and
  * `import("…")` types all count. Prints `file:line: rule — the import` per violation and exits 1.
  *
@@ -114,6 +117,9 @@ const isBuiltin = (specifier: string): boolean => specifier.startsWith("node:") 
 
 const isAdapter = (name: string): boolean => name.startsWith("@analytics/adapter-")
 
+/** The package of the test kits, which every adapter's tests import. */
+const testKits = "@analytics/testing"
+
 /** Core's domain folders, lowest first, in the order its index re-exports them. */
 const coreFolders = (coreDir: string): ReadonlyArray<string> => {
   const index = path.join(coreDir, "src", "index.ts")
@@ -133,6 +139,7 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
     const folders = isCore ? coreFolders(own.dir) : []
     const coreSrc = path.join(own.dir, "src")
     const isApi = own.name === "@analytics/api"
+    const isTestKits = own.name === testKits
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
       const inBrowser = own.name === "@analytics/viewer" && !viewerNodeFiles.has(path.relative(coreSrc, file))
@@ -157,6 +164,7 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
           report("no deep imports across packages")
         }
         if (isAdapter(own.name) && isAdapter(pkg) && pkg !== own.name) report("no adapter imports another adapter")
+        if (isTestKits && isAdapter(pkg)) report("the test kits import no adapter")
         if (isCore) {
           if (isBuiltin(specifier)) report("core imports no Node built-in")
           else if (!coreAllowed.includes(pkg)) report(`core imports only ${coreAllowed.join(" and ")}`)

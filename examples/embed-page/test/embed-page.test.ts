@@ -6,6 +6,7 @@
  * allows as its only frame ancestor. The renewal itself, in Chromium:
  * packages/adapter-http/test/EmbedTokenBrowser.test.ts.
  */
+import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { start as startService } from "@analytics/testing/http"
 import { assert, describe, it } from "@effect/vitest"
@@ -15,7 +16,7 @@ import { start } from "../src/main.ts"
 describe("the embed page example", () => {
   it.live("mints tokens for its own origin; its page uses /embed.js; the service frames the embed for that origin only", () =>
     Effect.gen(function*() {
-      const service = yield* startService(MemoryStores.layer)
+      const service = yield* startService(App, MemoryStores.layer)
       const { token } = yield* service.tenant("scale")
       const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token, body })
       const workspace = yield* call("POST", "/v1/workspaces", { name: "Portal" })

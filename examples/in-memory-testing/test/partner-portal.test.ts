@@ -10,6 +10,7 @@
  * example covers the real HTTPS path).
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
+import { App } from "@analytics/adapter-http"
 import { problemCode, start } from "@analytics/testing/http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { EventPublisher, Mailer, WebhookTransport, Workers } from "@analytics/core"
@@ -41,7 +42,7 @@ describe("the partner portal's integration", () => {
       const startedAt = performance.now()
       // Start the simulated clock at the real time, so the app's Date.now() and the service agree.
       yield* TestClock.setTime(Date.now())
-      const service = yield* start(MemoryStores.layer, { engines: { upload: DuckDbEngine.layer(":memory:") } })
+      const service = yield* start(App, MemoryStores.layer, { engines: { upload: DuckDbEngine.layer(":memory:") } })
       const { token } = yield* service.tenant()
       const api = { url: service.url, token }
 

@@ -7,6 +7,7 @@
  * openssl when this example runs on its own), trusted by both clients here
  * through `ca`.
  */
+import { App } from "@analytics/adapter-http"
 import { start as startService } from "@analytics/testing/http"
 import { Receiver } from "@analytics/testing/webhooks"
 import { MemoryStores } from "@analytics/adapter-memory"
@@ -67,7 +68,7 @@ describe("a webhook receiver registered with the service", () => {
         (r) => Effect.promise(() => r.close())
       )
 
-      const service = yield* startService(MemoryStores.layer)
+      const service = yield* startService(App, MemoryStores.layer)
       const { token } = yield* service.tenant("scale")
       const call = (method: string, p: string, body?: unknown) => service.request(method, p, { token, body })
       const registered = yield* call("POST", "/v1/webhooks", { url: receiver.url, events: ["export.succeeded", "export.failed"] })

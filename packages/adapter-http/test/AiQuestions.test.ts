@@ -16,7 +16,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { AnalyticsEngine, Answerer, BuiltInAnswerer } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Layer, Stream } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { sessions } from "./SessionAuthenticator.ts"
 
 const regions = ["EU", "US", "APAC"]

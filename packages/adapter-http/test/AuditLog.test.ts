@@ -8,7 +8,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { AuditLog, EventPublisher, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 
 describe("audit log", () => {
   it.live("admins read entries newest first, filtered and paginated; members are refused, other tenants see none; nothing alters them", () =>

@@ -6,7 +6,7 @@
  * page, the password form and the revoked page wear it (the revoked page
  * speaking of a link, never of a grant).
  */
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { onEveryStore } from "./EveryStore.ts"

@@ -8,7 +8,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { SignedUrl } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { problemCode, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, start, type TestServer } from "./TestServer.ts"
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 

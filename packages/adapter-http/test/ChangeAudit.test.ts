@@ -15,7 +15,7 @@ import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/tes
 import { assert, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { start } from "@analytics/testing/http"
+import { start } from "./TestServer.ts"
 import { onEveryStore } from "./EveryStore.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 

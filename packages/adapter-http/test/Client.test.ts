@@ -1,5 +1,5 @@
 import { Client } from "@analytics/api"
-import { operatorToken, start } from "@analytics/testing/http"
+import { operatorToken, start } from "./TestServer.ts"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

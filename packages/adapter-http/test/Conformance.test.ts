@@ -20,7 +20,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type * as App from "../src/App.ts"
-import { type JsonResponse, operatorToken, problemCode, rateLimitHeaders, start, type TestServer } from "@analytics/testing/http"
+import { type JsonResponse, operatorToken, problemCode, rateLimitHeaders, start, type TestServer } from "./TestServer.ts"
 
 /** How a suite gets its stores: a fresh set per test. */
 type Stores = () => Effect.Effect<Layer.Layer<App.Stores, unknown>, never, Scope.Scope>

@@ -10,7 +10,7 @@
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { onEveryStore } from "./EveryStore.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 

@@ -12,7 +12,7 @@
  */
 import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 

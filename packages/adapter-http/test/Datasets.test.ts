@@ -12,7 +12,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { sessions } from "./SessionAuthenticator.ts"
 
 const regions = ["EU", "US", "APAC"]

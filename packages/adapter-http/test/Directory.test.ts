@@ -6,7 +6,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { Access, ApiToken, DirectoryStore, type Group, type Tenant, TenantStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
-import { problemCode, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, start, type TestServer } from "./TestServer.ts"
 
 /** A token of a plain member of the tenant (no admin role). */
 const memberToken = (server: TestServer, tenantId: string) =>

@@ -8,7 +8,7 @@
  * (created, revoked). Never a token or secret in an entry.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { start } from "@analytics/testing/http"
+import { start } from "./TestServer.ts"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 

@@ -12,7 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { eventually } from "@analytics/testing"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 
 /** An engine whose queries each wait for the test to open their gate; `started` in the order the engine got them. */
 const gatedEngine = () => {

@@ -3,7 +3,7 @@ import { Errors, WorkspaceStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { request as httpRequest } from "node:http"
-import { operatorToken, problemCode, start } from "@analytics/testing/http"
+import { operatorToken, problemCode, start } from "./TestServer.ts"
 
 /** Memory stores whose WorkspaceStore.insert fails the given way. */
 const faultyInsert = (fault: Effect.Effect<never, Errors.StoreError>) =>

@@ -9,7 +9,7 @@
 import { ViewerAssets } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { Axe, Chromium } from "@analytics/testing/browser"
-import { start } from "@analytics/testing/http"
+import { start } from "./TestServer.ts"
 import * as Viewer from "@analytics/viewer/assets"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -15,7 +15,7 @@ import { assert } from "@effect/vitest"
 import { type Clock, Context, Effect, Layer, type Scope } from "effect"
 import type * as App from "../src/App.ts"
 import * as ExportRoutes from "../src/routes/ExportRoutes.ts"
-import { start, type TestServer } from "@analytics/testing/http"
+import { start, type TestServer } from "./TestServer.ts"
 
 /** The orders' regions: order n (1 to 90) is in `regions[(n - 1) % 3]`. */
 export const regions = ["EU", "US", "APAC"]

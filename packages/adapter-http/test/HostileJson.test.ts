@@ -12,7 +12,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { gzipSync } from "node:zlib"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { onEveryStore } from "./EveryStore.ts"
 
 /** A condition inside `depth` `and` groups, one in another. */

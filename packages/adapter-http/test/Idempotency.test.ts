@@ -3,7 +3,7 @@ import { WorkspaceStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { operatorToken, problemCode, start, type TestServer } from "@analytics/testing/http"
+import { operatorToken, problemCode, start, type TestServer } from "./TestServer.ts"
 
 const post = (server: TestServer, token: string, key: string | undefined, body: unknown) =>
   server.request("POST", "/v1/workspaces", {

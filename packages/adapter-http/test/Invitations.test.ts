@@ -8,7 +8,7 @@ import { SmtpServer } from "@analytics/testing/smtp"
 import { type Invitation, InvitationStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 
 /** The token in the last message the SMTP server got for `to`. */
 const tokenMailedTo = (received: ReadonlyArray<SmtpServer.Received>, to: string) => {

@@ -11,7 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
 import { TestClock } from "effect/testing"
-import { problemCode, rateLimitHeaders, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, rateLimitHeaders, start, type TestServer } from "./TestServer.ts"
 import { onEveryStore } from "./EveryStore.ts"
 
 /** An answer as Node's client read it off the wire: the status and the header names as sent. */

@@ -8,7 +8,7 @@ import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 
 describe("public-link password attempts over HTTP", () => {
   it.effect("6 wrong passwords spread over 287 s: the 6th is refused, until the first is 300 s old", () =>

@@ -11,7 +11,7 @@ import { AnalyticsEngine, EngineScheduler, SqlDialect } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { eventually } from "@analytics/testing"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import * as ExportFixture from "./ExportFixture.ts"
 
 /** Admins and the CFO (an executive role) see every row; any other member only the EU's. */

@@ -8,7 +8,7 @@
 import { SqlStores } from "@analytics/adapter-postgres"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 
 describe("NUL characters", () => {
   it.live("are refused wherever they come, and change nothing", () =>

@@ -6,7 +6,7 @@
  * middleware, unknown route), and the request metrics by route template.
  */
 import { MetricsEndpoint, RequestObservability } from "@analytics/adapter-http"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { RateLimit } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"

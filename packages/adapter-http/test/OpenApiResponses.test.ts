@@ -19,7 +19,7 @@ import { assert, describe, it } from "@effect/vitest"
 import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Effect } from "effect"
-import { type JsonResponse, operatorToken, start, type TestServer } from "@analytics/testing/http"
+import { type JsonResponse, operatorToken, start, type TestServer } from "./TestServer.ts"
 import { addresses, arrange, fill, type Operation, operations, paramsOf, queryOf, serve } from "./TenantFixture.ts"
 
 /** The headers the document must declare when a response carries them: the rate limits', the request id, a cookie, a file's name. */

@@ -1,4 +1,4 @@
-import { operationLimitsSuite } from "@analytics/testing/http"
+import { operationLimitsSuite } from "./OperationLimitsSuite.ts"
 import { RateLimitStore } from "@analytics/core"
 
 operationLimitsSuite("memory", RateLimitStore.RateLimitStore.layerMemory)

@@ -3,7 +3,7 @@ import { type Tenant, type Workspace, WorkspaceStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { problemCode, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, start, type TestServer } from "./TestServer.ts"
 
 const create = (server: TestServer, token: string, names: ReadonlyArray<string>) =>
   Effect.forEach(names, (name) =>

@@ -9,7 +9,7 @@
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import { onEveryStore } from "./EveryStore.ts"
 
 describe("GET /v1/directory/people", () => {

@@ -8,7 +8,7 @@ import { DuckDbEngine } from "@analytics/adapter-duckdb"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import * as Redaction from "../src/edge/Redaction.ts"
 
 describe("problem bodies never repeat a secret, a password or a server path", () => {

@@ -1,6 +1,6 @@
 import { Api } from "@analytics/api"
 import { classifier } from "../src/edge/RateLimiting.ts"
-import { type JsonResponse, operatorToken, problemCode, rateLimitHeaders, start, type TestServer } from "@analytics/testing/http"
+import { type JsonResponse, operatorToken, problemCode, rateLimitHeaders, start, type TestServer } from "./TestServer.ts"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Authenticator, Errors, RateLimitStore } from "@analytics/core"

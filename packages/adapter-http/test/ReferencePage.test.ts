@@ -7,7 +7,7 @@
  * it serving a 3.6 MB inline third-party script with none of those.
  */
 import { Chromium } from "@analytics/testing/browser"
-import { start } from "@analytics/testing/http"
+import { start } from "./TestServer.ts"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

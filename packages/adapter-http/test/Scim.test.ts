@@ -5,7 +5,7 @@
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, start, type TestServer } from "./TestServer.ts"
 import { ScimPayloads } from "@analytics/testing"
 
 const scim = "application/scim+json"

@@ -10,7 +10,7 @@
  * link, and holds an admin's console.
  */
 import { Mailer } from "@analytics/core"
-import { problemCode, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, start, type TestServer } from "./TestServer.ts"
 import { assert, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { onEveryStore } from "./EveryStore.ts"

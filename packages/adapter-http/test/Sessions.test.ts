@@ -8,7 +8,7 @@
 import { App } from "@analytics/adapter-http"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { SmtpMailer } from "@analytics/adapter-smtp"
-import { problemCode, type RequestOptions, start } from "@analytics/testing/http"
+import { problemCode, type RequestOptions, start } from "./TestServer.ts"
 import { SmtpServer } from "@analytics/testing/smtp"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

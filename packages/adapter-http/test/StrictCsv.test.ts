@@ -25,7 +25,7 @@ import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { inspect } from "node:util"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 import type * as App from "../src/App.ts"
 
 /** A store and the engine its host loads uploads into. */

@@ -9,7 +9,7 @@ import { EventPublisher, Events, Mailer, Workers } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import Stripe from "stripe"
-import { problemCode, start, type TestServer } from "@analytics/testing/http"
+import { problemCode, start, type TestServer } from "./TestServer.ts"
 
 /**
  * A server, a running worker and a receiver, for the test's scope. The

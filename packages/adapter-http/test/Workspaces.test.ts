@@ -6,7 +6,7 @@
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { problemCode, start } from "@analytics/testing/http"
+import { problemCode, start } from "./TestServer.ts"
 
 describe("GET /v1/workspaces/{workspace_id}", () => {
   it.live("a member reads their tenant's workspace; another tenant's, an unknown or a malformed id is a problem, never a 5xx", () =>

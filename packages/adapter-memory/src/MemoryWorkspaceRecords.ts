@@ -85,7 +85,7 @@ export const datasets = Effect.map(make(DatasetStore.datasets), ({ all, records 
             updated_at: dataset.updated_at
           })),
     listScheduled: Effect.sync(() => [...all()].filter((d) => d.refresh_cron !== null)),
-    listUploads: Effect.sync(() => [...all()].filter((d) => d.source.type === "upload")),
+    listBySourceType: (types) => Effect.sync(() => [...all()].filter((d) => types.includes(d.source.type))),
     insertRefresh: (refresh) => Effect.sync(() => void refreshes.push(refresh)),
     listRefreshes: (tenantId, datasetId, query) =>
       Effect.gen(function*() {

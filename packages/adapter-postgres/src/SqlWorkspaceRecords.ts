@@ -194,7 +194,8 @@ export const datasets = Effect.map(
           RETURNING dataset_id`.pipe(Effect.map((rows) => rows.length > 0), failAs("DatasetStore.switchLoad"))
       },
       listScheduled: where("listScheduled", sql`refresh_cron IS NOT NULL`),
-      listUploads: where("listUploads", sql`source->>'type' = 'upload'`),
+      listBySourceType: (types) =>
+        types.length === 0 ? Effect.succeed([]) : where("listBySourceType", sql`source->>'type' IN ${sql.in(types)}`),
       insertRefresh: (r) =>
         sql`INSERT INTO dataset_refreshes ${
           sql.insert({

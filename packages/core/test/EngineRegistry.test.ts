@@ -38,6 +38,22 @@ describe("engines by source type", () => {
     assert.deepStrictEqual(Dataset.tableOf({ dataset_id: id, load_id: null, source: { type: "upload" } }), ["dataset_0190c0de000070008000000000000001"])
   })
 
+  it("the loaded source types name the engine tables their loads make, which the orphan sweep tells apart", () => {
+    const loaded = Dataset.loadedSourceTypes()
+    assert.deepStrictEqual(loaded.map(([type]) => type), ["upload"])
+    const [, tables] = loaded[0]!
+    const id = "0190c0de-0000-7000-8000-000000000001" as Dataset.DatasetId
+    const load = "0190c0de-1234-7000-8000-000000000002"
+    const [name] = Dataset.tableOf({ dataset_id: id, load_id: load, source: { type: "upload" } })
+    assert.isTrue(name!.startsWith(tables.prefix))
+    assert.isTrue(tables.isOwn(name!))
+    assert.isTrue(tables.isOwn("dataset_0190c0de000070008000000000000001_staging"))
+    assert.isFalse(tables.isOwn("dataset_orders"))
+    // The load id is a UUIDv7: its first 48 bits are when the load began.
+    assert.strictEqual(tables.startedAt(name!), 0x0190c0de1234)
+    assert.isUndefined(tables.startedAt("dataset_0190c0de000070008000000000000001"))
+  })
+
   it("the engines are built under the source type each serves, and none for a type not given", () => {
     const bySource = built({ postgres: Layer.succeed(AnalyticsEngine, engine("postgres")) })
     assert.deepStrictEqual(Object.keys(bySource), ["postgres"])

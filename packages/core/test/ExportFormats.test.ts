@@ -37,6 +37,11 @@ describe("ExportFormats", () => {
     assert.isFalse(DocumentRenderers.printsTotals("pdf"))
   })
 
+  it("a row names the engine writer its format needs (Exports.check refuses it on an engine without one)", () => {
+    assert.deepStrictEqual(ExportFormats.which((f) => f.engine !== undefined), ["parquet"])
+    assert.deepStrictEqual(ExportFormats.formats.parquet.engine, { writer: "parquet", by: "the DuckDB engine" })
+  })
+
   it("every row names a media type and an extension of its own", () => {
     const rows = ExportFormats.names.map((name) => ExportFormats.formats[name])
     assert.strictEqual(new Set(rows.map((r) => r.extension)).size, rows.length)

@@ -104,6 +104,24 @@ describe("check-imports", () => {
     }
   })
 
+  it("flags in the test kits any import of an adapter, a type's too", () => {
+    const root = fixture()
+    try {
+      write(root, "packages/testing/package.json", manifest("@analytics/testing", { ".": "./src/index.ts" }))
+      write(
+        root,
+        "packages/testing/src/http/TestServer.ts",
+        `import type { Stores } from "@analytics/core"\nimport { App } from "@analytics/adapter-a"\nimport type { B } from "@analytics/adapter-b"\nimport { createServer } from "node:http"\n`
+      )
+      assert.deepStrictEqual(
+        checkImports(root).filter((v) => v.file.startsWith("packages/testing/")).map((v) => `${v.line}: ${v.rule} — ${v.specifier}`),
+        ["2: the test kits import no adapter — @analytics/adapter-a", "3: the test kits import no adapter — @analytics/adapter-b"]
+      )
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it("flags a third-party import in core", () => {
     const root = fixture()
     try {

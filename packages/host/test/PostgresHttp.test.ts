@@ -1,3 +1,4 @@
+import { App, LastLineProblems } from "@analytics/adapter-http"
 import { SqlStores } from "@analytics/adapter-postgres"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { start } from "@analytics/testing/http"
@@ -7,7 +8,7 @@ import { Effect, Layer, Redacted } from "effect"
 /** The whole service over HTTP on a fresh PostgreSQL database. */
 const onPostgres = Effect.gen(function*() {
   const url = yield* freshDatabase(databaseUrl)
-  return yield* start(Layer.orDie(SqlStores.layerPg(Redacted.make(url))))
+  return yield* start(App, Layer.orDie(SqlStores.layerPg(Redacted.make(url))), { onServer: LastLineProblems.answerParseErrors })
 })
 
 const suite = databaseUrl === "" ? describe.skip : describe

@@ -156,3 +156,14 @@ export const suggestedType = (engineType: string): DimensionType => {
   if (t.startsWith("DOUBLE PRECISION")) return "number"
   return "string"
 }
+
+type Service = AnalyticsEngine["Service"]
+
+/**
+ * A file writer an engine may have of its own: a member that streams a
+ * query's rows as a file (`parquet`, `csv`), which an export format can
+ * need (`ExportFormats`' `engine`).
+ */
+export type Writer = {
+  readonly [K in keyof Service]-?: NonNullable<Service[K]> extends (compiled: Compiled) => Stream.Stream<Uint8Array, EngineError> ? K : never
+}[keyof Service]

@@ -46,35 +46,71 @@ export type DatasetSource = typeof DatasetSource.Type
 /** A source's type: `upload`, `postgres`; the key of `sourceTypes` and of the deployment's engines (`Datasets.Engines`). */
 export type SourceType = DatasetSource["type"]
 
-/** How one type of source holds its rows: what `Datasets` asks of it instead of naming the type. */
-export interface SourceKind<S extends DatasetSource = DatasetSource> {
-  /**
-   * `loaded`: rows loaded from files into tables of the service's own, a
-   * table a load (`PUT /v1/datasets/{id}/data`), dropped with the dataset;
-   * `in-place`: a table the operator names, read where it is, its columns
-   * read when the dataset is made and at each refresh (asked, or on its
-   * `refresh_cron`).
-   */
-  readonly rows: "loaded" | "in-place"
-  /** The table a dataset's rows are read from. */
-  readonly table: (dataset: Pick<Dataset, "dataset_id" | "load_id"> & { readonly source: S }) => ReadonlyArray<string>
+/**
+ * The engine tables a type of loaded source makes, as the orphan sweep
+ * (`Datasets.sweepOrphanTables`) tells them from the rest of its engine's.
+ */
+export interface OwnTables {
+  /** What every table's name starts with (what the engine's `listTables` is asked). */
+  readonly prefix: string
+  /** Whether a table's name is one its loads make (only such tables are ever swept). */
+  readonly isOwn: (name: string) => boolean
+  /** When a load's table was begun (epoch milliseconds), if its name tells. */
+  readonly startedAt: (name: string) => number | undefined
 }
+
+/** How one type of source holds its rows: what `Datasets` asks of it instead of naming the type. */
+export type SourceKind<S extends DatasetSource = DatasetSource> =
+  & {
+    /** The table a dataset's rows are read from. */
+    readonly table: (dataset: Pick<Dataset, "dataset_id" | "load_id"> & { readonly source: S }) => ReadonlyArray<string>
+  }
+  & (
+    /**
+     * `loaded`: rows loaded from files into tables of the service's own, a
+     * table a load (`PUT /v1/datasets/{id}/data`), dropped with the dataset;
+     * the tables it makes are `tables`.
+     */
+    | { readonly rows: "loaded"; readonly tables: OwnTables }
+    /**
+     * `in-place`: a table the operator names, read where it is, its columns
+     * read when the dataset is made and at each refresh (asked, or on its
+     * `refresh_cron`).
+     */
+    | { readonly rows: "in-place" }
+  )
+
+/** The prefix of every engine table of uploaded rows. */
+export const uploadTablePrefix = "dataset_"
 
 /**
  * The source types, keyed by `type`: a member added to `DatasetSource`
  * fails to compile here until its row is written (then its engine is
- * given to `Datasets.Engines` under the same key).
+ * given to `Datasets.Engines` under the same key). Each row keeps its own
+ * `rows` as a literal type (`SourceTypes`), which the console's copy of
+ * that column is held to.
  */
-export const sourceTypes: { readonly [T in SourceType]: SourceKind<Extract<DatasetSource, { readonly type: T }>> } = {
+export const sourceTypes = {
   upload: {
     rows: "loaded",
-    table: (dataset) => [`${uploadTablePrefix}${compact(dataset.dataset_id)}${dataset.load_id === null ? "" : `_${compact(dataset.load_id)}`}`]
+    table: (dataset) => [`${uploadTablePrefix}${compact(dataset.dataset_id)}${dataset.load_id === null ? "" : `_${compact(dataset.load_id)}`}`],
+    tables: { prefix: uploadTablePrefix, isOwn: (name) => isUploadTable(name), startedAt: (name) => loadStartedAt(name) }
   },
   postgres: { rows: "in-place", table: (dataset) => [dataset.source.schema ?? "public", dataset.source.table] }
-}
+} satisfies { readonly [T in SourceType]: SourceKind<Extract<DatasetSource, { readonly type: T }>> }
+
+/** The table of source types, row by row (the console checks its own copy of `rows` against it). */
+export type SourceTypes = typeof sourceTypes
 
 /** Whether a source is read in place (refreshed by reading it again) rather than loaded from files. */
 export const readsInPlace = (source: DatasetSource): boolean => sourceTypes[source.type].rows === "in-place"
+
+/** The source types whose rows are loaded into tables of the service's own, each with the tables it makes, in the table's order. */
+export const loadedSourceTypes = (): ReadonlyArray<readonly [SourceType, OwnTables]> =>
+  (Object.keys(sourceTypes) as Array<SourceType>).flatMap((type) => {
+    const kind = sourceTypes[type]
+    return kind.rows === "loaded" ? [[type, kind.tables] as const] : []
+  })
 
 /** A dataset as stored. */
 export interface Dataset {
@@ -126,9 +162,6 @@ export const DatasetUpdate = Schema.Struct({
 /** What a client may change. */
 export type DatasetUpdate = typeof DatasetUpdate.Type
 
-/** The prefix of every engine table of uploaded rows. */
-export const uploadTablePrefix = "dataset_"
-
 const compact = (id: string) => id.replaceAll("-", "")
 
 /**
@@ -146,3 +179,9 @@ export const tableOf = (dataset: Pick<Dataset, "dataset_id" | "source" | "load_i
  * versions (only such tables are ever swept as orphans).
  */
 export const isUploadTable = (name: string): boolean => /^dataset_[0-9a-f]{32}(_[0-9a-f]{32}|_staging)?$/.test(name)
+
+/** When an upload's load table was begun: the time of its load id (a UUIDv7), if the name has one. */
+const loadStartedAt = (name: string): number | undefined => {
+  const match = /^dataset_[0-9a-f]{32}_([0-9a-f]{12})[0-9a-f]{20}$/.exec(name)
+  return match === null ? undefined : Number.parseInt(match[1]!, 16)
+}

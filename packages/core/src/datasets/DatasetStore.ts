@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { Dataset, DatasetId } from "./Dataset.ts"
+import type { Dataset, DatasetId, SourceType } from "./Dataset.ts"
 import type { StoreError } from "../platform/Errors.ts"
 import type { DatasetRefresh } from "./DatasetRefresh.ts"
 import type { Keyset, PageQuery } from "../platform/Pagination.ts"
@@ -30,8 +30,11 @@ export class DatasetStore extends Context.Service<DatasetStore, WorkspaceRecords
   readonly switchLoad: (dataset: Dataset, from: string | null) => Effect.Effect<boolean, StoreError>
   /** Every dataset with a refresh schedule, of every tenant (the scheduler decides which are due). */
   readonly listScheduled: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
-  /** Every upload dataset, of every tenant (the engine tables they name are the live ones). */
-  readonly listUploads: Effect.Effect<ReadonlyArray<Dataset>, StoreError>
+  /**
+   * Every dataset whose source is of one of `types`, of every tenant (the
+   * orphan sweep's live tables: those the loaded types' datasets name).
+   */
+  readonly listBySourceType: (types: ReadonlyArray<SourceType>) => Effect.Effect<ReadonlyArray<Dataset>, StoreError>
   /** Logs a refresh that ended (succeeded or failed). */
   readonly insertRefresh: (refresh: DatasetRefresh) => Effect.Effect<void, StoreError>
   /**

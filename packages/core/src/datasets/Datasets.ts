@@ -7,18 +7,18 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
-import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row } from "./AnalyticsEngine.ts"
+import { AnalyticsEngine, AnalyticsEngine as AnalyticsEngineTag, EngineError, type FileImport, type Row, type Writer } from "./AnalyticsEngine.ts"
 import {
   type Dataset,
   type DatasetCreate,
   type DatasetSource,
   type DatasetUpdate,
   isDue,
-  isUploadTable,
+  loadedSourceTypes,
+  type OwnTables,
   readsInPlace,
   type SourceType,
-  tableOf,
-  uploadTablePrefix
+  tableOf
 } from "./Dataset.ts"
 import * as DatasetRefresh from "./DatasetRefresh.ts"
 import { datasets, DatasetStore } from "./DatasetStore.ts"
@@ -634,10 +634,14 @@ export const compile = (
 ): Effect.Effect<{ readonly dialect: DialectName; readonly compiled: SqlCompiler.Compiled }, PlanError, DatasetStore | Engines> =>
   Effect.map(prepared(tenantId, datasetId, query, security, dialect), ({ compiled, engine }) => ({ dialect: dialect ?? engine.dialect.name, compiled }))
 
-/** Whether the engine of a dataset writes Parquet itself (DuckDB does). */
-export const writesParquet = (tenantId: TenantId, datasetId: string): Effect.Effect<boolean, NotFound | StoreError, DatasetStore | Engines> =>
+/** Whether the engine of a dataset has a file writer of its own (`parquet`: DuckDB's). */
+export const engineWrites = (
+  tenantId: TenantId,
+  datasetId: string,
+  writer: Writer
+): Effect.Effect<boolean, NotFound | StoreError, DatasetStore | Engines> =>
   Effect.flatMap(get(tenantId, datasetId), (dataset) =>
-    Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.parquet !== undefined))
+    Effect.map(Effect.orElseSucceed(engineFor(dataset.source), () => undefined), (engine) => engine?.[writer] !== undefined))
 
 /** Files streamed from the engine carry every row; a limit the query names still applies. */
 const streamed: SemanticQuery.PlanOptions = { everyRow: true }
@@ -767,16 +771,11 @@ export const refreshDue: Effect.Effect<ReadonlyArray<Dataset>, StoreError, Datas
  */
 export const sharedOrphanAge = Duration.hours(1)
 
-/** When a load's table was begun: the time of its load id (a UUIDv7), if the name has one. */
-const loadStartedAt = (name: string): number | undefined => {
-  const match = /^dataset_[0-9a-f]{32}_([0-9a-f]{12})[0-9a-f]{20}$/.exec(name)
-  return match === null ? undefined : Number.parseInt(match[1]!, 16)
-}
-
 /**
- * Drops the engine tables of uploads that no record names: the table of a
- * load the host died in before switching to it, of a dataset whose rows
- * could not be dropped when it was deleted, the staging tables of earlier
+ * Drops the engine tables of loaded sources (`Dataset.sourceTypes` whose
+ * rows are `loaded`: uploads) that no record names: the table of a load
+ * the host died in before switching to it, of a dataset whose rows could
+ * not be dropped when it was deleted, the staging tables of earlier
  * versions. Run at start, before any load of this process can begin (a
  * load in flight has a table no record names yet); on an engine other hosts
  * load into too, tables of loads begun within `sharedOrphanAge` are left
@@ -784,23 +783,33 @@ const loadStartedAt = (name: string): number | undefined => {
  * tables dropped.
  */
 export const sweepOrphanTables: Effect.Effect<ReadonlyArray<string>, StoreError | EngineError, DatasetStore | Engines> = Effect.gen(function*() {
-  const engine = (yield* Engines).bySource.upload
-  if (engine?.listTables === undefined) return []
-  const tables = yield* engine.listTables(uploadTablePrefix)
-  const live = new Set((yield* (yield* DatasetStore).listUploads).map((dataset) => tableOf(dataset)[0]))
-  // On an engine other hosts load into, a young load's table may be one switched to in a moment: left for a later sweep.
-  const now = yield* Clock.currentTimeMillis
-  const settled = (name: string) => {
-    if (engine.shared !== true) return true
-    const started = loadStartedAt(name)
-    return started === undefined || now - started > Duration.toMillis(sharedOrphanAge)
+  const { bySource } = yield* Engines
+  // Each loaded source type whose engine can list its tables, with the tables it has.
+  const found: Array<{ readonly engine: AnalyticsEngine["Service"]; readonly own: OwnTables; readonly tables: ReadonlyArray<string> }> = []
+  for (const [type, own] of loadedSourceTypes()) {
+    const engine = bySource[type]
+    if (engine?.listTables !== undefined) found.push({ engine, own, tables: yield* engine.listTables(own.prefix) })
   }
+  if (found.length === 0) return []
+  // The records are read after the tables: a load switching in between names a table already listed.
+  // A table any record of a loaded type names is live, whichever engine it is on.
+  const records = yield* (yield* DatasetStore).listBySourceType(loadedSourceTypes().map(([type]) => type))
+  const live = new Set(records.map((dataset) => tableOf(dataset)[0]))
+  const now = yield* Clock.currentTimeMillis
   const dropped: Array<string> = []
-  for (const name of tables.filter((name) => isUploadTable(name) && !live.has(name) && settled(name))) {
-    yield* engine.drop([name]).pipe(
-      Effect.tap(() => Effect.sync(() => dropped.push(name))),
-      Effect.catchTag("EngineError", (error) => Effect.logWarning("Could not drop an orphan table", name, error.detail))
-    )
+  for (const { engine, own, tables } of found) {
+    // On an engine other hosts load into, a young load's table may be one switched to in a moment: left for a later sweep.
+    const settled = (name: string) => {
+      if (engine.shared !== true) return true
+      const started = own.startedAt(name)
+      return started === undefined || now - started > Duration.toMillis(sharedOrphanAge)
+    }
+    for (const name of tables.filter((name) => own.isOwn(name) && !live.has(name) && settled(name))) {
+      yield* engine.drop([name]).pipe(
+        Effect.tap(() => Effect.sync(() => dropped.push(name))),
+        Effect.catchTag("EngineError", (error) => Effect.logWarning("Could not drop an orphan table", name, error.detail))
+      )
+    }
   }
   if (dropped.length > 0) yield* Effect.logInfo(`Dropped ${dropped.length} orphan dataset table(s)`, dropped.join(", "))
   return dropped

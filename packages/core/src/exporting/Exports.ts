@@ -92,8 +92,9 @@ export const check = (report: Report, request: ExportRequest) =>
       if (request.visual_id === undefined) return yield* new ExportInvalid({ detail: `visual_id: ${request.format} exports one visual; name it` })
       const found = findVisual(report, request.visual_id)
       if (found === undefined) return yield* new ExportInvalid({ detail: `visual_id: the report has no visual ${JSON.stringify(request.visual_id)}` })
-      if (request.format === "parquet" && !(yield* Datasets.writesParquet(report.tenant_id, found.visual.dataset_id))) {
-        return yield* new ExportInvalid({ detail: "format: parquet is written by the DuckDB engine; this visual's dataset is on another" })
+      const needs = ExportFormats.formats[request.format].engine
+      if (needs !== undefined && !(yield* Datasets.engineWrites(report.tenant_id, found.visual.dataset_id, needs.writer))) {
+        return yield* new ExportInvalid({ detail: `format: ${request.format} is written by ${needs.by}; this visual's dataset is on another` })
       }
     }
     if (request.dialect !== undefined && request.format !== "sql") return yield* new ExportInvalid({ detail: "dialect: only a sql export has one" })

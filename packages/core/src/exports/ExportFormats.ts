@@ -1,7 +1,7 @@
 /**
  * The export formats (decision 0015), in one table: each format's media
- * type, file extension, what it makes a file of, who makes it and what
- * it holds in words. `ExportJob`'s request schema, the document renderers'
+ * type, file extension, what it makes a file of, who makes it, the engine
+ * writer it needs and what it holds in words. `ExportJob`'s request schema, the document renderers'
  * registry (`DocumentRenderers`), the files core makes itself
  * (`ExportFiles`), the checks of a request (`Exports`), the API's text and
  * the console's list all derive from it: a new format is a row here, its
@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import type { Writer } from "../datasets/AnalyticsEngine.ts"
 
 /**
  * What a format makes a file of: the whole `report` (or its chosen pages),
@@ -25,6 +26,18 @@ export type Renders = "report" | "visual" | "dataset"
  */
 export type MadeBy = "renderer" | "core"
 
+/**
+ * The writer a format needs from the engine of the visual's dataset, and
+ * who has one in words: a request for the format on a dataset whose engine
+ * lacks it is refused when asked (`Exports.check`), never accepted and
+ * then failed.
+ */
+export interface EngineNeed {
+  readonly writer: Writer
+  /** Who writes the format, in words (`the DuckDB engine`). */
+  readonly by: string
+}
+
 /** One row of the table. */
 export interface Spec {
   /** The file's media type, as its `Content-Type`. */
@@ -37,6 +50,8 @@ export interface Spec {
   readonly watermarked: boolean
   /** Whether the format prints a total row under a visual's rows, so its view carries the totals (`ReportViews.Request.totals`). */
   readonly totals: boolean
+  /** The engine writer the format needs, or `undefined` when any engine (or a renderer) makes it. */
+  readonly engine: EngineNeed | undefined
   /** The format's name in words (`PDF`). */
   readonly title: string
   /** What a file of the format holds, in words, for the API's description. */
@@ -52,6 +67,7 @@ export const formats = {
     madeBy: "renderer",
     watermarked: true,
     totals: false,
+    engine: undefined,
     title: "PDF",
     holds: "the report or its chosen `pages`, page by page"
   },
@@ -62,6 +78,7 @@ export const formats = {
     madeBy: "renderer",
     watermarked: false,
     totals: true,
+    engine: undefined,
     title: "Excel",
     holds: "a sheet per visual of the report or its chosen `pages`, with totals"
   },
@@ -72,6 +89,7 @@ export const formats = {
     madeBy: "renderer",
     watermarked: false,
     totals: false,
+    engine: undefined,
     title: "PowerPoint",
     holds: "a slide per visual of the report or its chosen `pages`"
   },
@@ -82,6 +100,7 @@ export const formats = {
     madeBy: "core",
     watermarked: false,
     totals: false,
+    engine: undefined,
     title: "CSV",
     holds: "every row of one visual's query"
   },
@@ -92,6 +111,7 @@ export const formats = {
     madeBy: "core",
     watermarked: false,
     totals: false,
+    engine: undefined,
     title: "JSON",
     holds: "one visual's displayed rows and its columns' schema"
   },
@@ -102,6 +122,7 @@ export const formats = {
     madeBy: "core",
     watermarked: false,
     totals: false,
+    engine: { writer: "parquet", by: "the DuckDB engine" },
     title: "Parquet",
     holds: "every row of one visual's query, from the DuckDB engine's own writer"
   },
@@ -112,6 +133,7 @@ export const formats = {
     madeBy: "renderer",
     watermarked: true,
     totals: false,
+    engine: undefined,
     title: "PNG",
     holds: "one visual's picture"
   },
@@ -122,6 +144,7 @@ export const formats = {
     madeBy: "core",
     watermarked: false,
     totals: false,
+    engine: undefined,
     title: "SQL",
     holds: "the SQL one visual's query compiles to, in `dialect`"
   }

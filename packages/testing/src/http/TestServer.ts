@@ -2,12 +2,15 @@
  * A real HTTP server on a loopback socket, serving the whole application
  * with the stores given, built inside the test's Effect context so that
  * request fibers see the test's Clock (TestClock in `it.effect`).
+ *
+ * The application is a parameter (`App` from `@analytics/adapter-http`),
+ * seen by its shape: this kit depends on no adapter.
  */
-import { App, LastLineProblems } from "@analytics/adapter-http"
+import type { Stores } from "@analytics/core"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
 /** The operator token every test server accepts. */
@@ -74,16 +77,27 @@ export const client = (url: string) =>
 export interface TestServer {
   readonly url: string
   /** The stores behind the server, to arrange or inspect state directly. */
-  readonly stores: Context.Context<App.Stores>
+  readonly stores: Context.Context<Stores>
   readonly request: ReturnType<typeof client>
   /** Provisions a tenant through the operator endpoint and returns its admin token. */
   readonly tenant: (plan?: string) => Effect.Effect<{ readonly tenantId: string; readonly token: string }>
 }
 
+/** How the Node server a test server listens on is set up. */
+export interface ListenOptions {
+  /**
+   * Installs what the service puts on its Node server before any request
+   * (`LastLineProblems.answerParseErrors` from `@analytics/adapter-http`:
+   * problem+json for what Node's parser refuses); returns the server.
+   */
+  readonly onServer?: ((server: Server) => Server) | undefined
+}
+
 /** Serves an HTTP app on 127.0.0.1 at a free port, for the length of the scope; its base URL. */
 export const listen = <E>(
-  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>
-): Effect.Effect<string, never, Scope.Scope> => listenWith(() => Effect.succeed(httpEffect))
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>,
+  options: ListenOptions = {}
+): Effect.Effect<string, never, Scope.Scope> => listenWith(() => Effect.succeed(httpEffect), options)
 
 /**
  * Like `listen`, for an app that must know its own URL first (links a
@@ -91,11 +105,13 @@ export const listen = <E>(
  * that answers on it.
  */
 export const listenWith = <E, E2>(
-  make: (url: string) => Effect.Effect<Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>, E2, Scope.Scope>
+  make: (url: string) => Effect.Effect<Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest | Scope.Scope>, E2, Scope.Scope>,
+  options: ListenOptions = {}
 ): Effect.Effect<string, E2, Scope.Scope> =>
   Effect.gen(function*() {
     let handle: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
-    const server = LastLineProblems.answerParseErrors(createServer((request, response) => handle!(request, response)))
+    const created = createServer((request, response) => handle!(request, response))
+    const server = options.onServer === undefined ? created : options.onServer(created)
     yield* Effect.acquireRelease(
       Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
       () =>
@@ -109,8 +125,29 @@ export const listenWith = <E, E2>(
     return url
   })
 
+/** What every test server gives the application it serves, whatever else its options say. */
+export interface Given<E> {
+  readonly stores: Layer.Layer<Stores, E>
+  readonly publicBaseUrl: string
+}
+
+/**
+ * The application a test server serves, by its shape: `App` from
+ * `@analytics/adapter-http`, whose `layer` makes the whole service's
+ * routes from its options (`App.Options`).
+ */
+export interface Application {
+  readonly layer: (options: never) => Layer.Layer<never, any, HttpRouter.HttpRouter>
+}
+
+/** The options of an application's `layer` (`App.Options`) a test server does not set itself. */
+export type AppOptions<A extends Application> = Omit<Parameters<A["layer"]>[0], keyof Given<never>>
+
+/** What building an application's routes may fail with. */
+type AppError<A extends Application> = ReturnType<A["layer"]> extends Layer.Layer<never, infer E, any> ? E : never
+
 /** How a test server differs from the default one, besides the app's options. */
-export interface StartOptions {
+export interface StartOptions extends ListenOptions {
   /**
    * The service's `publicBaseUrl` is the server's own URL (result and share
    * links a browser can follow), not `http://127.0.0.1` without a port.
@@ -118,22 +155,28 @@ export interface StartOptions {
   readonly atOwnUrl?: boolean | undefined
 }
 
-/** Starts a server on 127.0.0.1 with a free port, for the length of the scope. */
-export const start = <E>(
-  stores: Layer.Layer<App.Stores, E>,
-  options: Omit<App.Options<E>, "stores" | "publicBaseUrl"> & StartOptions = {}
-): Effect.Effect<TestServer, E, Scope.Scope> =>
+/**
+ * Starts `application` (`App` from `@analytics/adapter-http`) on 127.0.0.1
+ * with a free port, on the stores given, for the length of the scope.
+ */
+export const start = <A extends Application, E>(
+  application: A,
+  stores: Layer.Layer<Stores, E>,
+  options: AppOptions<A> & StartOptions = {} as AppOptions<A> & StartOptions
+): Effect.Effect<TestServer, E | AppError<A>, Scope.Scope> =>
   Effect.gen(function*() {
-    const { atOwnUrl, ...appOptions } = options
+    const { atOwnUrl, onServer, ...appOptions } = options
     const context = yield* Layer.build(stores)
     const app = (publicBaseUrl: string) =>
-      HttpRouter.toHttpEffect(App.layer({
+      HttpRouter.toHttpEffect(application.layer({
         stores: Layer.succeedContext(context),
         publicBaseUrl,
         operatorToken,
         ...appOptions
-      }))
-    const url = atOwnUrl === true ? yield* listenWith(app) : yield* listen(yield* app("http://127.0.0.1"))
+      } as never))
+    const url = atOwnUrl === true
+      ? yield* listenWith(app, { onServer })
+      : yield* listen(yield* app("http://127.0.0.1"), { onServer })
     const request = client(url)
     const tenant = (plan = "growth") =>
       Effect.map(

@@ -23,7 +23,20 @@ import { Effect, Redacted, type Scope } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { S3BlobStore } from "@analytics/adapter-s3"
+
+/**
+ * How an S3 client reaches this server: the fields of `S3BlobStore.Config`
+ * (`@analytics/adapter-s3`) it sets, by their shape, so this kit depends on
+ * no adapter.
+ */
+export interface ClientConfig {
+  readonly endpoint: string
+  readonly region: string
+  readonly bucket: string
+  readonly prefix: string | undefined
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: Redacted.Redacted<string> }
+  readonly forcePathStyle: boolean
+}
 
 /** A running test server: its URL, its bucket, and the files it keeps them in. */
 export interface TestS3Server {
@@ -31,8 +44,8 @@ export interface TestS3Server {
   readonly bucket: string
   /** S3rver's data directory (`<bucket>/<key>._S3rver_object`, and `uploads` for parts). */
   readonly directory: string
-  /** The adapter's configuration for this server, keys under `prefix`. */
-  readonly config: (prefix?: string) => S3BlobStore.Config
+  /** The adapter's configuration for this server (an `S3BlobStore.Config`), keys under `prefix`. */
+  readonly config: (prefix?: string) => ClientConfig
   /** Multipart uploads begun and neither completed nor aborted (their parts still kept). */
   readonly pendingUploads: Effect.Effect<number>
 }

@@ -29,6 +29,7 @@ import { crumbs } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { linkTitle } from "../Router.ts"
 import { Screen } from "../Screen.ts"
+import { sourceWords, takesFiles } from "../Sources.ts"
 import { empty, loading, missingView, problemView } from "../States.ts"
 import { type DatasetSummary, when } from "./Datasets.ts"
 
@@ -426,12 +427,12 @@ export class DatasetScreen extends Screen {
         : this.problem !== undefined ? problemView(this.problem, this.problem.status >= 500 || this.problem.status === 0 ? () => void this.load() : undefined) : dataset === undefined ? loading() : html`
         ${dataset.description === null || dataset.description === "" ? nothing : html`<p class="muted">${dataset.description}</p>`}
         <dl class="facts">
-          <dt>${msg("dataset.source")}</dt><dd>${dataset.source.type === "upload" ? msg("dataset.source.upload") : msg("dataset.source.postgres", { table: [dataset.source.schema, dataset.source.table].filter(Boolean).join(".") })}</dd>
+          <dt>${msg("dataset.source")}</dt><dd>${sourceWords(dataset.source)}</dd>
           <dt>${msg("dataset.rowCount")}</dt><dd class="row-count">${dataset.row_count === null ? msg("datasets.noRows") : dataset.row_count.toLocaleString()}</dd>
           <dt>${msg("dataset.loadedAt")}</dt><dd>${when(dataset.refreshed_at)}</dd>
         </dl>
         ${this.notice === undefined ? nothing : html`<p class="notice model-notice" role="status" tabindex="-1">${this.notice}</p>`}
-        ${dataset.source.type === "upload" ? html`<section class="card upload-card" aria-labelledby="upload-title">
+        ${takesFiles(dataset.source) ? html`<section class="card upload-card" aria-labelledby="upload-title">
           <h2 id="upload-title">${msg("dataset.upload")}</h2>
           <p class="muted">${msg("dataset.upload.intro")}</p>
           ${this.uploadProblemView(dataset)}

@@ -16,6 +16,7 @@ import { crumbs } from "../Crumbs.ts"
 import { Pager } from "../Pager.ts"
 import { navigate } from "../Router.ts"
 import { Screen } from "../Screen.ts"
+import { createdSource } from "../Sources.ts"
 import { clearFields, showRefusal } from "../FormErrors.ts"
 import { empty, loading, problemView } from "../States.ts"
 
@@ -60,7 +61,7 @@ export class DatasetsScreen extends Screen {
         workspace_id: this.workspaceId,
         name,
         ...(description === "" ? {} : { description }),
-        source: { type: "upload" }
+        source: createdSource
       })
       navigate(`w/${encodeURIComponent(this.workspaceId)}/datasets/${encodeURIComponent(created.dataset_id)}`, { state: { title: created.name } })
     } catch (error) {

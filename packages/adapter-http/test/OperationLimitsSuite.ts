@@ -1,11 +1,10 @@
 /**
  * The per-operation limits of decision 0009 over real HTTP, as a suite any
- * rate-limit store runs unchanged. The endpoints exist only here: each
- * handler plugs a core limit definition into the Limiter the way the later
- * features will (AI questions, exports, public-link passwords, semantic
- * queries), behind the same edge as the API.
- *
- * @since 0.1.0
+ * rate-limit store runs unchanged (`OperationLimits.test.ts`: memory;
+ * `OperationLimitsStores.test.ts`: PostgreSQL and Redis). The endpoints
+ * exist only here: each handler plugs a core limit definition into the
+ * Limiter the way the later features will (AI questions, exports,
+ * public-link passwords, semantic queries), behind the same edge as the API.
  */
 import { Problems, RateLimitClass } from "@analytics/api"
 import { Authenticator, Errors, Limiter, OperationLimits, type RateLimitStore, TenantCache } from "@analytics/core"
@@ -16,7 +15,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { TestClock } from "effect/testing"
 import { App, DomainProblems } from "@analytics/adapter-http"
-import { eventually } from "../Eventually.ts"
+import { eventually } from "@analytics/testing"
 import { client, type JsonResponse, listen, problemCode, type RequestOptions } from "./TestServer.ts"
 
 const Subject = { user: Schema.String, workspace: Schema.String }

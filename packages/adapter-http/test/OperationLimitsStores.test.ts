@@ -1,5 +1,5 @@
 /** The per-operation limits over HTTP on the shared stores a deployment runs (decision 0009). */
-import { operationLimitsSuite } from "@analytics/testing/http"
+import { operationLimitsSuite } from "./OperationLimitsSuite.ts"
 import { SqlRateLimitStore, SqlStores } from "@analytics/adapter-postgres"
 import { databaseUrl, freshDatabase, skippedForNoPostgres } from "@analytics/testing/postgres"
 import { RedisRateLimitStore } from "@analytics/adapter-redis"
