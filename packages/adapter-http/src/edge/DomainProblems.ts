@@ -45,6 +45,20 @@ const extensions = {
   "rate-limit/sign-in-links-exceeded": retryAfter
 } as const satisfies { readonly [C in ProblemClasses.Code]?: (error: never) => Omit<ProblemClasses.FieldsOf<C>, "detail"> }
 
+/**
+ * The sentences that name the API's own requests (a method, a path, a
+ * body), by code: the wire's words for what the error says in the domain's
+ * (core names no HTTP request).
+ */
+const wireDetails: { readonly [C in ProblemClasses.Code]?: (error: never) => string } = {
+  "dataset/not-loaded": ({ datasetId }: { readonly datasetId: string }) =>
+    `Dataset ${datasetId} has no rows yet: PUT a CSV or Parquet file to /v1/datasets/${datasetId}/data`,
+  "dataset/refresh-needs-file": ({ datasetId }: { readonly datasetId: string }) =>
+    `Dataset ${datasetId} is an upload: PUT its file to /v1/datasets/${datasetId}/data again`,
+  "webhook/disabled": ({ webhookId }: { readonly webhookId: string }) =>
+    `Webhook ${webhookId} is disabled; enable it with PATCH {"enabled": true} first`
+}
+
 /** The codes whose problem class has a required member besides `detail`: each must have its entry in `extensions`. */
 type NeedingExtensions = {
   [C in ProblemClasses.Code]: {} extends Omit<ProblemClasses.FieldsOf<C>, "detail"> ? never : C
@@ -76,5 +90,8 @@ export type ProblemOf<E extends DomainError> = E extends { readonly code: infer 
 export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
   const Problem = ProblemClasses.byCode[error.code] as unknown as new(fields: object) => ProblemOf<E>
   const extend = (extensions as Partial<Record<string, (error: unknown) => object>>)[error.code]
-  return Errors.withoutStackTrace(() => new Problem({ detail: Errors.problemDetailOf(error), ...extend?.(error) }))
+  const wire = (wireDetails as Partial<Record<string, (error: unknown) => string>>)[error.code]
+  return Errors.withoutStackTrace(() =>
+    new Problem({ detail: wire === undefined ? Errors.problemDetailOf(error) : wire(error), ...extend?.(error) })
+  )
 }

@@ -157,7 +157,7 @@ export class NotLoaded extends TaggedFailure("NotLoaded")<{
   readonly code = "dataset/not-loaded" as const
   /** The sentence its problem says. */
   get problemDetail(): string {
-    return `Dataset ${this.datasetId} has no rows yet: PUT a CSV or Parquet file to /v1/datasets/${this.datasetId}/data`
+    return `Dataset ${this.datasetId} has no rows yet: load a CSV or Parquet file first`
   }
 }
 
@@ -461,7 +461,7 @@ export class RefreshNeedsFile extends TaggedFailure("RefreshNeedsFile")<{
   readonly code = "dataset/refresh-needs-file" as const
   /** The sentence its problem says. */
   get problemDetail(): string {
-    return `Dataset ${this.datasetId} is an upload: PUT its file to /v1/datasets/${this.datasetId}/data again`
+    return `Dataset ${this.datasetId} is an upload: load its file again`
   }
 }
 

@@ -74,7 +74,7 @@ export class WebhookDisabled extends TaggedFailure("WebhookDisabled")<{
   readonly code = "webhook/disabled" as const
   /** The sentence its problem says. */
   get problemDetail(): string {
-    return `Webhook ${this.webhookId} is disabled; enable it with PATCH {"enabled": true} first`
+    return `Webhook ${this.webhookId} is disabled; enable it first`
   }
 }
 
