@@ -390,6 +390,10 @@ export class AnalyticsExportButton extends LitElement {
   }
 
   private renderFilters(): TemplateResult {
+    // Named by their titles, which the report gives: until it is read, the filters wait with it (never their raw names).
+    if (this.report === undefined) {
+      return html`<div><p><strong>${msg("export.filters")}</strong></p><p class="hint">${msg("app.loading")}</p></div>`
+    }
     const values = Object.entries(this.filters ?? {}).filter(([, v]) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0))
     const titles = new Map((this.report?.filters ?? []).map((f) => [f.name, f.title ?? f.name]))
     return html`<div>
