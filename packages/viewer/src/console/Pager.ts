@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { type ApiClient, type ListPage, type Problem, problemIn, withCursor } from "../client/ApiClient.ts"
 
 /** A list read page by page. */
 export class Pager<A> {
@@ -34,7 +34,7 @@ export class Pager<A> {
     this.problem = undefined
     this.changed()
     try {
-      const page = await this.client.list<A>(this.path, this.cursor)
+      const page = await this.client.request<ListPage<A>>("GET", withCursor(this.path, this.cursor))
       this.items = [...this.items, ...page.data]
       this.cursor = page.page.next_cursor
       this.hasMore = page.page.has_more && page.page.next_cursor !== null

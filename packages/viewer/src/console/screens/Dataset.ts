@@ -95,14 +95,14 @@ export class DatasetScreen extends Screen {
     return this.context.match.params.dataset ?? ""
   }
 
-  private get path(): string {
+  private get path(): `v1/datasets/${string}` {
     return `v1/datasets/${encodeURIComponent(this.datasetId)}`
   }
 
   private async load() {
     this.problem = undefined
     try {
-      this.record = await this.context.client.get<Dataset>(this.path)
+      this.record = await this.context.client.get(this.path)
     } catch (error) {
       this.problem = problemIn(error)
     }
@@ -241,7 +241,7 @@ export class DatasetScreen extends Screen {
     this.notice = undefined
     this.busy = true
     try {
-      this.record = await this.context.client.post<Dataset>(`${this.path}/refresh`)
+      this.record = await this.context.client.post(`${this.path}/refresh`)
       this.notice = msg("dataset.refreshed", { count: (this.record.row_count ?? 0).toLocaleString() })
     } catch (error) {
       this.refreshProblem = problemIn(error)
@@ -292,7 +292,7 @@ export class DatasetScreen extends Screen {
     }
     this.busy = true
     try {
-      this.record = await this.context.client.patch<Dataset>(this.path, { model })
+      this.record = await this.context.client.patch(this.path, { model })
       this.notice = msg("dataset.model.saved")
     } catch (error) {
       const problem = problemIn(error)

@@ -56,7 +56,7 @@ export class DatasetsScreen extends Screen {
     this.problem = undefined
     clearFields(form)
     try {
-      const created = await this.context.client.post<DatasetSummary>("v1/datasets", {
+      const created = await this.context.client.post("v1/datasets", {
         workspace_id: this.workspaceId,
         name,
         ...(description === "" ? {} : { description }),

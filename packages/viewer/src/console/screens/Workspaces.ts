@@ -54,7 +54,7 @@ export class WorkspacesScreen extends Screen {
     this.created = undefined
     clearFields(form)
     try {
-      const workspace = await this.context.client.post<Workspace>("v1/workspaces", { name, ...(description === "" ? {} : { description }) })
+      const workspace = await this.context.client.post("v1/workspaces", { name, ...(description === "" ? {} : { description }) })
       this.pager?.prepend(workspace)
       this.created = workspace.name
       form.reset()
