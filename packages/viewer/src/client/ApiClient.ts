@@ -148,6 +148,10 @@ export interface CallOptions {
 
 const unsafe = (method: string) => method !== "GET" && method !== "HEAD"
 
+/** `path` with `cursor` (from a page's `next_cursor`) in its query, when there is one. */
+const withCursor = (path: string, cursor: string | null | undefined): string =>
+  cursor == null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`
+
 /** A client for the service the page is served by. */
 export const makeClient = (options: ClientOptions = {}) => {
   const request = async <A>(method: string, path: string, body?: unknown, call: CallOptions = {}): Promise<A> => {
@@ -181,8 +185,8 @@ export const makeClient = (options: ClientOptions = {}) => {
   }
   return {
     /**
-     * A call the contract does not type: an address built at run time
-     * (a report's `src`, a pager's list), its answer's type named by the caller.
+     * A call the contract does not type: an address built at run time (the
+     * report viewer's fetcher's URL), its answer's type named by the caller.
      */
     request,
     /** `GET path`, answering the endpoint's success as JSON; a path not in the contract does not compile. */
@@ -201,10 +205,6 @@ export const makeClient = (options: ClientOptions = {}) => {
       request<SuccessAt<"GET", P>>("GET", withCursor(path, (rest as [(string | null)?])[0]))
   }
 }
-
-/** `path` with `cursor` (from a page's `next_cursor`) in its query, when there is one. */
-export const withCursor = (path: string, cursor: string | null | undefined): string =>
-  cursor == null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`
 
 /** A client. */
 export type ApiClient = ReturnType<typeof makeClient>

@@ -1,6 +1,11 @@
 /**
  * The contract's endpoints as the console calls them, by method and path,
- * types only.
+ * types only (the console imports no code of `@analytics/api`): the paths a
+ * method may take, written as a call writes them (`v1/reports/${id}`, a
+ * query string allowed), and what the endpoint a path reaches answers, as
+ * JSON. A path reaches the endpoint whose path has as many segments, each
+ * the same or a `:param` of it, so `v1/jobs/${id}/result` is the result's
+ * and not the job's.
  *
  * @since 0.1.0
  */
@@ -8,6 +13,7 @@ import type { Api, Json } from "@analytics/api"
 import type { Schema } from "effect"
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
+/** Every endpoint of the contract. */
 type Endpoints = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never
 
 /** Every endpoint of the contract with method `M`. */
@@ -15,14 +21,19 @@ type WithMethod<M extends string> = Extract<Endpoints, { readonly method: M }>
 
 /** A contract path (`/v1/reports/:id`) as a template a call can write (`v1/reports/${string}`). */
 type Template<P extends string> = P extends `${infer H}/${infer T}` ? `${Segment<H>}/${Template<T>}` : Segment<P>
+/** A segment of a contract path, any text for a `:param`. */
 type Segment<S extends string> = S extends `:${string}` ? string : S
+/** A path without its leading `/`: the console's are relative to the page's base. */
 type Relative<P extends string> = P extends `/${infer R}` ? R : P
 
 /** The paths a call with method `M` may take, a query string allowed. */
 export type PathOf<M extends string> = WithMethod<M> extends infer E ? E extends { readonly path: infer P extends string } ? Template<Relative<P>> | `${Template<Relative<P>>}?${string}` : never : never
 
+/** A path's segments. */
 type Split<P extends string> = P extends `${infer H}/${infer T}` ? [H, ...Split<T>] : [P]
+/** A path without its query string. */
 type NoQuery<P extends string> = P extends `${infer B}?${string}` ? B : P
+/** Whether a call's segments fit a contract path's, one for one. */
 type Fits<Call extends ReadonlyArray<string>, Contract extends ReadonlyArray<string>> =
   Call extends [infer C extends string, ...infer CR extends Array<string>]
     ? Contract extends [infer K extends string, ...infer KR extends Array<string>]

@@ -82,7 +82,7 @@ export class CommentsPanel extends LitElement {
   override connectedCallback() {
     super.connectedCallback()
     if (this.pager === undefined) {
-      this.pager = new Pager<CommentJson>(this.client, `v1/reports/${encodeURIComponent(this.reportId)}/comments?limit=50`, () => {
+      this.pager = new Pager((cursor) => this.client.list(`v1/reports/${encodeURIComponent(this.reportId)}/comments?limit=50`, cursor), () => {
         if (this.pager?.problem?.status === 403) this.refused = true
         this.requestUpdate()
       })

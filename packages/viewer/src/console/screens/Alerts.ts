@@ -70,7 +70,7 @@ export class AlertsScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.alerts ??= new Pager<Alert>(this.context.client, `v1/alerts?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    this.alerts ??= new Pager((cursor) => this.context.client.list(`v1/alerts?workspace_id=${id}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.alerts.loaded) void this.alerts.more()
     void this.loadDatasets(id)
   }
@@ -142,7 +142,7 @@ export class AlertsScreen extends Screen {
   }
 
   private openHistory(alert: Alert) {
-    const pager = new Pager<Check>(this.context.client, `${this.path(alert, "/history")}?limit=20`, () => this.requestUpdate())
+    const pager = new Pager((cursor) => this.context.client.list(`${this.path(alert, "/history")}?limit=20`, cursor), () => this.requestUpdate())
     this.histories.set(alert.alert_id, pager)
     void pager.more()
     this.requestUpdate()

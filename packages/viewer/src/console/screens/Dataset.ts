@@ -110,7 +110,7 @@ export class DatasetScreen extends Screen {
   }
 
   private loadHistory() {
-    this.history = new Pager<Refresh>(this.context.client, `${this.path}/refreshes?limit=20`, () => this.requestUpdate())
+    this.history = new Pager((cursor) => this.context.client.list(`${this.path}/refreshes?limit=20`, cursor), () => this.requestUpdate())
     void this.history.more()
   }
 

@@ -41,7 +41,7 @@ export class DatasetsScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     adoptDataStyles()
-    this.datasets ??= new Pager<DatasetSummary>(this.context.client, `v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=50`, () => this.requestUpdate())
+    this.datasets ??= new Pager((cursor) => this.context.client.list(`v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.datasets.loaded) void this.datasets.more()
     this.readWorkspaceName()
   }

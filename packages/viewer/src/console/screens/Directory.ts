@@ -80,8 +80,8 @@ export class DirectoryScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     if (!isAdmin(currentSession())) return
-    const path = { users: "v1/users", teams: "v1/teams", roles: "v1/executive-roles", invitations: "v1/invitations", scim: "v1/scim-tokens" }[this.tab]
-    this.list ??= new Pager<any>(this.client, `${path}?limit=50`, () => this.requestUpdate())
+    const path = ({ users: "v1/users", teams: "v1/teams", roles: "v1/executive-roles", invitations: "v1/invitations", scim: "v1/scim-tokens" } as const)[this.tab]
+    this.list ??= new Pager<any>((cursor) => this.client.list(`${path}?limit=50`, cursor), () => this.requestUpdate())
     if (!this.list.loaded) void this.list.more()
   }
 
@@ -145,7 +145,7 @@ export class DirectoryScreen extends Screen {
   private showTokens(user: User) {
     if (this.open === user.user_id) return void (this.open = undefined)
     this.open = user.user_id
-    this.tokens = new Pager<Token>(this.client, `v1/users/${encodeURIComponent(user.user_id)}/tokens?limit=50`, () => this.requestUpdate())
+    this.tokens = new Pager((cursor) => this.client.list(`v1/users/${encodeURIComponent(user.user_id)}/tokens?limit=50`, cursor), () => this.requestUpdate())
     void this.tokens.more()
   }
 
@@ -242,7 +242,7 @@ export class DirectoryScreen extends Screen {
     this.found = []
     if (this.open === id) return void (this.open = undefined)
     this.open = id
-    this.members = new Pager<User>(this.client, `${this.groupPath}/${encodeURIComponent(id)}/members?limit=100`, () => this.requestUpdate())
+    this.members = new Pager((cursor) => this.client.list(`${this.groupPath}/${encodeURIComponent(id)}/members?limit=100`, cursor), () => this.requestUpdate())
     void this.members.more()
   }
 

@@ -40,7 +40,7 @@ export class LinksScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.links ??= new Pager<Grant>(this.context.client, `v1/workspaces/${id}/links?limit=50`, () => {
+    this.links ??= new Pager((cursor) => this.context.client.list(`v1/workspaces/${id}/links?limit=50`, cursor), () => {
       this.requestUpdate()
       if (this.links!.loaded) void learnNames(this.context.client, this.links!.items, () => this.requestUpdate())
     })

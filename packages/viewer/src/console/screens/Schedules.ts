@@ -80,7 +80,7 @@ export class SchedulesScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.schedules ??= new Pager<Schedule>(this.context.client, `v1/export-schedules?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    this.schedules ??= new Pager((cursor) => this.context.client.list(`v1/export-schedules?workspace_id=${id}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.schedules.loaded) void this.schedules.more()
     void this.loadReports(id)
     // The cron formatter is its own small chunk.
@@ -164,7 +164,7 @@ export class SchedulesScreen extends Screen {
   }
 
   private openHistory(schedule: Schedule) {
-    const pager = new Pager<RunDelivery>(this.context.client, `${this.path(schedule, "/runs")}?limit=20`, () => this.requestUpdate())
+    const pager = new Pager((cursor) => this.context.client.list(`${this.path(schedule, "/runs")}?limit=20`, cursor), () => this.requestUpdate())
     this.runs.set(schedule.schedule_id, pager)
     void pager.more()
     this.requestUpdate()

@@ -119,7 +119,7 @@ export class WebhookScreen extends Screen {
 
   private pager(): Pager<Delivery> {
     const status = this.status === "" ? "" : `&status=${this.status}`
-    return new Pager<Delivery>(this.context.client, `${this.base}/deliveries?limit=20${status}`, () => this.requestUpdate())
+    return new Pager((cursor) => this.context.client.list(`${this.base}/deliveries?limit=20${status}`, cursor), () => this.requestUpdate())
   }
 
   private async load() {

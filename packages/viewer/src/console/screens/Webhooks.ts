@@ -74,7 +74,7 @@ export class WebhooksScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     if (!isAdmin(currentSession())) return
-    this.pager ??= new Pager<Webhook>(this.context.client, "v1/webhooks?limit=20", () => this.requestUpdate())
+    this.pager ??= new Pager((cursor) => this.context.client.list("v1/webhooks?limit=20", cursor), () => this.requestUpdate())
     if (!this.pager.loaded) void this.pager.more()
     if (this.catalog === undefined) void this.loadCatalog()
     if (this.workspaces.length === 0) void this.loadWorkspaces()

@@ -39,7 +39,7 @@ export class WorkspacesScreen extends Screen {
 
   override connectedCallback() {
     super.connectedCallback()
-    this.pager ??= new Pager<Workspace>(this.context.client, "v1/workspaces?limit=20", () => this.requestUpdate())
+    this.pager ??= new Pager((cursor) => this.context.client.list("v1/workspaces?limit=20", cursor), () => this.requestUpdate())
     if (!this.pager.loaded) void this.pager.more()
   }
 
