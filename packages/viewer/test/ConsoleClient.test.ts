@@ -58,7 +58,7 @@ describe("the console's API client", () => {
     setSession(session)
     const client = makeClient({ base: "http://x/analytics/" })
     await client.list("v1/workspaces?limit=20", "c/1")
-    assert.deepStrictEqual(await client.post("v1/workspaces", { name: "Sales" }), { workspace_id: "ws_1" })
+    assert.deepStrictEqual<unknown>(await client.post("v1/workspaces", { name: "Sales" }), { workspace_id: "ws_1" })
     assert.isUndefined(await client.delete("api/session"))
     assert.deepStrictEqual(seen.map((s) => `${s.init.method} ${s.url}`), [
       "GET http://x/analytics/v1/workspaces?limit=20&cursor=c%2F1",

@@ -11,6 +11,7 @@
  */
 import { msg } from "../i18n/msg.ts"
 import { detailAsField, pointsToErrors, titleWords } from "./ProblemWords.ts"
+import type { ArgsAt, PathOf, SuccessAt } from "./ApiPaths.ts"
 import { currentSession } from "./Session.ts"
 
 /** A refusal or failure, in words a person can act on. */
@@ -147,6 +148,10 @@ export interface CallOptions {
 
 const unsafe = (method: string) => method !== "GET" && method !== "HEAD"
 
+/** `path` with `cursor` (from a page's `next_cursor`) in its query, when there is one. */
+const withCursor = (path: string, cursor: string | null | undefined): string =>
+  cursor == null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`
+
 /** A client for the service the page is served by. */
 export const makeClient = (options: ClientOptions = {}) => {
   const request = async <A>(method: string, path: string, body?: unknown, call: CallOptions = {}): Promise<A> => {
@@ -179,14 +184,25 @@ export const makeClient = (options: ClientOptions = {}) => {
     throw new ApiProblem(problem)
   }
   return {
+    /**
+     * A call the contract does not type: an address built at run time (the
+     * report viewer's fetcher's URL), its answer's type named by the caller.
+     */
     request,
-    get: <A>(path: string, call?: CallOptions) => request<A>("GET", path, undefined, call),
-    post: <A>(path: string, body?: unknown, call?: CallOptions) => request<A>("POST", path, body ?? {}, call),
-    patch: <A>(path: string, body: unknown) => request<A>("PATCH", path, body),
-    delete: <A = void>(path: string, call?: CallOptions) => request<A>("DELETE", path, undefined, call),
+    /** `GET path`, answering the endpoint's success as JSON; a path not in the contract does not compile. */
+    get: <P extends PathOf<"GET">>(path: P, ...rest: ArgsAt<"GET", P, [call?: CallOptions]>) =>
+      request<SuccessAt<"GET", P>>("GET", path, undefined, ...(rest as [CallOptions?])),
+    post: <P extends PathOf<"POST">>(path: P, ...rest: ArgsAt<"POST", P, [body?: unknown, call?: CallOptions]>) => {
+      const [body, call] = rest as [unknown?, CallOptions?]
+      return request<SuccessAt<"POST", P>>("POST", path, body ?? {}, call)
+    },
+    patch: <P extends PathOf<"PATCH">>(path: P, ...rest: ArgsAt<"PATCH", P, [body: unknown]>) =>
+      request<SuccessAt<"PATCH", P>>("PATCH", path, (rest as [unknown])[0]),
+    delete: <P extends PathOf<"DELETE">>(path: P, ...rest: ArgsAt<"DELETE", P, [call?: CallOptions]>) =>
+      request<SuccessAt<"DELETE", P>>("DELETE", path, undefined, ...(rest as [CallOptions?])),
     /** One page of a `/v1` list; `cursor` from the previous page's `next_cursor`. */
-    list: <A>(path: string, cursor?: string | null) =>
-      request<ListPage<A>>("GET", cursor == null ? path : `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}`)
+    list: <P extends PathOf<"GET">>(path: P, ...rest: ArgsAt<"GET", P, [cursor?: string | null]>) =>
+      request<SuccessAt<"GET", P>>("GET", withCursor(path, (rest as [(string | null)?])[0]))
   }
 }
 

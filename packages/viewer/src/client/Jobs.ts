@@ -76,14 +76,14 @@ export const follow = async (client: ApiClient, job: Job, onProgress: (job: Job)
     await sleep(pollDelayMillis(retryAfter), signal)
     // Aborted while asleep (the compiler cannot see the listener's change).
     if ((signal as AbortSignal | undefined)?.aborted === true) break
-    current = await client.get<Job>(`v1/jobs/${encodeURIComponent(current.job_id)}`, { onHeaders: (h) => (retryAfter = h.get("retry-after")) })
+    current = await client.get(`v1/jobs/${encodeURIComponent(current.job_id)}`, { onHeaders: (h) => (retryAfter = h.get("retry-after")) })
     onProgress(current)
   }
   return current
 }
 
 /** The finished job's file: its signed URL and name. */
-export const resultOf = (client: ApiClient, jobId: string): Promise<JobResult> => client.get<JobResult>(`v1/jobs/${encodeURIComponent(jobId)}/result`)
+export const resultOf = (client: ApiClient, jobId: string): Promise<JobResult> => client.get(`v1/jobs/${encodeURIComponent(jobId)}/result`)
 
 /**
  * Has the browser save the file at `url` as `filename`: a link followed

@@ -82,7 +82,7 @@ export class CommentsPanel extends LitElement {
   override connectedCallback() {
     super.connectedCallback()
     if (this.pager === undefined) {
-      this.pager = new Pager<CommentJson>(this.client, `v1/reports/${encodeURIComponent(this.reportId)}/comments?limit=50`, () => {
+      this.pager = new Pager((cursor) => this.client.list(`v1/reports/${encodeURIComponent(this.reportId)}/comments?limit=50`, cursor), () => {
         if (this.pager?.problem?.status === 403) this.refused = true
         this.requestUpdate()
       })
@@ -135,7 +135,7 @@ export class CommentsPanel extends LitElement {
     this.sending = true
     this.problem = undefined
     try {
-      const created = await this.client.post<CommentJson>(
+      const created = await this.client.post(
         `v1/reports/${encodeURIComponent(this.reportId)}/comments`,
         thread === undefined ? { text: field.value } : { text: field.value, parent_id: thread.comment_id }
       )
@@ -165,7 +165,7 @@ export class CommentsPanel extends LitElement {
     this.sending = true
     this.problem = undefined
     try {
-      const updated = await this.client.patch<CommentJson>(`v1/comments/${encodeURIComponent(comment.comment_id)}`, { text: field.value })
+      const updated = await this.client.patch(`v1/comments/${encodeURIComponent(comment.comment_id)}`, { text: field.value })
       this.replace(comment, updated)
       this.editing = undefined
       this.focusOn(comment, ".edit")

@@ -6,7 +6,6 @@
  *
  * @since 0.1.0
  */
-import type { Groups, Json } from "@analytics/api"
 import { html, type TemplateResult } from "lit"
 import type { ApiClient } from "../client/ApiClient.ts"
 import { msg } from "../i18n/msg.ts"
@@ -17,7 +16,7 @@ const names = new Map<string, Promise<string | undefined>>()
 export const workspaceName = (client: ApiClient, workspaceId: string): Promise<string | undefined> => {
   let name = names.get(workspaceId)
   if (name === undefined) {
-    name = client.get<Json<typeof Groups.Workspaces.WorkspaceJson>>(`v1/workspaces/${encodeURIComponent(workspaceId)}`).then((w) => w.name, () => {
+    name = client.get(`v1/workspaces/${encodeURIComponent(workspaceId)}`).then((w) => w.name, () => {
       names.delete(workspaceId)
       return undefined
     })

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import { type ListPage, type Problem, problemIn } from "../client/ApiClient.ts"
 
 /** A list read page by page. */
 export class Pager<A> {
@@ -17,13 +17,12 @@ export class Pager<A> {
   loaded = false
   problem: Problem | undefined = undefined
   private cursor: string | null = null
-  private readonly client: ApiClient
-  private readonly path: string
+  private readonly page: (cursor: string | null) => Promise<ListPage<A>>
   private readonly changed: () => void
 
-  constructor(client: ApiClient, path: string, changed: () => void) {
-    this.client = client
-    this.path = path
+  /** A list read by `page` (`(cursor) => client.list(path, cursor)`, whose items it takes the type of); `changed` after each change. */
+  constructor(page: (cursor: string | null) => Promise<ListPage<A>>, changed: () => void) {
+    this.page = page
     this.changed = changed
   }
 
@@ -34,7 +33,7 @@ export class Pager<A> {
     this.problem = undefined
     this.changed()
     try {
-      const page = await this.client.list<A>(this.path, this.cursor)
+      const page = await this.page(this.cursor)
       this.items = [...this.items, ...page.data]
       this.cursor = page.page.next_cursor
       this.hasMore = page.page.has_more && page.page.next_cursor !== null

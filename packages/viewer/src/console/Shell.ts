@@ -96,7 +96,7 @@ export class AnalyticsConsole extends LitElement {
   private async checkSession(): Promise<void> {
     if (this.boot.session !== undefined) return setSession(this.boot.session)
     try {
-      setSession(await this.client.get<SessionInfo>("api/session", { signedOut: true }))
+      setSession(await this.client.get("api/session", { signedOut: true }))
     } catch (error) {
       const problem = problemIn(error)
       if (problem.status !== 401 && problem.status !== 404) this.problem = problem

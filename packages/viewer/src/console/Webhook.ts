@@ -16,9 +16,6 @@ import { dateTime } from "../i18n/Time.ts"
 /** A webhook as `GET /v1/webhooks` lists it (never its secret); after a rotation, `previous_secret_expires_at` says until when the old secret still signs. */
 export type Webhook = Json<typeof Groups.Webhooks.WebhookJson>
 
-/** A webhook with its secret: the answer of registration and rotation, shown once. */
-export type WebhookWithSecret = Json<typeof Groups.Webhooks.WebhookWithSecret>
-
 /** One attempt of a delivery: the receiver's status, the start of its answer body, the headers sent and answered. */
 export type Attempt = Json<typeof Groups.Webhooks.AttemptJson>
 

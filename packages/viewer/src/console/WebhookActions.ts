@@ -12,14 +12,15 @@ import { html, nothing, type TemplateResult } from "lit"
 import type { ApiClient } from "../client/ApiClient.ts"
 import { confirmDialog } from "../elements/Confirm.ts"
 import { msg } from "../i18n/msg.ts"
-import type { Delivery, Webhook, WebhookWithSecret } from "./Webhook.ts"
+import type { Delivery, Webhook } from "./Webhook.ts"
 
 /** The API's path of a webhook, or of one of its actions (`tail`: `/test`, `/rotate-secret`…). */
-export const webhookPath = (webhook: Webhook, tail = ""): string => `v1/webhooks/${encodeURIComponent(webhook.webhook_id)}${tail}`
+export const webhookPath = <const Tail extends string = "">(webhook: Webhook, tail: Tail = "" as Tail): `v1/webhooks/${string}${Tail}` =>
+  `v1/webhooks/${encodeURIComponent(webhook.webhook_id)}${tail}`
 
 /** Disables an enabled webhook, enables a disabled one: the webhook as it is now. */
 export const toggleWebhook = (client: ApiClient, webhook: Webhook): Promise<Webhook> =>
-  client.patch<Webhook>(webhookPath(webhook), { enabled: !webhook.enabled })
+  client.patch(webhookPath(webhook), { enabled: !webhook.enabled })
 
 /** What enabling or disabling did, in words. */
 export const toggledWords = (webhook: Webhook): string =>
@@ -27,7 +28,7 @@ export const toggledWords = (webhook: Webhook): string =>
 
 /** Sends a test event of `type` to the webhook: its delivery. */
 export const sendTest = (client: ApiClient, webhook: Webhook, type: string): Promise<Delivery> =>
-  client.post<Delivery>(webhookPath(webhook, "/test"), { type })
+  client.post(webhookPath(webhook, "/test"), { type })
 
 /** Asks, in a dialog placed in `host`, whether to rotate the webhook's secret or delete the webhook; true when confirmed. */
 export const confirmChange = (host: HTMLElement, webhook: Webhook, change: "rotate" | "delete"): Promise<boolean> =>
@@ -40,7 +41,7 @@ export const confirmChange = (host: HTMLElement, webhook: Webhook, change: "rota
 
 /** Rotates the webhook's secret: the webhook as it is now, and the new secret (shown once). */
 export const rotateSecret = async (client: ApiClient, webhook: Webhook): Promise<{ readonly webhook: Webhook; readonly secret: string }> => {
-  const { secret, ...changed } = await client.post<WebhookWithSecret>(webhookPath(webhook, "/rotate-secret"))
+  const { secret, ...changed } = await client.post(webhookPath(webhook, "/rotate-secret"))
   return { webhook: changed, secret }
 }
 

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { type ApiClient, makeClient } from "../client/ApiClient.ts"
-import { currentSession, type SessionInfo, setSession } from "../client/Session.ts"
+import { currentSession, setSession } from "../client/Session.ts"
 
 /** The service's base URL for an element: its `base-url`, else the page's `<meta name="analytics-base-url">`, else `undefined` (the page's base). */
 export const baseUrlOf = (baseUrl: string | null | undefined): string | undefined =>
@@ -23,7 +23,7 @@ export const elementClient = (baseUrl: string | null | undefined): ApiClient => 
 export const ensureSession = async (api: ApiClient): Promise<void> => {
   if (currentSession() !== null) return
   try {
-    setSession(await api.get<SessionInfo>("api/session", { signedOut: true }))
+    setSession(await api.get("api/session", { signedOut: true }))
   } catch {
     // The calls will say what is wrong.
   }

@@ -188,7 +188,7 @@ export class AnalyticsExportButton extends LitElement {
 
   private async loadReport() {
     try {
-      const report = await this.api.get<ReportShape>(`v1/reports/${encodeURIComponent(this.reportId)}`)
+      const report = await this.api.get(`v1/reports/${encodeURIComponent(this.reportId)}`)
       this.report = report
       this.pages = report.pages.map((p) => p.name)
       this.visual = this.visualId ?? report.pages[0]?.visuals[0]?.id ?? ""
@@ -239,7 +239,7 @@ export class AnalyticsExportButton extends LitElement {
     this.busy = true
     let retryAfter: string | null = null
     try {
-      const job = await this.api.request<Job>("POST", `v1/reports/${encodeURIComponent(this.reportId)}/export`, body, {
+      const job = await this.api.post(`v1/reports/${encodeURIComponent(this.reportId)}/export`, body, {
         onHeaders: (h) => (retryAfter = h.get("retry-after"))
       })
       this.busy = false

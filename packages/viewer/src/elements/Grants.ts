@@ -94,18 +94,18 @@ const directoryPath = { user: "v1/users/", team: "v1/teams/", executive_role: "v
 export const learnNames = async (client: ApiClient, grants: ReadonlyArray<Grant>, changed: () => void): Promise<void> => {
   // The directory is the tenant admins' to read: anyone else would only collect refusals.
   if (!isAdmin(currentSession())) return
-  const wanted = new Map<string, string>()
+  const wanted = new Map<string, `${(typeof directoryPath)[keyof typeof directoryPath]}${string}`>()
   for (const grant of grants) {
     if (grant.principal_id !== null && grant.principal_type in directoryPath && !names.has(grant.principal_id)) {
-      wanted.set(grant.principal_id, directoryPath[grant.principal_type as keyof typeof directoryPath] + encodeURIComponent(grant.principal_id))
+      wanted.set(grant.principal_id, `${directoryPath[grant.principal_type as keyof typeof directoryPath]}${encodeURIComponent(grant.principal_id)}`)
     }
-    if (grant.created_by.type === "user" && !names.has(grant.created_by.id) && !grant.created_by.id.startsWith("admin@")) wanted.set(grant.created_by.id, directoryPath.user + encodeURIComponent(grant.created_by.id))
+    if (grant.created_by.type === "user" && !names.has(grant.created_by.id) && !grant.created_by.id.startsWith("admin@")) wanted.set(grant.created_by.id, `${directoryPath.user}${encodeURIComponent(grant.created_by.id)}`)
   }
   if (wanted.size === 0) return
   await Promise.all([...wanted].map(async ([id, path]) => {
     try {
-      const found = await client.get<{ name?: string; email?: string }>(path)
-      if (typeof found.name === "string") names.set(id, found.email === undefined ? found.name : `${found.name} (${found.email})`)
+      const found = await client.get(path)
+      if (typeof found.name === "string") names.set(id, "email" in found ? `${found.name} (${found.email})` : found.name)
     } catch {
       // Not an admin, or gone from the directory: the id stands for them.
     }

@@ -35,7 +35,7 @@
  */
 import type { Groups, Json } from "@analytics/api"
 import { css, html, LitElement, nothing, type TemplateResult } from "lit"
-import { type ApiClient, type ListPage, type Problem, problemIn } from "../client/ApiClient.ts"
+import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 import {
   type Action,
@@ -312,7 +312,7 @@ export class AnalyticsShareDialog extends LitElement {
     const turn = ++this.previewTurn
     const attributes = Object.fromEntries(Object.entries(this.viewerAttributes).filter(([, v]) => v !== ""))
     try {
-      const preview = await this.api.post<EmbedPreview>("v1/sharing/embed-previews", {
+      const preview = await this.api.post("v1/sharing/embed-previews", {
         subject_type: this.subjectType,
         subject_id: this.subjectId,
         params: this.locked,
@@ -370,9 +370,9 @@ export class AnalyticsShareDialog extends LitElement {
   private async search(q: string) {
     const turn = ++this.searchTurn
     try {
-      const page = await this.api.get<ListPage<Person>>(`v1/directory/people?q=${encodeURIComponent(q)}&limit=8`)
+      const page = await this.api.get(`v1/directory/people?q=${encodeURIComponent(q)}&limit=8`)
       if (turn !== this.searchTurn) return
-      const found = [...page.data]
+      const found: Array<Person> = [...page.data]
       const address = q.toLowerCase()
       if (emailPattern.test(q) && !found.some((p) => p.email?.toLowerCase() === address)) {
         found.push({ type: "user", id: q, name: q, email: q, invite: true })
@@ -496,9 +496,9 @@ export class AnalyticsShareDialog extends LitElement {
     this.invalid = undefined
     clearFields(form)
     try {
-      let grant = await this.api.post<Grant>("v1/sharing/grants", body)
+      let grant = await this.api.post("v1/sharing/grants", body)
       if (this.kind === "embed" && Object.keys(locked).length + Object.keys(attributes).length > 0) {
-        const embed = await this.api.post<NonNullable<Grant["embed"]>>(`v1/sharing/grants/${encodeURIComponent(grant.grant_id)}/embed-tokens`, { params: locked, attributes })
+        const embed = await this.api.post(`v1/sharing/grants/${encodeURIComponent(grant.grant_id)}/embed-tokens`, { params: locked, attributes })
         grant = { ...grant, embed }
       }
       this.created = grant
@@ -531,7 +531,7 @@ export class AnalyticsShareDialog extends LitElement {
     const results = await Promise.all(chips.map(async (chip) => {
       const body = { ...common, principal_type: chip.type, ...(chip.invite === true ? { email: chip.email } : { principal_id: chip.id }) }
       try {
-        return { chip, grant: await this.api.post<Grant>("v1/sharing/grants", body) }
+        return { chip, grant: await this.api.post("v1/sharing/grants", body) }
       } catch (error) {
         return { chip, problem: problemIn(error) }
       }

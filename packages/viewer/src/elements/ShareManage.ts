@@ -136,9 +136,9 @@ export class ShareManage implements ReactiveController {
   /** Reads the first page again now, whether or not one is being read. */
   async fetch(more: boolean): Promise<void> {
     this.set({ problem: undefined })
-    const path = `v1/sharing/grants?subject_type=${encodeURIComponent(this.host.subjectType)}&subject_id=${encodeURIComponent(this.host.subjectId)}&limit=50`
+    const path: `v1/sharing/grants?${string}` = `v1/sharing/grants?subject_type=${encodeURIComponent(this.host.subjectType)}&subject_id=${encodeURIComponent(this.host.subjectId)}&limit=50`
     try {
-      const page = await this.api.list<Grant>(path, more ? this.state.cursor : null)
+      const page = await this.api.list(path, more ? this.state.cursor : null)
       this.set({
         grants: more ? [...this.state.grants, ...page.data] : page.data,
         cursor: page.page.has_more ? page.page.next_cursor : null,
@@ -190,20 +190,20 @@ export class ShareManage implements ReactiveController {
     this.query<HTMLElement>(this.state.problem === undefined ? ".manage-notice" : ".manage-problem")?.focus()
   }
 
-  private grantPath(grant: Grant, tail = "") {
+  private grantPath<const Tail extends string = "">(grant: Grant, tail: Tail = "" as Tail): `v1/sharing/grants/${string}${Tail}` {
     return `v1/sharing/grants/${encodeURIComponent(grant.grant_id)}${tail}`
   }
 
   private async revoke(grant: Grant) {
     const who = titleWords(grant)
     if (!(await confirmRevoke(this.options.confirmIn(), who))) return
-    await this.change(() => this.api.delete<Grant>(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
+    await this.change(() => this.api.delete(this.grantPath(grant)), "revoked", () => msg("share.revoked", { who }))
   }
 
   private async pause(grant: Grant, pause: boolean) {
     const who = titleWords(grant)
     await this.change(
-      () => this.api.post<Grant>(this.grantPath(grant, pause ? "/pause" : "/resume")),
+      () => this.api.post(this.grantPath(grant, pause ? "/pause" : "/resume")),
       "updated",
       () => msg(pause ? "share.paused" : "share.resumed", { who })
     )
@@ -255,7 +255,7 @@ export class ShareManage implements ReactiveController {
       ...(password !== "" ? { password } : data.get("no-password") !== null ? { password: null } : {})
     }
     // Named as it is now (a label just given names it).
-    await this.change(() => this.api.patch<Grant>(this.grantPath(grant), body), "updated", (changed) => msg("share.edit.saved", { who: titleWords(changed) }), form)
+    await this.change(() => this.api.patch(this.grantPath(grant), body), "updated", (changed) => msg("share.edit.saved", { who: titleWords(changed) }), form)
   }
 
   private edit(grant: Grant | undefined) {

@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import type { Groups, Json } from "@analytics/api"
 import { html, type TemplateResult } from "lit"
 import type { ApiClient } from "../../client/ApiClient.ts"
 import { msg } from "../../i18n/msg.ts"
@@ -18,7 +17,7 @@ export const notAvailable = (): TemplateResult => html`<h1>${msg("admin.notAvail
 export const peopleNames = async (client: ApiClient): Promise<Map<string, string>> => {
   const names = new Map<string, string>()
   try {
-    const page = await client.list<Json<typeof Groups.Users.UserJson>>("v1/users?limit=500")
+    const page = await client.list("v1/users?limit=500")
     for (const u of page.data) names.set(u.user_id, u.name === "" ? u.email : u.name)
   } catch {
     // The ids stand for them.

@@ -70,14 +70,14 @@ export class AlertsScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.alerts ??= new Pager<Alert>(this.context.client, `v1/alerts?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    this.alerts ??= new Pager((cursor) => this.context.client.list(`v1/alerts?workspace_id=${id}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.alerts.loaded) void this.alerts.more()
     void this.loadDatasets(id)
   }
 
   private async loadDatasets(id: string) {
     try {
-      const page = await this.context.client.list<DatasetSummary>(`v1/datasets?workspace_id=${id}&limit=100`)
+      const page = await this.context.client.list(`v1/datasets?workspace_id=${id}&limit=100`)
       this.datasets.push(...page.data)
     } catch {
       // The ids stand for the names; the form says it has no dataset to offer.
@@ -100,7 +100,7 @@ export class AlertsScreen extends Screen {
     return msg(`alerts.rule.${alert.condition}` as MessageKey, { measure: this.measureWords(alert.dataset_id, alert.measure), threshold: numberWords(alert.threshold) })
   }
 
-  private path(alert: Alert, tail = ""): string {
+  private path<const Tail extends string = "">(alert: Alert, tail: Tail = "" as Tail): `v1/alerts/${string}${Tail}` {
     return `v1/alerts/${encodeURIComponent(alert.alert_id)}${tail}`
   }
 
@@ -116,7 +116,7 @@ export class AlertsScreen extends Screen {
 
   private checkNow(alert: Alert) {
     return this.change(async () => {
-      const checked = await this.context.client.post<Alert>(this.path(alert, "/check"))
+      const checked = await this.context.client.post(this.path(alert, "/check"))
       this.replace(checked)
       if (this.histories.has(alert.alert_id)) this.openHistory(alert)
       const value = checked.last_value === null ? msg("alerts.value.none") : numberWords(checked.last_value)
@@ -142,7 +142,7 @@ export class AlertsScreen extends Screen {
   }
 
   private openHistory(alert: Alert) {
-    const pager = new Pager<Check>(this.context.client, `${this.path(alert, "/history")}?limit=20`, () => this.requestUpdate())
+    const pager = new Pager((cursor) => this.context.client.list(`${this.path(alert, "/history")}?limit=20`, cursor), () => this.requestUpdate())
     this.histories.set(alert.alert_id, pager)
     void pager.more()
     this.requestUpdate()
@@ -191,7 +191,7 @@ export class AlertsScreen extends Screen {
     this.formProblem = undefined
     try {
       const client = this.context.client
-      const saved = editing === "new" ? await client.post<Alert>("v1/alerts", body) : await client.patch<Alert>(this.path(editing), body)
+      const saved = editing === "new" ? await client.post("v1/alerts", body) : await client.patch(this.path(editing), body)
       if (editing === "new") this.alerts!.prepend(saved)
       else this.replace(saved)
       this.editing = undefined

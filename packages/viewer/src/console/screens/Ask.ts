@@ -97,7 +97,7 @@ export class AskScreen extends Screen {
 
   private async loadDatasets() {
     try {
-      const page = await this.context.client.list<DatasetItem>(`v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=100`)
+      const page = await this.context.client.list(`v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=100`)
       // By name, the first chosen: never "the newest", which may be any upload (decision 0016).
       this.datasets = [...page.data].sort((a, b) => a.name.localeCompare(b.name))
       this.datasetId = this.datasets[0]?.dataset_id ?? ""

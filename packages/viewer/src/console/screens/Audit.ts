@@ -74,7 +74,7 @@ export class AuditScreen extends Screen {
       if (value) query.set(f, value)
     }
     query.set("limit", "50")
-    this.entries ??= new Pager<Entry>(this.context.client, `v1/audit-log?${query}`, () => this.requestUpdate())
+    this.entries ??= new Pager((cursor) => this.context.client.list(`v1/audit-log?${query}`, cursor), () => this.requestUpdate())
     if (!this.entries.loaded) void this.entries.more()
     void peopleNames(this.context.client).then((names) => {
       this.names = names

@@ -101,7 +101,7 @@ export class BrandingScreen extends Screen {
   private async load() {
     this.loadProblem = undefined
     try {
-      this.saved = await this.context.client.get<Branding>("v1/branding")
+      this.saved = await this.context.client.get("v1/branding")
       this.draft = draftOf(this.saved)
     } catch (error) {
       this.loadProblem = problemIn(error)
@@ -150,7 +150,7 @@ export class BrandingScreen extends Screen {
     const patch = this.changes()
     await this.actions.run(async () => {
       if (Object.keys(patch).length === 0) return msg("branding.unchanged")
-      this.saved = await this.context.client.patch<Branding>("v1/branding", patch)
+      this.saved = await this.context.client.patch("v1/branding", patch)
       this.draft = draftOf(this.saved)
       return msg("branding.saved")
     }, (notice) => notice, form)
@@ -167,7 +167,7 @@ export class BrandingScreen extends Screen {
     if (!confirmed) return
     const form = this.querySelector<HTMLFormElement>("form.branding")
     await this.actions.run(async () => {
-      this.saved = await this.context.client.patch<Branding>("v1/branding", { name: null, logo: null, accent_color: null })
+      this.saved = await this.context.client.patch("v1/branding", { name: null, logo: null, accent_color: null })
       this.draft = draftOf(this.saved)
       const file = this.querySelector<HTMLInputElement>("#branding-logo")
       if (file !== null) file.value = ""

@@ -51,7 +51,7 @@ export class DashboardScreen extends Screen {
     this.problem = undefined
     this.requestUpdate()
     try {
-      this.data = await this.context.client.get<DashboardView>(`v1/dashboards/${encodeURIComponent(this.context.match.params.dashboard ?? "")}/view`)
+      this.data = await this.context.client.get(`v1/dashboards/${encodeURIComponent(this.context.match.params.dashboard ?? "")}/view`)
     } catch (error) {
       this.problem = viewProblem(problemIn(error), "dashboard")
     }

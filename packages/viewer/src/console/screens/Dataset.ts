@@ -96,14 +96,14 @@ export class DatasetScreen extends Screen {
     return this.context.match.params.dataset ?? ""
   }
 
-  private get path(): string {
+  private get path(): `v1/datasets/${string}` {
     return `v1/datasets/${encodeURIComponent(this.datasetId)}`
   }
 
   private async load() {
     this.problem = undefined
     try {
-      this.record = await this.context.client.get<Dataset>(this.path)
+      this.record = await this.context.client.get(this.path)
     } catch (error) {
       this.problem = problemIn(error)
     }
@@ -111,7 +111,7 @@ export class DatasetScreen extends Screen {
   }
 
   private loadHistory() {
-    this.history = new Pager<Refresh>(this.context.client, `${this.path}/refreshes?limit=20`, () => this.requestUpdate())
+    this.history = new Pager((cursor) => this.context.client.list(`${this.path}/refreshes?limit=20`, cursor), () => this.requestUpdate())
     void this.history.more()
   }
 
@@ -242,7 +242,7 @@ export class DatasetScreen extends Screen {
     this.notice = undefined
     this.busy = true
     try {
-      this.record = await this.context.client.post<Dataset>(`${this.path}/refresh`)
+      this.record = await this.context.client.post(`${this.path}/refresh`)
       this.notice = msg("dataset.refreshed", { count: (this.record.row_count ?? 0).toLocaleString() })
     } catch (error) {
       this.refreshProblem = problemIn(error)
@@ -293,7 +293,7 @@ export class DatasetScreen extends Screen {
     }
     this.busy = true
     try {
-      this.record = await this.context.client.patch<Dataset>(this.path, { model })
+      this.record = await this.context.client.patch(this.path, { model })
       this.notice = msg("dataset.model.saved")
     } catch (error) {
       const problem = problemIn(error)

@@ -42,7 +42,7 @@ export class DatasetsScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     adoptDataStyles()
-    this.datasets ??= new Pager<DatasetSummary>(this.context.client, `v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=50`, () => this.requestUpdate())
+    this.datasets ??= new Pager((cursor) => this.context.client.list(`v1/datasets?workspace_id=${encodeURIComponent(this.workspaceId)}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.datasets.loaded) void this.datasets.more()
     this.readWorkspaceName()
   }
@@ -57,7 +57,7 @@ export class DatasetsScreen extends Screen {
     this.problem = undefined
     clearFields(form)
     try {
-      const created = await this.context.client.post<DatasetSummary>("v1/datasets", {
+      const created = await this.context.client.post("v1/datasets", {
         workspace_id: this.workspaceId,
         name,
         ...(description === "" ? {} : { description }),

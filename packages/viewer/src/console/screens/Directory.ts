@@ -24,20 +24,18 @@ import { adoptAdminStyles, notAvailable } from "./Admin.ts"
 /** The directory's shapes, the contract's: a user, an invitation, a token as listed, someone the picker offers. */
 type User = Json<typeof Groups.Users.UserJson>
 /** A team or an executive role, as their lists show them (one row shape for both tabs). */
-interface Group {
-  readonly team_id?: string
-  readonly role_id?: string
-  readonly name: string
-  readonly source?: "manual" | "scim"
-}
+type Group = Json<typeof Groups.Teams.TeamJson> | Json<typeof Groups.ExecutiveRoles.ExecutiveRoleJson>
 type Invitation = Json<typeof Groups.Invitations.InvitationJson>
 type Token = Json<typeof Groups.Users.TokenJson>
 type Person = Json<typeof Groups.Sharing.PersonJson>
 
+/** Where a list of tokens is: a user's personal tokens, or the SCIM tokens. */
+type TokensPath = `v1/users/${string}/tokens` | "v1/scim-tokens"
+
 const tabs = ["users", "teams", "roles", "invitations", "scim"] as const
 type Tab = (typeof tabs)[number]
 
-const groupId = (g: Group): string => g.team_id ?? g.role_id ?? ""
+const groupId = (g: Group): string => "team_id" in g ? g.team_id : g.role_id
 
 /** The directory screen. */
 export class DirectoryScreen extends Screen {
@@ -75,15 +73,15 @@ export class DirectoryScreen extends Screen {
     return this.context.client
   }
 
-  private get groupPath(): string {
+  private get groupPath(): "v1/teams" | "v1/executive-roles" {
     return this.tab === "teams" ? "v1/teams" : "v1/executive-roles"
   }
 
   override connectedCallback() {
     super.connectedCallback()
     if (!isAdmin(currentSession())) return
-    const path = { users: "v1/users", teams: "v1/teams", roles: "v1/executive-roles", invitations: "v1/invitations", scim: "v1/scim-tokens" }[this.tab]
-    this.list ??= new Pager<any>(this.client, `${path}?limit=50`, () => this.requestUpdate())
+    const path = ({ users: "v1/users", teams: "v1/teams", roles: "v1/executive-roles", invitations: "v1/invitations", scim: "v1/scim-tokens" } as const)[this.tab]
+    this.list ??= new Pager<any>((cursor) => this.client.list(`${path}?limit=50`, cursor), () => this.requestUpdate())
     if (!this.list.loaded) void this.list.more()
   }
 
@@ -103,7 +101,7 @@ export class DirectoryScreen extends Screen {
     const email = String(data.get("email") ?? "").trim()
     const name = String(data.get("name") ?? "").trim()
     const made = await this.actions.run(
-      () => this.client.post<Invitation>("v1/invitations", name === "" ? { email } : { email, name }),
+      () => this.client.post("v1/invitations", name === "" ? { email } : { email, name }),
       (i) => msg("directory.invited", { email: i.email }),
       form
     )
@@ -123,7 +121,7 @@ export class DirectoryScreen extends Screen {
       if (!ok) return this.requestUpdate()
     }
     const changed = await this.actions.run(
-      () => this.client.patch<User>(`v1/users/${encodeURIComponent(user.user_id)}`, { roles: [role] }),
+      () => this.client.patch(`v1/users/${encodeURIComponent(user.user_id)}`, { roles: [role] }),
       (u) => msg("directory.roleChanged", { name: u.name, role: msg(`directory.role.${role}`) })
     )
     if (changed !== undefined) this.replace((u: User) => u.user_id, changed)
@@ -138,7 +136,7 @@ export class DirectoryScreen extends Screen {
     })
     if (!ok) return
     const changed = await this.actions.run(
-      () => this.client.patch<User>(`v1/users/${encodeURIComponent(user.user_id)}`, { status: "deprovisioned" }),
+      () => this.client.patch(`v1/users/${encodeURIComponent(user.user_id)}`, { status: "deprovisioned" }),
       (u) => msg("directory.deprovisioned", { name: u.name })
     )
     if (changed !== undefined) this.replace((u: User) => u.user_id, changed)
@@ -147,11 +145,11 @@ export class DirectoryScreen extends Screen {
   private showTokens(user: User) {
     if (this.open === user.user_id) return void (this.open = undefined)
     this.open = user.user_id
-    this.tokens = new Pager<Token>(this.client, `v1/users/${encodeURIComponent(user.user_id)}/tokens?limit=50`, () => this.requestUpdate())
+    this.tokens = new Pager((cursor) => this.client.list(`v1/users/${encodeURIComponent(user.user_id)}/tokens?limit=50`, cursor), () => this.requestUpdate())
     void this.tokens.more()
   }
 
-  private async revokeToken(path: string, token: Token, pager: Pager<Token>) {
+  private async revokeToken(path: TokensPath, token: Token, pager: Pager<Token>) {
     const ok = await confirmDialog(this, {
       title: msg("directory.token.revoke.title"),
       text: msg("directory.token.revoke.text", { date: dateWords(token.created_at) }),
@@ -166,7 +164,7 @@ export class DirectoryScreen extends Screen {
     }
   }
 
-  private tokenList(path: string, pager: Pager<Token>, label: string): TemplateResult {
+  private tokenList(path: TokensPath, pager: Pager<Token>, label: string): TemplateResult {
     return html`${problemView(pager.problem)}
       ${!pager.loaded ? (pager.problem === undefined ? loading() : nothing) : pager.items.length === 0 ? html`<p class="muted">${msg("directory.token.none")}</p>` : html`<ul class="items" aria-label=${label}>${
         pager.items.map((t) => html`<li><span>${msg("directory.token.made", { date: dateWords(t.created_at), id: t.token_id })}</span>
@@ -220,7 +218,7 @@ export class DirectoryScreen extends Screen {
     event.preventDefault()
     const form = event.target as HTMLFormElement
     const name = String(new FormData(form).get("name") ?? "").trim()
-    const made = await this.actions.run(() => this.client.post<Group>(this.groupPath, { name }), (g) => msg("directory.group.created", { name: g.name }), form)
+    const made = await this.actions.run(() => this.client.post(this.groupPath, { name }), (g) => msg("directory.group.created", { name: g.name }), form)
     if (made !== undefined) {
       this.list!.prepend(made)
       form.reset()
@@ -232,7 +230,7 @@ export class DirectoryScreen extends Screen {
     const form = event.target as HTMLFormElement
     const name = String(new FormData(form).get("name") ?? "").trim()
     const changed = await this.actions.run(
-      () => this.client.patch<Group>(`${this.groupPath}/${encodeURIComponent(groupId(group))}`, { name }),
+      () => this.client.patch(`${this.groupPath}/${encodeURIComponent(groupId(group))}`, { name }),
       (g) => msg("directory.group.renamed", { name: g.name }),
       form
     )
@@ -244,7 +242,7 @@ export class DirectoryScreen extends Screen {
     this.found = []
     if (this.open === id) return void (this.open = undefined)
     this.open = id
-    this.members = new Pager<User>(this.client, `${this.groupPath}/${encodeURIComponent(id)}/members?limit=100`, () => this.requestUpdate())
+    this.members = new Pager((cursor) => this.client.list(`${this.groupPath}/${encodeURIComponent(id)}/members?limit=100`, cursor), () => this.requestUpdate())
     void this.members.more()
   }
 
@@ -255,7 +253,7 @@ export class DirectoryScreen extends Screen {
     // A pause in typing before asking, as the share dialog's picker does.
     this.searchTimer = setTimeout(async () => {
       try {
-        const page = await this.client.list<Person>(`v1/directory/people?q=${encodeURIComponent(q)}&limit=10`)
+        const page = await this.client.list(`v1/directory/people?q=${encodeURIComponent(q)}&limit=10`)
         this.found = page.data.filter((p) => p.type === "user")
       } catch (error) {
         this.actions.problem = problemIn(error)
@@ -265,7 +263,7 @@ export class DirectoryScreen extends Screen {
 
   private async addMember(group: Group, person: Person) {
     const added = await this.actions.run(
-      () => this.client.post<User>(`${this.groupPath}/${encodeURIComponent(groupId(group))}/members`, { user_id: person.id }),
+      () => this.client.post(`${this.groupPath}/${encodeURIComponent(groupId(group))}/members`, { user_id: person.id }),
       () => msg("directory.member.added", { name: person.name, group: group.name })
     )
     if (added !== undefined && this.members !== undefined && !this.members.items.some((u) => u.user_id === added.user_id)) this.members.prepend(added)
@@ -287,7 +285,7 @@ export class DirectoryScreen extends Screen {
 
   private groupRow(group: Group): TemplateResult {
     const id = groupId(group)
-    const managed = group.source === "scim"
+    const managed = "source" in group && group.source === "scim"
     const open = this.open === id
     const members = this.members
     return html`<li>
@@ -331,9 +329,9 @@ export class DirectoryScreen extends Screen {
   // Invitations
 
   private async invitationChange(invitation: Invitation, how: "resend" | "revoke") {
-    const path = `v1/invitations/${encodeURIComponent(invitation.invitation_id)}`
+    const path = `v1/invitations/${encodeURIComponent(invitation.invitation_id)}` as const
     const changed = await this.actions.run(
-      () => how === "resend" ? this.client.post<Invitation>(`${path}/resend`) : this.client.delete<Invitation>(path),
+      () => how === "resend" ? this.client.post(`${path}/resend`) : this.client.delete(path),
       (i) => msg(how === "resend" ? "directory.invitation.resent" : "directory.invitation.revoked", { email: i.email })
     )
     if (changed !== undefined) this.replace((i: Invitation) => i.invitation_id, changed)
@@ -358,7 +356,7 @@ export class DirectoryScreen extends Screen {
 
   private async createScim() {
     const made = await this.actions.run(
-      () => this.client.post<Token & { token: string; scim_url: string }>("v1/scim-tokens"),
+      () => this.client.post("v1/scim-tokens"),
       () => msg("directory.scim.created")
     )
     if (made !== undefined) {

@@ -7,7 +7,7 @@
  */
 import { html } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
-import { type SessionInfo, setSession } from "../../client/Session.ts"
+import { setSession } from "../../client/Session.ts"
 import { msg } from "../../i18n/msg.ts"
 import * as Router from "../Router.ts"
 import { clearFields, showRefusal } from "../FormErrors.ts"
@@ -35,7 +35,7 @@ export class InvitationScreen extends Screen {
     clearFields(form)
     try {
       const token = this.context.match.query.get("token") ?? ""
-      setSession(await this.context.client.post<SessionInfo>("api/session/invitation", { token, ...(name === "" ? {} : { name }) }, { signedOut: true }))
+      setSession(await this.context.client.post("api/session/invitation", { token, ...(name === "" ? {} : { name }) }, { signedOut: true }))
       Router.navigate("", { replace: true })
     } catch (error) {
       this.busy = false

@@ -27,12 +27,6 @@ import { Pager } from "../Pager.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
-interface Named {
-  readonly name: string
-  readonly report_id?: string
-  readonly dashboard_id?: string
-}
-
 /** The links screen. */
 export class LinksScreen extends Screen {
   /** Pausing, resuming and revoking: busy meanwhile, then focus on their notice or problem. */
@@ -46,7 +40,7 @@ export class LinksScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.links ??= new Pager<Grant>(this.context.client, `v1/workspaces/${id}/links?limit=50`, () => {
+    this.links ??= new Pager((cursor) => this.context.client.list(`v1/workspaces/${id}/links?limit=50`, cursor), () => {
       this.requestUpdate()
       if (this.links!.loaded) void learnNames(this.context.client, this.links!.items, () => this.requestUpdate())
     })
@@ -58,8 +52,8 @@ export class LinksScreen extends Screen {
   private async learnSubjects(id: string) {
     await Promise.all((["reports", "dashboards"] as const).map(async (kind) => {
       try {
-        const page = await this.context.client.list<Named>(`v1/${kind}?workspace_id=${id}&limit=100`)
-        for (const item of page.data) this.names.set(item.report_id ?? item.dashboard_id ?? "", item.name)
+        const page = await this.context.client.list(`v1/${kind}?workspace_id=${id}&limit=100`)
+        for (const item of page.data) this.names.set("report_id" in item ? item.report_id : item.dashboard_id, item.name)
       } catch {
         // The ids stand for them.
       }
@@ -84,10 +78,10 @@ export class LinksScreen extends Screen {
     return typeof grant.label === "string" && grant.label !== "" ? grant.label : this.reaches(grant)
   }
 
-  private async change(grant: Grant, tail: string, method: "post" | "delete", notice: string) {
+  private async change(grant: Grant, tail: "" | "/pause" | "/resume", method: "post" | "delete", notice: string) {
     await this.actions.run(async () => {
-      const path = `v1/sharing/grants/${encodeURIComponent(grant.grant_id)}${tail}`
-      const changed = method === "post" ? await this.context.client.post<Grant>(path) : await this.context.client.delete<Grant>(path)
+      const id = encodeURIComponent(grant.grant_id)
+      const changed = method === "post" && tail !== "" ? await this.context.client.post(`v1/sharing/grants/${id}${tail}`) : await this.context.client.delete(`v1/sharing/grants/${id}`)
       const links = this.links!
       links.items = links.items.map((g) => g.grant_id === changed.grant_id ? changed : g)
     }, () => notice)

@@ -43,11 +43,11 @@ export class ReportScreen extends Screen {
   /** The view, with what the caller may do on the report (`actions`: a view-only grant hides the comment controls). */
   private data: (ReportData & { readonly actions?: ReadonlyArray<string> }) | undefined
   private problem: Problem | undefined
-  private src = ""
+  private src: `v1/reports/${string}/view` | `v1/reports/${string}/view?${string}` = "v1/reports//view"
   /** The filters in force since a person changed them (the view's own until then): what Export applies. */
   private shownFilters: FilterValues | undefined
   /** One function for every render: a new fetcher would make the viewer fetch its first view again. */
-  private readonly fetchView = (url: URL) => this.context.client.get<ReportData>(url.href)
+  private readonly fetchView = (url: URL) => this.context.client.request<ReportData>("GET", url.href)
   /** Hands the button the filters without drawing the screen again (which would reset the viewer to its first view). */
   private readonly filtersChanged = (event: CustomEvent<FilterValues>) => {
     this.shownFilters = event.detail
@@ -70,13 +70,14 @@ export class ReportScreen extends Screen {
   /** The view with the filters the address carries. */
   private async load() {
     const filters = new URLSearchParams(location.search).get("filters")
-    this.src = `v1/reports/${encodeURIComponent(this.reportId)}/view${filters === null ? "" : `?filters=${encodeURIComponent(filters)}`}`
+    const view = `v1/reports/${encodeURIComponent(this.reportId)}/view` as const
+    this.src = filters === null ? view : `${view}?filters=${encodeURIComponent(filters)}`
     this.problem = undefined
     this.data = undefined
     this.shownFilters = undefined
     this.requestUpdate()
     try {
-      this.data = await this.context.client.get<ReportData & { readonly actions?: ReadonlyArray<string> }>(this.src)
+      this.data = await this.context.client.get(this.src)
     } catch (error) {
       this.problem = viewProblem(problemIn(error), "report")
     }

@@ -30,8 +30,6 @@ type RunDelivery = Json<typeof Groups.ExportSchedules.RunDeliveryJson>
 /** A report of the workspace, to schedule: its name, its pages and their visuals. */
 type ReportSummary = Json<typeof Groups.Reports.ReportJson>
 
-type ReportVisuals = ReportSummary
-
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /** A time in the reader's words and zone, the zone named (the schedule's may be another): "Nov 30, 2026, 8:00 AM UTC". */
@@ -82,7 +80,7 @@ export class SchedulesScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.schedules ??= new Pager<Schedule>(this.context.client, `v1/export-schedules?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    this.schedules ??= new Pager((cursor) => this.context.client.list(`v1/export-schedules?workspace_id=${id}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.schedules.loaded) void this.schedules.more()
     void this.loadReports(id)
     // The cron formatter is its own small chunk.
@@ -95,7 +93,7 @@ export class SchedulesScreen extends Screen {
 
   private async loadReports(id: string) {
     try {
-      const page = await this.context.client.list<ReportSummary>(`v1/reports?workspace_id=${id}&limit=100`)
+      const page = await this.context.client.list(`v1/reports?workspace_id=${id}&limit=100`)
       this.reports.push(...page.data)
     } catch {
       // The ids stand for the names; the form says it has no report to offer.
@@ -123,13 +121,13 @@ export class SchedulesScreen extends Screen {
     return this.actions.run(run, (notice) => notice)
   }
 
-  private path(schedule: Schedule, tail = ""): string {
+  private path<const Tail extends string = "">(schedule: Schedule, tail: Tail = "" as Tail): `v1/export-schedules/${string}${Tail}` {
     return `v1/export-schedules/${encodeURIComponent(schedule.schedule_id)}${tail}`
   }
 
   private toggle(schedule: Schedule) {
     return this.change(async () => {
-      const changed = await this.context.client.patch<Schedule>(this.path(schedule), { enabled: !schedule.enabled })
+      const changed = await this.context.client.patch(this.path(schedule), { enabled: !schedule.enabled })
       this.replace(changed)
       return changed.enabled
         ? msg("schedules.enabled.done", { name: changed.name, at: changed.next_run_at === null ? "—" : whenWords(changed.next_run_at) })
@@ -139,8 +137,8 @@ export class SchedulesScreen extends Screen {
 
   private sendNow(schedule: Schedule) {
     return this.change(async () => {
-      const run = await this.context.client.post<Json<typeof Groups.ExportSchedules.RunJson>>(this.path(schedule, "/send-now"))
-      this.replace(await this.context.client.get<Schedule>(this.path(schedule)))
+      const run = await this.context.client.post(this.path(schedule, "/send-now"))
+      this.replace(await this.context.client.get(this.path(schedule)))
       const history = this.runs.get(schedule.schedule_id)
       if (history !== undefined) this.openHistory(schedule)
       const count = run.deliveries.length
@@ -166,7 +164,7 @@ export class SchedulesScreen extends Screen {
   }
 
   private openHistory(schedule: Schedule) {
-    const pager = new Pager<RunDelivery>(this.context.client, `${this.path(schedule, "/runs")}?limit=20`, () => this.requestUpdate())
+    const pager = new Pager((cursor) => this.context.client.list(`${this.path(schedule, "/runs")}?limit=20`, cursor), () => this.requestUpdate())
     this.runs.set(schedule.schedule_id, pager)
     void pager.more()
     this.requestUpdate()
@@ -201,7 +199,7 @@ export class SchedulesScreen extends Screen {
 
   private async loadVisuals(reportId: string) {
     try {
-      const report = await this.context.client.get<ReportVisuals>(`v1/reports/${encodeURIComponent(reportId)}`)
+      const report = await this.context.client.get(`v1/reports/${encodeURIComponent(reportId)}`)
       this.visuals = report.pages.flatMap((p) => p.visuals.map((v) => ({ id: v.id, title: `${p.name}: ${v.title ?? v.id}` })))
     } catch {
       this.visuals = []
@@ -251,7 +249,7 @@ export class SchedulesScreen extends Screen {
     clearFields(form)
     try {
       const client = this.context.client
-      const saved = editing === "new" ? await client.post<Schedule>("v1/export-schedules", body) : await client.patch<Schedule>(this.path(editing), body)
+      const saved = editing === "new" ? await client.post("v1/export-schedules", body) : await client.patch(this.path(editing), body)
       if (editing === "new") this.schedules!.prepend(saved)
       else this.replace(saved)
       this.editing = undefined

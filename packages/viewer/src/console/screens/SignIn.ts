@@ -51,7 +51,7 @@ export class SignInScreen extends Screen {
   private async openLink(linkToken: string) {
     this.opening = true
     try {
-      this.signedIn(await this.context.client.post<SessionInfo>("api/session", { link_token: linkToken }, { signedOut: true }))
+      this.signedIn(await this.context.client.post("api/session", { link_token: linkToken }, { signedOut: true }))
     } catch (error) {
       this.problem = problemIn(error)
       this.opening = false
@@ -88,7 +88,7 @@ export class SignInScreen extends Screen {
     this.busy = true
     this.problem = undefined
     try {
-      const session = await this.context.client.post<SessionInfo>("api/session/token", { api_token: token }, { signedOut: true })
+      const session = await this.context.client.post("api/session/token", { api_token: token }, { signedOut: true })
       form.reset()
       this.signedIn(session)
     } catch (error) {

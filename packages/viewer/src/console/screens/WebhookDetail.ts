@@ -13,7 +13,6 @@
  *
  * @since 0.1.0
  */
-import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { currentSession, isAdmin } from "../../client/Session.ts"
@@ -114,18 +113,18 @@ export class WebhookScreen extends Screen {
     this.timer = undefined
   }
 
-  private get base(): string {
+  private get base(): `v1/webhooks/${string}` {
     return `v1/webhooks/${encodeURIComponent(this.context.match.params.webhook ?? "")}`
   }
 
   private pager(): Pager<Delivery> {
     const status = this.status === "" ? "" : `&status=${this.status}`
-    return new Pager<Delivery>(this.context.client, `${this.base}/deliveries?limit=20${status}`, () => this.requestUpdate())
+    return new Pager((cursor) => this.context.client.list(`${this.base}/deliveries?limit=20${status}`, cursor), () => this.requestUpdate())
   }
 
   private async load() {
     try {
-      this.webhook = await this.context.client.get<Webhook>(this.base)
+      this.webhook = await this.context.client.get(this.base)
     } catch (error) {
       this.webhookProblem = problemIn(error)
     }
@@ -133,7 +132,7 @@ export class WebhookScreen extends Screen {
 
   private async loadRate() {
     try {
-      this.rate = await this.context.client.get<SuccessRate>(`${this.base}/success-rate`)
+      this.rate = await this.context.client.get(`${this.base}/success-rate`)
       this.rateFailed = false
     } catch {
       // A summary: said in words, without a problem box; the deliveries below say the same, and a refresh reads it again.
@@ -143,7 +142,7 @@ export class WebhookScreen extends Screen {
 
   private async loadCatalog() {
     try {
-      this.catalog = (await this.context.client.list<EventType>("v1/event-types")).data
+      this.catalog = (await this.context.client.list("v1/event-types")).data
     } catch (error) {
       this.editProblem = problemIn(error)
     }
@@ -160,7 +159,7 @@ export class WebhookScreen extends Screen {
     this.timer = setTimeout(async () => {
       await Promise.all(pager.items.filter((d) => inFlight(d.status)).map(async (d) => {
         try {
-          this.replace(await this.context.client.get<Delivery>(`${this.base}/deliveries/${encodeURIComponent(d.delivery_id)}`))
+          this.replace(await this.context.client.get(`${this.base}/deliveries/${encodeURIComponent(d.delivery_id)}`))
         } catch {
           // Read again at the next turn; a lasting problem shows on the next action.
         }
@@ -222,7 +221,7 @@ export class WebhookScreen extends Screen {
   /** Reads the secret again (admins; the service records each read in the audit log). */
   private reveal() {
     void this.act(async () => {
-      const { secret } = await this.context.client.get<Json<typeof Groups.Webhooks.WebhookSecretJson>>(`${this.base}/secret`)
+      const { secret } = await this.context.client.get(`${this.base}/secret`)
       this.copied = undefined
       this.secret = { value: secret, rotated: false }
       return msg("webhook.secret.revealed")
@@ -268,7 +267,7 @@ export class WebhookScreen extends Screen {
     }
     this.actions.busy = true
     try {
-      this.webhook = await this.context.client.patch<Webhook>(this.base, { url, description: description === "" ? null : description, events })
+      this.webhook = await this.context.client.patch(this.base, { url, description: description === "" ? null : description, events })
       this.editing = false
       this.actions.notice = msg("webhook.edit.saved")
     } catch (error) {
@@ -282,7 +281,7 @@ export class WebhookScreen extends Screen {
 
   private redeliver(delivery: Delivery) {
     void this.act(async () => {
-      this.replace(await this.context.client.post<Delivery>(`${this.base}/deliveries/${encodeURIComponent(delivery.delivery_id)}/redeliver`))
+      this.replace(await this.context.client.post(`${this.base}/deliveries/${encodeURIComponent(delivery.delivery_id)}/redeliver`))
       return msg("webhook.redelivered", { type: delivery.event_type })
     })
   }
@@ -301,7 +300,7 @@ export class WebhookScreen extends Screen {
       return
     }
     void this.act(async () => {
-      const { recovered } = await this.context.client.post<{ recovered: number }>(`${this.base}/recover`, {
+      const { recovered } = await this.context.client.post(`${this.base}/recover`, {
         since: since.toISOString(),
         ...(until === undefined ? {} : { until: until.toISOString() })
       })

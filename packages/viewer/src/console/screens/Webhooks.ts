@@ -20,7 +20,7 @@ import { Actions } from "../Actions.ts"
 import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook, type WebhookWithSecret } from "../Webhook.ts"
+import { eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
 import { confirmChange, copySecret, deleteWebhook, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** A secret on screen: whose, and whether it replaced one (then until when the old one is accepted). */
@@ -74,7 +74,7 @@ export class WebhooksScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     if (!isAdmin(currentSession())) return
-    this.pager ??= new Pager<Webhook>(this.context.client, "v1/webhooks?limit=20", () => this.requestUpdate())
+    this.pager ??= new Pager((cursor) => this.context.client.list("v1/webhooks?limit=20", cursor), () => this.requestUpdate())
     if (!this.pager.loaded) void this.pager.more()
     if (this.catalog === undefined) void this.loadCatalog()
     if (this.workspaces.length === 0) void this.loadWorkspaces()
@@ -82,7 +82,7 @@ export class WebhooksScreen extends Screen {
 
   private async loadWorkspaces() {
     try {
-      this.workspaces = (await this.context.client.list<Workspace>("v1/workspaces?limit=100")).data
+      this.workspaces = (await this.context.client.list("v1/workspaces?limit=100")).data
     } catch {
       // Webhooks for every workspace can still be registered; a scoped one shows "one workspace".
     }
@@ -97,7 +97,7 @@ export class WebhooksScreen extends Screen {
 
   private async loadCatalog() {
     try {
-      this.catalog = (await this.context.client.list<EventType>("v1/event-types")).data
+      this.catalog = (await this.context.client.list("v1/event-types")).data
     } catch (error) {
       this.registerProblem = problemIn(error)
     }
@@ -171,7 +171,7 @@ export class WebhooksScreen extends Screen {
     this.actions.busy = true
     clearFields(form)
     try {
-      const created = await this.context.client.post<WebhookWithSecret>("v1/webhooks", {
+      const created = await this.context.client.post("v1/webhooks", {
         url,
         events,
         ...(description === "" ? {} : { description }),

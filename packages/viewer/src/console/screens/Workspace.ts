@@ -39,8 +39,8 @@ export class WorkspaceScreen extends Screen {
   override connectedCallback() {
     super.connectedCallback()
     const id = encodeURIComponent(this.workspaceId)
-    this.reports ??= new Pager<Report>(this.context.client, `v1/reports?workspace_id=${id}&limit=50`, () => this.requestUpdate())
-    this.dashboards ??= new Pager<Dashboard>(this.context.client, `v1/dashboards?workspace_id=${id}&limit=50`, () => this.requestUpdate())
+    this.reports ??= new Pager((cursor) => this.context.client.list(`v1/reports?workspace_id=${id}&limit=50`, cursor), () => this.requestUpdate())
+    this.dashboards ??= new Pager((cursor) => this.context.client.list(`v1/dashboards?workspace_id=${id}&limit=50`, cursor), () => this.requestUpdate())
     if (!this.reports.loaded) void this.reports.more()
     if (!this.dashboards.loaded) void this.dashboards.more()
     const given = linkTitle()

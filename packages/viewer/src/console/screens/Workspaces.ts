@@ -39,7 +39,7 @@ export class WorkspacesScreen extends Screen {
 
   override connectedCallback() {
     super.connectedCallback()
-    this.pager ??= new Pager<Workspace>(this.context.client, "v1/workspaces?limit=20", () => this.requestUpdate())
+    this.pager ??= new Pager((cursor) => this.context.client.list("v1/workspaces?limit=20", cursor), () => this.requestUpdate())
     if (!this.pager.loaded) void this.pager.more()
   }
 
@@ -54,7 +54,7 @@ export class WorkspacesScreen extends Screen {
     this.created = undefined
     clearFields(form)
     try {
-      const workspace = await this.context.client.post<Workspace>("v1/workspaces", { name, ...(description === "" ? {} : { description }) })
+      const workspace = await this.context.client.post("v1/workspaces", { name, ...(description === "" ? {} : { description }) })
       this.pager?.prepend(workspace)
       this.created = workspace.name
       form.reset()
