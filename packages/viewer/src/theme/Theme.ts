@@ -83,6 +83,8 @@ label.inline select { width: auto; max-width: 100%; }
 .break { overflow-wrap: anywhere; }
 /* Names are people's text: one without a space (200 characters of it) wraps instead of widening the page. */
 h1, h2, h3, .crumbs li, ul.items li, dialog p { overflow-wrap: anywhere; }
+/* A label in such a row is our word, not a person's: it keeps its letters together ("Name", not "Nam" over "e"). */
+ul.items li label { overflow-wrap: normal; }
 .row .grow { flex: 1 1 14rem; width: auto; min-width: 0; }
 .reason { color: var(--analytics-danger); }
 .row.spread { justify-content: space-between; }
