@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { SqlStores } from "../src/index.ts"
+import * as SqlIdempotencyStore from "../src/SqlIdempotencyStore.ts"
 
 /** The SQL idempotency store on an in-memory PGlite, with a count of the statements it sends. */
 const counted = Effect.gen(function*() {
@@ -14,7 +15,7 @@ const counted = Effect.gen(function*() {
       return Reflect.apply(target, self, args)
     }
   })
-  const store = yield* Effect.provideService(SqlStores.idempotencyStore, SqlClient.SqlClient, spy)
+  const store = yield* Effect.provideService(SqlIdempotencyStore.make, SqlClient.SqlClient, spy)
   return { store, counter }
 })
 
@@ -28,7 +29,7 @@ const record = (key: string, createdAt: number) => ({
 })
 const response = { status: 201, headers: { "content-type": "application/json" }, body: "{\"a\":1}" }
 
-describe("SqlStores.idempotencyStore round trips", () => {
+describe("SqlIdempotencyStore.make round trips", () => {
   it.effect("a first sight and a replay each reserve in one statement; a key still running takes a second", () =>
     Effect.gen(function*() {
       const { counter, store } = yield* counted
