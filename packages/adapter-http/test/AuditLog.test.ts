@@ -5,9 +5,9 @@
  * No endpoint changes or deletes an entry.
  */
 import { MemoryStores } from "@analytics/adapter-memory"
-import { AuditLog, EventPublisher, type Tenant } from "@analytics/core"
+import { AuditLog, EventPublisher, Events, type Tenant } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { problemCode, start } from "./TestServer.ts"
 
 describe("audit log", () => {
@@ -53,6 +53,10 @@ describe("audit log", () => {
       // Each entry went to the firehose.
       const deliveries = yield* server.request("GET", `/v1/webhooks/${firehose.body.webhook_id}/deliveries`, { token })
       assert.deepStrictEqual(deliveries.body.data.map((d: any) => d.event.data.action), ["grant.revoked", "grant.updated", "grant.created", "webhook.created"])
+      // Built unchecked (Events.envelope), each is still a valid audit.event, at its entry's instant.
+      const decode = Schema.decodeUnknownSync(Events.envelopeOf("audit.event"))
+      for (const delivery of deliveries.body.data) decode(delivery.event)
+      assert.deepInclude(deliveries.body.data[0].event, { workspace_id: "*", created_at: all.body.data[0].created_at })
       const member = (yield* server.request("POST", "/v1/users", { token, body: { email: "m@example.com", name: "M" } })).body
       const memberToken = (yield* server.request("POST", `/v1/users/${member.user_id}/tokens`, { token })).body.token
       assert.strictEqual(problemCode(yield* server.request("GET", "/v1/audit-log", { token: memberToken })), "auth/forbidden")

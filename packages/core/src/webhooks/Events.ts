@@ -129,6 +129,19 @@ const decoders = Object.fromEntries(
 ) as { readonly [T in EventType]: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError> }
 
 /**
+ * An event as it is delivered, from its parts, unchecked: for a payload
+ * whose every field is typed where it is built (the firehose's
+ * `audit.event`, made of an audit entry). `make` checks what callers send.
+ */
+export const envelope = <T extends EventType>(
+  type: T,
+  id: string,
+  createdAt: Date,
+  workspaceId: string,
+  data: Data<T>
+): Envelope<T> => ({ id, type, created_at: createdAt.toISOString(), workspace_id: workspaceId, data })
+
+/**
  * A new event: a fresh time-ordered id, now as its time. The `data` is
  * checked against its type's schema, and `workspaceId` against the type:
  * a workspace's id, or `everyWorkspace` for tenant-wide types.
@@ -139,14 +152,8 @@ export const make = <T extends EventType>(
   data: Data<T>
 ): Effect.Effect<Envelope<T>, Schema.SchemaError> =>
   Effect.gen(function*() {
-    const envelope = {
-      id: yield* uuidv7,
-      type,
-      created_at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-      workspace_id: workspaceId,
-      data
-    }
-    return (yield* decoders[type](envelope)) as Envelope<T>
+    const made = envelope(type, yield* uuidv7, new Date(yield* Clock.currentTimeMillis), workspaceId, data)
+    return (yield* decoders[type](made)) as Envelope<T>
   })
 
 /** One type's envelope as a JSON Schema document. */
