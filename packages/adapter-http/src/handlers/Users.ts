@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Api, Problems } from "@analytics/api"
-import { Directory, TenantTokens } from "@analytics/core"
+import { Directory, TenantTokens, UserUpdates } from "@analytics/core"
 import { Effect } from "effect"
 import { directoryTools, issuedTokenJson, tokenJson, userJson } from "./Directory.ts"
 import { listRequest, respond } from "./Handling.ts"
@@ -27,7 +27,7 @@ export const usersLayer = ApiHandlers.group(Api, "users", (handlers) =>
         Effect.map(asAdmin("users.get", (tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.map(
-          asAdmin("users.update", (tenantId, by) => Directory.updateUser(tenantId, params.user_id, payload, by)),
+          asAdmin("users.update", (tenantId, by) => UserUpdates.updateUser(tenantId, params.user_id, payload, by)),
           (user) => respond(endpoint, userJson(user))
         ))
       .handle("issueToken", ({ endpoint, params }) =>

@@ -19,7 +19,7 @@
 import { Clock, Effect, Result, type Schema } from "effect"
 import type * as AuditLog from "../audit/AuditLog.ts"
 import * as Deprovisioning from "./Deprovisioning.ts"
-import * as Directory from "./Directory.ts"
+import * as Directory from "../directory/Directory.ts"
 import { DirectoryStore, scimManages } from "../directory/DirectoryStore.ts"
 import type { StoreError } from "../platform/Errors.ts"
 import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"

@@ -20,7 +20,7 @@ import * as Access from "../sharing/Access.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import type { DocumentRenderers } from "../exports/DocumentRenderers.ts"
+import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { type Forbidden, type NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import * as Exports from "./Exports.ts"
 import {
@@ -33,10 +33,10 @@ import {
   type ScheduleCreate,
   type ScheduleUpdate,
   updatedRequest
-} from "../exports/ExportSchedule.ts"
-import { ExportScheduleStore, schedules } from "../exports/ExportScheduleStore.ts"
-import { ExportStore, jobKey } from "../exports/ExportStore.ts"
-import type { ExportJob } from "../exports/ExportJob.ts"
+} from "./ExportSchedule.ts"
+import { ExportScheduleStore, schedules } from "./ExportScheduleStore.ts"
+import { ExportStore, jobKey } from "./ExportStore.ts"
+import type { ExportJob } from "./ExportJob.ts"
 import * as Grants from "../sharing/Grants.ts"
 import type { GrantStore } from "../sharing/GrantStore.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
