@@ -3,8 +3,9 @@
  * It depends on `effect` (and `jose`, for signed share tokens) and knows
  * nothing of HTTP, SQL or Node.
  *
- * Its folders are domains, lowest first; each imports only the ones before
- * it (scripts/check-imports.ts checks this).
+ * Its folders are domains; which domains each may import is a table in
+ * scripts/check-imports.ts (a graph without cycles, checked in CI). They are
+ * re-exported here in an order of that graph, lowest first.
  *
  * @since 0.1.0
  */

@@ -2,8 +2,6 @@
  * Tenants, their plans and API tokens, and their workspaces: the boundary
  * every other record lives inside.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as ApiToken from "./ApiToken.ts"
