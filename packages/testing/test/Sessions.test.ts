@@ -2,7 +2,7 @@ import {
   ApiToken,
   AuditLog,
   Authenticator,
-  Directory,
+  DirectoryUseCases,
   Errors,
   EventPublisher,
   Limiter,
@@ -57,7 +57,7 @@ const run = <A, E>(f: (sent: ReadonlyArray<Mailer.Mail>) => Effect.Effect<A, E, 
 const tenantWithUser = (email: string, roles: ReadonlyArray<User.ServiceRole> = ["member"], userName?: string) =>
   Effect.gen(function*() {
     const tenant = yield* insertTenant({ name: `Tenant of ${email}` })
-    const user = yield* Directory.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles, userName }, byAdmin)
+    const user = yield* DirectoryUseCases.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles, userName }, byAdmin)
     return { tenant, user }
   })
 

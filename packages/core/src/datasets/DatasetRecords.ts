@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import { type NotFound, TaggedFailure } from "../platform/Errors.ts"
-import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
+import * as WorkspaceRecordUseCases from "../tenancy/WorkspaceRecordUseCases.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 import { type Dataset, type DatasetCreate, type DatasetUpdate, readsInPlace, tableOf } from "./Dataset.ts"
 import { datasets, DatasetStore } from "./DatasetStore.ts"
@@ -52,22 +52,22 @@ export const shown: AuditLog.Shown<Dataset> = {
 }
 
 /** A dataset of the tenant, or NotFound. */
-export const get: WorkspaceResource.Get<Dataset, DatasetStore> = (tenantId, datasetId) =>
-  WorkspaceResource.get(datasets, tenantId, datasetId)
+export const get: WorkspaceRecordUseCases.Get<Dataset, DatasetStore> = (tenantId, datasetId) =>
+  WorkspaceRecordUseCases.get(datasets, tenantId, datasetId)
 
 /**
  * Creates a dataset in a workspace of the tenant. A PostgreSQL source is
  * read at once (its columns; it must exist); an upload waits for its file.
  * Without a model, one is suggested from the columns when they are known.
  */
-export const create: WorkspaceResource.Create<
+export const create: WorkspaceRecordUseCases.Create<
   DatasetCreate,
   Dataset,
   NotFound | SemanticModel.ModelInvalid | EngineUnavailable | SourceInvalid,
   DatasetStore | WorkspaceStore | Engines | AuditLog.Recording,
   [by: AuditLog.Actor]
 > = (tenantId, input, by) =>
-  AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(datasets, tenantId, input.workspace_id, (datasetId, now) =>
+  AuditLog.created(tenantId, shown, by, WorkspaceRecordUseCases.createIn(datasets, tenantId, input.workspace_id, (datasetId, now) =>
     Effect.gen(function*() {
       const inPlace = readsInPlace(input.source)
       const columns = inPlace
@@ -92,17 +92,17 @@ export const create: WorkspaceResource.Create<
     })))
 
 /** One page of a workspace's datasets, newest first; NotFound for a workspace not of the tenant. */
-export const list: WorkspaceResource.List<Dataset, DatasetStore> = (tenantId, workspaceId, request) =>
-  WorkspaceResource.list(datasets, tenantId, workspaceId, request)
+export const list: WorkspaceRecordUseCases.List<Dataset, DatasetStore> = (tenantId, workspaceId, request) =>
+  WorkspaceRecordUseCases.list(datasets, tenantId, workspaceId, request)
 
 /** Renames, re-describes or re-models a dataset (the model is checked against its columns). */
-export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticModel.ModelInvalid, DatasetStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
+export const update: WorkspaceRecordUseCases.Update<DatasetUpdate, Dataset, SemanticModel.ModelInvalid, DatasetStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
   tenantId,
   datasetId,
   change,
   by
 ) =>
-  AuditLog.updated(tenantId, shown, by, get(tenantId, datasetId), (found) => WorkspaceResource.update(datasets, datasetId, Effect.succeed(found), (current) => {
+  AuditLog.updated(tenantId, shown, by, get(tenantId, datasetId), (found) => WorkspaceRecordUseCases.update(datasets, datasetId, Effect.succeed(found), (current) => {
     const model = change.model ?? current.model
     const check: Effect.Effect<unknown, SemanticModel.ModelInvalid> = change.model === undefined ? Effect.void : checked(model, current.columns)
     return Effect.as(check, {
@@ -115,9 +115,9 @@ export const update: WorkspaceResource.Update<DatasetUpdate, Dataset, SemanticMo
   }))
 
 /** Deletes a dataset and, for an upload, its rows in the engine. */
-export const remove: WorkspaceResource.Remove<DatasetStore | Engines | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, datasetId, by) =>
+export const remove: WorkspaceRecordUseCases.Remove<DatasetStore | Engines | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, datasetId, by) =>
   Effect.gen(function*() {
-    const dataset = yield* AuditLog.deleted(tenantId, shown, by, get(tenantId, datasetId), () => WorkspaceResource.remove(datasets, tenantId, datasetId))
+    const dataset = yield* AuditLog.deleted(tenantId, shown, by, get(tenantId, datasetId), () => WorkspaceRecordUseCases.remove(datasets, tenantId, datasetId))
     const engine = (yield* Engines).bySource[dataset.source.type]
     if (!readsInPlace(dataset.source) && engine !== undefined) {
       // The record is gone; rows left behind by a failed drop are unreachable, and logged.

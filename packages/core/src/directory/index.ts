@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-export * as Directory from "./Directory.ts"
+export * as DirectoryUseCases from "./DirectoryUseCases.ts"
 export * as DirectoryStore from "./DirectoryStore.ts"
 export * as Group from "./Group.ts"
 export * as People from "./People.ts"

@@ -9,7 +9,7 @@
  */
 import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
-import { getUser, type Recording, userEntry } from "../directory/Directory.ts"
+import { getUser, type Recording, userEntry } from "../directory/DirectoryUseCases.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import type { User, UserUpdate } from "../directory/User.ts"
 import { NotFound, type StoreError } from "../platform/Errors.ts"
