@@ -5,9 +5,9 @@
  *      live in `@analytics/testing`);
  *   3. another workspace package is imported only through an entry point its package.json
  *      `exports` declares by name (a path matched only by a `./*` wildcard is a deep import);
- *   4. core's domain folders are layered: a file in one imports only its own folder and the
- *      folders core's `src/index.ts` re-exports before it (`export * from "./<folder>/index.ts"`),
- *      never a later folder or a file at the top of `src`.
+ *   4. core's folders are its domains, and `coreDomains` below declares the graph between them: a file
+ *      in one imports only its own folder and the domains declared for it, never a file at the top of
+ *      `src`; a folder missing from the table and a cycle in the table are violations too.
  *   5. the contract (`@analytics/api`) imports only `effect` (any subpath) and `@analytics/core`,
  *      and no Node built-in: a client can use it anywhere.
  *   6. the browser code (`@analytics/viewer`'s `src`, but `Assets.ts`, which Node runs) imports
@@ -120,28 +120,77 @@ const isAdapter = (name: string): boolean => name.startsWith("@analytics/adapter
 /** The package of the test kits, which every adapter's tests import. */
 const testKits = "@analytics/testing"
 
-/** Core's domain folders, lowest first, in the order its index re-exports them. */
-const coreFolders = (coreDir: string): ReadonlyArray<string> => {
-  const index = path.join(coreDir, "src", "index.ts")
-  if (!fs.existsSync(index)) return []
-  return [...fs.readFileSync(index, "utf8").matchAll(/^export \* from "\.\/([\w-]+)\/index\.ts"/gm)].map((m) => m[1])
+/**
+ * Core's domains (its `src` folders) and the domains each imports besides itself: what the code
+ * imports, written down, so that a new dependency between domains is a decision (a line changed
+ * here) and the graph stays without cycles (checked below). README "Layout" and decision 0028.
+ */
+export const coreDomains: Readonly<Record<string, ReadonlyArray<string>>> = {
+  platform: [],
+  tenancy: ["platform"],
+  limits: ["platform", "tenancy"],
+  webhooks: ["platform", "tenancy"],
+  audit: ["platform", "tenancy", "webhooks"],
+  directory: ["platform", "tenancy", "webhooks", "audit"],
+  auth: ["platform", "tenancy", "limits", "webhooks", "audit", "directory"],
+  datasets: ["platform", "tenancy", "limits", "webhooks", "audit", "directory", "auth"],
+  reports: ["platform", "tenancy", "webhooks", "audit", "datasets"],
+  questions: ["platform", "tenancy", "limits", "directory", "auth", "datasets", "reports"],
+  sharing: ["platform", "tenancy", "limits", "webhooks", "audit", "directory", "auth", "datasets", "reports"],
+  comments: ["platform", "tenancy", "webhooks", "audit", "directory", "auth", "datasets", "reports", "sharing"],
+  exports: ["platform", "tenancy", "limits", "webhooks", "audit", "directory", "auth", "datasets", "reports", "sharing"],
+  provisioning: ["platform", "tenancy", "webhooks", "audit", "directory", "auth", "exports"],
+  workers: ["platform", "webhooks", "auth", "datasets", "reports", "exports"]
+}
+
+/** Each cycle of the graph once, as its path (`a → b → a`), and each domain it names without an entry. */
+export const graphFaults = (domains: Readonly<Record<string, ReadonlyArray<string>>>): Array<string> => {
+  const faults: Array<string> = []
+  const done = new Set<string>()
+  const visit = (domain: string, trail: ReadonlyArray<string>) => {
+    const at = trail.indexOf(domain)
+    if (at >= 0) return void faults.push([...trail.slice(at), domain].join(" → "))
+    if (done.has(domain)) return
+    for (const next of domains[domain] ?? []) {
+      if (domains[next] === undefined) faults.push(`${domain} → ${next}, a domain without an entry`)
+      else visit(next, [...trail, domain])
+    }
+    done.add(domain)
+  }
+  for (const domain of Object.keys(domains)) visit(domain, [])
+  return faults
 }
 
 /** The first path segment of `file` under `dir` (a folder name, or the file itself at the top). */
 const firstSegment = (dir: string, file: string): string => path.relative(dir, file).split(path.sep)[0]
 
-export const checkImports = (root: string): ReadonlyArray<Violation> => {
+/** Where the table of domains is written (this file, the table's line), for a fault of the table itself. */
+const tableFile = "scripts/check-imports.ts"
+const tableLine = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").findIndex((l) => l.startsWith("export const coreDomains")) + 1
+
+export const checkImports = (root: string, domains = coreDomains): ReadonlyArray<Violation> => {
   const workspaces = readWorkspaces(root)
   const byName = new Map(workspaces.map((w) => [w.name, w]))
-  const violations: Array<Violation> = []
+  const violations: Array<Violation> = graphFaults(domains).map((fault) => ({
+    file: tableFile,
+    line: tableLine,
+    rule: "core's domains form no cycle and name only domains of the table",
+    specifier: fault
+  }))
+  const undeclared = new Set<string>()
   for (const own of workspaces) {
     const isCore = own.name === "@analytics/core"
-    const folders = isCore ? coreFolders(own.dir) : []
     const coreSrc = path.join(own.dir, "src")
     const isApi = own.name === "@analytics/api"
     const isTestKits = own.name === testKits
     for (const file of tsFiles(path.join(own.dir, "src"))) {
       const rel = path.relative(root, file).split(path.sep).join("/")
+      // a file in a folder of core, or undefined for the files at the top of `src` and other packages
+      const domain = isCore && path.dirname(file) !== coreSrc ? firstSegment(coreSrc, file) : undefined
+      if (domain !== undefined && domains[domain] === undefined && !undeclared.has(domain)) {
+        undeclared.add(domain)
+        violations.push({ file: rel, line: 1, rule: "core's folders are domains of the table", specifier: domain })
+      }
       const inBrowser = own.name === "@analytics/viewer" && !viewerNodeFiles.has(path.relative(coreSrc, file))
       for (const { line, specifier, typeOnly } of specifiersOf(file)) {
         const report = (rule: string) => violations.push({ file: rel, line, rule, specifier })
@@ -151,10 +200,10 @@ export const checkImports = (root: string): ReadonlyArray<Violation> => {
           if (path.relative(own.dir, resolved).startsWith("..")) {
             report("no deep imports across packages")
           }
-          const from = folders.indexOf(firstSegment(coreSrc, file))
-          if (from >= 0) {
+          const allowed = domain === undefined ? undefined : domains[domain]
+          if (allowed !== undefined && !path.relative(coreSrc, resolved).startsWith("..")) {
             const to = firstSegment(coreSrc, resolved)
-            if (to !== folders[from] && !folders.slice(0, from).includes(to)) report(`core's ${folders[from]}/ imports only earlier folders`)
+            if (to !== domain && !allowed.includes(to)) report(`core's ${domain}/ imports only the domains it declares`)
           }
           continue
         }

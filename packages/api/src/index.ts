@@ -42,4 +42,4 @@ export * as RateLimitHeaders from "./RateLimitHeaders.ts"
 /** A report or dashboard as the viewer's data: the JSON the browser's `<report-viewer>` draws. */
 export * as ViewerData from "./ViewerData.ts"
 /** The list, create, get, update and delete endpoints of a workspace resource, built from its schemas. */
-export * as WorkspaceResource from "./WorkspaceResource.ts"
+export * as ResourceEndpoints from "./ResourceEndpoints.ts"

@@ -3,8 +3,9 @@
  * It depends on `effect` (and `jose`, for signed share tokens) and knows
  * nothing of HTTP, SQL or Node.
  *
- * Its folders are domains, lowest first; each imports only the ones before
- * it (scripts/check-imports.ts checks this).
+ * Its folders are domains; which domains each may import is a table in
+ * scripts/check-imports.ts (a graph without cycles, checked in CI). They are
+ * re-exported here in an order of that graph, lowest first.
  *
  * @since 0.1.0
  */
@@ -20,9 +21,8 @@ export * from "./auth/index.ts"
 export * from "./datasets/index.ts"
 export * from "./reports/index.ts"
 export * from "./questions/index.ts"
-export * from "./exports/index.ts"
-export * from "./provisioning/index.ts"
 export * from "./sharing/index.ts"
 export * from "./comments/index.ts"
-export * from "./exporting/index.ts"
+export * from "./exports/index.ts"
+export * from "./provisioning/index.ts"
 export * from "./workers/index.ts"

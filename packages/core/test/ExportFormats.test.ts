@@ -9,7 +9,7 @@ import { Effect, Layer, Schema, Stream } from "effect"
 import * as DocumentRenderers from "../src/exports/DocumentRenderers.ts"
 import * as ExportFormats from "../src/exports/ExportFormats.ts"
 import * as ExportJob from "../src/exports/ExportJob.ts"
-import * as Exports from "../src/exporting/Exports.ts"
+import * as Exports from "../src/exports/Exports.ts"
 
 const renderer: DocumentRenderers.Renderer = () => Stream.empty
 

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { checkImports } from "../../../scripts/check-imports.ts"
+import { checkImports, coreDomains, graphFaults } from "../../../scripts/check-imports.ts"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const script = path.join(repoRoot, "scripts/check-imports.ts")
@@ -31,7 +31,7 @@ const fixture = (): string => {
   write(root, "packages/core/src/index.ts", `import { Effect } from "effect"\nimport type { Schema } from "effect/schema"\nimport { jwtVerify } from "jose"\nexport * from "./Workspace.ts"\nexport * from "./platform/index.ts"\nexport * from "./sharing/index.ts"\n`)
   // allowed: a folder imports its own files and earlier folders
   write(root, "packages/core/src/platform/index.ts", `export * as Ids from "./Ids.ts"\n`)
-  // rule 4: an earlier folder imports a later one (line 2)
+  // rule 4: a domain imports one the table does not declare for it (line 2)
   write(root, "packages/core/src/platform/Ids.ts", `import { Effect } from "effect"\nimport type { Grant } from "../sharing/Grant.ts"\n`)
   write(root, "packages/core/src/sharing/index.ts", `export * as Grant from "./Grant.ts"\nimport { Ids } from "../platform/index.ts"\n`)
   // rule 2: a Node built-in in core (line 2, a type-only import)
@@ -56,7 +56,7 @@ describe("check-imports", () => {
       assert.deepStrictEqual(found, [
         "packages/adapter-a/src/index.ts:3: no adapter imports another adapter — @analytics/adapter-b",
         "packages/adapter-b/src/index.ts:2: no deep imports across packages — @analytics/core/Workspace",
-        "packages/core/src/platform/Ids.ts:2: core's platform/ imports only earlier folders — ../sharing/Grant.ts",
+        "packages/core/src/platform/Ids.ts:2: core's platform/ imports only the domains it declares — ../sharing/Grant.ts",
         "packages/core/src/Workspace.ts:2: core imports no Node built-in — node:buffer"
       ])
     } finally {
@@ -120,6 +120,45 @@ describe("check-imports", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }
+  })
+
+  it("flags in core an import of a domain not declared, a file at the top of src, and a folder not in the table", () => {
+    const root = fixture()
+    try {
+      // sharing may import platform (declared), not comments (a domain, undeclared for sharing)
+      write(root, "packages/core/src/sharing/Grants.ts", `import { Ids } from "../platform/Ids.ts"\nimport type { Comment } from "../comments/Comment.ts"\nimport type { Workspace } from "../Workspace.ts"\n`)
+      write(root, "packages/core/src/billing/Invoice.ts", `import { Ids } from "../platform/Ids.ts"\n`)
+      assert.deepStrictEqual(
+        checkImports(root).filter((v) => !v.file.includes("platform/")).filter((v) => v.file.startsWith("packages/core/src/")).map((v) =>
+          `${v.file}:${v.line}: ${v.rule} — ${v.specifier}`
+        ),
+        [
+          "packages/core/src/billing/Invoice.ts:1: core's folders are domains of the table — billing",
+          "packages/core/src/sharing/Grants.ts:2: core's sharing/ imports only the domains it declares — ../comments/Comment.ts",
+          "packages/core/src/sharing/Grants.ts:3: core's sharing/ imports only the domains it declares — ../Workspace.ts",
+          "packages/core/src/Workspace.ts:2: core imports no Node built-in — node:buffer"
+        ]
+      )
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it("flags a cycle in the table of domains and a domain named without an entry; a declared import passes", () => {
+    const root = fixture()
+    try {
+      const domains = { platform: ["tenancy", "sharing"], tenancy: ["platform"], sharing: ["platform", "reports"] }
+      assert.deepStrictEqual(
+        checkImports(root, domains).filter((v) => v.file === "scripts/check-imports.ts" || v.file.includes("platform/")).map((v) => v.specifier),
+        ["platform → tenancy → platform", "platform → sharing → platform", "sharing → reports, a domain without an entry"]
+      )
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it("the repository's table has no cycle", () => {
+    assert.deepStrictEqual(graphFaults(coreDomains), [])
   })
 
   it("flags a third-party import in core", () => {

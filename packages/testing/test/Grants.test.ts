@@ -6,7 +6,7 @@
  * Passwords are hashed with core's PBKDF2 hasher at a low iteration count
  * (fast tests); the Argon2id adapter is exercised by adapter-http's tests.
  */
-import { Access, AuditLog, Cursor, Directory, EventPublisher, Grant, GrantStore, Grants, Invitations, Mailer, PasswordHasher, Principal, Report, ReportStore, Tenant, Tenants, Workspaces } from "@analytics/core"
+import { Access, AuditLog, Cursor, DirectoryUseCases, EventPublisher, Grant, GrantStore, Grants, Invitations, Mailer, PasswordHasher, Principal, Report, ReportStore, Tenant, Tenants, Workspaces } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
@@ -27,8 +27,8 @@ const setup = Effect.gen(function*() {
   const { tenant } = yield* Tenants.provision({ name: "Acme", plan: "growth" })
   const tenantId = tenant.tenant_id as Tenant.TenantId
   const workspace = yield* Workspaces.create(tenantId, { name: "Sales" })
-  const ada = yield* Directory.createUser(tenantId, { email: "ada@example.com", name: "Ada" }, byAdmin)
-  const bob = yield* Directory.createUser(tenantId, { email: "bob@example.com", name: "Bob" }, byAdmin)
+  const ada = yield* DirectoryUseCases.createUser(tenantId, { email: "ada@example.com", name: "Ada" }, byAdmin)
+  const bob = yield* DirectoryUseCases.createUser(tenantId, { email: "bob@example.com", name: "Bob" }, byAdmin)
   const admin = new Principal.Member({ tenantId, userId: "admin-1", email: null, roles: ["admin"] })
   const asUser = (userId: string) => new Principal.Member({ tenantId, userId, email: null, roles: ["member"] })
   const now = new Date()

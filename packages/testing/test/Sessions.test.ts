@@ -2,7 +2,7 @@ import {
   ApiToken,
   AuditLog,
   Authenticator,
-  Directory,
+  DirectoryUseCases,
   Errors,
   EventPublisher,
   Limiter,
@@ -17,7 +17,8 @@ import {
   TenantStore,
   TenantTokens,
   Transactor,
-  type User
+  type User,
+  UserUpdates
 } from "@analytics/core"
 import { MemoryStores } from "@analytics/adapter-memory"
 import { assert, describe, it } from "@effect/vitest"
@@ -56,7 +57,7 @@ const run = <A, E>(f: (sent: ReadonlyArray<Mailer.Mail>) => Effect.Effect<A, E, 
 const tenantWithUser = (email: string, roles: ReadonlyArray<User.ServiceRole> = ["member"], userName?: string) =>
   Effect.gen(function*() {
     const tenant = yield* insertTenant({ name: `Tenant of ${email}` })
-    const user = yield* Directory.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles, userName }, byAdmin)
+    const user = yield* DirectoryUseCases.createUser(tenant.tenant_id, { email, name: "Ada Lovelace", roles, userName }, byAdmin)
     return { tenant, user }
   })
 
@@ -100,7 +101,7 @@ describe("Sessions", () => {
         const first = yield* tenantWithUser("ada@example.com")
         const second = yield* tenantWithUser("ada@example.com")
         const gone = yield* tenantWithUser("ada@example.com")
-        yield* Directory.updateUser(gone.tenant.tenant_id, gone.user.user_id, { status: "deprovisioned" }, byAdmin)
+        yield* UserUpdates.updateUser(gone.tenant.tenant_id, gone.user.user_id, { status: "deprovisioned" }, byAdmin)
         yield* Sessions.requestLink("ada@example.com", "192.0.2.1", links)
         assert.deepStrictEqual(sent.map((m) => m.to), [["ada@example.com"], ["ada@example.com"]])
         assert.deepStrictEqual(sent.map((m) => m.subject), [
@@ -191,7 +192,7 @@ describe("Sessions", () => {
         yield* TestClock.adjust(Duration.minutes(50))
         yield* refused(Sessions.resolve(kept.cookie))
         const open = yield* signIn("ian@example.com", sent)
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
+        yield* UserUpdates.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
         const system = { type: "system", id: "service" }
         const mine = (session: Sessions.Opened) => session.session.session_id
         // (Entries of one test-clock millisecond order by id, not by arrival: compared as sets.)
@@ -293,10 +294,10 @@ describe("Sessions", () => {
       Effect.gen(function*() {
         const { tenant, user } = yield* tenantWithUser("ed@example.com")
         const opened = yield* signIn("ed@example.com", sent)
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { roles: ["admin"] }, byAdmin)
+        yield* UserUpdates.updateUser(tenant.tenant_id, user.user_id, { roles: ["admin"] }, byAdmin)
         assert.deepStrictEqual((yield* Sessions.resolve(opened.cookie)).member.roles, ["admin"])
         const stopped = yield* Effect.flatMap(Transactor.Transactor, (t) => t.transaction(Effect.gen(function*() {
-          const updated = yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
+          const updated = yield* UserUpdates.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
           return updated
         })))
         assert.strictEqual(stopped.status, "deprovisioned")
@@ -322,7 +323,7 @@ describe("Sessions", () => {
         const opened = yield* signIn("gil@example.com", sent)
         const failed = yield* Effect.flatMap(Transactor.Transactor, (t) =>
           t.transaction(Effect.andThen(
-            Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin),
+            UserUpdates.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin),
             Effect.fail(new Errors.Forbidden({ detail: "rolled back" }))
           ))).pipe(Effect.exit)
         assert.isTrue(Exit.isFailure(failed))
@@ -367,9 +368,9 @@ describe("Sessions", () => {
         const opened = yield* Sessions.openWithToken(Redacted.make(issued.token))
         assert.strictEqual(opened.name, "Ada Lovelace")
         assert.strictEqual((yield* Sessions.resolve(opened.cookie)).member.userId, user.user_id)
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { roles: ["member"] }, byAdmin)
+        yield* UserUpdates.updateUser(tenant.tenant_id, user.user_id, { roles: ["member"] }, byAdmin)
         assert.deepStrictEqual((yield* Sessions.resolve(opened.cookie)).member.roles, ["member"])
-        yield* Directory.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
+        yield* UserUpdates.updateUser(tenant.tenant_id, user.user_id, { status: "deprovisioned" }, byAdmin)
         assert.strictEqual(yield* refused(Sessions.resolve(opened.cookie)), "Unauthenticated")
       })))
 

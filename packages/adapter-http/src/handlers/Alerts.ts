@@ -8,7 +8,7 @@ import { Alerts } from "@analytics/core"
 import { Effect } from "effect"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, listRequest, respond, withoutTenant } from "./Handling.ts"
-import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ResourceHandlers from "./ResourceHandlers.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/alerts...`: members read; tenant admins write and check. */
@@ -16,10 +16,10 @@ export const alertsLayer = ApiHandlers.group(Api, "alerts", (handlers) =>
   Effect.gen(function*() {
     const { run } = yield* analyticsTools
     return handlers
-      .handleAll(WorkspaceResource.handlers(handlers, {
+      .handleAll(ResourceHandlers.handlers(handlers, {
         name: "alerts",
         useCases: Alerts,
-        owner: WorkspaceResource.tenantOf,
+        owner: ResourceHandlers.tenantOf,
         run,
         toJson: withoutTenant
       }))

@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, respond, withoutTenant } from "./Handling.ts"
 import { memberViews } from "./MemberViews.ts"
-import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ResourceHandlers from "./ResourceHandlers.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/dashboards...`: members read and run tiles, and view what a grant lets them; tenant admins write. */
@@ -19,10 +19,10 @@ export const dashboardsLayer = ApiHandlers.group(Api, "dashboards", (handlers) =
     const { queryResult, run } = tools
     const views = yield* memberViews(tools)
     return handlers
-      .handleAll(WorkspaceResource.handlers(handlers, {
+      .handleAll(ResourceHandlers.handlers(handlers, {
         name: "dashboards",
         useCases: Dashboards,
-        owner: WorkspaceResource.tenantOf,
+        owner: ResourceHandlers.tenantOf,
         run,
         toJson: withoutTenant
       }))

@@ -8,7 +8,7 @@ import { Alerts, type Dataset, DatasetDeletion, Datasets } from "@analytics/core
 import { Effect } from "effect"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, listRequest, respond } from "./Handling.ts"
-import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ResourceHandlers from "./ResourceHandlers.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A dataset as the API shows it. */
@@ -32,11 +32,11 @@ export const datasetsLayer = ApiHandlers.group(Api, "datasets", (handlers) =>
   Effect.gen(function*() {
     const { queryResult, run } = yield* analyticsTools
     return handlers
-      .handleAll(WorkspaceResource.handlers(handlers, {
+      .handleAll(ResourceHandlers.handlers(handlers, {
         name: "datasets",
         // A dataset that reports, dashboards or alerts use is refused (409 dataset/in-use), nothing deleted.
         useCases: { ...Datasets, remove: DatasetDeletion.remove },
-        owner: WorkspaceResource.tenantOf,
+        owner: ResourceHandlers.tenantOf,
         run,
         toJson: datasetJson
       }))

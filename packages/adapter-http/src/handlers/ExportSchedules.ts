@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { type DomainError, toProblem } from "../edge/DomainProblems.ts"
 import { exportServices, jobJson } from "./Exports.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
-import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ResourceHandlers from "./ResourceHandlers.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** A schedule as the API shows it: its export's fields beside its timing. */
@@ -26,10 +26,10 @@ export const exportSchedulesLayer = ApiHandlers.group(Api, "exportSchedules", (h
     /** Runs a use case, its errors as problems. */
     const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, Services>) => Effect.mapError(provide(effect), toProblem)
     return handlers
-      .handleAll(WorkspaceResource.handlers(handlers, {
+      .handleAll(ResourceHandlers.handlers(handlers, {
         name: "exportSchedules",
         useCases: ExportSchedules,
-        owner: WorkspaceResource.memberItself,
+        owner: ResourceHandlers.memberItself,
         run,
         toJson: scheduleJson
       }))

@@ -3,9 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Directory, type Group, type Policy } from "@analytics/core"
+import { DirectoryUseCases, type Group, type Policy } from "@analytics/core"
 import { Effect } from "effect"
-import { directoryTools, userJson } from "./Directory.ts"
+import { directoryTools, userJson } from "./DirectoryHandling.ts"
 import { listRequest, respond } from "./Handling.ts"
 
 /**
@@ -28,25 +28,25 @@ export const groupHandlers = (
       list: ({ endpoint, query }: Loose) =>
         Effect.gen(function*() {
           const request = yield* listRequest(query)
-          const page = yield* asAdmin(as("list"), (tenantId) => Directory.listGroups(tenantId, kind, request))
+          const page = yield* asAdmin(as("list"), (tenantId) => DirectoryUseCases.listGroups(tenantId, kind, request))
           return respond(endpoint, { data: page.data.map(toJson), page: page.page })
         }),
       create: ({ endpoint, payload }: Loose) =>
-        Effect.map(asAdmin(as("create"), (tenantId, by) => Directory.createGroup(tenantId, kind, payload, by)), (group) => respond(endpoint, toJson(group))),
+        Effect.map(asAdmin(as("create"), (tenantId, by) => DirectoryUseCases.createGroup(tenantId, kind, payload, by)), (group) => respond(endpoint, toJson(group))),
       get: ({ endpoint, params }: Loose) =>
-        Effect.map(asAdmin(as("get"), (tenantId) => Directory.getGroup(tenantId, kind, params.id)), (group) => respond(endpoint, toJson(group))),
+        Effect.map(asAdmin(as("get"), (tenantId) => DirectoryUseCases.getGroup(tenantId, kind, params.id)), (group) => respond(endpoint, toJson(group))),
       rename: ({ endpoint, params, payload }: Loose) =>
-        Effect.map(asAdmin(as("rename"), (tenantId, by) => Directory.renameGroup(tenantId, kind, params.id, payload, by)), (group) => respond(endpoint, toJson(group))),
-      delete: ({ params }: Loose) => asAdmin(as("delete"), (tenantId, by) => Directory.deleteGroup(tenantId, kind, params.id, by)),
+        Effect.map(asAdmin(as("rename"), (tenantId, by) => DirectoryUseCases.renameGroup(tenantId, kind, params.id, payload, by)), (group) => respond(endpoint, toJson(group))),
+      delete: ({ params }: Loose) => asAdmin(as("delete"), (tenantId, by) => DirectoryUseCases.deleteGroup(tenantId, kind, params.id, by)),
       listMembers: ({ endpoint, params, query }: Loose) =>
         Effect.gen(function*() {
           const request = yield* listRequest(query)
-          const page = yield* asAdmin(as("listMembers"), (tenantId) => Directory.listMembers(tenantId, kind, params.id, request))
+          const page = yield* asAdmin(as("listMembers"), (tenantId) => DirectoryUseCases.listMembers(tenantId, kind, params.id, request))
           return respond(endpoint, { data: page.data.map(userJson), page: page.page })
         }),
       addMember: ({ endpoint, params, payload }: Loose) =>
-        Effect.map(asAdmin(as("addMember"), (tenantId, by) => Directory.addMember(tenantId, kind, params.id, payload.user_id, by)), (user) => respond(endpoint, userJson(user))),
-      removeMember: ({ params }: Loose) => asAdmin(as("removeMember"), (tenantId, by) => Directory.removeMember(tenantId, kind, params.id, params.user_id, by))
+        Effect.map(asAdmin(as("addMember"), (tenantId, by) => DirectoryUseCases.addMember(tenantId, kind, params.id, payload.user_id, by)), (user) => respond(endpoint, userJson(user))),
+      removeMember: ({ params }: Loose) => asAdmin(as("removeMember"), (tenantId, by) => DirectoryUseCases.removeMember(tenantId, kind, params.id, params.user_id, by))
     }
   })
 

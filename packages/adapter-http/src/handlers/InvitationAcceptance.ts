@@ -7,7 +7,7 @@ import { Api } from "@analytics/api"
 import { AuditLog, DirectoryStore, EventPublisher, GrantStore, InvitationStore, Invitations, TenantStore, Transactor } from "@analytics/core"
 import { Effect } from "effect"
 import { toProblem } from "../edge/DomainProblems.ts"
-import { userJson } from "./Directory.ts"
+import { userJson } from "./DirectoryHandling.ts"
 import { captured, respond } from "./Handling.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 

@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { analyticsTools } from "./AnalyticsTools.ts"
 import { caller, respond, withoutTenant } from "./Handling.ts"
 import { memberViews } from "./MemberViews.ts"
-import * as WorkspaceResource from "./WorkspaceResource.ts"
+import * as ResourceHandlers from "./ResourceHandlers.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
 /** `/v1/reports...`: members list, read and run visuals, and view what a grant lets them; tenant admins write. */
@@ -19,10 +19,10 @@ export const reportsLayer = ApiHandlers.group(Api, "reports", (handlers) =>
     const { queryResult, run } = tools
     const views = yield* memberViews(tools)
     return handlers
-      .handleAll(WorkspaceResource.handlers(handlers, {
+      .handleAll(ResourceHandlers.handlers(handlers, {
         name: "reports",
         useCases: Reports,
-        owner: WorkspaceResource.tenantOf,
+        owner: ResourceHandlers.tenantOf,
         run,
         toJson: withoutTenant,
         beforeUpdate: (member, id) => run(Grants.authorize(member, "report", id, "edit"))

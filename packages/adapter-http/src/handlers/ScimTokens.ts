@@ -8,7 +8,7 @@ import { AuditLog, Cursor, EventPublisher, TenantStore, TenantTokens, Transactor
 import { Effect } from "effect"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import { toProblem } from "../edge/DomainProblems.ts"
-import { issuedTokenJson, tokenJson } from "./Directory.ts"
+import { issuedTokenJson, tokenJson } from "./DirectoryHandling.ts"
 import { caller, captured, listRequest, respond } from "./Handling.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 

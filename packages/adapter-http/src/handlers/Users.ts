@@ -4,9 +4,9 @@
  * @since 0.1.0
  */
 import { Api, Problems } from "@analytics/api"
-import { Directory, TenantTokens } from "@analytics/core"
+import { DirectoryUseCases, TenantTokens, UserUpdates } from "@analytics/core"
 import { Effect } from "effect"
-import { directoryTools, issuedTokenJson, tokenJson, userJson } from "./Directory.ts"
+import { directoryTools, issuedTokenJson, tokenJson, userJson } from "./DirectoryHandling.ts"
 import { listRequest, respond } from "./Handling.ts"
 import * as ApiHandlers from "../edge/ApiHandlers.ts"
 
@@ -18,16 +18,16 @@ export const usersLayer = ApiHandlers.group(Api, "users", (handlers) =>
       .handle("list", ({ endpoint, query }) =>
         Effect.gen(function*() {
           const request = yield* listRequest(query)
-          const page = yield* asAdmin("users.list", (tenantId) => Directory.listUsers(tenantId, request))
+          const page = yield* asAdmin("users.list", (tenantId) => DirectoryUseCases.listUsers(tenantId, request))
           return respond(endpoint, { data: page.data.map(userJson), page: page.page })
         }))
       .handle("create", ({ endpoint, payload }) =>
-        Effect.map(asAdmin("users.create", (tenantId, by) => Directory.createUser(tenantId, payload, by)), (user) => respond(endpoint, userJson(user))))
+        Effect.map(asAdmin("users.create", (tenantId, by) => DirectoryUseCases.createUser(tenantId, payload, by)), (user) => respond(endpoint, userJson(user))))
       .handle("get", ({ endpoint, params }) =>
-        Effect.map(asAdmin("users.get", (tenantId) => Directory.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
+        Effect.map(asAdmin("users.get", (tenantId) => DirectoryUseCases.getUser(tenantId, params.user_id)), (user) => respond(endpoint, userJson(user))))
       .handle("update", ({ endpoint, params, payload }) =>
         Effect.map(
-          asAdmin("users.update", (tenantId, by) => Directory.updateUser(tenantId, params.user_id, payload, by)),
+          asAdmin("users.update", (tenantId, by) => UserUpdates.updateUser(tenantId, params.user_id, payload, by)),
           (user) => respond(endpoint, userJson(user))
         ))
       .handle("issueToken", ({ endpoint, params }) =>
@@ -40,7 +40,7 @@ export const usersLayer = ApiHandlers.group(Api, "users", (handlers) =>
           const request = yield* listRequest(query)
           const page = yield* asAdmin("users.listTokens", (tenantId) =>
             Effect.andThen(
-              Directory.getUser(tenantId, params.user_id),
+              DirectoryUseCases.getUser(tenantId, params.user_id),
               TenantTokens.listPage(tenantId, TenantTokens.userRole, request, params.user_id)
             ))
           return respond(endpoint, { data: page.data.map(tokenJson), page: page.page })

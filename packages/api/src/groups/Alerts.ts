@@ -11,7 +11,7 @@ import { Authentication, Idempotent, idempotencyHeader } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { queryProblems } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** An alert as the API shows it. */
 export const AlertJson = Schema.Struct({
@@ -47,7 +47,7 @@ export const AlertCheckJson = Schema.Struct({
 })
 
 /** Alerts on datasets' measures. */
-export const AlertsGroup = WorkspaceResource.group("alerts", {
+export const AlertsGroup = ResourceEndpoints.group("alerts", {
   path: "/v1/alerts",
   json: AlertJson,
   create: {
@@ -62,14 +62,14 @@ export const AlertsGroup = WorkspaceResource.group("alerts", {
 })
   .add(
     HttpApiEndpoint.post("check", "/v1/alerts/:id/check", {
-      params: WorkspaceResource.idParams,
+      params: ResourceEndpoints.idParams,
       headers: idempotencyHeader,
       success: AlertJson,
       error: queryProblems
     }).middleware(Idempotent).annotate(RateLimitClass, "read").annotate(OpenApi.Description, "Checks the alert now (firing or resolving it as its condition says).")
   )
   .add(Endpoints.list("history", "/v1/alerts/:id/history", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     item: AlertCheckJson,
     error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
     description: "An alert's history, newest first: each check (after a refresh, on its schedule, or asked for), what it measured against which rule, and whether it fired or resolved the alert. Members of the tenant."

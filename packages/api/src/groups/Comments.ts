@@ -10,7 +10,7 @@ import * as Endpoints from "../Endpoints.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as QueryParams from "../QueryParams.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** Who wrote a comment: the actor, with their name in the directory so a thread reads without a lookup per author (decision 0024). */
 export const CommentAuthor = Schema.Struct({
@@ -38,7 +38,7 @@ export const CommentJson = Schema.Struct({
 /** Threaded comments on reports (the sharing action `comment`, decision 0019). */
 export const CommentsGroup = HttpApiGroup.make("comments")
   .add(Endpoints.list("list", "/v1/reports/:id/comments", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     query: {
       visual_id: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100)).annotate({ description: "Only this visual's thread" })),
       ...QueryParams.page,
@@ -53,7 +53,7 @@ export const CommentsGroup = HttpApiGroup.make("comments")
       "Deleted comments that have replies are listed as tombstones (`deleted: true`, no text). Open to every member who may read the report."
   }))
   .add(Endpoints.create("create", "/v1/reports/:id/comments", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     payload: Comment.CommentCreate,
     success: CommentJson,
     error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.CommentInvalid],
@@ -61,14 +61,14 @@ export const CommentsGroup = HttpApiGroup.make("comments")
       "Needs comment on the report or its workspace; tenant admins always may."
   }))
   .add(Endpoints.update("update", "/v1/comments/:id", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     payload: Comment.CommentUpdate,
     success: CommentJson,
     error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.CommentDeleted],
     description: "Changes a comment's text: its author only, while they still hold comment on the report. Another member's comment is a 404 to them; an admin is refused (403): admins delete, they do not edit."
   }))
   .add(Endpoints.remove("delete", "/v1/comments/:id", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     error: [Problems.Forbidden, Problems.NotFound],
     description: "Deletes a comment: its author, or a tenant admin (moderation). One with replies becomes a tombstone (no text, `deleted: true`); any other is removed. Another member's comment is a 404 to them."
   }))

@@ -11,7 +11,7 @@ import * as Problems from "../Problems.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
 import { DashboardViewJson } from "../ViewerData.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** A dashboard as the API shows it. */
 export const DashboardJson = Schema.Struct({
@@ -25,7 +25,7 @@ export const DashboardJson = Schema.Struct({
 
 
 /** Dashboards: visuals pinned from reports. */
-export const DashboardsGroup = WorkspaceResource.group("dashboards", {
+export const DashboardsGroup = ResourceEndpoints.group("dashboards", {
   path: "/v1/dashboards",
   json: DashboardJson,
   create: {

@@ -11,7 +11,7 @@ import * as Endpoints from "../Endpoints.ts"
 import * as Problems from "../Problems.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** A dataset as the API shows it. */
 export const DatasetJson = Schema.Struct({
@@ -48,7 +48,7 @@ export const RefreshJson = Schema.Struct({
 })
 
 /** Datasets of the tenant's workspaces and their semantic queries. */
-export const DatasetsGroup = WorkspaceResource.group("datasets", {
+export const DatasetsGroup = ResourceEndpoints.group("datasets", {
   path: "/v1/datasets",
   json: DatasetJson,
   listDescription: "The datasets of a workspace (required), newest first.",
@@ -69,7 +69,7 @@ export const DatasetsGroup = WorkspaceResource.group("datasets", {
 })
   .add(
     HttpApiEndpoint.post("refresh", "/v1/datasets/:id/refresh", {
-      params: WorkspaceResource.idParams,
+      params: ResourceEndpoints.idParams,
       headers: idempotencyHeader,
       success: DatasetJson,
       error: [Problems.Forbidden, Problems.NotFound, Problems.RefreshNeedsFile, Problems.SourceInvalid, Problems.EngineUnavailable, Problems.ModelInvalid]
@@ -79,14 +79,14 @@ export const DatasetsGroup = WorkspaceResource.group("datasets", {
     )
   )
   .add(Endpoints.list("refreshes", "/v1/datasets/:id/refreshes", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     item: RefreshJson,
     error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
     description: "A dataset's refresh history, newest first: each refresh that ended (an upload, POST /v1/datasets/{id}/refresh, or its schedule), who started it, how it ended, its rows and duration. Tenant admins only."
   }))
   .add(
     HttpApiEndpoint.post("query", "/v1/datasets/:id/query", {
-      params: WorkspaceResource.idParams,
+      params: ResourceEndpoints.idParams,
       headers: idempotencyHeader,
       payload: SemanticQuery.Query,
       success: QueryResultJson,
@@ -98,7 +98,7 @@ export const DatasetsGroup = WorkspaceResource.group("datasets", {
   )
   .add(
     HttpApiEndpoint.post("sql", "/v1/datasets/:id/sql", {
-      params: WorkspaceResource.idParams,
+      params: ResourceEndpoints.idParams,
       payload: SemanticQuery.Query,
       success: Schema.Struct({
         dialect: Schema.Literals(SqlDialect.dialectNames),

@@ -10,7 +10,7 @@ import * as Endpoints from "../Endpoints.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import { JobJson } from "./Exports.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** A recipient's part of a run: their job, or why they got none. */
 export const RecipientDeliveryJson = Schema.Union([
@@ -56,7 +56,7 @@ export const RunJson = ScheduleJson.fields.last_run.members[0]
 
 
 /** Scheduled exports (decision 0015). */
-export const ExportSchedulesGroup = WorkspaceResource.group("exportSchedules", {
+export const ExportSchedulesGroup = ResourceEndpoints.group("exportSchedules", {
   path: "/v1/export-schedules",
   json: ScheduleJson,
   listDescription: "A workspace's export schedules, newest first. Tenant admins only; members read theirs by id.",
@@ -73,14 +73,14 @@ export const ExportSchedulesGroup = WorkspaceResource.group("exportSchedules", {
   }
 })
   .add(Endpoints.action("sendNow", "/v1/export-schedules/:id/send-now", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     success: RunJson.pipe(HttpApiSchema.status(202)),
     error: [Problems.Forbidden, Problems.NotFound, Problems.ExportsExceeded],
     rateLimit: "export",
     description: "Runs the schedule now (a test send): its jobs, one per recipient, are queued at once; its next scheduled run stays as it was."
   }))
   .add(Endpoints.list("runs", "/v1/export-schedules/:id/runs", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     item: RunDeliveryJson,
     error: [...Problems.cursorProblems, Problems.Forbidden, Problems.NotFound],
     description: "The schedule's run history, newest first: every job its runs queued (one per recipient, by its cron or sent now), with its status, error, file and whether its mail was sent or only logged. " +

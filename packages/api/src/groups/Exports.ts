@@ -10,7 +10,7 @@ import * as Endpoints from "../Endpoints.ts"
 import { Authentication } from "../Middleware.ts"
 import * as Problems from "../Problems.ts"
 import * as RateLimitHeaders from "../RateLimitHeaders.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** An export job as the API shows it. */
 export const JobJson = Schema.Struct({
@@ -48,7 +48,7 @@ const formatsText = (): string => {
 /** Export jobs (decision 0015). */
 export const ExportsGroup = HttpApiGroup.make("exports")
   .add(Endpoints.action("export", "/v1/reports/:id/export", {
-    params: WorkspaceResource.idParams,
+    params: ResourceEndpoints.idParams,
     payload: ExportJob.ExportRequest,
     success: JobJson.pipe(HttpApiSchema.status(202)),
     error: [Problems.Forbidden, Problems.ShareExpired, Problems.NotFound, Problems.ExportInvalid, Problems.ExportsExceeded],

@@ -11,7 +11,7 @@ import * as Problems from "../Problems.ts"
 import { queryProblems, QueryResultJson } from "../QueryResult.ts"
 import { RateLimitClass } from "../RateLimitClass.ts"
 import { ReportViewJson } from "../ViewerData.ts"
-import * as WorkspaceResource from "../WorkspaceResource.ts"
+import * as ResourceEndpoints from "../ResourceEndpoints.ts"
 
 /** A report as the API shows it. */
 export const ReportJson = Schema.Struct({
@@ -28,7 +28,7 @@ export const ReportJson = Schema.Struct({
 
 
 /** Reports of the tenant's workspaces: pages of visuals over datasets. */
-export const ReportsGroup = WorkspaceResource.group("reports", {
+export const ReportsGroup = ResourceEndpoints.group("reports", {
   path: "/v1/reports",
   json: ReportJson,
   listDescription: "The reports of a workspace (required), newest first.",

@@ -2,8 +2,6 @@
  * Who is calling: credentials, principals, callers, API tokens of a tenant,
  * the password hasher port, and console sessions.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as Authenticator from "./Authenticator.ts"

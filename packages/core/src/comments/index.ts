@@ -1,8 +1,6 @@
 /**
  * Comments on reports and their visuals.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as Comment from "./Comment.ts"

@@ -2,8 +2,6 @@
  * Datasets and the semantic layer: the model, queries, measure expressions,
  * date ranges, the SQL compiler and dialects, and the analytics engine port.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as AnalyticsEngine from "./AnalyticsEngine.ts"

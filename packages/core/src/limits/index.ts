@@ -3,8 +3,6 @@
  * limiter port and its store, per-operation limits, and the scheduler that
  * shares the engine between tenants.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as EngineScheduler from "./EngineScheduler.ts"

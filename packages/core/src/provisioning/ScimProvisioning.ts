@@ -19,7 +19,7 @@
 import { Clock, Effect, Result, type Schema } from "effect"
 import type * as AuditLog from "../audit/AuditLog.ts"
 import * as Deprovisioning from "./Deprovisioning.ts"
-import * as Directory from "./Directory.ts"
+import * as DirectoryUseCases from "../directory/DirectoryUseCases.ts"
 import { DirectoryStore, scimManages } from "../directory/DirectoryStore.ts"
 import type { StoreError } from "../platform/Errors.ts"
 import { EventPublisher, publish } from "../webhooks/EventPublisher.ts"
@@ -34,7 +34,7 @@ import { Transactor } from "../platform/Transactor.ts"
 import type { User, UserId } from "../directory/User.ts"
 
 /** What provisioning needs. */
-export type Services = DirectoryStore | EventPublisher | Transactor | Deprovisioning.Services | Directory.Recording
+export type Services = DirectoryStore | EventPublisher | Transactor | Deprovisioning.Services | DirectoryUseCases.Recording
 
 const notFound = (what: string, id: string) => new Scim.ScimError({ status: 404, detail: `No ${what} ${id}` })
 const taken = (detail: string) => new Scim.ScimError({ status: 409, scimType: "uniqueness", detail })
@@ -102,7 +102,7 @@ export const createUser = (tenantId: TenantId, body: unknown): Effect.Effect<Use
       if ((yield* store.findUserBy(tenantId, { userName: fields.userName })) !== undefined) {
         return yield* taken(`A user named ${fields.userName} exists`)
       }
-      const user = yield* Directory.createUser(tenantId, {
+      const user = yield* DirectoryUseCases.createUser(tenantId, {
         email: fields.email,
         name: fields.name,
         externalId: fields.externalId,

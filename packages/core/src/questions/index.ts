@@ -2,8 +2,6 @@
  * Questions asked in plain words, answered as semantic queries: the answerer
  * port and the built-in answerer.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as Answerer from "./Answerer.ts"

@@ -24,7 +24,7 @@ import * as SemanticModel from "../datasets/SemanticModel.ts"
 import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { Transactor } from "../platform/Transactor.ts"
-import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
+import * as WorkspaceRecordUseCases from "../tenancy/WorkspaceRecordUseCases.ts"
 
 /** The query an alert checks. */
 const queryOf = (alert: Pick<Alert, "measure" | "filters">): SemanticQuery.Query => ({ measures: [alert.measure], filters: alert.filters })
@@ -41,8 +41,8 @@ const checkAgainstDataset = (tenantId: TenantId, alert: Pick<Alert, "dataset_id"
   })
 
 /** An alert of the tenant, or NotFound. */
-export const get: WorkspaceResource.Get<Alert, AlertStore> = (tenantId, alertId) =>
-  WorkspaceResource.get(alerts, tenantId, alertId)
+export const get: WorkspaceRecordUseCases.Get<Alert, AlertStore> = (tenantId, alertId) =>
+  WorkspaceRecordUseCases.get(alerts, tenantId, alertId)
 
 /** An alert as its audit entries show it: its rule, never what it measured (`last_value` is the tenant's data). */
 export const shown: AuditLog.Shown<Alert> = {
@@ -62,7 +62,7 @@ export const shown: AuditLog.Shown<Alert> = {
 }
 
 /** Creates an alert on a measure of a dataset of the tenant (in the dataset's workspace); `alert.created`. */
-export const create: WorkspaceResource.Create<
+export const create: WorkspaceRecordUseCases.Create<
   AlertCreate,
   Alert,
   NotFound | SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid,
@@ -72,7 +72,7 @@ export const create: WorkspaceResource.Create<
   AuditLog.created(tenantId, shown, by, Effect.gen(function*() {
     const filters = input.filters ?? []
     const dataset = yield* checkAgainstDataset(tenantId, { dataset_id: input.dataset_id, measure: input.measure, filters })
-    return yield* WorkspaceResource.create(alerts, { tenant_id: tenantId, workspace_id: dataset.workspace_id }, () =>
+    return yield* WorkspaceRecordUseCases.create(alerts, { tenant_id: tenantId, workspace_id: dataset.workspace_id }, () =>
       Effect.succeed({
         dataset_id: dataset.dataset_id,
         name: input.name,
@@ -88,18 +88,18 @@ export const create: WorkspaceResource.Create<
   }))
 
 /** One page of a workspace's alerts, newest first. */
-export const list: WorkspaceResource.List<Alert, AlertStore> = (tenantId, workspaceId, request) =>
-  WorkspaceResource.list(alerts, tenantId, workspaceId, request)
+export const list: WorkspaceRecordUseCases.List<Alert, AlertStore> = (tenantId, workspaceId, request) =>
+  WorkspaceRecordUseCases.list(alerts, tenantId, workspaceId, request)
 
 /** Changes an alert's rule or schedule (checked against its dataset again); `alert.updated`. */
-export const update: WorkspaceResource.Update<
+export const update: WorkspaceRecordUseCases.Update<
   AlertUpdate,
   Alert,
   SemanticModel.ModelInvalid | SemanticQuery.QueryInvalid,
   AlertStore | DatasetStore | AuditLog.Recording,
   [by: AuditLog.Actor]
 > = (tenantId, alertId, change, by) =>
-  AuditLog.updated(tenantId, shown, by, get(tenantId, alertId), (found) => WorkspaceResource.update(alerts, alertId, Effect.succeed(found), (current) => {
+  AuditLog.updated(tenantId, shown, by, get(tenantId, alertId), (found) => WorkspaceRecordUseCases.update(alerts, alertId, Effect.succeed(found), (current) => {
     const updated: Alert = {
       ...current,
       name: change.name ?? current.name,
@@ -113,8 +113,8 @@ export const update: WorkspaceResource.Update<
   }))
 
 /** Deletes an alert (`alert.deleted`). */
-export const remove: WorkspaceResource.Remove<AlertStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, alertId, by) =>
-  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, alertId), () => WorkspaceResource.remove(alerts, tenantId, alertId)))
+export const remove: WorkspaceRecordUseCases.Remove<AlertStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, alertId, by) =>
+  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, alertId), () => WorkspaceRecordUseCases.remove(alerts, tenantId, alertId)))
 
 /** What checking needs. */
 export type CheckServices = AlertStore | DatasetStore | Datasets.Engines | EventPublisher | Transactor

@@ -16,7 +16,7 @@ import type { ReportStore } from "./ReportStore.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
+import * as WorkspaceRecordUseCases from "../tenancy/WorkspaceRecordUseCases.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The tiles do not hold together; `detail` says where. */
@@ -44,8 +44,8 @@ const checkTiles = (tenantId: TenantId, workspaceId: WorkspaceId, tiles: Readonl
   })
 
 /** A dashboard of the tenant, or NotFound. */
-export const get: WorkspaceResource.Get<Dashboard, DashboardStore> = (tenantId, dashboardId) =>
-  WorkspaceResource.get(dashboards, tenantId, dashboardId)
+export const get: WorkspaceRecordUseCases.Get<Dashboard, DashboardStore> = (tenantId, dashboardId) =>
+  WorkspaceRecordUseCases.get(dashboards, tenantId, dashboardId)
 
 /** A dashboard as its audit entries show it: its name and tiles. */
 export const shown: AuditLog.Shown<Dashboard> = {
@@ -56,30 +56,30 @@ export const shown: AuditLog.Shown<Dashboard> = {
 }
 
 /** Creates a dashboard in a workspace of the tenant (`dashboard.created`). */
-export const create: WorkspaceResource.Create<
+export const create: WorkspaceRecordUseCases.Create<
   DashboardCreate,
   Dashboard,
   NotFound | DashboardInvalid,
   DashboardStore | ReportStore | WorkspaceStore | AuditLog.Recording,
   [by: AuditLog.Actor]
 > = (tenantId, input, by) =>
-  AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(dashboards, tenantId, input.workspace_id, () => {
+  AuditLog.created(tenantId, shown, by, WorkspaceRecordUseCases.createIn(dashboards, tenantId, input.workspace_id, () => {
     const tiles = input.tiles ?? []
     return Effect.as(checkTiles(tenantId, input.workspace_id, tiles), { name: input.name, tiles })
   }))
 
 /** One page of a workspace's dashboards, newest first. */
-export const list: WorkspaceResource.List<Dashboard, DashboardStore> = (tenantId, workspaceId, request) =>
-  WorkspaceResource.list(dashboards, tenantId, workspaceId, request)
+export const list: WorkspaceRecordUseCases.List<Dashboard, DashboardStore> = (tenantId, workspaceId, request) =>
+  WorkspaceRecordUseCases.list(dashboards, tenantId, workspaceId, request)
 
 /** Renames a dashboard or replaces its tiles (checked again); `dashboard.updated`. */
-export const update: WorkspaceResource.Update<DashboardUpdate, Dashboard, DashboardInvalid, DashboardStore | ReportStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
+export const update: WorkspaceRecordUseCases.Update<DashboardUpdate, Dashboard, DashboardInvalid, DashboardStore | ReportStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
   tenantId,
   dashboardId,
   change,
   by
 ) =>
-  AuditLog.updated(tenantId, shown, by, get(tenantId, dashboardId), (found) => WorkspaceResource.update(dashboards, dashboardId, Effect.succeed(found), (current) =>
+  AuditLog.updated(tenantId, shown, by, get(tenantId, dashboardId), (found) => WorkspaceRecordUseCases.update(dashboards, dashboardId, Effect.succeed(found), (current) =>
     Effect.as(change.tiles === undefined ? Effect.void : checkTiles(tenantId, current.workspace_id, change.tiles), {
       ...current,
       name: change.name ?? current.name,
@@ -87,8 +87,8 @@ export const update: WorkspaceResource.Update<DashboardUpdate, Dashboard, Dashbo
     })))
 
 /** Deletes a dashboard (`dashboard.deleted`). */
-export const remove: WorkspaceResource.Remove<DashboardStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, dashboardId, by) =>
-  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, dashboardId), () => WorkspaceResource.remove(dashboards, tenantId, dashboardId)))
+export const remove: WorkspaceRecordUseCases.Remove<DashboardStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, dashboardId, by) =>
+  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, dashboardId), () => WorkspaceRecordUseCases.remove(dashboards, tenantId, dashboardId)))
 
 /** A tile's data: its report visual's query, for the viewer, with the report's timeout. */
 export const queryTile = (tenantId: TenantId, dashboardId: string, tileId: string, security: SecurityContext) =>

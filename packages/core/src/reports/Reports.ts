@@ -29,7 +29,7 @@ import * as SemanticModel from "../datasets/SemanticModel.ts"
 import * as SemanticQuery from "../datasets/SemanticQuery.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
+import * as WorkspaceRecordUseCases from "../tenancy/WorkspaceRecordUseCases.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The report's pages do not hold together; `detail` says where. */
@@ -211,8 +211,8 @@ export const describeFilters = (report: Report, given: ViewFilters | undefined):
 }
 
 /** A report of the tenant, or NotFound. */
-export const get: WorkspaceResource.Get<Report, ReportStore> = (tenantId, reportId) =>
-  WorkspaceResource.get(reports, tenantId, reportId)
+export const get: WorkspaceRecordUseCases.Get<Report, ReportStore> = (tenantId, reportId) =>
+  WorkspaceRecordUseCases.get(reports, tenantId, reportId)
 
 /** A report as its audit entries show it: its definition (pages, filters, settings), no data. */
 export const shown: AuditLog.Shown<Report> = {
@@ -223,14 +223,14 @@ export const shown: AuditLog.Shown<Report> = {
 }
 
 /** Creates a report in a workspace of the tenant (`report.created`). */
-export const create: WorkspaceResource.Create<
+export const create: WorkspaceRecordUseCases.Create<
   ReportCreate,
   Report,
   NotFound | ReportInvalid,
   ReportStore | DatasetStore | WorkspaceStore | AuditLog.Recording,
   [by: AuditLog.Actor]
 > = (tenantId, input, by) =>
-  AuditLog.created(tenantId, shown, by, WorkspaceResource.createIn(reports, tenantId, input.workspace_id, () =>
+  AuditLog.created(tenantId, shown, by, WorkspaceRecordUseCases.createIn(reports, tenantId, input.workspace_id, () =>
     Effect.gen(function*() {
       const pages = input.pages ?? []
       const filters = input.filters ?? []
@@ -240,17 +240,17 @@ export const create: WorkspaceResource.Create<
     })))
 
 /** One page of a workspace's reports, newest first; NotFound for a workspace not of the tenant. */
-export const list: WorkspaceResource.List<Report, ReportStore> = (tenantId, workspaceId, request) =>
-  WorkspaceResource.list(reports, tenantId, workspaceId, request)
+export const list: WorkspaceRecordUseCases.List<Report, ReportStore> = (tenantId, workspaceId, request) =>
+  WorkspaceRecordUseCases.list(reports, tenantId, workspaceId, request)
 
 /** Changes a report: name, description, settings, or its pages (replaced whole, checked again); `report.updated`. */
-export const update: WorkspaceResource.Update<ReportUpdate, Report, ReportInvalid, ReportStore | DatasetStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
+export const update: WorkspaceRecordUseCases.Update<ReportUpdate, Report, ReportInvalid, ReportStore | DatasetStore | AuditLog.Recording, [by: AuditLog.Actor]> = (
   tenantId,
   reportId,
   change,
   by
 ) =>
-  AuditLog.updated(tenantId, shown, by, get(tenantId, reportId), (found) => WorkspaceResource.update(reports, reportId, Effect.succeed(found), (current) =>
+  AuditLog.updated(tenantId, shown, by, get(tenantId, reportId), (found) => WorkspaceRecordUseCases.update(reports, reportId, Effect.succeed(found), (current) =>
     Effect.gen(function*() {
       if (change.pages !== undefined) yield* checkPages(tenantId, current.workspace_id, change.pages)
       if (change.pages !== undefined || change.filters !== undefined) {
@@ -267,8 +267,8 @@ export const update: WorkspaceResource.Update<ReportUpdate, Report, ReportInvali
     })))
 
 /** Deletes a report (`report.deleted`). */
-export const remove: WorkspaceResource.Remove<ReportStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, reportId, by) =>
-  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, reportId), () => WorkspaceResource.remove(reports, tenantId, reportId)))
+export const remove: WorkspaceRecordUseCases.Remove<ReportStore | AuditLog.Recording, [by: AuditLog.Actor]> = (tenantId, reportId, by) =>
+  Effect.asVoid(AuditLog.deleted(tenantId, shown, by, get(tenantId, reportId), () => WorkspaceRecordUseCases.remove(reports, tenantId, reportId)))
 
 /**
  * A visual of a report, and its query with `filters` added (a viewer's or

@@ -2,8 +2,6 @@
  * Reports, their pages and visuals, dashboards and alerts, and what a report
  * view shows.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as Alert from "./Alert.ts"

@@ -11,7 +11,7 @@ import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import * as ApiToken from "../tenancy/ApiToken.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
-import * as Directory from "../provisioning/Directory.ts"
+import * as DirectoryUseCases from "../directory/DirectoryUseCases.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
 import { NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
@@ -92,7 +92,7 @@ export const invite = (
   invitedBy: string,
   input: InvitationCreate,
   links: Links
-): Effect.Effect<Invitation, Directory.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer | Recording> =>
+): Effect.Effect<Invitation, DirectoryUseCases.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer | Recording> =>
   Effect.gen(function*() {
     // Stored and audited together; mailed after, outside the transaction.
     const { invitation, token } = yield* AuditLog.recorded(
@@ -122,7 +122,7 @@ export const inviteOrJoin = (
   invitedBy: string,
   input: InvitationCreate,
   links: Links
-): Effect.Effect<Invitation, Directory.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer | Recording> =>
+): Effect.Effect<Invitation, DirectoryUseCases.EmailTaken | StoreError | MailError, InvitationStore | DirectoryStore | Mailer | Recording> =>
   Effect.gen(function*() {
     const pending = yield* (yield* InvitationStore).findPending(tenantId, input.email)
     if (pending === undefined || statusAt(pending, yield* Clock.currentTimeMillis) !== "pending") {
@@ -155,10 +155,10 @@ const storeInvitation = (
   tenantId: TenantId,
   invitedBy: string,
   input: InvitationCreate
-): Effect.Effect<{ readonly invitation: Invitation; readonly token: string; readonly renewed: boolean }, Directory.EmailTaken | StoreError, InvitationStore | DirectoryStore> =>
+): Effect.Effect<{ readonly invitation: Invitation; readonly token: string; readonly renewed: boolean }, DirectoryUseCases.EmailTaken | StoreError, InvitationStore | DirectoryStore> =>
   Effect.gen(function*() {
     if ((yield* (yield* DirectoryStore).findUserBy(tenantId, { email: input.email })) !== undefined) {
-      return yield* new Directory.EmailTaken({ email: input.email })
+      return yield* new DirectoryUseCases.EmailTaken({ email: input.email })
     }
     const store = yield* InvitationStore
     const now = yield* Clock.currentTimeMillis
@@ -248,7 +248,7 @@ export const accept = (
   input: InvitationAccept
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation; readonly token: TenantTokens.Issued },
-  InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
+  InvitationUnknown | InvitationClosed | DirectoryUseCases.EmailTaken | StoreError,
   InvitationStore | DirectoryStore | TenantStore | GrantStore | Recording
 > =>
   Effect.flatMap(Transactor, (transactor) =>
@@ -264,7 +264,7 @@ export const acceptWithoutToken = (
   input: InvitationAccept
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation },
-  InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
+  InvitationUnknown | InvitationClosed | DirectoryUseCases.EmailTaken | StoreError,
   InvitationStore | DirectoryStore | GrantStore | Recording
 > => Effect.flatMap(Transactor, (transactor) => acceptThen(input, () => Effect.succeed({}), transactor))
 
@@ -275,7 +275,7 @@ const acceptThen = <B extends object, R>(
   transactor: Transactor["Service"]
 ): Effect.Effect<
   { readonly user: User; readonly invitation: Invitation } & B,
-  InvitationUnknown | InvitationClosed | Directory.EmailTaken | StoreError,
+  InvitationUnknown | InvitationClosed | DirectoryUseCases.EmailTaken | StoreError,
   InvitationStore | DirectoryStore | GrantStore | AuditLog.AuditStore | EventPublisher | Transactor | R
 > =>
   Effect.gen(function*() {
@@ -287,7 +287,7 @@ const acceptThen = <B extends object, R>(
     if (status !== "pending") return yield* new InvitationClosed({ status })
     return yield* transactor.transaction(Effect.gen(function*() {
       // The user is made by whoever invited them; the acceptance is the new user's.
-      const user = yield* Directory.createUser(invitation.tenant_id, {
+      const user = yield* DirectoryUseCases.createUser(invitation.tenant_id, {
         email: invitation.email,
         name: input.name ?? invitation.name ?? invitation.email.split("@")[0]
       }, AuditLog.actorOf({ userId: invitation.invited_by }))

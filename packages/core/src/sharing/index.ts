@@ -2,8 +2,6 @@
  * Who may see what: grants, invitations, share tokens and shared views, the
  * subjects grants point at, and the one authorization policy.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as Access from "./Access.ts"

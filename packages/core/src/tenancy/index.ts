@@ -2,8 +2,6 @@
  * Tenants, their plans and API tokens, and their workspaces: the boundary
  * every other record lives inside.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as ApiToken from "./ApiToken.ts"
@@ -14,6 +12,6 @@ export * as TenantStore from "./TenantStore.ts"
 export * as Tenants from "./Tenants.ts"
 export * as Workspace from "./Workspace.ts"
 export * as WorkspaceRecords from "./WorkspaceRecords.ts"
-export * as WorkspaceResource from "./WorkspaceResource.ts"
+export * as WorkspaceRecordUseCases from "./WorkspaceRecordUseCases.ts"
 export * as WorkspaceStore from "./WorkspaceStore.ts"
 export * as Workspaces from "./Workspaces.ts"

@@ -10,8 +10,8 @@ import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { DocumentRenderers } from "../exports/DocumentRenderers.ts"
-import * as ExportFormats from "../exports/ExportFormats.ts"
+import { DocumentRenderers } from "./DocumentRenderers.ts"
+import * as ExportFormats from "./ExportFormats.ts"
 import { type Forbidden, NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import {
   type ExportJob,
@@ -22,8 +22,8 @@ import {
   queued,
   singleVisualFormats,
   watermarkedFormats
-} from "../exports/ExportJob.ts"
-import { ExportStore } from "../exports/ExportStore.ts"
+} from "./ExportJob.ts"
+import { ExportStore } from "./ExportStore.ts"
 import * as Grants from "../sharing/Grants.ts"
 import { GrantStore } from "../sharing/GrantStore.ts"
 import type { GrantId } from "../sharing/Grant.ts"

@@ -1,6 +1,6 @@
 /**
  * The list, create, get, update and delete handlers of a workspace resource
- * (the endpoints `WorkspaceResource.group` of `@analytics/api` builds), written
+ * (the endpoints `ResourceEndpoints.group` of `@analytics/api` builds), written
  * once: each admits its caller through the core Policy
  * (`<resource>.<operation>`), runs the resource's use case in core, its errors
  * as problems, and answers the record as the API shows it (a list in its

@@ -20,7 +20,7 @@ import * as Access from "../sharing/Access.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import { DirectoryStore } from "../directory/DirectoryStore.ts"
-import type { DocumentRenderers } from "../exports/DocumentRenderers.ts"
+import type { DocumentRenderers } from "./DocumentRenderers.ts"
 import { type Forbidden, type NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import * as Exports from "./Exports.ts"
 import {
@@ -33,10 +33,10 @@ import {
   type ScheduleCreate,
   type ScheduleUpdate,
   updatedRequest
-} from "../exports/ExportSchedule.ts"
-import { ExportScheduleStore, schedules } from "../exports/ExportScheduleStore.ts"
-import { ExportStore, jobKey } from "../exports/ExportStore.ts"
-import type { ExportJob } from "../exports/ExportJob.ts"
+} from "./ExportSchedule.ts"
+import { ExportScheduleStore, schedules } from "./ExportScheduleStore.ts"
+import { ExportStore, jobKey } from "./ExportStore.ts"
+import type { ExportJob } from "./ExportJob.ts"
 import * as Grants from "../sharing/Grants.ts"
 import type { GrantStore } from "../sharing/GrantStore.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
@@ -50,7 +50,7 @@ import type * as Subjects from "../sharing/Subjects.ts"
 import type { SecurityContext } from "../datasets/SemanticQuery.ts"
 import { Transactor } from "../platform/Transactor.ts"
 import type { WorkspaceId } from "../tenancy/Workspace.ts"
-import * as WorkspaceResource from "../tenancy/WorkspaceResource.ts"
+import * as WorkspaceRecordUseCases from "../tenancy/WorkspaceRecordUseCases.ts"
 import type { WorkspaceStore } from "../tenancy/WorkspaceStore.ts"
 
 /** The schedule does not hold together (a recipient who is no user of the tenant). */
@@ -177,7 +177,7 @@ export const create = (
 ): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services | AuditLog.Recording> =>
   AuditLog.created(member.tenantId, shown, AuditLog.actorOf(member), Effect.gen(function*() {
     const report = yield* Reports.get(member.tenantId, input.report_id)
-    return yield* WorkspaceResource.create(schedules, { tenant_id: member.tenantId, workspace_id: report.workspace_id }, (_, now) =>
+    return yield* WorkspaceRecordUseCases.create(schedules, { tenant_id: member.tenantId, workspace_id: report.workspace_id }, (_, now) =>
       Effect.gen(function*() {
         const base = { cron: input.cron, timezone: input.timezone ?? "UTC", enabled: input.enabled ?? true }
         const fields = {
@@ -202,7 +202,7 @@ export const get = (
   scheduleId: string,
   operation: Policy.MemberOperation = "exportSchedules.get"
 ): Effect.Effect<ExportSchedule, NotFound | StoreError, ExportScheduleStore> =>
-  WorkspaceResource.find(schedules, member.tenantId, scheduleId).pipe(
+  WorkspaceRecordUseCases.find(schedules, member.tenantId, scheduleId).pipe(
     Policy.owned(member, operation, { type: "schedule", id: scheduleId }, (schedule) => schedule.created_by)
   )
 
@@ -212,7 +212,7 @@ export const list = (
   workspaceId: WorkspaceId,
   request: NewestFirstRequest
 ): Effect.Effect<Page<ExportSchedule>, NotFound | StoreError | CursorError | InvalidSort, ExportScheduleStore | WorkspaceStore | CursorCodec> =>
-  WorkspaceResource.list(schedules, member.tenantId, workspaceId, request)
+  WorkspaceRecordUseCases.list(schedules, member.tenantId, workspaceId, request)
 
 /**
  * One page of a schedule's run history, newest first: the jobs its runs
@@ -238,7 +238,7 @@ export const update = (
   change: ScheduleUpdate
 ): Effect.Effect<ExportSchedule, ManageError | Exports.ExportInvalid | ScheduleInvalid, Services | AuditLog.Recording> =>
   AuditLog.updated(member.tenantId, shown, AuditLog.actorOf(member), get(member, scheduleId, "exportSchedules.update"), (found) =>
-  WorkspaceResource.update(schedules, scheduleId, Effect.succeed(found), (current, now) =>
+  WorkspaceRecordUseCases.update(schedules, scheduleId, Effect.succeed(found), (current, now) =>
     Effect.gen(function*() {
       const report = yield* Reports.get(member.tenantId, current.report_id)
       const timing = {
@@ -265,7 +265,7 @@ export const update = (
 /** Deletes a schedule; jobs it queued already run. */
 export const remove = (member: Member, scheduleId: string): Effect.Effect<void, NotFound | StoreError, ExportScheduleStore | AuditLog.Recording> =>
   Effect.asVoid(AuditLog.deleted(member.tenantId, shown, AuditLog.actorOf(member), get(member, scheduleId, "exportSchedules.delete"), () =>
-    WorkspaceResource.remove(schedules, member.tenantId, scheduleId)))
+    WorkspaceRecordUseCases.remove(schedules, member.tenantId, scheduleId)))
 
 /**
  * Queues a run of `schedule`: a job per recipient who is still an active

@@ -8,13 +8,13 @@
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
-import { BlobStore, collect } from "../exports/BlobStore.ts"
+import { BlobStore, collect } from "./BlobStore.ts"
 import { type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { type EventPublisher, publish } from "../webhooks/EventPublisher.ts"
 import * as ExportFiles from "./ExportFiles.ts"
-import { type ExportJob, type Failure, next, type Result } from "../exports/ExportJob.ts"
-import { type Claimed, ExportStore } from "../exports/ExportStore.ts"
-import * as ExportMail from "../exports/ExportMail.ts"
+import { type ExportJob, type Failure, next, type Result } from "./ExportJob.ts"
+import { type Claimed, ExportStore } from "./ExportStore.ts"
+import * as ExportMail from "./ExportMail.ts"
 import * as Metrics from "../platform/Metrics.ts"
 import type { ResultLinks } from "./Exports.ts"
 import { Mailer } from "../platform/Mailer.ts"

@@ -2,10 +2,11 @@
  * Use cases on a tenant's directory: users, groups (teams and executive
  * roles) and memberships, for tenant admins (the HTTP adapter checks the
  * role; these check the rest). Every change is audited in its own
- * transaction, with who made it (`by`) and what it changed:
- * `user.created`, `user.updated`, `user.deprovisioned`, `user.reactivated`,
+ * transaction, with who made it (`by`) and what it changed: `user.created`,
  * `team.*` / `executive_role.*` (`created`, `renamed`, `deleted`,
- * `member_added`, `member_removed`).
+ * `member_added`, `member_removed`). A change of a user (`user.updated`,
+ * `user.deprovisioned`, `user.reactivated`) is provisioning's `UserUpdates`:
+ * a deactivation stops what acts for the user, in domains above this one.
  *
  * @since 0.1.0
  */
@@ -13,15 +14,14 @@ import { Clock, Effect } from "effect"
 import * as AuditLog from "../audit/AuditLog.ts"
 import type { EventPublisher } from "../webhooks/EventPublisher.ts"
 import type { CursorCodec, CursorError } from "../platform/Cursor.ts"
-import * as Deprovisioning from "./Deprovisioning.ts"
-import { DirectoryStore, groupKey, userKey } from "../directory/DirectoryStore.ts"
+import { DirectoryStore, groupKey, userKey } from "./DirectoryStore.ts"
 import { NotFound, orNotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import { uuidv7 } from "../platform/Ids.ts"
 import { type InvalidSort, type NewestFirstRequest, type Page, paginateNewestFirst } from "../platform/Pagination.ts"
-import type { Group, GroupId, GroupInput, GroupKind } from "../directory/Group.ts"
+import type { Group, GroupId, GroupInput, GroupKind } from "./Group.ts"
 import type { TenantId } from "../tenancy/Tenant.ts"
 import { Transactor } from "../platform/Transactor.ts"
-import type { User, UserCreate, UserId, UserUpdate } from "../directory/User.ts"
+import type { User, UserCreate, UserId } from "./User.ts"
 
 /** Another user of the tenant has this e-mail address. */
 export class EmailTaken extends TaggedFailure("EmailTaken")<{
@@ -45,21 +45,19 @@ export class ManagedByIdentityProvider extends TaggedFailure("ManagedByIdentityP
   }
 }
 
-const userNotFound = (userId: string) => new NotFound({ resource: "user", id: userId })
-
 /** What recording a change writes besides the change. */
 export type Recording = AuditLog.AuditStore | EventPublisher | Transactor
 
 /** A user as its audit entries show it. */
 const userDetail = (user: User) => ({ user_id: user.user_id, email: user.email, name: user.name, roles: user.roles, status: user.status })
 
-/** The entry of a change to a user. */
-const userEntry = (action: string, user: User, by: AuditLog.Actor, detail: Record<string, unknown> = userDetail(user)): AuditLog.Recorded => ({
+/** The audit entry of a change to a user: the user as it is now, and what else the change says. */
+export const userEntry = (action: string, user: User, by: AuditLog.Actor, extra: Record<string, unknown> = {}): AuditLog.Recorded => ({
   workspace_id: null,
   action,
   actor: by,
   target: { type: "user", id: user.user_id },
-  detail
+  detail: { ...userDetail(user), ...extra }
 })
 
 /** How a group of each kind is named in the audit log (`team.created`, `executive_role.renamed`). */
@@ -118,41 +116,6 @@ export const listUsers = (
   request: NewestFirstRequest
 ): Effect.Effect<Page<User>, StoreError | CursorError | InvalidSort, DirectoryStore | CursorCodec> =>
   Effect.flatMap(DirectoryStore, (store) => paginateNewestFirst(request, (query) => store.listUsers(tenantId, query), userKey))
-
-/**
- * Changes a user's name, service roles or status. Deprovisioning removes all
- * access from the next request and, in the same transaction, stops what
- * acted for them (`Deprovisioning.stopActingFor`).
- */
-export const updateUser = (
-  tenantId: TenantId,
-  userId: string,
-  change: UserUpdate,
-  by: AuditLog.Actor
-): Effect.Effect<User, NotFound | StoreError, DirectoryStore | Recording | Deprovisioning.Services> =>
-  Effect.flatMap(Transactor, (transactor) =>
-    transactor.transaction(Effect.gen(function*() {
-      const current = yield* getUser(tenantId, userId)
-      const updated: User = {
-        ...current,
-        name: change.name ?? current.name,
-        roles: change.roles ?? current.roles,
-        status: change.status ?? current.status,
-        updated_at: new Date(yield* Clock.currentTimeMillis)
-      }
-      const written = yield* (yield* DirectoryStore).updateUser(updated)
-      // The e-mail does not change here, so only a concurrent delete can make it missing.
-      if (written !== "written") return yield* userNotFound(userId)
-      const deprovisioned = current.status === "active" && updated.status !== "active"
-      if (deprovisioned) yield* Deprovisioning.stopActingFor(tenantId, current.user_id, by)
-      // What changed, each as it was and as it is.
-      const changes = Object.fromEntries((["name", "roles", "status"] as const)
-        .filter((field) => JSON.stringify(current[field]) !== JSON.stringify(updated[field]))
-        .map((field) => [field, { from: current[field], to: updated[field] }]))
-      const action = deprovisioned ? "user.deprovisioned" : current.status !== "active" && updated.status === "active" ? "user.reactivated" : "user.updated"
-      yield* AuditLog.record(tenantId, userEntry(action, updated, by, { ...userDetail(updated), changes }))
-      return updated
-    })))
 
 /** How a group of each kind is named to clients (in errors). */
 const resourceOf = { team: "team", executive_role: "executive role" } as const
