@@ -3,8 +3,6 @@
  * pagination, idempotency, problem codes, the crypto and mail ports,
  * metrics, service secrets, transactions, CSV reading and server paths.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as Crypto from "./Crypto.ts"

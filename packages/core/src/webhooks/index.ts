@@ -2,8 +2,6 @@
  * Outbound events: the event catalogue, webhooks and their secrets, URL and
  * egress checks, signatures, retries, the delivery store and the dispatcher.
  *
- * It imports only from the folders before it in core's index.
- *
  * @since 0.1.0
  */
 export * as DeliveryStore from "./DeliveryStore.ts"
