@@ -1,0 +1,76 @@
+/**
+ * Rows decoded by their schema: a row that does not have its table's shape
+ * (a NULL where a value belongs, jsonb of the wrong form) fails its query
+ * with a `StoreError` naming it, instead of becoming a wrong value.
+ *
+ * @since 0.1.0
+ */
+import { Errors } from "@analytics/core"
+import { Effect, Schema, SchemaTransformation } from "effect"
+import type { SqlError } from "effect/sql/SqlError"
+
+/** A row schema: decodes what the driver returns, needing no services. */
+export type RowSchema = Schema.Decoder<unknown, never>
+
+/** A failed query or an undecodable row, as the store's error for `operation`. */
+const storeError = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>) =>
+  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
+
+/**
+ * How the rows of one schema are read, its decoders built once (not per
+ * query): every row a query returns, or its first; each passed through
+ * `toValue` (the domain value a row stands for) once decoded.
+ */
+export const reader = <S extends RowSchema, A = S["Type"]>(
+  schema: S,
+  toValue: (row: S["Type"]) => A = (row) => row as A
+) => {
+  const decodeRow = Schema.decodeUnknownEffect(schema)
+  const decodeRows = Schema.decodeUnknownEffect(Schema.Array(schema))
+  const decodeOne = (operation: string) => (row: unknown): Effect.Effect<A, Errors.StoreError> =>
+    decodeRow(row).pipe(Effect.map(toValue), storeError(operation))
+  const decodeAll = (operation: string) => (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, Errors.StoreError> =>
+    decodeRows(rows).pipe(Effect.map((decoded) => decoded.map(toValue)), storeError(operation))
+  const decodeFirst = (operation: string) => (rows: ReadonlyArray<unknown>): Effect.Effect<A | undefined, Errors.StoreError> =>
+    rows.length === 0 ? Effect.undefined : decodeOne(operation)(rows[0])
+  return {
+    /** Decodes one row already read. */
+    decodeOne,
+    /** Decodes rows already read (inside a larger effect that keeps its `SqlError`s). */
+    decodeAll,
+    /** Decodes the first of rows already read; `undefined` when there are none. */
+    decodeFirst,
+    /** Every row of a query; a failure of either a `StoreError` naming `operation`. */
+    all: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
+      query.pipe(storeError(operation), Effect.flatMap(decodeAll(operation))),
+    /** The one row of a query that always answers one (none fails too); a failure a `StoreError` naming `operation`. */
+    single: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
+      query.pipe(storeError(operation), Effect.flatMap((rows) => decodeOne(operation)(rows[0]))),
+    /** The first row of a query, `undefined` when none; a failure of either a `StoreError` naming `operation`. */
+    first: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
+      query.pipe(storeError(operation), Effect.flatMap(decodeFirst(operation)))
+  }
+}
+
+/**
+ * A bigint or numeric column: a number, a bigint or its text depending on
+ * the driver; read as a finite number.
+ */
+export const Numeric = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
+  Schema.decodeTo(
+    Schema.Finite,
+    SchemaTransformation.transform({ decode: (value) => Number(value), encode: (value) => value })
+  )
+)
+
+/**
+ * A jsonb column holding what `schema` decodes: parsed by `@effect/sql-pg`
+ * and PGlite alike, but text where a driver leaves it so.
+ */
+export const Jsonb = <S extends RowSchema>(schema: S) => Schema.Union([Schema.fromJsonString(schema), schema])
+
+const purged = reader(Schema.Struct({ purged: Numeric }), (row) => row.purged)
+
+/** The count a purging statement answers (`SELECT count(*) AS purged …`), 0 without a row. */
+export const purgedCount = (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
+  query.pipe(purged.first(operation), Effect.map((count) => count ?? 0))
