@@ -16,6 +16,22 @@ export type RowSchema = Schema.Decoder<unknown, never>
 const storeError = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>) =>
   Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
 
+/** How the rows of one schema are read, each as the value it stands for. */
+export interface Reader<A> {
+  /** Decodes one row already read. */
+  readonly decodeOne: (operation: string) => (row: unknown) => Effect.Effect<A, Errors.StoreError>
+  /** Decodes rows already read (inside a larger effect that keeps its `SqlError`s). */
+  readonly decodeAll: (operation: string) => (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, Errors.StoreError>
+  /** Decodes the first of rows already read; `undefined` when there are none. */
+  readonly decodeFirst: (operation: string) => (rows: ReadonlyArray<unknown>) => Effect.Effect<A | undefined, Errors.StoreError>
+  /** Every row of a query; a failure of either a `StoreError` naming `operation`. */
+  readonly all: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) => Effect.Effect<ReadonlyArray<A>, Errors.StoreError, R>
+  /** The one row of a query that always answers one (none fails too); a failure a `StoreError` naming `operation`. */
+  readonly single: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) => Effect.Effect<A, Errors.StoreError, R>
+  /** The first row of a query, `undefined` when none; a failure a `StoreError` naming `operation`. */
+  readonly first: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) => Effect.Effect<A | undefined, Errors.StoreError, R>
+}
+
 /**
  * How the rows of one schema are read, its decoders built once (not per
  * query): every row a query returns, or its first; each passed through
@@ -24,31 +40,21 @@ const storeError = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlErr
 export const reader = <S extends RowSchema, A = S["Type"]>(
   schema: S,
   toValue: (row: S["Type"]) => A = (row) => row as A
-) => {
+): Reader<A> => {
   const decodeRow = Schema.decodeUnknownEffect(schema)
   const decodeRows = Schema.decodeUnknownEffect(Schema.Array(schema))
-  const decodeOne = (operation: string) => (row: unknown): Effect.Effect<A, Errors.StoreError> =>
-    decodeRow(row).pipe(Effect.map(toValue), storeError(operation))
-  const decodeAll = (operation: string) => (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, Errors.StoreError> =>
+  const decodeOne = (operation: string) => (row: unknown) => decodeRow(row).pipe(Effect.map(toValue), storeError(operation))
+  const decodeAll = (operation: string) => (rows: ReadonlyArray<unknown>) =>
     decodeRows(rows).pipe(Effect.map((decoded) => decoded.map(toValue)), storeError(operation))
-  const decodeFirst = (operation: string) => (rows: ReadonlyArray<unknown>): Effect.Effect<A | undefined, Errors.StoreError> =>
+  const decodeFirst = (operation: string) => (rows: ReadonlyArray<unknown>) =>
     rows.length === 0 ? Effect.undefined : decodeOne(operation)(rows[0])
   return {
-    /** Decodes one row already read. */
     decodeOne,
-    /** Decodes rows already read (inside a larger effect that keeps its `SqlError`s). */
     decodeAll,
-    /** Decodes the first of rows already read; `undefined` when there are none. */
     decodeFirst,
-    /** Every row of a query; a failure of either a `StoreError` naming `operation`. */
-    all: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
-      query.pipe(storeError(operation), Effect.flatMap(decodeAll(operation))),
-    /** The one row of a query that always answers one (none fails too); a failure a `StoreError` naming `operation`. */
-    single: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
-      query.pipe(storeError(operation), Effect.flatMap((rows) => decodeOne(operation)(rows[0]))),
-    /** The first row of a query, `undefined` when none; a failure of either a `StoreError` naming `operation`. */
-    first: (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
-      query.pipe(storeError(operation), Effect.flatMap(decodeFirst(operation)))
+    all: (operation) => (query) => query.pipe(storeError(operation), Effect.flatMap(decodeAll(operation))),
+    single: (operation) => (query) => query.pipe(storeError(operation), Effect.flatMap((rows) => decodeOne(operation)(rows[0]))),
+    first: (operation) => (query) => query.pipe(storeError(operation), Effect.flatMap(decodeFirst(operation)))
   }
 }
 
@@ -68,6 +74,15 @@ export const Numeric = Schema.Union([Schema.Number, Schema.BigInt, Schema.String
  * and PGlite alike, but text where a driver leaves it so.
  */
 export const Jsonb = <S extends RowSchema>(schema: S) => Schema.Union([Schema.fromJsonString(schema), schema])
+
+/**
+ * A jsonb object whose members the row does not check (nested parts of a
+ * record, validated when it was written).
+ */
+export const JsonObject = Jsonb(Schema.Record(Schema.String, Schema.Unknown))
+
+/** A jsonb array whose items the row does not check (as `JsonObject`). */
+export const JsonArray = Jsonb(Schema.Array(Schema.Unknown))
 
 const purged = reader(Schema.Struct({ purged: Numeric }), (row) => row.purged)
 

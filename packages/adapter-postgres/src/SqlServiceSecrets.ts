@@ -3,17 +3,18 @@
  *
  * @since 0.1.0
  */
-import { ServiceSecrets } from "@analytics/core"
-import { Effect } from "effect"
+import { Errors, ServiceSecrets } from "@analytics/core"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { failAs } from "./StoreErrors.ts"
+import * as Rows from "./Rows.ts"
+
+const secrets = Rows.reader(Schema.Struct({ value: Schema.String }), (row) => row.value)
 
 /** ServiceSecrets on SQL: the first instance to store a secret wins, the others read it. */
 export const make: Effect.Effect<ServiceSecrets.ServiceSecrets["Service"], never, SqlClient.SqlClient> =
   Effect.map(SqlClient.SqlClient, (sql) => {
     const read = (name: string) =>
-      Effect.map(sql<{ readonly value: string }>`SELECT value FROM service_secrets WHERE name = ${name}`, ([row]) =>
-        row?.value)
+      sql`SELECT value FROM service_secrets WHERE name = ${name}`.pipe(secrets.first("ServiceSecrets.getOrCreate"))
     return ServiceSecrets.ServiceSecrets.of({
       getOrCreate: (name, generate) =>
         Effect.gen(function*() {
@@ -27,6 +28,7 @@ export const make: Effect.Effect<ServiceSecrets.ServiceSecrets["Service"], never
           const winner = yield* read(name)
           if (winner !== undefined) return winner
           return yield* Effect.die(new Error(`The service secret ${name} vanished while being created`))
-        }).pipe(failAs("ServiceSecrets.getOrCreate"))
+        }).pipe(Effect.catchTag("SqlError", (cause) =>
+          Effect.fail(new Errors.StoreError({ operation: "ServiceSecrets.getOrCreate", cause }))))
     })
   })
