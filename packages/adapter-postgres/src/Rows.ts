@@ -84,8 +84,8 @@ export const JsonObject = Jsonb(Schema.Record(Schema.String, Schema.Unknown))
 /** A jsonb array whose items the row does not check (as `JsonObject`). */
 export const JsonArray = Jsonb(Schema.Array(Schema.Unknown))
 
-const purged = reader(Schema.Struct({ purged: Numeric }), (row) => row.purged)
+const counts = reader(Schema.Struct({ count: Numeric }), (row) => row.count)
 
-/** The count a purging statement answers (`SELECT count(*) AS purged …`), 0 without a row. */
-export const purgedCount = (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
-  query.pipe(purged.first(operation), Effect.map((count) => count ?? 0))
+/** The number a counting statement answers (`SELECT count(*) AS count …`), 0 without a row. */
+export const count = (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
+  query.pipe(counts.first(operation), Effect.map((n) => n ?? 0))

@@ -37,8 +37,6 @@ const toComment = ({ author_id, author_type, ...row }: typeof CommentRow.Type): 
   author: { type: author_type, id: author_id }
 })
 
-const replyCounts = Rows.reader(Schema.Struct({ count: Rows.Numeric }), (row) => row.count)
-
 const toRow = ({ author, ...comment }: Comment.Comment) => ({ ...comment, author_type: author.type, author_id: author.id })
 
 /** The CommentStore over the `SqlClient` in context. */
@@ -77,8 +75,7 @@ export const make = Effect.map(
         if (!isId(tenantId) || !isId(commentId)) return Effect.succeed(0)
         return sql`SELECT count(*) AS count FROM comments
           WHERE tenant_id = ${tenantId} AND parent_id = ${commentId}`.pipe(
-          replyCounts.first(operation("countReplies")),
-          Effect.map((count) => count ?? 0)
+          Rows.count(operation("countReplies"))
         )
       }
     })

@@ -148,8 +148,8 @@ export const make: Effect.Effect<Idempotency.IdempotencyStore["Service"], never,
       purgeExpired: (before) =>
         sql`WITH purged AS (
             DELETE FROM idempotency_keys WHERE created_at < ${before} RETURNING 1
-          ) SELECT count(*) AS purged FROM purged`.pipe(
-          Rows.purgedCount("IdempotencyStore.purgeExpired")
+          ) SELECT count(*) AS count FROM purged`.pipe(
+          Rows.count("IdempotencyStore.purgeExpired")
         )
     })
   })

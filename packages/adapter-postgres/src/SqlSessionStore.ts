@@ -106,8 +106,8 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
           DELETE FROM sessions WHERE expires_at < ${before} OR ended_at < ${before} RETURNING 1
         ), l AS (
           DELETE FROM sign_in_links WHERE expires_at < ${before} RETURNING 1
-        ) SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM l) AS purged`.pipe(
-        Rows.purgedCount("SessionStore.purgeExpired")
+        ) SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM l) AS count`.pipe(
+        Rows.count("SessionStore.purgeExpired")
       )
   })
 })
