@@ -89,3 +89,9 @@ const counts = reader(Schema.Struct({ count: Numeric }), (row) => row.count)
 /** The number a counting statement answers (`SELECT count(*) AS count …`), 0 without a row. */
 export const count = (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
   query.pipe(counts.first(operation), Effect.map((n) => n ?? 0))
+
+const earliestRows = reader(Schema.Struct({ due: Schema.NullOr(Schema.Date) }), (row) => row.due ?? undefined)
+
+/** The instant a `SELECT min(…) AS due …` answers; `undefined` when nothing is due. */
+export const earliest = (operation: string) => <R>(query: Effect.Effect<ReadonlyArray<unknown>, SqlError, R>) =>
+  query.pipe(earliestRows.first(operation))

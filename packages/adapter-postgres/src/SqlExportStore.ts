@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { AuditLog, ExportJob, ExportStore, Errors, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
+import { AuditLog, ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
 import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Rows from "./Rows.ts"
@@ -61,7 +61,6 @@ const jobs = Rows.reader(JobRow, ({ lease: _, lease_until: __, requested_by_id, 
 
 const runningCounts = Rows.reader(Schema.Struct({ workspace_id: Schema.String, n: Schema.Number }))
 const depths = Rows.reader(Schema.Struct({ status: Schema.String, n: Schema.Number }))
-const nextDue = Rows.reader(Schema.Struct({ due: Schema.NullOr(Schema.Date) }), (row) => row.due ?? undefined)
 
 /** The request asked, and the locked filters kept beside it. */
 const requestOf = ({ locked, ...request }: StoredRequest): Pick<ExportJob.ExportJob, "request" | "locked"> =>
@@ -139,7 +138,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
           claimed.push({ job: next, lease })
         }
         return claimed
-      })).pipe(Effect.catchTag("SqlError", (cause) => Effect.fail(new Errors.StoreError({ operation: "ExportStore.claim", cause })))),
+      })).pipe(failAs("ExportStore.claim")),
     save: (claimed, job, leaseUntil) =>
       !isId(claimed.lease) ? Effect.succeed(false) : sql`UPDATE export_jobs SET ${
         sql.update({
@@ -160,7 +159,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
         WHERE tenant_id = ${tenantId} AND job_id = ${jobId} RETURNING *`.pipe(jobs.first("ExportStore.cancel"))
     },
     nextDue: sql`SELECT min(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) AS due
-      FROM export_jobs WHERE status IN ('queued', 'running')`.pipe(nextDue.first("ExportStore.nextDue")),
+      FROM export_jobs WHERE status IN ('queued', 'running')`.pipe(Rows.earliest("ExportStore.nextDue")),
     depth: sql`SELECT status, count(*)::int AS n
       FROM export_jobs WHERE status IN ('queued', 'running') GROUP BY status`.pipe(
       depths.all("ExportStore.depth"),

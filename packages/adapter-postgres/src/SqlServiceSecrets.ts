@@ -3,10 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Errors, ServiceSecrets } from "@analytics/core"
+import { ServiceSecrets } from "@analytics/core"
 import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Rows from "./Rows.ts"
+import { failAs } from "./StoreErrors.ts"
 
 const secrets = Rows.reader(Schema.Struct({ value: Schema.String }), (row) => row.value)
 
@@ -28,7 +29,6 @@ export const make: Effect.Effect<ServiceSecrets.ServiceSecrets["Service"], never
           const winner = yield* read(name)
           if (winner !== undefined) return winner
           return yield* Effect.die(new Error(`The service secret ${name} vanished while being created`))
-        }).pipe(Effect.catchTag("SqlError", (cause) =>
-          Effect.fail(new Errors.StoreError({ operation: "ServiceSecrets.getOrCreate", cause }))))
+        }).pipe(failAs("ServiceSecrets.getOrCreate"))
     })
   })
