@@ -1,4 +1,4 @@
-import { TenantStore, WorkspaceStore } from "@analytics/core"
+import { DatasetStore, DeliveryStore, TenantStore, WorkspaceStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -6,8 +6,12 @@ import { SqlStores } from "../src/index.ts"
 
 const tenantId = "00000000-0000-4000-8000-000000000001"
 const workspaceId = "00000000-0000-4000-8000-000000000002"
+const datasetId = "00000000-0000-4000-8000-000000000003"
+const webhookId = "00000000-0000-4000-8000-000000000004"
+const badAttemptsId = "00000000-0000-4000-8000-000000000005"
+const badBodyId = "00000000-0000-4000-8000-000000000006"
 
-/** The failure of `effect`, which must be a StoreError naming `operation`. */
+/** The failure of `effect`, which must be a StoreError naming `operation` (not a value, nor a defect). */
 const storeErrorOf = <A, E>(effect: Effect.Effect<A, E>, operation: string) =>
   Effect.gen(function*() {
     const error = yield* Effect.flip(effect)
@@ -21,14 +25,29 @@ describe("rows of the wrong shape", () => {
       const sql = yield* SqlClient.SqlClient
       const workspaces = yield* WorkspaceStore.WorkspaceStore
       const tenants = yield* TenantStore.TenantStore
-      // Rows no store writes: constraints relaxed to let raw SQL put them in.
+      const datasets = yield* DatasetStore.DatasetStore
+      const deliveries = yield* DeliveryStore.DeliveryStore
+      // Rows no store writes, put in by raw SQL (a constraint relaxed for the NULL).
       yield* sql`INSERT INTO tenants (tenant_id, name, plan, limits, created_at)
         VALUES (${tenantId}, 't', 'custom', '{"burst": "many"}'::jsonb, now())`
       yield* sql`ALTER TABLE workspaces ALTER COLUMN name DROP NOT NULL`
       yield* sql`INSERT INTO workspaces (workspace_id, tenant_id, name, description, created_at)
         VALUES (${workspaceId}, ${tenantId}, NULL, NULL, now())`
+      yield* sql`INSERT INTO datasets (dataset_id, tenant_id, workspace_id, name, source, model, columns, created_at, updated_at)
+        VALUES (${datasetId}, ${tenantId}, ${workspaceId}, 'd', '{"type": "upload"}'::jsonb, '{}'::jsonb,
+          '"not columns"'::jsonb, now(), now())`
+      yield* sql`INSERT INTO webhooks (webhook_id, tenant_id, url, events, enabled, owner_user_id, secret, created_at, updated_at)
+        VALUES (${webhookId}, ${tenantId}, 'https://example.com', '{}', true, 'u', 's', now(), now())`
+      yield* sql`INSERT INTO webhook_deliveries (delivery_id, tenant_id, webhook_id, event_type, body, status, attempts,
+          created_at, updated_at)
+        VALUES (${badAttemptsId}, ${tenantId}, ${webhookId}, 'e', '{}', 'failed',
+          '[{"attempted_at": "not a time", "status_code": null, "latency_ms": 1, "error": "x"}]'::jsonb, now(), now()),
+          (${badBodyId}, ${tenantId}, ${webhookId}, 'e', 'not json', 'failed', '[]'::jsonb, now(), now())`
 
       yield* storeErrorOf(workspaces.find(tenantId as never, workspaceId as never), "WorkspaceStore.find")
       yield* storeErrorOf(tenants.findTenant(tenantId as never), "TenantStore.findTenant")
+      yield* storeErrorOf(datasets.find(tenantId as never, datasetId as never), "DatasetStore.find")
+      yield* storeErrorOf(deliveries.find(tenantId, webhookId, badAttemptsId), "DeliveryStore.find")
+      yield* storeErrorOf(deliveries.find(tenantId, webhookId, badBodyId), "DeliveryStore.find")
     }).pipe(Effect.provide(Layer.orDie(SqlStores.layerPglite())), Effect.scoped), 60_000)
 })
