@@ -51,7 +51,7 @@ export const make = Effect.map(
     // A comment stays on its report and in its thread.
     kept: ["report_id", "parent_id"]
   }),
-  ({ methods, operation, records, sql }) =>
+  ({ methods, operation, rows, sql }) =>
     CommentStore.CommentStore.of({
       ...methods,
       list: (tenantId, reportId, filter, query) => {
@@ -68,7 +68,7 @@ export const make = Effect.map(
         return sql`SELECT * FROM comments
           WHERE tenant_id = ${tenantId} AND report_id = ${reportId} AND created_at <= ${query.createdAtOrBefore} ${visual} ${afterClause}
           ORDER BY created_at ${sql.literal(desc ? "DESC" : "ASC")}, comment_id ASC LIMIT ${query.take}`.pipe(
-          records.all(operation("list"))
+          rows.all(operation("list"))
         )
       },
       countReplies: (tenantId, commentId) => {

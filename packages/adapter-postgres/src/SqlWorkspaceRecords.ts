@@ -57,13 +57,13 @@ export const tenantRecords = <A extends { readonly tenant_id: string }, Id exten
     const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
     const operation = (name: string) => `${spec.name}.${name}`
     const toRow = rowWriter(spec)
-    const records = Rows.reader(spec.row, spec.fromRow ?? ((row) => row as unknown as A))
+    const rows = Rows.reader(spec.row, spec.fromRow ?? ((row) => row as unknown as A))
     const methods: WorkspaceRecords.TenantRecords<A, Id> = {
       insert: (record) => sql`INSERT INTO ${table} ${sql.insert(toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
       find: (tenantId, recordId) => {
         if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(undefined)
         return sql`SELECT * FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId}`.pipe(
-          records.first(operation("find"))
+          rows.first(operation("find"))
         )
       },
       update: (record) => {
@@ -86,13 +86,13 @@ export const tenantRecords = <A extends { readonly tenant_id: string }, Id exten
     }
     /** The records a condition selects, oldest first (the stores' own queries across workspaces). */
     const where = (name: string, condition: Statement.Fragment) =>
-      sql`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(records.all(operation(name)))
-    return { sql, fail, operation, records, where, methods }
+      sql`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(rows.all(operation(name)))
+    return { sql, fail, operation, rows, where, methods }
   })
 
 /** The workspace-record methods of one table (tenant records, listed per workspace), with what `tenantRecords` gives. */
 export const make = <A extends { readonly tenant_id: string }, Id extends string, S extends Rows.RowSchema>(spec: Spec<A, S>) =>
-  Effect.map(tenantRecords<A, Id, S>(spec), ({ operation, records: rows, sql, where, methods }) => {
+  Effect.map(tenantRecords<A, Id, S>(spec), ({ operation, rows, sql, where, methods }) => {
     const records: WorkspaceRecords.WorkspaceRecords<A, Id> = {
       ...methods,
       list: (tenantId, workspaceId, query) => {

@@ -1,15 +1,15 @@
-import { DatasetStore, DeliveryStore, TenantStore, WorkspaceStore } from "@analytics/core"
+import { type Dataset, DatasetStore, DeliveryStore, type Tenant, TenantStore, type Webhook, type Workspace, WorkspaceStore } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { SqlStores } from "../src/index.ts"
 
-const tenantId = "00000000-0000-4000-8000-000000000001"
-const workspaceId = "00000000-0000-4000-8000-000000000002"
-const datasetId = "00000000-0000-4000-8000-000000000003"
-const webhookId = "00000000-0000-4000-8000-000000000004"
-const badAttemptsId = "00000000-0000-4000-8000-000000000005"
-const badBodyId = "00000000-0000-4000-8000-000000000006"
+const tenantId = "00000000-0000-4000-8000-000000000001" as Tenant.TenantId
+const workspaceId = "00000000-0000-4000-8000-000000000002" as Workspace.WorkspaceId
+const datasetId = "00000000-0000-4000-8000-000000000003" as Dataset.DatasetId
+const webhookId = "00000000-0000-4000-8000-000000000004" as Webhook.WebhookId
+const badAttemptsId = "00000000-0000-4000-8000-000000000005" as Webhook.DeliveryId
+const badBodyId = "00000000-0000-4000-8000-000000000006" as Webhook.DeliveryId
 
 /** The failure of `effect`, which must be a StoreError naming `operation` (not a value, nor a defect). */
 const storeErrorOf = <A, E>(effect: Effect.Effect<A, E>, operation: string) =>
@@ -44,9 +44,9 @@ describe("rows of the wrong shape", () => {
           '[{"attempted_at": "not a time", "status_code": null, "latency_ms": 1, "error": "x"}]'::jsonb, now(), now()),
           (${badBodyId}, ${tenantId}, ${webhookId}, 'e', 'not json', 'failed', '[]'::jsonb, now(), now())`
 
-      yield* storeErrorOf(workspaces.find(tenantId as never, workspaceId as never), "WorkspaceStore.find")
-      yield* storeErrorOf(tenants.findTenant(tenantId as never), "TenantStore.findTenant")
-      yield* storeErrorOf(datasets.find(tenantId as never, datasetId as never), "DatasetStore.find")
+      yield* storeErrorOf(workspaces.find(tenantId, workspaceId), "WorkspaceStore.find")
+      yield* storeErrorOf(tenants.findTenant(tenantId), "TenantStore.findTenant")
+      yield* storeErrorOf(datasets.find(tenantId, datasetId), "DatasetStore.find")
       yield* storeErrorOf(deliveries.find(tenantId, webhookId, badAttemptsId), "DeliveryStore.find")
       yield* storeErrorOf(deliveries.find(tenantId, webhookId, badBodyId), "DeliveryStore.find")
     }).pipe(Effect.provide(Layer.orDie(SqlStores.layerPglite())), Effect.scoped), 60_000)
