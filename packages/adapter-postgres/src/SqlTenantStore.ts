@@ -19,7 +19,7 @@ const TenantRow = Schema.Struct({
   created_at: Schema.Date
 })
 
-// Rows were validated on the way in: only their shape is checked again.
+// Rows were validated on the way in; read back, their shape is checked (and the plan and the limits, which are small).
 const tenants = Rows.reader(TenantRow, ({ limits, ...row }) =>
   new Tenant.Tenant({
     ...row,

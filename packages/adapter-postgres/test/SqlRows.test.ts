@@ -19,6 +19,7 @@ const storeErrorOf = <A, E>(effect: Effect.Effect<A, E>, operation: string) =>
     assert.strictEqual((error as { readonly operation?: string }).operation, operation)
   })
 
+// On an in-memory PGlite, where raw SQL can put in rows no store writes.
 describe("rows of the wrong shape", () => {
   it.effect("fail their query with a StoreError naming it, not a wrong value", () =>
     Effect.gen(function*() {
