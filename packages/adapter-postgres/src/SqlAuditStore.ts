@@ -5,25 +5,26 @@
  * @since 0.1.0
  */
 import { AuditLog, type Tenant } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface EntryRow {
-  readonly entry_id: string
-  readonly tenant_id: string
-  readonly workspace_id: string | null
-  readonly action: string
-  readonly actor_type: AuditLog.Actor["type"]
-  readonly actor_id: string
-  readonly target_type: string
-  readonly target_id: string
-  readonly detail: Record<string, unknown>
-  readonly created_at: Date
-}
+const EntryRow = Schema.Struct({
+  entry_id: Schema.String,
+  tenant_id: Schema.String,
+  workspace_id: Schema.NullOr(Schema.String),
+  action: Schema.String,
+  actor_type: AuditLog.Actor.fields.type,
+  actor_id: Schema.String,
+  target_type: Schema.String,
+  target_id: Schema.String,
+  detail: Rows.Jsonb(Schema.Record(Schema.String, Schema.Unknown)),
+  created_at: Schema.Date
+})
 
-const toEntry = (row: EntryRow): AuditLog.AuditEntry => ({
+const entries = Rows.reader(EntryRow, (row): AuditLog.AuditEntry => ({
   entry_id: row.entry_id,
   tenant_id: row.tenant_id as Tenant.TenantId,
   workspace_id: row.workspace_id,
@@ -32,7 +33,7 @@ const toEntry = (row: EntryRow): AuditLog.AuditEntry => ({
   target: { type: row.target_type, id: row.target_id },
   detail: row.detail,
   created_at: row.created_at
-})
+}))
 
 /** The audit log over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) =>
@@ -53,10 +54,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
         ...(filter.since === undefined ? [] : [sql`created_at >= ${filter.since}`]),
         ...(filter.before === undefined ? [] : [sql`created_at < ${filter.before}`])
       ]
-      return sql<EntryRow>`SELECT * FROM audit_log WHERE ${sql.and(conditions)} ${afterNewestFirst(sql, query, "entry_id")}
-        ORDER BY created_at DESC, entry_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toEntry)),
-        failAs("AuditStore.list")
-      )
+      return sql`SELECT * FROM audit_log WHERE ${sql.and(conditions)} ${afterNewestFirst(sql, query, "entry_id")}
+        ORDER BY created_at DESC, entry_id ASC LIMIT ${query.take}`.pipe(entries.all("AuditStore.list"))
     }
   }))

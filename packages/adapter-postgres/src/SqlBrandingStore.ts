@@ -4,16 +4,18 @@
  * @since 0.1.0
  */
 import { TenantBranding } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface BrandingRow {
-  readonly name: string | null
-  readonly logo: string | null
-  readonly accent_color: string | null
-  readonly updated_at: Date | null
-}
+// Its values were validated on the way in: only the row's shape is checked again.
+const brandings = Rows.reader(Schema.Struct({
+  name: Schema.NullOr(Schema.String),
+  logo: Schema.NullOr(Schema.String),
+  accent_color: Schema.NullOr(Schema.String),
+  updated_at: Schema.NullOr(Schema.Date)
+}), (row): TenantBranding.Branding => row)
 
 /** Each tenant's branding: one row per tenant that set any. */
 export const make: Effect.Effect<TenantBranding.BrandingStore["Service"], never, SqlClient.SqlClient> = Effect.gen(function*() {
@@ -21,10 +23,8 @@ export const make: Effect.Effect<TenantBranding.BrandingStore["Service"], never,
   return TenantBranding.BrandingStore.of({
     find: (tenantId) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
-      // Validated on the way in.
-      return sql<BrandingRow>`SELECT name, logo, accent_color, updated_at FROM tenant_branding WHERE tenant_id = ${tenantId}`.pipe(
-        Effect.map((rows) => rows[0] as TenantBranding.Branding | undefined),
-        failAs("BrandingStore.find")
+      return sql`SELECT name, logo, accent_color, updated_at FROM tenant_branding WHERE tenant_id = ${tenantId}`.pipe(
+        brandings.first("BrandingStore.find")
       )
     },
     save: (tenantId, b) =>

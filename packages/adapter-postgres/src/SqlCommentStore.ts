@@ -4,29 +4,30 @@
  *
  * @since 0.1.0
  */
-import { type AuditLog, type Comment, CommentStore, type Report, type Tenant, type Workspace } from "@analytics/core"
-import { Effect } from "effect"
+import { AuditLog, type Comment, CommentStore, type Report, type Tenant, type Workspace } from "@analytics/core"
+import { Effect, Schema } from "effect"
+import * as Rows from "./Rows.ts"
 import { isId } from "./StoreErrors.ts"
 import { tenantRecords } from "./SqlWorkspaceRecords.ts"
 
-interface CommentRow {
-  readonly comment_id: string
-  readonly tenant_id: string
-  readonly workspace_id: string
-  readonly report_id: string
-  readonly visual_id: string | null
-  readonly parent_id: string | null
-  readonly author_type: AuditLog.Actor["type"]
-  readonly author_id: string
-  readonly text: string
-  readonly deleted: boolean
-  readonly edited_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const CommentRow = Schema.Struct({
+  comment_id: Schema.String,
+  tenant_id: Schema.String,
+  workspace_id: Schema.String,
+  report_id: Schema.String,
+  visual_id: Schema.NullOr(Schema.String),
+  parent_id: Schema.NullOr(Schema.String),
+  author_type: AuditLog.Actor.fields.type,
+  author_id: Schema.String,
+  text: Schema.String,
+  deleted: Schema.Boolean,
+  edited_at: Schema.NullOr(Schema.Date),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
 
-// Rows were validated on the way in.
-const toComment = ({ author_id, author_type, ...row }: CommentRow): Comment.Comment => ({
+// The row has the comment's shape; its values were validated on the way in.
+const toComment = ({ author_id, author_type, ...row }: typeof CommentRow.Type): Comment.Comment => ({
   ...row,
   comment_id: row.comment_id as Comment.CommentId,
   tenant_id: row.tenant_id as Tenant.TenantId,
@@ -40,16 +41,17 @@ const toRow = ({ author, ...comment }: Comment.Comment) => ({ ...comment, author
 
 /** The CommentStore over the `SqlClient` in context. */
 export const make = Effect.map(
-  tenantRecords<Comment.Comment, Comment.CommentId>({
+  tenantRecords<Comment.Comment, Comment.CommentId, typeof CommentRow>({
     table: "comments",
     id: "comment_id",
     name: "CommentStore",
+    row: CommentRow,
     toRow,
-    fromRow: (row) => toComment(row as unknown as CommentRow),
+    fromRow: toComment,
     // A comment stays on its report and in its thread.
     kept: ["report_id", "parent_id"]
   }),
-  ({ fail, methods, sql }) =>
+  ({ methods, operation, rows, sql }) =>
     CommentStore.CommentStore.of({
       ...methods,
       list: (tenantId, reportId, filter, query) => {
@@ -63,19 +65,17 @@ export const make = Effect.map(
             AND (created_at ${sql.literal(desc ? "<" : ">")} ${at} OR (created_at = ${at} AND comment_id > ${after.id}))`
         })()
         const visual = filter.visualId === undefined ? sql.literal("") : sql`AND visual_id = ${filter.visualId}`
-        return sql<CommentRow>`SELECT * FROM comments
+        return sql`SELECT * FROM comments
           WHERE tenant_id = ${tenantId} AND report_id = ${reportId} AND created_at <= ${query.createdAtOrBefore} ${visual} ${afterClause}
           ORDER BY created_at ${sql.literal(desc ? "DESC" : "ASC")}, comment_id ASC LIMIT ${query.take}`.pipe(
-          Effect.map((rows) => rows.map(toComment)),
-          fail("list")
+          rows.all(operation("list"))
         )
       },
       countReplies: (tenantId, commentId) => {
         if (!isId(tenantId) || !isId(commentId)) return Effect.succeed(0)
-        return sql<{ readonly count: number | string }>`SELECT count(*) AS count FROM comments
+        return sql`SELECT count(*) AS count FROM comments
           WHERE tenant_id = ${tenantId} AND parent_id = ${commentId}`.pipe(
-          Effect.map(([row]) => Number(row?.count ?? 0)),
-          fail("countReplies")
+          Rows.count(operation("countReplies"))
         )
       }
     })

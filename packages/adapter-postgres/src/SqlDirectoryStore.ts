@@ -5,27 +5,28 @@
  *
  * @since 0.1.0
  */
-import { DirectoryStore, type Group, type Tenant, type User } from "@analytics/core"
-import { Effect } from "effect"
+import { DirectoryStore, Group, type Tenant, User } from "@analytics/core"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface UserRow {
-  readonly user_id: string
-  readonly tenant_id: string
-  readonly email: string
-  readonly name: string
-  readonly status: User.UserStatus
-  readonly roles: ReadonlyArray<User.ServiceRole>
-  readonly external_id: string | null
-  readonly user_name: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const UserRow = Schema.Struct({
+  user_id: Schema.String,
+  tenant_id: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  status: User.UserStatus,
+  roles: Schema.Array(User.ServiceRole),
+  external_id: Schema.NullOr(Schema.String),
+  user_name: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
 
-const toUser = (row: UserRow): User.User => ({
+const users = Rows.reader(UserRow, (row): User.User => ({
   user_id: row.user_id as User.UserId,
   tenant_id: row.tenant_id as Tenant.TenantId,
   email: row.email,
@@ -36,24 +37,28 @@ const toUser = (row: UserRow): User.User => ({
   user_name: row.user_name,
   created_at: row.created_at,
   updated_at: row.updated_at
+}))
+
+const GroupKind = Schema.Literals(["team", "executive_role"])
+
+const GroupRow = Schema.Struct({
+  group_id: Schema.String,
+  tenant_id: Schema.String,
+  kind: GroupKind,
+  name: Schema.String,
+  source: Group.GroupSource,
+  external_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
 })
 
-interface GroupRow {
-  readonly group_id: string
-  readonly tenant_id: string
-  readonly kind: Group.GroupKind
-  readonly name: string
-  readonly source: Group.GroupSource
-  readonly external_id: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-const toGroup = (row: GroupRow): Group.Group => ({
+const groups = Rows.reader(GroupRow, (row): Group.Group => ({
   ...row,
   group_id: row.group_id as Group.GroupId,
   tenant_id: row.tenant_id as Tenant.TenantId
-})
+}))
+
+const memberships = Rows.reader(Schema.Struct({ group_id: Schema.String, kind: GroupKind }))
 
 /** The DirectoryStore over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
@@ -74,85 +79,76 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       ),
     findUser: (tenantId, userId) => {
       if (!isId(tenantId) || !isId(userId)) return Effect.succeed(undefined)
-      return sql<UserRow>`SELECT ${userColumns} FROM users u WHERE u.tenant_id = ${tenantId} AND u.user_id = ${userId}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toUser(row)),
-        failAs("DirectoryStore.findUser")
+      return sql`SELECT ${userColumns} FROM users u WHERE u.tenant_id = ${tenantId} AND u.user_id = ${userId}`.pipe(
+        users.first("DirectoryStore.findUser")
       )
     },
     findActiveUsersByEmail: (email) =>
-      sql<UserRow>`SELECT ${userColumns} FROM users u WHERE u.email = ${email} AND u.status = 'active'
+      sql`SELECT ${userColumns} FROM users u WHERE u.email = ${email} AND u.status = 'active'
         ORDER BY u.created_at, u.user_id`.pipe(
-        Effect.map((rows) => rows.map(toUser)),
-        failAs("DirectoryStore.findActiveUsersByEmail")
+        users.all("DirectoryStore.findActiveUsersByEmail")
       ),
     findUserBy: (tenantId, by) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
       const condition = "email" in by ? sql`u.email = ${by.email}`
         : "userName" in by ? sql`lower(u.user_name) = lower(${by.userName})`
         : sql`u.external_id = ${by.externalId}`
-      return sql<UserRow>`SELECT ${userColumns} FROM users u WHERE u.tenant_id = ${tenantId} AND ${condition}
+      return sql`SELECT ${userColumns} FROM users u WHERE u.tenant_id = ${tenantId} AND ${condition}
         ORDER BY u.created_at, u.user_id LIMIT 1`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toUser(row)),
-        failAs("DirectoryStore.findUserBy")
+        users.first("DirectoryStore.findUserBy")
       )
     },
     listUsers: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      return sql<UserRow>`SELECT ${userColumns} FROM users u
+      return sql`SELECT ${userColumns} FROM users u
         WHERE u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "user_id", "u")}
         ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toUser)),
-        failAs("DirectoryStore.listUsers")
+        users.all("DirectoryStore.listUsers")
       )
     },
     // strpos, not LIKE: the text is matched as it is, `%` and `_` included. A tenant's rows are scanned
     // (through its index): a picker's search, bounded by `take`.
     searchUsers: (tenantId, text, take) => {
       if (!isId(tenantId) || text === "") return Effect.succeed([])
-      return sql<UserRow>`SELECT ${userColumns} FROM users u
+      return sql`SELECT ${userColumns} FROM users u
         WHERE u.tenant_id = ${tenantId} AND u.status = 'active'
           AND (strpos(lower(u.name), ${text}) > 0 OR strpos(lower(u.email), ${text}) > 0)
         ORDER BY CASE WHEN strpos(lower(u.name), ${text}) = 1 OR strpos(lower(u.email), ${text}) = 1 THEN 0 ELSE 1 END,
           lower(u.name) COLLATE "C", u.user_id
         LIMIT ${take}`.pipe(
-        Effect.map((rows) => rows.map(toUser)),
-        failAs("DirectoryStore.searchUsers")
+        users.all("DirectoryStore.searchUsers")
       )
     },
     searchGroups: (tenantId, text, take) => {
       if (!isId(tenantId) || text === "") return Effect.succeed([])
-      return sql<GroupRow>`SELECT ${groupColumns} FROM groups
+      return sql`SELECT ${groupColumns} FROM groups
         WHERE tenant_id = ${tenantId} AND strpos(lower(name), ${text}) > 0
         ORDER BY CASE WHEN strpos(lower(name), ${text}) = 1 THEN 0 ELSE 1 END, lower(name) COLLATE "C", group_id
         LIMIT ${take}`.pipe(
-        Effect.map((rows) => rows.map(toGroup)),
-        failAs("DirectoryStore.searchGroups")
+        groups.all("DirectoryStore.searchGroups")
       )
     },
     countUsers: (tenantId) => {
       if (!isId(tenantId)) return Effect.succeed(0)
-      return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM users WHERE tenant_id = ${tenantId}`.pipe(
-        Effect.map(([row]) => Number(row?.n ?? 0)),
-        failAs("DirectoryStore.countUsers")
+      return sql`SELECT count(*) AS count FROM users WHERE tenant_id = ${tenantId}`.pipe(
+        Rows.count("DirectoryStore.countUsers")
       )
     },
     // As `DirectoryStore.scimManages`: made over SCIM (a user name), no admin.
     listScimUsers: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      return sql<UserRow>`SELECT ${userColumns} FROM users u
+      return sql`SELECT ${userColumns} FROM users u
         WHERE u.tenant_id = ${tenantId} AND u.user_name IS NOT NULL AND NOT ('admin' = ANY (u.roles))
           AND u.created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "user_id", "u")}
         ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toUser)),
-        failAs("DirectoryStore.listScimUsers")
+        users.all("DirectoryStore.listScimUsers")
       )
     },
     countScimUsers: (tenantId) => {
       if (!isId(tenantId)) return Effect.succeed(0)
-      return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM users
+      return sql`SELECT count(*) AS count FROM users
         WHERE tenant_id = ${tenantId} AND user_name IS NOT NULL AND NOT ('admin' = ANY (roles))`.pipe(
-        Effect.map(([row]) => Number(row?.n ?? 0)),
-        failAs("DirectoryStore.countScimUsers")
+        Rows.count("DirectoryStore.countScimUsers")
       )
     },
     updateUser: (user) => {
@@ -174,37 +170,33 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       ),
     findGroup: (tenantId, kind, groupId) => {
       if (!isId(tenantId) || !isId(groupId)) return Effect.succeed(undefined)
-      return sql<GroupRow>`SELECT ${groupColumns} FROM groups g
+      return sql`SELECT ${groupColumns} FROM groups g
         WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind} AND g.group_id = ${groupId}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toGroup(row)),
-        failAs("DirectoryStore.findGroup")
+        groups.first("DirectoryStore.findGroup")
       )
     },
     listGroups: (tenantId, kind, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      return sql<GroupRow>`SELECT ${groupColumns} FROM groups g
+      return sql`SELECT ${groupColumns} FROM groups g
         WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind} AND g.created_at <= ${query.createdAtOrBefore}
           ${afterNewestFirst(sql, query, "group_id", "g")}
         ORDER BY g.created_at DESC, g.group_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toGroup)),
-        failAs("DirectoryStore.listGroups")
+        groups.all("DirectoryStore.listGroups")
       )
     },
     findGroupBy: (tenantId, kind, source, by) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
       const condition = "name" in by ? sql`g.name = ${by.name}` : sql`g.external_id = ${by.externalId}`
-      return sql<GroupRow>`SELECT ${groupColumns} FROM groups g WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind}
+      return sql`SELECT ${groupColumns} FROM groups g WHERE g.tenant_id = ${tenantId} AND g.kind = ${kind}
         AND g.source = ${source} AND ${condition} ORDER BY g.created_at, g.group_id LIMIT 1`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toGroup(row)),
-        failAs("DirectoryStore.findGroupBy")
+        groups.first("DirectoryStore.findGroupBy")
       )
     },
     countGroups: (tenantId, kind, source) => {
       if (!isId(tenantId)) return Effect.succeed(0)
-      return sql<{ readonly n: number | string }>`SELECT count(*) AS n FROM groups
+      return sql`SELECT count(*) AS count FROM groups
         WHERE tenant_id = ${tenantId} AND kind = ${kind} AND source = ${source}`.pipe(
-        Effect.map(([row]) => Number(row?.n ?? 0)),
-        failAs("DirectoryStore.countGroups")
+        Rows.count("DirectoryStore.countGroups")
       )
     },
     updateGroup: (group) => {
@@ -244,24 +236,23 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     },
     listMembers: (tenantId, groupId, query) => {
       if (!isId(tenantId) || !isId(groupId)) return Effect.succeed([])
-      return sql<UserRow>`SELECT ${userColumns} FROM group_members m JOIN users u ON u.user_id = m.user_id
+      return sql`SELECT ${userColumns} FROM group_members m JOIN users u ON u.user_id = m.user_id
         WHERE m.group_id = ${groupId} AND u.tenant_id = ${tenantId} AND u.created_at <= ${query.createdAtOrBefore}
           ${afterNewestFirst(sql, query, "user_id", "u")}
         ORDER BY u.created_at DESC, u.user_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toUser)),
-        failAs("DirectoryStore.listMembers")
+        users.all("DirectoryStore.listMembers")
       )
     },
     membershipsOf: (tenantId, userId) => {
       if (!isId(tenantId) || !isId(userId)) return Effect.succeed({ teams: [], roles: [] })
-      return sql<{ readonly group_id: string; readonly kind: Group.GroupKind }>`SELECT g.group_id, g.kind
+      return sql`SELECT g.group_id, g.kind
         FROM group_members m JOIN groups g ON g.group_id = m.group_id
         WHERE m.user_id = ${userId} AND g.tenant_id = ${tenantId}`.pipe(
+        memberships.all("DirectoryStore.membershipsOf"),
         Effect.map((rows) => ({
           teams: rows.filter((row) => row.kind === "team").map((row) => row.group_id as Group.GroupId),
           roles: rows.filter((row) => row.kind === "executive_role").map((row) => row.group_id as Group.GroupId)
-        })),
-        failAs("DirectoryStore.membershipsOf")
+        }))
       )
     }
   })

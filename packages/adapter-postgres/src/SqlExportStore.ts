@@ -6,38 +6,37 @@
  *
  * @since 0.1.0
  */
-import { type ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
-import { Effect } from "effect"
+import { AuditLog, ExportJob, ExportStore, Ids, type SemanticQuery, type Tenant } from "@analytics/core"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { parsed } from "./Jsonb.ts"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface JobRow {
-  readonly job_id: string
-  readonly tenant_id: string
-  readonly workspace_id: string
-  readonly report_id: string
-  readonly request: ExportJob.ExportRequest
-  readonly requested_by_type: ExportJob.Requester["type"]
-  readonly requested_by_id: string
-  readonly security: SemanticQuery.SecurityContext
-  readonly watermark: string | null
-  readonly delivery: ExportJob.Delivery | null
-  readonly status: ExportJob.Status
-  readonly percent_complete: number
-  readonly attempts: number
-  readonly failure: ExportJob.Failure | null
-  readonly result: ExportJob.Result | null
-  readonly run_after: Date
-  readonly lease: string | null
-  readonly lease_until: Date | null
-  readonly created_at: Date
-  readonly started_at: Date | null
-  readonly finished_at: Date | null
-  readonly updated_at: Date
-}
-
+const JobRow = Schema.Struct({
+  job_id: Schema.String,
+  tenant_id: Schema.String,
+  workspace_id: Schema.String,
+  report_id: Schema.String,
+  request: Rows.JsonObject,
+  requested_by_type: AuditLog.Actor.fields.type,
+  requested_by_id: Schema.String,
+  security: Rows.JsonObject,
+  watermark: Schema.NullOr(Schema.String),
+  delivery: Schema.NullOr(Rows.JsonObject),
+  status: ExportJob.Status,
+  percent_complete: Schema.Number,
+  attempts: Schema.Number,
+  failure: Schema.NullOr(Rows.Jsonb(Schema.Struct({ kind: Schema.Literals(["transient", "permanent"]), detail: Schema.String }))),
+  result: Schema.NullOr(Rows.JsonObject),
+  run_after: Schema.Date,
+  lease: Schema.NullOr(Schema.String),
+  lease_until: Schema.NullOr(Schema.Date),
+  created_at: Schema.Date,
+  started_at: Schema.NullOr(Schema.Date),
+  finished_at: Schema.NullOr(Schema.Date),
+  updated_at: Schema.Date
+})
 
 /**
  * A job's request as its column keeps it: with the job's locked filters, when
@@ -48,18 +47,20 @@ type StoredRequest = ExportJob.ExportRequest & { readonly locked?: ExportJob.Exp
 const storedRequest = (job: ExportJob.ExportJob): StoredRequest =>
   job.locked === undefined || job.locked.length === 0 ? job.request : { ...job.request, locked: job.locked }
 
-// Rows were validated on the way in.
-const toJob = ({ lease: _, lease_until: __, requested_by_id, requested_by_type, ...row }: JobRow): ExportJob.ExportJob => ({
+// The row has the job's shape; ids and its jsonb's nested parts were validated on the way in.
+const jobs = Rows.reader(JobRow, ({ lease: _, lease_until: __, requested_by_id, requested_by_type, ...row }): ExportJob.ExportJob => ({
   ...row,
   job_id: row.job_id as ExportJob.JobId,
   tenant_id: row.tenant_id as Tenant.TenantId,
-  ...requestOf(parsed<StoredRequest>(row.request)),
-  security: parsed(row.security),
-  failure: row.failure === null ? null : parsed(row.failure),
-  result: row.result === null ? null : parsed(row.result),
-  delivery: row.delivery === null ? null : parsed(row.delivery),
+  ...requestOf(row.request as unknown as StoredRequest),
+  security: row.security as unknown as SemanticQuery.SecurityContext,
+  result: row.result as unknown as ExportJob.Result | null,
+  delivery: row.delivery as unknown as ExportJob.Delivery | null,
   requested_by: { type: requested_by_type, id: requested_by_id }
-})
+}))
+
+const runningCounts = Rows.reader(Schema.Struct({ workspace_id: Schema.String, n: Schema.Number }))
+const depths = Rows.reader(Schema.Struct({ status: Schema.String, n: Schema.Number }))
 
 /** The request asked, and the locked filters kept beside it. */
 const requestOf = ({ locked, ...request }: StoredRequest): Pick<ExportJob.ExportJob, "request" | "locked"> =>
@@ -105,34 +106,30 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
       }`.pipe(Effect.asVoid, failAs("ExportStore.insert")),
     find: (tenantId, jobId) => {
       if (!isId(tenantId) || !isId(jobId)) return Effect.succeed(undefined)
-      return sql<JobRow>`SELECT * FROM export_jobs WHERE tenant_id = ${tenantId} AND job_id = ${jobId}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toJob(row)),
-        failAs("ExportStore.find")
-      )
+      return sql`SELECT * FROM export_jobs WHERE tenant_id = ${tenantId} AND job_id = ${jobId}`.pipe(jobs.first("ExportStore.find"))
     },
     listBySchedule: (tenantId, scheduleId, query) => {
       if (!isId(tenantId) || !isId(scheduleId)) return Effect.succeed([])
-      return sql<JobRow>`SELECT * FROM export_jobs
+      return sql`SELECT * FROM export_jobs
         WHERE tenant_id = ${tenantId} AND delivery->>'schedule_id' = ${scheduleId}
           AND created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "job_id")}
-        ORDER BY created_at DESC, job_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toJob)),
-        failAs("ExportStore.listBySchedule")
-      )
+        ORDER BY created_at DESC, job_id ASC LIMIT ${query.take}`.pipe(jobs.all("ExportStore.listBySchedule"))
     },
     claim: (request) =>
       sql.withTransaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${claimLockKey})`
         const lease = yield* Ids.uuidv7
         const leaseUntil = new Date(request.now.getTime() + request.leaseMillis)
-        const running = yield* sql<{ readonly workspace_id: string; readonly n: number }>`SELECT workspace_id, count(*)::int AS n
-          FROM export_jobs WHERE status = 'running' AND lease_until > ${request.now} GROUP BY workspace_id`
-        const due = yield* sql<JobRow>`SELECT * FROM export_jobs
+        const running = yield* sql`SELECT workspace_id, count(*)::int AS n
+          FROM export_jobs WHERE status = 'running' AND lease_until > ${request.now} GROUP BY workspace_id`.pipe(
+          Effect.flatMap(runningCounts.decodeAll("ExportStore.claim"))
+        )
+        const due = yield* sql`SELECT * FROM export_jobs
           WHERE (status = 'queued' AND run_after <= ${request.now})
              OR (status = 'running' AND (lease_until IS NULL OR lease_until <= ${request.now}))
           ORDER BY created_at, job_id LIMIT ${request.limit * 8}
-          FOR UPDATE SKIP LOCKED`
-        const chosen = ExportStore.choose(due.map(toJob), new Map(running.map((r) => [r.workspace_id, r.n])), request)
+          FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(jobs.decodeAll("ExportStore.claim")))
+        const chosen = ExportStore.choose(due, new Map(running.map((r) => [r.workspace_id, r.n])), request)
         const claimed: Array<ExportStore.Claimed> = []
         for (const job of chosen) {
           const next = ExportStore.claimedAt(job, request.now)
@@ -155,26 +152,20 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) =>
       ),
     cancel: (tenantId, jobId, at) => {
       if (!isId(tenantId) || !isId(jobId)) return Effect.succeed(undefined)
-      return sql<JobRow>`UPDATE export_jobs SET status = CASE WHEN status IN ('queued', 'running') THEN 'canceled' ELSE status END,
+      return sql`UPDATE export_jobs SET status = CASE WHEN status IN ('queued', 'running') THEN 'canceled' ELSE status END,
           finished_at = CASE WHEN status IN ('queued', 'running') THEN ${at} ELSE finished_at END,
           updated_at = CASE WHEN status IN ('queued', 'running') THEN ${at} ELSE updated_at END,
           lease = NULL, lease_until = NULL
-        WHERE tenant_id = ${tenantId} AND job_id = ${jobId} RETURNING *`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toJob(row)),
-        failAs("ExportStore.cancel")
-      )
+        WHERE tenant_id = ${tenantId} AND job_id = ${jobId} RETURNING *`.pipe(jobs.first("ExportStore.cancel"))
     },
-    nextDue: sql<{ readonly due: Date | null }>`SELECT min(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) AS due
-      FROM export_jobs WHERE status IN ('queued', 'running')`.pipe(
-      Effect.map(([row]) => row?.due ?? undefined),
-      failAs("ExportStore.nextDue")
-    ),
-    depth: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*)::int AS n
+    nextDue: sql`SELECT min(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) AS due
+      FROM export_jobs WHERE status IN ('queued', 'running')`.pipe(Rows.earliest("ExportStore.nextDue")),
+    depth: sql`SELECT status, count(*)::int AS n
       FROM export_jobs WHERE status IN ('queued', 'running') GROUP BY status`.pipe(
+      depths.all("ExportStore.depth"),
       Effect.map((rows) => ({
         queued: rows.find((row) => row.status === "queued")?.n ?? 0,
         running: rows.find((row) => row.status === "running")?.n ?? 0
-      })),
-      failAs("ExportStore.depth")
+      }))
     )
   }))

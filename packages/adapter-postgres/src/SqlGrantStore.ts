@@ -3,45 +3,46 @@
  *
  * @since 0.1.0
  */
-import { type AuditLog, type Grant, GrantStore, type Tenant } from "@analytics/core"
-import { Effect } from "effect"
+import { AuditLog, Grant, GrantStore, type Tenant } from "@analytics/core"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface GrantRow {
-  readonly grant_id: string
-  readonly tenant_id: string
-  readonly workspace_id: string
-  readonly subject_type: Grant.SubjectType
-  readonly subject_id: string
-  readonly principal_type: Grant.PrincipalType
-  readonly principal_id: string | null
-  readonly actions: ReadonlyArray<Grant.Action>
-  readonly watermark: boolean
-  readonly expires_at: Date | null
-  readonly revoked_at: Date | null
-  readonly link_slug: string | null
-  readonly password_hash: string | null
-  readonly paused: boolean
-  readonly invitation_id: string | null
-  readonly recipient_email: string | null
-  readonly label: string | null
-  readonly last_opened_at: Date | null
-  readonly open_count: number
-  readonly created_by_type: AuditLog.Actor["type"]
-  readonly created_by_id: string
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const GrantRow = Schema.Struct({
+  grant_id: Schema.String,
+  tenant_id: Schema.String,
+  workspace_id: Schema.String,
+  subject_type: Grant.SubjectType,
+  subject_id: Schema.String,
+  principal_type: Grant.PrincipalType,
+  principal_id: Schema.NullOr(Schema.String),
+  actions: Schema.Array(Grant.Action),
+  watermark: Schema.Boolean,
+  expires_at: Schema.NullOr(Schema.Date),
+  revoked_at: Schema.NullOr(Schema.Date),
+  link_slug: Schema.NullOr(Schema.String),
+  password_hash: Schema.NullOr(Schema.String),
+  paused: Schema.Boolean,
+  invitation_id: Schema.NullOr(Schema.String),
+  recipient_email: Schema.NullOr(Schema.String),
+  label: Schema.NullOr(Schema.String),
+  last_opened_at: Schema.NullOr(Schema.Date),
+  open_count: Schema.Number,
+  created_by_type: AuditLog.Actor.fields.type,
+  created_by_id: Schema.String,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
 
-// Rows were validated on the way in.
-const toGrant = ({ created_by_id, created_by_type, ...row }: GrantRow): Grant.StoredGrant => ({
+// The row has the grant's shape; its values were validated on the way in.
+const grants = Rows.reader(GrantRow, ({ created_by_id, created_by_type, ...row }): Grant.StoredGrant => ({
   ...row,
   grant_id: row.grant_id as Grant.GrantId,
   tenant_id: row.tenant_id as Tenant.TenantId,
   created_by: { type: created_by_type, id: created_by_id }
-})
+}))
 
 const toRow = ({ created_by, ...grant }: Grant.StoredGrant) => ({ ...grant, created_by_type: created_by.type, created_by_id: created_by.id })
 
@@ -55,18 +56,15 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       : state === "expired"
       ? sql`(revoked_at IS NULL AND expires_at <= ${at})`
       : sql`(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${at}))`
-  const select = (condition: ReturnType<typeof sql.and>) => sql<GrantRow>`SELECT * FROM grants WHERE ${condition}`
+  const select = (condition: ReturnType<typeof sql.and>) => sql`SELECT * FROM grants WHERE ${condition}`
   return GrantStore.GrantStore.of({
     insert: (grant) => sql`INSERT INTO grants ${sql.insert(toRow(grant))}`.pipe(Effect.asVoid, fail("insert")),
     find: (tenantId, grantId) => {
       if (!isId(tenantId) || !isId(grantId)) return Effect.succeed(undefined)
-      return select(sql.and([sql`tenant_id = ${tenantId}`, sql`grant_id = ${grantId}`])).pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toGrant(row)),
-        fail("find")
-      )
+      return select(sql.and([sql`tenant_id = ${tenantId}`, sql`grant_id = ${grantId}`])).pipe(grants.first("GrantStore.find"))
     },
     findBySlug: (slug) =>
-      select(sql.and([sql`link_slug = ${slug}`])).pipe(Effect.map(([row]) => row === undefined ? undefined : toGrant(row)), fail("findBySlug")),
+      select(sql.and([sql`link_slug = ${slug}`])).pipe(grants.first("GrantStore.findBySlug")),
     list: (tenantId, filter, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
       const conditions = [
@@ -81,13 +79,13 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         ...(filter.createdById === undefined ? [] : [sql`created_by_id = ${filter.createdById}`]),
         ...(filter.state === undefined ? [] : [stateIs(filter.state.is, filter.state.at)])
       ]
-      return sql<GrantRow>`SELECT * FROM grants WHERE ${sql.and(conditions)} ${afterNewestFirst(sql, query, "grant_id")}
-        ORDER BY created_at DESC, grant_id ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(toGrant)), fail("list"))
+      return sql`SELECT * FROM grants WHERE ${sql.and(conditions)} ${afterNewestFirst(sql, query, "grant_id")}
+        ORDER BY created_at DESC, grant_id ASC LIMIT ${query.take}`.pipe(grants.all("GrantStore.list"))
     },
     onSubjects: (tenantId, subjects) => {
       if (!isId(tenantId) || subjects.length === 0) return Effect.succeed([])
       const either = sql.or(subjects.map((s) => sql`(subject_type = ${s.type} AND subject_id = ${s.id})`))
-      return select(sql.and([sql`tenant_id = ${tenantId}`, either])).pipe(Effect.map((rows) => rows.map(toGrant)), fail("onSubjects"))
+      return select(sql.and([sql`tenant_id = ${tenantId}`, either])).pipe(grants.all("GrantStore.onSubjects"))
     },
     update: (grant) => {
       if (!isId(grant.tenant_id) || !isId(grant.grant_id)) return Effect.succeed(false)

@@ -5,23 +5,24 @@
  * @since 0.1.0
  */
 import { Errors, Idempotency } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as Rows from "./Rows.ts"
 import { failAs } from "./StoreErrors.ts"
 
-interface IdempotencyRow {
-  readonly owner: string
-  readonly scope: string
-  readonly key: string
-  readonly fingerprint: string
-  readonly created_at: Date
-  readonly response_status: number | null
-  readonly response_headers: Readonly<Record<string, string>> | null
-  readonly response_body: string | null
-}
+const IdempotencyRow = Schema.Struct({
+  owner: Schema.String,
+  scope: Schema.String,
+  key: Schema.String,
+  fingerprint: Schema.String,
+  created_at: Schema.Date,
+  response_status: Schema.NullOr(Schema.Number),
+  response_headers: Schema.NullOr(Rows.Jsonb(Schema.Record(Schema.String, Schema.String))),
+  response_body: Schema.NullOr(Schema.String)
+})
 
-const toRecord = (row: IdempotencyRow): Idempotency.IdempotencyRecord => ({
+const records = Rows.reader(IdempotencyRow, (row): Idempotency.IdempotencyRecord => ({
   owner: row.owner,
   scope: row.scope,
   key: row.key,
@@ -30,7 +31,14 @@ const toRecord = (row: IdempotencyRow): Idempotency.IdempotencyRecord => ({
   response: row.response_status === null
     ? undefined
     : { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body ?? "" }
-})
+}))
+
+/**
+ * What `reserve`'s statement answers first: whether it reserved, and
+ * whether the record it joined is answered (its other columns are then
+ * read as a record; all NULL when no answered record matched).
+ */
+const reservations = Rows.reader(Schema.Struct({ reserved: Schema.Boolean, response_status: Schema.NullOr(Schema.Number) }))
 
 /**
  * How often `reserve` retries when the record it lost to was released before
@@ -53,11 +61,13 @@ export const make: Effect.Effect<Idempotency.IdempotencyStore["Service"], never,
       attemptsLeft: number
     ): Effect.Effect<Idempotency.ReserveResult, SqlError | Errors.StoreError> =>
       Effect.gen(function*() {
-        const [found] = yield* sql<IdempotencyRow>`SELECT owner, scope, key, fingerprint, created_at,
+        const found = yield* sql`SELECT owner, scope, key, fingerprint, created_at,
             response_status, response_headers, response_body
           FROM idempotency_keys
-          WHERE owner = ${record.owner} AND scope = ${record.scope} AND key = ${record.key}`
-        if (found !== undefined) return { _tag: "Existing", record: toRecord(found) } as const
+          WHERE owner = ${record.owner} AND scope = ${record.scope} AND key = ${record.key}`.pipe(
+          Effect.flatMap(records.decodeFirst("IdempotencyStore.reserve"))
+        )
+        if (found !== undefined) return { _tag: "Existing", record: found } as const
         // Released between the two statements: try again.
         if (attemptsLeft > 1) return yield* reserve(record, cutoffs, attemptsLeft - 1)
         return yield* new Errors.StoreError({
@@ -82,7 +92,7 @@ export const make: Effect.Effect<Idempotency.IdempotencyStore["Service"], never,
         // release and take-over touch only unanswered or stale ones). Any
         // other loss (still running, or changed while the insert waited) is
         // read again by a statement of its own, as before.
-        sql<IdempotencyRow & { readonly reserved: boolean }>`WITH taken AS (
+        sql`WITH taken AS (
             INSERT INTO idempotency_keys AS k (owner, scope, key, fingerprint, created_at)
             VALUES (${record.owner}, ${record.scope}, ${record.key}, ${record.fingerprint}, ${record.createdAt})
             ON CONFLICT (owner, scope, key) DO UPDATE SET
@@ -101,11 +111,14 @@ export const make: Effect.Effect<Idempotency.IdempotencyStore["Service"], never,
             LEFT JOIN idempotency_keys e
               ON e.owner = ${record.owner} AND e.scope = ${record.scope} AND e.key = ${record.key}
                 AND e.response_status IS NOT NULL AND e.created_at >= ${cutoffs.expiredBefore}`,
-        ([row]): Effect.Effect<Idempotency.ReserveResult, SqlError | Errors.StoreError> => {
-          if (row?.reserved === true) return Effect.succeed({ _tag: "Reserved" })
-          if (row !== undefined && row.response_status !== null) return Effect.succeed({ _tag: "Existing", record: toRecord(row) })
-          return existing(record, cutoffs, attemptsLeft)
-        }
+        (rows): Effect.Effect<Idempotency.ReserveResult, SqlError | Errors.StoreError> =>
+          Effect.flatMap(reservations.decodeFirst("IdempotencyStore.reserve")(rows), (row) => {
+            if (row?.reserved === true) return Effect.succeed({ _tag: "Reserved" })
+            if (row !== undefined && row.response_status !== null) {
+              return Effect.map(records.decodeOne("IdempotencyStore.reserve")(rows[0]), (found) => ({ _tag: "Existing", record: found }))
+            }
+            return existing(record, cutoffs, attemptsLeft)
+          })
       )
     return Idempotency.IdempotencyStore.of({
       reserve: (record, cutoffs) =>
@@ -133,11 +146,10 @@ export const make: Effect.Effect<Idempotency.IdempotencyStore["Service"], never,
           failAs("IdempotencyStore.release")
         ),
       purgeExpired: (before) =>
-        sql<{ readonly purged: number | bigint }>`WITH purged AS (
+        sql`WITH purged AS (
             DELETE FROM idempotency_keys WHERE created_at < ${before} RETURNING 1
-          ) SELECT count(*) AS purged FROM purged`.pipe(
-          Effect.map(([row]) => Number(row?.purged ?? 0)),
-          failAs("IdempotencyStore.purgeExpired")
+          ) SELECT count(*) AS count FROM purged`.pipe(
+          Rows.count("IdempotencyStore.purgeExpired")
         )
     })
   })

@@ -6,40 +6,38 @@
  * @since 0.1.0
  */
 import { type Invitation, InvitationStore, type Tenant, type User } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface Row {
-  readonly invitation_id: string
-  readonly tenant_id: string
-  readonly email: string
-  readonly name: string | null
-  readonly status: Invitation.Invitation["status"]
-  readonly token_hash: string
-  readonly invited_by: string
-  readonly expires_at: Date
-  readonly user_id: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const InvitationRow = Schema.Struct({
+  invitation_id: Schema.String,
+  tenant_id: Schema.String,
+  email: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  status: Schema.Literals(["pending", "accepted", "revoked"]),
+  token_hash: Schema.String,
+  invited_by: Schema.String,
+  expires_at: Schema.Date,
+  user_id: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
 
-const toInvitation = (row: Row): Invitation.Invitation => ({
+const invitations = Rows.reader(InvitationRow, (row): Invitation.Invitation => ({
   ...row,
   invitation_id: row.invitation_id as Invitation.InvitationId,
   tenant_id: row.tenant_id as Tenant.TenantId,
   user_id: row.user_id as User.UserId | null
-})
+}))
 
 /** The InvitationStore over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
   const columns = sql.literal(
     "invitation_id, tenant_id, email, name, status, token_hash, invited_by, expires_at, user_id, created_at, updated_at"
   )
-  const one = (operation: string) => (effect: Effect.Effect<ReadonlyArray<Row>, SqlError>) =>
-    effect.pipe(Effect.map(([row]) => row === undefined ? undefined : toInvitation(row)), failAs(operation))
   return InvitationStore.InvitationStore.of({
     insert: (i) =>
       sql`INSERT INTO invitations (${columns}) VALUES (${i.invitation_id}, ${i.tenant_id}, ${i.email}, ${i.name}, ${i.status},
@@ -49,26 +47,23 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       ),
     find: (tenantId, id) => {
       if (!isId(tenantId) || !isId(id)) return Effect.succeed(undefined)
-      return sql<Row>`SELECT ${columns} FROM invitations WHERE tenant_id = ${tenantId} AND invitation_id = ${id}`.pipe(
-        one("InvitationStore.find")
+      return sql`SELECT ${columns} FROM invitations WHERE tenant_id = ${tenantId} AND invitation_id = ${id}`.pipe(
+        invitations.first("InvitationStore.find")
       )
     },
     findByTokenHash: (tokenHash) =>
-      sql<Row>`SELECT ${columns} FROM invitations WHERE token_hash = ${tokenHash}`.pipe(one("InvitationStore.findByTokenHash")),
+      sql`SELECT ${columns} FROM invitations WHERE token_hash = ${tokenHash}`.pipe(invitations.first("InvitationStore.findByTokenHash")),
     findPending: (tenantId, email) => {
       if (!isId(tenantId)) return Effect.succeed(undefined)
-      return sql<Row>`SELECT ${columns} FROM invitations WHERE tenant_id = ${tenantId} AND email = ${email} AND status = 'pending'
-        ORDER BY created_at DESC LIMIT 1`.pipe(one("InvitationStore.findPending"))
+      return sql`SELECT ${columns} FROM invitations WHERE tenant_id = ${tenantId} AND email = ${email} AND status = 'pending'
+        ORDER BY created_at DESC LIMIT 1`.pipe(invitations.first("InvitationStore.findPending"))
     },
     list: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      return sql<Row>`SELECT ${columns} FROM invitations
+      return sql`SELECT ${columns} FROM invitations
         WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore}
           ${afterNewestFirst(sql, query, "invitation_id")}
-        ORDER BY created_at DESC, invitation_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toInvitation)),
-        failAs("InvitationStore.list")
-      )
+        ORDER BY created_at DESC, invitation_id ASC LIMIT ${query.take}`.pipe(invitations.all("InvitationStore.list"))
     },
     update: (i, expected) => {
       if (!isId(i.tenant_id) || !isId(i.invitation_id)) return Effect.succeed(false)

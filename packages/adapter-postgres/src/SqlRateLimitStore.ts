@@ -13,9 +13,10 @@
  * @since 0.1.0
  */
 import { Errors, RateLimit, RateLimitStore } from "@analytics/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as Rows from "./Rows.ts"
 
 /** A SQL failure, or no answer in time, is a `StoreError` (the Limiter then decides in process). */
 const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
@@ -23,29 +24,34 @@ const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, 
     RateLimitStore.timeLimited(operation)
   )
 
-/** What the consume function answers: its verdict and the states it read (nulls where none). */
-interface ConsumeRow {
-  readonly allowed: boolean
-  readonly prior_a: ReadonlyArray<bigint | number | null>
-  readonly prior_b: ReadonlyArray<bigint | number | null>
-  readonly prior_c: ReadonlyArray<bigint | number | null>
+/** The states the consume function read, one column per number (nulls where none). */
+const Priors = Schema.Array(Schema.NullOr(Rows.Numeric))
+
+/** What the consume function answers: its verdict and the states it read. */
+const consumed = Rows.reader(Schema.Struct({
+  allowed: Schema.Boolean,
+  prior_a: Priors,
+  prior_b: Priors,
+  prior_c: Priors,
   /** A log's instants joined by commas ("" when empty); null for other kinds and absent logs. */
-  readonly prior_log: ReadonlyArray<string | null>
-}
+  prior_log: Schema.Array(Schema.NullOr(Schema.String))
+}))
+
+const acquired = Rows.reader(Schema.Struct({ acquired: Schema.Boolean }), (row) => row.acquired)
 
 /** A stored row's numbers as the state `RateLimit` works on. */
 const stateOf = (
   rule: RateLimit.Rule,
-  a: bigint | number | null,
-  b: bigint | number | null,
-  c: bigint | number | null,
+  a: number | null,
+  b: number | null,
+  c: number | null,
   log: string | null
 ): RateLimit.QuotaState | undefined => {
   if (rule._tag === "Log") return log === null ? undefined : { counted: log === "" ? [] : log.split(",").map(Number) }
   if (a === null || b === null) return undefined
   return rule._tag === "Bucket"
-    ? { level: Number(a), updatedAt: Number(b) }
-    : { window: Number(a), current: Number(b), previous: Number(c) }
+    ? { level: a, updatedAt: b }
+    : { window: a, current: b, previous: Number(c) }
 }
 
 /** A rule's kind as the SQL functions name it. */
@@ -65,11 +71,12 @@ export const rateLimitStore: Effect.Effect<RateLimitStore.RateLimitStore["Servic
     RateLimitStore.RateLimitStore.of({
       consume: (quotas, now) => {
         const { keys, kinds, periods, sizes } = columns(quotas)
-        return sql<ConsumeRow>`SELECT allowed, prior_a, prior_b, prior_c, prior_log
+        return sql`SELECT allowed, prior_a, prior_b, prior_c, prior_log
           FROM analytics_rate_limit_consume(${keys}::text[], ${kinds}::text[], ${sizes}::bigint[],
             ${periods}::bigint[], ${now}::bigint)`.pipe(
-          failAs("RateLimitStore.consume"),
-          Effect.flatMap(([row]) => {
+          consumed.single("RateLimitStore.consume"),
+          RateLimitStore.timeLimited("RateLimitStore.consume"),
+          Effect.flatMap((row) => {
             const prior = quotas.map((quota, i) => stateOf(quota.rule, row.prior_a[i], row.prior_b[i], row.prior_c[i], row.prior_log[i]))
             const decision = RateLimit.decide(prior, now, quotas)
             return decision.allowed === row.allowed
@@ -87,10 +94,10 @@ export const rateLimitStore: Effect.Effect<RateLimitStore.RateLimitStore["Servic
         )
       },
       acquireSlot: (key, lease, capacity, now, expiresAt) =>
-        sql<{ readonly acquired: boolean }>`SELECT analytics_rate_limit_acquire_slot(${key}, ${lease}, ${capacity}::int,
+        sql`SELECT analytics_rate_limit_acquire_slot(${key}, ${lease}, ${capacity}::int,
             ${now}::bigint, ${expiresAt}::bigint) AS acquired`.pipe(
-          Effect.map(([row]) => row.acquired),
-          failAs("RateLimitStore.acquireSlot")
+          acquired.single("RateLimitStore.acquireSlot"),
+          RateLimitStore.timeLimited("RateLimitStore.acquireSlot")
         ),
       releaseSlot: (key, lease) =>
         sql`DELETE FROM rate_limit_slots WHERE key = ${key} AND lease = ${lease}`.pipe(

@@ -4,16 +4,18 @@
  * @since 0.1.0
  */
 import { ServiceSecrets } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { failAs } from "./StoreErrors.ts"
+
+const secrets = Rows.reader(Schema.Struct({ value: Schema.String }), (row) => row.value)
 
 /** ServiceSecrets on SQL: the first instance to store a secret wins, the others read it. */
 export const make: Effect.Effect<ServiceSecrets.ServiceSecrets["Service"], never, SqlClient.SqlClient> =
   Effect.map(SqlClient.SqlClient, (sql) => {
     const read = (name: string) =>
-      Effect.map(sql<{ readonly value: string }>`SELECT value FROM service_secrets WHERE name = ${name}`, ([row]) =>
-        row?.value)
+      sql`SELECT value FROM service_secrets WHERE name = ${name}`.pipe(secrets.first("ServiceSecrets.getOrCreate"))
     return ServiceSecrets.ServiceSecrets.of({
       getOrCreate: (name, generate) =>
         Effect.gen(function*() {

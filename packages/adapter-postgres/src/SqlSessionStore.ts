@@ -5,36 +5,38 @@
  * @since 0.1.0
  */
 import { type Session, SessionStore, type Tenant } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface SessionRow {
-  readonly session_id: string
-  readonly tenant_id: string
-  readonly user_id: string
-  readonly token_hash: string
-  readonly via: Session.Via
-  readonly api_token_hash: string | null
-  readonly created_at: Date
-  readonly last_seen_at: Date
-  readonly expires_at: Date
-  readonly ended_at: Date | null
-}
+const SessionRow = Schema.Struct({
+  session_id: Schema.String,
+  tenant_id: Schema.String,
+  user_id: Schema.String,
+  token_hash: Schema.String,
+  via: Schema.Literals(["link", "api-token", "invitation"]),
+  api_token_hash: Schema.NullOr(Schema.String),
+  created_at: Schema.Date,
+  last_seen_at: Schema.Date,
+  expires_at: Schema.Date,
+  ended_at: Schema.NullOr(Schema.Date)
+})
 
-interface LinkRow {
-  readonly link_id: string
-  readonly tenant_id: string
-  readonly user_id: string
-  readonly token_hash: string
-  readonly created_at: Date
-  readonly expires_at: Date
-  readonly used_at: Date | null
-}
+const LinkRow = Schema.Struct({
+  link_id: Schema.String,
+  tenant_id: Schema.String,
+  user_id: Schema.String,
+  token_hash: Schema.String,
+  created_at: Schema.Date,
+  expires_at: Schema.Date,
+  used_at: Schema.NullOr(Schema.Date)
+})
 
-const toSession = (row: SessionRow): Session.Session => ({ ...row, tenant_id: row.tenant_id as Tenant.TenantId })
-const toLink = (row: LinkRow): Session.SignInLink => ({ ...row, tenant_id: row.tenant_id as Tenant.TenantId })
-
+const sessions = Rows.reader(SessionRow, (row): Session.Session => ({ ...row, tenant_id: row.tenant_id as Tenant.TenantId }))
+/** Sessions as they were before the statement that ended them (RETURNING gives them as updated). */
+const endedSessions = Rows.reader(SessionRow, (row): Session.Session => ({ ...row, tenant_id: row.tenant_id as Tenant.TenantId, ended_at: null }))
+const links = Rows.reader(LinkRow, (row): Session.SignInLink => ({ ...row, tenant_id: row.tenant_id as Tenant.TenantId }))
 /** The SessionStore over the `SqlClient` in context. */
 export const make = Effect.map(SqlClient.SqlClient, (sql) => {
   const columns = sql.literal(
@@ -49,10 +51,7 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
         failAs("SessionStore.insert")
       ),
     findByHash: (tokenHash) =>
-      sql<SessionRow>`SELECT ${columns} FROM sessions WHERE token_hash = ${tokenHash}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toSession(row)),
-        failAs("SessionStore.findByHash")
-      ),
+      sql`SELECT ${columns} FROM sessions WHERE token_hash = ${tokenHash}`.pipe(sessions.first("SessionStore.findByHash")),
     touch: (tenantId, sessionId, now) => {
       if (!isId(tenantId) || !isId(sessionId)) return Effect.void
       // Never backwards: a slower request's older time does not undo a newer one.
@@ -73,24 +72,20 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
     endForUser: (tenantId, userId, now) => {
       if (!isId(tenantId)) return Effect.succeed([])
       // RETURNING gives the rows as updated: the open sessions as they were, but for ended_at.
-      return sql<SessionRow>`UPDATE sessions SET ended_at = ${now}
+      return sql`UPDATE sessions SET ended_at = ${now}
         WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND ended_at IS NULL RETURNING ${columns}`.pipe(
-        Effect.map((rows) => rows.map((row) => ({ ...toSession(row), ended_at: null }))),
-        failAs("SessionStore.endForUser")
+        endedSessions.all("SessionStore.endForUser")
       )
     },
     endLapsed: (idleSince, now, limit) =>
       // As endForUser: the rows as they were, but for ended_at; `ended_at IS NULL` again, so a session a request ended meanwhile is not ended twice.
-      sql<SessionRow>`UPDATE sessions SET ended_at = ${now}
+      sql`UPDATE sessions SET ended_at = ${now}
         WHERE session_id IN (
           SELECT session_id FROM sessions
           WHERE ended_at IS NULL AND (last_seen_at < ${idleSince} OR expires_at <= ${now})
           LIMIT ${limit}
         ) AND ended_at IS NULL
-        RETURNING ${columns}`.pipe(
-        Effect.map((rows) => rows.map((row) => ({ ...toSession(row), ended_at: null }))),
-        failAs("SessionStore.endLapsed")
-      ),
+        RETURNING ${columns}`.pipe(endedSessions.all("SessionStore.endLapsed")),
     insertLink: (l) =>
       sql`INSERT INTO sign_in_links (${linkColumns}) VALUES (${l.link_id}, ${l.tenant_id}, ${l.user_id}, ${l.token_hash},
           ${l.created_at}, ${l.expires_at}, ${l.used_at})`.pipe(Effect.asVoid, failAs("SessionStore.insertLink")),
@@ -103,20 +98,16 @@ export const make = Effect.map(SqlClient.SqlClient, (sql) => {
       )
     },
     useLink: (tokenHash, now) =>
-      sql<LinkRow>`UPDATE sign_in_links SET used_at = ${now}
+      sql`UPDATE sign_in_links SET used_at = ${now}
         WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${now}
-        RETURNING ${linkColumns}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toLink(row)),
-        failAs("SessionStore.useLink")
-      ),
+        RETURNING ${linkColumns}`.pipe(links.first("SessionStore.useLink")),
     purgeExpired: (before) =>
-      sql<{ readonly purged: number | bigint }>`WITH s AS (
+      sql`WITH s AS (
           DELETE FROM sessions WHERE expires_at < ${before} OR ended_at < ${before} RETURNING 1
         ), l AS (
           DELETE FROM sign_in_links WHERE expires_at < ${before} RETURNING 1
-        ) SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM l) AS purged`.pipe(
-        Effect.map(([row]) => Number(row?.purged ?? 0)),
-        failAs("SessionStore.purgeExpired")
+        ) SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM l) AS count`.pipe(
+        Rows.count("SessionStore.purgeExpired")
       )
   })
 })

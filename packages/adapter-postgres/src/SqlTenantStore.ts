@@ -4,19 +4,28 @@
  *
  * @since 0.1.0
  */
-import { type Plan, Tenant, TenantStore } from "@analytics/core"
-import { Effect, Option, PubSub, Stream } from "effect"
+import { Plan, Tenant, TenantStore } from "@analytics/core"
+import { Effect, Option, PubSub, Schema, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 import { listen } from "./Listen.ts"
 
-interface TenantRow {
-  readonly tenant_id: string
-  readonly name: string
-  readonly plan: string
-  readonly limits: Plan.NegotiatedLimits | null
-  readonly created_at: Date
-}
+const TenantRow = Schema.Struct({
+  tenant_id: Schema.String,
+  name: Schema.String,
+  plan: Plan.Plan,
+  limits: Schema.NullOr(Rows.Jsonb(Plan.NegotiatedLimits)),
+  created_at: Schema.Date
+})
+
+// Rows were validated on the way in; read back, their shape is checked (and the plan and the limits, which are small).
+const tenants = Rows.reader(TenantRow, ({ limits, ...row }) =>
+  new Tenant.Tenant({
+    ...row,
+    tenant_id: row.tenant_id as Tenant.TenantId,
+    ...(limits === null ? {} : { limits })
+  }, { disableChecks: true }))
 
 /** A tenant's negotiated limits as a jsonb parameter (SQL NULL when none). */
 const limitsJson = (tenant: Tenant.Tenant): string | null =>
@@ -25,17 +34,17 @@ const limitsJson = (tenant: Tenant.Tenant): string | null =>
 /** The channel tenant updates are announced on, to every process on the database. */
 const tenantChangesChannel = "analytics_tenant_changes"
 
-interface TokenRow {
-  readonly token_id: string
-  readonly tenant_id: string
-  readonly token_hash: string
-  readonly user_id: string
-  readonly email: string | null
-  readonly roles: ReadonlyArray<string>
-  readonly created_at: Date
-}
+const TokenRow = Schema.Struct({
+  token_id: Schema.String,
+  tenant_id: Schema.String,
+  token_hash: Schema.String,
+  user_id: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  roles: Schema.Array(Schema.String),
+  created_at: Schema.Date
+})
 
-const toToken = (row: TokenRow): TenantStore.ApiTokenRecord => ({
+const tokens = Rows.reader(TokenRow, (row): TenantStore.ApiTokenRecord => ({
   tokenId: row.token_id,
   tenantId: row.tenant_id as Tenant.TenantId,
   tokenHash: row.token_hash,
@@ -43,7 +52,7 @@ const toToken = (row: TokenRow): TenantStore.ApiTokenRecord => ({
   email: row.email,
   roles: row.roles,
   createdAt: row.created_at
-})
+}))
 
 /** The TenantStore on SQL. */
 export const make: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlClient.SqlClient> = Effect.gen(
@@ -79,18 +88,8 @@ export const make: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlC
       }),
       findTenant: (tenantId) => {
         if (!isId(tenantId)) return Effect.succeed(undefined)
-        return sql<TenantRow>`SELECT tenant_id, name, plan, limits, created_at FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
-          // Rows were validated on the way in.
-          Effect.map(([row]) =>
-            row === undefined ? undefined : new Tenant.Tenant({
-              tenant_id: row.tenant_id as Tenant.TenantId,
-              name: row.name,
-              plan: row.plan as Plan.Plan,
-              ...(row.limits === null ? {} : { limits: row.limits }),
-              created_at: row.created_at
-            }, { disableChecks: true })
-          ),
-          failAs("TenantStore.findTenant")
+        return sql`SELECT tenant_id, name, plan, limits, created_at FROM tenants WHERE tenant_id = ${tenantId}`.pipe(
+          tenants.first("TenantStore.findTenant")
         )
       },
       insertToken: (token) =>
@@ -103,14 +102,11 @@ export const make: Effect.Effect<TenantStore.TenantStore["Service"], never, SqlC
           failAs("TenantStore.insertToken")
         ),
       findTokenByHash: (tokenHash) =>
-        sql<TokenRow>`SELECT ${tokenColumns} FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(
-          Effect.map(([row]) => row === undefined ? undefined : toToken(row)),
-          failAs("TenantStore.findTokenByHash")
-        ),
+        sql`SELECT ${tokenColumns} FROM api_tokens WHERE token_hash = ${tokenHash}`.pipe(tokens.first("TenantStore.findTokenByHash")),
       listTokens: (tenantId, role) => {
         if (!isId(tenantId)) return Effect.succeed([])
-        return sql<TokenRow>`SELECT ${tokenColumns} FROM api_tokens WHERE tenant_id = ${tenantId} AND ${role} = ANY (roles)
-          ORDER BY created_at, token_id`.pipe(Effect.map((rows) => rows.map(toToken)), failAs("TenantStore.listTokens"))
+        return sql`SELECT ${tokenColumns} FROM api_tokens WHERE tenant_id = ${tenantId} AND ${role} = ANY (roles)
+          ORDER BY created_at, token_id`.pipe(tokens.all("TenantStore.listTokens"))
       },
       removeToken: (tenantId, tokenId) => {
         if (!isId(tenantId) || !isId(tokenId)) return Effect.succeed(false)

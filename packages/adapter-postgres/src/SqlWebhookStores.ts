@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import { DeliveryStore, type Events, Ids, type Tenant, Webhook, WebhookStore, type Workspace } from "@analytics/core"
-import { Effect, Option, PubSub, Stream } from "effect"
+import { Effect, Option, PubSub, Schema, SchemaIssue, SchemaTransformation, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 import * as Batcher from "./Batcher.ts"
@@ -20,28 +21,32 @@ const wakeupChannel = "analytics_webhook_deliveries"
 
 // --- rows ------------------------------------------------------------------------------
 
-interface WebhookRow {
-  readonly webhook_id: string
-  readonly tenant_id: string
-  readonly workspace_id: string | null
-  readonly url: string
-  readonly events: ReadonlyArray<string>
-  readonly description: string | null
-  readonly enabled: boolean
-  readonly disabled_reason: string | null
-  readonly owner_user_id: string
-  readonly owner_email: string | null
-  readonly secret: string
-  readonly previous_secret: string | null
-  readonly previous_secret_until: number | string | bigint | null
-  readonly created_at: Date
-  readonly updated_at: Date
+/** A webhook's columns but its times. */
+const webhookFields = {
+  webhook_id: Schema.String,
+  tenant_id: Schema.String,
+  workspace_id: Schema.NullOr(Schema.String),
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  enabled: Schema.Boolean,
+  disabled_reason: Schema.NullOr(Schema.String),
+  owner_user_id: Schema.String,
+  owner_email: Schema.NullOr(Schema.String),
+  secret: Schema.String,
+  previous_secret: Schema.NullOr(Schema.String),
+  previous_secret_until: Schema.NullOr(Rows.Numeric)
 }
+
+const WebhookRow = Schema.Struct({ ...webhookFields, created_at: Schema.Date, updated_at: Schema.Date })
+/** A webhook's row as `row_to_json` gives it: its times as ISO text. */
+const WebhookJson = Schema.Struct({ ...webhookFields, created_at: Schema.DateFromString, updated_at: Schema.DateFromString })
 
 const webhookColumns = `webhook_id, tenant_id, workspace_id, url, events, description, enabled, disabled_reason,
   owner_user_id, owner_email, secret, previous_secret, previous_secret_until, created_at, updated_at`
 
-const toWebhook = (row: WebhookRow): Webhook.Webhook => ({
+// Ids and events were validated on the way in.
+const toWebhook = (row: typeof WebhookRow.Type): Webhook.Webhook => ({
   webhook_id: row.webhook_id as Webhook.WebhookId,
   tenant_id: row.tenant_id as Tenant.TenantId,
   workspace_id: row.workspace_id as Workspace.WorkspaceId | null,
@@ -58,49 +63,73 @@ const toWebhook = (row: WebhookRow): Webhook.Webhook => ({
   updated_at: row.updated_at
 })
 
-interface AttemptJson {
-  readonly attempted_at: string
-  readonly status_code: number | null
-  readonly latency_ms: number
-  readonly error: string | null
-  readonly response_excerpt?: string | null
-  // Kept in the attempt's JSON, so older rows need no migration (decision 0010).
-  readonly request_headers?: Webhook.Headers | null
-  readonly response_headers?: Webhook.Headers | null
-}
+const webhooks = Rows.reader(WebhookRow, toWebhook)
 
-interface DeliveryRow {
-  readonly delivery_id: string
-  readonly tenant_id: string
-  readonly webhook_id: string
-  readonly body: string
-  readonly status: Webhook.DeliveryStatus
-  readonly attempts: ReadonlyArray<AttemptJson> | string
-  readonly failures: number
-  readonly next_attempt_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+const Headers = Schema.NullOr(Schema.Record(Schema.String, Schema.String))
+
+/** An attempt as its delivery's jsonb keeps it: its time as ISO text. */
+const AttemptJson = Schema.Struct({
+  attempted_at: Schema.DateFromString,
+  status_code: Schema.NullOr(Schema.Number),
+  latency_ms: Schema.Number,
+  error: Schema.NullOr(Schema.String),
+  response_excerpt: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  // Kept in the attempt's JSON, so older rows need no migration (decision 0010).
+  request_headers: Schema.optionalKey(Headers),
+  response_headers: Schema.optionalKey(Headers)
+})
+
+/** A delivery's body: the text sent as it is, and the event it carries. */
+const Body = Schema.String.pipe(Schema.decodeTo(
+  Schema.Struct({ text: Schema.String, event: Schema.Unknown }),
+  SchemaTransformation.transformEffect({
+    decode: (text: string) =>
+      Effect.try({
+        try: () => ({ text, event: JSON.parse(text) as unknown }),
+        catch: () => new SchemaIssue.InvalidValue({ message: "Expected an event as JSON" }, text)
+      }),
+    encode: ({ text }) => Effect.succeed(text)
+  })
+))
+
+const DeliveryRow = Schema.Struct({
+  delivery_id: Schema.String,
+  tenant_id: Schema.String,
+  webhook_id: Schema.String,
+  body: Body,
+  status: Webhook.DeliveryStatus,
+  attempts: Rows.Jsonb(Schema.Array(AttemptJson)),
+  failures: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.Date),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+})
 
 const deliveryColumns = `delivery_id, tenant_id, webhook_id, body, status, attempts, failures, next_attempt_at,
   created_at, updated_at`
 
-const toDelivery = (row: DeliveryRow): Webhook.Delivery => {
-  const attempts = typeof row.attempts === "string" ? JSON.parse(row.attempts) as ReadonlyArray<AttemptJson> : row.attempts
-  return {
-    delivery_id: row.delivery_id as Webhook.DeliveryId,
-    tenant_id: row.tenant_id as Tenant.TenantId,
-    webhook_id: row.webhook_id as Webhook.WebhookId,
-    // Written by `publish` from a checked envelope.
-    event: JSON.parse(row.body),
-    status: row.status,
-    attempts: attempts.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at) })),
-    failures: row.failures,
-    next_attempt_at: row.next_attempt_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at
-  }
-}
+const toDelivery = (row: typeof DeliveryRow.Type): Webhook.Delivery => ({
+  delivery_id: row.delivery_id as Webhook.DeliveryId,
+  tenant_id: row.tenant_id as Tenant.TenantId,
+  webhook_id: row.webhook_id as Webhook.WebhookId,
+  // Written by `publish` from a checked envelope.
+  event: row.body.event as Webhook.Delivery["event"],
+  status: row.status,
+  attempts: row.attempts,
+  failures: row.failures,
+  next_attempt_at: row.next_attempt_at,
+  created_at: row.created_at,
+  updated_at: row.updated_at
+})
+
+const deliveries = Rows.reader(DeliveryRow, toDelivery)
+
+/** A claimed delivery: its row, and its webhook's as JSON. */
+const claims = Rows.reader(Schema.Struct({ ...DeliveryRow.fields, webhook: Rows.Jsonb(WebhookJson) }))
+
+const settled = Rows.reader(Schema.Struct({ delivery_id: Schema.String }), (row) => row.delivery_id)
+
+const tallies = Rows.reader(Schema.Struct({ succeeded: Rows.Numeric, failed: Rows.Numeric }))
 
 const attemptJson = (attempt: Webhook.Attempt): string =>
   JSON.stringify([{ ...attempt, attempted_at: attempt.attempted_at.toISOString() }])
@@ -124,7 +153,7 @@ export const make = Effect.gen(function*() {
   const webhookSelect = sql.literal(webhookColumns)
   const deliverySelect = sql.literal(deliveryColumns)
   const findWebhook = (tenantId: string, webhookId: string) =>
-    sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId}`
+    sql`SELECT ${webhookSelect} FROM webhooks WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId}`
 
   const webhookStore = WebhookStore.WebhookStore.of({
     insert: (w) =>
@@ -134,19 +163,13 @@ export const make = Effect.gen(function*() {
           ${w.created_at}, ${w.updated_at})`.pipe(Effect.asVoid, failAs("WebhookStore.insert")),
     find: (tenantId, webhookId) => {
       if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed(undefined)
-      return findWebhook(tenantId, webhookId).pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toWebhook(row)),
-        failAs("WebhookStore.find")
-      )
+      return findWebhook(tenantId, webhookId).pipe(webhooks.first("WebhookStore.find"))
     },
     list: (tenantId, query) => {
       if (!isId(tenantId)) return Effect.succeed([])
-      return sql<WebhookRow>`SELECT ${webhookSelect} FROM webhooks
+      return sql`SELECT ${webhookSelect} FROM webhooks
         WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterNewestFirst(sql, query, "webhook_id")}
-        ORDER BY created_at DESC, webhook_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toWebhook)),
-        failAs("WebhookStore.list")
-      )
+        ORDER BY created_at DESC, webhook_id ASC LIMIT ${query.take}`.pipe(webhooks.all("WebhookStore.list"))
     },
     update: (w) => {
       if (!isId(w.tenant_id) || !isId(w.webhook_id)) return Effect.succeed(false)
@@ -178,7 +201,7 @@ export const make = Effect.gen(function*() {
   /** Records attempts under their leases, in one statement; for each, whether its lease still held. */
   const settleRows = (rows: ReadonlyArray<Settling>) =>
     Effect.map(
-      sql<{ readonly delivery_id: string }>`UPDATE webhook_deliveries d SET status = v.status,
+      sql`UPDATE webhook_deliveries d SET status = v.status,
           attempts = d.attempts || v.attempt, failures = v.failures, next_attempt_at = NULLIF(v.next_attempt_at, '')::timestamptz,
           lease = NULL, lease_until = NULL, updated_at = v.updated_at::timestamptz
         FROM unnest(${rows.map((r) => r.claim.delivery.delivery_id)}::uuid[], ${rows.map((r) => r.claim.lease)}::uuid[],
@@ -189,9 +212,9 @@ export const make = Effect.gen(function*() {
           ${rows.map((r) => r.now.toISOString())}::text[])
           AS v(delivery_id, lease, status, attempt, failures, next_attempt_at, updated_at)
         WHERE d.delivery_id = v.delivery_id AND d.lease = v.lease
-        RETURNING d.delivery_id`,
-      (settled) => {
-        const ids = new Set(settled.map((row) => row.delivery_id))
+        RETURNING d.delivery_id`.pipe(Effect.flatMap(settled.decodeAll("DeliveryStore.settle"))),
+      (settledIds) => {
+        const ids = new Set(settledIds)
         return rows.map((r) => ids.has(r.claim.delivery.delivery_id))
       }
     )
@@ -201,7 +224,7 @@ export const make = Effect.gen(function*() {
   const deliveryStore = DeliveryStore.DeliveryStore.of({
     publish: (tenantId, event, now) =>
       // One statement: the deliveries of every webhook that hears the event, and the wake-up PostgreSQL sends at commit.
-      sql<{ readonly n: number | string }>`WITH inserted AS (
+      sql`WITH inserted AS (
           INSERT INTO webhook_deliveries (delivery_id, tenant_id, webhook_id, event_type, body, status, next_attempt_at,
             created_at, updated_at)
           SELECT analytics_uuidv7(${now.getTime()}), tenant_id, webhook_id, ${event.type}, ${JSON.stringify(event)},
@@ -214,64 +237,59 @@ export const make = Effect.gen(function*() {
               OR EXISTS (SELECT 1 FROM tenants t WHERE t.tenant_id = ${tenantId} AND t.plan = 'scale'))
           RETURNING 1
         )
-        SELECT count(*) AS n, CASE WHEN count(*) > 0 THEN pg_notify(${wakeupChannel}, '') END AS notified FROM inserted`.pipe(
-        Effect.map(([row]) => Number(row?.n ?? 0)),
-        Effect.tap((n) => n > 0 ? wake : Effect.void),
-        failAs("DeliveryStore.publish")
+        SELECT count(*) AS count, CASE WHEN count(*) > 0 THEN pg_notify(${wakeupChannel}, '') END AS notified FROM inserted`.pipe(
+        Rows.count("DeliveryStore.publish"),
+        Effect.tap((n) => n > 0 ? wake : Effect.void)
       ),
     enqueue: (webhook, event, now) =>
       Effect.gen(function*() {
         const id = yield* Ids.uuidv7
-        const [row] = yield* sql<DeliveryRow>`INSERT INTO webhook_deliveries (delivery_id, tenant_id, webhook_id, event_type,
+        const delivery = yield* sql`INSERT INTO webhook_deliveries (delivery_id, tenant_id, webhook_id, event_type,
             body, status, next_attempt_at, created_at, updated_at)
           VALUES (${id}, ${webhook.tenant_id}, ${webhook.webhook_id}, ${event.type}, ${JSON.stringify(event)}, 'pending',
             ${now}, ${now}, ${now})
-          RETURNING ${deliverySelect}`
+          RETURNING ${deliverySelect}`.pipe(Effect.flatMap((rows) => deliveries.decodeOne("DeliveryStore.enqueue")(rows[0])))
         yield* wakeEverywhere
-        return toDelivery(row)
+        return delivery
       }).pipe(failAs("DeliveryStore.enqueue")),
     find: (tenantId, webhookId, deliveryId) => {
       if (!isId(tenantId) || !isId(webhookId) || !isId(deliveryId)) return Effect.succeed(undefined)
-      return sql<DeliveryRow>`SELECT ${deliverySelect} FROM webhook_deliveries
+      return sql`SELECT ${deliverySelect} FROM webhook_deliveries
         WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND delivery_id = ${deliveryId}`.pipe(
-        Effect.map(([row]) => row === undefined ? undefined : toDelivery(row)),
-        failAs("DeliveryStore.find")
+        deliveries.first("DeliveryStore.find")
       )
     },
     list: (tenantId, webhookId, query, filter) => {
       if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed([])
       const status = filter.status === undefined ? sql.literal("") : sql`AND status = ${filter.status}`
       const type = filter.eventType === undefined ? sql.literal("") : sql`AND event_type = ${filter.eventType}`
-      return sql<DeliveryRow>`SELECT ${deliverySelect} FROM webhook_deliveries
+      return sql`SELECT ${deliverySelect} FROM webhook_deliveries
         WHERE webhook_id = ${webhookId} AND tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore}
           ${afterNewestFirst(sql, query, "delivery_id")} ${status} ${type}
-        ORDER BY created_at DESC, delivery_id ASC LIMIT ${query.take}`.pipe(
-        Effect.map((rows) => rows.map(toDelivery)),
-        failAs("DeliveryStore.list")
-      )
+        ORDER BY created_at DESC, delivery_id ASC LIMIT ${query.take}`.pipe(deliveries.all("DeliveryStore.list"))
     },
     tally: (tenantId, webhookId, since) => {
       if (!isId(tenantId) || !isId(webhookId)) return Effect.succeed({ succeeded: 0, failed: 0 })
       // A delivery attempted since `since` changed since then: updated_at narrows the rows read.
-      return sql<{ readonly succeeded: number | string; readonly failed: number | string }>`SELECT
+      return sql`SELECT
           count(*) FILTER (WHERE a.attempt->>'error' IS NULL) AS succeeded,
           count(*) FILTER (WHERE a.attempt->>'error' IS NOT NULL) AS failed
         FROM webhook_deliveries d CROSS JOIN LATERAL jsonb_array_elements(d.attempts) AS a(attempt)
         WHERE d.tenant_id = ${tenantId} AND d.webhook_id = ${webhookId} AND d.updated_at >= ${since}
           AND (a.attempt->>'attempted_at')::timestamptz >= ${since}`.pipe(
-        Effect.map(([row]) => ({ succeeded: Number(row?.succeeded ?? 0), failed: Number(row?.failed ?? 0) })),
-        failAs("DeliveryStore.tally")
+        tallies.first("DeliveryStore.tally"),
+        Effect.map((row) => ({ succeeded: row?.succeeded ?? 0, failed: row?.failed ?? 0 }))
       )
     },
     restart: (tenantId, webhookId, deliveryId, now) => {
       if (!isId(tenantId) || !isId(webhookId) || !isId(deliveryId)) return Effect.succeed(undefined)
-      return sql<DeliveryRow>`UPDATE webhook_deliveries SET status = 'pending', failures = 0, next_attempt_at = ${now},
+      return sql`UPDATE webhook_deliveries SET status = 'pending', failures = 0, next_attempt_at = ${now},
           updated_at = ${now}
         WHERE tenant_id = ${tenantId} AND webhook_id = ${webhookId} AND delivery_id = ${deliveryId}
           AND status IN ('succeeded', 'failed')
         RETURNING ${deliverySelect}`.pipe(
         Effect.tap((rows) => rows.length > 0 ? Effect.asVoid(wakeEverywhere) : Effect.void),
-        Effect.map(([row]) => row === undefined ? undefined : toDelivery(row)),
+        Effect.flatMap(deliveries.decodeFirst("DeliveryStore.restart")),
         failAs("DeliveryStore.restart")
       )
     },
@@ -297,7 +315,7 @@ export const make = Effect.gen(function*() {
         const leaseUntil = new Date(request.now.getTime() + request.leaseMillis)
         // Candidates are locked (skipping rows other workers hold), at most `perWebhook` of each webhook
         // are leased; the rest stay unlocked for the next claim, here or elsewhere.
-        const rows = yield* sql<DeliveryRow & { readonly webhook: WebhookRow }>`WITH candidates AS (
+        const rows = yield* sql`WITH candidates AS (
             SELECT d.delivery_id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
             JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.enabled
             WHERE d.next_attempt_at <= ${request.now}
@@ -319,27 +337,19 @@ export const make = Effect.gen(function*() {
               d.next_attempt_at, d.created_at, d.updated_at
           )
           SELECT leased.*, row_to_json(w.*) AS webhook FROM leased JOIN webhooks w ON w.webhook_id = leased.webhook_id
-          ORDER BY leased.next_attempt_at`
-        return rows.map((row): DeliveryStore.Claim => {
-          const webhook = typeof row.webhook === "string" ? JSON.parse(row.webhook) as WebhookRow : row.webhook
-          return {
-            delivery: toDelivery(row),
-            webhook: toWebhook({
-              ...webhook,
-              created_at: new Date(webhook.created_at),
-              updated_at: new Date(webhook.updated_at)
-            }),
-            body: row.body,
-            lease
-          }
-        })
+          ORDER BY leased.next_attempt_at`.pipe(Effect.flatMap(claims.decodeAll("DeliveryStore.claim")))
+        return rows.map((row): DeliveryStore.Claim => ({
+          delivery: toDelivery(row),
+          webhook: toWebhook(row.webhook),
+          body: row.body.text,
+          lease
+        }))
       }).pipe(failAs("DeliveryStore.claim")),
     nextDue: (exclude) =>
-      sql<{ readonly due: Date | null }>`SELECT min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) AS due
+      sql`SELECT min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) AS due
         FROM webhook_deliveries d JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.enabled
         WHERE d.next_attempt_at IS NOT NULL AND NOT (d.webhook_id = ANY (${exclude}::uuid[]))`.pipe(
-        Effect.map(([row]) => row?.due ?? undefined),
-        failAs("DeliveryStore.nextDue")
+        Rows.earliest("DeliveryStore.nextDue")
       ),
     settle: (claim, s, now) =>
       s.disableWebhook === undefined
@@ -359,12 +369,9 @@ export const make = Effect.gen(function*() {
           return true
         }).pipe(sql.withTransaction, failAs("DeliveryStore.settle")),
     purgeFinished: (before) =>
-      sql<{ readonly purged: number | string }>`WITH purged AS (
+      sql`WITH purged AS (
           DELETE FROM webhook_deliveries WHERE next_attempt_at IS NULL AND updated_at < ${before} RETURNING 1
-        ) SELECT count(*) AS purged FROM purged`.pipe(
-        Effect.map(([row]) => Number(row?.purged ?? 0)),
-        failAs("DeliveryStore.purgeFinished")
-      ),
+        ) SELECT count(*) AS count FROM purged`.pipe(Rows.count("DeliveryStore.purgeFinished")),
     wakeups: Effect.gen(function*() {
       const here = Stream.fromSubscription(yield* PubSub.subscribe(local))
       const remote = yield* listen(wakeupChannel, "webhook deliveries")

@@ -9,62 +9,61 @@
  *
  * @since 0.1.0
  */
-import { type Alert, AlertStore, type Pagination, type Dashboard, DashboardStore, type Dataset, type DatasetRefresh, DatasetStore, type ExportSchedule, ExportScheduleStore, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
-import { Effect } from "effect"
+import { Alert, AlertStore, type Pagination, type Dashboard, DashboardStore, type Dataset, DatasetRefresh, DatasetStore, type ExportSchedule, ExportScheduleStore, AuditLog, type Report, ReportStore, type WorkspaceRecords, WorkspaceRecordStores } from "@analytics/core"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
+import * as Rows from "./Rows.ts"
 import { afterNewestFirst } from "./SqlKeyset.ts"
-import { parsed } from "./Jsonb.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-/** A row as read: the record's columns, its tenant's among them. */
-export type Row = Record<string, unknown> & { readonly tenant_id: string }
-
 /** One table of records: where they live, how a record and its row map to each other. */
-export interface Spec<A> {
+export interface Spec<A, S extends Rows.RowSchema> {
   readonly table: string
   /** The id column. */
   readonly id: string
   /** The store's name in the operations of its StoreErrors (`DatasetStore.find`). */
   readonly name: string
-  /** Columns held as jsonb: written as JSON text (a null as SQL NULL); the drivers parse them back. */
+  /** The table's row as read (`SELECT *`): every column the record has, jsonb parsed, numbers from text. */
+  readonly row: S
+  /** Columns held as jsonb: written as JSON text (a null as SQL NULL). */
   readonly jsonb?: ReadonlyArray<string>
-  /** Columns the drivers may return as text (bigint, numeric): read back as numbers, a null kept. */
-  readonly numeric?: ReadonlyArray<string>
   /** How a record becomes its row where more than its jsonb columns change (by default: as it is). */
   readonly toRow?: (record: A) => Record<string, unknown>
-  /** How a row becomes its record where more than its numeric columns change (by default: as it is; rows were validated on the way in). */
-  readonly fromRow?: (row: Row) => A
+  /**
+   * How a decoded row becomes its record (by default: as it is). The row
+   * schema checks the shape; ids keep their brands and jsonb its nested
+   * parts as they were validated on the way in.
+   */
+  readonly fromRow?: (row: S["Type"]) => A
   /** Columns `update` never writes, besides the id, the owners and the creation time. */
   readonly kept?: ReadonlyArray<string>
 }
 
-/** A spec's two directions, its defaults filled in. */
-const codecOf = <A>(spec: Spec<A>) => {
-  const convert = (columns: ReadonlyArray<string> | undefined, as: (value: unknown) => unknown) => (values: Record<string, unknown>) =>
-    columns === undefined ? values : { ...values, ...Object.fromEntries(columns.map((c) => [c, values[c] === null ? null : as(values[c])])) }
-  const jsonb = convert(spec.jsonb, (value) => JSON.stringify(value))
-  const numeric = convert(spec.numeric, Number)
-  return {
-    toRow: (record: A) => jsonb(spec.toRow === undefined ? record as Record<string, unknown> : spec.toRow(record)),
-    fromRow: (row: Row): A => spec.fromRow === undefined ? numeric(row) as A : spec.fromRow(numeric(row) as Row)
+/** How a spec's records are written: their jsonb columns as JSON text. */
+const rowWriter = <A>(spec: Pick<Spec<A, Rows.RowSchema>, "jsonb" | "toRow">) => {
+  const jsonb = spec.jsonb ?? []
+  return (record: A): Record<string, unknown> => {
+    const values = spec.toRow === undefined ? record as Record<string, unknown> : spec.toRow(record)
+    return { ...values, ...Object.fromEntries(jsonb.map((c) => [c, values[c] === null ? null : JSON.stringify(values[c])])) }
   }
 }
 
 /** The tenant-scoped methods of one table, the `SqlClient` they run on, and `where` for the store's own queries. */
-export const tenantRecords = <A extends { readonly tenant_id: string }, Id extends string>(spec: Spec<A>) =>
+export const tenantRecords = <A extends { readonly tenant_id: string }, Id extends string, S extends Rows.RowSchema>(spec: Spec<A, S>) =>
   Effect.map(SqlClient.SqlClient, (sql) => {
     const table = sql(spec.table)
     const id = sql(spec.id)
     const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
-    const { fromRow, toRow } = codecOf(spec)
+    const operation = (name: string) => `${spec.name}.${name}`
+    const toRow = rowWriter(spec)
+    const rows = Rows.reader(spec.row, spec.fromRow ?? ((row) => row as unknown as A))
     const methods: WorkspaceRecords.TenantRecords<A, Id> = {
       insert: (record) => sql`INSERT INTO ${table} ${sql.insert(toRow(record))}`.pipe(Effect.asVoid, fail("insert")),
       find: (tenantId, recordId) => {
         if (!isId(tenantId) || !isId(recordId)) return Effect.succeed(undefined)
-        return sql<Row>`SELECT * FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId}`.pipe(
-          Effect.map(([row]) => row === undefined ? undefined : fromRow(row)),
-          fail("find")
+        return sql`SELECT * FROM ${table} WHERE tenant_id = ${tenantId} AND ${id} = ${recordId}`.pipe(
+          rows.first(operation("find"))
         )
       },
       update: (record) => {
@@ -86,57 +85,66 @@ export const tenantRecords = <A extends { readonly tenant_id: string }, Id exten
       }
     }
     /** The records a condition selects, oldest first (the stores' own queries across workspaces). */
-    const where = (operation: string, condition: Statement.Fragment) =>
-      sql<Row>`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(Effect.map((rows) => rows.map(fromRow)), fail(operation))
-    return { sql, fail, fromRow, where, methods }
+    const where = (name: string, condition: Statement.Fragment) =>
+      sql`SELECT * FROM ${table} WHERE ${condition} ORDER BY created_at, ${id}`.pipe(rows.all(operation(name)))
+    return { sql, fail, operation, rows, where, methods }
   })
 
 /** The workspace-record methods of one table (tenant records, listed per workspace), with what `tenantRecords` gives. */
-export const make = <A extends { readonly tenant_id: string }, Id extends string>(spec: Spec<A>) =>
-  Effect.map(tenantRecords<A, Id>(spec), ({ fail, fromRow, sql, where, methods }) => {
+export const make = <A extends { readonly tenant_id: string }, Id extends string, S extends Rows.RowSchema>(spec: Spec<A, S>) =>
+  Effect.map(tenantRecords<A, Id, S>(spec), ({ operation, rows, sql, where, methods }) => {
     const records: WorkspaceRecords.WorkspaceRecords<A, Id> = {
       ...methods,
       list: (tenantId, workspaceId, query) => {
         if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed([])
-        return sql<Row>`SELECT * FROM ${sql(spec.table)}
+        return sql`SELECT * FROM ${sql(spec.table)}
           WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId} AND created_at <= ${query.createdAtOrBefore}
             ${afterNewestFirst(sql, query, spec.id)}
-          ORDER BY created_at DESC, ${sql(spec.id)} ASC LIMIT ${query.take}`.pipe(Effect.map((rows) => rows.map(fromRow)), fail("list"))
+          ORDER BY created_at DESC, ${sql(spec.id)} ASC LIMIT ${query.take}`.pipe(rows.all(operation("list")))
       }
     }
-    return { sql, where, records }
+    return { sql, where, records, rows }
   })
 
 const json = (value: unknown) => JSON.stringify(value)
 
-/** A refresh log entry as its row holds it. */
-interface RefreshRow {
-  readonly refresh_id: string
-  readonly tenant_id: string
-  readonly dataset_id: string
-  readonly trigger: DatasetRefresh.Trigger
-  readonly requested_by: unknown
-  readonly status: DatasetRefresh.Status
-  readonly row_count: number | string | null
-  readonly error: unknown
-  readonly started_at: Date
-  readonly finished_at: Date
-  readonly duration_ms: number
+/** The columns every workspace record has besides its own id. */
+const owned = {
+  tenant_id: Schema.String,
+  workspace_id: Schema.String,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
 }
 
-const refreshOf = (row: RefreshRow): DatasetRefresh.DatasetRefresh => ({
-  refresh_id: row.refresh_id,
-  tenant_id: row.tenant_id as DatasetRefresh.DatasetRefresh["tenant_id"],
-  dataset_id: row.dataset_id,
-  trigger: row.trigger,
-  requested_by: row.requested_by === null ? null : parsed(row.requested_by),
-  status: row.status,
-  row_count: row.row_count === null ? null : Number(row.row_count),
-  error: row.error === null ? null : parsed(row.error),
-  started_at: row.started_at,
-  finished_at: row.finished_at,
-  duration_ms: row.duration_ms
+const DatasetRow = Schema.Struct({
+  ...owned,
+  dataset_id: Schema.String,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  source: Rows.JsonObject,
+  model: Rows.JsonObject,
+  columns: Rows.JsonArray,
+  row_count: Schema.NullOr(Rows.Numeric),
+  refreshed_at: Schema.NullOr(Schema.Date),
+  refresh_cron: Schema.NullOr(Schema.String),
+  load_id: Schema.NullOr(Schema.String)
 })
+
+const RefreshRow = Schema.Struct({
+  refresh_id: Schema.String,
+  tenant_id: Schema.String,
+  dataset_id: Schema.String,
+  trigger: DatasetRefresh.Trigger,
+  requested_by: Schema.NullOr(Rows.Jsonb(AuditLog.Actor)),
+  status: DatasetRefresh.Status,
+  row_count: Schema.NullOr(Rows.Numeric),
+  error: Schema.NullOr(Rows.Jsonb(DatasetRefresh.Failure)),
+  started_at: Schema.Date,
+  finished_at: Schema.Date,
+  duration_ms: Schema.Number
+})
+
+const refreshes = Rows.reader(RefreshRow, (row) => row as DatasetRefresh.DatasetRefresh)
 
 /** Where a record's history is kept: its table, the owner's id column, its own id column, its time column. */
 interface History {
@@ -156,22 +164,29 @@ const checkHistory: History = { table: "alert_checks", owner: "alert_id", id: "c
  * checks): its rows at or before the page's snapshot, newest first, after
  * the cursor's place.
  */
-const history = <R extends object>(sql: SqlClient.SqlClient, of: History, tenantId: string, ownerId: string, query: Pagination.PageQuery) =>
+const history = <A>(
+  sql: SqlClient.SqlClient,
+  of: History,
+  rows: Rows.Reader<A>,
+  tenantId: string,
+  ownerId: string,
+  query: Pagination.PageQuery
+) =>
   !isId(tenantId) || !isId(ownerId)
-    ? Effect.succeed<ReadonlyArray<R>>([])
-    : sql<R>`SELECT * FROM ${sql(of.table)}
+    ? Effect.succeed<ReadonlyArray<A>>([])
+    : sql`SELECT * FROM ${sql(of.table)}
         WHERE tenant_id = ${tenantId} AND ${sql(of.owner)} = ${ownerId} AND ${sql(of.at)} <= ${query.createdAtOrBefore}
           ${afterNewestFirst(sql, query, of.id, undefined, of.at)}
-        ORDER BY ${sql(of.at)} DESC, ${sql(of.id)} ASC LIMIT ${query.take}`.pipe(failAs(of.operation))
+        ORDER BY ${sql(of.at)} DESC, ${sql(of.id)} ASC LIMIT ${query.take}`.pipe(rows.all(of.operation))
 
 /** The DatasetStore over the `SqlClient` in context. */
 export const datasets = Effect.map(
-  make<Dataset.Dataset, Dataset.DatasetId>({
+  make<Dataset.Dataset, Dataset.DatasetId, typeof DatasetRow>({
     table: "datasets",
     id: "dataset_id",
     name: "DatasetStore",
+    row: DatasetRow,
     jsonb: ["source", "model", "columns"],
-    numeric: ["row_count"],
     // Only switchLoad writes what refreshes find (an edit racing a load would undo it).
     kept: ["load_id", "columns", "row_count", "refreshed_at"]
   }),
@@ -212,43 +227,73 @@ export const datasets = Effect.map(
             duration_ms: r.duration_ms
           })
         }`.pipe(Effect.asVoid, failAs("DatasetStore.insertRefresh")),
-      listRefreshes: (tenantId, datasetId, query) =>
-        Effect.map(history<RefreshRow>(sql, refreshHistory, tenantId, datasetId, query), (rows) => rows.map(refreshOf))
+      listRefreshes: (tenantId, datasetId, query) => history(sql, refreshHistory, refreshes, tenantId, datasetId, query)
     })
 )
 
+const ReportRow = Schema.Struct({
+  ...owned,
+  report_id: Schema.String,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  pages: Rows.JsonArray,
+  filters: Rows.JsonArray,
+  settings: Rows.JsonObject
+})
+
 /** The ReportStore over the `SqlClient` in context. */
 export const reports = Effect.map(
-  make<Report.Report, Report.ReportId>({
+  make<Report.Report, Report.ReportId, typeof ReportRow>({
     table: "reports",
     id: "report_id",
     name: "ReportStore",
+    row: ReportRow,
     jsonb: ["pages", "filters", "settings"]
   }),
   ({ records }) => ReportStore.ReportStore.of(records)
 )
 
-/** An alert's check as its row holds it (numeric columns come back as text). */
-interface CheckRow extends Omit<Alert.AlertCheck, "threshold" | "value"> {
-  readonly threshold: number | string
-  readonly value: number | string | null
-}
+const AlertState = Schema.Literals(["ok", "firing"])
 
-const checkOf = (row: CheckRow): Alert.AlertCheck => ({
-  ...row,
-  check_id: String(row.check_id),
-  threshold: Number(row.threshold),
-  value: row.value === null ? null : Number(row.value)
+const AlertRow = Schema.Struct({
+  ...owned,
+  alert_id: Schema.String,
+  dataset_id: Schema.String,
+  name: Schema.String,
+  measure: Schema.String,
+  filters: Rows.JsonArray,
+  condition: Alert.Condition,
+  threshold: Rows.Numeric,
+  schedule: Rows.JsonObject,
+  state: AlertState,
+  last_value: Schema.NullOr(Rows.Numeric),
+  last_checked_at: Schema.NullOr(Schema.Date)
 })
+
+const CheckRow = Schema.Struct({
+  check_id: Schema.String,
+  tenant_id: Schema.String,
+  alert_id: Schema.String,
+  trigger: Alert.CheckTrigger,
+  measure: Schema.String,
+  condition: Alert.Condition,
+  threshold: Rows.Numeric,
+  value: Schema.NullOr(Rows.Numeric),
+  state: AlertState,
+  transition: Schema.NullOr(Schema.Literals(["fired", "resolved"])),
+  checked_at: Schema.Date
+})
+
+const checks = Rows.reader(CheckRow, (row) => row as Alert.AlertCheck)
 
 /** The AlertStore over the `SqlClient` in context. */
 export const alerts = Effect.map(
-  make<Alert.Alert, Alert.AlertId>({
+  make<Alert.Alert, Alert.AlertId, typeof AlertRow>({
     table: "alerts",
     id: "alert_id",
     name: "AlertStore",
-    jsonb: ["filters", "schedule"],
-    numeric: ["threshold", "last_value"]
+    row: AlertRow,
+    jsonb: ["filters", "schedule"]
   }),
   ({ records, sql, where }) =>
     AlertStore.AlertStore.of({
@@ -274,55 +319,69 @@ export const alerts = Effect.map(
             checked_at: c.checked_at
           })
         }`.pipe(Effect.asVoid, failAs("AlertStore.insertCheck")),
-      listChecks: (tenantId, alertId, query) =>
-        Effect.map(history<CheckRow>(sql, checkHistory, tenantId, alertId, query), (rows) => rows.map(checkOf))
+      listChecks: (tenantId, alertId, query) => history(sql, checkHistory, checks, tenantId, alertId, query)
     })
 )
 
+const DashboardRow = Schema.Struct({
+  ...owned,
+  dashboard_id: Schema.String,
+  name: Schema.String,
+  tiles: Rows.JsonArray
+})
+
 /** The DashboardStore over the `SqlClient` in context. */
 export const dashboards = Effect.map(
-  make<Dashboard.Dashboard, Dashboard.DashboardId>({
+  make<Dashboard.Dashboard, Dashboard.DashboardId, typeof DashboardRow>({
     table: "dashboards",
     id: "dashboard_id",
     name: "DashboardStore",
+    row: DashboardRow,
     jsonb: ["tiles"]
   }),
   ({ records }) => DashboardStore.DashboardStore.of(records)
 )
 
 /** A run as stored: its time as ISO text inside jsonb. */
-const runOf = (value: unknown): ExportSchedule.Run | null => {
-  const run = parsed<(Omit<ExportSchedule.Run, "at"> & { readonly at: string }) | null>(value)
-  return run === null ? null : { ...run, at: new Date(run.at) }
-}
+const RunRow = Schema.Struct({
+  at: Schema.DateFromString,
+  trigger: Schema.Literals(["schedule", "send_now"]),
+  deliveries: Schema.Array(Schema.Unknown)
+})
 
-/** A schedule from its row. */
-const scheduleOf = (row: Row): ExportSchedule.ExportSchedule => ({
-  ...(row as unknown as ExportSchedule.ExportSchedule),
-  request: parsed(row.request),
-  recipients: parsed(row.recipients),
-  created_by: parsed(row.created_by),
-  last_run: runOf(row.last_run)
+const ScheduleRow = Schema.Struct({
+  ...owned,
+  schedule_id: Schema.String,
+  report_id: Schema.String,
+  name: Schema.String,
+  cron: Schema.String,
+  timezone: Schema.String,
+  request: Rows.JsonObject,
+  recipients: Rows.Jsonb(Schema.Array(Schema.String)),
+  run_as: Schema.NullOr(Schema.String),
+  enabled: Schema.Boolean,
+  created_by: Rows.Jsonb(AuditLog.Actor),
+  next_run_at: Schema.NullOr(Schema.Date),
+  last_run: Schema.NullOr(Rows.Jsonb(RunRow))
 })
 
 /** The ExportScheduleStore over the `SqlClient` in context. */
 export const schedules = Effect.map(
-  make<ExportSchedule.ExportSchedule, ExportSchedule.ScheduleId>({
+  make<ExportSchedule.ExportSchedule, ExportSchedule.ScheduleId, typeof ScheduleRow>({
     table: "export_schedules",
     id: "schedule_id",
     name: "ExportScheduleStore",
-    jsonb: ["request", "recipients", "created_by", "last_run"],
-    fromRow: scheduleOf
+    row: ScheduleRow,
+    jsonb: ["request", "recipients", "created_by", "last_run"]
   }),
-  ({ records, sql }) =>
+  ({ records: methods, rows, sql }) =>
     ExportScheduleStore.ExportScheduleStore.of({
-      ...records,
+      ...methods,
       // Locked until the caller's transaction ends; another scheduler skips them meanwhile.
       claimDue: (now, limit) =>
-        sql<Row>`SELECT * FROM export_schedules
+        sql`SELECT * FROM export_schedules
           WHERE enabled AND next_run_at <= ${now} ORDER BY next_run_at, schedule_id LIMIT ${limit} FOR UPDATE SKIP LOCKED`.pipe(
-          Effect.map((rows) => rows.map(scheduleOf)),
-          failAs("ExportScheduleStore.claimDue")
+          rows.all("ExportScheduleStore.claimDue")
         )
     })
 )

@@ -4,26 +4,26 @@
  * @since 0.1.0
  */
 import { Tenant, Workspace, WorkspaceStore } from "@analytics/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Rows from "./Rows.ts"
 import { failAs, isId } from "./StoreErrors.ts"
 
-interface WorkspaceRow {
-  readonly workspace_id: string
-  readonly tenant_id: string
-  readonly name: string
-  readonly description: string | null
-  readonly created_at: Date
-}
+const WorkspaceRow = Schema.Struct({
+  workspace_id: Schema.String,
+  tenant_id: Schema.String,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  created_at: Schema.Date
+})
 
-const toWorkspace = (row: WorkspaceRow): Workspace.Workspace =>
+// The row has the workspace's shape; its values were validated on the way in.
+const workspaces = Rows.reader(WorkspaceRow, (row) =>
   new Workspace.Workspace({
+    ...row,
     workspace_id: row.workspace_id as Workspace.WorkspaceId,
-    tenant_id: row.tenant_id as Tenant.TenantId,
-    name: row.name,
-    description: row.description,
-    created_at: row.created_at
-  }, { disableChecks: true })
+    tenant_id: row.tenant_id as Tenant.TenantId
+  }, { disableChecks: true }))
 
 /** The WorkspaceStore on SQL. */
 export const make: Effect.Effect<WorkspaceStore.WorkspaceStore["Service"], never, SqlClient.SqlClient> =
@@ -36,11 +36,8 @@ export const make: Effect.Effect<WorkspaceStore.WorkspaceStore["Service"], never
             ${workspace.created_at})`.pipe(Effect.asVoid, failAs("WorkspaceStore.insert")),
       find: (tenantId, workspaceId) => {
         if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed(undefined)
-        return sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
-          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}`.pipe(
-          Effect.map(([row]) => row === undefined ? undefined : toWorkspace(row)),
-          failAs("WorkspaceStore.find")
-        )
+        return sql`SELECT ${columns} FROM workspaces
+          WHERE tenant_id = ${tenantId} AND workspace_id = ${workspaceId}`.pipe(workspaces.first("WorkspaceStore.find"))
       },
       list: (tenantId, query) => {
         if (!isId(tenantId)) return Effect.succeed([])
@@ -59,13 +56,10 @@ export const make: Effect.Effect<WorkspaceStore.WorkspaceStore["Service"], never
             AND (${field} ${sql.literal(desc ? "<" : ">")} ${value}
               OR (${field} = ${value} AND workspace_id > ${after.id}))`
         })()
-        return sql<WorkspaceRow>`SELECT ${columns} FROM workspaces
+        return sql`SELECT ${columns} FROM workspaces
           WHERE tenant_id = ${tenantId} AND created_at <= ${query.createdAtOrBefore} ${afterClause}
           ORDER BY ${field} ${sql.literal(desc ? "DESC" : "ASC")}, workspace_id ASC
-          LIMIT ${query.take}`.pipe(
-          Effect.map((rows) => rows.map(toWorkspace)),
-          failAs("WorkspaceStore.list")
-        )
+          LIMIT ${query.take}`.pipe(workspaces.all("WorkspaceStore.list"))
       },
       remove: (tenantId, workspaceId) => {
         if (!isId(tenantId) || !isId(workspaceId)) return Effect.succeed(false)

@@ -6,11 +6,14 @@
  */
 import { Errors, Ids } from "@analytics/core"
 import { Effect } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
 
-/** Every SQL failure leaves the adapter as a `StoreError` naming the operation. */
-export const failAs = (operation: string) => <A, R>(effect: Effect.Effect<A, SqlError, R>) =>
-  Effect.mapError(effect, (cause) => new Errors.StoreError({ operation, cause }))
+/**
+ * Every SQL failure leaves the adapter as a `StoreError` naming the
+ * operation; the store's own errors (a row that did not decode) pass as they are.
+ */
+export const failAs = (operation: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (cause) => isSqlError(cause) ? new Errors.StoreError({ operation, cause }) : cause as Exclude<E, SqlError>)
 
 /**
  * Ids the domain never issues cannot match a row; answering "absent" for them
