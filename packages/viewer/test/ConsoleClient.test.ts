@@ -93,7 +93,7 @@ describe("the console's API client", () => {
     assert.deepStrictEqual(told, ["auth/unauthenticated"], "an expected 401 (signing in) does not send the person to sign-in")
     assert.strictEqual((await problem(client.get("v1/workspaces"))).action, "Wait 7 seconds, then try again.")
     assert.strictEqual((await problem(client.get("v1/workspaces"))).action, "Wait a second, then try again.")
-    assert.strictEqual((await problem(client.post("v1/workspaces", {}))).action, en["problem.action.reload"])
+    assert.strictEqual((await problem(client.post("v1/workspaces", { name: "Sales" }))).action, en["problem.action.reload"])
     const offline = await problem(client.get("v1/workspaces"))
     assert.deepStrictEqual([offline.code, offline.title, offline.action], ["network", en["problem.network"], en["problem.action.connection"]])
   })

@@ -2,15 +2,17 @@
  * The console's client is typed by the contract: a call answers its
  * endpoint's success as JSON without the caller naming it, a path with
  * ids (`v1/reports/${id}`) finds the endpoint of its shape, and a path or
- * method the contract does not have does not compile. The calls are never
+ * method the contract does not have does not compile, and a body is the
+ * endpoint's payload as JSON (a wrong field or value does not compile). The calls are never
  * made (the client is given a `fetch` that answers nothing): only their
  * types are checked, by the compiler under `tsc -b`.
  */
 import type { Groups, Json } from "@analytics/api"
+import type { Workspace } from "@analytics/core"
 import { assert, describe, it } from "@effect/vitest"
 import { expectTypeOf } from "vitest"
 import type { ApiClient } from "../src/client/ApiClient.ts"
-import type { EndpointAt } from "../src/client/ApiPaths.ts"
+import type { EndpointAt, PayloadAt } from "../src/client/ApiPaths.ts"
 
 /** The answer of a call, unwrapped from its promise. */
 type Answer<F extends (...args: ReadonlyArray<never>) => Promise<unknown>> = Awaited<ReturnType<F>>
@@ -49,5 +51,21 @@ describe("the console's client, typed from the contract", () => {
       client.get(String(id))
     ]
     assert.isFunction(refused)
+  })
+
+  it("sends each endpoint's payload as JSON, and no other body", () => {
+    expectTypeOf<PayloadAt<"POST", "v1/workspaces">>().toEqualTypeOf<Json<typeof Workspace.WorkspaceCreate>>()
+    expectTypeOf<PayloadAt<"POST", "v1/sharing/grants">["subject_type"]>().toEqualTypeOf<"report" | "dashboard" | "dataset" | "workspace">()
+    const bodies = (client: ApiClient, id: string) => [
+      client.post("v1/workspaces", { name: "Sales" }),
+      client.patch(`v1/alerts/${id}`, { threshold: 10 }),
+      // @ts-expect-error: a field the payload does not have
+      client.post("v1/workspaces", { name: "Sales", colour: "red" }),
+      // @ts-expect-error: a value the payload does not take
+      client.patch(`v1/alerts/${id}`, { condition: "above" }),
+      // @ts-expect-error: a required field missing
+      client.post("v1/webhooks", { events: ["audit.event"] })
+    ]
+    assert.isFunction(bodies)
   })
 })

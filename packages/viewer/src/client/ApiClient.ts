@@ -11,7 +11,7 @@
  */
 import { msg } from "../i18n/msg.ts"
 import { detailAsField, pointsToErrors, titleWords } from "./ProblemWords.ts"
-import type { ArgsAt, PathOf, SuccessAt } from "./ApiPaths.ts"
+import type { ArgsAt, PathOf, PayloadAt, SuccessAt } from "./ApiPaths.ts"
 import { currentSession } from "./Session.ts"
 
 /** A refusal or failure, in words a person can act on. */
@@ -192,11 +192,11 @@ export const makeClient = (options: ClientOptions = {}) => {
     /** `GET path`, answering the endpoint's success as JSON; a path not in the contract does not compile. */
     get: <P extends PathOf<"GET">>(path: P, ...rest: ArgsAt<"GET", P, [call?: CallOptions]>) =>
       request<SuccessAt<"GET", P>>("GET", path, undefined, ...(rest as [CallOptions?])),
-    post: <P extends PathOf<"POST">>(path: P, ...rest: ArgsAt<"POST", P, [body?: unknown, call?: CallOptions]>) => {
+    post: <P extends PathOf<"POST">>(path: P, ...rest: ArgsAt<"POST", P, [body?: PayloadAt<"POST", P>, call?: CallOptions]>) => {
       const [body, call] = rest as [unknown?, CallOptions?]
       return request<SuccessAt<"POST", P>>("POST", path, body ?? {}, call)
     },
-    patch: <P extends PathOf<"PATCH">>(path: P, ...rest: ArgsAt<"PATCH", P, [body: unknown]>) =>
+    patch: <P extends PathOf<"PATCH">>(path: P, ...rest: ArgsAt<"PATCH", P, [body: PayloadAt<"PATCH", P>]>) =>
       request<SuccessAt<"PATCH", P>>("PATCH", path, (rest as [unknown])[0]),
     delete: <P extends PathOf<"DELETE">>(path: P, ...rest: ArgsAt<"DELETE", P, [call?: CallOptions]>) =>
       request<SuccessAt<"DELETE", P>>("DELETE", path, undefined, ...(rest as [CallOptions?])),

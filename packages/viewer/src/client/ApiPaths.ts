@@ -53,6 +53,12 @@ type Unreached<M extends string, P extends string> = P extends string ? [Endpoin
 /** What the endpoint a call with method `M` to `P` answers, as JSON. */
 export type SuccessAt<M extends string, P extends string> = JsonOf<HttpApiEndpoint.Success<EndpointAt<M, P>>>
 
+/**
+ * What a call with method `M` to `P` sends, as JSON: the payload its
+ * endpoint declares, encoded (`never` for an endpoint without one).
+ */
+export type PayloadAt<M extends string, P extends string> = JsonOf<HttpApiEndpoint.Payload<EndpointAt<M, P>>>
+
 /** The JSON of a success schema: the schema under its JSON codec; nothing for no content. */
 type JsonOf<S> = S extends typeof HttpApiSchema.NoContent ? void : S extends Schema.toCodecJson<infer I extends Schema.Top> ? Json<I> : S extends Schema.Top ? Json<S> : never
 

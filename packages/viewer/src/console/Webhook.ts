@@ -43,6 +43,12 @@ export type DeliveryStatus = Delivery["status"]
 /** One type of the event catalog (`GET /v1/event-types`). */
 export type EventType = Json<typeof Groups.Webhooks.EventTypeJson>
 
+/** The types of the catalog a form's `events` checkboxes chose (the form offers the catalog's, nothing else). */
+export const chosenEvents = (data: FormData, catalog: ReadonlyArray<EventType> | undefined): Array<EventType["type"]> => {
+  const chosen = new Set(data.getAll("events").map(String))
+  return (catalog ?? []).map((entry) => entry.type).filter((type) => chosen.has(type))
+}
+
 /** The reason core records when an admin disables a webhook; any other reason is the receiver's doing (404/410). */
 const byAdmin = "Disabled by an admin"
 

@@ -26,8 +26,11 @@ export const toggleWebhook = (client: ApiClient, webhook: Webhook): Promise<Webh
 export const toggledWords = (webhook: Webhook): string =>
   msg(webhook.enabled ? "webhooks.enabled" : "webhooks.disabled", { url: webhook.url })
 
+/** A type of event a webhook hears. */
+export type HeardType = Webhook["events"][number]
+
 /** Sends a test event of `type` to the webhook: its delivery. */
-export const sendTest = (client: ApiClient, webhook: Webhook, type: string): Promise<Delivery> =>
+export const sendTest = (client: ApiClient, webhook: Webhook, type: HeardType): Promise<Delivery> =>
   client.post(webhookPath(webhook, "/test"), { type })
 
 /** Asks, in a dialog placed in `host`, whether to rotate the webhook's secret or delete the webhook; true when confirmed. */
@@ -73,7 +76,7 @@ export interface WebhookButtons {
   /** Each button's accessible name with the webhook's (a list of them), from its words; else the words alone. */
   readonly label?: (action: string) => string
   /** Send a test event of the type chosen. */
-  readonly test: (type: string) => void
+  readonly test: (type: HeardType) => void
   /** Drawn after the test event's controls (the webhook's screen: its Edit button). */
   readonly after?: TemplateResult
   readonly toggle: () => void
@@ -89,13 +92,18 @@ export interface WebhookButtons {
 export const webhookButtons = (webhook: Webhook, buttons: WebhookButtons): TemplateResult => {
   const label = (action: string) => buttons.label === undefined ? nothing : buttons.label(action)
   const toggle = msg(webhook.enabled ? "webhooks.disable" : "webhooks.enable")
-  // The type chosen beside the button (each webhook of a list has its own).
-  const chosenType = (event: Event) =>
-    (event.target as HTMLElement).closest(".test")?.querySelector("select")?.value ?? webhook.events[0] ?? ""
+  // The type chosen beside the button (each webhook of a list has its own), one of the webhook's.
+  const chosenType = (event: Event): HeardType | undefined => {
+    const chosen = (event.target as HTMLElement).closest(".test")?.querySelector("select")?.value
+    return webhook.events.find((type) => type === chosen) ?? webhook.events[0]
+  }
   return html`${webhook.enabled ? html`<span class="row test">
       <label class="inline">${msg("webhooks.test.type")}<select id=${buttons.testTypeId ?? nothing}>${webhook.events.map((type) => html`<option value=${type}>${type}</option>`)}</select></label>
       <button type="button" class="secondary" ?disabled=${buttons.busy} aria-label=${label(msg("webhooks.test"))}
-        @click=${(event: Event) => buttons.test(chosenType(event))}>${msg("webhooks.test")}</button></span>` : nothing}
+        @click=${(event: Event) => {
+          const type = chosenType(event)
+          if (type !== undefined) buttons.test(type)
+        }}>${msg("webhooks.test")}</button></span>` : nothing}
     ${buttons.after ?? nothing}
     <button type="button" class="secondary" ?disabled=${buttons.busy} aria-label=${label(toggle)} @click=${buttons.toggle}>${toggle}</button>
     <button type="button" class="secondary" ?disabled=${buttons.busy} aria-label=${label(msg("webhooks.rotate"))} @click=${buttons.rotate}>${msg("webhooks.rotate")}</button>

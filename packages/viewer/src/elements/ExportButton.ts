@@ -22,15 +22,19 @@
 import type { Groups, Json } from "@analytics/api"
 import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import type { PayloadAt } from "../client/ApiPaths.ts"
 import { download, follow, type Format, formats as allFormats, formatWords, type Job, resultOf, sizeWords, visualFormats } from "../client/Jobs.ts"
 import { msg } from "../i18n/msg.ts"
 import { ModalController, modalStyles, noticeLine, problemBox } from "./Modal.ts"
+
+/** What the dialog asks for (`POST /v1/reports/{id}/export`). */
+type ExportRequest = PayloadAt<"POST", `v1/reports/${string}/export`>
 
 /** What the dialog reads of the report (`GET /v1/reports/{id}`): its name, pages, visuals and filters. */
 type ReportShape = Json<typeof Groups.Reports.ReportJson>
 
 /** Values of the report's filters by name, as `<analytics-report>` and the export request take them. */
-export type FilterValues = Readonly<Record<string, unknown>>
+export type FilterValues = Exclude<NonNullable<ExportRequest["filters"]>, ReadonlyArray<unknown>>
 
 type Phase = "form" | "running" | "done"
 
@@ -211,19 +215,15 @@ export class AnalyticsExportButton extends LitElement {
   }
 
   /** The export request: the format, the pages unless all, the visual for one visual's formats, the filters. */
-  private request(): Record<string, unknown> | string {
-    const body: Record<string, unknown> = { format: this.format }
-    const all = this.report?.pages.length ?? 0
+  private request(): ExportRequest | string {
+    const filters = this.filters !== undefined && Object.keys(this.filters).length > 0 ? { filters: this.filters } : {}
     if (visualFormats.has(this.format)) {
       if (this.visual === "") return msg("export.needVisual")
-      body.visual_id = this.visual
-    } else if (this.pages.length === 0) {
-      return msg("export.needPage")
-    } else if (this.pages.length < all) {
-      body.pages = this.pages
+      return { format: this.format, visual_id: this.visual, ...filters }
     }
-    if (this.filters !== undefined && Object.keys(this.filters).length > 0) body.filters = this.filters
-    return body
+    if (this.pages.length === 0) return msg("export.needPage")
+    const all = this.report?.pages.length ?? 0
+    return { format: this.format, ...(this.pages.length < all ? { pages: this.pages } : {}), ...filters }
   }
 
   private async start(event: Event) {

@@ -36,6 +36,7 @@
 import type { Groups, Json } from "@analytics/api"
 import { css, html, LitElement, nothing, type TemplateResult } from "lit"
 import { type ApiClient, type Problem, problemIn } from "../client/ApiClient.ts"
+import type { PayloadAt } from "../client/ApiPaths.ts"
 import { type MessageKey, msg } from "../i18n/msg.ts"
 import {
   type Action,
@@ -94,6 +95,12 @@ type Scalar = string | number | boolean
 type EmbedPreview = Json<typeof Groups.Sharing.EmbedPreviewJson>
 
 type Kind = Audience
+
+/** A grant as the dialog asks for it (`POST /v1/sharing/grants`). */
+type GrantRequest = PayloadAt<"POST", "v1/sharing/grants">
+
+/** What every grant of one Share has alike: the subject, the actions, the watermark and the expiry. */
+type GrantCommon = Pick<GrantRequest, "subject_type" | "subject_id" | "actions" | "watermark" | "expires_at">
 type Tab = "share" | "manage"
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -176,7 +183,7 @@ export class AnalyticsShareDialog extends LitElement {
     .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   `]
 
-  declare subjectType: string
+  declare subjectType: GrantRequest["subject_type"]
   declare subjectId: string
   declare subjectName: string | null
   declare baseUrl: string | null
@@ -309,6 +316,7 @@ export class AnalyticsShareDialog extends LitElement {
   }
 
   private async loadPreview() {
+    if (this.subjectType !== "report") return
     const turn = ++this.previewTurn
     const attributes = Object.fromEntries(Object.entries(this.viewerAttributes).filter(([, v]) => v !== ""))
     try {
@@ -475,18 +483,21 @@ export class AnalyticsShareDialog extends LitElement {
     this.recipientInvalid = recipient !== "" && !emailPattern.test(recipient)
     if (this.recipientInvalid) return this.refuse(msg("share.recipient.invalid"), "#recipient")
     const expiry = String(data.get("expires") ?? "")
-    const body: Record<string, unknown> = {
+    const common: GrantCommon = {
       subject_type: this.subjectType,
       subject_id: this.subjectId,
       actions: chosenActions,
       watermark: this.watermark,
       ...(expiry === "" ? {} : { expires_at: endOfDay(expiry) })
     }
-    if (this.kind === "people") return this.shareWithChips(form, body)
-    body.principal_type = this.kind
-    if (this.kind === "link" && password !== "") body.password = password
-    if (recipient !== "") body.email = recipient
-    if (label !== "") body.label = label
+    if (this.kind === "people") return this.shareWithChips(form, common)
+    const body: GrantRequest = {
+      ...common,
+      principal_type: this.kind,
+      ...(this.kind === "link" && password !== "" ? { password } : {}),
+      ...(recipient === "" ? {} : { email: recipient }),
+      ...(label === "" ? {} : { label })
+    }
     const email = this.kind === "embed" ? String(this.viewerAttributes.email ?? "").trim() : ""
     if (email !== "" && !emailPattern.test(email)) return this.refuse(msg("share.recipient.invalid"), "#viewer-email")
     const locked = this.kind === "embed" ? this.locked : {}
@@ -521,7 +532,7 @@ export class AnalyticsShareDialog extends LitElement {
    * Some refused: the shared chips go, the refused stay with their reason,
    * and the dialog says which is which.
    */
-  private async shareWithChips(form: HTMLFormElement, common: Readonly<Record<string, unknown>>) {
+  private async shareWithChips(form: HTMLFormElement, common: GrantCommon) {
     const chips = this.chosen
     this.busy = true
     this.problem = undefined
@@ -529,7 +540,8 @@ export class AnalyticsShareDialog extends LitElement {
     this.shareNotice = undefined
     clearFields(form)
     const results = await Promise.all(chips.map(async (chip) => {
-      const body = { ...common, principal_type: chip.type, ...(chip.invite === true ? { email: chip.email } : { principal_id: chip.id }) }
+      // An invitation's chip holds the address as its id too (`chipKey`).
+      const body: GrantRequest = { ...common, principal_type: chip.type, ...(chip.invite === true ? { email: chip.email ?? chip.id } : { principal_id: chip.id }) }
       try {
         return { chip, grant: await this.api.post("v1/sharing/grants", body) }
       } catch (error) {

@@ -17,14 +17,14 @@ import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
 import { Actions, noticeView } from "../Actions.ts"
+import { oneOf } from "../FormValues.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
 
-type Condition = "gt" | "gte" | "lt" | "lte"
-const conditions: ReadonlyArray<Condition> = ["gt", "gte", "lt", "lte"]
-
 /** An alert as the API shows it (the contract's). */
 type Alert = Json<typeof Groups.Alerts.AlertJson>
+
+const conditions: ReadonlyArray<Alert["condition"]> = ["gt", "gte", "lt", "lte"]
 
 /** One check in an alert's history. */
 type Check = Json<typeof Groups.Alerts.AlertCheckJson>
@@ -185,13 +185,14 @@ export class AlertsScreen extends Screen {
     const cron = text("cron")
     const schedule = { after_refresh: data.get("after_refresh") !== null, ...(cron === "" ? {} : { cron }) }
     if (!schedule.after_refresh && cron === "") return refuse(msg("alerts.needWhen"), "#alert-after-refresh")
-    const body: Record<string, unknown> = { name: text("name"), measure: text("measure"), condition: text("condition"), threshold, schedule }
-    if (editing === "new") body.dataset_id = this.datasetId
+    const fields = { name: text("name"), measure: text("measure"), condition: oneOf(data.get("condition"), conditions) ?? "gt", threshold, schedule }
     this.actions.busy = true
     this.formProblem = undefined
     try {
       const client = this.context.client
-      const saved = editing === "new" ? await client.post("v1/alerts", body) : await client.patch(this.path(editing), body)
+      const saved = editing === "new"
+        ? await client.post("v1/alerts", { ...fields, dataset_id: this.datasetId })
+        : await client.patch(this.path(editing), fields)
       if (editing === "new") this.alerts!.prepend(saved)
       else this.replace(saved)
       this.editing = undefined

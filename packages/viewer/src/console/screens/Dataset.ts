@@ -38,8 +38,6 @@ type Dataset = DatasetSummary
 type Model = Dataset["model"]
 type Measure = Model["measures"][number]
 type Dimension = Model["dimensions"][number]
-/** The model as the editor sends it: its row-level security as typed (the service checks it). */
-type EditedModel = Omit<Model, "row_level_security"> & { readonly row_level_security: unknown }
 /** A refresh as the dataset's history lists it. */
 type Refresh = Json<typeof Groups.Datasets.RefreshJson>
 
@@ -253,7 +251,7 @@ export class DatasetScreen extends Screen {
   }
 
   /** The model as the editor's fields hold it. */
-  private edited(form: HTMLFormElement): EditedModel | string {
+  private edited(form: HTMLFormElement): Model | string {
     const model = this.record!.model
     const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null)?.value.trim() ?? ""
     const titled = <A extends { readonly title?: string }>(item: A, title: string): A => {
@@ -270,9 +268,10 @@ export class DatasetScreen extends Screen {
       return { ...rest, format } as Measure
     })
     const dimensions = model.dimensions.map((d, i) => titled(d, value(`dimensions.${i}.title`)))
-    let rls: unknown
+    let rls: NonNullable<Model["row_level_security"]>
     try {
-      rls = JSON.parse(value("row_level_security") || "[]")
+      // The rules as the person wrote them, sent as they are: the service checks them and names the rule at fault.
+      rls = JSON.parse(value("row_level_security") || "[]") as NonNullable<Model["row_level_security"]>
     } catch {
       return msg("dataset.model.rls.notJson")
     }

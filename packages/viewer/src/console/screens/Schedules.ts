@@ -13,6 +13,7 @@ import type { Groups, Json } from "@analytics/api"
 import { html, nothing, type TemplateResult } from "lit"
 import { type Problem, problemIn } from "../../client/ApiClient.ts"
 import { type Format, formats, formatWords, sizeWords, visualFormats } from "../../client/Jobs.ts"
+import { oneOf } from "../FormValues.ts"
 import { type MessageKey, msg } from "../../i18n/msg.ts"
 import { confirmDialog } from "../../elements/Confirm.ts"
 import { Pager } from "../Pager.ts"
@@ -230,7 +231,7 @@ export class SchedulesScreen extends Screen {
     const oneVisual = visualFormats.has(this.format)
     const visual = text("visual")
     if (oneVisual && visual === "") return refuse(msg("schedules.needVisual"), "visual_id")
-    const body: Record<string, unknown> = {
+    const fields = {
       name: text("name"),
       cron: text("cron"),
       timezone: text("timezone"),
@@ -238,18 +239,14 @@ export class SchedulesScreen extends Screen {
       recipients,
       enabled: data.get("enabled") !== null
     }
-    if (editing === "new") {
-      body.report_id = text("report")
-      if (oneVisual) body.visual_id = visual
-    } else {
-      body.visual_id = oneVisual ? visual : null
-    }
     this.actions.busy = true
     this.formProblem = undefined
     clearFields(form)
     try {
       const client = this.context.client
-      const saved = editing === "new" ? await client.post("v1/export-schedules", body) : await client.patch(this.path(editing), body)
+      const saved = editing === "new"
+        ? await client.post("v1/export-schedules", { ...fields, report_id: text("report"), ...(oneVisual ? { visual_id: visual } : {}) })
+        : await client.patch(this.path(editing), { ...fields, visual_id: oneVisual ? visual : null })
       if (editing === "new") this.schedules!.prepend(saved)
       else this.replace(saved)
       this.editing = undefined
@@ -278,7 +275,7 @@ export class SchedulesScreen extends Screen {
           @change=${(e: Event) => void this.loadVisuals((e.target as HTMLSelectElement).value)}>${
           this.reports.map((r) => html`<option value=${r.report_id} ?selected=${r.report_id === current?.report_id}>${r.name}</option>`)
         }</select></label>
-        <label>${msg("schedules.format")}<select name="format" @change=${(e: Event) => (this.format = (e.target as HTMLSelectElement).value as Format)}>${
+        <label>${msg("schedules.format")}<select name="format" @change=${(e: Event) => (this.format = oneOf((e.target as HTMLSelectElement).value, formats) ?? this.format)}>${
           formats.map((f) => html`<option value=${f} ?selected=${f === this.format}>${msg(formatWords(f))}</option>`)
         }</select></label>
         ${oneVisual ? html`<label>${msg("schedules.visual")}<select id="schedule-visual" name="visual" data-field="visual_id">${

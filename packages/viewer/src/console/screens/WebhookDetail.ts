@@ -25,6 +25,7 @@ import { Screen } from "../Screen.ts"
 import { empty, loading, missingView, problemView } from "../States.ts"
 import {
   type Attempt,
+  chosenEvents,
   type Delivery,
   deliveryBadge,
   type DeliveryStatus,
@@ -42,7 +43,7 @@ import {
   type SuccessRate,
   type Webhook
 } from "../Webhook.ts"
-import { confirmChange, copySecret, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
+import { confirmChange, copySecret, type HeardType, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** How often unfinished deliveries are re-read. */
 const pollMillis = 1_000
@@ -197,7 +198,7 @@ export class WebhookScreen extends Screen {
     })
   }
 
-  private sendTest(webhook: Webhook, type: string) {
+  private sendTest(webhook: Webhook, type: HeardType) {
     void this.act(async () => {
       const delivery = await sendTest(this.context.client, webhook, type)
       // Shown at once, and re-read until it settles (unless another status is shown).
@@ -256,7 +257,7 @@ export class WebhookScreen extends Screen {
     const data = new FormData(event.target as HTMLFormElement)
     const url = String(data.get("url") ?? "").trim()
     const description = String(data.get("description") ?? "").trim()
-    const events = data.getAll("events").map(String)
+    const events = chosenEvents(data, this.catalog)
     this.editInvalid = undefined
     this.editProblem = undefined
     if (events.length === 0) {

@@ -20,8 +20,8 @@ import { Actions } from "../Actions.ts"
 import { clearFields, showRefusal } from "../FormErrors.ts"
 import { Screen } from "../Screen.ts"
 import { empty, loading, problemView } from "../States.ts"
-import { eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
-import { confirmChange, copySecret, deleteWebhook, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
+import { chosenEvents, eventWords, type EventType, forbidden, reasonWords, stateBadge, stateOf, stateWords, type Webhook } from "../Webhook.ts"
+import { confirmChange, copySecret, deleteWebhook, type HeardType, rotateSecret, sendTest, toggledWords, toggleWebhook, webhookButtons } from "../WebhookActions.ts"
 
 /** A secret on screen: whose, and whether it replaced one (then until when the old one is accepted). */
 interface ShownSecret {
@@ -134,7 +134,7 @@ export class WebhooksScreen extends Screen {
     })
   }
 
-  private test(webhook: Webhook, type: string) {
+  private test(webhook: Webhook, type: HeardType) {
     void this.act(async () => {
       const delivery = await sendTest(this.context.client, webhook, type)
       return { text: msg("webhooks.test.sent", { type: delivery.event_type, url: webhook.url }), href: `webhooks/${encodeURIComponent(webhook.webhook_id)}` }
@@ -158,7 +158,7 @@ export class WebhooksScreen extends Screen {
     const data = new FormData(form)
     const url = String(data.get("url") ?? "").trim()
     const description = String(data.get("description") ?? "").trim()
-    const events = data.getAll("events").map(String)
+    const events = chosenEvents(data, this.catalog)
     const workspace = String(data.get("workspace") ?? "")
     this.invalid = undefined
     this.registerProblem = undefined
