@@ -4,7 +4,8 @@
  * code picks the problem class of `@analytics/api` the endpoints declare for
  * it (`ProblemClasses`, derived from `Problems`). What is left here is the
  * wire's side only: the extension members a few problems carry, made from
- * the error's own fields (docs/decisions/0001, "Errors mapped once").
+ * the error's own fields, and the few sentences that name the service's
+ * requests (docs/decisions/0001, "Errors mapped once").
  *
  * @since 0.1.0
  */

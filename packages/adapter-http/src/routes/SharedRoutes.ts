@@ -285,7 +285,7 @@ type ShareFailure = AnswerableError | Schema.SchemaError | BodyTooLarge
  * a link's `NotFound` names nothing (no such link and no such visual alike),
  * and a visual that fails names no query, store or engine to a visitor.
  */
-const visitorsWords: Readonly<Record<string, Refusal>> = {
+const visitorsWords: Readonly<Partial<Record<string, Refusal>>> = {
   NotFound: { code: "resource/not-found", detail: "There is no such link, or no such visual in it" },
   QueryError: { code: "request/invalid", detail: "This visual cannot be shown" },
   QueryTimedOut: { code: "query/timed-out", detail: "The visual took too long to load" },
@@ -297,8 +297,10 @@ const visitorsWords: Readonly<Record<string, Refusal>> = {
 const refusalOf = (error: ShareFailure): Refusal => {
   if (error instanceof BodyTooLarge) return { code: "request/body-too-large", detail: "The body is too large" }
   if (Schema.isSchemaError(error)) return { code: "request/invalid", detail: error.message }
+  const words = visitorsWords[error._tag]
+  if (words !== undefined) return words
   const { detail, ...extensions } = problemMembers(error)
-  return visitorsWords[error._tag] ?? { code: error.code, detail: detail ?? ProblemCode.catalogue[error.code].title, extensions }
+  return { code: error.code, detail: detail ?? ProblemCode.catalogue[error.code].title, extensions }
 }
 
 /** The services a share request runs its use cases with, once `handle` has made them. */
