@@ -143,8 +143,7 @@ const beside = [
   }),
   RouteTable.entry({
     routes: MetricsEndpoint.routes,
-    layer: (options: RoutesOptions) => MetricsEndpoint.layer(options.metrics!),
-    when: (options: RoutesOptions) => options.metrics !== undefined
+    layer: (options: RoutesOptions) => options.metrics === undefined ? undefined : MetricsEndpoint.layer(options.metrics)
   })
 ] as const
 

@@ -60,10 +60,11 @@ type HandlerOf<Endpoints extends HttpApiEndpoint.Constraint, Id extends string, 
   R
 >
 
-/** The services a handler (a function answering an Effect) reads that its request does not provide. */
-type Uncaptured<Endpoints extends HttpApiEndpoint.Constraint, Id extends string, H> = H extends
-  (...args: ReadonlyArray<any>) => Effect.Effect<any, any, infer R> ? Exclude<R, RequestServices<EndpointOf<Endpoints, Id>>>
-  : never
+/** The services `R` a handler of endpoint `Id` reads that its request does not provide. */
+type Uncaptured<Endpoints extends HttpApiEndpoint.Constraint, Id extends string, R> = Exclude<R, RequestServices<EndpointOf<Endpoints, Id>>>
+
+/** The services a handler (a function answering an Effect) reads. */
+type ServicesOf<H> = H extends (...args: ReadonlyArray<any>) => Effect.Effect<any, any, infer R> ? R : never
 
 /** The handlers of a group's endpoints (`Endpoints`), those handled so far in `Handled`. */
 export interface Handlers<Endpoints extends HttpApiEndpoint.Constraint, Handled extends string = never> {
@@ -75,13 +76,13 @@ export interface Handlers<Endpoints extends HttpApiEndpoint.Constraint, Handled 
     identifier: Id,
     handler: HandlerOf<Endpoints, Id, R>,
     options?: { readonly uninterruptible?: boolean | undefined }
-  ): Captured<Exclude<R, RequestServices<EndpointOf<Endpoints, Id>>>, Handlers<Endpoints, Handled | Id>>
+  ): Captured<Uncaptured<Endpoints, Id, R>, Handlers<Endpoints, Handled | Id>>
   /** Implements several endpoints at once, by identifier, each as `handle` does. */
   handleAll<
     const H extends { readonly [Id in Exclude<HttpApiEndpoint.Identifier<Endpoints>, Handled>]?: HandlerOf<Endpoints, Id, any> }
   >(
     handlers: H
-  ): Captured<{ [Id in keyof H & string]: Uncaptured<Endpoints, Id, H[Id]> }[keyof H & string], Handlers<Endpoints, Handled | (keyof H & string)>>
+  ): Captured<{ [Id in keyof H & string]: Uncaptured<Endpoints, Id, ServicesOf<H[Id]>> }[keyof H & string], Handlers<Endpoints, Handled | (keyof H & string)>>
 }
 
 /** Refuses a build whose handlers leave an endpoint without one, naming it. */

@@ -4,13 +4,14 @@
  * code picks the problem class of `@analytics/api` the endpoints declare for
  * it (`ProblemClasses`, derived from `Problems`). What is left here is the
  * wire's side only: the extension members a few problems carry, made from
- * the error's own fields (docs/decisions/0001, "Errors mapped once").
+ * the error's own fields, and the few sentences that name the service's
+ * requests (docs/decisions/0001, "Errors mapped once").
  *
  * @since 0.1.0
  */
 import { ProblemClasses } from "@analytics/api"
 import { Errors } from "@analytics/core"
-import type { DatasetDeletion, Exports, Grants, Invitations, SemanticModel } from "@analytics/core"
+import type { DatasetDeletion, Exports, Grants, Invitations, ProblemCode, SemanticModel } from "@analytics/core"
 
 /** The 429s' one extension: the seconds until the next request passes, as in `Retry-After`. */
 const retryAfter = (error: { readonly retryAfterSeconds: number }) => ({ retry_after: error.retryAfterSeconds })
@@ -46,17 +47,18 @@ const extensions = {
 } as const satisfies { readonly [C in ProblemClasses.Code]?: (error: never) => Omit<ProblemClasses.FieldsOf<C>, "detail"> }
 
 /**
- * The sentences that name the API's own requests (a method, a path, a
- * body), by code: the wire's words for what the error says in the domain's
- * (core names no HTTP request).
+ * The sentences that name the service's own requests (a method, a path, a
+ * body, a form's field), by code: the wire's words for what the error says
+ * in the domain's (core names no HTTP request).
  */
-const wireDetails: { readonly [C in ProblemClasses.Code]?: (error: never) => string } = {
+const wireDetails: { readonly [C in ProblemCode.ProblemCode]?: (error: never) => string } = {
   "dataset/not-loaded": ({ datasetId }: { readonly datasetId: string }) =>
     `Dataset ${datasetId} has no rows yet: PUT a CSV or Parquet file to /v1/datasets/${datasetId}/data`,
   "dataset/refresh-needs-file": ({ datasetId }: { readonly datasetId: string }) =>
     `Dataset ${datasetId} is an upload: PUT its file to /v1/datasets/${datasetId}/data again`,
   "webhook/disabled": ({ webhookId }: { readonly webhookId: string }) =>
-    `Webhook ${webhookId} is disabled; enable it with PATCH {"enabled": true} first`
+    `Webhook ${webhookId} is disabled; enable it with PATCH {"enabled": true} first`,
+  "share/password-required": () => "Send the link's password (POST the form field or JSON member `password`)"
 }
 
 /** The codes whose problem class has a required member besides `detail`: each must have its entry in `extensions`. */
@@ -73,25 +75,35 @@ void _everyExtensionMade
 type NeedsOf<C> = C extends keyof typeof extensions ? Parameters<(typeof extensions)[C]>[0] : unknown
 
 /**
- * Every domain error a handler may meet: an error whose code has a problem
- * class, with the sentence its problem says and the fields its extensions
- * are made from.
+ * Every error that answers as a problem: an error of a code of the
+ * catalogue, with the sentence its problem says and the fields its
+ * extensions are made from.
  */
-export type DomainError = {
-  [C in ProblemClasses.Code]: Errors.Answerable & { readonly code: C } & NeedsOf<C>
-}[ProblemClasses.Code]
+export type AnswerableError = {
+  [C in ProblemCode.ProblemCode]: Errors.Answerable & { readonly code: C } & NeedsOf<C>
+}[ProblemCode.ProblemCode]
+
+/** Every domain error a handler may meet: an answerable error whose code has a problem class. */
+export type DomainError = Extract<AnswerableError, { readonly code: ProblemClasses.Code }>
 
 /** The problem a domain error is: the class of its code (of each, for an error whose code depends on its fields). */
 export type ProblemOf<E extends DomainError> = E extends { readonly code: infer C extends ProblemClasses.Code }
   ? ProblemClasses.ProblemOf<C>
   : never
 
+/**
+ * The members of the problem answering an error, besides those of its code:
+ * the sentence it says and its extension members. A code with no problem
+ * class (a share page's refusal) is answered with them through `Problems.undeclared`.
+ */
+export const problemMembers = (error: AnswerableError): { readonly detail: string | undefined; readonly [member: string]: unknown } => {
+  const extend = (extensions as Partial<Record<string, (error: unknown) => object>>)[error.code]
+  const wire = (wireDetails as Partial<Record<string, (error: unknown) => string>>)[error.code]
+  return { detail: wire === undefined ? Errors.problemDetailOf(error) : wire(error), ...extend?.(error) }
+}
+
 /** The problem answering a domain error; made without a stack trace, as the domain's failures are (`Errors.withoutStackTrace`). */
 export const toProblem = <E extends DomainError>(error: E): ProblemOf<E> => {
   const Problem = ProblemClasses.byCode[error.code] as unknown as new(fields: object) => ProblemOf<E>
-  const extend = (extensions as Partial<Record<string, (error: unknown) => object>>)[error.code]
-  const wire = (wireDetails as Partial<Record<string, (error: unknown) => string>>)[error.code]
-  return Errors.withoutStackTrace(() =>
-    new Problem({ detail: wire === undefined ? Errors.problemDetailOf(error) : wire(error), ...extend?.(error) })
-  )
+  return Errors.withoutStackTrace(() => new Problem(problemMembers(error)))
 }

@@ -43,13 +43,7 @@ export const aiLayer = ApiHandlers.group(Api, "ai", (handlers) =>
     return handlers.handle("ask", ({ endpoint, payload }) =>
       Effect.gen(function*() {
         const member = yield* caller("ai.ask")
-        const events = yield* provide(Questions.ask(member, payload)).pipe(
-          Effect.mapError((error) =>
-            error._tag === "AskInvalid"
-              ? new Problems.InvalidRequest({ detail: error.detail, errors: [{ path: ["payload", error.field], message: error.detail }] })
-              : toProblem(error)
-          )
-        )
+        const events = yield* Effect.mapError(provide(Questions.ask(member, payload)), toProblem)
         // The stream is read after this handler returns (and outside an idempotency transaction): it carries its own services.
         const stream = Stream.provideContext(events, services)
         const request = yield* HttpServerRequest.HttpServerRequest

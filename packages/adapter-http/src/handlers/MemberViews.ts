@@ -9,8 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Problems } from "@analytics/api"
-import { Dashboards, DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, Policy, type Principal, Reports, ReportStore, ReportViews, WorkspaceStore } from "@analytics/core"
+import { Dashboards, DashboardStore, DashboardViews, DatasetStore, Datasets, DirectoryStore, GrantStore, MemberViews, Policy, type Principal, Reports, ReportStore, WorkspaceStore } from "@analytics/core"
 import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Effect } from "effect"
@@ -20,10 +19,6 @@ import * as SharePage from "../routes/SharePage.ts"
 import { ServiceInfo } from "../ServiceInfo.ts"
 import type { analyticsTools } from "./AnalyticsTools.ts"
 import { captured, readingOnce } from "./Handling.ts"
-
-/** Values of the report's filters the report refuses: a 400 naming `filters`. */
-const refusedFilters = (error: ReportViews.FiltersRefused) =>
-  new Problems.InvalidRequest({ detail: "The request failed validation; see errors", errors: [{ path: ["query", "filters"], message: error.detail }] })
 
 /**
  * A visual with its Vega spec as JSON has it: the compiled spec leaves
@@ -57,13 +52,12 @@ export const memberViews = (tools: Effect.Success<typeof analyticsTools>) => Eff
   const info = yield* ServiceInfo
   const theme = Theme.theme({ primaryColor: info.branding.primaryColor })
   const locale = info.branding.locale ?? Format.defaultLocale
-  const run = <A, E extends DomainError>(effect: Effect.Effect<A, E | ReportViews.FiltersRefused, MemberViews.Services>) =>
-    Effect.mapError(provide(effect), (error) => error._tag === "FiltersRefused" ? refusedFilters(error as ReportViews.FiltersRefused) : toProblem(error as E))
+  const run = <A, E extends DomainError>(effect: Effect.Effect<A, E, MemberViews.Services>) => Effect.mapError(provide(effect), toProblem)
 
   /** The report as the member sees it, with `filters` (a JSON object of the report's filters' values) and only `pages` when given. */
   const report = (member: Principal.Member, reportId: string, query: { readonly filters?: string | undefined; readonly pages?: string | ReadonlyArray<string> | undefined }) =>
     Effect.gen(function*() {
-      const values = yield* Effect.mapError(SharedReport.filterValues(query.filters), refusedFilters)
+      const values = yield* Effect.mapError(SharedReport.filterValues(query.filters), toProblem)
       const chosen = query.pages === undefined ? undefined : typeof query.pages === "string" ? [query.pages] : query.pages
       const { workspace_id } = yield* run(Reports.get(member.tenantId, reportId))
       const seen = yield* tools.inSlot(member.tenantId, workspace_id, run(Effect.updateContext(MemberViews.report(member, reportId, values, chosen), readingOnce)))

@@ -16,14 +16,13 @@
  *
  * @since 0.1.0
  */
-import { Problems } from "@analytics/api"
 import { Alerts, type AuditLog, Datasets, Policy, SemanticModel } from "@analytics/core"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { toProblem } from "../edge/DomainProblems.ts"
+import { problemMembers } from "../edge/DomainProblems.ts"
 import { problemResponse } from "../edge/LastLineProblems.ts"
 import { ResolvedCaller } from "../edge/ResolvedCaller.ts"
 import { pathOf } from "../edge/Url.ts"
@@ -97,7 +96,7 @@ class Refused {
     this.response = response
   }
 }
-const refuse = (code: Parameters<typeof problemResponse>[0], detail: string, extensions?: Record<string, unknown>) =>
+const refuse = (code: Parameters<typeof problemResponse>[0], detail: string | undefined, extensions?: Record<string, unknown>) =>
   Effect.fail(new Refused(problemResponse(code, detail, undefined, extensions)))
 
 /** What `?model=` may say: keep the model (the default), or replace it with the suggested one. */
@@ -162,16 +161,10 @@ export const layer = (maxBytes: number = defaultMaxBytes, directory: string = de
         // The alerts watching the dataset are checked against its new rows.
         Effect.tap((loaded) => Alerts.afterRefresh(loaded.tenant_id, loaded.dataset_id)),
         Effect.provideContext(services),
+        // With the problem's extension members: a model that does not fit the file lists every mismatch and the file's columns.
         Effect.catch((error) => {
-          if (error._tag === "NotUploadable") {
-            return refuse("dataset/not-uploadable", `Dataset ${id} reads a PostgreSQL table in place; it takes no file`)
-          }
-          const problem = toProblem(error)
-          // A model that does not fit the file lists every mismatch and the file's columns (Problems.ModelInvalid).
-          const extensions = problem instanceof Problems.ModelInvalid
-            ? { ...(problem.mismatches === undefined ? {} : { mismatches: problem.mismatches }), ...(problem.file_columns === undefined ? {} : { file_columns: problem.file_columns }) }
-            : undefined
-          return refuse(problem.code, problem.detail ?? problem.title, extensions)
+          const { detail, ...extensions } = problemMembers(error)
+          return refuse(error.code, detail, extensions)
         })
       )
       return HttpServerResponse.jsonUnsafe(datasetJson(dataset))

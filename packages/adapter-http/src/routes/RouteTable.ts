@@ -9,14 +9,12 @@
  */
 import { Layer } from "effect"
 
-/** One set of routes, served when `when` holds for the app's options (always by default). */
+/** One set of routes, served unless its layer is `undefined` for the app's options. */
 export interface Entry<Options, E, R> {
   /** Its routes as `[method, path]`. */
   readonly routes: ReadonlyArray<readonly [method: string, path: string]>
-  /** The layer registering them on the `HttpRouter`. */
-  readonly layer: (options: Options) => Layer.Layer<never, E, R>
-  /** Whether the app serves them. */
-  readonly when?: ((options: Options) => boolean) | undefined
+  /** The layer registering them on the `HttpRouter`; `undefined` when the options leave them out (`GET /metrics` without its options). */
+  readonly layer: (options: Options) => Layer.Layer<never, E, R> | undefined
   /** The requests whose route caps its body itself (file uploads): the edge's 1 MiB cap leaves them. */
   readonly ownsBody?: ((method: string, url: string) => boolean) | undefined
   /** The share pages among its requests (the edge neither counts them nor lets a session act there). */
@@ -35,10 +33,14 @@ export const allRoutes = (table: ReadonlyArray<Entry<any, any, any>>): ReadonlyA
 
 /** What the app serves of `table` for `options`: the routes, one layer, and the edge's two predicates. */
 export const served = <Options, const Table extends ReadonlyArray<Entry<Options, any, any>>>(table: Table, options: Options) => {
-  const entries = table.filter((entry) => entry.when?.(options) ?? true)
+  const layers = table.flatMap((entry) => {
+    const layer = entry.layer(options)
+    return layer === undefined ? [] : [{ entry, layer }]
+  })
+  const entries = layers.map(({ entry }) => entry)
   return {
     routes: entries.flatMap((entry) => entry.routes),
-    layer: Layer.mergeAll(...entries.map((entry) => entry.layer(options)) as [Layer.Layer<never, any, any>]) as Layer.Layer<
+    layer: Layer.mergeAll(...layers.map(({ layer }) => layer) as [Layer.Layer<never, any, any>]) as Layer.Layer<
       never,
       ErrorOf<Table[number]>,
       ServicesOf<Table[number]>

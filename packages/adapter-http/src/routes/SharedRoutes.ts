@@ -54,6 +54,7 @@ import { Format, Theme } from "@analytics/charts"
 import type { ViewerData } from "@analytics/viewer"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { type HttpServerError, HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { type AnswerableError, problemMembers } from "../edge/DomainProblems.ts"
 import { pathOf } from "../edge/Url.ts"
 import * as RateLimiting from "../edge/RateLimiting.ts"
 import { readingOnce } from "../handlers/Handling.ts"
@@ -131,11 +132,11 @@ type Services =
 
 const sessionCookie = "analytics_link_session"
 
-/** A refusal, answered as a page or as a problem. */
+/** A refusal, answered as a page or as a problem: its code, its sentence and its problem's extension members. */
 interface Refusal {
   readonly code: ProblemCode.ProblemCode
   readonly detail: string
-  readonly retryAfter?: number | undefined
+  readonly extensions?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** A form field's JSON, or its text when it is not JSON. */
@@ -276,45 +277,30 @@ const orTooLarge = <A, B>(read: Effect.Effect<A, HttpServerError.HttpServerError
       ? Effect.fail(new BodyTooLarge())
       : Effect.succeed(fallback))
 
-/** The refusal of a share's error. */
-const refusalOf = (error: { readonly _tag: string } & Record<string, any>): Refusal => {
-  switch (error._tag) {
-    case "NotFound":
-      return { code: "resource/not-found", detail: "There is no such link, or no such visual in it" }
-    case "ShareClosed":
-      return error.reason === "expired"
-        ? { code: "share/expired", detail: "This share has expired" }
-        : error.reason === "paused"
-        ? { code: "share/paused", detail: "This link is paused by its owner" }
-        : { code: "share/revoked", detail: "This share was revoked" }
-    case "PasswordRequired":
-      return { code: "share/password-required", detail: "Send the link's password (POST the form field or JSON member `password`)" }
-    case "PasswordIncorrect":
-      return { code: "share/password-incorrect", detail: "That is not the link's password" }
-    case "RateLimited":
-      return { code: error.code, detail: error.detail, retryAfter: error.retryAfterSeconds }
-    case "TokenRefused":
-      return error.reason === "expired"
-        ? { code: "share/token-expired", detail: "The embed token has expired; the embedding app mints a new one" }
-        : { code: "share/token-invalid", detail: "The embed token is not valid" }
-    case "Forbidden":
-      return { code: "auth/forbidden", detail: error.detail }
-    case "ExportInvalid":
-      return { code: "export/invalid", detail: error.detail }
-    case "BodyTooLarge":
-      return { code: "request/body-too-large", detail: "The body is too large" }
-    case "FiltersRefused":
-      return { code: "request/invalid", detail: error.detail }
-    case "SchemaError":
-      return { code: "request/invalid", detail: String(error.message ?? error) }
-    case "QueryTimedOut":
-      return { code: "query/timed-out", detail: "The visual took too long to load" }
-    case "StoreError":
-    case "EngineError":
-      return { code: "service/unavailable", detail: "The service is unavailable; retry later" }
-    default:
-      return { code: "request/invalid", detail: "This visual cannot be shown" }
-  }
+/** What a share handler may fail with: core's errors, an export request its schema refuses, a body over the cap. */
+type ShareFailure = AnswerableError | Schema.SchemaError | BodyTooLarge
+
+/**
+ * What a share says in place of an error's own problem, by the error's tag:
+ * a link's `NotFound` names nothing (no such link and no such visual alike),
+ * and a visual that fails names no query, store or engine to a visitor.
+ */
+const visitorsWords: Readonly<Partial<Record<string, Refusal>>> = {
+  NotFound: { code: "resource/not-found", detail: "There is no such link, or no such visual in it" },
+  QueryError: { code: "request/invalid", detail: "This visual cannot be shown" },
+  QueryTimedOut: { code: "query/timed-out", detail: "The visual took too long to load" },
+  StoreError: { code: "service/unavailable", detail: "The service is unavailable; retry later" },
+  EngineError: { code: "service/unavailable", detail: "The service is unavailable; retry later" }
+}
+
+/** The refusal of a share's error: the visitor's words for it, else its own problem (`DomainProblems`). */
+const refusalOf = (error: ShareFailure): Refusal => {
+  if (error instanceof BodyTooLarge) return { code: "request/body-too-large", detail: "The body is too large" }
+  if (Schema.isSchemaError(error)) return { code: "request/invalid", detail: error.message }
+  const words = visitorsWords[error._tag]
+  if (words !== undefined) return words
+  const { detail, ...extensions } = problemMembers(error)
+  return { code: error.code, detail: detail ?? ProblemCode.catalogue[error.code].title, extensions }
 }
 
 /** The services a share request runs its use cases with, once `handle` has made them. */
@@ -339,14 +325,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   /** Answers a refusal as the client wants it: a page (the password form for a link's password problems) or a problem. */
   const refuse = (request: HttpServerRequest.HttpServerRequest, refusal: Refusal, embed: boolean, branding: SharePage.Branding) => {
     const status = ProblemCode.catalogue[refusal.code].status
+    // A 429's Retry-After is its body's `retry_after`, as the API's are (decision 0009).
+    const retryAfter = refusal.extensions?.retry_after
     const headers = {
       ...pageHeaders(embed),
-      ...(refusal.retryAfter === undefined ? {} : { "retry-after": String(refusal.retryAfter) })
+      ...(typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : {})
     }
     if (wantsJson(request)) {
-      // A 429's body repeats its Retry-After, as the API's do (decision 0009).
-      const extra = refusal.retryAfter === undefined ? undefined : { retry_after: refusal.retryAfter }
-      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail, extra), {
+      return HttpServerResponse.jsonUnsafe(Problems.undeclared(refusal.code, refusal.detail, refusal.extensions), {
         status,
         contentType: "application/problem+json",
         headers
@@ -404,7 +390,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
    * and every answer, refusals and 429s included, carries the shared-view
    * limit's headers.
    */
-  const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, { readonly _tag: string }, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
+  const handle = (embed: boolean, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, ShareFailure, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.flatMap(meter, ({ decision, headers, limit }) => {
         /** A refusal answered; one by a rate limit counted in the metrics, as the edge's are (class `shared`). */
@@ -415,11 +401,11 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
               : Effect.succeed(refuse(request, refusal, embed, branding)))
         const answered = decision.allowed
           ? effect.pipe(
-            Effect.catch((error) => refused(refusalOf(error as any))),
+            Effect.catch((error) => refused(refusalOf(error))),
             // One share request's reports and datasets read once: its visuals, filters and tiles read the same ones many times.
             (answered) => Effect.suspend(() => Effect.provideService(answered, RequestServices, readingOnce(services)))
           )
-          : refused({ code: limit.code, detail: limit.detail(decision.refusedBy ?? ""), retryAfter: decision.retryAfterSeconds })
+          : refused(refusalOf(new Limiter.RateLimited({ code: limit.code, detail: limit.detail(decision.refusedBy ?? ""), retryAfterSeconds: decision.retryAfterSeconds })))
         return Effect.map(answered, (response) => HttpServerResponse.setHeaders(response, headers))
       }))
 

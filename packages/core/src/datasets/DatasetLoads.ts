@@ -24,6 +24,10 @@ export class NotUploadable extends TaggedFailure("NotUploadable")<{
   readonly datasetId: string
 }> {
   readonly code = "dataset/not-uploadable" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return `Dataset ${this.datasetId} reads a PostgreSQL table in place; it takes no file`
+  }
 }
 
 /**

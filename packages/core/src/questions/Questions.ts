@@ -20,7 +20,7 @@ import { type Dataset, readsInPlace } from "../datasets/Dataset.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
 import type { DirectoryStore } from "../directory/DirectoryStore.ts"
-import { NotFound, TaggedFailure } from "../platform/Errors.ts"
+import { type Issue, NotFound, TaggedFailure } from "../platform/Errors.ts"
 import { Limiter, type RateLimitedWith } from "../limits/Limiter.ts"
 import * as Metrics from "../platform/Metrics.ts"
 import * as OperationLimits from "../limits/OperationLimits.ts"
@@ -77,6 +77,10 @@ export class AskInvalid extends TaggedFailure("AskInvalid")<{
   readonly field: string
 }> {
   readonly code = "request/invalid" as const
+  /** The field of the request, saying what its detail says. */
+  get issue(): Issue {
+    return { path: ["payload", this.field], message: this.detail }
+  }
 }
 
 /** How a question ended: answered with rows; the answerer could not answer it; or its proposed query was refused. */

@@ -12,7 +12,7 @@ import { Duration, Effect } from "effect"
 import type { Row } from "../datasets/AnalyticsEngine.ts"
 import * as Datasets from "../datasets/Datasets.ts"
 import type { DatasetStore } from "../datasets/DatasetStore.ts"
-import { type NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
+import { type Issue, type NotFound, type StoreError, TaggedFailure } from "../platform/Errors.ts"
 import type { Report, ReportFilterValues, Visual } from "./Report.ts"
 import * as Reports from "./Reports.ts"
 import type { ReportStore } from "./ReportStore.ts"
@@ -204,6 +204,10 @@ export class FiltersRefused extends TaggedFailure("FiltersRefused")<{
   readonly detail: string
 }> {
   readonly code = "request/invalid" as const
+  /** The `filters` parameter the values came in, saying what its detail says. */
+  get issue(): Issue {
+    return { path: ["query", "filters"], message: this.detail }
+  }
 }
 
 /** A filter the viewer cannot lift (an embed's locked parameter): a dimension equal to a value. */

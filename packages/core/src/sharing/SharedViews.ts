@@ -47,16 +47,28 @@ export class ShareClosed extends TaggedFailure("ShareClosed")<{
   get code(): "share/expired" | "share/revoked" | "share/paused" {
     return `share/${this.reason}`
   }
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return this.reason === "expired" ? "This share has expired" : this.reason === "paused" ? "This link is paused by its owner" : "This share was revoked"
+  }
 }
 
 /** The link has a password and the visitor has no session for it. */
 export class PasswordRequired extends TaggedFailure("PasswordRequired")<{}> {
   readonly code = "share/password-required" as const
+  /** The sentence its problem says (an adapter may say how its requests send the password). */
+  get problemDetail(): string {
+    return "Send the link's password"
+  }
 }
 
 /** The password given is not the link's. */
 export class PasswordIncorrect extends TaggedFailure("PasswordIncorrect")<{}> {
   readonly code = "share/password-incorrect" as const
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return "That is not the link's password"
+  }
 }
 
 /** The embed token is not one this service signed for an embed grant, or has run out. */
@@ -66,6 +78,10 @@ export class TokenRefused extends TaggedFailure("TokenRefused")<{
   /** `share/token-expired` or `share/token-invalid`, by reason. */
   get code(): "share/token-expired" | "share/token-invalid" {
     return this.reason === "expired" ? "share/token-expired" : "share/token-invalid"
+  }
+  /** The sentence its problem says. */
+  get problemDetail(): string {
+    return this.reason === "expired" ? "The embed token has expired; the embedding app mints a new one" : "The embed token is not valid"
   }
 }
 
