@@ -132,13 +132,14 @@ export const make = Effect.gen(function*() {
   const deliveryStore = DeliveryStore.DeliveryStore.of({
     publish: (tenantId, event, now) =>
       Effect.gen(function*() {
+        // Most events (every audited change) have no webhook that hears them: found before the tenant is read.
+        const hearing = [...webhooks.values()].filter((w) => w.tenant_id === tenantId && Webhook.hears(w, event))
+        if (hearing.length === 0) return 0
         // The firehose reaches Scale tenants only, whatever they subscribed to before a change of plan.
         if (event.type === Webhook.firehose) {
           const tenant = yield* tenants.findTenant(tenantId)
           if (tenant === undefined || !Webhook.mayHear(tenant.plan, [event.type])) return 0
         }
-        const hearing = [...webhooks.values()].filter((w) => w.tenant_id === tenantId && Webhook.hears(w, event))
-        if (hearing.length === 0) return 0
         // Written once for every delivery, and only when one hears it: most events (every audited change) have none.
         const body = JSON.stringify(event)
         const deliveries = []
