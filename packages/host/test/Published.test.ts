@@ -36,6 +36,11 @@ const copyExample = (name: string, into: string) =>
     filter: (source) => !source.split(path.sep).includes("node_modules")
   })
 
+/** The copies of `name` nested under another package of `modules` (a fresh install's registry resolution can make them). */
+const nestedCopies = (modules: string, name: string): ReadonlyArray<string> =>
+  fs.readdirSync(modules, { recursive: true, encoding: "utf8" })
+    .filter((entry) => entry.endsWith(`${path.sep}node_modules${path.sep}${name}${path.sep}package.json`))
+
 describe("the published packages, outside the repository", () => {
   let root = ""
   let registry: Registry
@@ -86,6 +91,9 @@ describe("the published packages, outside the repository", () => {
         await command("npm", ["install", "--no-audit", "--no-fund", "@analytics/host@0.1.0"], { cwd: dir, env })
         timings.push(`@analytics/host on ${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
         assert.isFalse(fs.existsSync(path.join(dir, "node_modules", "@analytics", "core", "src")), "no sources are shipped")
+        // One copy of Effect: a second (a package's own, nested under it) holds other services, tags and
+        // Redacted values than the first, and the host fails at its first request.
+        assert.deepStrictEqual(nestedCopies(path.join(dir, "node_modules"), "effect"), [], "effect is installed once")
         const port = await freePort()
         const host = spawn(path.join(dir, "node_modules", ".bin", "analytics-host"), ["serve"], {
           cwd: dir,
