@@ -112,7 +112,7 @@ const toDelivery = (row: typeof DeliveryRow.Type): Webhook.Delivery => ({
   delivery_id: row.delivery_id as Webhook.DeliveryId,
   tenant_id: row.tenant_id as Tenant.TenantId,
   webhook_id: row.webhook_id as Webhook.WebhookId,
-  // Written by `publish` from a checked envelope.
+  // Written by `publish` from an envelope of the catalogue (`Events.make` checks it, `Events.envelope` builds it from typed fields).
   event: row.body.event as Webhook.Delivery["event"],
   status: row.status,
   attempts: row.attempts,

@@ -54,8 +54,8 @@ export const tenantRecords = <A extends { readonly tenant_id: string }, Id exten
   Effect.map(SqlClient.SqlClient, (sql) => {
     const table = sql(spec.table)
     const id = sql(spec.id)
-    const fail = (operation: string) => failAs(`${spec.name}.${operation}`)
     const operation = (name: string) => `${spec.name}.${name}`
+    const fail = (name: string) => failAs(operation(name))
     const toRow = rowWriter(spec)
     const rows = Rows.reader(spec.row, spec.fromRow ?? ((row) => row as unknown as A))
     const methods: WorkspaceRecords.TenantRecords<A, Id> = {

@@ -11,6 +11,7 @@
 import { html, nothing, type TemplateResult } from "lit"
 import type { ApiClient } from "../client/ApiClient.ts"
 import { confirmDialog } from "../elements/Confirm.ts"
+import { oneOf } from "./FormValues.ts"
 import { msg } from "../i18n/msg.ts"
 import type { Delivery, Webhook } from "./Webhook.ts"
 
@@ -95,7 +96,7 @@ export const webhookButtons = (webhook: Webhook, buttons: WebhookButtons): Templ
   // The type chosen beside the button (each webhook of a list has its own), one of the webhook's.
   const chosenType = (event: Event): HeardType | undefined => {
     const chosen = (event.target as HTMLElement).closest(".test")?.querySelector("select")?.value
-    return webhook.events.find((type) => type === chosen) ?? webhook.events[0]
+    return oneOf(chosen, webhook.events) ?? webhook.events[0]
   }
   return html`${webhook.enabled ? html`<span class="row test">
       <label class="inline">${msg("webhooks.test.type")}<select id=${buttons.testTypeId ?? nothing}>${webhook.events.map((type) => html`<option value=${type}>${type}</option>`)}</select></label>
